@@ -1,0 +1,1 @@
+//! A bounding volume hierarchy (in progress).

@@ -1,0 +1,3 @@
+//! The meshcast command (in progress).
+#![forbid(unsafe_code)]
+fn main() {}

@@ -1,0 +1,1 @@
+//! Meshes and scenes (in progress).

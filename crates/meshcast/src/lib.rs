@@ -1,0 +1,1 @@
+//! meshcast (in progress).

@@ -1,0 +1,307 @@
+//! The axis-aligned bounding box and its ray slab test.
+
+use glam::{Vec3, Vec3A};
+
+use crate::Ray;
+
+/// `gamma(3) = 3u / (1 - 3u)` with `u = 2^-24` (Pharr, Jakob, Humphreys, *Physically Based
+/// Rendering*, 3rd ed., §3.9): the relative error bound of one slab distance `(plane - o) * inv`.
+const GAMMA_3: f32 = 3.0 * (f32::EPSILON * 0.5) / (1.0 - 3.0 * (f32::EPSILON * 0.5));
+
+/// How far, relative to its size, the slab test widens each distance it returns.
+///
+/// Ize (*Robust BVH Ray Traversal*, JCGT 2013) shows that widening the exit distance by
+/// `2 * gamma(3)` makes the test conservative for the box itself. We widen both ends by more
+/// (about 32 float steps) so that a triangle lying *on* a box face, whose own computed `t` is
+/// a few steps below the exact one, is never culled: a BVH then finds exactly the hits that a
+/// brute-force loop over the same triangle test finds, ties included.
+pub const SLAB_SLACK: f32 = 2.0 * GAMMA_3 + 32.0 * f32::EPSILON;
+
+/// An axis-aligned box `[min, max]`, closed on every side.
+///
+/// The empty box has `min = +inf` and `max = -inf`, so that growing it by any point gives
+/// that point's box; it contains nothing and no ray hits it.
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use meshcast_primitives::{Aabb, Ray};
+///
+/// let cube = Aabb::new(Vec3::splat(-1.0), Vec3::splat(1.0));
+/// let ray = Ray::new(Vec3::new(0.0, 0.0, -5.0), Vec3::Z);
+/// let (entry, exit) = cube.intersect(&ray).ok_or("miss")?;
+/// assert!((entry - 4.0).abs() < 1e-4 && (exit - 6.0).abs() < 1e-4);
+/// # Ok::<(), &str>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Aabb {
+    /// The smallest corner.
+    pub min: Vec3,
+    /// The largest corner.
+    pub max: Vec3,
+}
+
+impl Default for Aabb {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl Aabb {
+    /// The box that contains nothing; the identity of [`Aabb::union`].
+    pub const EMPTY: Self = Self {
+        min: Vec3::splat(f32::INFINITY),
+        max: Vec3::splat(f32::NEG_INFINITY),
+    };
+
+    /// The box with the given corners (not reordered: `min > max` on any axis is empty).
+    #[inline]
+    pub const fn new(min: Vec3, max: Vec3) -> Self {
+        Self { min, max }
+    }
+
+    /// The smallest box containing every point ([`Aabb::EMPTY`] for none).
+    pub fn from_points<I: IntoIterator<Item = Vec3>>(points: I) -> Self {
+        points.into_iter().fold(Self::EMPTY, Self::grow)
+    }
+
+    /// The smallest box containing both boxes.
+    #[inline]
+    #[must_use]
+    pub fn union(self, other: Self) -> Self {
+        Self::new(self.min.min(other.min), self.max.max(other.max))
+    }
+
+    /// The smallest box containing this box and `point`.
+    #[inline]
+    #[must_use]
+    pub fn grow(self, point: Vec3) -> Self {
+        Self::new(self.min.min(point), self.max.max(point))
+    }
+
+    /// Whether the box contains no point (some `min > max`, or a NaN corner).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        !(self.min.cmple(self.max).all())
+    }
+
+    /// Whether both corners are finite (an empty box is not).
+    #[inline]
+    pub fn is_finite(&self) -> bool {
+        self.min.is_finite() && self.max.is_finite()
+    }
+
+    /// The box's centre. Meaningless for an empty box.
+    #[inline]
+    pub fn centroid(&self) -> Vec3 {
+        (self.min + self.max) * 0.5
+    }
+
+    /// The size along each axis (`max - min`).
+    #[inline]
+    pub fn extent(&self) -> Vec3 {
+        self.max - self.min
+    }
+
+    /// The axis (0, 1, 2 for x, y, z) along which the box is longest.
+    #[inline]
+    pub fn largest_axis(&self) -> usize {
+        let e = self.extent();
+        if e.x >= e.y && e.x >= e.z {
+            0
+        } else if e.y >= e.z {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The area of the box's surface; zero for an empty box. The cost measure of the SAH.
+    #[inline]
+    pub fn surface_area(&self) -> f32 {
+        if self.is_empty() {
+            return 0.0;
+        }
+        let e = self.extent();
+        2.0 * (e.x * e.y + e.y * e.z + e.z * e.x)
+    }
+
+    /// Whether `point` lies in the closed box.
+    #[inline]
+    pub fn contains(&self, point: Vec3) -> bool {
+        self.min.cmple(point).all() && point.cmple(self.max).all()
+    }
+
+    /// Whether `other` lies entirely in this box (an empty `other` does).
+    #[inline]
+    pub fn contains_box(&self, other: &Self) -> bool {
+        other.is_empty() || (self.contains(other.min) && self.contains(other.max))
+    }
+
+    /// The slab test: the range of `t` in which the ray is inside the box, clipped to the ray's
+    /// own range, as `(entry, exit)`; `None` when the ray misses, is degenerate
+    /// ([`Ray::is_valid`]), or the box is empty or not finite.
+    ///
+    /// Both distances are widened by [`SLAB_SLACK`] relative to their size, so the answer never
+    /// misses a point of the box. Axis-parallel rays (direction components `+0.0` or `-0.0`)
+    /// are handled, also when the origin lies exactly on a slab plane.
+    #[inline]
+    pub fn intersect(&self, ray: &Ray) -> Option<(f32, f32)> {
+        if !ray.is_valid() || !self.is_finite() || self.is_empty() {
+            return None;
+        }
+        let (entry, exit) = slab(
+            self.min.into(),
+            self.max.into(),
+            ray.origin.into(),
+            ray.inv_dir().into(),
+            ray.t_min,
+            ray.t_max,
+        );
+        (entry <= exit).then_some((entry, exit))
+    }
+}
+
+/// The slab test (Kay and Kajiya 1986) on raw data, for traversal loops that keep the
+/// reciprocal direction: returns `(entry, exit)`, and the ray hits the box iff `entry <= exit`.
+///
+/// Each axis gives the two plane distances `t0`, `t1`; the ray is inside that slab between
+/// `min(t0, t1)` and `max(t0, t1)` (taking the min and the max of *both*, so the direction's
+/// sign needs no branch). A direction component of `±0` has a reciprocal of `±inf`: the slab
+/// distances are then `±inf`, which is right, except when the origin lies exactly on the plane,
+/// where `0 * inf` is NaN. That ray runs inside the closed slab, so a NaN makes the axis
+/// unconstrained. The inputs must be finite apart from `inv_dir`, and the box non-empty.
+#[inline(always)]
+pub fn slab(
+    min: Vec3A,
+    max: Vec3A,
+    origin: Vec3A,
+    inv_dir: Vec3A,
+    t_min: f32,
+    t_max: f32,
+) -> (f32, f32) {
+    let t0 = (min - origin) * inv_dir;
+    let t1 = (max - origin) * inv_dir;
+    let on_plane = t0.cmpne(t0) | t1.cmpne(t1);
+    let near = Vec3A::select(on_plane, Vec3A::NEG_INFINITY, t0.min(t1));
+    let far = Vec3A::select(on_plane, Vec3A::INFINITY, t0.max(t1));
+    // Widen by a factor rather than by `|t| * slack`, so that infinities stay infinite.
+    let near = (near * (1.0 - SLAB_SLACK)).min(near * (1.0 + SLAB_SLACK));
+    let far = (far * (1.0 - SLAB_SLACK)).max(far * (1.0 + SLAB_SLACK));
+    (
+        near.max_element().max(t_min),
+        far.min_element().min(t_max),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit_cube() -> Aabb {
+        Aabb::new(Vec3::ZERO, Vec3::ONE)
+    }
+
+    #[test]
+    fn empty_box_is_union_identity_and_never_hit() {
+        let b = unit_cube();
+        assert_eq!(Aabb::EMPTY.union(b), b);
+        assert!(Aabb::EMPTY.is_empty());
+        assert_eq!(Aabb::EMPTY.surface_area(), 0.0);
+        assert!(!Aabb::EMPTY.contains(Vec3::ZERO));
+        let ray = Ray::new(Vec3::splat(-1.0), Vec3::ONE);
+        assert_eq!(Aabb::EMPTY.intersect(&ray), None);
+    }
+
+    #[test]
+    fn from_points_grow_centroid_area() {
+        let b = Aabb::from_points([Vec3::new(1.0, 2.0, 3.0), Vec3::new(-1.0, 0.0, 4.0)]);
+        assert_eq!(b, Aabb::new(Vec3::new(-1.0, 0.0, 3.0), Vec3::new(1.0, 2.0, 4.0)));
+        assert_eq!(b.centroid(), Vec3::new(0.0, 1.0, 3.5));
+        assert_eq!(b.surface_area(), 2.0 * (2.0 * 2.0 + 2.0 * 1.0 + 1.0 * 2.0));
+        assert_eq!(b.largest_axis(), 0);
+        assert!(b.contains(Vec3::new(1.0, 2.0, 4.0)));
+        assert!(!b.contains(Vec3::new(1.0, 2.0, 4.0001)));
+    }
+
+    /// The worked example of the JavaFX picking write-up: a 10 x 12 x 4 box centred at the
+    /// origin, a ray from (4, -7, -4) entering at (3.5, -4.5, -2) and leaving at (2.5, 0.5, 2).
+    /// Those two points fix the direction as (-1, 5, 4) (the ray reaches (2, 3, 4) at t = 2).
+    #[test]
+    fn javafx_box_example_entry_and_exit() {
+        let b = Aabb::new(Vec3::new(-5.0, -6.0, -2.0), Vec3::new(5.0, 6.0, 2.0));
+        let ray = Ray::new(Vec3::new(4.0, -7.0, -4.0), Vec3::new(-1.0, 5.0, 4.0));
+        let (entry, exit) = b.intersect(&ray).expect("the ray crosses the box");
+        assert!(ray.at(entry).distance(Vec3::new(3.5, -4.5, -2.0)) < 1e-4);
+        assert!(ray.at(exit).distance(Vec3::new(2.5, 0.5, 2.0)) < 1e-4);
+    }
+
+    /// A direction component of +0 or -0 with the origin exactly on that axis's slab plane:
+    /// the `0 * inf = NaN` case. The ray runs along the box face and must hit.
+    #[test]
+    fn axis_parallel_ray_on_slab_plane_hits() {
+        let b = unit_cube();
+        for zero in [0.0f32, -0.0] {
+            for plane in [0.0f32, 1.0] {
+                let ray = Ray::new(Vec3::new(plane, 0.5, -1.0), Vec3::new(zero, zero, 1.0));
+                let (entry, exit) = b.intersect(&ray).expect("ray along a face hits");
+                assert!((entry - 1.0).abs() < 1e-5 && (exit - 2.0).abs() < 1e-5);
+                let outside = Ray::new(Vec3::new(plane + 1.5, 0.5, -1.0), ray.dir);
+                assert_eq!(b.intersect(&outside), None);
+            }
+        }
+    }
+
+    /// The classic article takes the min of the two slab distances twice; with a negative
+    /// direction component that culls boxes the ray crosses.
+    #[test]
+    fn negative_direction_components_hit() {
+        let b = unit_cube();
+        let ray = Ray::new(Vec3::new(2.0, 2.0, 2.0), Vec3::new(-1.0, -1.0, -1.0));
+        let (entry, exit) = b.intersect(&ray).expect("hit");
+        assert!((entry - 1.0).abs() < 1e-5 && (exit - 2.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn origin_inside_box_enters_at_t_min() {
+        let ray = Ray::new(Vec3::splat(0.5), Vec3::X).with_range(0.0, 100.0);
+        let (entry, exit) = unit_cube().intersect(&ray).expect("hit");
+        assert_eq!(entry, 0.0);
+        assert!((exit - 0.5).abs() < 1e-5);
+    }
+
+    #[test]
+    fn range_clips_the_box() {
+        let ray = Ray::new(Vec3::new(-2.0, 0.5, 0.5), Vec3::X);
+        assert!(unit_cube().intersect(&ray.with_range(0.0, 1.9)).is_none());
+        assert!(unit_cube().intersect(&ray.with_range(3.1, 9.0)).is_none());
+        assert!(unit_cube().intersect(&ray.with_range(2.5, 2.6)).is_some());
+    }
+
+    #[test]
+    fn nan_and_infinite_input_never_hits() {
+        let b = unit_cube();
+        let nan = f32::NAN;
+        let inf = f32::INFINITY;
+        let rays = [
+            Ray::new(Vec3::new(nan, 0.5, 0.5), Vec3::X),
+            Ray::new(Vec3::new(-1.0, 0.5, 0.5), Vec3::new(nan, 0.0, 0.0)),
+            Ray::new(Vec3::new(-inf, 0.5, 0.5), Vec3::X),
+            Ray::new(Vec3::new(-1.0, 0.5, 0.5), Vec3::new(inf, 0.0, 0.0)),
+            Ray::new(Vec3::new(-1.0, 0.5, 0.5), Vec3::ZERO),
+            Ray::new(Vec3::new(-1.0, 0.5, 0.5), Vec3::X).with_range(nan, 5.0),
+        ];
+        for ray in rays {
+            assert_eq!(b.intersect(&ray), None, "{ray:?}");
+        }
+        let nan_box = Aabb::new(Vec3::new(nan, 0.0, 0.0), Vec3::ONE);
+        assert_eq!(nan_box.intersect(&Ray::new(Vec3::splat(-1.0), Vec3::ONE)), None);
+    }
+
+    #[test]
+    fn flat_box_is_hit_head_on() {
+        let flat = Aabb::new(Vec3::new(0.0, 0.0, 1.0), Vec3::new(1.0, 1.0, 1.0));
+        let ray = Ray::new(Vec3::new(0.3, 0.3, 0.0), Vec3::Z);
+        assert!(flat.intersect(&ray).is_some());
+    }
+}

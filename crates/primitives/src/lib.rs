@@ -1,0 +1,29 @@
+//! Rays, boxes and every single-primitive intersection test of meshcast.
+//!
+//! The bottom layer: geometry and the exact tests a BVH runs at its nodes ([`Aabb`]) and
+//! leaves ([`Triangle`], [`Sphere`], [`Polygon`], ...). No allocation, no BVH. Every test
+//! returns a [`Hit`] (distance and barycentrics) or `None`, treats NaN or infinite input and
+//! degenerate primitives as a miss, and never panics.
+//!
+//! ```
+//! use glam::Vec3;
+//! use meshcast_primitives::{Ray, Triangle};
+//!
+//! let tri = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
+//! let ray = Ray::new(Vec3::new(0.25, 0.25, 1.0), Vec3::NEG_Z);
+//! let hit = tri.intersect(&ray).ok_or("miss")?;
+//! assert_eq!(hit.t, 1.0);
+//! # Ok::<(), &str>(())
+//! ```
+
+mod aabb;
+mod hit;
+mod ray;
+mod triangle;
+pub mod watertight;
+
+pub use aabb::{slab, Aabb, SLAB_SLACK};
+pub use hit::Hit;
+pub use ray::{Ray, T_MIN_POSITIVE};
+pub use triangle::Triangle;
+pub use watertight::WatertightRay;

@@ -1,0 +1,110 @@
+//! The triangle and its geometry; the ray tests live beside it, one per file
+//! ([`crate::watertight`], [`crate::moller_trumbore`], [`crate::triangle_transform`]).
+
+use glam::Vec3;
+
+use crate::{Aabb, Hit, Ray, WatertightRay};
+
+/// A triangle with corners `v0`, `v1`, `v2`; counter-clockwise seen from the side its
+/// [`normal`](Triangle::normal) points to (the front).
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use meshcast_primitives::{Ray, Triangle};
+///
+/// let tri = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
+/// assert_eq!(tri.area(), 0.5);
+/// let hit = tri.intersect(&Ray::new(Vec3::new(0.25, 0.5, -1.0), Vec3::Z)).ok_or("miss")?;
+/// assert_eq!((hit.t, hit.u, hit.v), (1.0, 0.25, 0.5));
+/// # Ok::<(), &str>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Triangle {
+    /// The first corner (barycentric weight `1 - u - v`).
+    pub v0: Vec3,
+    /// The second corner (weight `u`).
+    pub v1: Vec3,
+    /// The third corner (weight `v`).
+    pub v2: Vec3,
+}
+
+impl Triangle {
+    /// The triangle with these corners.
+    #[inline]
+    pub const fn new(v0: Vec3, v1: Vec3, v2: Vec3) -> Self {
+        Self { v0, v1, v2 }
+    }
+
+    /// The triangle whose corners are `positions[index[0..3]]`, or `None` if an index is out
+    /// of range.
+    #[inline]
+    pub fn from_indexed(positions: &[Vec3], index: [u32; 3]) -> Option<Self> {
+        Some(Self::new(
+            *positions.get(index[0] as usize)?,
+            *positions.get(index[1] as usize)?,
+            *positions.get(index[2] as usize)?,
+        ))
+    }
+
+    /// The corners as an array.
+    #[inline]
+    pub const fn vertices(&self) -> [Vec3; 3] {
+        [self.v0, self.v1, self.v2]
+    }
+
+    /// The non-normalised normal `(v1 - v0) x (v2 - v0)`; its length is twice the area.
+    #[inline]
+    pub fn normal(&self) -> Vec3 {
+        (self.v1 - self.v0).cross(self.v2 - self.v0)
+    }
+
+    /// The area.
+    #[inline]
+    pub fn area(&self) -> f32 {
+        0.5 * self.normal().length()
+    }
+
+    /// The centroid, the mean of the corners.
+    #[inline]
+    pub fn centroid(&self) -> Vec3 {
+        (self.v0 + self.v1 + self.v2) * (1.0 / 3.0)
+    }
+
+    /// The bounding box.
+    #[inline]
+    pub fn bounds(&self) -> Aabb {
+        Aabb::new(
+            self.v0.min(self.v1).min(self.v2),
+            self.v0.max(self.v1).max(self.v2),
+        )
+    }
+
+    /// Whether the triangle can never be hit: a corner is not finite, or its computed normal
+    /// is zero (repeated corners, collinear corners, or an area below float resolution).
+    /// Every ray test of this crate misses such a triangle.
+    #[inline]
+    pub fn is_degenerate(&self) -> bool {
+        let n = self.normal();
+        !(self.v0.is_finite() && self.v1.is_finite() && self.v2.is_finite())
+            || !n.is_finite()
+            || n == Vec3::ZERO
+    }
+
+    /// The engine's default test: [`Triangle::intersect_watertight`], two-sided.
+    #[inline]
+    pub fn intersect(&self, ray: &Ray) -> Option<Hit> {
+        self.intersect_watertight(ray)
+    }
+
+    /// The watertight test of Woop, Benthin and Wald (2013), two-sided: a ray through an edge
+    /// or vertex shared by two triangles hits at least one of them. See [`WatertightRay`],
+    /// which keeps the per-ray set-up for testing many triangles.
+    #[inline]
+    pub fn intersect_watertight(&self, ray: &Ray) -> Option<Hit> {
+        if !ray.is_valid() || self.is_degenerate() {
+            return None;
+        }
+        WatertightRay::new(ray).intersect(self.v0, self.v1, self.v2)
+    }
+}

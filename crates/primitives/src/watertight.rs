@@ -1,0 +1,249 @@
+//! The watertight ray–triangle test (Woop, Benthin, Wald, *Watertight Ray/Triangle
+//! Intersection*, JCGT 2013).
+//!
+//! The ray is turned into a shear that maps it onto the +z axis; the triangle is then tested
+//! in 2D with edge functions evaluated from the same vertex values for every triangle that
+//! shares an edge, so the two sides of a shared edge agree exactly and no ray falls through.
+//! Edge functions that round to exactly zero are recomputed in `f64`, as the paper does.
+
+use glam::Vec3;
+
+use crate::{Hit, Ray};
+
+/// The per-ray set-up of the watertight test: the axis permutation and shear. Build it once
+/// per ray and test many triangles with [`WatertightRay::intersect`].
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use meshcast_primitives::{Ray, WatertightRay};
+///
+/// // Two triangles sharing the edge x = y; a ray straight through that edge hits one of them.
+/// let (a, b, c, d) = (Vec3::ZERO, Vec3::new(1.0, 1.0, 0.0), Vec3::X, Vec3::Y);
+/// let ray = Ray::new(Vec3::new(0.5, 0.5, 1.0), Vec3::NEG_Z);
+/// let wt = WatertightRay::new(&ray);
+/// assert!(wt.intersect(a, c, b).is_some() || wt.intersect(a, b, d).is_some());
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct WatertightRay {
+    origin: Vec3,
+    /// Index of the dominant direction axis (`kz`), then the other two (`kx`, `ky`), ordered
+    /// so that the triangle's winding is preserved.
+    axes: [usize; 3],
+    /// The shear `(dir[kx] / dir[kz], dir[ky] / dir[kz], 1 / dir[kz])`.
+    shear: Vec3,
+    t_min: f32,
+    t_max: f32,
+}
+
+impl WatertightRay {
+    /// The set-up for `ray`. A degenerate ray ([`Ray::is_valid`]) gives a set-up that misses
+    /// every triangle.
+    #[inline]
+    pub fn new(ray: &Ray) -> Self {
+        let d = ray.dir;
+        let kz = d.abs().max_position();
+        let mut kx = (kz + 1) % 3;
+        let mut ky = (kx + 1) % 3;
+        if d[kz] < 0.0 {
+            core::mem::swap(&mut kx, &mut ky);
+        }
+        let (t_min, t_max) = if ray.is_valid() {
+            (ray.t_min, ray.t_max)
+        } else {
+            (f32::NAN, f32::NAN)
+        };
+        Self {
+            origin: ray.origin,
+            axes: [kx, ky, kz],
+            shear: Vec3::new(d[kx] / d[kz], d[ky] / d[kz], 1.0 / d[kz]),
+            t_min,
+            t_max,
+        }
+    }
+
+    /// The same set-up with a new accepted range (a BVH shrinks `t_max` as it finds hits).
+    #[inline]
+    #[must_use]
+    pub fn with_range(self, t_min: f32, t_max: f32) -> Self {
+        Self {
+            t_min,
+            t_max,
+            ..self
+        }
+    }
+
+    /// Tests the triangle `(v0, v1, v2)`, both sides. Returns `t`, `u`, `v` with the hit point
+    /// `(1 - u - v) * v0 + u * v1 + v * v2`, or `None` if it misses, `t` is outside the range,
+    /// or the triangle is degenerate as seen along the ray (zero projected area).
+    #[inline]
+    pub fn intersect(&self, v0: Vec3, v1: Vec3, v2: Vec3) -> Option<Hit> {
+        let [kx, ky, kz] = self.axes;
+        let s = self.shear;
+        // Vertices relative to the origin, sheared so that the ray runs along +z.
+        let a = v0 - self.origin;
+        let b = v1 - self.origin;
+        let c = v2 - self.origin;
+        let ax = a[kx] - s.x * a[kz];
+        let ay = a[ky] - s.y * a[kz];
+        let bx = b[kx] - s.x * b[kz];
+        let by = b[ky] - s.y * b[kz];
+        let cx = c[kx] - s.x * c[kz];
+        let cy = c[ky] - s.y * c[kz];
+
+        // Scaled barycentrics: the 2D edge functions.
+        let mut e0 = cx * by - cy * bx;
+        let mut e1 = ax * cy - ay * cx;
+        let mut e2 = bx * ay - by * ax;
+        if e0 == 0.0 || e1 == 0.0 || e2 == 0.0 {
+            let (ax, ay, bx, by, cx, cy) = (
+                f64::from(ax),
+                f64::from(ay),
+                f64::from(bx),
+                f64::from(by),
+                f64::from(cx),
+                f64::from(cy),
+            );
+            e0 = (cx * by - cy * bx) as f32;
+            e1 = (ax * cy - ay * cx) as f32;
+            e2 = (bx * ay - by * ax) as f32;
+        }
+        // Inside when all three share a sign (either winding, so both sides hit).
+        if (e0 < 0.0 || e1 < 0.0 || e2 < 0.0) && (e0 > 0.0 || e1 > 0.0 || e2 > 0.0) {
+            return None;
+        }
+        let det = e0 + e1 + e2;
+        if det == 0.0 || !det.is_finite() {
+            return None;
+        }
+
+        // Scaled distance, then one division.
+        let az = s.z * a[kz];
+        let bz = s.z * b[kz];
+        let cz = s.z * c[kz];
+        let t_scaled = e0 * az + e1 * bz + e2 * cz;
+        let inv_det = 1.0 / det;
+        let t = t_scaled * inv_det;
+        if !(t >= self.t_min && t <= self.t_max) {
+            return None;
+        }
+        Some(Hit::new(t, e1 * inv_det, e2 * inv_det))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Triangle;
+
+    /// A fan of triangles around a centre vertex: rays through the shared centre vertex and
+    /// through every shared edge must hit one of them.
+    #[test]
+    fn fan_has_no_cracks_at_shared_edges_and_vertex() {
+        let centre = Vec3::new(0.1, 0.2, 0.3);
+        let n = 7;
+        let rim: Vec<Vec3> = (0..n)
+            .map(|i| {
+                let a = i as f32 / n as f32 * core::f32::consts::TAU;
+                centre + Vec3::new(a.cos(), a.sin(), 0.13 * (i as f32).sin())
+            })
+            .collect();
+        let fan: Vec<Triangle> = (0..n)
+            .map(|i| Triangle::new(centre, rim[i], rim[(i + 1) % n]))
+            .collect();
+        let origins = [
+            Vec3::new(0.37, -0.21, 3.0),
+            Vec3::new(-2.0, 1.5, -4.0),
+            Vec3::new(1e3, -7e2, 5e2),
+        ];
+        for origin in origins {
+            let mut targets = vec![centre];
+            for (i, p) in rim.iter().enumerate() {
+                for k in 1..8 {
+                    let f = k as f32 / 8.0;
+                    targets.push(centre.lerp(*p, f)); // shared spokes
+                    targets.push(centre.lerp(p.lerp(rim[(i + 1) % n], f), 0.99)); // interiors
+                }
+            }
+            for target in targets {
+                let ray = Ray::new(origin, target - origin);
+                let hits = fan.iter().filter(|t| t.intersect(&ray).is_some()).count();
+                assert!(hits >= 1, "ray {ray:?} fell through the fan");
+            }
+        }
+    }
+
+    #[test]
+    fn both_sides_hit_with_consistent_barycentrics() {
+        let tri = Triangle::new(Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), Vec3::new(0.0, 2.0, 0.0));
+        let front = Ray::new(Vec3::new(0.5, 0.5, 4.0), Vec3::new(0.0, 0.0, -2.0));
+        let back = Ray::new(Vec3::new(0.5, 0.5, -4.0), Vec3::new(0.0, 0.0, 2.0));
+        for ray in [front, back] {
+            let hit = tri.intersect(&ray).expect("hit");
+            assert!((hit.t - 2.0).abs() < 1e-6);
+            assert!((hit.u - 0.25).abs() < 1e-6 && (hit.v - 0.25).abs() < 1e-6);
+            assert!(hit.point(&tri).distance(ray.at(hit.t)) < 1e-5);
+        }
+    }
+
+    #[test]
+    fn range_is_inclusive_and_respected() {
+        let tri = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
+        let ray = Ray::new(Vec3::new(0.25, 0.25, 1.0), Vec3::NEG_Z);
+        assert!(tri.intersect(&ray.with_range(1.0, 1.0)).is_some());
+        assert!(tri.intersect(&ray.with_range(0.0, 0.99)).is_none());
+        assert!(tri.intersect(&ray.with_range(1.01, 5.0)).is_none());
+        let behind = Ray::new(Vec3::new(0.25, 0.25, -1.0), Vec3::NEG_Z);
+        assert!(tri.intersect(&behind).is_none());
+    }
+
+    #[test]
+    fn degenerate_triangles_and_rays_never_hit() {
+        let p = Vec3::new(0.3, 0.3, 0.0);
+        let ray = Ray::new(Vec3::new(0.3, 0.3, 1.0), Vec3::NEG_Z);
+        let degenerate = [
+            Triangle::new(Vec3::ZERO, Vec3::ZERO, Vec3::ZERO),
+            Triangle::new(Vec3::ZERO, Vec3::X, Vec3::X),
+            Triangle::new(Vec3::ZERO, Vec3::ONE, Vec3::splat(2.0)),
+            Triangle::new(Vec3::ZERO, p, p * 2.0),
+            Triangle::new(Vec3::new(f32::NAN, 0.0, 0.0), Vec3::X, Vec3::Y),
+            Triangle::new(Vec3::new(f32::INFINITY, 0.0, 0.0), Vec3::X, Vec3::Y),
+        ];
+        for tri in degenerate {
+            assert!(tri.intersect(&ray).is_none(), "{tri:?}");
+        }
+        let tri = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
+        let bad = [
+            Ray::new(Vec3::NAN, Vec3::NEG_Z),
+            Ray::new(Vec3::new(0.3, 0.3, 1.0), Vec3::NAN),
+            Ray::new(Vec3::new(0.3, 0.3, 1.0), Vec3::ZERO),
+            Ray::new(Vec3::new(0.3, 0.3, f32::INFINITY), Vec3::NEG_Z),
+            ray.with_range(f32::NAN, 2.0),
+        ];
+        for ray in bad {
+            assert!(tri.intersect(&ray).is_none(), "{ray:?}");
+            assert!(WatertightRay::new(&ray)
+                .intersect(tri.v0, tri.v1, tri.v2)
+                .is_none());
+        }
+    }
+
+    #[test]
+    fn axis_parallel_rays_with_signed_zero_components() {
+        let tri = Triangle::new(
+            Vec3::new(-1.0, -1.0, 0.5),
+            Vec3::new(1.0, -1.0, 0.5),
+            Vec3::new(0.0, 1.0, 0.5),
+        );
+        for zx in [0.0f32, -0.0] {
+            for zy in [0.0f32, -0.0] {
+                for dz in [1.0f32, -1.0] {
+                    let origin = Vec3::new(0.0, 0.0, 0.5 - 2.0 * dz);
+                    let ray = Ray::new(origin, Vec3::new(zx, zy, dz));
+                    let hit = tri.intersect(&ray).expect("hit");
+                    assert!((hit.t - 2.0).abs() < 1e-6);
+                }
+            }
+        }
+    }
+}
