@@ -17,12 +17,14 @@
 //! ```
 
 mod aabb;
+mod camera;
 mod hit;
 mod ray;
 mod triangle;
 pub mod watertight;
 
 pub use aabb::{slab, Aabb, SLAB_SLACK};
+pub use camera::Camera;
 pub use hit::Hit;
 pub use ray::{Ray, T_MIN_POSITIVE};
 pub use triangle::Triangle;
