@@ -1,1 +1,5 @@
 //! Meshes and scenes (in progress).
+
+mod workload;
+
+pub use workload::{camera_rays, incoherent_rays};
