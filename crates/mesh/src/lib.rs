@@ -1,5 +1,13 @@
-//! Meshes and scenes (in progress).
+//! Triangle meshes from OBJ files and slices, queried in local space through a BVH; instances
+//! and scenes (in progress).
 
+#![forbid(unsafe_code)]
+
+mod error;
+mod obj;
+mod tri_mesh;
 mod workload;
 
+pub use error::{Error, IndexKind, Location, Result, Warning};
+pub use tri_mesh::{TriMesh, VertexAttribute};
 pub use workload::{camera_rays, incoherent_rays};

@@ -1,0 +1,260 @@
+//! The crate's error type: what went wrong with a file, a slice of triangles or a transform,
+//! and where.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A place in an OBJ file: its path and a 1-based line number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// The file.
+    pub path: PathBuf,
+    /// The line, counting from 1.
+    pub line: usize,
+}
+
+impl Location {
+    pub(crate) fn new(path: &Path, line: usize) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            line,
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.path.display(), self.line)
+    }
+}
+
+/// Which per-vertex list an OBJ face index points into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexKind {
+    /// A position (`v`).
+    Position,
+    /// A texture coordinate (`vt`).
+    TextureCoordinate,
+    /// A normal (`vn`).
+    Normal,
+}
+
+impl fmt::Display for IndexKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Position => "vertex",
+            Self::TextureCoordinate => "texture coordinate",
+            Self::Normal => "normal",
+        })
+    }
+}
+
+/// Everything that can go wrong while loading or constructing a mesh, an instance or a scene.
+///
+/// File errors carry a [`Location`] (path and line) or the path; errors in caller-supplied
+/// slices carry the triangle or vertex index and the bad value.
+///
+/// # Examples
+/// ```
+/// use meshcast_mesh::{Error, TriMesh};
+///
+/// let err = TriMesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0]], &[[0, 1, 2]]).unwrap_err();
+/// assert!(matches!(err, Error::IndexOutOfRange { triangle: 0, index: 2, .. }));
+/// assert_eq!(err.to_string(), "triangle 0 refers to vertex 2, but there are only 2 vertices");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file could not be opened or read (missing, a directory, no permission).
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The file holds no face at all (empty, only comments, only vertices or lines).
+    #[error("{}: no faces in the file", path.display())]
+    NoFaces {
+        /// The file.
+        path: PathBuf,
+    },
+
+    /// A line is not valid UTF-8 (a binary or foreign-encoded file).
+    #[error("{at}: not valid UTF-8 text")]
+    InvalidUtf8 {
+        /// Where.
+        at: Location,
+    },
+
+    /// A statement could not be parsed.
+    #[error("{at}: expected {expected}, found `{found}`")]
+    Syntax {
+        /// Where.
+        at: Location,
+        /// What the statement needs.
+        expected: &'static str,
+        /// What was there (cut to a few dozen characters).
+        found: String,
+    },
+
+    /// A coordinate, texture coordinate or normal is NaN or infinite (float parsing accepts
+    /// `nan` and `inf`, and huge literals overflow).
+    #[error("{at}: coordinate `{found}` is not a finite number")]
+    NonFiniteValue {
+        /// Where.
+        at: Location,
+        /// The offending text (cut to a few dozen characters).
+        found: String,
+    },
+
+    /// A face refers to a vertex, texture coordinate or normal that is not defined before it
+    /// (OBJ indices are 1-based; negative ones count back from the last definition).
+    #[error("{at}: {kind} index {index} is out of range ({count} defined so far)")]
+    FaceIndexOutOfRange {
+        /// Where.
+        at: Location,
+        /// Which list the index points into.
+        kind: IndexKind,
+        /// The index as written in the file.
+        index: i64,
+        /// How many elements of that list were defined before the face.
+        count: usize,
+    },
+
+    /// A face with fewer than three corners.
+    #[error("{at}: a face needs at least 3 vertices, this one has {corners}")]
+    FaceTooSmall {
+        /// Where.
+        at: Location,
+        /// How many corners it has.
+        corners: usize,
+    },
+
+    /// tobj rejected a file that the line-by-line check accepted (no line number known).
+    #[error("{}: {source}", path.display())]
+    Obj {
+        /// The file.
+        path: PathBuf,
+        /// tobj's error.
+        #[source]
+        source: tobj::LoadError,
+    },
+
+    /// A triangle refers to a vertex that does not exist.
+    #[error(
+        "triangle {triangle} refers to vertex {index}, but there are only {vertex_count} vertices"
+    )]
+    IndexOutOfRange {
+        /// The triangle's index.
+        triangle: usize,
+        /// The bad vertex index.
+        index: u32,
+        /// How many vertices there are.
+        vertex_count: usize,
+    },
+
+    /// A vertex position is NaN or infinite.
+    #[error("vertex {vertex} is not finite: {position:?}")]
+    NonFiniteVertex {
+        /// The vertex index.
+        vertex: usize,
+        /// Its position.
+        position: [f32; 3],
+    },
+
+    /// A per-corner attribute (normals, texture coordinates, group names) does not fit the
+    /// triangles: wrong length, an index out of range, or a value that is not finite.
+    #[error("{attribute}: {problem}")]
+    InvalidAttribute {
+        /// Which attribute (`"normals"`, `"uvs"`, `"groups"`).
+        attribute: &'static str,
+        /// What is wrong, with the index.
+        problem: String,
+    },
+
+    /// More vertices or triangles than a `u32` index can address.
+    #[error("{what} count {count} exceeds the u32 index range")]
+    TooLarge {
+        /// What overflowed (`"vertex"`, `"triangle"`).
+        what: &'static str,
+        /// The count that did not fit.
+        count: u64,
+    },
+
+    /// An instance transform that is not finite or cannot be inverted (a zero scale).
+    #[error("instance transform is not finite or not invertible: {transform:?}")]
+    InvalidTransform {
+        /// The transform.
+        transform: glam::Affine3A,
+    },
+
+    /// An instance id that the scene does not hold (never added, or removed).
+    #[error("no instance {instance} in the scene")]
+    UnknownInstance {
+        /// The id.
+        instance: u32,
+    },
+}
+
+/// This crate's `Result`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Something a loader noticed but did not reject; collected in [`crate::TriMesh::warnings`],
+/// never printed by the library.
+///
+/// # Examples
+/// ```
+/// use meshcast_mesh::Warning;
+///
+/// let w = Warning::IgnoredStatements { keyword: "l".into(), count: 2, first_line: 7 };
+/// assert_eq!(w.to_string(), "ignored 2 `l` statement(s), the first on line 7");
+/// ```
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Warning {
+    /// A material library named by `mtllib` could not be loaded; materials are not used for
+    /// ray casting, so the geometry is still complete.
+    #[error("material library {}: {source}", path.display())]
+    MaterialLibrary {
+        /// The library as named in the file, relative to the OBJ's folder.
+        path: PathBuf,
+        /// tobj's error.
+        #[source]
+        source: tobj::LoadError,
+    },
+
+    /// Concave polygons, triangulated as a fan from their first corner like the convex ones;
+    /// the fan covers some area outside such a face.
+    #[error("triangulated {count} concave face(s) as fans, the first on line {first_line}")]
+    ConcaveFaces {
+        /// How many.
+        count: usize,
+        /// The first one's line.
+        first_line: usize,
+    },
+
+    /// Statements that carry no triangles and were skipped: lines (`l`), points (`p`),
+    /// free-form curves and surfaces, or unknown keywords.
+    #[error("ignored {count} `{keyword}` statement(s), the first on line {first_line}")]
+    IgnoredStatements {
+        /// The keyword.
+        keyword: String,
+        /// How many.
+        count: usize,
+        /// The first line where it appears.
+        first_line: usize,
+    },
+}
+
+/// Shortens text quoted in an error so that a megabyte line does not become a megabyte
+/// message.
+pub(crate) fn excerpt(text: &str) -> String {
+    const MAX_CHARS: usize = 40;
+    match text.char_indices().nth(MAX_CHARS) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_owned(),
+    }
+}

@@ -1,0 +1,675 @@
+//! Wavefront OBJ loading through tobj: a line-by-line check that reports errors with their
+//! line, then tobj's parse, then every object and group merged into one [`TriMesh`].
+//!
+//! tobj has no line numbers and accepts things we must reject (`nan` coordinates, faces of
+//! one or two corners, which it reads as points and lines), so the file is first checked here
+//! line by line. What passes is handed to tobj as a cleaned copy with the same line count:
+//! line elements (`l`) blanked, since tobj reads them as faces; colours after a `v` dropped;
+//! statements tobj does not use blanked.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::Path;
+
+use glam::{Vec2, Vec3};
+use smallvec::SmallVec;
+
+use crate::error::{excerpt, IndexKind, Location};
+use crate::{Error, Result, TriMesh, VertexAttribute, Warning};
+
+/// Which per-corner attributes a face gives for *all* of its corners.
+#[derive(Clone, Copy, Debug, Default)]
+struct FaceAttributes {
+    uv: bool,
+    normal: bool,
+    /// The face's line in the file.
+    line: usize,
+}
+
+/// What the line-by-line check learned.
+struct Checked {
+    /// The file as tobj should see it (one output line per input line).
+    cleaned: String,
+    /// One entry per `f` statement, in file order.
+    faces: Vec<FaceAttributes>,
+    /// Skipped statements: keyword, count, first line.
+    ignored: Vec<(String, usize, usize)>,
+}
+
+/// Loads every object and group of an OBJ file into one triangle mesh.
+pub(crate) fn load(path: &Path) -> Result<TriMesh> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let checked = check(path, &bytes)?;
+    if checked.faces.is_empty() {
+        return Err(Error::NoFaces {
+            path: path.to_path_buf(),
+        });
+    }
+
+    let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let failed_libraries = RefCell::new(Vec::new());
+    // The struct update is needed when tobj's optional features add fields.
+    #[allow(clippy::needless_update)]
+    let options = tobj::LoadOptions {
+        single_index: false,
+        triangulate: false,
+        ignore_points: true,
+        ignore_lines: true,
+        ..Default::default()
+    };
+    let (models, _materials) =
+        tobj::load_obj_buf(&mut checked.cleaned.as_bytes(), &options, |library| {
+            let loaded = tobj::load_mtl(folder.join(library));
+            if let Err(source) = &loaded {
+                failed_libraries
+                    .borrow_mut()
+                    .push((library.to_path_buf(), *source));
+            }
+            loaded
+        })
+        .map_err(|source| Error::Obj {
+            path: path.to_path_buf(),
+            source,
+        })?;
+
+    let (mut tri_mesh, concave) = merge(&models, &checked.faces)?;
+    let mut warnings: Vec<Warning> = checked
+        .ignored
+        .into_iter()
+        .map(|(keyword, count, first_line)| Warning::IgnoredStatements {
+            keyword,
+            count,
+            first_line,
+        })
+        .collect();
+    if let Some((count, first_line)) = concave {
+        warnings.push(Warning::ConcaveFaces { count, first_line });
+    }
+    warnings.extend(
+        failed_libraries
+            .into_inner()
+            .into_iter()
+            .map(|(path, source)| Warning::MaterialLibrary { path, source }),
+    );
+    tri_mesh.set_warnings(warnings);
+    Ok(tri_mesh)
+}
+
+/// The line-by-line check: every error that a user can fix, with its line.
+fn check(path: &Path, bytes: &[u8]) -> Result<Checked> {
+    let mut counts = [0usize; 3]; // v, vt, vn defined so far
+    let mut cleaned = String::with_capacity(bytes.len() + 1);
+    let mut faces = Vec::new();
+    let mut ignored: Vec<(String, usize, usize)> = Vec::new();
+
+    for (number, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = number + 1;
+        let at = || Location::new(path, line);
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let text = std::str::from_utf8(raw)
+            .map_err(|_| Error::InvalidUtf8 { at: at() })?
+            .trim();
+        let mut words = text.split_whitespace();
+        let keyword = match words.next() {
+            Some(k) if !k.starts_with('#') => k,
+            _ => {
+                cleaned.push('\n');
+                continue;
+            }
+        };
+        if !keyword
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return Err(syntax(at(), "a statement keyword", keyword));
+        }
+        let rest = text[keyword.len()..].trim();
+        match keyword {
+            "v" => {
+                let values: Vec<&str> = words.collect();
+                if !matches!(values.len(), 3 | 4 | 6) {
+                    return Err(syntax(
+                        at(),
+                        "x y z, then an optional weight or r g b",
+                        rest,
+                    ));
+                }
+                let mut xyz = [0.0f32; 3];
+                for (value, word) in xyz.iter_mut().zip(&values) {
+                    *value = number_at(word, at)?;
+                }
+                if values.len() == 4 {
+                    let w = number_at(values[3], at)?;
+                    // tobj divides by the weight; the quotient must be finite too.
+                    if !xyz.iter().all(|c| (c / w).is_finite()) {
+                        return Err(Error::NonFiniteValue {
+                            at: at(),
+                            found: excerpt(values[3]),
+                        });
+                    }
+                }
+                counts[0] += 1;
+                cleaned.push_str("v ");
+                cleaned.push_str(&values[..values.len().min(4)].join(" "));
+            }
+            "vt" => {
+                let values: Vec<&str> = words.collect();
+                if !matches!(values.len(), 2 | 3) {
+                    return Err(syntax(at(), "u v, then an optional w", rest));
+                }
+                for word in &values {
+                    number_at(word, at)?;
+                }
+                counts[1] += 1;
+                cleaned.push_str(text);
+            }
+            "vn" => {
+                let values: Vec<&str> = words.collect();
+                if values.len() != 3 {
+                    return Err(syntax(at(), "x y z", rest));
+                }
+                for word in &values {
+                    number_at(word, at)?;
+                }
+                counts[2] += 1;
+                cleaned.push_str(text);
+            }
+            "f" => {
+                faces.push(FaceAttributes {
+                    line,
+                    ..check_face(words, counts, at)?
+                });
+                cleaned.push_str(text);
+            }
+            "o" | "g" => cleaned.push_str(text),
+            // tobj splits these at the first space, so write them with one.
+            "usemtl" | "mtllib" => {
+                if rest.is_empty() {
+                    return Err(syntax(at(), "a name after the keyword", text));
+                }
+                cleaned.push_str(keyword);
+                cleaned.push(' ');
+                cleaned.push_str(rest);
+            }
+            // Attributes without geometry that need no warning.
+            "s" | "mg" | "lod" | "bevel" | "c_interp" | "d_interp" | "shadow_obj" | "trace_obj"
+            | "maplib" | "usemap" => {}
+            other => match ignored.iter_mut().find(|(k, _, _)| k == other) {
+                Some((_, count, _)) => *count += 1,
+                None => ignored.push((other.to_owned(), 1, line)),
+            },
+        }
+        cleaned.push('\n');
+    }
+    if counts.iter().any(|&c| c > u32::MAX as usize) {
+        return Err(Error::TooLarge {
+            what: "vertex",
+            count: counts.into_iter().max().unwrap_or(0) as u64,
+        });
+    }
+    Ok(Checked {
+        cleaned,
+        faces,
+        ignored,
+    })
+}
+
+/// Checks one face's corners (`v`, `v/vt`, `v//vn`, `v/vt/vn`) against what is defined so far.
+fn check_face<'a>(
+    words: impl Iterator<Item = &'a str>,
+    counts: [usize; 3],
+    at: impl Fn() -> Location + Copy,
+) -> Result<FaceAttributes> {
+    let mut corners = 0;
+    let mut all = FaceAttributes {
+        uv: true,
+        normal: true,
+        line: 0,
+    };
+    for word in words {
+        corners += 1;
+        let mut parts = word.split('/');
+        let kinds = [
+            IndexKind::Position,
+            IndexKind::TextureCoordinate,
+            IndexKind::Normal,
+        ];
+        let mut present = [false; 3];
+        for (k, kind) in kinds.into_iter().enumerate() {
+            match parts.next() {
+                Some("") | None if k > 0 => {}
+                Some(part) if !part.is_empty() => {
+                    check_index(part, counts[k], kind, at)?;
+                    present[k] = true;
+                }
+                _ => return Err(syntax(at(), "a vertex index", word)),
+            }
+        }
+        if parts.next().is_some() {
+            return Err(syntax(
+                at(),
+                "a corner `v`, `v/vt`, `v//vn` or `v/vt/vn`",
+                word,
+            ));
+        }
+        all.uv &= present[1];
+        all.normal &= present[2];
+    }
+    if corners < 3 {
+        return Err(Error::FaceTooSmall { at: at(), corners });
+    }
+    Ok(all)
+}
+
+/// An OBJ index is 1-based, or negative to count back from the latest definition.
+fn check_index(text: &str, count: usize, kind: IndexKind, at: impl Fn() -> Location) -> Result<()> {
+    let index: i64 = text
+        .parse()
+        .map_err(|_| syntax(at(), "an integer index", text))?;
+    let in_range = index != 0 && index.unsigned_abs() <= count as u64;
+    if in_range {
+        Ok(())
+    } else {
+        Err(Error::FaceIndexOutOfRange {
+            at: at(),
+            kind,
+            index,
+            count,
+        })
+    }
+}
+
+/// Parses a finite `f32` the way tobj does (`str::parse`), rejecting NaN and infinities.
+fn number_at(word: &str, at: impl Fn() -> Location) -> Result<f32> {
+    let value: f32 = word.parse().map_err(|_| syntax(at(), "a number", word))?;
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(Error::NonFiniteValue {
+            at: at(),
+            found: excerpt(word),
+        })
+    }
+}
+
+fn syntax(at: Location, expected: &'static str, found: &str) -> Error {
+    Error::Syntax {
+        at,
+        expected,
+        found: excerpt(found),
+    }
+}
+
+/// Merges tobj's models (one per run of faces under one `o`/`g` name and material) into one
+/// mesh, triangulating each face, keeping file order. Also returns how many faces were concave
+/// and the line of the first.
+fn merge(
+    models: &[tobj::Model],
+    faces: &[FaceAttributes],
+) -> Result<(TriMesh, Option<(usize, usize)>)> {
+    let mut concave: Option<(usize, usize)> = None;
+    let mut positions: Vec<Vec3> = Vec::new();
+    let mut indices: Vec<[u32; 3]> = Vec::new();
+    let mut normals: Vec<Vec3> = Vec::new();
+    let mut normal_indices: Vec<Option<[u32; 3]>> = Vec::new();
+    let mut uvs: Vec<Vec2> = Vec::new();
+    let mut uv_indices: Vec<Option<[u32; 3]>> = Vec::new();
+    let mut group_names: Vec<String> = Vec::new();
+    let mut group_ids: HashMap<&str, u32> = HashMap::new();
+    let mut triangle_groups: Vec<u32> = Vec::new();
+    let mut face_number = 0usize;
+    let mut corner_points: Vec<Vec3> = Vec::new();
+
+    for model in models {
+        let mesh = &model.mesh;
+        let next_group = group_names.len() as u32;
+        let group = *group_ids.entry(model.name.as_str()).or_insert(next_group);
+        if group == next_group {
+            group_names.push(model.name.clone());
+        }
+        let position_base = offset(positions.len())?;
+        let normal_base = offset(normals.len())?;
+        let uv_base = offset(uvs.len())?;
+        positions.extend(
+            mesh.positions
+                .chunks_exact(3)
+                .map(|p| Vec3::new(p[0], p[1], p[2])),
+        );
+        normals.extend(
+            mesh.normals
+                .chunks_exact(3)
+                .map(|n| Vec3::new(n[0], n[1], n[2])),
+        );
+        uvs.extend(
+            mesh.texcoords
+                .chunks_exact(2)
+                .map(|t| Vec2::new(t[0], t[1])),
+        );
+        let has_normals = mesh.normal_indices.len() == mesh.indices.len();
+        let has_uvs = mesh.texcoord_indices.len() == mesh.indices.len();
+
+        let arities: Box<dyn Iterator<Item = usize>> = if mesh.face_arities.is_empty() {
+            Box::new(std::iter::repeat(3).take(mesh.indices.len() / 3))
+        } else {
+            Box::new(mesh.face_arities.iter().map(|&n| n as usize))
+        };
+        let mut first = 0usize;
+        for arity in arities {
+            let corners = first..first + arity;
+            first += arity;
+            let attributes = faces.get(face_number).copied().unwrap_or_default();
+            face_number += 1;
+            corner_points.clear();
+            corner_points.extend(
+                mesh.indices[corners.clone()]
+                    .iter()
+                    .map(|&i| positions[(position_base + i) as usize]),
+            );
+            if !is_convex(&corner_points) {
+                let (count, _) = concave.get_or_insert((0, attributes.line));
+                *count += 1;
+            }
+            for [a, b, c] in triangulate(&corner_points) {
+                let pick = |list: &[u32], base: u32| {
+                    let at = |k: usize| base + list[corners.start + k];
+                    [at(a), at(b), at(c)]
+                };
+                indices.push(pick(&mesh.indices, position_base));
+                normal_indices.push(
+                    (attributes.normal && has_normals)
+                        .then(|| pick(&mesh.normal_indices, normal_base)),
+                );
+                uv_indices.push(
+                    (attributes.uv && has_uvs).then(|| pick(&mesh.texcoord_indices, uv_base)),
+                );
+                triangle_groups.push(group);
+            }
+        }
+    }
+    debug_assert_eq!(
+        face_number,
+        faces.len(),
+        "tobj and the check disagree on faces"
+    );
+
+    let mut tri_mesh = TriMesh::new(positions, indices)?;
+    if normal_indices.iter().any(Option::is_some) {
+        tri_mesh = tri_mesh.with_normals(VertexAttribute::new(normals, normal_indices))?;
+    }
+    if uv_indices.iter().any(Option::is_some) {
+        tri_mesh = tri_mesh.with_uvs(VertexAttribute::new(uvs, uv_indices))?;
+    }
+    Ok((tri_mesh.with_groups(group_names, triangle_groups)?, concave))
+}
+
+fn offset(len: usize) -> Result<u32> {
+    u32::try_from(len).map_err(|_| Error::TooLarge {
+        what: "vertex",
+        count: len as u64,
+    })
+}
+
+/// A face's triangles as corner numbers: a fan from the first corner (`0, i, i + 1`), the way
+/// tobj triangulates, so triangle numbers are predictable from the file.
+///
+/// A concave face is also fanned for now (reported by [`Warning::ConcaveFaces`]), which can
+/// cover area outside the face; ear clipping belongs with the polygon primitive.
+fn triangulate(points: &[Vec3]) -> SmallVec<[[usize; 3]; 2]> {
+    (1..points.len().saturating_sub(1))
+        .map(|i| [0, i, i + 1])
+        .collect()
+}
+
+/// Whether a planar-ish polygon is convex as seen along its Newell normal: every turn has the
+/// same sign and the boundary winds once (the edge directions' x changes sign at most twice).
+/// Collinear corners and degenerate polygons count as convex (a fan of them is as good as any).
+fn is_convex(points: &[Vec3]) -> bool {
+    let n = points.len();
+    if n <= 3 {
+        return true;
+    }
+    // Newell's method (Sutherland, Sproull, Schumacker 1974) gives a robust polygon normal.
+    let normal: Vec3 = (0..n)
+        .map(|i| {
+            let (a, b) = (points[i], points[(i + 1) % n]);
+            Vec3::new(
+                (a.y - b.y) * (a.z + b.z),
+                (a.z - b.z) * (a.x + b.x),
+                (a.x - b.x) * (a.y + b.y),
+            )
+        })
+        .sum();
+    if !normal.is_finite() || normal == Vec3::ZERO {
+        return true;
+    }
+    let k = normal.abs().max_position();
+    let (ax, ay) = ((k + 1) % 3, (k + 2) % 3);
+    let flat = |i: usize| {
+        let p = points[i % n];
+        Vec2::new(p[ax], p[ay])
+    };
+    let mut turn_sign = 0.0f32;
+    let mut x_sign = 0.0f32;
+    let mut x_flips = 0;
+    for i in 0..n {
+        let (a, b, c) = (flat(i), flat(i + 1), flat(i + 2));
+        let turn = (b - a).perp_dot(c - b);
+        if turn != 0.0 {
+            if turn_sign == 0.0 {
+                turn_sign = turn.signum();
+            } else if turn.signum() != turn_sign {
+                return false;
+            }
+        }
+        let dx = b.x - a.x;
+        if dx != 0.0 {
+            if x_sign != 0.0 && dx.signum() != x_sign {
+                x_flips += 1;
+            }
+            x_sign = dx.signum();
+        }
+    }
+    x_flips <= 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// Writes `text` to a fresh file in the system's temporary folder.
+    fn write_temp(name: &str, text: &[u8]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("meshcast-obj-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write temp file");
+        path
+    }
+
+    fn load_text(name: &str, text: &str) -> Result<TriMesh> {
+        load(&write_temp(name, text.as_bytes()))
+    }
+
+    fn line_of(err: &Error) -> Option<usize> {
+        match err {
+            Error::InvalidUtf8 { at }
+            | Error::Syntax { at, .. }
+            | Error::NonFiniteValue { at, .. }
+            | Error::FaceIndexOutOfRange { at, .. }
+            | Error::FaceTooSmall { at, .. } => Some(at.line),
+            _ => None,
+        }
+    }
+
+    const SQUARE_AND_PENTAGON: &str = "\
+v 0 0 0
+v 1 0 0
+v 1 1 0
+v 0 1 0
+v 2 0 0
+v 3 1 0
+v 2.5 2 0
+o first
+f 1 2 3 4
+g second part
+f 2 5 6 7 3
+o first
+f -7 -6 -5
+";
+
+    #[test]
+    fn polygons_are_fans_in_file_order_with_group_names() {
+        let mesh = load_text("fans.obj", SQUARE_AND_PENTAGON).expect("valid");
+        assert_eq!(mesh.triangle_count(), 2 + 3 + 1);
+        let corners: Vec<[Vec3; 3]> = mesh.triangles().map(|t| t.vertices()).collect();
+        let p = |x: f32, y: f32| Vec3::new(x, y, 0.0);
+        assert_eq!(corners[0], [p(0., 0.), p(1., 0.), p(1., 1.)]);
+        assert_eq!(corners[1], [p(0., 0.), p(1., 1.), p(0., 1.)]);
+        assert_eq!(corners[2], [p(1., 0.), p(2., 0.), p(3., 1.)]);
+        assert_eq!(corners[4], [p(1., 0.), p(2.5, 2.), p(1., 1.)]);
+        // Negative indices count back from the last vertex.
+        assert_eq!(corners[5], [p(0., 0.), p(1., 0.), p(1., 1.)]);
+        let names: Vec<_> = (0..6).map(|t| mesh.group_name(t)).collect();
+        assert_eq!(
+            names,
+            [
+                Some("first"),
+                Some("first"),
+                Some("second part"),
+                Some("second part"),
+                Some("second part"),
+                Some("first")
+            ]
+        );
+        assert_eq!(mesh.group_names().len(), 2);
+        assert!(mesh.warnings().is_empty(), "{:?}", mesh.warnings());
+    }
+
+    #[test]
+    fn lines_are_not_faces_and_missing_material_is_a_warning() {
+        let text =
+            "mtllib nowhere.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2 3\nusemtl red\nf 1 2 3\nl 1 2\n";
+        let mesh = load_text("lines.obj", text).expect("valid");
+        assert_eq!(mesh.triangle_count(), 1);
+        assert_eq!(mesh.group_name(0), Some("unnamed_object"));
+        let warnings = mesh.warnings();
+        assert!(warnings.contains(&Warning::IgnoredStatements {
+            keyword: "l".into(),
+            count: 2,
+            first_line: 5
+        }));
+        assert!(warnings.iter().any(|w| matches!(
+            w,
+            Warning::MaterialLibrary { path, .. } if path.as_path() == Path::new("nowhere.mtl")
+        )));
+    }
+
+    #[test]
+    fn normals_and_uvs_are_kept_per_face() {
+        let text = "\
+v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0
+vt 0 0\nvt 1 0\nvt 0 1
+vn 0 0 1\nvn 0 0 -1
+f 1/1/1 2/2/1 3/3/1
+f 2//2 4//2 3//2
+f 2 4 3
+";
+        let mesh = load_text("attributes.obj", text).expect("valid");
+        let normals = mesh.normals().expect("normals");
+        let uvs = mesh.uvs().expect("uvs");
+        assert_eq!(normals.corners(0), Some([Vec3::Z; 3]));
+        assert_eq!(normals.corners(1), Some([Vec3::NEG_Z; 3]));
+        assert_eq!(normals.corners(2), None);
+        assert_eq!(uvs.corners(0), Some([Vec2::ZERO, Vec2::X, Vec2::Y]));
+        assert_eq!(uvs.corners(1), None);
+        assert_eq!(uvs.corners(2), None);
+    }
+
+    #[test]
+    fn vertex_weights_and_colours_are_read_like_tobj() {
+        let text = "v 0 0 0 0.5\nv 2 0 0 1 0.5 0.5\nv 0 2 0\nf 1 2 3\n";
+        let mesh = load_text("weights.obj", text).expect("valid");
+        assert_eq!(mesh.triangle(0).v0, Vec3::ZERO);
+        assert_eq!(mesh.triangle(0).v1, Vec3::new(2.0, 0.0, 0.0));
+    }
+
+    #[test]
+    fn concave_faces_are_reported() {
+        // An arrow head: corner 3 points inwards.
+        let text = "v 0 0 0\nv 4 0 0\nv 4 4 0\nv 2 1 0\nv 0 4 0\nf 1 2 3 4 5\n";
+        let mesh = load_text("concave.obj", text).expect("valid");
+        assert_eq!(mesh.triangle_count(), 3);
+        assert!(mesh.warnings().contains(&Warning::ConcaveFaces {
+            count: 1,
+            first_line: 6
+        }));
+    }
+
+    #[test]
+    fn convexity_test() {
+        let p = |x: f32, y: f32| Vec3::new(x, 0.5 * y, y);
+        let square = [p(0., 0.), p(1., 0.), p(1., 1.), p(0., 1.)];
+        assert!(is_convex(&square));
+        let mut reversed = square;
+        reversed.reverse();
+        assert!(is_convex(&reversed));
+        assert!(!is_convex(&[
+            p(0., 0.),
+            p(4., 0.),
+            p(4., 4.),
+            p(2., 1.),
+            p(0., 4.)
+        ]));
+        let star: Vec<Vec3> = (0..5)
+            .map(|i| {
+                let a = (i * 2) as f32 * std::f32::consts::TAU / 5.0;
+                p(a.cos(), a.sin())
+            })
+            .collect();
+        assert!(
+            !is_convex(&star),
+            "a pentagram turns one way but winds twice"
+        );
+        let collinear = [p(0., 0.), p(1., 0.), p(2., 0.), p(2., 1.)];
+        assert!(is_convex(&collinear));
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let cases: [(&str, &str, usize); 9] = [
+            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", "index", 4),
+            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -4\n", "index", 4),
+            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n", "index", 4),
+            ("v 0 0 0\nv 1 0 0\n\nf 1 2\n", "small", 4),
+            ("v 0 0 0\nv nan 0 0\n", "finite", 2),
+            ("v 0 0 0\nv 1e39 0 0\n", "finite", 2),
+            ("v 0 0 0\nv 1 0\n", "syntax", 2),
+            ("v 0 0 0\nvt 0 0\nf 1/2 1/1 1/1\n", "index", 3),
+            ("# ok\n\u{0}\u{1}garbage\n", "syntax", 2),
+        ];
+        for (i, (text, kind, line)) in cases.into_iter().enumerate() {
+            let err = load_text(&format!("bad{i}.obj"), text).expect_err(text);
+            let right_kind = match kind {
+                "index" => matches!(err, Error::FaceIndexOutOfRange { .. }),
+                "small" => matches!(err, Error::FaceTooSmall { corners: 2, .. }),
+                "finite" => matches!(err, Error::NonFiniteValue { .. }),
+                _ => matches!(err, Error::Syntax { .. }),
+            };
+            assert!(right_kind, "{text:?}: {err:?}");
+            assert_eq!(line_of(&err), Some(line), "{text:?}: {err}");
+            assert!(
+                err.to_string().contains(&format!("bad{i}.obj:{line}:")),
+                "{err}"
+            );
+        }
+        let err = load(&write_temp("binary.obj", b"v 0 0 0\n\xff\xfe\x00\x01\n")).unwrap_err();
+        assert!(matches!(err, Error::InvalidUtf8 { .. }) && line_of(&err) == Some(2));
+        let err = load_text("empty.obj", "").unwrap_err();
+        assert!(matches!(err, Error::NoFaces { .. }));
+        let err = load(Path::new("/nonexistent/meshcast/missing.obj")).unwrap_err();
+        assert!(matches!(err, Error::Io { .. }));
+    }
+}

@@ -1,0 +1,578 @@
+//! `TriMesh`: an indexed triangle mesh with optional normals, texture coordinates and group
+//! names, validated on construction. No BVH here (see [`crate::Mesh`]).
+
+use std::path::Path;
+
+use glam::{Vec2, Vec3};
+use meshcast_primitives::{Aabb, Triangle};
+
+use crate::{Error, Result, Warning};
+
+/// A per-corner attribute stored the OBJ way: a list of values, and for each triangle the
+/// indices of its three corners' values, or `None` for a triangle that has none.
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use meshcast_mesh::VertexAttribute;
+///
+/// let normals = VertexAttribute::new(vec![Vec3::Z], vec![Some([0, 0, 0]), None]);
+/// assert_eq!(normals.corners(0), Some([Vec3::Z; 3]));
+/// assert_eq!(normals.corners(1), None);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct VertexAttribute<T> {
+    values: Vec<T>,
+    indices: Vec<Option<[u32; 3]>>,
+}
+
+impl<T: Copy> VertexAttribute<T> {
+    /// The attribute with these values and per-triangle corner indices (checked when attached
+    /// to a mesh, by [`TriMesh::with_normals`] or [`TriMesh::with_uvs`]).
+    pub fn new(values: Vec<T>, indices: Vec<Option<[u32; 3]>>) -> Self {
+        Self { values, indices }
+    }
+
+    /// One value per mesh vertex: each triangle's corners use the triangle's vertex indices.
+    pub fn per_vertex(values: Vec<T>, triangles: &[[u32; 3]]) -> Self {
+        Self::new(values, triangles.iter().copied().map(Some).collect())
+    }
+
+    /// The values.
+    pub fn values(&self) -> &[T] {
+        &self.values
+    }
+
+    /// The corner indices of every triangle.
+    pub fn indices(&self) -> &[Option<[u32; 3]>] {
+        &self.indices
+    }
+
+    /// The three corner values of `triangle`, or `None` if it has none or is out of range.
+    #[inline]
+    pub fn corners(&self, triangle: usize) -> Option<[T; 3]> {
+        let [a, b, c] = (*self.indices.get(triangle)?)?;
+        Some([
+            *self.values.get(a as usize)?,
+            *self.values.get(b as usize)?,
+            *self.values.get(c as usize)?,
+        ])
+    }
+}
+
+/// An indexed triangle mesh: positions, triangles as vertex index triples, and optional
+/// normals, texture coordinates and object/group names.
+///
+/// Construction checks every index and that every position is finite, so nothing downstream
+/// can panic on it. Degenerate triangles (zero area, see [`Triangle::is_degenerate`]) are kept,
+/// so triangle numbers stay those of the input, and counted; no ray hits them.
+///
+/// # Examples
+/// ```
+/// use meshcast_mesh::TriMesh;
+///
+/// let quad = TriMesh::from_triangles(
+///     &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
+///     &[[0, 1, 2], [0, 2, 3]],
+/// )?;
+/// assert_eq!(quad.triangle_count(), 2);
+/// assert_eq!(quad.subdivide(1)?.triangle_count(), 8);
+/// # Ok::<(), meshcast_mesh::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct TriMesh {
+    positions: Vec<Vec3>,
+    indices: Vec<[u32; 3]>,
+    normals: Option<VertexAttribute<Vec3>>,
+    uvs: Option<VertexAttribute<Vec2>>,
+    group_names: Vec<String>,
+    /// One group per triangle, or empty when there are no groups.
+    triangle_groups: Vec<u32>,
+    degenerate_count: usize,
+    warnings: Vec<Warning>,
+}
+
+impl TriMesh {
+    /// The mesh with these positions and triangles.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for a vertex index past the positions,
+    /// [`Error::NonFiniteVertex`] for a NaN or infinite position, [`Error::TooLarge`] for more
+    /// than `u32::MAX` vertices or triangles. An empty mesh is fine (every ray misses it).
+    pub fn new(positions: Vec<Vec3>, indices: Vec<[u32; 3]>) -> Result<Self> {
+        for (what, count) in [("vertex", positions.len()), ("triangle", indices.len())] {
+            if count > u32::MAX as usize {
+                return Err(Error::TooLarge {
+                    what,
+                    count: count as u64,
+                });
+            }
+        }
+        if let Some(vertex) = positions.iter().position(|p| !p.is_finite()) {
+            return Err(Error::NonFiniteVertex {
+                vertex,
+                position: positions[vertex].to_array(),
+            });
+        }
+        let vertex_count = positions.len();
+        for (triangle, corners) in indices.iter().enumerate() {
+            if let Some(&index) = corners.iter().find(|&&i| i as usize >= vertex_count) {
+                return Err(Error::IndexOutOfRange {
+                    triangle,
+                    index,
+                    vertex_count,
+                });
+            }
+        }
+        let degenerate_count = indices
+            .iter()
+            .filter(|&&[a, b, c]| {
+                Triangle::new(
+                    positions[a as usize],
+                    positions[b as usize],
+                    positions[c as usize],
+                )
+                .is_degenerate()
+            })
+            .count();
+        Ok(Self {
+            positions,
+            indices,
+            normals: None,
+            uvs: None,
+            group_names: Vec::new(),
+            triangle_groups: Vec::new(),
+            degenerate_count,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// The mesh from flat slices, copied: `positions[i]` is vertex `i`, each index triple a
+    /// triangle.
+    ///
+    /// # Errors
+    /// As [`TriMesh::new`].
+    pub fn from_triangles(positions: &[[f32; 3]], indices: &[[u32; 3]]) -> Result<Self> {
+        Self::new(
+            positions.iter().copied().map(Vec3::from).collect(),
+            indices.to_vec(),
+        )
+    }
+
+    /// Loads every object and group of a Wavefront OBJ file into one mesh.
+    ///
+    /// Polygons become `n - 2` triangles, a fan from their first corner, in file order, so
+    /// triangle `k` is predictable from the file. Negative (relative) indices are accepted;
+    /// normals and texture coordinates are kept for the faces that give them for every corner;
+    /// each triangle remembers the name of the last `o` or `g` statement before it (tobj
+    /// treats both alike; faces before any get `"unnamed_object"`). Line elements (`l`),
+    /// points and curves are skipped with a [`Warning`], as is a material library that cannot
+    /// be read: see [`TriMesh::warnings`]. Vertices that no face uses are dropped, and a vertex
+    /// used by several objects is repeated in each.
+    ///
+    /// # Errors
+    /// [`Error::Io`] (missing or unreadable file), [`Error::NoFaces`] (empty file or no face),
+    /// and with the file's path and line: [`Error::InvalidUtf8`], [`Error::Syntax`],
+    /// [`Error::NonFiniteValue`], [`Error::FaceIndexOutOfRange`] (an index past the elements
+    /// defined before the face, or 0), [`Error::FaceTooSmall`].
+    pub fn from_obj(path: impl AsRef<Path>) -> Result<Self> {
+        crate::obj::load(path.as_ref())
+    }
+
+    /// The same mesh with per-corner normals (for smooth shading at a hit).
+    ///
+    /// # Errors
+    /// [`Error::InvalidAttribute`] if there is not one entry per triangle, an index is out of
+    /// range, or a value is not finite.
+    pub fn with_normals(mut self, normals: VertexAttribute<Vec3>) -> Result<Self> {
+        self.check_attribute("normals", &normals, Vec3::is_finite)?;
+        self.normals = Some(normals);
+        Ok(self)
+    }
+
+    /// The same mesh with per-corner texture coordinates.
+    ///
+    /// # Errors
+    /// As [`TriMesh::with_normals`].
+    pub fn with_uvs(mut self, uvs: VertexAttribute<Vec2>) -> Result<Self> {
+        self.check_attribute("uvs", &uvs, Vec2::is_finite)?;
+        self.uvs = Some(uvs);
+        Ok(self)
+    }
+
+    /// The same mesh with named groups: `triangle_groups[t]` is the index in `names` of
+    /// triangle `t`'s group.
+    ///
+    /// # Errors
+    /// [`Error::InvalidAttribute`] if there is not one group per triangle or one is out of
+    /// range.
+    pub fn with_groups(mut self, names: Vec<String>, triangle_groups: Vec<u32>) -> Result<Self> {
+        let invalid = |problem: String| Error::InvalidAttribute {
+            attribute: "groups",
+            problem,
+        };
+        if triangle_groups.len() != self.indices.len() {
+            return Err(invalid(format!(
+                "{} groups for {} triangles",
+                triangle_groups.len(),
+                self.indices.len()
+            )));
+        }
+        if let Some(t) = triangle_groups
+            .iter()
+            .position(|&g| g as usize >= names.len())
+        {
+            return Err(invalid(format!(
+                "triangle {t} is in group {}, but there are {} names",
+                triangle_groups[t],
+                names.len()
+            )));
+        }
+        self.group_names = names;
+        self.triangle_groups = triangle_groups;
+        Ok(self)
+    }
+
+    fn check_attribute<T: Copy>(
+        &self,
+        attribute: &'static str,
+        values: &VertexAttribute<T>,
+        is_finite: impl Fn(T) -> bool,
+    ) -> Result<()> {
+        let invalid = |problem: String| Error::InvalidAttribute { attribute, problem };
+        if values.indices.len() != self.indices.len() {
+            return Err(invalid(format!(
+                "{} index triples for {} triangles",
+                values.indices.len(),
+                self.indices.len()
+            )));
+        }
+        if let Some(i) = values.values.iter().position(|&v| !is_finite(v)) {
+            return Err(invalid(format!("value {i} is not finite")));
+        }
+        let count = values.values.len();
+        for (triangle, corners) in values.indices.iter().enumerate() {
+            if let Some(&index) = corners.iter().flatten().find(|&&i| i as usize >= count) {
+                return Err(invalid(format!(
+                    "triangle {triangle} refers to value {index}, but there are only {count}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn set_warnings(&mut self, warnings: Vec<Warning>) {
+        self.warnings = warnings;
+    }
+
+    /// The vertex positions.
+    pub fn positions(&self) -> &[Vec3] {
+        &self.positions
+    }
+
+    /// The triangles, as vertex index triples.
+    pub fn indices(&self) -> &[[u32; 3]] {
+        &self.indices
+    }
+
+    /// The number of triangles, degenerate ones included.
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len()
+    }
+
+    /// The number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Triangle `index` with its corner positions.
+    ///
+    /// # Panics
+    /// If `index >= triangle_count()`.
+    #[inline]
+    pub fn triangle(&self, index: usize) -> Triangle {
+        let [a, b, c] = self.indices[index];
+        Triangle::new(
+            self.positions[a as usize],
+            self.positions[b as usize],
+            self.positions[c as usize],
+        )
+    }
+
+    /// Every triangle with its corner positions, in index order.
+    pub fn triangles(&self) -> impl ExactSizeIterator<Item = Triangle> + '_ {
+        (0..self.indices.len()).map(|i| self.triangle(i))
+    }
+
+    /// How many triangles are degenerate (zero area): kept for numbering, never hit.
+    pub fn degenerate_count(&self) -> usize {
+        self.degenerate_count
+    }
+
+    /// The per-corner normals, if any.
+    pub fn normals(&self) -> Option<&VertexAttribute<Vec3>> {
+        self.normals.as_ref()
+    }
+
+    /// The per-corner texture coordinates, if any.
+    pub fn uvs(&self) -> Option<&VertexAttribute<Vec2>> {
+        self.uvs.as_ref()
+    }
+
+    /// The object/group names (empty if the mesh has none).
+    pub fn group_names(&self) -> &[String] {
+        &self.group_names
+    }
+
+    /// The index into [`TriMesh::group_names`] of triangle `triangle`'s group.
+    pub fn triangle_group(&self, triangle: usize) -> Option<u32> {
+        self.triangle_groups.get(triangle).copied()
+    }
+
+    /// The name of the object or group that triangle `triangle` came from.
+    pub fn group_name(&self, triangle: usize) -> Option<&str> {
+        let group = self.triangle_group(triangle)?;
+        self.group_names.get(group as usize).map(String::as_str)
+    }
+
+    /// What the loader noticed but did not reject (empty for meshes built from slices).
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// The box around every triangle's corners ([`Aabb::EMPTY`] for no triangles).
+    pub fn bounds(&self) -> Aabb {
+        self.indices
+            .iter()
+            .flatten()
+            .fold(Aabb::EMPTY, |b, &i| b.grow(self.positions[i as usize]))
+    }
+
+    /// The mesh subdivided `levels` times: each triangle becomes four at its edge midpoints
+    /// (corner triangles first, the middle one last), with midpoints shared between the
+    /// triangles on either side of an edge. Triangle `t` becomes triangles `4t..4t + 4`, which
+    /// keep its group; normals and texture coordinates are interpolated at the midpoints.
+    /// The surface is unchanged (this is not smoothing); each level multiplies the triangle
+    /// count by four.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] if the result would need more than `u32::MAX` vertices or triangles.
+    pub fn subdivide(&self, levels: u32) -> Result<TriMesh> {
+        let mut mesh = self.clone();
+        for _ in 0..levels {
+            mesh = mesh.subdivide_once()?;
+        }
+        Ok(mesh)
+    }
+
+    fn subdivide_once(&self) -> Result<TriMesh> {
+        let triangles = self.indices.len() as u64 * 4;
+        if triangles > u64::from(u32::MAX) {
+            return Err(Error::TooLarge {
+                what: "triangle",
+                count: triangles,
+            });
+        }
+        let dense: Vec<Option<[u32; 3]>> = self.indices.iter().copied().map(Some).collect();
+        let positions = split_edges(&self.positions, &dense, |a, b| (a + b) * 0.5)?;
+        let indices = positions.indices.into_iter().flatten().collect();
+        let mut mesh = TriMesh::new(positions.values, indices)?;
+        if let Some(normals) = &self.normals {
+            let normals = split_edges(&normals.values, &normals.indices, |a, b| (a + b) * 0.5)?;
+            mesh = mesh.with_normals(normals)?;
+        }
+        if let Some(uvs) = &self.uvs {
+            mesh = mesh.with_uvs(split_edges(&uvs.values, &uvs.indices, |a, b| {
+                (a + b) * 0.5
+            })?)?;
+        }
+        if !self.triangle_groups.is_empty() {
+            let groups = self.triangle_groups.iter().flat_map(|&g| [g; 4]).collect();
+            mesh = mesh.with_groups(self.group_names.clone(), groups)?;
+        }
+        mesh.warnings = self.warnings.clone();
+        Ok(mesh)
+    }
+}
+
+/// One level of midpoint subdivision on indexed values: the values with one midpoint appended
+/// per distinct edge, and four index triples per triangle (`None` stays `None`, four times).
+///
+/// Edges are found without hashing: each edge `(a, b)`, `a < b`, is listed under `a` in a
+/// compressed table sized by a first counting pass, and looked up by a short linear scan
+/// (a vertex has a handful of edges). Midpoints are numbered in order of first appearance.
+fn split_edges<T: Copy>(
+    values: &[T],
+    triangles: &[Option<[u32; 3]>],
+    midpoint: impl Fn(T, T) -> T,
+) -> Result<VertexAttribute<T>> {
+    let edges_of = |[a, b, c]: [u32; 3]| [(a, b), (b, c), (c, a)];
+    let key = |(a, b): (u32, u32)| if a < b { (a, b) } else { (b, a) };
+
+    // Counting pass: an upper bound of the edges listed under each lower vertex.
+    let mut start = vec![0u32; values.len() + 1];
+    for corners in triangles.iter().flatten() {
+        for edge in edges_of(*corners) {
+            start[key(edge).0 as usize + 1] += 1;
+        }
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut filled = vec![0u32; values.len()];
+    let mut slots: Vec<(u32, u32)> = vec![(0, 0); start[values.len()] as usize];
+
+    let mut out_values = values.to_vec();
+    let mut out_triangles = Vec::with_capacity(triangles.len() * 4);
+    for corners in triangles {
+        let Some(corners) = *corners else {
+            out_triangles.extend([None; 4]);
+            continue;
+        };
+        let mut mid = [0u32; 3];
+        for (m, edge) in mid.iter_mut().zip(edges_of(corners)) {
+            let (low, high) = key(edge);
+            let begin = start[low as usize] as usize;
+            let list = &slots[begin..begin + filled[low as usize] as usize];
+            *m = match list.iter().find(|(other, _)| *other == high) {
+                Some(&(_, id)) => id,
+                None => {
+                    let id = u32::try_from(out_values.len()).map_err(|_| Error::TooLarge {
+                        what: "vertex",
+                        count: out_values.len() as u64,
+                    })?;
+                    out_values.push(midpoint(values[low as usize], values[high as usize]));
+                    slots[begin + filled[low as usize] as usize] = (high, id);
+                    filled[low as usize] += 1;
+                    id
+                }
+            };
+        }
+        let [a, b, c] = corners;
+        let [ab, bc, ca] = mid;
+        out_triangles.extend([
+            Some([a, ab, ca]),
+            Some([ab, b, bc]),
+            Some([ca, bc, c]),
+            Some([ab, bc, ca]),
+        ]);
+    }
+    Ok(VertexAttribute::new(out_values, out_triangles))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quad() -> TriMesh {
+        TriMesh::from_triangles(
+            &[
+                [0.0, 0.0, 0.0],
+                [1.0, 0.0, 0.0],
+                [1.0, 1.0, 0.0],
+                [0.0, 1.0, 0.0],
+            ],
+            &[[0, 1, 2], [0, 2, 3]],
+        )
+        .expect("valid quad")
+    }
+
+    #[test]
+    fn construction_rejects_bad_indices_and_non_finite_positions() {
+        let err = TriMesh::from_triangles(&[[0.0; 3]; 3], &[[0, 1, 2], [0, 3, 1]]).unwrap_err();
+        assert!(matches!(
+            err,
+            Error::IndexOutOfRange {
+                triangle: 1,
+                index: 3,
+                vertex_count: 3
+            }
+        ));
+        let err = TriMesh::from_triangles(&[[0.0; 3], [f32::NAN, 0.0, 0.0]], &[]).unwrap_err();
+        assert!(matches!(err, Error::NonFiniteVertex { vertex: 1, .. }));
+        let empty = TriMesh::from_triangles(&[], &[]).expect("empty mesh is valid");
+        assert_eq!(empty.triangle_count(), 0);
+        assert!(empty.bounds().is_empty());
+    }
+
+    #[test]
+    fn degenerate_triangles_are_counted_and_kept() {
+        let mesh = TriMesh::from_triangles(
+            &[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [2.0, 0.0, 0.0]],
+            &[[0, 1, 2], [0, 1, 3], [2, 2, 2]],
+        )
+        .expect("valid");
+        assert_eq!(mesh.triangle_count(), 3);
+        assert_eq!(mesh.degenerate_count(), 2);
+    }
+
+    #[test]
+    fn subdivide_shares_midpoints_and_keeps_the_surface() {
+        let once = quad().subdivide(1).expect("small");
+        // 4 corners + 5 distinct edges (the diagonal is shared).
+        assert_eq!(once.vertex_count(), 9);
+        assert_eq!(once.triangle_count(), 8);
+        let area = |m: &TriMesh| m.triangles().map(|t| t.area()).sum::<f32>();
+        assert!((area(&once) - 1.0).abs() < 1e-6);
+        let twice = quad().subdivide(2).expect("small");
+        assert_eq!(twice.triangle_count(), 32);
+        // A 5 x 5 grid of vertices.
+        assert_eq!(twice.vertex_count(), 25);
+        assert_eq!(twice.bounds(), quad().bounds());
+        // Orientation is kept: every child's normal points like its parent's.
+        assert!(twice.triangles().all(|t| t.normal().z > 0.0));
+    }
+
+    #[test]
+    fn subdivide_carries_attributes_and_groups() {
+        let mesh = quad()
+            .with_uvs(VertexAttribute::per_vertex(
+                vec![Vec2::ZERO, Vec2::X, Vec2::ONE, Vec2::Y],
+                &[[0, 1, 2], [0, 2, 3]],
+            ))
+            .and_then(|m| m.with_groups(vec!["a".into(), "b".into()], vec![0, 1]))
+            .expect("valid");
+        let fine = mesh.subdivide(1).expect("small");
+        assert_eq!(fine.group_name(3), Some("a"));
+        assert_eq!(fine.group_name(4), Some("b"));
+        let uvs = fine.uvs().expect("kept");
+        for t in 0..fine.triangle_count() {
+            let corners = uvs.corners(t).expect("every triangle has uvs");
+            let positions = fine.triangle(t).vertices();
+            for (uv, p) in corners.iter().zip(positions) {
+                assert_eq!(*uv, p.truncate(), "uv follows position on this quad");
+            }
+        }
+    }
+
+    #[test]
+    fn attributes_are_validated() {
+        let err = quad()
+            .with_normals(VertexAttribute::new(
+                vec![Vec3::Z],
+                vec![Some([0, 0, 1]), None],
+            ))
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            Error::InvalidAttribute {
+                attribute: "normals",
+                ..
+            }
+        ));
+        let err = quad()
+            .with_normals(VertexAttribute::new(vec![Vec3::Z], vec![None]))
+            .unwrap_err();
+        assert!(matches!(err, Error::InvalidAttribute { .. }));
+        let err = quad()
+            .with_groups(vec!["only".into()], vec![0, 1])
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            Error::InvalidAttribute {
+                attribute: "groups",
+                ..
+            }
+        ));
+    }
+}
