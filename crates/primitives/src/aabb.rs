@@ -188,10 +188,7 @@ pub fn slab(
     // Widen by a factor rather than by `|t| * slack`, so that infinities stay infinite.
     let near = (near * (1.0 - SLAB_SLACK)).min(near * (1.0 + SLAB_SLACK));
     let far = (far * (1.0 - SLAB_SLACK)).max(far * (1.0 + SLAB_SLACK));
-    (
-        near.max_element().max(t_min),
-        far.min_element().min(t_max),
-    )
+    (near.max_element().max(t_min), far.min_element().min(t_max))
 }
 
 #[cfg(test)]
@@ -216,7 +213,10 @@ mod tests {
     #[test]
     fn from_points_grow_centroid_area() {
         let b = Aabb::from_points([Vec3::new(1.0, 2.0, 3.0), Vec3::new(-1.0, 0.0, 4.0)]);
-        assert_eq!(b, Aabb::new(Vec3::new(-1.0, 0.0, 3.0), Vec3::new(1.0, 2.0, 4.0)));
+        assert_eq!(
+            b,
+            Aabb::new(Vec3::new(-1.0, 0.0, 3.0), Vec3::new(1.0, 2.0, 4.0))
+        );
         assert_eq!(b.centroid(), Vec3::new(0.0, 1.0, 3.5));
         assert_eq!(b.surface_area(), 2.0 * (2.0 * 2.0 + 2.0 * 1.0 + 1.0 * 2.0));
         assert_eq!(b.largest_axis(), 0);
@@ -295,7 +295,10 @@ mod tests {
             assert_eq!(b.intersect(&ray), None, "{ray:?}");
         }
         let nan_box = Aabb::new(Vec3::new(nan, 0.0, 0.0), Vec3::ONE);
-        assert_eq!(nan_box.intersect(&Ray::new(Vec3::splat(-1.0), Vec3::ONE)), None);
+        assert_eq!(
+            nan_box.intersect(&Ray::new(Vec3::splat(-1.0), Vec3::ONE)),
+            None
+        );
     }
 
     #[test]

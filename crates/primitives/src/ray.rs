@@ -4,7 +4,8 @@ use glam::Vec3;
 
 /// The smallest positive `f32`: the default `t_min`, so that `t = 0` (the origin itself) is
 /// excluded and every `t > 0` is accepted.
-pub const T_MIN_POSITIVE: f32 = f32::from_bits(1);
+// `f32::from_bits(1)`, written as a literal because `from_bits` is `const` only since Rust 1.83.
+pub const T_MIN_POSITIVE: f32 = 1e-45;
 
 /// A ray `origin + t * dir` for `t` in the closed range `[t_min, t_max]`.
 ///
@@ -117,6 +118,7 @@ mod tests {
 
     #[test]
     fn default_range_excludes_origin_but_no_positive_t() {
+        assert_eq!(T_MIN_POSITIVE.to_bits(), 1);
         let ray = Ray::new(Vec3::ZERO, Vec3::X);
         assert!(!ray.contains_t(0.0));
         assert!(!ray.contains_t(-0.0));

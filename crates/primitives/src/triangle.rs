@@ -86,8 +86,7 @@ impl Triangle {
     #[inline]
     pub fn is_degenerate(&self) -> bool {
         let n = self.normal();
-        !(self.v0.is_finite() && self.v1.is_finite() && self.v2.is_finite())
-            || !n.is_finite()
+        !(self.v0.is_finite() && self.v1.is_finite() && self.v2.is_finite() && n.is_finite())
             || n == Vec3::ZERO
     }
 

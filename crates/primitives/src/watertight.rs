@@ -161,8 +161,9 @@ mod tests {
             for (i, p) in rim.iter().enumerate() {
                 for k in 1..8 {
                     let f = k as f32 / 8.0;
-                    targets.push(centre.lerp(*p, f)); // shared spokes
-                    targets.push(centre.lerp(p.lerp(rim[(i + 1) % n], f), 0.99)); // interiors
+                    // A point on a shared spoke, then one inside a triangle.
+                    targets.push(centre.lerp(*p, f));
+                    targets.push(centre.lerp(p.lerp(rim[(i + 1) % n], f), 0.99));
                 }
             }
             for target in targets {
@@ -175,7 +176,11 @@ mod tests {
 
     #[test]
     fn both_sides_hit_with_consistent_barycentrics() {
-        let tri = Triangle::new(Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), Vec3::new(0.0, 2.0, 0.0));
+        let tri = Triangle::new(
+            Vec3::ZERO,
+            Vec3::new(2.0, 0.0, 0.0),
+            Vec3::new(0.0, 2.0, 0.0),
+        );
         let front = Ray::new(Vec3::new(0.5, 0.5, 4.0), Vec3::new(0.0, 0.0, -2.0));
         let back = Ray::new(Vec3::new(0.5, 0.5, -4.0), Vec3::new(0.0, 0.0, 2.0));
         for ray in [front, back] {
