@@ -19,6 +19,7 @@
 mod aabb;
 mod camera;
 mod hit;
+pub mod moller_trumbore;
 mod ray;
 mod triangle;
 pub mod watertight;
