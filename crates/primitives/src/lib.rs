@@ -22,6 +22,7 @@ mod hit;
 pub mod moller_trumbore;
 mod plane;
 mod ray;
+mod sphere;
 mod triangle;
 pub mod watertight;
 
@@ -30,5 +31,6 @@ pub use camera::Camera;
 pub use hit::Hit;
 pub use plane::Plane;
 pub use ray::{Ray, T_MIN_POSITIVE};
+pub use sphere::Sphere;
 pub use triangle::Triangle;
 pub use watertight::WatertightRay;
