@@ -1,1 +1,50 @@
-//! A bounding volume hierarchy (in progress).
+//! A bounding volume hierarchy over anything with a bounding box and a ray test.
+//!
+//! The layer above `meshcast-primitives`: the [`Bvh`] is built over primitive boxes
+//! ([`Bvh::build`], binned SAH or a Morton-code linear BVH, see [`BuildOptions`]) into one
+//! array of 32-byte [`Node`]s, and traversed with a leaf closure, so the same code serves
+//! triangles, spheres, polygons and whole mesh instances. [`Primitive`] is implemented for
+//! [`meshcast_primitives::Triangle`] (the watertight test), and the `*_primitives` queries
+//! run over a slice of primitives. Every query returns what a brute-force loop over all
+//! primitives with the same test and tie rule returns, bit for bit.
+//!
+//! ```
+//! use glam::Vec3;
+//! use meshcast_bvh::{BuildOptions, Bvh};
+//! use meshcast_primitives::{Ray, Triangle};
+//!
+//! let triangles: Vec<Triangle> = (0..10)
+//!     .map(|i| {
+//!         let z = Vec3::Z * i as f32;
+//!         Triangle::new(z, z + Vec3::X, z + Vec3::Y)
+//!     })
+//!     .collect();
+//! let bvh = Bvh::build_primitives(&triangles, &BuildOptions::default());
+//! bvh.validate(&triangles.iter().map(Triangle::bounds).collect::<Vec<_>>())?;
+//! let ray = Ray::new(Vec3::new(0.25, 0.25, 4.5), Vec3::Z);
+//! let hit = bvh.cast_primitives(&triangles, &ray).ok_or("miss")?;
+//! assert_eq!((hit.triangle, hit.t), (5, 0.5));
+//! assert_eq!(bvh.cast_all_primitives(&triangles, &ray).len(), 5);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod builder;
+mod bvh;
+mod error;
+mod lbvh;
+mod node;
+mod primitive;
+mod refit;
+mod sah;
+mod stats;
+mod traverse;
+
+pub use builder::{
+    BuildOptions, Builder, Parallel, DEFAULT_BINS, DEFAULT_MAX_LEAF_PRIMITIVES, MAX_BINS, MIN_BINS,
+};
+pub use bvh::Bvh;
+pub use error::Error;
+pub use node::Node;
+pub use primitive::{PreparedRay, Primitive};
+pub use stats::{BvhStats, SAH_TRAVERSAL_COST};
+pub use traverse::STACK_INLINE_CAPACITY;

@@ -1,0 +1,108 @@
+//! The crate's error: a hierarchy that breaks an invariant, or input of the wrong size.
+
+/// What [`crate::Bvh::validate`] and [`crate::Bvh::refit`] report.
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use meshcast_bvh::{BuildOptions, Bvh, Error};
+/// use meshcast_primitives::Aabb;
+///
+/// let boxes = [Aabb::new(Vec3::ZERO, Vec3::ONE)];
+/// let bvh = Bvh::build(&boxes, &BuildOptions::default());
+/// assert_eq!(
+///     bvh.validate(&[]),
+///     Err(Error::PrimitiveCountMismatch { expected: 1, found: 0 })
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// The boxes given are not as many as the hierarchy was built over.
+    #[error("the hierarchy was built over {expected} primitives but {found} boxes were given")]
+    PrimitiveCountMismatch {
+        /// The number of primitives at build time (dropped ones included).
+        expected: usize,
+        /// The number of boxes given.
+        found: usize,
+    },
+    /// An interior node's child index is out of range or does not follow its parent.
+    #[error("node {node} has child {child}, outside {after}..{len}")]
+    ChildOutOfRange {
+        /// The parent.
+        node: usize,
+        /// The first child's index.
+        child: usize,
+        /// Children must come after this index.
+        after: usize,
+        /// The number of nodes.
+        len: usize,
+    },
+    /// A node is the child of two parents, or of none.
+    #[error("node {node} is reached {times} times from the root instead of once")]
+    NodeReach {
+        /// The node.
+        node: usize,
+        /// How often a walk from the root reaches it.
+        times: usize,
+    },
+    /// A leaf's slot range runs past the primitive order.
+    #[error("leaf {node} holds slots {first}..{end}, past the {len} slots")]
+    SlotOutOfRange {
+        /// The leaf.
+        node: usize,
+        /// Its first slot.
+        first: usize,
+        /// One past its last slot.
+        end: usize,
+        /// The number of slots.
+        len: usize,
+    },
+    /// A slot is held by no leaf or by several.
+    #[error("slot {slot} is held by {leaves} leaves instead of one")]
+    SlotCoverage {
+        /// The slot.
+        slot: usize,
+        /// The number of leaves holding it.
+        leaves: usize,
+    },
+    /// A slot names a primitive index that does not exist.
+    #[error("slot {slot} holds primitive {primitive}, but there are {count} primitives")]
+    PrimitiveOutOfRange {
+        /// The slot.
+        slot: usize,
+        /// The primitive index found there.
+        primitive: u32,
+        /// The number of primitives.
+        count: usize,
+    },
+    /// A primitive sits in two slots.
+    #[error("primitive {primitive} sits in more than one slot")]
+    PrimitiveRepeated {
+        /// The primitive.
+        primitive: u32,
+    },
+    /// The nodes and the slots disagree on whether the hierarchy is empty.
+    #[error("{nodes} nodes but {slots} slots: only one of them is empty")]
+    EmptyMismatch {
+        /// The number of nodes.
+        nodes: usize,
+        /// The number of slots.
+        slots: usize,
+    },
+    /// A child's box is not inside its parent's.
+    #[error("the box of node {child} is not inside the box of its parent {node}")]
+    ChildNotContained {
+        /// The parent.
+        node: usize,
+        /// The child.
+        child: usize,
+    },
+    /// A leaf's box does not contain the box of one of its primitives.
+    #[error("the box of leaf {node} does not contain primitive {primitive}")]
+    PrimitiveNotContained {
+        /// The leaf.
+        node: usize,
+        /// The primitive (original index).
+        primitive: u32,
+    },
+}

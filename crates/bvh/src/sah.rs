@@ -1,0 +1,305 @@
+//! The binned SAH builder (Wald, *On fast Construction of SAH-based Bounding Volume
+//! Hierarchies*, 2007; Bikker, *How to build a BVH*, 2022): each node bins its primitives'
+//! centroids on all three axes and splits at the plane of least surface area cost, or becomes
+//! a leaf when that is cheaper.
+
+use glam::{UVec3, Vec3A};
+use meshcast_primitives::Aabb;
+use rayon::prelude::*;
+
+use crate::builder::{
+    bounds_of, build_top_down, BuildPrimitive, CentroidBounds, Split, Splitter, MAX_BINS,
+};
+use crate::{BuildOptions, Node, Parallel};
+
+/// Nodes with at least this many primitives bin them with rayon.
+const PARALLEL_BINNING_PRIMITIVES: usize = 1 << 16;
+/// The chunk of primitives one rayon task bins.
+const BINNING_CHUNK: usize = 1 << 14;
+
+/// Builds the nodes and the leaf order over usable primitives.
+pub(crate) fn build(
+    mut prims: Vec<BuildPrimitive>,
+    options: &BuildOptions,
+) -> (Vec<Node>, Vec<u32>) {
+    let (bounds, centroids) = bounds_of(&prims, options.parallel);
+    let splitter = SahSplitter {
+        bins: options.clamped_bins(),
+        max_leaf: options.clamped_max_leaf(),
+        traversal_cost: options.traversal_cost,
+        parallel: options.parallel,
+    };
+    let root = SahTask { bounds, centroids };
+    let nodes = build_top_down(&splitter, &mut prims, root, options.parallel);
+    let order = prims.iter().map(|p| p.index).collect();
+    (nodes, order)
+}
+
+struct SahSplitter {
+    bins: usize,
+    max_leaf: usize,
+    traversal_cost: f32,
+    parallel: Parallel,
+}
+
+/// A node to split: the box of its primitives and the box of their centroids.
+struct SahTask {
+    bounds: Aabb,
+    centroids: CentroidBounds,
+}
+
+impl Splitter for SahSplitter {
+    type Item = BuildPrimitive;
+    type Task = SahTask;
+
+    fn bounds(&self, task: &SahTask) -> Aabb {
+        task.bounds
+    }
+
+    fn split(&self, items: &mut [BuildPrimitive], task: SahTask) -> Split<SahTask> {
+        let n = items.len();
+        if n <= 1 {
+            return Split::Leaf;
+        }
+        let binning = Binning::new(&task.centroids, self.bins);
+        let best = if binning.usable == [false; 3] {
+            None
+        } else {
+            let bins = if self.parallel == Parallel::Rayon && n >= PARALLEL_BINNING_PRIMITIVES {
+                items
+                    .par_chunks(BINNING_CHUNK)
+                    .map(|chunk| binning.bin(chunk))
+                    .reduce(|| [[Bin::EMPTY; MAX_BINS]; 3], merge_bins)
+            } else {
+                binning.bin(items)
+            };
+            binning.best_split(&bins)
+        };
+        // Leaf versus split, with primitive tests costing 1 and node visits `traversal_cost`;
+        // costs relative to this node's area. A NaN cost (zero-area node) means leaf.
+        if n <= self.max_leaf {
+            let split_cost = best.as_ref().map_or(f32::NAN, |b| {
+                self.traversal_cost + b.cost / task.bounds.surface_area()
+            });
+            let split_is_cheaper = split_cost < n as f32;
+            if !split_is_cheaper {
+                return Split::Leaf;
+            }
+        }
+        match best {
+            Some(best) => {
+                let (mid, left_centroids, right_centroids) = binning.partition(items, &best);
+                debug_assert_eq!(mid, best.left_count);
+                if mid == 0 || mid == n {
+                    // Unreachable with consistent binning; stay safe rather than loop.
+                    return median_split(items, &task.centroids);
+                }
+                Split::Node {
+                    mid,
+                    left: SahTask {
+                        bounds: best.left_bounds,
+                        centroids: left_centroids,
+                    },
+                    right: SahTask {
+                        bounds: best.right_bounds,
+                        centroids: right_centroids,
+                    },
+                }
+            }
+            None => median_split(items, &task.centroids),
+        }
+    }
+}
+
+/// The split for primitives that binning cannot separate (equal centroids, or boxes so large
+/// that their areas overflow): the object median along the longest centroid axis.
+fn median_split(items: &mut [BuildPrimitive], centroids: &CentroidBounds) -> Split<SahTask> {
+    let axis = (centroids.max - centroids.min).max_position();
+    let mid = items.len() / 2;
+    items.select_nth_unstable_by(mid, |a, b| {
+        a.centroid()[axis].total_cmp(&b.centroid()[axis])
+    });
+    let (l, r) = items.split_at(mid);
+    let task = |side: &[BuildPrimitive]| {
+        let (bounds, centroids) = bounds_of(side, Parallel::Sequential);
+        SahTask { bounds, centroids }
+    };
+    Split::Node {
+        mid,
+        left: task(l),
+        right: task(r),
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Bin {
+    min: Vec3A,
+    max: Vec3A,
+    count: u32,
+}
+
+impl Bin {
+    const EMPTY: Self = Self {
+        min: Vec3A::INFINITY,
+        max: Vec3A::NEG_INFINITY,
+        count: 0,
+    };
+
+    #[inline(always)]
+    fn union(self, other: Self) -> Self {
+        Self {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+            count: self.count + other.count,
+        }
+    }
+
+    /// The surface area of the bin's box (only called on bins holding primitives).
+    #[inline(always)]
+    fn area(&self) -> f32 {
+        let e = self.max - self.min;
+        2.0 * (e.x * e.y + e.y * e.z + e.z * e.x)
+    }
+
+    fn to_aabb(self) -> Aabb {
+        Aabb::new(self.min.into(), self.max.into())
+    }
+}
+
+type Bins = [[Bin; MAX_BINS]; 3];
+
+fn merge_bins(mut a: Bins, b: Bins) -> Bins {
+    for (axis_a, axis_b) in a.iter_mut().zip(&b) {
+        for (x, y) in axis_a.iter_mut().zip(axis_b) {
+            *x = x.union(*y);
+        }
+    }
+    a
+}
+
+/// The mapping from centroids to bins for one node.
+struct Binning {
+    origin: Vec3A,
+    scale: Vec3A,
+    count: usize,
+    /// Axes along which the centroids spread (binning the others tells nothing).
+    usable: [bool; 3],
+}
+
+/// The chosen plane: bins below `bin` of `axis` go left.
+struct BestSplit {
+    axis: usize,
+    bin: u32,
+    cost: f32,
+    left_count: usize,
+    left_bounds: Aabb,
+    right_bounds: Aabb,
+}
+
+impl Binning {
+    fn new(centroids: &CentroidBounds, count: usize) -> Self {
+        let extent = centroids.max - centroids.min;
+        let usable = [extent.x > 0.0, extent.y > 0.0, extent.z > 0.0];
+        let scale = Vec3A::select(
+            extent.cmpgt(Vec3A::ZERO),
+            Vec3A::splat(count as f32) / extent,
+            Vec3A::ZERO,
+        );
+        Self {
+            origin: centroids.min,
+            scale,
+            count,
+            usable,
+        }
+    }
+
+    /// The bin of a centroid on each axis. NaN and overflow saturate into the end bins, and
+    /// [`Binning::partition`] uses the same arithmetic, so the two always agree.
+    #[inline(always)]
+    fn index(&self, c: Vec3A) -> UVec3 {
+        ((c - self.origin) * self.scale)
+            .as_uvec3()
+            .min(UVec3::splat(self.count as u32 - 1))
+    }
+
+    fn bin(&self, items: &[BuildPrimitive]) -> Bins {
+        let mut bins = [[Bin::EMPTY; MAX_BINS]; 3];
+        for p in items {
+            let (min, max) = (Vec3A::from(p.min), Vec3A::from(p.max));
+            let b = self.index(min * 0.5 + max * 0.5);
+            for axis in 0..3 {
+                let bin = &mut bins[axis][b[axis] as usize];
+                bin.min = bin.min.min(min);
+                bin.max = bin.max.max(max);
+                bin.count += 1;
+            }
+        }
+        bins
+    }
+
+    /// The plane of least `area_left * count_left + area_right * count_right` over all usable
+    /// axes, or `None` if no plane has primitives on both sides with a finite cost.
+    fn best_split(&self, bins: &Bins) -> Option<BestSplit> {
+        let n = self.count;
+        let mut best: Option<(usize, usize, f32)> = None;
+        for axis in (0..3).filter(|&a| self.usable[a]) {
+            let axis_bins = &bins[axis][..n];
+            // Right sweep: cost share of the bins at and above each plane.
+            let mut right_cost = [0.0f32; MAX_BINS];
+            let mut right = Bin::EMPTY;
+            for k in (1..n).rev() {
+                right = right.union(axis_bins[k]);
+                right_cost[k] = if right.count == 0 {
+                    f32::NAN
+                } else {
+                    right.area() * right.count as f32
+                };
+            }
+            let mut left = Bin::EMPTY;
+            for k in 1..n {
+                left = left.union(axis_bins[k - 1]);
+                if left.count == 0 {
+                    continue;
+                }
+                let cost = left.area() * left.count as f32 + right_cost[k];
+                if cost < best.map_or(f32::INFINITY, |b| b.2) {
+                    best = Some((axis, k, cost));
+                }
+            }
+        }
+        let (axis, k, cost) = best?;
+        let left = bins[axis][..k].iter().fold(Bin::EMPTY, |a, b| a.union(*b));
+        let right = bins[axis][k..n].iter().fold(Bin::EMPTY, |a, b| a.union(*b));
+        Some(BestSplit {
+            axis,
+            bin: k as u32,
+            cost,
+            left_count: left.count as usize,
+            left_bounds: left.to_aabb(),
+            right_bounds: right.to_aabb(),
+        })
+    }
+
+    /// Moves the primitives left of the plane to the front; returns their count and the
+    /// centroid boxes of both sides.
+    fn partition(
+        &self,
+        items: &mut [BuildPrimitive],
+        split: &BestSplit,
+    ) -> (usize, CentroidBounds, CentroidBounds) {
+        let (mut left, mut right) = (CentroidBounds::EMPTY, CentroidBounds::EMPTY);
+        let (mut i, mut j) = (0, items.len());
+        while i < j {
+            let c = items[i].centroid();
+            if self.index(c)[split.axis] < split.bin {
+                left.grow(c);
+                i += 1;
+            } else {
+                right.grow(c);
+                j -= 1;
+                items.swap(i, j);
+            }
+        }
+        (i, left, right)
+    }
+}

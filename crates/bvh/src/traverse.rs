@@ -1,0 +1,271 @@
+//! Traversal over a leaf closure: closest hit, any hit and all hits, with an explicit stack
+//! and no recursion. Node boxes are tested with the conservative slab test
+//! ([`meshcast_primitives::slab`], after Ize, *Robust BVH Ray Traversal*, 2013), and a node is
+//! skipped only when its entry distance exceeds its exit distance, so the answers equal a
+//! brute-force loop over every primitive, ties included.
+
+use glam::Vec3A;
+use meshcast_primitives::{slab, Hit, Ray};
+use smallvec::SmallVec;
+
+use crate::{Bvh, Node};
+
+/// Stack entries kept inline before a traversal allocates (deeper trees still work).
+pub const STACK_INLINE_CAPACITY: usize = 64;
+
+/// A ray prepared for slab tests: SIMD origin and reciprocal direction.
+struct SlabRay {
+    origin: Vec3A,
+    inv_dir: Vec3A,
+    t_min: f32,
+}
+
+impl SlabRay {
+    #[inline(always)]
+    fn new(ray: &Ray) -> Self {
+        Self {
+            origin: ray.origin.into(),
+            inv_dir: ray.dir.recip().into(),
+            t_min: ray.t_min,
+        }
+    }
+
+    /// `(entry, exit)` of `node` within `[t_min, t_max]`; hit iff `entry <= exit`.
+    #[inline(always)]
+    fn test(&self, node: &Node, t_max: f32) -> (f32, f32) {
+        slab(
+            node.min().into(),
+            node.max().into(),
+            self.origin,
+            self.inv_dir,
+            self.t_min,
+            t_max,
+        )
+    }
+}
+
+impl Bvh {
+    /// The closest hit: the smallest `t` in the ray's range, ties going to the smaller
+    /// primitive index ([`Hit::is_closer_than`]).
+    ///
+    /// `leaf(slot, ray)` tests the primitive in leaf slot `slot` (see
+    /// [`Bvh::primitive_order`]) against `ray`, whose `t_max` shrinks to the closest hit found
+    /// so far (inclusive, so that an equal-`t` hit with a smaller index can still win). It
+    /// returns a hit whose `triangle` field is the primitive's original index; hits outside
+    /// the ray's range are ignored. Children are visited near-first and subtrees beyond the
+    /// closest hit are skipped. A degenerate ray ([`Ray::is_valid`]) or an empty hierarchy
+    /// gives `None` without calling `leaf`.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_bvh::{BuildOptions, Bvh};
+    /// use meshcast_primitives::{Ray, Triangle};
+    ///
+    /// let triangles = [
+    ///     Triangle::new(Vec3::Z, Vec3::Z + Vec3::X, Vec3::Z + Vec3::Y),
+    ///     Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y),
+    /// ];
+    /// let bvh = Bvh::build_primitives(&triangles, &BuildOptions::default());
+    /// // Keep the triangles in leaf order, as a mesh would.
+    /// let leaf_order: Vec<Triangle> =
+    ///     bvh.primitive_order().iter().map(|&i| triangles[i as usize]).collect();
+    /// let ray = Ray::new(Vec3::new(0.2, 0.2, -1.0), Vec3::Z);
+    /// let hit = bvh
+    ///     .cast(&ray, |slot, ray| {
+    ///         let index = bvh.primitive_order()[slot as usize];
+    ///         Some(leaf_order[slot as usize].intersect(ray)?.with_triangle(index))
+    ///     })
+    ///     .ok_or("miss")?;
+    /// assert_eq!((hit.triangle, hit.t), (1, 1.0));
+    /// # Ok::<(), &str>(())
+    /// ```
+    pub fn cast<F: FnMut(u32, &Ray) -> Option<Hit>>(&self, ray: &Ray, mut leaf: F) -> Option<Hit> {
+        let nodes = self.nodes.as_slice();
+        if nodes.is_empty() || !ray.is_valid() {
+            return None;
+        }
+        let slab_ray = SlabRay::new(ray);
+        let mut t_max = ray.t_max;
+        let (entry, exit) = slab_ray.test(&nodes[0], t_max);
+        if entry > exit {
+            return None;
+        }
+        let mut best: Option<Hit> = None;
+        let mut stack: SmallVec<[(u32, f32); STACK_INLINE_CAPACITY]> = SmallVec::new();
+        let mut current = 0usize;
+        loop {
+            let node = &nodes[current];
+            if node.is_leaf() {
+                let mut range = ray.with_range(ray.t_min, t_max);
+                for slot in node.offset()..node.offset() + node.count() {
+                    if let Some(hit) = leaf(slot, &range) {
+                        let closer = best.map_or(true, |b| hit.is_closer_than(&b));
+                        if closer && range.contains_t(hit.t) {
+                            best = Some(hit);
+                            t_max = hit.t;
+                            range.t_max = t_max;
+                        }
+                    }
+                }
+            } else {
+                let first = node.offset() as usize;
+                let (a, b) = (&nodes[first], &nodes[first + 1]);
+                let (entry_a, exit_a) = slab_ray.test(a, t_max);
+                let (entry_b, exit_b) = slab_ray.test(b, t_max);
+                match (entry_a <= exit_a, entry_b <= exit_b) {
+                    (true, true) => {
+                        // Near first: the far child waits on the stack with its entry distance.
+                        if entry_b < entry_a {
+                            stack.push((first as u32, entry_a));
+                            current = first + 1;
+                        } else {
+                            stack.push((first as u32 + 1, entry_b));
+                            current = first;
+                        }
+                        continue;
+                    }
+                    (true, false) => {
+                        current = first;
+                        continue;
+                    }
+                    (false, true) => {
+                        current = first + 1;
+                        continue;
+                    }
+                    (false, false) => {}
+                }
+            }
+            // Pop the next subtree that may still hold a hit no farther than the best.
+            loop {
+                match stack.pop() {
+                    None => return best,
+                    Some((index, entry)) if entry <= t_max => {
+                        current = index as usize;
+                        break;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+
+    /// Whether any primitive is hit in the ray's range (occlusion, shadow rays): stops at the
+    /// first hit that `leaf` reports (`leaf` as in [`Bvh::cast`], returning whether slot
+    /// `slot` is hit). A degenerate ray or an empty hierarchy gives `false`.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_bvh::{BuildOptions, Bvh};
+    /// use meshcast_primitives::{Ray, Triangle};
+    ///
+    /// let triangles = [Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y)];
+    /// let bvh = Bvh::build_primitives(&triangles, &BuildOptions::default());
+    /// let leaf = |slot: u32, ray: &Ray| triangles[slot as usize].intersect(ray).is_some();
+    /// let blocked = Ray::segment(Vec3::new(0.2, 0.2, -1.0), Vec3::new(0.2, 0.2, 1.0));
+    /// let clear = Ray::segment(Vec3::new(0.2, 0.2, -1.0), Vec3::new(0.2, 0.2, -0.5));
+    /// assert!(bvh.occluded(&blocked, leaf));
+    /// assert!(!bvh.occluded(&clear, leaf));
+    /// ```
+    pub fn occluded<F: FnMut(u32, &Ray) -> bool>(&self, ray: &Ray, mut leaf: F) -> bool {
+        let nodes = self.nodes.as_slice();
+        if nodes.is_empty() || !ray.is_valid() {
+            return false;
+        }
+        let slab_ray = SlabRay::new(ray);
+        let t_max = ray.t_max;
+        let (entry, exit) = slab_ray.test(&nodes[0], t_max);
+        if entry > exit {
+            return false;
+        }
+        let mut stack: SmallVec<[u32; STACK_INLINE_CAPACITY]> = SmallVec::new();
+        let mut current = 0usize;
+        loop {
+            let node = &nodes[current];
+            if node.is_leaf() {
+                for slot in node.offset()..node.offset() + node.count() {
+                    if leaf(slot, ray) {
+                        return true;
+                    }
+                }
+            } else {
+                let first = node.offset() as usize;
+                let (a, b) = (&nodes[first], &nodes[first + 1]);
+                let (entry_a, exit_a) = slab_ray.test(a, t_max);
+                let (entry_b, exit_b) = slab_ray.test(b, t_max);
+                match (entry_a <= exit_a, entry_b <= exit_b) {
+                    (true, true) => {
+                        stack.push(first as u32 + 1);
+                        current = first;
+                        continue;
+                    }
+                    (true, false) => {
+                        current = first;
+                        continue;
+                    }
+                    (false, true) => {
+                        current = first + 1;
+                        continue;
+                    }
+                    (false, false) => {}
+                }
+            }
+            match stack.pop() {
+                None => return false,
+                Some(index) => current = index as usize,
+            }
+        }
+    }
+
+    /// Every hit in the ray's range, sorted by `t` and then by primitive index (`leaf` as in
+    /// [`Bvh::cast`]; the range it is given never shrinks). A degenerate ray or an empty
+    /// hierarchy gives no hit.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_bvh::{BuildOptions, Bvh};
+    /// use meshcast_primitives::{Ray, Triangle};
+    ///
+    /// let triangles = [
+    ///     Triangle::new(Vec3::Z, Vec3::Z + Vec3::X, Vec3::Z + Vec3::Y),
+    ///     Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y),
+    /// ];
+    /// let bvh = Bvh::build_primitives(&triangles, &BuildOptions::default());
+    /// let hits = bvh.cast_all_primitives(&triangles, &Ray::new(Vec3::new(0.2, 0.2, -1.0), Vec3::Z));
+    /// let order: Vec<(u32, f32)> = hits.iter().map(|h| (h.triangle, h.t)).collect();
+    /// assert_eq!(order, [(1, 1.0), (0, 2.0)]);
+    /// ```
+    pub fn cast_all<F: FnMut(u32, &Ray) -> Option<Hit>>(&self, ray: &Ray, mut leaf: F) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        let nodes = self.nodes.as_slice();
+        if nodes.is_empty() || !ray.is_valid() {
+            return hits;
+        }
+        let slab_ray = SlabRay::new(ray);
+        let t_max = ray.t_max;
+        let mut stack: SmallVec<[u32; STACK_INLINE_CAPACITY]> = SmallVec::new();
+        stack.push(0);
+        while let Some(index) = stack.pop() {
+            let node = &nodes[index as usize];
+            let (entry, exit) = slab_ray.test(node, t_max);
+            if entry > exit {
+                continue;
+            }
+            match node.children() {
+                Some([a, b]) => {
+                    stack.push(b);
+                    stack.push(a);
+                }
+                None => {
+                    for slot in node.offset()..node.offset() + node.count() {
+                        hits.extend(leaf(slot, ray).filter(|h| ray.contains_t(h.t)));
+                    }
+                }
+            }
+        }
+        hits.sort_unstable_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+        hits
+    }
+}
