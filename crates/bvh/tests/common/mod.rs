@@ -1,0 +1,265 @@
+//! Shared support of the BVH tests: meshes from the assets, seeded ray generators, the
+//! brute-force reference, and the comparison of every query against it.
+#![allow(dead_code)]
+
+use glam::Vec3;
+use meshcast_bvh::{BuildOptions, Builder, Bvh, Parallel};
+use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+
+/// The seeded generator every test uses.
+pub fn rng(seed: u64) -> Pcg64 {
+    Pcg64::seed_from_u64(seed)
+}
+
+/// An asset's triangles: every model of the file, concatenated.
+pub fn load_mesh(name: &str) -> Vec<Triangle> {
+    let path = format!("{}/../../assets/{name}", env!("CARGO_MANIFEST_DIR"));
+    let options = tobj::LoadOptions {
+        triangulate: true,
+        single_index: false,
+        ..Default::default()
+    };
+    let (models, _) = tobj::load_obj(&path, &options).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut triangles = Vec::new();
+    for model in models {
+        let p = &model.mesh.positions;
+        let vertex = |i: u32| {
+            let i = i as usize * 3;
+            Vec3::new(p[i], p[i + 1], p[i + 2])
+        };
+        for f in model.mesh.indices.chunks_exact(3) {
+            triangles.push(Triangle::new(vertex(f[0]), vertex(f[1]), vertex(f[2])));
+        }
+    }
+    assert!(!triangles.is_empty(), "{path} has no triangles");
+    triangles
+}
+
+/// A soup of `count` random triangles in the unit cube, of random sizes.
+pub fn random_soup(seed: u64, count: usize) -> Vec<Triangle> {
+    let mut r = rng(seed);
+    (0..count)
+        .map(|_| {
+            let c = Vec3::new(r.gen(), r.gen(), r.gen());
+            let size: f32 = 0.3 * r.gen::<f32>().powi(3);
+            let mut corner = || c + (Vec3::new(r.gen(), r.gen(), r.gen()) - 0.5) * size;
+            Triangle::new(corner(), corner(), corner())
+        })
+        .collect()
+}
+
+pub fn boxes(triangles: &[Triangle]) -> Vec<Aabb> {
+    triangles.iter().map(Triangle::bounds).collect()
+}
+
+pub fn bounds(triangles: &[Triangle]) -> Aabb {
+    triangles
+        .iter()
+        .fold(Aabb::EMPTY, |b, t| b.union(t.bounds()))
+}
+
+/// The build options every differential test runs: both builders, several bin counts and
+/// leaf sizes, sequential and parallel.
+pub fn all_options() -> Vec<BuildOptions> {
+    let base = BuildOptions::default();
+    vec![
+        base,
+        BuildOptions {
+            bins: 8,
+            max_leaf_primitives: 1,
+            parallel: Parallel::Sequential,
+            ..base
+        },
+        BuildOptions {
+            bins: 32,
+            max_leaf_primitives: 4,
+            ..base
+        },
+        BuildOptions {
+            bins: 12,
+            max_leaf_primitives: 16,
+            traversal_cost: 3.0,
+            ..base
+        },
+        BuildOptions {
+            builder: Builder::Fast,
+            ..base
+        },
+        BuildOptions {
+            builder: Builder::Fast,
+            max_leaf_primitives: 1,
+            parallel: Parallel::Sequential,
+            ..base
+        },
+    ]
+}
+
+/// Builds and validates.
+pub fn build(triangles: &[Triangle], options: &BuildOptions) -> Bvh {
+    let bvh = Bvh::build_primitives(triangles, options);
+    if let Err(e) = bvh.validate(&boxes(triangles)) {
+        panic!("invalid hierarchy with {options:?}: {e}");
+    }
+    bvh
+}
+
+/// The reference: every triangle tested, the closest kept by the tie rule.
+pub fn brute_closest(triangles: &[Triangle], ray: &Ray) -> Option<Hit> {
+    triangles
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| Some(t.intersect(ray)?.with_triangle(i as u32)))
+        .fold(None, |best, hit| Hit::closest(best, Some(hit)))
+}
+
+/// The reference for all hits, sorted by `(t, index)`.
+pub fn brute_all(triangles: &[Triangle], ray: &Ray) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = triangles
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| Some(t.intersect(ray)?.with_triangle(i as u32)))
+        .collect();
+    hits.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+    hits
+}
+
+/// A hit as exact bits, to compare without float tolerance.
+pub fn key(hit: &Hit) -> (u32, u32, u32, u32) {
+    (
+        hit.triangle,
+        hit.t.to_bits(),
+        hit.u.to_bits(),
+        hit.v.to_bits(),
+    )
+}
+
+/// Expected answers for a ray set, computed once and checked against many hierarchies.
+pub struct Reference {
+    pub rays: Vec<Ray>,
+    pub closest: Vec<Option<Hit>>,
+    pub all: Vec<Vec<Hit>>,
+}
+
+impl Reference {
+    pub fn new(triangles: &[Triangle], rays: Vec<Ray>) -> Self {
+        use rayon::prelude::*;
+        let closest = rays
+            .par_iter()
+            .map(|r| brute_closest(triangles, r))
+            .collect();
+        let all = rays.par_iter().map(|r| brute_all(triangles, r)).collect();
+        Self { rays, closest, all }
+    }
+
+    /// How many rays hit something.
+    pub fn hit_count(&self) -> usize {
+        self.closest.iter().filter(|h| h.is_some()).count()
+    }
+
+    /// Checks closest, any and all hits of `bvh` (through the slice queries and through the
+    /// leaf-order closure queries) against the reference; panics naming the case and ray.
+    pub fn check(&self, triangles: &[Triangle], bvh: &Bvh, case: &str) {
+        let order = bvh.primitive_order();
+        let leaf_order: Vec<Triangle> = order.iter().map(|&i| triangles[i as usize]).collect();
+        for (i, ray) in self.rays.iter().enumerate() {
+            let expected = self.closest[i].as_ref().map(key);
+            let got = bvh.cast_primitives(triangles, ray);
+            assert_eq!(
+                got.as_ref().map(key),
+                expected,
+                "{case}: closest hit differs for ray {i} {ray:?}: got {got:?}, expected {:?}",
+                self.closest[i]
+            );
+            let closure = bvh.cast(ray, |slot, r| {
+                Some(
+                    leaf_order[slot as usize]
+                        .intersect(r)?
+                        .with_triangle(order[slot as usize]),
+                )
+            });
+            assert_eq!(
+                closure.as_ref().map(key),
+                expected,
+                "{case}: leaf-order cast, ray {i} {ray:?}"
+            );
+            let occluded = bvh.occluded_primitives(triangles, ray);
+            assert_eq!(
+                occluded,
+                expected.is_some(),
+                "{case}: any hit differs for ray {i} {ray:?}"
+            );
+            let occluded = bvh.occluded(ray, |slot, r| {
+                leaf_order[slot as usize].intersect(r).is_some()
+            });
+            assert_eq!(
+                occluded,
+                expected.is_some(),
+                "{case}: leaf-order any hit, ray {i} {ray:?}"
+            );
+            let all: Vec<_> = bvh
+                .cast_all_primitives(triangles, ray)
+                .iter()
+                .map(key)
+                .collect();
+            let expected_all: Vec<_> = self.all[i].iter().map(key).collect();
+            assert_eq!(
+                all, expected_all,
+                "{case}: all hits differ for ray {i} {ray:?}"
+            );
+            if let Some(first) = self.all[i].first() {
+                assert_eq!(
+                    Some(key(first)),
+                    expected,
+                    "{case}: reference disagrees with itself"
+                );
+            }
+        }
+    }
+}
+
+/// A random point in `b`.
+pub fn point_in(r: &mut Pcg64, b: &Aabb) -> Vec3 {
+    b.min + Vec3::new(r.gen(), r.gen(), r.gen()) * b.extent()
+}
+
+/// A random point on the sphere around `b` (radius twice the half diagonal).
+pub fn point_around(r: &mut Pcg64, b: &Aabb) -> Vec3 {
+    let radius = b.extent().length().max(1e-30);
+    let dir = loop {
+        let d = Vec3::new(r.gen(), r.gen(), r.gen()) * 2.0 - 1.0;
+        let l = d.length_squared();
+        if l > 1e-4 && l <= 1.0 {
+            break d / l.sqrt();
+        }
+    };
+    b.centroid() + dir * radius
+}
+
+/// Rays from around the mesh towards random points in its box, towards vertices and edge
+/// midpoints (shared by neighbouring triangles), and from inside the box; directions of
+/// random length.
+pub fn mixed_rays(triangles: &[Triangle], seed: u64, count: usize) -> Vec<Ray> {
+    let mut r = rng(seed);
+    let b = bounds(triangles);
+    (0..count)
+        .map(|i| {
+            let tri = triangles[r.gen_range(0..triangles.len())];
+            let v = tri.vertices();
+            let target = match i % 4 {
+                0 => point_in(&mut r, &b),
+                1 => v[r.gen_range(0..3)],
+                2 => (v[0] + v[1]) * 0.5,
+                _ => tri.centroid(),
+            };
+            let origin = if i % 5 == 4 {
+                point_in(&mut r, &b)
+            } else {
+                point_around(&mut r, &b)
+            };
+            let scale = 10f32.powf(r.gen_range(-2.0..2.0));
+            Ray::new(origin, (target - origin) * scale)
+        })
+        .collect()
+}
