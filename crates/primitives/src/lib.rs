@@ -24,6 +24,7 @@ mod plane;
 mod ray;
 mod sphere;
 mod triangle;
+pub mod triangle_transform;
 pub mod watertight;
 
 pub use aabb::{slab, Aabb, SLAB_SLACK};
@@ -33,4 +34,5 @@ pub use plane::Plane;
 pub use ray::{Ray, T_MIN_POSITIVE};
 pub use sphere::Sphere;
 pub use triangle::Triangle;
+pub use triangle_transform::TriangleTransform;
 pub use watertight::WatertightRay;
