@@ -18,21 +18,27 @@
 
 mod aabb;
 mod camera;
+mod error;
 mod hit;
 pub mod moller_trumbore;
 mod plane;
+mod polygon;
 mod ray;
 mod sphere;
 mod triangle;
 pub mod triangle_transform;
+mod triangulation;
 pub mod watertight;
 
 pub use aabb::{slab, Aabb, SLAB_SLACK};
 pub use camera::Camera;
+pub use error::Error;
 pub use hit::Hit;
 pub use plane::Plane;
+pub use polygon::{Polygon, PLANARITY_TOLERANCE};
 pub use ray::{Ray, T_MIN_POSITIVE};
 pub use sphere::Sphere;
 pub use triangle::Triangle;
 pub use triangle_transform::TriangleTransform;
+pub use triangulation::triangulate;
 pub use watertight::WatertightRay;
