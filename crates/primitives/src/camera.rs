@@ -105,36 +105,70 @@ impl Camera {
         } else {
             bounds
         };
-        let centre = bounds.centroid();
+        let corners: [Vec3; 8] = core::array::from_fn(|i| {
+            Vec3::select(
+                glam::BVec3::new(i & 1 == 0, i & 2 == 0, i & 4 == 0),
+                bounds.min,
+                bounds.max,
+            )
+        });
+        Self::fit(&corners, bounds.centroid(), fov_y_degrees, aspect)
+    }
+
+    /// Like [`Camera::framing`], but fits the points themselves rather than their box, so a
+    /// mesh's vertices fill the frame more tightly than its bounding box would let them.
+    ///
+    /// Points that are not finite make it fall back to [`Camera::framing`] of their box, as do
+    /// no points or a single repeated point.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_primitives::{Aabb, Camera};
+    ///
+    /// let diamond = [Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z];
+    /// let tight = Camera::framing_points(&diamond, 45.0, 1.0);
+    /// let loose = Camera::framing(Aabb::from_points(diamond), 45.0, 1.0);
+    /// assert!(tight.eye.distance(tight.target) < loose.eye.distance(loose.target));
+    /// ```
+    pub fn framing_points(points: &[Vec3], fov_y_degrees: f32, aspect: f32) -> Self {
+        let bounds = Aabb::from_points(points.iter().copied());
+        if bounds.is_empty() || !bounds.is_finite() || bounds.extent() == Vec3::ZERO {
+            return Self::framing(bounds, fov_y_degrees, aspect);
+        }
+        Self::fit(points, bounds.centroid(), fov_y_degrees, aspect)
+    }
+
+    /// The camera looking along [`FRAMING_DIRECTION`] that fits `points` (finite, not all
+    /// equal) centred and as large as the frame allows.
+    fn fit(points: &[Vec3], centre: Vec3, fov_y_degrees: f32, aspect: f32) -> Self {
         let backward = FRAMING_DIRECTION.normalize();
         let right = Vec3::Y.cross(backward).normalize();
         let up = backward.cross(right);
         let tan_y = (0.5 * fov_y_degrees.to_radians()).tan() * (1.0 - FRAMING_MARGIN);
         let tan_x = tan_y * aspect;
+        // A point in the frame (right, up, forward) centred on `centre`.
+        let local = |p: Vec3| {
+            let p = p - centre;
+            Vec3::new(p.dot(right), p.dot(up), -p.dot(backward))
+        };
 
-        // In the frame (right, up, forward) centred on the box: a corner (x, y, z) is in view
-        // from an eye at (ex, ey, ez) when |x - ex| <= tan_x (z - ez), and likewise for y.
-        // Opposite frustum planes together bound ez; the tightest bound places the eye.
-        let corners = core::array::from_fn::<_, 8, _>(|i| {
-            let corner = Vec3::select(
-                glam::BVec3::new(i & 1 == 0, i & 2 == 0, i & 4 == 0),
-                bounds.min,
-                bounds.max,
-            ) - centre;
-            Vec3::new(corner.dot(right), corner.dot(up), -corner.dot(backward))
-        });
+        // A point (x, y, z) is in view from an eye at (ex, ey, ez) when
+        // |x - ex| <= tan_x (z - ez), and likewise for y. Opposite frustum planes together
+        // bound ez; the tightest bound places the eye.
         let eye_depth = |tan: f32, coordinate: fn(Vec3) -> f32| {
-            let (near_side, far_side) = corners.iter().fold((f32::MIN, f32::MIN), |(a, b), c| {
+            let (near_side, far_side) = points.iter().fold((f32::MIN, f32::MIN), |(a, b), &p| {
+                let c = local(p);
                 (
-                    a.max(coordinate(*c) - tan * c.z),
-                    b.max(-coordinate(*c) - tan * c.z),
+                    a.max(coordinate(c) - tan * c.z),
+                    b.max(-coordinate(c) - tan * c.z),
                 )
             });
             -(near_side + far_side) / (2.0 * tan)
         };
         let ez = eye_depth(tan_x, |c| c.x).min(eye_depth(tan_y, |c| c.y));
-        let ex = centring_offset(&corners, ez, |c| c.x);
-        let ey = centring_offset(&corners, ez, |c| c.y);
+        let ex = centring_offset(points, local, ez, |c| c.x);
+        let ey = centring_offset(points, local, ez, |c| c.y);
         let eye = centre + right * ex + up * ey - backward * ez;
         let target = centre + right * ex + up * ey;
         Self::new(eye, target, Vec3::Y, fov_y_degrees, aspect)
@@ -215,24 +249,31 @@ impl Camera {
     }
 }
 
-/// The sideways offset `e` of an eye at depth `ez` that centres the image of `corners` along
-/// one image axis: the largest and smallest slopes `(p - e) / (z - ez)` become opposite.
-/// Their sum decreases with `e` and changes sign between the smallest and largest `p`, so
-/// bisection finds it.
-fn centring_offset(corners: &[Vec3; 8], ez: f32, coordinate: fn(Vec3) -> f32) -> f32 {
+/// The sideways offset `e` of an eye at depth `ez` that centres the image of `points` along
+/// one image axis: the largest and smallest slopes `(p - e) / (z - ez)` of the points' `local`
+/// coordinates become opposite. Their sum decreases with `e` and changes sign between the
+/// smallest and largest `p`, so bisection finds it.
+fn centring_offset(
+    points: &[Vec3],
+    local: impl Fn(Vec3) -> Vec3,
+    ez: f32,
+    coordinate: fn(Vec3) -> f32,
+) -> f32 {
     let balance = |e: f32| {
-        let (lo, hi) = corners.iter().fold((f32::MAX, f32::MIN), |(lo, hi), c| {
-            let slope = (coordinate(*c) - e) / (c.z - ez);
+        let (lo, hi) = points.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &p| {
+            let c = local(p);
+            let slope = (coordinate(c) - e) / (c.z - ez);
             (lo.min(slope), hi.max(slope))
         });
         lo + hi
     };
-    let (mut lo, mut hi) = corners.iter().fold((f32::MAX, f32::MIN), |(lo, hi), c| {
-        (lo.min(coordinate(*c)), hi.max(coordinate(*c)))
+    let (mut lo, mut hi) = points.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &p| {
+        let c = coordinate(local(p));
+        (lo.min(c), hi.max(c))
     });
     for _ in 0..64 {
         let mid = 0.5 * (lo + hi);
-        if !(mid > lo && mid < hi) {
+        if mid <= lo || mid >= hi {
             break;
         }
         if balance(mid) > 0.0 {
@@ -336,6 +377,38 @@ mod tests {
                 assert!(fill > 0.9, "{bounds:?} fills only {fill}");
             }
         }
+    }
+
+    #[test]
+    fn framing_points_fits_the_points_not_their_box() {
+        // Points on a sphere: their box's corners stick out far beyond them.
+        let points: Vec<Vec3> = (0..200)
+            .map(|i| {
+                let (a, b) = (i as f32 * 0.7, i as f32 * 1.3);
+                Vec3::new(a.cos() * b.sin(), a.sin() * b.sin(), b.cos()) * 3.0 + Vec3::X * 10.0
+            })
+            .collect();
+        let (width, height) = (320, 240);
+        let camera = Camera::framing_points(&points, 35.0, 320.0 / 240.0);
+        let (mut lo, mut hi) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
+        for &p in &points {
+            let pixel = camera.project(p, width, height).expect("in front");
+            lo = lo.min(pixel);
+            hi = hi.max(pixel);
+        }
+        let size = Vec2::new(width as f32, height as f32);
+        assert!(lo.cmpge(Vec2::splat(-1e-2)).all() && hi.cmple(size + 1e-2).all());
+        assert!(((hi - lo) / size).max_element() > 0.95);
+        let centre = (lo + hi) * 0.5;
+        assert!(centre.distance(size * 0.5) < 1.0, "{centre}");
+        // Degenerate input falls back to box framing.
+        assert!(Camera::framing_points(&[], 35.0, 1.0)
+            .ray_through(1.0, 1.0, 2, 2)
+            .is_valid());
+        let bad = [Vec3::ZERO, Vec3::new(f32::NAN, 0.0, 0.0)];
+        assert!(Camera::framing_points(&bad, 35.0, 1.0)
+            .ray_through(1.0, 1.0, 2, 2)
+            .is_valid());
     }
 
     #[test]
