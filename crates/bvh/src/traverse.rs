@@ -1,11 +1,11 @@
 //! Traversal over a leaf closure: closest hit, any hit and all hits, with an explicit stack
-//! and no recursion. Node boxes are tested with the conservative slab test
-//! ([`meshcast_primitives::slab`], after Ize, *Robust BVH Ray Traversal*, 2013), and a node is
-//! skipped only when its entry distance exceeds its exit distance, so the answers equal a
-//! brute-force loop over every primitive, ties included.
+//! and no recursion. Node boxes are tested with a conservative slab test (after Ize, *Robust
+//! BVH Ray Traversal*, 2013; see `SlabRay::test`), and a node is skipped only when its entry
+//! distance exceeds its exit distance, so the answers equal a brute-force loop over every
+//! primitive, ties included.
 
-use glam::Vec3A;
-use meshcast_primitives::{slab, Hit, Ray};
+use glam::{BVec3A, Vec3A};
+use meshcast_primitives::{Hit, Ray, SLAB_SLACK};
 use smallvec::SmallVec;
 
 use crate::{Bvh, Node};
@@ -13,33 +13,49 @@ use crate::{Bvh, Node};
 /// Stack entries kept inline before a traversal allocates (deeper trees still work).
 pub const STACK_INLINE_CAPACITY: usize = 64;
 
-/// A ray prepared for slab tests: SIMD origin and reciprocal direction.
+/// A ray prepared for slab tests: SIMD origin and reciprocal direction, and a mask of its
+/// dominant axis.
 struct SlabRay {
     origin: Vec3A,
     inv_dir: Vec3A,
+    dominant: BVec3A,
     t_min: f32,
 }
 
 impl SlabRay {
     #[inline(always)]
     fn new(ray: &Ray) -> Self {
+        let axis = ray.dir.abs().max_position();
         Self {
             origin: ray.origin.into(),
             inv_dir: ray.dir.recip().into(),
+            dominant: BVec3A::new(axis == 0, axis == 1, axis == 2),
             t_min: ray.t_min,
         }
     }
 
     /// `(entry, exit)` of `node` within `[t_min, t_max]`; hit iff `entry <= exit`.
+    ///
+    /// The slab test of [`meshcast_primitives::slab`] (Kay and Kajiya 1986, with the `0 * inf`
+    /// case of an axis-parallel ray on a slab plane treated as inside), widened by an
+    /// *absolute* [`SLAB_SLACK`] times the box's farthest distance along the ray's dominant
+    /// axis rather than relative to each distance. A leaf test's `t` carries an error of that
+    /// size (the watertight test computes `t` as a weighted mean of the corners' distances
+    /// along the dominant axis, each within the box's), so a widening relative to `t` alone
+    /// culls hits near `t = 0`: a ray starting on a flat mesh, nearly parallel to it, hit at
+    /// a computed `t = 2.4e-9` inside a box whose exact range is `[0, 0]`.
     #[inline(always)]
     fn test(&self, node: &Node, t_max: f32) -> (f32, f32) {
-        slab(
-            node.min().into(),
-            node.max().into(),
-            self.origin,
-            self.inv_dir,
-            self.t_min,
-            t_max,
+        let t0 = (Vec3A::from(node.min()) - self.origin) * self.inv_dir;
+        let t1 = (Vec3A::from(node.max()) - self.origin) * self.inv_dir;
+        let on_plane = t0.cmpne(t0) | t1.cmpne(t1);
+        let near = Vec3A::select(on_plane, Vec3A::NEG_INFINITY, t0.min(t1));
+        let far = Vec3A::select(on_plane, Vec3A::INFINITY, t0.max(t1));
+        let reach = Vec3A::select(self.dominant, t0.abs().max(t1.abs()), Vec3A::ZERO);
+        let slack = reach.max_element() * SLAB_SLACK;
+        (
+            (near.max_element() - slack).max(self.t_min),
+            (far.min_element() + slack).min(t_max),
         )
     }
 }
@@ -265,7 +281,12 @@ impl Bvh {
                 }
             }
         }
-        hits.sort_unstable_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+        // `-0.0` and `0.0` tie, as in `Hit::is_closer_than`; t is never NaN here.
+        hits.sort_unstable_by(|a, b| {
+            a.t.partial_cmp(&b.t)
+                .unwrap_or(core::cmp::Ordering::Equal)
+                .then(a.triangle.cmp(&b.triangle))
+        });
         hits
     }
 }
