@@ -121,7 +121,11 @@ pub fn brute_all(triangles: &[Triangle], ray: &Ray) -> Vec<Hit> {
         .enumerate()
         .filter_map(|(i, t)| Some(t.intersect(ray)?.with_triangle(i as u32)))
         .collect();
-    hits.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+    hits.sort_by(|a, b| {
+        a.t.partial_cmp(&b.t)
+            .unwrap()
+            .then(a.triangle.cmp(&b.triangle))
+    });
     hits
 }
 
@@ -262,4 +266,33 @@ pub fn mixed_rays(triangles: &[Triangle], seed: u64, count: usize) -> Vec<Ray> {
             Ray::new(origin, (target - origin) * scale)
         })
         .collect()
+}
+
+/// A flat `n` x `n` grid of unit squares in the plane `z = 0`, two triangles each: rays
+/// through its vertices and edges tie exactly between neighbours.
+pub fn grid(n: usize) -> Vec<Triangle> {
+    let mut triangles = Vec::new();
+    for y in 0..n {
+        for x in 0..n {
+            let p = |dx: usize, dy: usize| Vec3::new((x + dx) as f32, (y + dy) as f32, 0.0);
+            if (x + y) % 2 == 0 {
+                triangles.push(Triangle::new(p(0, 0), p(1, 0), p(1, 1)));
+                triangles.push(Triangle::new(p(0, 0), p(1, 1), p(0, 1)));
+            } else {
+                triangles.push(Triangle::new(p(0, 0), p(1, 0), p(0, 1)));
+                triangles.push(Triangle::new(p(1, 0), p(1, 1), p(0, 1)));
+            }
+        }
+    }
+    triangles
+}
+
+/// Checks `triangles` under every build option against the reference for `rays`.
+pub fn check_all_options(triangles: &[Triangle], rays: Vec<Ray>, case: &str) -> Reference {
+    let reference = Reference::new(triangles, rays);
+    for options in all_options() {
+        let bvh = build(triangles, &options);
+        reference.check(triangles, &bvh, &format!("{case} {options:?}"));
+    }
+    reference
 }
