@@ -126,12 +126,16 @@ impl Triangle {
     pub fn intersect_plane_inside(&self, ray: &Ray) -> Option<Hit> {
         let plane = Plane::from_triangle(self)?;
         let t = plane.intersect(ray)?;
-        let p = ray.at(t);
         let n = plane.normal;
+        // The crossing point relative to v0, and the edges: no large absolute coordinates,
+        // so a triangle far from the world origin keeps its precision.
+        let e1 = self.v1 - self.v0;
+        let e2 = self.v2 - self.v0;
+        let p = (ray.origin - self.v0) + ray.dir * t;
         // Twice the signed areas of the sub-triangles opposite each corner, times |n|.
-        let w0 = (self.v2 - self.v1).cross(p - self.v1).dot(n);
-        let w1 = (self.v0 - self.v2).cross(p - self.v2).dot(n);
-        let w2 = (self.v1 - self.v0).cross(p - self.v0).dot(n);
+        let w0 = (e2 - e1).cross(p - e1).dot(n);
+        let w1 = (-e2).cross(p - e2).dot(n);
+        let w2 = e1.cross(p).dot(n);
         if !(w0 >= 0.0 && w1 >= 0.0 && w2 >= 0.0) {
             return None;
         }

@@ -88,10 +88,12 @@ impl Polygon {
         let unit = (normal / largest).normalize();
         let bounds = Aabb::from_points(vertices.iter().copied());
         let tolerance = PLANARITY_TOLERANCE * bounds.extent().length();
-        let mean = vertices.iter().sum::<Vec3>() / vertices.len() as f32;
+        // Relative to the first vertex, which keeps the precision far from the world origin.
+        let v0 = vertices[0];
+        let mean = vertices.iter().map(|v| *v - v0).sum::<Vec3>() / vertices.len() as f32;
         let (vertex, distance) = vertices
             .iter()
-            .map(|v| unit.dot(*v - mean).abs())
+            .map(|v| unit.dot(*v - v0 - mean).abs())
             .enumerate()
             .fold(
                 (0, 0.0f32),
@@ -185,7 +187,8 @@ impl Polygon {
     /// ```
     #[inline]
     pub fn contains(&self, point: Vec3) -> bool {
-        self.contains_projected(point[self.axes[0]], point[self.axes[1]])
+        let [ax, ay] = self.axes;
+        self.contains_projected(f64::from(point[ax]), f64::from(point[ay]))
     }
 
     /// The ray test, two-sided: the ray's crossing with the polygon's plane
@@ -206,8 +209,12 @@ impl Polygon {
     #[inline]
     pub fn intersect(&self, ray: &Ray) -> Option<Hit> {
         let t = self.plane.intersect(ray)?;
-        let p = ray.at(t);
-        let (x, y) = (p[self.axes[0]], p[self.axes[1]]);
+        // The crossing point in f64: `dir * t` is exact there, so the point is as precise far
+        // from the world origin as near it, and the same `t` gives the same point.
+        let [ax, ay] = self.axes;
+        let at =
+            |axis: usize| f64::from(ray.origin[axis]) + f64::from(ray.dir[axis]) * f64::from(t);
+        let (x, y) = (at(ax), at(ay));
         if !self.contains_projected(x, y) {
             return None;
         }
@@ -215,18 +222,17 @@ impl Polygon {
         Some(Hit { t, u, v, triangle })
     }
 
-    /// The crossing number of the projected point, in `f64` so that a point exactly on an
-    /// edge is decided exactly in most cases.
+    /// The crossing number of the projected point `(px, py)`, in `f64` so that a point
+    /// exactly on an edge is decided exactly in most cases.
     #[inline]
-    fn contains_projected(&self, x: f32, y: f32) -> bool {
+    fn contains_projected(&self, px: f64, py: f64) -> bool {
         let [ax, ay] = self.axes;
-        let (px, py) = (f64::from(x), f64::from(y));
         let mut inside = false;
         let mut prev = self.vertices[self.vertices.len() - 1];
         for &cur in &self.vertices {
             // Count the edges that cross the half-line from the point towards +x; an end on
             // the line counts as below it.
-            if (prev[ay] > y) != (cur[ay] > y) {
+            if (f64::from(prev[ay]) > py) != (f64::from(cur[ay]) > py) {
                 // The same order for both polygons that share this edge, so both compute the
                 // same sign.
                 let (lo, hi) = if prev[ay] < cur[ay] {
@@ -249,10 +255,9 @@ impl Polygon {
     /// The first fan triangle containing the projected point, and the point's barycentrics
     /// there; if rounding leaves it in none, the nearest one, with barycentrics clamped to it.
     #[inline]
-    fn fan_barycentrics(&self, x: f32, y: f32) -> (u32, f32, f32) {
+    fn fan_barycentrics(&self, px: f64, py: f64) -> (u32, f32, f32) {
         let [ax, ay] = self.axes;
         let project = |v: Vec3| (f64::from(v[ax]), f64::from(v[ay]));
-        let (px, py) = (f64::from(x), f64::from(y));
         let (x0, y0) = project(self.vertices[0]);
         let (px, py) = (px - x0, py - y0);
         let mut best = (0, 0.0, 0.0, f64::NEG_INFINITY);
