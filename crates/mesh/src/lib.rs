@@ -4,10 +4,14 @@
 #![forbid(unsafe_code)]
 
 mod error;
+mod mesh;
 mod obj;
+mod surface;
 mod tri_mesh;
 mod workload;
 
 pub use error::{Error, IndexKind, Location, Result, Warning};
+pub use mesh::Mesh;
+pub use surface::SurfacePoint;
 pub use tri_mesh::{TriMesh, VertexAttribute};
 pub use workload::{camera_rays, incoherent_rays};

@@ -1,0 +1,58 @@
+//! Times loading an OBJ file and building its BVH (the ogre, 124k triangles, by default):
+//!
+//! ```text
+//! cargo run --release -p meshcast-mesh --example load_and_build [-- path/to/file.obj]
+//! ```
+//!
+//! A measurement, not a benchmark: run each phase a few times and print the best.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use meshcast_bvh::BuildOptions;
+use meshcast_mesh::{Mesh, TriMesh};
+
+const RUNS: usize = 5;
+
+fn main() -> Result<(), meshcast_mesh::Error> {
+    let path = std::env::args_os().nth(1).map_or_else(
+        || {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../assets/ogre.obj"
+            ))
+        },
+        PathBuf::from,
+    );
+    let mut load = Duration::MAX;
+    let mut build = Duration::MAX;
+    let mut mesh = None;
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        let tri_mesh = TriMesh::from_obj(&path)?;
+        let loaded = Instant::now();
+        let built = Mesh::from_tri_mesh(tri_mesh, &BuildOptions::default());
+        let done = Instant::now();
+        load = load.min(loaded - start);
+        build = build.min(done - loaded);
+        mesh = Some(built);
+    }
+    let mesh = mesh.expect("at least one run");
+    let stats = mesh.bvh().stats();
+    println!("{}", path.display());
+    println!(
+        "  {} triangles ({} degenerate), {} vertices, {} warnings",
+        mesh.triangle_count(),
+        mesh.tri_mesh().degenerate_count(),
+        mesh.tri_mesh().vertex_count(),
+        mesh.tri_mesh().warnings().len()
+    );
+    println!("  BVH: {stats:?}");
+    println!(
+        "  best of {RUNS}: load {:.1} ms, build {:.1} ms, total {:.1} ms",
+        load.as_secs_f64() * 1e3,
+        build.as_secs_f64() * 1e3,
+        (load + build).as_secs_f64() * 1e3
+    );
+    Ok(())
+}

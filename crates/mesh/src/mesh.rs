@@ -1,0 +1,256 @@
+//! `Mesh`: a [`TriMesh`] with a [`Bvh`] over its triangles, queried in its own (local) space.
+
+use std::path::Path;
+
+use glam::Vec3;
+use meshcast_bvh::{BuildOptions, Bvh};
+use meshcast_primitives::{Aabb, Hit, Ray, WatertightRay};
+use rayon::prelude::*;
+
+use crate::{Result, SurfacePoint, TriMesh};
+
+/// A triangle as the leaf test needs it, stored in BVH leaf order next to its original index.
+#[derive(Clone, Copy, Debug)]
+struct LeafTriangle {
+    v0: Vec3,
+    v1: Vec3,
+    v2: Vec3,
+    index: u32,
+}
+
+/// A triangle mesh with a bounding volume hierarchy: closest hit, any hit, every hit and
+/// batches of rays, in the mesh's own coordinates.
+///
+/// Every query uses the watertight test ([`meshcast_primitives::Triangle::intersect`], Woop,
+/// Benthin and Wald 2013), two-sided, and returns exactly what a loop over every triangle
+/// returns: the smallest `t`, ties to the smaller triangle index ([`Hit::is_closer_than`]).
+/// `t` is measured in units of the ray's direction; `hit.triangle` is the triangle's index in
+/// file (or `indices`) order, and the hit point is `(1 - u - v) * v0 + u * v1 + v * v2`.
+/// Degenerate rays (NaN or infinite components, a zero direction, an empty range) miss;
+/// degenerate triangles are never hit. A ray starting on the surface does not hit it at
+/// `t = 0` with the default range.
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use meshcast_mesh::Mesh;
+/// use meshcast_primitives::Ray;
+///
+/// // A unit square in the z = 0 plane, two triangles.
+/// let square = Mesh::from_triangles(
+///     &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
+///     &[[0, 1, 2], [0, 2, 3]],
+/// )?;
+/// let hit = square.cast(&Ray::new(Vec3::new(0.25, 0.75, 2.0), Vec3::NEG_Z)).ok_or("miss")?;
+/// assert_eq!((hit.triangle, hit.t), (1, 2.0));
+/// assert!(!square.occluded(&Ray::new(Vec3::new(2.0, 0.5, 2.0), Vec3::NEG_Z)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Mesh {
+    tri_mesh: TriMesh,
+    bvh: Bvh,
+    leaves: Vec<LeafTriangle>,
+    bounds: Aabb,
+}
+
+impl Mesh {
+    /// Loads an OBJ file ([`TriMesh::from_obj`]) and builds its hierarchy with the default
+    /// options.
+    ///
+    /// # Errors
+    /// As [`TriMesh::from_obj`].
+    pub fn from_obj(path: impl AsRef<Path>) -> Result<Self> {
+        Ok(Self::from_tri_mesh(
+            TriMesh::from_obj(path)?,
+            &BuildOptions::default(),
+        ))
+    }
+
+    /// The mesh of these positions and index triples ([`TriMesh::from_triangles`]) with the
+    /// default build options.
+    ///
+    /// # Errors
+    /// As [`TriMesh::new`]: an index out of range or a position that is not finite.
+    pub fn from_triangles(positions: &[[f32; 3]], indices: &[[u32; 3]]) -> Result<Self> {
+        Ok(Self::from_tri_mesh(
+            TriMesh::from_triangles(positions, indices)?,
+            &BuildOptions::default(),
+        ))
+    }
+
+    /// Builds the hierarchy over `tri_mesh`'s triangles. Degenerate triangles are left out of
+    /// it (their boxes are given as empty), so they are never hit but keep their numbers.
+    pub fn from_tri_mesh(tri_mesh: TriMesh, options: &BuildOptions) -> Self {
+        let boxes: Vec<Aabb> = (0..tri_mesh.triangle_count())
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|i| {
+                let triangle = tri_mesh.triangle(i);
+                if triangle.is_degenerate() {
+                    Aabb::EMPTY
+                } else {
+                    triangle.bounds()
+                }
+            })
+            .collect();
+        let bounds = boxes.iter().fold(Aabb::EMPTY, |b, &other| b.union(other));
+        let bvh = Bvh::build(&boxes, options);
+        let leaves = bvh
+            .primitive_order()
+            .iter()
+            .map(|&index| {
+                let triangle = tri_mesh.triangle(index as usize);
+                LeafTriangle {
+                    v0: triangle.v0,
+                    v1: triangle.v1,
+                    v2: triangle.v2,
+                    index,
+                }
+            })
+            .collect();
+        Self {
+            tri_mesh,
+            bvh,
+            leaves,
+            bounds,
+        }
+    }
+
+    /// The triangles and their attributes.
+    pub fn tri_mesh(&self) -> &TriMesh {
+        &self.tri_mesh
+    }
+
+    /// The hierarchy (its leaf order is that of the triangles it holds).
+    pub fn bvh(&self) -> &Bvh {
+        &self.bvh
+    }
+
+    /// The box around every triangle a ray can hit (degenerate ones left out).
+    pub fn bounds(&self) -> Aabb {
+        self.bounds
+    }
+
+    /// The number of triangles, degenerate ones included.
+    pub fn triangle_count(&self) -> usize {
+        self.tri_mesh.triangle_count()
+    }
+
+    /// The closest hit within the ray's range, or `None`.
+    #[inline]
+    pub fn cast(&self, ray: &Ray) -> Option<Hit> {
+        self.cast_filtered(ray, |_| true)
+    }
+
+    /// [`Mesh::cast`] over the triangles for which `keep(triangle)` is true (to skip the
+    /// triangle a ray starts on, or hidden parts).
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_mesh::Mesh;
+    /// use meshcast_primitives::Ray;
+    ///
+    /// let two_layers = Mesh::from_triangles(
+    ///     &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0],
+    ///       [0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]],
+    ///     &[[0, 1, 2], [3, 4, 5]],
+    /// )?;
+    /// let down = Ray::new(Vec3::new(0.2, 0.2, 5.0), Vec3::NEG_Z);
+    /// assert_eq!(two_layers.cast(&down).map(|h| h.triangle), Some(1));
+    /// let below = two_layers.cast_filtered(&down, |triangle| triangle != 1);
+    /// assert_eq!(below.map(|h| h.triangle), Some(0));
+    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// ```
+    pub fn cast_filtered(&self, ray: &Ray, mut keep: impl FnMut(u32) -> bool) -> Option<Hit> {
+        if !ray.is_valid() {
+            return None;
+        }
+        let watertight = WatertightRay::new(ray);
+        self.bvh.cast(ray, |slot, range| {
+            let leaf = &self.leaves[slot as usize];
+            if !keep(leaf.index) {
+                return None;
+            }
+            let hit = watertight
+                .with_range(range.t_min, range.t_max)
+                .intersect(leaf.v0, leaf.v1, leaf.v2)?;
+            Some(hit.with_triangle(leaf.index))
+        })
+    }
+
+    /// Whether any triangle is hit within the ray's range (a shadow or visibility test);
+    /// stops at the first hit found, so it is faster than [`Mesh::cast`].
+    #[inline]
+    pub fn occluded(&self, ray: &Ray) -> bool {
+        self.occluded_filtered(ray, |_| true)
+    }
+
+    /// [`Mesh::occluded`] over the triangles for which `keep(triangle)` is true.
+    pub fn occluded_filtered(&self, ray: &Ray, mut keep: impl FnMut(u32) -> bool) -> bool {
+        if !ray.is_valid() {
+            return false;
+        }
+        let watertight = WatertightRay::new(ray);
+        self.bvh.occluded(ray, |slot, _| {
+            let leaf = &self.leaves[slot as usize];
+            keep(leaf.index) && watertight.intersect(leaf.v0, leaf.v1, leaf.v2).is_some()
+        })
+    }
+
+    /// Every hit within the ray's range, sorted by `t`, then triangle index.
+    #[inline]
+    pub fn cast_all(&self, ray: &Ray) -> Vec<Hit> {
+        self.cast_all_filtered(ray, |_| true)
+    }
+
+    /// [`Mesh::cast_all`] over the triangles for which `keep(triangle)` is true.
+    pub fn cast_all_filtered(&self, ray: &Ray, mut keep: impl FnMut(u32) -> bool) -> Vec<Hit> {
+        if !ray.is_valid() {
+            return Vec::new();
+        }
+        let watertight = WatertightRay::new(ray);
+        self.bvh.cast_all(ray, |slot, _| {
+            let leaf = &self.leaves[slot as usize];
+            if !keep(leaf.index) {
+                return None;
+            }
+            let hit = watertight.intersect(leaf.v0, leaf.v1, leaf.v2)?;
+            Some(hit.with_triangle(leaf.index))
+        })
+    }
+
+    /// [`Mesh::cast`] for every ray, in parallel on the current rayon thread pool; the answers
+    /// are those of `cast`, in the order of `rays`.
+    pub fn cast_batch(&self, rays: &[Ray]) -> Vec<Option<Hit>> {
+        rays.par_iter()
+            .with_min_len(64)
+            .map(|ray| self.cast(ray))
+            .collect()
+    }
+
+    /// Where a hit of this mesh lies and what the surface is like there: point, normals,
+    /// texture coordinates and group name (see [`SurfacePoint`]).
+    ///
+    /// # Panics
+    /// If `hit.triangle` is not a triangle of this mesh (a hit from another mesh).
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_mesh::Mesh;
+    /// use meshcast_primitives::Ray;
+    ///
+    /// let tri = Mesh::from_triangles(&[[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 2.0, 0.0]], &[[0, 1, 2]])?;
+    /// let hit = tri.cast(&Ray::new(Vec3::new(0.5, 0.5, -1.0), Vec3::Z)).ok_or("miss")?;
+    /// let surface = tri.surface(&hit);
+    /// assert_eq!(surface.point, Vec3::new(0.5, 0.5, 0.0));
+    /// assert_eq!(surface.geometric_normal, Vec3::Z);
+    /// assert_eq!((surface.normal, surface.uv, surface.group), (None, None, None));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn surface(&self, hit: &Hit) -> SurfacePoint<'_> {
+        SurfacePoint::on(&self.tri_mesh, hit)
+    }
+}
