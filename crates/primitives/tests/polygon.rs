@@ -12,6 +12,9 @@ fn xy(points: &[(f32, f32)], z: f32) -> Vec<Vec3> {
     points.iter().map(|&(x, y)| Vec3::new(x, y, z)).collect()
 }
 
+/// Whether a point `(x, y)` lies inside a shape.
+type Inside = dyn Fn(f32, f32) -> bool;
+
 const L_SHAPE: [(f32, f32); 6] = [
     (0.0, 0.0),
     (2.0, 0.0),
@@ -81,8 +84,7 @@ fn concave_l_and_u_shapes_match_their_analytic_inside() {
     let inside_u = |x: f32, y: f32| {
         (0.0..3.0).contains(&x) && (0.0..2.0).contains(&y) && !(x > 1.0 && x < 2.0 && y > 1.0)
     };
-    let shapes: [(&[(f32, f32)], &dyn Fn(f32, f32) -> bool); 2] =
-        [(&L_SHAPE, &inside_l), (&U_SHAPE, &inside_u)];
+    let shapes: [(&[(f32, f32)], &Inside); 2] = [(&L_SHAPE, &inside_l), (&U_SHAPE, &inside_u)];
     for (corners, inside) in shapes {
         for reverse in [false, true] {
             let mut corners = corners.to_vec();
