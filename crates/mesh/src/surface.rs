@@ -1,16 +1,17 @@
 //! `SurfacePoint`: what a picking user wants to know about a hit.
 
-use glam::{Vec2, Vec3};
+use glam::{Affine3A, Mat3A, Vec2, Vec3};
 use meshcast_primitives::Hit;
 
 use crate::TriMesh;
 
 /// The surface at a hit: the point, the normals, the texture coordinates and the name of the
-/// object or group, from [`crate::Mesh::surface`] (in the mesh's space).
+/// object or group, from [`crate::Mesh::surface`] (in the mesh's space),
+/// [`crate::Instance::surface`] or [`crate::Scene::surface`] (in world space).
 ///
 /// # Examples
 /// ```
-/// use glam::{Vec2, Vec3};
+/// use glam::{Affine3A, Mat3A, Vec2, Vec3};
 /// use meshcast_mesh::{Mesh, TriMesh, VertexAttribute};
 /// use meshcast_primitives::Ray;
 ///
@@ -59,6 +60,17 @@ impl<'a> SurfacePoint<'a> {
             uv: (tri_mesh.uvs().and_then(|uv| uv.corners(index)))
                 .map(|[a, b, c]| hit.interpolate(a, b, c)),
             group: tri_mesh.group_name(index),
+        }
+    }
+    /// The same surface carried by `transform` into world space: the point by the transform,
+    /// normals by the inverse transpose of its linear part (`normal_matrix`), renormalised.
+    pub(crate) fn transformed(self, transform: &Affine3A, normal_matrix: &Mat3A) -> Self {
+        let carry = |n: Vec3| (*normal_matrix * n).normalize_or_zero();
+        Self {
+            point: transform.transform_point3(self.point),
+            geometric_normal: carry(self.geometric_normal),
+            normal: self.normal.map(carry),
+            ..self
         }
     }
 }

@@ -1,0 +1,298 @@
+//! `Instance`: a shared mesh placed in the world by an affine transform.
+
+use std::sync::Arc;
+
+use glam::{Affine3A, DAffine3, DVec3, Mat3, Mat3A};
+use meshcast_primitives::{Aabb, Hit, Ray};
+
+use crate::{Error, Mesh, Result, SurfacePoint};
+
+/// A [`Mesh`] (shared through an [`Arc`], so many instances cost one mesh and one BVH) placed
+/// in the world by an affine transform: rotation, non-uniform scale (mirroring included),
+/// translation.
+///
+/// Queries take world rays and carry them into the mesh's space by the inverse transform
+/// ([`Instance::to_local`]). The direction is not renormalised, so a hit's `t` is the world
+/// ray's own parameter, and its barycentrics `u`, `v` and `triangle` are the same in both
+/// spaces. [`Instance::surface`] carries the hit point back by the transform and normals by
+/// its inverse transpose.
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use glam::{Affine3A, Vec3};
+/// use meshcast_mesh::{Instance, Mesh};
+/// use meshcast_primitives::Ray;
+///
+/// let square = Arc::new(Mesh::from_triangles(
+///     &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
+///     &[[0, 1, 2], [0, 2, 3]],
+/// )?);
+/// // Twice as large, lifted to z = 5.
+/// let placed = Instance::new(
+///     square,
+///     Affine3A::from_scale_rotation_translation(Vec3::splat(2.0), Default::default(), Vec3::Z * 5.0),
+/// )?;
+/// let ray = Ray::new(Vec3::new(1.5, 0.5, 10.0), Vec3::NEG_Z);
+/// let hit = placed.cast(&ray).ok_or("miss")?;
+/// assert_eq!(hit.t, 5.0);
+/// assert_eq!(placed.surface(&hit).point, Vec3::new(1.5, 0.5, 5.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Instance {
+    mesh: Arc<Mesh>,
+    transform: Affine3A,
+    /// The inverse transform in `f64`, so that a carried ray is the correctly rounded image
+    /// of the world ray.
+    to_local: DAffine3,
+    /// The inverse transpose of the linear part, for normals.
+    normal_matrix: Mat3A,
+    /// The world box of the mesh's box, padded for rounding.
+    bounds: Aabb,
+}
+
+impl Instance {
+    /// `mesh` placed by `transform` (mesh space to world space).
+    ///
+    /// # Errors
+    /// [`Error::InvalidTransform`] if the transform is not finite or not invertible (a zero
+    /// scale, or one so small that the inverse overflows).
+    pub fn new(mesh: Arc<Mesh>, transform: Affine3A) -> Result<Self> {
+        let (to_local, normal_matrix) = invert(transform)?;
+        let bounds = world_bounds(mesh.bounds(), transform, &to_local);
+        Ok(Self {
+            mesh,
+            transform,
+            to_local,
+            normal_matrix,
+            bounds,
+        })
+    }
+
+    /// The mesh.
+    pub fn mesh(&self) -> &Arc<Mesh> {
+        &self.mesh
+    }
+
+    /// The transform from mesh space to world space.
+    pub fn transform(&self) -> Affine3A {
+        self.transform
+    }
+
+    /// The box in world space around the instance (the transformed corners of the mesh's box,
+    /// padded by a few float steps so that rounding never culls a hit).
+    pub fn bounds(&self) -> Aabb {
+        self.bounds
+    }
+
+    /// Moves the instance (within a [`crate::Scene`], use [`crate::Scene::set_transform`] so the
+    /// scene's hierarchy follows).
+    ///
+    /// # Errors
+    /// As [`Instance::new`]; the instance is unchanged on error.
+    pub fn set_transform(&mut self, transform: Affine3A) -> Result<()> {
+        *self = Self::new(Arc::clone(&self.mesh), transform)?;
+        Ok(())
+    }
+
+    /// The world ray carried into mesh space: origin and direction by the inverse transform
+    /// (computed in `f64` and rounded once), the same range. The direction is not
+    /// renormalised, so `t` means the same point on both rays.
+    #[inline]
+    pub fn to_local(&self, ray: &Ray) -> Ray {
+        let origin = self.to_local.transform_point3(ray.origin.as_dvec3());
+        let dir = self.to_local.transform_vector3(ray.dir.as_dvec3());
+        Ray {
+            origin: origin.as_vec3(),
+            dir: dir.as_vec3(),
+            ..*ray
+        }
+    }
+
+    /// The closest hit of a world ray ([`Mesh::cast`] on [`Instance::to_local`]`(ray)`).
+    #[inline]
+    pub fn cast(&self, ray: &Ray) -> Option<Hit> {
+        self.mesh.cast(&self.to_local(ray))
+    }
+
+    /// [`Instance::cast`] over the triangles for which `keep(triangle)` is true.
+    #[inline]
+    pub fn cast_filtered(&self, ray: &Ray, keep: impl FnMut(u32) -> bool) -> Option<Hit> {
+        self.mesh.cast_filtered(&self.to_local(ray), keep)
+    }
+
+    /// Whether a world ray hits the instance within its range.
+    #[inline]
+    pub fn occluded(&self, ray: &Ray) -> bool {
+        self.mesh.occluded(&self.to_local(ray))
+    }
+
+    /// [`Instance::occluded`] over the triangles for which `keep(triangle)` is true.
+    #[inline]
+    pub fn occluded_filtered(&self, ray: &Ray, keep: impl FnMut(u32) -> bool) -> bool {
+        self.mesh.occluded_filtered(&self.to_local(ray), keep)
+    }
+
+    /// Every hit of a world ray, sorted by `t`, then triangle.
+    #[inline]
+    pub fn cast_all(&self, ray: &Ray) -> Vec<Hit> {
+        self.mesh.cast_all(&self.to_local(ray))
+    }
+
+    /// [`Instance::cast_all`] over the triangles for which `keep(triangle)` is true.
+    #[inline]
+    pub fn cast_all_filtered(&self, ray: &Ray, keep: impl FnMut(u32) -> bool) -> Vec<Hit> {
+        self.mesh.cast_all_filtered(&self.to_local(ray), keep)
+    }
+
+    /// The surface at a hit of this instance, in world space: the point carried by the
+    /// transform, the normals by its inverse transpose (renormalised), texture coordinates
+    /// and group name as in the mesh.
+    ///
+    /// # Panics
+    /// If `hit.triangle` is not a triangle of the mesh.
+    pub fn surface(&self, hit: &Hit) -> SurfacePoint<'_> {
+        self.mesh
+            .surface(hit)
+            .transformed(&self.transform, &self.normal_matrix)
+    }
+}
+
+/// The `f64` inverse of `transform` and the inverse transpose of its linear part.
+fn invert(transform: Affine3A) -> Result<(DAffine3, Mat3A)> {
+    let invalid = || Error::InvalidTransform { transform };
+    if !transform.is_finite() {
+        return Err(invalid());
+    }
+    let linear = Mat3::from(transform.matrix3).as_dmat3();
+    let determinant = linear.determinant();
+    if determinant == 0.0 || !determinant.is_finite() {
+        return Err(invalid());
+    }
+    let forward = DAffine3::from_mat3_translation(linear, transform.translation.as_dvec3());
+    let inverse = forward.inverse();
+    let normal_matrix = Mat3A::from(inverse.matrix3.transpose().as_mat3());
+    if !inverse.is_finite() || !normal_matrix.is_finite() {
+        return Err(invalid());
+    }
+    Ok((inverse, normal_matrix))
+}
+
+/// The world box of `local` under `transform`, padded so that a world ray which reaches a
+/// triangle through its (rounded) local ray is never culled by the box.
+///
+/// The pad covers the rounding of the carried ray near the box: a local point rounded by half
+/// a float step moves by up to the transform's condition number times that in the world. Far
+/// from the box, the slab test's own widening, relative to `t`, covers the rest.
+fn world_bounds(local: Aabb, transform: Affine3A, to_local: &DAffine3) -> Aabb {
+    if local.is_empty() || !local.is_finite() {
+        return Aabb::EMPTY;
+    }
+    let forward = DAffine3::from_mat3_translation(
+        Mat3::from(transform.matrix3).as_dmat3(),
+        transform.translation.as_dvec3(),
+    );
+    let (min, max) = (local.min.as_dvec3(), local.max.as_dvec3());
+    let mut low = DVec3::INFINITY;
+    let mut high = DVec3::NEG_INFINITY;
+    for corner in 0..8 {
+        let pick = |axis: usize| {
+            if corner >> axis & 1 == 0 {
+                min[axis]
+            } else {
+                max[axis]
+            }
+        };
+        let p = forward.transform_point3(DVec3::new(pick(0), pick(1), pick(2)));
+        low = low.min(p);
+        high = high.max(p);
+    }
+    let frobenius = |m: glam::DMat3| {
+        (m.x_axis.length_squared() + m.y_axis.length_squared() + m.z_axis.length_squared()).sqrt()
+    };
+    let condition = frobenius(forward.matrix3) * frobenius(to_local.matrix3);
+    let scale = low.abs().max(high.abs()).max_element() + (high - low).max_element();
+    let pad = scale * condition * 4.0 * f64::from(f32::EPSILON);
+    let bounds = Aabb::new((low - pad).as_vec3(), (high + pad).as_vec3());
+    if bounds.is_finite() {
+        bounds
+    } else {
+        Aabb::EMPTY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Quat, Vec3};
+
+    fn unit_square() -> Arc<Mesh> {
+        Arc::new(
+            Mesh::from_triangles(
+                &[
+                    [0.0, 0.0, 0.0],
+                    [1.0, 0.0, 0.0],
+                    [1.0, 1.0, 0.0],
+                    [0.0, 1.0, 0.0],
+                ],
+                &[[0, 1, 2], [0, 2, 3]],
+            )
+            .expect("valid square"),
+        )
+    }
+
+    #[test]
+    fn singular_and_non_finite_transforms_are_rejected() {
+        let flat = Affine3A::from_scale(Vec3::new(1.0, 0.0, 1.0));
+        let nan = Affine3A::from_translation(Vec3::new(f32::NAN, 0.0, 0.0));
+        let tiny = Affine3A::from_scale(Vec3::splat(1e-39));
+        for transform in [flat, nan, tiny] {
+            let err = Instance::new(unit_square(), transform).unwrap_err();
+            assert!(matches!(err, Error::InvalidTransform { .. }), "{err}");
+        }
+        let mut ok = Instance::new(unit_square(), Affine3A::IDENTITY).expect("identity");
+        assert!(ok.set_transform(flat).is_err());
+        assert_eq!(ok.transform(), Affine3A::IDENTITY);
+    }
+
+    #[test]
+    fn t_is_the_world_parameter_and_normals_use_the_inverse_transpose() {
+        // Stretch x by 4 and rotate about z by 45 degrees: the plane z = 0 stays, but a
+        // sheared-looking normal would tilt if carried by the transform itself.
+        let transform = Affine3A::from_scale_rotation_translation(
+            Vec3::new(4.0, 1.0, 0.5),
+            Quat::from_rotation_y(0.3),
+            Vec3::new(1.0, 2.0, 3.0),
+        );
+        let instance = Instance::new(unit_square(), transform).expect("valid");
+        let target = transform.transform_point3(Vec3::new(0.7, 0.2, 0.0));
+        let origin = target + Vec3::new(0.3, 2.0, 5.0);
+        let ray = Ray::new(origin, (target - origin) * 0.5);
+        let hit = instance.cast(&ray).expect("hits");
+        assert!((hit.t - 2.0).abs() < 1e-5, "{hit:?}");
+        let surface = instance.surface(&hit);
+        assert!(surface.point.distance(target) < 1e-5);
+        // The world normal is perpendicular to both world edges of the square.
+        let (ex, ey) = (
+            transform.transform_vector3(Vec3::X),
+            transform.transform_vector3(Vec3::Y),
+        );
+        assert!(surface.geometric_normal.dot(ex).abs() < 1e-6);
+        assert!(surface.geometric_normal.dot(ey).abs() < 1e-6);
+        assert!((surface.geometric_normal.length() - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn world_bounds_contain_every_transformed_vertex() {
+        let transform = Affine3A::from_scale_rotation_translation(
+            Vec3::new(0.2, 5.0, -3.0),
+            Quat::from_axis_angle(Vec3::new(1.0, 2.0, 3.0).normalize(), 1.0),
+            Vec3::new(1e4, -2.0, 7.0),
+        );
+        let instance = Instance::new(unit_square(), transform).expect("valid");
+        for p in instance.mesh().tri_mesh().positions() {
+            assert!(instance.bounds().contains(transform.transform_point3(*p)));
+        }
+    }
+}
