@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use glam::{Affine3A, Quat, Vec3};
+use meshcast_mesh::{Scene, SceneHit};
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -264,4 +265,56 @@ pub fn random_transform(rng: &mut Pcg64, spread: f32) -> Affine3A {
 /// tiny change of the ray can move it to the neighbouring triangle.
 pub fn edge_closeness(hit: &Hit) -> f32 {
     hit.u.min(hit.v).min(hit.w())
+}
+
+/// Whether `a` comes before `b` in a scene: smaller `t`, then instance, then triangle.
+fn scene_order(a: &SceneHit, b: &SceneHit) -> std::cmp::Ordering {
+    a.hit
+        .t
+        .total_cmp(&b.hit.t)
+        .then(a.instance.cmp(&b.instance))
+        .then(a.hit.triangle.cmp(&b.hit.triangle))
+}
+
+/// Every hit in a scene by brute force: each instance's every triangle, tested on the
+/// instance's carried ray, sorted by `t`, instance, triangle; `keep` filters triangles.
+pub fn brute_force_scene_cast_all(
+    scene: &Scene,
+    ray: &Ray,
+    mut keep: impl FnMut(meshcast_mesh::InstanceId, u32) -> bool,
+) -> Vec<SceneHit> {
+    let mut hits = Vec::new();
+    for (instance, placed) in scene.instances() {
+        let local = placed.to_local(ray);
+        for (i, triangle) in placed.mesh().tri_mesh().triangles().enumerate() {
+            if !keep(instance, i as u32) {
+                continue;
+            }
+            if let Some(hit) = triangle.intersect(&local) {
+                hits.push(SceneHit {
+                    instance,
+                    hit: hit.with_triangle(i as u32),
+                });
+            }
+        }
+    }
+    hits.sort_by(scene_order);
+    hits
+}
+
+/// The closest hit in a scene by brute force (the first of
+/// [`brute_force_scene_cast_all`]).
+pub fn brute_force_scene_cast(scene: &Scene, ray: &Ray) -> Option<SceneHit> {
+    brute_force_scene_cast_all(scene, ray, |_, _| true)
+        .first()
+        .copied()
+}
+
+/// Whether two optional scene hits are the same instance and bit-identical hits.
+pub fn same_scene_hit(a: Option<SceneHit>, b: Option<SceneHit>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a.instance == b.instance && same_hit(Some(a.hit), Some(b.hit)),
+        _ => false,
+    }
 }
