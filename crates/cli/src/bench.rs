@@ -1,0 +1,305 @@
+//! `meshcast bench`: load, build and ray throughput of meshes, each figure a median of runs.
+//!
+//! For careful, statistically checked figures use the criterion benches (`cargo bench`); this
+//! command gives quick numbers on any OBJ file.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use meshcast::{camera_rays, incoherent_rays, Camera, Mesh, Ray};
+use rayon::prelude::*;
+use serde_json::json;
+
+use crate::camera_options::DEFAULT_FOV_DEGREES;
+use crate::loading;
+use crate::progress::Progress;
+use crate::timing::{median, median_of, millions_per_second, ms, timed};
+
+/// The seed of the incoherent rays, so runs compare.
+const INCOHERENT_SEED: u64 = 0x6d65_7368;
+
+/// Measure load and build time and rays per second (closest and any hit; camera and random
+/// rays; one thread and all threads).
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// OBJ files.
+    #[arg(value_name = "MESH", required = true)]
+    meshes: Vec<PathBuf>,
+
+    /// Subdivide each triangle into four this many times before building (for big meshes).
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=6))]
+    subdivide: u32,
+
+    /// Rays per measurement (the camera grid is the nearest 4:3 image).
+    #[arg(long, value_name = "N", default_value_t = 262_144,
+          value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    rays: u64,
+
+    /// Threads for the "all threads" figures [default: one per core]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+
+    /// Runs per figure; the median is reported.
+    #[arg(long, value_name = "N", default_value_t = 5,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    runs: u32,
+
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Which rays a throughput figure uses.
+#[derive(Clone, Copy, Debug)]
+enum RaySet {
+    /// A camera framing the mesh: neighbouring rays visit the same nodes.
+    Coherent,
+    /// From a sphere around the mesh towards random points in its box.
+    Incoherent,
+}
+
+/// Which query a throughput figure measures.
+#[derive(Clone, Copy, Debug)]
+enum Query {
+    Closest,
+    Any,
+}
+
+/// One throughput figure.
+struct Throughput {
+    rays: RaySet,
+    query: Query,
+    threads: usize,
+    count: usize,
+    hits: usize,
+    time: Duration,
+}
+
+/// Everything measured on one mesh.
+struct MeshBench {
+    path: PathBuf,
+    triangles: usize,
+    load_time: Duration,
+    build_time: Duration,
+    nodes: usize,
+    depth: usize,
+    sah_cost: f64,
+    bvh_bytes_per_triangle: f64,
+    throughput: Vec<Throughput>,
+}
+
+pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
+    let threads = match args.threads {
+        Some(n) => n as usize,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let pools = [1, threads]
+        .into_iter()
+        .map(|n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .with_context(|| format!("starting {n} threads"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let runs = args.runs as usize;
+    let mut progress = Progress::new(args.meshes.len() as u64 * 10);
+    let mut results = Vec::new();
+    for path in &args.meshes {
+        results.push(bench_mesh(path, args, &pools, runs, &mut progress)?);
+    }
+    drop(progress);
+    if args.json {
+        write_json(out, args, threads, &results)
+    } else {
+        write_table(out, args, threads, &results)
+    }
+}
+
+fn bench_mesh(
+    path: &Path,
+    args: &Args,
+    pools: &[rayon::ThreadPool],
+    runs: usize,
+    progress: &mut Progress,
+) -> Result<MeshBench> {
+    let name = path.display().to_string();
+    progress.step(format!("{name}: load"));
+    let (tri_mesh, load_time) = median(runs, || loading::read_obj(path));
+    let tri_mesh = tri_mesh?;
+    let tri_mesh = tri_mesh
+        .subdivide(args.subdivide)
+        .with_context(|| format!("subdividing {name}"))?;
+    progress.done();
+
+    progress.step(format!("{name}: build"));
+    let mut build_times = Vec::with_capacity(runs);
+    let mut mesh = None;
+    for _ in 0..runs {
+        let copy = tri_mesh.clone();
+        let (built, time) = timed(|| loading::build(copy));
+        build_times.push(time);
+        mesh = Some(built?);
+    }
+    let mesh: Mesh = mesh.context("no build run")?;
+    let build_time = median_of(&mut build_times);
+    drop(tri_mesh);
+    progress.done();
+
+    let count = args.rays as usize;
+    let width = ((count as f64 * 4.0 / 3.0).sqrt().round() as u32).max(1);
+    let height = ((count as f64 / width as f64).round() as u32).max(1);
+    let camera =
+        Camera::framing(mesh.bounds(), DEFAULT_FOV_DEGREES, 1.0).with_image_aspect(width, height);
+    let ray_sets = [
+        (RaySet::Coherent, camera_rays(&camera, width, height)),
+        (
+            RaySet::Incoherent,
+            incoherent_rays(mesh.bounds(), count, INCOHERENT_SEED),
+        ),
+    ];
+    let mut throughput = Vec::new();
+    for (set, rays) in &ray_sets {
+        for query in [Query::Closest, Query::Any] {
+            for pool in pools {
+                let threads = pool.current_num_threads();
+                progress.step(format!("{name}: {set:?} {query:?}, {threads} thread(s)"));
+                let (hits, time) = median(runs, || pool.install(|| count_hits(&mesh, rays, query)));
+                throughput.push(Throughput {
+                    rays: *set,
+                    query,
+                    threads,
+                    count: rays.len(),
+                    hits,
+                    time,
+                });
+                progress.done();
+            }
+        }
+    }
+    let stats = mesh.bvh().stats();
+    Ok(MeshBench {
+        path: path.to_path_buf(),
+        triangles: mesh.tri_mesh().triangle_count(),
+        load_time,
+        build_time,
+        nodes: stats.node_count,
+        depth: stats.depth,
+        sah_cost: stats.sah_cost,
+        bvh_bytes_per_triangle: stats.bytes_per_primitive,
+        throughput,
+    })
+}
+
+/// Answers every ray in the current rayon pool and counts the hits.
+fn count_hits(mesh: &Mesh, rays: &[Ray], query: Query) -> usize {
+    match query {
+        Query::Closest => mesh.cast_batch(rays).iter().flatten().count(),
+        Query::Any => rays.par_iter().filter(|ray| mesh.occluded(ray)).count(),
+    }
+}
+
+fn write_table(
+    out: &mut impl Write,
+    args: &Args,
+    threads: usize,
+    results: &[MeshBench],
+) -> Result<()> {
+    for (i, bench) in results.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        let subdivided = match args.subdivide {
+            0 => String::new(),
+            n => format!(", subdivided {n} time(s)"),
+        };
+        writeln!(
+            out,
+            "{}: {} triangles{subdivided} (median of {} runs)",
+            bench.path.display(),
+            bench.triangles,
+            args.runs
+        )?;
+        writeln!(out, "  load   {:9.2} ms", ms(bench.load_time))?;
+        writeln!(
+            out,
+            "  build  {:9.2} ms  {:.2} Mtris/s; {} nodes, depth {}, SAH cost {:.2}, {:.1} BVH bytes/triangle",
+            ms(bench.build_time),
+            millions_per_second(bench.triangles, bench.build_time),
+            bench.nodes,
+            bench.depth,
+            bench.sah_cost,
+            bench.bvh_bytes_per_triangle
+        )?;
+        writeln!(
+            out,
+            "  Mrays/s                 1 thread  {threads:>2} threads   rays    hit"
+        )?;
+        for pair in bench.throughput.chunks(2) {
+            let [one, all] = pair else { continue };
+            writeln!(
+                out,
+                "  {:<11} {:<8} {:>10.2} {:>11.2} {:>8} {:>5.1}%",
+                format!("{:?}", one.rays).to_lowercase(),
+                format!("{:?}", one.query).to_lowercase(),
+                millions_per_second(one.count, one.time),
+                millions_per_second(all.count, all.time),
+                one.count,
+                100.0 * one.hits as f64 / one.count.max(1) as f64,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn write_json(
+    out: &mut impl Write,
+    args: &Args,
+    threads: usize,
+    results: &[MeshBench],
+) -> Result<()> {
+    let meshes: Vec<_> = results
+        .iter()
+        .map(|bench| {
+            let throughput: Vec<_> = bench
+                .throughput
+                .iter()
+                .map(|t| {
+                    json!({
+                        "rays": format!("{:?}", t.rays).to_lowercase(),
+                        "query": format!("{:?}", t.query).to_lowercase(),
+                        "threads": t.threads,
+                        "count": t.count,
+                        "hits": t.hits,
+                        "median_ms": ms(t.time),
+                        "mrays_per_s": millions_per_second(t.count, t.time),
+                    })
+                })
+                .collect();
+            json!({
+                "path": bench.path.display().to_string(),
+                "triangles": bench.triangles,
+                "load_ms": ms(bench.load_time),
+                "build_ms": ms(bench.build_time),
+                "build_mtris_per_s": millions_per_second(bench.triangles, bench.build_time),
+                "bvh_nodes": bench.nodes,
+                "bvh_depth": bench.depth,
+                "bvh_sah_cost": bench.sah_cost,
+                "bvh_bytes_per_triangle": bench.bvh_bytes_per_triangle,
+                "throughput": throughput,
+            })
+        })
+        .collect();
+    let document = json!({
+        "subdivide": args.subdivide,
+        "runs": args.runs,
+        "threads": threads,
+        "meshes": meshes,
+    });
+    serde_json::to_writer_pretty(&mut *out, &document)?;
+    writeln!(out)?;
+    Ok(())
+}

@@ -1,0 +1,67 @@
+//! Loading a mesh and building its BVH, timed separately; and where the bundled bunny is.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Result;
+use meshcast::{BuildOptions, Mesh, TriMesh};
+
+use crate::timing::timed;
+
+/// The demo mesh, relative to the repository root.
+const BUNNY: &str = "assets/stanford-bunny.obj";
+
+/// A mesh ready for queries, with what it took to get there.
+pub struct LoadedMesh {
+    pub mesh: Mesh,
+    pub load_time: Duration,
+    pub build_time: Duration,
+}
+
+/// Reads an OBJ file.
+///
+/// # Errors
+/// The library's error (missing file, a bad line with its number), with the path.
+pub fn read_obj(path: &Path) -> Result<TriMesh> {
+    TriMesh::from_obj(path).map_err(|err| {
+        // The library's messages name the file; add it only where one does not.
+        let shown = path.display().to_string();
+        if err.to_string().contains(&shown) {
+            anyhow::Error::new(err).context("loading mesh")
+        } else {
+            anyhow::Error::new(err).context(format!("loading mesh {shown}"))
+        }
+    })
+}
+
+/// Reads an OBJ file, then builds its BVH with the default options.
+///
+/// # Errors
+/// As [`read_obj`].
+pub fn load(path: &Path) -> Result<LoadedMesh> {
+    let (tri_mesh, load_time) = timed(|| read_obj(path));
+    let tri_mesh = tri_mesh?;
+    let (mesh, build_time) = timed(|| build(tri_mesh));
+    Ok(LoadedMesh {
+        mesh: mesh?,
+        load_time,
+        build_time,
+    })
+}
+
+/// Builds the BVH of a loaded mesh with the default options.
+pub fn build(tri_mesh: TriMesh) -> Result<Mesh> {
+    Ok(Mesh::from_tri_mesh(tri_mesh, &BuildOptions::default()))
+}
+
+/// The bundled Stanford bunny: `assets/stanford-bunny.obj` under the current folder if it is
+/// there, else in the source tree this program was built from.
+pub fn bundled_bunny() -> PathBuf {
+    let here = Path::new(BUNNY);
+    if here.is_file() {
+        return here.to_path_buf();
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(BUNNY)
+}
