@@ -1,0 +1,385 @@
+//! Every subcommand on a bundled mesh, its output checked against the library.
+
+mod support;
+
+use std::fmt::Write as _;
+
+use glam::Vec3;
+use meshcast::{incoherent_rays, Camera, Mesh, Ray};
+use support::{arg, asset, run, run_in, scratch};
+
+/// The camera `pick` and `render` use by default for a `width` x `height` image.
+fn default_camera(mesh: &Mesh, width: u32, height: u32) -> Camera {
+    let aspect = width as f32 / height as f32;
+    Camera::framing_points(mesh.tri_mesh().positions(), 40.0, aspect)
+}
+
+/// Rays as `cast` reads them: six numbers per line, printed so they read back exactly.
+fn ray_lines(rays: &[Ray]) -> String {
+    let mut text = String::new();
+    for ray in rays {
+        let (o, d) = (ray.origin, ray.dir);
+        writeln!(text, "{} {} {}\t{} {} {}", o.x, o.y, o.z, d.x, d.y, d.z).unwrap();
+    }
+    text
+}
+
+/// Seeded rays at the cow, plus rays that miss, one that grazes nothing, and a degenerate one.
+fn cow_rays(mesh: &Mesh) -> Vec<Ray> {
+    let mut rays = incoherent_rays(mesh.bounds(), 300, 11);
+    let far = mesh.bounds().max + Vec3::splat(10.0);
+    rays.push(Ray::new(far, Vec3::X));
+    rays.push(Ray::new(
+        mesh.bounds().centroid(),
+        Vec3::new(0.0, -0.0, 1.0),
+    ));
+    rays.push(Ray::new(Vec3::ZERO, Vec3::ZERO));
+    rays
+}
+
+fn parse_f32(word: &str) -> f32 {
+    word.parse()
+        .unwrap_or_else(|_| panic!("`{word}` is not a float"))
+}
+
+#[test]
+fn cast_prints_the_librarys_closest_hits_in_order() {
+    let path = asset("cow.obj");
+    let mesh = Mesh::from_obj(&path).unwrap();
+    let rays = cow_rays(&mesh);
+    let dir = scratch("cast");
+    let file = dir.join("rays.txt");
+    std::fs::write(&file, format!("# seeded rays\n{}", ray_lines(&rays))).unwrap();
+
+    let from_file = run(&["cast", arg(&path), "--rays", arg(&file)]);
+    assert!(from_file.success, "{}", from_file.stderr);
+    let from_stdin = run_in(
+        None,
+        &["cast", arg(&path), "--rays", "-"],
+        ray_lines(&rays).as_bytes(),
+    );
+    assert_eq!(from_file.stdout, from_stdin.stdout);
+
+    let lines: Vec<&str> = from_file.stdout.lines().collect();
+    assert_eq!(lines.len(), rays.len());
+    let mut hits = 0;
+    for (i, (line, ray)) in lines.iter().zip(&rays).enumerate() {
+        let words: Vec<&str> = line.split(' ').collect();
+        match mesh.cast(ray) {
+            Some(hit) => {
+                hits += 1;
+                assert_eq!(words.len(), 5, "ray {i}: {line}");
+                assert_eq!(words[0], "hit");
+                assert_eq!(parse_f32(words[1]).to_bits(), hit.t.to_bits(), "ray {i}");
+                assert_eq!(words[2].parse::<u32>().unwrap(), hit.triangle, "ray {i}");
+                assert_eq!(parse_f32(words[3]).to_bits(), hit.u.to_bits(), "ray {i}");
+                assert_eq!(parse_f32(words[4]).to_bits(), hit.v.to_bits(), "ray {i}");
+            }
+            None => assert_eq!(*line, "miss", "ray {i}"),
+        }
+    }
+    assert!(
+        hits > 100,
+        "only {hits} hits: the rays should mostly hit the cow"
+    );
+}
+
+#[test]
+fn cast_any_all_and_range_match_the_library() {
+    let path = asset("cow.obj");
+    let mesh = Mesh::from_obj(&path).unwrap();
+    let rays = cow_rays(&mesh);
+    let input = ray_lines(&rays);
+
+    let any = run_in(
+        None,
+        &["cast", arg(&path), "--rays", "-", "--any"],
+        input.as_bytes(),
+    );
+    assert!(any.success, "{}", any.stderr);
+    let expected: Vec<&str> = rays
+        .iter()
+        .map(|ray| if mesh.occluded(ray) { "hit" } else { "miss" })
+        .collect();
+    assert_eq!(any.stdout.lines().collect::<Vec<_>>(), expected);
+
+    let all = run_in(
+        None,
+        &["cast", arg(&path), "--rays", "-", "--all"],
+        input.as_bytes(),
+    );
+    assert!(all.success, "{}", all.stderr);
+    let mut several = 0;
+    for (line, ray) in all.stdout.lines().zip(&rays) {
+        let hits = mesh.cast_all(ray);
+        if hits.is_empty() {
+            assert_eq!(line, "miss");
+            continue;
+        }
+        several += usize::from(hits.len() > 1);
+        let words: Vec<&str> = line.split(' ').collect();
+        assert_eq!(words[0], "hits");
+        assert_eq!(words[1].parse::<usize>().unwrap(), hits.len());
+        for (k, hit) in hits.iter().enumerate() {
+            let group = &words[2 + 4 * k..6 + 4 * k];
+            assert_eq!(parse_f32(group[0]).to_bits(), hit.t.to_bits());
+            assert_eq!(group[1].parse::<u32>().unwrap(), hit.triangle);
+        }
+        let ts: Vec<f32> = hits.iter().map(|h| h.t).collect();
+        assert!(ts.windows(2).all(|w| w[0] <= w[1]), "sorted by t");
+    }
+    assert!(several > 10, "a closed mesh is crossed twice by most rays");
+
+    // A range that ends before the cow: everything misses; one that starts past the first hit
+    // gives the library's answer for that range.
+    let t_max = run_in(
+        None,
+        &["cast", arg(&path), "--rays", "-", "--t-max", "0.001"],
+        input.as_bytes(),
+    );
+    assert!(t_max.stdout.lines().all(|line| line == "miss"));
+    let t_min = run_in(
+        None,
+        &[
+            "cast",
+            arg(&path),
+            "--rays",
+            "-",
+            "--t-min",
+            "1.5",
+            "--t-max",
+            "1e9",
+        ],
+        input.as_bytes(),
+    );
+    for (line, ray) in t_min.stdout.lines().zip(&rays) {
+        let expected = mesh.cast(&ray.with_range(1.5, 1e9));
+        assert_eq!(line == "miss", expected.is_none(), "{line}");
+    }
+}
+
+#[test]
+fn info_reports_the_librarys_counts() {
+    let path = asset("cow.obj");
+    let mesh = Mesh::from_obj(&path).unwrap();
+    let out = run(&["info", arg(&path), arg(&asset("woody.obj"))]);
+    assert!(out.success, "{}", out.stderr);
+    let value = |key: &str| {
+        out.stdout
+            .lines()
+            .find_map(|line| line.strip_prefix(key))
+            .map(|rest| rest.trim().to_owned())
+            .unwrap_or_else(|| panic!("no {key} in {}", out.stdout))
+    };
+    assert_eq!(value("triangles"), mesh.triangle_count().to_string());
+    assert_eq!(
+        value("vertices"),
+        mesh.tri_mesh().vertex_count().to_string()
+    );
+    for key in [
+        "bounds",
+        "degenerate",
+        "load",
+        "build",
+        "bvh nodes",
+        "bvh depth",
+        "bvh sah cost",
+        "bvh memory",
+    ] {
+        value(key);
+    }
+    assert!(value("bvh memory").contains("bytes per triangle"));
+    assert_eq!(out.stdout.matches("mesh ").count(), 2, "one block per mesh");
+}
+
+#[test]
+fn pick_matches_the_librarys_hit_under_the_pixel() {
+    let path = asset("cow.obj");
+    let mesh = Mesh::from_obj(&path).unwrap();
+    let camera = default_camera(&mesh, 200, 100);
+    let ray = camera.ray_through_pixel(100, 50, 200, 100);
+    let hit = mesh
+        .cast(&ray)
+        .expect("the cow is at the centre of its framing");
+
+    let out = run(&["pick", arg(&path), "--size", "200x100", "--pixel", "100,50"]);
+    assert!(out.success, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains(&format!("triangle  {}\n", hit.triangle)),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(&format!("distance  {}\n", hit.t)),
+        "{}",
+        out.stdout
+    );
+    for key in ["group", "point", "normal"] {
+        assert!(
+            out.stdout.lines().any(|l| l.starts_with(key)),
+            "{key}: {}",
+            out.stdout
+        );
+    }
+
+    // The top-left corner of the framing shows only background.
+    assert!(mesh
+        .cast(&camera.ray_through_pixel(0, 0, 200, 100))
+        .is_none());
+    let corner = run(&["pick", arg(&path), "--size", "200x100", "--pixel", "0,0"]);
+    assert_eq!(corner.stdout, "nothing\n");
+
+    // An explicit camera: looking down the -z axis at the cow's centre.
+    let centre = mesh.bounds().centroid();
+    let eye = centre + Vec3::new(0.0, 0.0, 10.0);
+    let explicit = Camera::new(eye, centre, Vec3::Y, 30.0, 1.0);
+    let expected = mesh.cast(&explicit.ray_through_pixel(32, 32, 64, 64));
+    let eye_arg = format!("{},{},{}", eye.x, eye.y, eye.z);
+    let target_arg = format!("{},{},{}", centre.x, centre.y, centre.z);
+    let out = run(&[
+        "pick",
+        arg(&path),
+        "--size",
+        "64x64",
+        "--pixel",
+        "32,32",
+        "--eye",
+        &eye_arg,
+        "--target",
+        &target_arg,
+        "--fov",
+        "30",
+    ]);
+    assert!(out.success, "{}", out.stderr);
+    match expected {
+        Some(hit) => assert!(out
+            .stdout
+            .contains(&format!("triangle  {}\n", hit.triangle))),
+        None => assert_eq!(out.stdout, "nothing\n"),
+    }
+}
+
+/// Decodes an 8-bit RGB PNG into its size and pixels.
+fn decode_png(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+#[test]
+fn render_writes_a_png_of_the_asked_size_in_every_mode() {
+    let dir = scratch("render");
+    for mode in ["shaded", "depth", "normal"] {
+        let file = dir.join(format!("cow-{mode}.png"));
+        let out = run(&[
+            "render",
+            arg(&asset("cow.obj")),
+            "-o",
+            arg(&file),
+            "--size",
+            "96x64",
+            "--mode",
+            mode,
+        ]);
+        assert!(out.success, "{}", out.stderr);
+        assert!(out.stdout.contains("Mrays/s"), "{}", out.stdout);
+        let (width, height, pixels) = decode_png(&file);
+        assert_eq!((width, height), (96, 64));
+        let first = &pixels[..3];
+        assert!(
+            pixels.chunks(3).any(|p| p != first),
+            "{mode}: every pixel is the same"
+        );
+        // The centre shows the cow, the corner the background: they differ.
+        let at = |x: usize, y: usize| &pixels[3 * (y * 96 + x)..3 * (y * 96 + x) + 3];
+        assert_ne!(at(48, 32), at(0, 0), "{mode}");
+    }
+}
+
+#[test]
+fn bench_json_has_every_figure() {
+    let out = run(&[
+        "bench",
+        arg(&asset("cow.obj")),
+        "--rays",
+        "2000",
+        "--runs",
+        "1",
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    assert!(out.success, "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("valid JSON");
+    let mesh = &doc["meshes"][0];
+    assert_eq!(
+        mesh["triangles"],
+        Mesh::from_obj(asset("cow.obj")).unwrap().triangle_count()
+    );
+    for key in [
+        "load_ms",
+        "build_ms",
+        "build_mtris_per_s",
+        "bvh_bytes_per_triangle",
+    ] {
+        assert!(mesh[key].as_f64().is_some_and(|v| v > 0.0), "{key}: {mesh}");
+    }
+    let figures = mesh["throughput"].as_array().unwrap();
+    assert_eq!(
+        figures.len(),
+        8,
+        "coherent/incoherent x closest/any x 1/all threads"
+    );
+    for figure in figures {
+        assert!(
+            figure["mrays_per_s"].as_f64().is_some_and(|v| v > 0.0),
+            "{figure}"
+        );
+        assert!(figure["hits"].as_u64().is_some_and(|h| h > 0), "{figure}");
+    }
+
+    let table = run(&[
+        "bench",
+        arg(&asset("cow.obj")),
+        "--rays",
+        "500",
+        "--runs",
+        "1",
+        "--subdivide",
+        "1",
+    ]);
+    assert!(table.success, "{}", table.stderr);
+    assert!(
+        table.stdout.contains("subdivided 1 time"),
+        "{}",
+        table.stdout
+    );
+    assert!(table.stdout.contains("incoherent"), "{}", table.stdout);
+}
+
+#[test]
+fn main_job_renders_the_bunny_and_picks_its_centre() {
+    // Run away from the repository root: the bunny is found through the build's source path.
+    let dir = scratch("main-job");
+    let out = run_in(Some(&dir), &[], b"");
+    assert!(out.success, "{}", out.stderr);
+    for word in [
+        "stanford-bunny.obj",
+        "triangles",
+        "built in",
+        "Mrays/s",
+        "pick",
+        "triangle",
+    ] {
+        assert!(out.stdout.contains(word), "{word}: {}", out.stdout);
+    }
+    let (width, height, pixels) = decode_png(&dir.join("bunny.png"));
+    assert_eq!((width, height), (800, 600));
+    let first = &pixels[..3];
+    assert!(pixels.chunks(3).any(|p| p != first));
+}
