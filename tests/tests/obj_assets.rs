@@ -38,18 +38,18 @@ fn bunny_bounds_are_those_of_its_vertex_lines() {
     assert!(expected.extent().min_element() > 0.0);
 }
 
-/// Positions of each face's fan triangles `(c0, ci, ci+1)`, straight from the text.
-fn fan_triangles(text: &str) -> Vec<[Vec3; 3]> {
+/// Each face's corner positions, straight from the text.
+fn faces(text: &str) -> Vec<Vec<Vec3>> {
     let mut positions = Vec::new();
-    let mut triangles = Vec::new();
+    let mut faces = Vec::new();
     for line in text.lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.first() {
             Some(&"v") => positions.push(Vec3::from(std::array::from_fn::<f32, 3, _>(|k| {
                 words[k + 1].parse().expect("number")
             }))),
-            Some(&"f") => {
-                let corners: Vec<Vec3> = words[1..]
+            Some(&"f") => faces.push(
+                words[1..]
                     .iter()
                     .map(|w| {
                         let i: i64 = w.split('/').next().unwrap().parse().expect("index");
@@ -60,27 +60,47 @@ fn fan_triangles(text: &str) -> Vec<[Vec3; 3]> {
                         };
                         positions[i as usize]
                     })
-                    .collect();
-                for i in 1..corners.len() - 1 {
-                    triangles.push([corners[0], corners[i], corners[i + 1]]);
-                }
-            }
+                    .collect(),
+            ),
             _ => {}
         }
     }
-    triangles
+    faces
 }
 
+/// Faces are triangulated in file order, convex ones as the fan `(c0, ci, ci+1)` from their
+/// first corner; the others (concave, ear-clipped) are counted in the warning, and their
+/// triangles still use only the face's corners.
 #[test]
 fn polygons_are_fans_numbered_in_file_order() {
     for name in ["suzanne.obj", "beast.obj", "cow.obj"] {
         let path = asset(name);
         let mesh = TriMesh::from_obj(&path).expect("loads");
-        let expected = fan_triangles(&read(&path));
-        assert_eq!(mesh.triangle_count(), expected.len());
-        for (k, corners) in expected.iter().enumerate() {
-            assert_eq!(mesh.triangle(k).vertices(), *corners, "{name} triangle {k}");
+        let mut next = 0;
+        let mut not_fans = 0;
+        for corners in faces(&read(&path)) {
+            let fan: Vec<[Vec3; 3]> = (1..corners.len() - 1)
+                .map(|i| [corners[0], corners[i], corners[i + 1]])
+                .collect();
+            let loaded: Vec<[Vec3; 3]> = (next..next + fan.len())
+                .map(|k| mesh.triangle(k).vertices())
+                .collect();
+            next += fan.len();
+            if loaded != fan {
+                not_fans += 1;
+                let from_face = loaded.iter().flatten().all(|p| corners.contains(p));
+                assert!(
+                    from_face,
+                    "{name}: triangles {loaded:?} of face {corners:?}"
+                );
+            }
         }
+        assert_eq!(next, mesh.triangle_count());
+        let reported = mesh.warnings().iter().find_map(|w| match w {
+            Warning::ConcaveFaces { count, .. } => Some(*count),
+            _ => None,
+        });
+        assert_eq!(reported.unwrap_or(0), not_fans, "{name}");
     }
 }
 

@@ -226,9 +226,9 @@ pub enum Warning {
         source: tobj::LoadError,
     },
 
-    /// Concave polygons, triangulated as a fan from their first corner like the convex ones;
-    /// the fan covers some area outside such a face.
-    #[error("triangulated {count} concave face(s) as fans, the first on line {first_line}")]
+    /// Concave polygons, triangulated by ear clipping rather than as a fan from their first
+    /// corner, so their triangles are not numbered like a fan's.
+    #[error("ear-clipped {count} concave face(s), the first on line {first_line}")]
     ConcaveFaces {
         /// How many.
         count: usize,

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use glam::{Vec2, Vec3};
-use smallvec::SmallVec;
+use smallvec::{smallvec, SmallVec};
 
 use crate::error::{excerpt, IndexKind, Location};
 use crate::{Error, Result, TriMesh, VertexAttribute, Warning};
@@ -368,11 +368,12 @@ fn merge(
                     .iter()
                     .map(|&i| positions[(position_base + i) as usize]),
             );
-            if !is_convex(&corner_points) {
+            let (triangles, is_concave) = triangulate(&corner_points);
+            if is_concave {
                 let (count, _) = concave.get_or_insert((0, attributes.line));
                 *count += 1;
             }
-            for [a, b, c] in triangulate(&corner_points) {
+            for [a, b, c] in triangles {
                 let pick = |list: &[u32], base: u32| {
                     let at = |k: usize| base + list[corners.start + k];
                     [at(a), at(b), at(c)]
@@ -412,67 +413,22 @@ fn offset(len: usize) -> Result<u32> {
     })
 }
 
-/// A face's triangles as corner numbers: a fan from the first corner (`0, i, i + 1`), the way
-/// tobj triangulates, so triangle numbers are predictable from the file.
+/// A face's triangles as corner numbers, and whether it was concave.
 ///
-/// A concave face is also fanned for now (reported by [`Warning::ConcaveFaces`]), which can
-/// cover area outside the face; ear clipping belongs with the polygon primitive.
-fn triangulate(points: &[Vec3]) -> SmallVec<[[usize; 3]; 2]> {
-    (1..points.len().saturating_sub(1))
-        .map(|i| [0, i, i + 1])
-        .collect()
-}
-
-/// Whether a planar-ish polygon is convex as seen along its Newell normal: every turn has the
-/// same sign and the boundary winds once (the edge directions' x changes sign at most twice).
-/// Collinear corners and degenerate polygons count as convex (a fan of them is as good as any).
-fn is_convex(points: &[Vec3]) -> bool {
-    let n = points.len();
-    if n <= 3 {
-        return true;
+/// A convex face becomes the fan `(0, i, i + 1)`, the way tobj triangulates, so triangle
+/// numbers are predictable from the file; a concave one is ear-clipped
+/// ([`meshcast_primitives::triangulate`]), so its triangles cover the face and nothing else.
+fn triangulate(points: &[Vec3]) -> (SmallVec<[[usize; 3]; 2]>, bool) {
+    let fan = |i: usize| [0, i, i + 1];
+    if points.len() == 3 {
+        return (smallvec![fan(1)], false);
     }
-    // Newell's method (Sutherland, Sproull, Schumacker 1974) gives a robust polygon normal.
-    let normal: Vec3 = (0..n)
-        .map(|i| {
-            let (a, b) = (points[i], points[(i + 1) % n]);
-            Vec3::new(
-                (a.y - b.y) * (a.z + b.z),
-                (a.z - b.z) * (a.x + b.x),
-                (a.x - b.x) * (a.y + b.y),
-            )
-        })
-        .sum();
-    if !normal.is_finite() || normal == Vec3::ZERO {
-        return true;
-    }
-    let k = normal.abs().max_position();
-    let (ax, ay) = ((k + 1) % 3, (k + 2) % 3);
-    let flat = |i: usize| {
-        let p = points[i % n];
-        Vec2::new(p[ax], p[ay])
-    };
-    let mut turn_sign = 0.0f32;
-    let mut x_sign = 0.0f32;
-    let mut x_flips = 0;
-    for i in 0..n {
-        let (a, b, c) = (flat(i), flat(i + 1), flat(i + 2));
-        let turn = (b - a).perp_dot(c - b);
-        if turn != 0.0 {
-            if turn_sign == 0.0 {
-                turn_sign = turn.signum();
-            } else if turn.signum() != turn_sign {
-                return false;
-            }
-        }
-        let dx = b.x - a.x;
-        if dx != 0.0 {
-            if x_sign != 0.0 && dx.signum() != x_sign {
-                x_flips += 1;
-            }
-            x_sign = dx.signum();
-        }
-    }
-    x_flips <= 2
+    let triangles: SmallVec<[[usize; 3]; 2]> = meshcast_primitives::triangulate(points)
+        .into_iter()
+        .map(|t| t.map(|corner| corner as usize))
+        .collect();
+    let concave = triangles.iter().enumerate().any(|(i, &t)| t != fan(i + 1));
+    (triangles, concave)
 }
 
 #[cfg(test)]
@@ -602,39 +558,13 @@ f 2 4 3
         let text = "v 0 0 0\nv 4 0 0\nv 4 4 0\nv 2 1 0\nv 0 4 0\nf 1 2 3 4 5\n";
         let mesh = load_text("concave.obj", text).expect("valid");
         assert_eq!(mesh.triangle_count(), 3);
+        // Ear clipping covers the face (area 10) and nothing else; a fan would cover 14.
+        let area: f32 = mesh.triangles().map(|t| t.area()).sum();
+        assert!((area - 10.0).abs() < 1e-5, "{area}");
         assert!(mesh.warnings().contains(&Warning::ConcaveFaces {
             count: 1,
             first_line: 6
         }));
-    }
-
-    #[test]
-    fn convexity_test() {
-        let p = |x: f32, y: f32| Vec3::new(x, 0.5 * y, y);
-        let square = [p(0., 0.), p(1., 0.), p(1., 1.), p(0., 1.)];
-        assert!(is_convex(&square));
-        let mut reversed = square;
-        reversed.reverse();
-        assert!(is_convex(&reversed));
-        assert!(!is_convex(&[
-            p(0., 0.),
-            p(4., 0.),
-            p(4., 4.),
-            p(2., 1.),
-            p(0., 4.)
-        ]));
-        let star: Vec<Vec3> = (0..5)
-            .map(|i| {
-                let a = (i * 2) as f32 * std::f32::consts::TAU / 5.0;
-                p(a.cos(), a.sin())
-            })
-            .collect();
-        assert!(
-            !is_convex(&star),
-            "a pentagram turns one way but winds twice"
-        );
-        let collinear = [p(0., 0.), p(1., 0.), p(2., 0.), p(2., 1.)];
-        assert!(is_convex(&collinear));
     }
 
     #[test]

@@ -161,9 +161,11 @@ impl TriMesh {
 
     /// Loads every object and group of a Wavefront OBJ file into one mesh.
     ///
-    /// Polygons become `n - 2` triangles, a fan from their first corner, in file order, so
-    /// triangle `k` is predictable from the file. Negative (relative) indices are accepted;
-    /// normals and texture coordinates are kept for the faces that give them for every corner;
+    /// Polygons become `n - 2` triangles in file order: a convex one the fan
+    /// `(c0, ci, ci+1)` from its first corner, as tobj does, so triangle `k` is predictable
+    /// from the file; a concave one by ear clipping ([`Warning::ConcaveFaces`] counts them).
+    /// Negative (relative) indices are accepted; normals and texture coordinates are kept for
+    /// the faces that give them for every corner;
     /// each triangle remembers the name of the last `o` or `g` statement before it (tobj
     /// treats both alike; faces before any get `"unnamed_object"`). Line elements (`l`),
     /// points and curves are skipped with a [`Warning`], as is a material library that cannot
