@@ -191,6 +191,15 @@ pub enum Error {
         transform: glam::Affine3A,
     },
 
+    /// A hierarchy check or refit failed ([`meshcast_bvh::Bvh::validate`],
+    /// [`meshcast_bvh::Bvh::refit`]); here so that one error type covers the whole engine.
+    #[error(transparent)]
+    Bvh(#[from] meshcast_bvh::Error),
+
+    /// A primitive could not be built (a [`meshcast_primitives::Polygon`]).
+    #[error(transparent)]
+    Geometry(#[from] meshcast_primitives::Error),
+
     /// An instance id that the scene does not hold (never added, or removed).
     #[error("no instance {instance} in the scene")]
     UnknownInstance {
