@@ -151,7 +151,7 @@ impl<R: BufRead> RayReader<R> {
 
 /// Checks a `--t-min`/`--t-max` pair.
 pub fn range_from_options(t_min: Option<f32>, t_max: Option<f32>) -> Result<Range> {
-    let t_min = t_min.unwrap_or(meshcast::T_MIN_POSITIVE);
+    let t_min = t_min.unwrap_or(meshcast::primitives::T_MIN_POSITIVE);
     let t_max = t_max.unwrap_or(f32::INFINITY);
     if t_min.is_nan() || t_max.is_nan() {
         bail!("--t-min and --t-max must be numbers");
@@ -264,7 +264,7 @@ mod tests {
         assert!(range_from_options(Some(2.0), Some(1.0)).is_err());
         assert!(range_from_options(Some(f32::NAN), None).is_err());
         let default = range_from_options(None, None).unwrap();
-        assert_eq!(default.t_min, meshcast::T_MIN_POSITIVE);
+        assert_eq!(default.t_min, meshcast::primitives::T_MIN_POSITIVE);
         assert_eq!(default.t_max, f32::INFINITY);
     }
 }

@@ -177,8 +177,9 @@ fn depth(size: Size, hits: &[Option<Hit>]) -> Vec<[u8; 3]> {
         .enumerate()
         .map(|(index, hit)| match hit {
             Some(hit) => {
+                // Stored linearly (not sRGB encoded), so equal steps of distance look equal.
                 let closeness = 1.0 - (hit.t - near) / span;
-                to_bytes(Vec3::splat(0.05 + 0.95 * closeness * closeness))
+                [(20.0 + 235.0 * closeness).round() as u8; 3]
             }
             None => to_bytes(background_at(index, size) * 0.3),
         })

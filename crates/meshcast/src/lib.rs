@@ -68,4 +68,5 @@ pub use meshcast_mesh::{
     Error, IndexKind, Instance, InstanceId, Location, Mesh, Result, Scene, SceneHit, SurfacePoint,
     TriMesh, VertexAttribute, Warning,
 };
+pub use meshcast_mesh::{camera_rays, incoherent_rays};
 pub use meshcast_primitives::{Aabb, Camera, Hit, Ray, Triangle};
