@@ -31,7 +31,7 @@ pub enum Error {
         value: Vec3,
     },
     /// The vertices enclose no area (all collinear or repeated), or the area is not finite.
-    #[error("the polygon has zero area")]
+    #[error("the polygon encloses no area, or an area too large for f32")]
     ZeroArea,
     /// A vertex lies too far from the polygon's plane.
     #[error("the polygon is not planar: vertex {vertex} lies {distance} from its plane (tolerance {tolerance})")]

@@ -5,6 +5,13 @@
 //! returns a [`Hit`] (distance and barycentrics) or `None`, treats NaN or infinite input and
 //! degenerate primitives as a miss, and never panics.
 //!
+//! Ray–triangle tests, all two-sided unless named culled, all returning `t`, `u`, `v`:
+//! [`Triangle::intersect_watertight`] (the default, [`Triangle::intersect`]; prepared per ray
+//! in [`WatertightRay`]), [`Triangle::intersect_moller_trumbore`] and
+//! [`Triangle::intersect_moller_trumbore_culled`], the precomputed [`TriangleTransform`], and
+//! the two-step [`Triangle::intersect_plane_inside`]. Other primitives: [`Plane`], [`Sphere`]
+//! and [`Polygon`], whose faces [`triangulate`] splits into triangles.
+//!
 //! ```
 //! use glam::Vec3;
 //! use meshcast_primitives::{Ray, Triangle};

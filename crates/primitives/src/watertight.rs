@@ -8,6 +8,8 @@
 
 use glam::Vec3;
 
+#[cfg(doc)]
+use crate::Triangle;
 use crate::{Hit, Ray};
 
 /// The per-ray set-up of the watertight test: the axis permutation and shear. Build it once
@@ -76,6 +78,11 @@ impl WatertightRay {
     /// Tests the triangle `(v0, v1, v2)`, both sides. Returns `t`, `u`, `v` with the hit point
     /// `(1 - u - v) * v0 + u * v1 + v * v2`, or `None` if it misses, `t` is outside the range,
     /// or the triangle is degenerate as seen along the ray (zero projected area).
+    ///
+    /// Unlike [`crate::Triangle::intersect_watertight`], this does not check
+    /// [`crate::Triangle::is_degenerate`]: corners collinear in 3D may not be collinear once sheared
+    /// and rounded, and such a needle can then be hit along its length. Filter degenerate
+    /// triangles beforehand (a mesh does so once, at load time).
     #[inline]
     pub fn intersect(&self, v0: Vec3, v1: Vec3, v2: Vec3) -> Option<Hit> {
         let [kx, ky, kz] = self.axes;
