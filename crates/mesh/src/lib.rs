@@ -1,5 +1,36 @@
-//! Triangle meshes from OBJ files and slices, queried in local space through a BVH; instances
-//! and scenes (in progress).
+//! Triangle meshes for meshcast: loaded from OBJ files or slices, wrapped around a BVH and
+//! queried in their own space; instances that place shared meshes by affine transforms, and
+//! scenes of many instances under a top-level BVH.
+//!
+//! The layer above `meshcast-bvh` and `meshcast-primitives`. [`TriMesh`] holds validated
+//! geometry (positions, triangles, optional normals, texture coordinates and group names);
+//! [`Mesh`] adds the hierarchy and the queries `cast`, `occluded`, `cast_all` and
+//! `cast_batch`; [`Instance`] and [`Scene`] answer the same queries for world rays. Every
+//! answer equals a brute-force loop over the triangles with the watertight test, bit for bit.
+//! Bad input is an [`Error`], never a panic. Most users depend on the `meshcast` facade.
+//!
+//! ```
+//! use glam::Vec3;
+//! use meshcast_mesh::Mesh;
+//! use meshcast_primitives::Ray;
+//!
+//! // A unit cube from -1 to 1: 8 corners, 12 triangles.
+//! let corners: Vec<[f32; 3]> = (0..8)
+//!     .map(|i| [i & 1, i >> 1 & 1, i >> 2 & 1].map(|bit| if bit == 1 { 1.0 } else { -1.0 }))
+//!     .collect();
+//! let faces = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
+//! let triangles: Vec<[u32; 3]> =
+//!     faces.iter().flat_map(|[a, b, c, d]| [[*a, *b, *c], [*a, *c, *d]]).collect();
+//! let cube = Mesh::from_triangles(&corners, &triangles)?;
+//!
+//! let ray = Ray::new(Vec3::new(0.2, 0.3, -5.0), Vec3::Z);
+//! let hit = cube.cast(&ray).ok_or("miss")?;
+//! assert_eq!(hit.t, 4.0);
+//! assert_eq!(cube.cast_all(&ray).len(), 2);
+//! // From inside, every direction hits.
+//! assert!(cube.occluded(&Ray::new(Vec3::ZERO, Vec3::new(0.3, -0.7, 0.1))));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![forbid(unsafe_code)]
 
@@ -8,6 +39,7 @@ mod instance;
 mod mesh;
 mod obj;
 mod scene;
+mod subdivision;
 mod surface;
 mod tri_mesh;
 mod workload;
