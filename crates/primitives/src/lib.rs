@@ -1,9 +1,10 @@
 //! Rays, boxes and every single-primitive intersection test of meshcast.
 //!
 //! The bottom layer: geometry and the exact tests a BVH runs at its nodes ([`Aabb`]) and
-//! leaves ([`Triangle`], [`Sphere`], [`Polygon`], ...). No allocation, no BVH. Every test
-//! returns a [`Hit`] (distance and barycentrics) or `None`, treats NaN or infinite input and
-//! degenerate primitives as a miss, and never panics.
+//! leaves ([`Triangle`], [`Sphere`], [`Polygon`], ...). No BVH, and no allocation in any test
+//! (only building a [`Polygon`] and [`triangulate`] allocate). Every test returns a [`Hit`]
+//! (distance and barycentrics) or `None`, treats NaN or infinite input and degenerate
+//! primitives as a miss, and never panics.
 //!
 //! Ray–triangle tests, all two-sided unless named culled, all returning `t`, `u`, `v`:
 //! [`Triangle::intersect_watertight`] (the default, [`Triangle::intersect`]; prepared per ray
