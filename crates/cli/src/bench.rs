@@ -61,11 +61,29 @@ enum RaySet {
     Incoherent,
 }
 
+impl RaySet {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Coherent => "coherent",
+            Self::Incoherent => "incoherent",
+        }
+    }
+}
+
 /// Which query a throughput figure measures.
 #[derive(Clone, Copy, Debug)]
 enum Query {
     Closest,
     Any,
+}
+
+impl Query {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Closest => "closest",
+            Self::Any => "any",
+        }
+    }
 }
 
 /// One throughput figure.
@@ -166,7 +184,11 @@ fn bench_mesh(
         for query in [Query::Closest, Query::Any] {
             for pool in pools {
                 let threads = pool.current_num_threads();
-                progress.step(format!("{name}: {set:?} {query:?}, {threads} thread(s)"));
+                progress.step(format!(
+                    "{name}: {} {}, {threads} thread(s)",
+                    set.name(),
+                    query.name()
+                ));
                 let (hits, time) = median(runs, || pool.install(|| count_hits(&mesh, rays, query)));
                 throughput.push(Throughput {
                     rays: *set,
@@ -243,8 +265,8 @@ fn write_table(
             writeln!(
                 out,
                 "  {:<11} {:<8} {:>10.2} {:>11.2} {:>8} {:>5.1}%",
-                format!("{:?}", one.rays).to_lowercase(),
-                format!("{:?}", one.query).to_lowercase(),
+                one.rays.name(),
+                one.query.name(),
                 millions_per_second(one.count, one.time),
                 millions_per_second(all.count, all.time),
                 one.count,
@@ -269,8 +291,8 @@ fn write_json(
                 .iter()
                 .map(|t| {
                     json!({
-                        "rays": format!("{:?}", t.rays).to_lowercase(),
-                        "query": format!("{:?}", t.query).to_lowercase(),
+                        "rays": t.rays.name(),
+                        "query": t.query.name(),
                         "threads": t.threads,
                         "count": t.count,
                         "hits": t.hits,

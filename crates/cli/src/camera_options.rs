@@ -9,6 +9,10 @@ use meshcast::{Camera, Mesh};
 /// The largest accepted image side, in pixels.
 const MAX_IMAGE_SIDE: u32 = 16_384;
 
+/// The most pixels an image may have (a 8192 x 4096 picture), so that a typo cannot ask for
+/// tens of gigabytes of rays.
+const MAX_PIXELS: u64 = 1 << 25;
+
 /// The default vertical field of view, in degrees.
 pub const DEFAULT_FOV_DEGREES: f32 = 40.0;
 
@@ -51,10 +55,14 @@ impl FromStr for Size {
                 "`{word}` in `{text}` is not a whole number from 1 to {MAX_IMAGE_SIDE}"
             )),
         };
-        Ok(Self {
+        let size = Self {
             width: side(width)?,
             height: side(height)?,
-        })
+        };
+        if size.pixel_count() as u64 > MAX_PIXELS {
+            return Err(format!("`{text}` has more than {MAX_PIXELS} pixels"));
+        }
+        Ok(size)
     }
 }
 
