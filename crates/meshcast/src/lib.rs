@@ -64,9 +64,9 @@ pub use meshcast_bvh as bvh;
 pub use meshcast_primitives as primitives;
 
 pub use meshcast_bvh::{BuildOptions, Builder, Bvh, BvhStats, Parallel};
+pub use meshcast_mesh::{camera_rays, incoherent_rays};
 pub use meshcast_mesh::{
     Error, IndexKind, Instance, InstanceId, Location, Mesh, Result, Scene, SceneHit, SurfacePoint,
     TriMesh, VertexAttribute, Warning,
 };
-pub use meshcast_mesh::{camera_rays, incoherent_rays};
 pub use meshcast_primitives::{Aabb, Camera, Hit, Ray, Triangle};
