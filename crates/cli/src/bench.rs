@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use meshcast::{camera_rays, incoherent_rays, Camera, Mesh, Ray};
 use rayon::prelude::*;
 use serde_json::json;
@@ -16,6 +16,9 @@ use crate::camera_options::DEFAULT_FOV_DEGREES;
 use crate::loading;
 use crate::progress::Progress;
 use crate::timing::{median, median_of, millions_per_second, ms, timed};
+
+/// The most triangles `--subdivide` may produce: about 10 GB of mesh and hierarchy.
+const MAX_SUBDIVIDED_TRIANGLES: u64 = 100_000_000;
 
 /// The seed of the incoherent rays, so runs compare.
 const INCOHERENT_SEED: u64 = 0x6d65_7368;
@@ -35,7 +38,7 @@ pub struct Args {
 
     /// Rays per measurement (the camera grid is the nearest 4:3 image).
     #[arg(long, value_name = "N", default_value_t = 262_144,
-          value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+          value_parser = clap::value_parser!(u64).range(1..=16_777_216))]
     rays: u64,
 
     /// Threads for the "all threads" figures [default: one per core]
@@ -148,6 +151,13 @@ fn bench_mesh(
     progress.step(format!("{name}: load"));
     let (tri_mesh, load_time) = median(runs, || loading::read_obj(path));
     let tri_mesh = tri_mesh?;
+    let subdivided = (tri_mesh.triangle_count() as u64).saturating_mul(4u64.pow(args.subdivide));
+    if subdivided > MAX_SUBDIVIDED_TRIANGLES {
+        bail!(
+            "--subdivide {} would make {name} {subdivided} triangles, more than {MAX_SUBDIVIDED_TRIANGLES}",
+            args.subdivide
+        );
+    }
     let tri_mesh = tri_mesh
         .subdivide(args.subdivide)
         .with_context(|| format!("subdividing {name}"))?;

@@ -98,6 +98,9 @@ fn bad_options() {
     );
     assert_clean_failure(&run(&["frobnicate"]), "frobnicate");
     assert_clean_failure(&run(&["bench", arg(&cow), "--rays", "0"]), "--rays");
+    let bunny = asset("stanford-bunny.obj");
+    let huge = run(&["bench", arg(&bunny), "--subdivide", "6", "--runs", "1"]);
+    assert_clean_failure(&huge, "more than");
 }
 
 #[test]
