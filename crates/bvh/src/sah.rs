@@ -16,6 +16,10 @@ use crate::{BuildOptions, Node, Parallel};
 const PARALLEL_BINNING_PRIMITIVES: usize = 1 << 16;
 /// The chunk of primitives one rayon task bins.
 const BINNING_CHUNK: usize = 1 << 14;
+/// Nodes with at most this many primitives are split by a full sweep over the sorted
+/// centroids (every plane between two primitives, on each axis) instead of binning: cheaper
+/// than setting up and sweeping the bins, and exact.
+const SWEEP_PRIMITIVES: usize = 24;
 
 /// Builds the nodes and the leaf order over usable primitives.
 pub(crate) fn build(
@@ -61,6 +65,9 @@ impl Splitter for SahSplitter {
         if n <= 1 {
             return Split::Leaf;
         }
+        if n <= SWEEP_PRIMITIVES {
+            return self.split_small(items, task);
+        }
         let binning = Binning::new(&task.centroids, self.bins);
         let best = if binning.usable == [false; 3] {
             None
@@ -75,16 +82,8 @@ impl Splitter for SahSplitter {
             };
             binning.best_split(&bins)
         };
-        // Leaf versus split, with primitive tests costing 1 and node visits `traversal_cost`;
-        // costs relative to this node's area. A NaN cost (zero-area node) means leaf.
-        if n <= self.max_leaf {
-            let split_cost = best.as_ref().map_or(f32::NAN, |b| {
-                self.traversal_cost + b.cost / task.bounds.surface_area()
-            });
-            let split_is_cheaper = split_cost < n as f32;
-            if !split_is_cheaper {
-                return Split::Leaf;
-            }
+        if self.prefers_leaf(n, best.as_ref().map(|b| b.cost), &task.bounds) {
+            return Split::Leaf;
         }
         match best {
             Some(best) => {
@@ -111,6 +110,108 @@ impl Splitter for SahSplitter {
     }
 }
 
+impl SahSplitter {
+    /// Leaf versus split, with primitive tests costing 1 and node visits `traversal_cost`,
+    /// relative to this node's area. Nodes above the leaf size always split; a missing or
+    /// NaN cost (a zero-area node) means leaf.
+    fn prefers_leaf(&self, n: usize, split_cost: Option<f32>, bounds: &Aabb) -> bool {
+        if n > self.max_leaf {
+            return false;
+        }
+        let split_cost = split_cost.map_or(f32::NAN, |c| {
+            self.traversal_cost + c / bounds.surface_area()
+        });
+        let split_is_cheaper = split_cost < n as f32;
+        !split_is_cheaper
+    }
+
+    /// The full sweep for small nodes: sorts by centroid on each axis and evaluates the SAH
+    /// between every two neighbours (the plane-sweep of MacDonald and Booth 1990, as in
+    /// Wald's paper before binning).
+    fn split_small(&self, items: &mut [BuildPrimitive], task: SahTask) -> Split<SahTask> {
+        let n = items.len();
+        debug_assert!(n <= SWEEP_PRIMITIVES);
+        if task.centroids.min == task.centroids.max {
+            // Every plane costs the same: split by count rather than peel one off at a time.
+            if n <= self.max_leaf {
+                return Split::Leaf;
+            }
+            return median_split(items, &task.centroids);
+        }
+        // Sort small keys rather than the primitives: the centroid coordinate made
+        // order-preserving as an integer, above the primitive's position in the node.
+        let mut orders = [[0u64; SWEEP_PRIMITIVES]; 3];
+        for (i, p) in items.iter().enumerate() {
+            let c = p.centroid();
+            for (axis, order) in orders.iter_mut().enumerate() {
+                order[i] = u64::from(ordered_bits(c[axis])) << 32 | i as u64;
+            }
+        }
+        let mut best: Option<(usize, usize, f32)> = None;
+        let mut right_cost = [0.0f32; SWEEP_PRIMITIVES];
+        for (axis, order) in orders.iter_mut().enumerate() {
+            let order = &mut order[..n];
+            order.sort_unstable();
+            let bounds = |k: usize| items[(order[k] & 0xffff_ffff) as usize].bounds();
+            let mut right = Aabb::EMPTY;
+            for i in (1..n).rev() {
+                right = right.union(bounds(i));
+                right_cost[i] = area(&right) * (n - i) as f32;
+            }
+            let mut left = Aabb::EMPTY;
+            for (i, right_cost) in right_cost.iter().enumerate().take(n).skip(1) {
+                left = left.union(bounds(i - 1));
+                let cost = area(&left) * i as f32 + right_cost;
+                if cost < best.map_or(f32::INFINITY, |b| b.2) {
+                    best = Some((axis, i, cost));
+                }
+            }
+        }
+        if self.prefers_leaf(n, best.map(|b| b.2), &task.bounds) {
+            return Split::Leaf;
+        }
+        let Some((axis, mid, _)) = best else {
+            return median_split(items, &task.centroids);
+        };
+        let mut sorted = [items[0]; SWEEP_PRIMITIVES];
+        for (slot, key) in sorted.iter_mut().zip(&orders[axis][..n]) {
+            *slot = items[(key & 0xffff_ffff) as usize];
+        }
+        items.copy_from_slice(&sorted[..n]);
+        let (l, r) = items.split_at(mid);
+        Split::Node {
+            mid,
+            left: SahTask::of(l),
+            right: SahTask::of(r),
+        }
+    }
+}
+
+/// The surface area of a non-empty box (no emptiness check, unlike [`Aabb::surface_area`]).
+#[inline(always)]
+fn area(b: &Aabb) -> f32 {
+    let e = b.max - b.min;
+    2.0 * (e.x * e.y + e.y * e.z + e.z * e.x)
+}
+
+/// The bits of `x` as an integer with the same order as the floats (`-0.0` before `0.0`).
+#[inline(always)]
+fn ordered_bits(x: f32) -> u32 {
+    let bits = x.to_bits();
+    if bits & 0x8000_0000 != 0 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    }
+}
+
+impl SahTask {
+    fn of(items: &[BuildPrimitive]) -> Self {
+        let (bounds, centroids) = bounds_of(items, Parallel::Sequential);
+        Self { bounds, centroids }
+    }
+}
+
 /// The split for primitives that binning cannot separate (equal centroids, or boxes so large
 /// that their areas overflow): the object median along the longest centroid axis.
 fn median_split(items: &mut [BuildPrimitive], centroids: &CentroidBounds) -> Split<SahTask> {
@@ -120,14 +221,10 @@ fn median_split(items: &mut [BuildPrimitive], centroids: &CentroidBounds) -> Spl
         a.centroid()[axis].total_cmp(&b.centroid()[axis])
     });
     let (l, r) = items.split_at(mid);
-    let task = |side: &[BuildPrimitive]| {
-        let (bounds, centroids) = bounds_of(side, Parallel::Sequential);
-        SahTask { bounds, centroids }
-    };
     Split::Node {
         mid,
-        left: task(l),
-        right: task(r),
+        left: SahTask::of(l),
+        right: SahTask::of(r),
     }
 }
 
@@ -288,10 +385,13 @@ impl Binning {
         split: &BestSplit,
     ) -> (usize, CentroidBounds, CentroidBounds) {
         let (mut left, mut right) = (CentroidBounds::EMPTY, CentroidBounds::EMPTY);
+        let axis = split.axis;
+        let (origin, scale, last) = (self.origin[axis], self.scale[axis], self.count as u32 - 1);
         let (mut i, mut j) = (0, items.len());
         while i < j {
             let c = items[i].centroid();
-            if self.index(c)[split.axis] < split.bin {
+            // The lane of `Binning::index` for this axis: the same arithmetic, so the same bin.
+            if (((c[axis] - origin) * scale) as u32).min(last) < split.bin {
                 left.grow(c);
                 i += 1;
             } else {
