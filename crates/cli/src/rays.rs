@@ -151,15 +151,20 @@ impl<R: BufRead> RayReader<R> {
 
 /// Checks a `--t-min`/`--t-max` pair.
 pub fn range_from_options(t_min: Option<f32>, t_max: Option<f32>) -> Result<Range> {
-    let t_min = t_min.unwrap_or(meshcast::primitives::T_MIN_POSITIVE);
-    let t_max = t_max.unwrap_or(f32::INFINITY);
-    if t_min.is_nan() || t_max.is_nan() {
+    if t_min.is_some_and(f32::is_nan) || t_max.is_some_and(f32::is_nan) {
         bail!("--t-min and --t-max must be numbers");
     }
-    if t_min > t_max {
-        bail!("--t-min {t_min} is greater than --t-max {t_max}");
+    let range = Range {
+        t_min: t_min.unwrap_or(meshcast::primitives::T_MIN_POSITIVE),
+        t_max: t_max.unwrap_or(f32::INFINITY),
+    };
+    if range.t_min > range.t_max {
+        match t_min {
+            Some(t_min) => bail!("--t-min {t_min} is greater than --t-max {}", range.t_max),
+            None => bail!("--t-max {} leaves no t > 0 to hit", range.t_max),
+        }
     }
-    Ok(Range { t_min, t_max })
+    Ok(range)
 }
 
 /// Opens a rays file, or standard input for `-`.
@@ -261,7 +266,10 @@ mod tests {
 
     #[test]
     fn ranges_are_checked() {
-        assert!(range_from_options(Some(2.0), Some(1.0)).is_err());
+        let reversed = range_from_options(Some(2.0), Some(1.0)).unwrap_err();
+        assert_eq!(reversed.to_string(), "--t-min 2 is greater than --t-max 1");
+        let negative = range_from_options(None, Some(-1.0)).unwrap_err();
+        assert_eq!(negative.to_string(), "--t-max -1 leaves no t > 0 to hit");
         assert!(range_from_options(Some(f32::NAN), None).is_err());
         let default = range_from_options(None, None).unwrap();
         assert_eq!(default.t_min, meshcast::primitives::T_MIN_POSITIVE);
