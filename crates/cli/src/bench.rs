@@ -41,7 +41,7 @@ pub struct Args {
           value_parser = clap::value_parser!(u64).range(1..=16_777_216))]
     rays: u64,
 
-    /// Threads for the "all threads" figures [default: one per core]
+    /// Threads for the "all threads" figures (default: one per core)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
 

@@ -87,11 +87,11 @@ pub struct CameraOptions {
     #[arg(long, value_name = "WxH", default_value_t = Size::DEFAULT)]
     pub size: Size,
 
-    /// Camera position [default: framing the whole mesh from the front right, a little above]
+    /// Camera position (default: framing the whole mesh from the front right, a little above)
     #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true)]
     pub eye: Option<Vec3>,
 
-    /// The point at the centre of the image [default: the framed mesh's centre]
+    /// The point at the centre of the image (default: the framed mesh's centre)
     #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true)]
     pub target: Option<Vec3>,
 

@@ -38,11 +38,11 @@ pub struct Args {
     #[arg(long)]
     all: bool,
 
-    /// Ignore hits closer than this [default: any t > 0]
+    /// Ignore hits closer than this (default: any t > 0)
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     t_min: Option<f32>,
 
-    /// Ignore hits farther than this [default: no limit]
+    /// Ignore hits farther than this (default: no limit)
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     t_max: Option<f32>,
 }
