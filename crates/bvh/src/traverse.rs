@@ -4,7 +4,7 @@
 //! distance exceeds its exit distance, so the answers equal a brute-force loop over every
 //! primitive, ties included.
 
-use glam::{BVec3A, Vec3A};
+use glam::Vec3A;
 use meshcast_primitives::{Hit, Ray, SLAB_SLACK};
 use smallvec::SmallVec;
 
@@ -13,37 +13,45 @@ use crate::{Bvh, Node};
 /// Stack entries kept inline before a traversal allocates (deeper trees still work).
 pub const STACK_INLINE_CAPACITY: usize = 64;
 
-/// A ray prepared for slab tests: SIMD origin and reciprocal direction, and a mask of its
-/// dominant axis.
+/// A ray prepared for slab tests: SIMD origin and reciprocal direction, and the absolute
+/// widening of every node's range.
 struct SlabRay {
     origin: Vec3A,
     inv_dir: Vec3A,
-    dominant: BVec3A,
+    slack: f32,
     t_min: f32,
 }
 
 impl SlabRay {
+    /// The set-up for `ray` in a tree whose root is `root`.
+    ///
+    /// Ranges are widened by [`SLAB_SLACK`] times the root box's farthest distance along the
+    /// ray's dominant axis, an *absolute* amount rather than one relative to each distance: a
+    /// leaf test's `t` carries an error of that size (the watertight test computes `t` as a
+    /// weighted mean of the corners' distances along the dominant axis, each within the
+    /// root's). A widening relative to `t` alone culls hits near `t = 0`: a ray starting on a
+    /// flat mesh, nearly parallel to it, was hit at a computed `t = 2.4e-9` inside a box whose
+    /// exact range is `[0, 0]`. Every node lies in the root, so one amount serves them all.
     #[inline(always)]
-    fn new(ray: &Ray) -> Self {
+    fn new(ray: &Ray, root: &Node) -> Self {
         let axis = ray.dir.abs().max_position();
+        let inv_dir = ray.dir.recip();
+        let reach = (root.min()[axis] - ray.origin[axis])
+            .abs()
+            .max((root.max()[axis] - ray.origin[axis]).abs())
+            * inv_dir[axis].abs();
         Self {
             origin: ray.origin.into(),
-            inv_dir: ray.dir.recip().into(),
-            dominant: BVec3A::new(axis == 0, axis == 1, axis == 2),
+            inv_dir: inv_dir.into(),
+            slack: reach * SLAB_SLACK,
             t_min: ray.t_min,
         }
     }
 
-    /// `(entry, exit)` of `node` within `[t_min, t_max]`; hit iff `entry <= exit`.
+    /// `(entry, exit)` of `node` within `[t_min, t_max]`, widened; hit iff `entry <= exit`.
     ///
-    /// The slab test of [`meshcast_primitives::slab`] (Kay and Kajiya 1986, with the `0 * inf`
-    /// case of an axis-parallel ray on a slab plane treated as inside), widened by an
-    /// *absolute* [`SLAB_SLACK`] times the box's farthest distance along the ray's dominant
-    /// axis rather than relative to each distance. A leaf test's `t` carries an error of that
-    /// size (the watertight test computes `t` as a weighted mean of the corners' distances
-    /// along the dominant axis, each within the box's), so a widening relative to `t` alone
-    /// culls hits near `t = 0`: a ray starting on a flat mesh, nearly parallel to it, hit at
-    /// a computed `t = 2.4e-9` inside a box whose exact range is `[0, 0]`.
+    /// The slab test of [`meshcast_primitives::slab`] (Kay and Kajiya 1986): the `0 * inf`
+    /// case of an axis-parallel ray on a slab plane counts as inside that slab.
     #[inline(always)]
     fn test(&self, node: &Node, t_max: f32) -> (f32, f32) {
         let t0 = (Vec3A::from(node.min()) - self.origin) * self.inv_dir;
@@ -51,11 +59,9 @@ impl SlabRay {
         let on_plane = t0.cmpne(t0) | t1.cmpne(t1);
         let near = Vec3A::select(on_plane, Vec3A::NEG_INFINITY, t0.min(t1));
         let far = Vec3A::select(on_plane, Vec3A::INFINITY, t0.max(t1));
-        let reach = Vec3A::select(self.dominant, t0.abs().max(t1.abs()), Vec3A::ZERO);
-        let slack = reach.max_element() * SLAB_SLACK;
         (
-            (near.max_element() - slack).max(self.t_min),
-            (far.min_element() + slack).min(t_max),
+            (near.max_element() - self.slack).max(self.t_min),
+            (far.min_element() + self.slack).min(t_max),
         )
     }
 }
@@ -101,7 +107,7 @@ impl Bvh {
         if nodes.is_empty() || !ray.is_valid() {
             return None;
         }
-        let slab_ray = SlabRay::new(ray);
+        let slab_ray = SlabRay::new(ray, &nodes[0]);
         let mut t_max = ray.t_max;
         let (entry, exit) = slab_ray.test(&nodes[0], t_max);
         if entry > exit {
@@ -189,7 +195,7 @@ impl Bvh {
         if nodes.is_empty() || !ray.is_valid() {
             return false;
         }
-        let slab_ray = SlabRay::new(ray);
+        let slab_ray = SlabRay::new(ray, &nodes[0]);
         let t_max = ray.t_max;
         let (entry, exit) = slab_ray.test(&nodes[0], t_max);
         if entry > exit {
@@ -259,7 +265,7 @@ impl Bvh {
         if nodes.is_empty() || !ray.is_valid() {
             return hits;
         }
-        let slab_ray = SlabRay::new(ray);
+        let slab_ray = SlabRay::new(ray, &nodes[0]);
         let t_max = ray.t_max;
         let mut stack: SmallVec<[u32; STACK_INLINE_CAPACITY]> = SmallVec::new();
         stack.push(0);

@@ -1,0 +1,267 @@
+//! Quick release-mode figures for the BVH: build time (1 and 2 threads), SAH cost, memory,
+//! and closest/any-hit throughput on coherent and incoherent rays. The criterion benches in
+//! `benches/` are the reference; this prints everything in one short run.
+//!
+//! `cargo run --release -p meshcast-bvh --example bvh_measure [mesh.obj] [subdivision levels]`
+
+use std::time::Instant;
+
+use glam::Vec3;
+use meshcast_bvh::{BuildOptions, Builder, Bvh, Parallel, PreparedRay, Primitive};
+use meshcast_primitives::{Aabb, Ray, Triangle};
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+
+fn load(path: &str) -> Vec<Triangle> {
+    let options = tobj::LoadOptions {
+        triangulate: true,
+        single_index: false,
+        ..Default::default()
+    };
+    let (models, _) = tobj::load_obj(path, &options).expect("load");
+    let mut out = Vec::new();
+    for m in models {
+        let p = &m.mesh.positions;
+        let v = |i: u32| {
+            Vec3::new(
+                p[3 * i as usize],
+                p[3 * i as usize + 1],
+                p[3 * i as usize + 2],
+            )
+        };
+        for f in m.mesh.indices.chunks_exact(3) {
+            out.push(Triangle::new(v(f[0]), v(f[1]), v(f[2])));
+        }
+    }
+    out
+}
+
+fn subdivide(tris: &[Triangle]) -> Vec<Triangle> {
+    let mut out = Vec::with_capacity(tris.len() * 4);
+    for t in tris {
+        let (a, b, c) = (
+            (t.v0 + t.v1) * 0.5,
+            (t.v1 + t.v2) * 0.5,
+            (t.v2 + t.v0) * 0.5,
+        );
+        out.extend([
+            Triangle::new(t.v0, a, c),
+            Triangle::new(a, t.v1, b),
+            Triangle::new(c, b, t.v2),
+            Triangle::new(a, b, c),
+        ]);
+    }
+    out
+}
+
+fn camera_rays(b: Aabb, size: u32) -> Vec<Ray> {
+    let centre = b.centroid();
+    let radius = b.extent().length() * 0.5;
+    let eye = centre + Vec3::new(0.3, 0.4, 1.0).normalize() * radius * 2.2;
+    let forward = (centre - eye).normalize();
+    let right = forward.cross(Vec3::Y).normalize();
+    let up = right.cross(forward);
+    let half = (25f32.to_radians()).tan();
+    (0..size * size)
+        .map(|i| {
+            let (x, y) = ((i % size) as f32 + 0.5, (i / size) as f32 + 0.5);
+            let sx = (2.0 * x / size as f32 - 1.0) * half;
+            let sy = (1.0 - 2.0 * y / size as f32) * half;
+            Ray::new(eye, forward + right * sx + up * sy)
+        })
+        .collect()
+}
+
+fn incoherent_rays(b: Aabb, count: usize) -> Vec<Ray> {
+    let mut r = rand_pcg::Pcg64::seed_from_u64(7);
+    let radius = b.extent().length();
+    (0..count)
+        .map(|_| {
+            let d = loop {
+                let d = Vec3::new(r.gen(), r.gen(), r.gen()) * 2.0 - 1.0;
+                if d.length_squared() > 1e-3 && d.length_squared() <= 1.0 {
+                    break d.normalize();
+                }
+            };
+            let origin = b.centroid() + d * radius;
+            let target = b.min + Vec3::new(r.gen(), r.gen(), r.gen()) * b.extent();
+            Ray::new(origin, target - origin)
+        })
+        .collect()
+}
+
+/// CPU time of the calling thread in seconds (Linux), so that one-thread figures hold on a
+/// busy machine; `None` elsewhere.
+fn thread_cpu() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(text.split_whitespace().next()?.parse::<f64>().ok()? * 1e-9)
+}
+
+/// The best of `runs`: wall seconds, or this thread's CPU seconds when `cpu` is set (for work
+/// done on this thread alone).
+fn time<T>(runs: usize, cpu: bool, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut best = f64::INFINITY;
+    let mut out = None;
+    for _ in 0..runs {
+        let (start, start_cpu) = (Instant::now(), thread_cpu());
+        let v = f();
+        let secs = match (cpu, start_cpu, thread_cpu()) {
+            (true, Some(a), Some(b)) => b - a,
+            _ => start.elapsed().as_secs_f64(),
+        };
+        best = best.min(secs);
+        out = Some(v);
+    }
+    (best, out.expect("one run"))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let path = args
+        .get(1)
+        .map_or("assets/stanford-bunny.obj", String::as_str);
+    let levels: usize = args.get(2).map_or(0, |s| s.parse().expect("levels"));
+    let mut tris = load(path);
+    for _ in 0..levels {
+        tris = subdivide(&tris);
+    }
+    let n = tris.len();
+    println!("{path} x{levels}: {n} triangles (1T: thread CPU time; 2T: wall time)");
+    let pools: Vec<_> = [1, 2]
+        .map(|k| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(k)
+                .build()
+                .expect("pool")
+        })
+        .into();
+    let boxes: Vec<Aabb> = tris.iter().map(Triangle::bounds).collect();
+    let sah = BuildOptions::default();
+    let configs = [
+        ("SAH 16 bins", sah),
+        ("SAH 32 bins", BuildOptions { bins: 32, ..sah }),
+        ("SAH 8 bins", BuildOptions { bins: 8, ..sah }),
+        (
+            "Fast (LBVH)",
+            BuildOptions {
+                builder: Builder::Fast,
+                ..sah
+            },
+        ),
+    ];
+    let runs = if n > 2_000_000 { 2 } else { 4 };
+    let mut built = Vec::new();
+    for (name, options) in configs {
+        let mut line = format!("{name:12}");
+        for (k, pool) in pools.iter().enumerate() {
+            let options = BuildOptions {
+                parallel: if k == 0 {
+                    Parallel::Sequential
+                } else {
+                    Parallel::Rayon
+                },
+                ..options
+            };
+            let (secs, bvh) = if k == 0 {
+                time(runs, true, || Bvh::build(&boxes, &options))
+            } else {
+                time(runs, false, || {
+                    pool.install(|| Bvh::build(&boxes, &options))
+                })
+            };
+            line += &format!(
+                " | {}T {:8.1} ms {:6.2} Mtris/s",
+                k + 1,
+                secs * 1e3,
+                n as f64 / secs / 1e6
+            );
+            if k == 1 {
+                built.push((name, bvh));
+            }
+        }
+        println!("{line}");
+    }
+    for (name, bvh) in &built {
+        let s = bvh.stats();
+        println!(
+            "{name:12} | SAH cost {:7.2} | nodes {} leaves {} depth {} | {:.1} B/tri BVH, {:.1} B/tri with triangles | leaves {:?}",
+            s.sah_cost,
+            s.node_count,
+            s.leaf_count,
+            s.depth,
+            s.bytes_per_primitive,
+            s.bytes_per_primitive + std::mem::size_of::<Triangle>() as f64,
+            s.leaf_size_histogram
+        );
+    }
+    if std::env::var_os("BVH_MEASURE_BUILD_ONLY").is_some() {
+        return;
+    }
+    let b = built[0].1.bounds();
+    let sets = [
+        ("coherent", camera_rays(b, 1024)),
+        ("incoherent", incoherent_rays(b, 1 << 20)),
+    ];
+    for (name, bvh) in built
+        .iter()
+        .filter(|(n, _)| n.starts_with("SAH 16") || n.starts_with("Fast"))
+    {
+        let leaf: Vec<Triangle> = bvh
+            .primitive_order()
+            .iter()
+            .map(|&i| tris[i as usize])
+            .collect();
+        let order = bvh.primitive_order();
+        for (set, rays) in &sets {
+            let mut line = format!("{name:12} {set:10}");
+            for (k, pool) in pools.iter().enumerate() {
+                let closest = |ray: &Ray| {
+                    let prepared = PreparedRay::new(ray);
+                    bvh.cast(ray, |slot, r| {
+                        let hit = leaf[slot as usize]
+                            .intersect_prepared(&prepared.with_range(r.t_min, r.t_max))?;
+                        Some(hit.with_triangle(order[slot as usize]))
+                    })
+                };
+                let any = |ray: &Ray| {
+                    let prepared = PreparedRay::new(ray);
+                    bvh.occluded(ray, |slot, _| {
+                        leaf[slot as usize].intersect_prepared(&prepared).is_some()
+                    })
+                };
+                let slice = |r: &Ray| bvh.cast_primitives(&tris, r).is_some();
+                let (c, hits, a, s) = if k == 0 {
+                    let (c, hits) = time(2, true, || {
+                        rays.iter().filter(|r| closest(r).is_some()).count()
+                    });
+                    let (a, _) = time(2, true, || rays.iter().filter(|r| any(r)).count());
+                    let (s, _) = time(2, true, || rays.iter().filter(|r| slice(r)).count());
+                    (c, hits, a, s)
+                } else {
+                    let (c, hits) = time(2, false, || {
+                        pool.install(|| rays.par_iter().filter(|r| closest(r).is_some()).count())
+                    });
+                    let (a, _) = time(2, false, || {
+                        pool.install(|| rays.par_iter().filter(|r| any(r)).count())
+                    });
+                    let (s, _) = time(2, false, || {
+                        pool.install(|| rays.par_iter().filter(|r| slice(r)).count())
+                    });
+                    (c, hits, a, s)
+                };
+                let m = rays.len() as f64 / 1e6;
+                line += &format!(
+                    " | {}T closest {:6.2} any {:6.2} slice {:6.2} Mrays/s",
+                    k + 1,
+                    m / c,
+                    m / a,
+                    m / s
+                );
+                if k == 0 {
+                    line += &format!(" ({:.0}% hit)", 100.0 * hits as f64 / rays.len() as f64);
+                }
+            }
+            println!("{line}");
+        }
+    }
+}
