@@ -85,6 +85,29 @@ fn cast_prints_the_librarys_closest_hits_in_order() {
 }
 
 #[test]
+fn cast_streams_more_rays_than_one_chunk_in_order() {
+    let path = asset("cow.obj");
+    let mesh = Mesh::from_obj(&path).unwrap();
+    // More than the 65536 lines that are read and answered at a time.
+    let rays = incoherent_rays(mesh.bounds(), 70_000, 5);
+    let out = run_in(
+        None,
+        &["cast", arg(&path), "--rays", "-"],
+        ray_lines(&rays).as_bytes(),
+    );
+    assert!(out.success, "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), rays.len());
+    for (i, (line, ray)) in lines.iter().zip(&rays).enumerate() {
+        let expected = match mesh.cast(ray) {
+            Some(hit) => format!("hit {} {} {} {}", hit.t, hit.triangle, hit.u, hit.v),
+            None => "miss".to_owned(),
+        };
+        assert_eq!(*line, expected, "ray {i}");
+    }
+}
+
+#[test]
 fn cast_any_all_and_range_match_the_library() {
     let path = asset("cow.obj");
     let mesh = Mesh::from_obj(&path).unwrap();
