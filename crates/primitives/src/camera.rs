@@ -1,8 +1,8 @@
 //! The pinhole camera: turns pixel coordinates into rays, and frames a box by default.
 
-use glam::{Vec2, Vec3};
+use glam::{Mat4, Vec2, Vec3};
 
-use crate::{Aabb, Ray};
+use crate::{Aabb, ClipPlanes, DepthConvention, Error, Ray, Viewport};
 
 /// The direction from the target towards the eye that [`Camera::framing`] looks along: from
 /// the front right and a little above, for a `+y` up world (the OBJ convention).
@@ -227,6 +227,58 @@ impl Camera {
     #[inline]
     pub fn ray_through_pixel(&self, column: u32, row: u32, width: u32, height: u32) -> Ray {
         self.ray_through(column as f32 + 0.5, row as f32 + 0.5, width, height)
+    }
+
+    /// The view matrix (world to eye space, looking down `-z`) of the camera's frame, the one
+    /// [`Camera::ray_through`] uses (an `up` parallel to the view is replaced likewise).
+    pub fn view_matrix(&self) -> Mat4 {
+        let frame = self.frame();
+        Mat4::look_to_rh(self.eye, frame.forward, frame.up)
+    }
+
+    /// The camera's perspective projection (its field of view and aspect) with these clip
+    /// planes, in the depth convention given; the far plane may be infinite.
+    pub fn projection_matrix(&self, planes: ClipPlanes, depth: DepthConvention) -> Mat4 {
+        crate::viewport::perspective(self.fov_y_degrees.to_radians(), self.aspect, planes, depth)
+    }
+
+    /// The [`Viewport`] of a `width` x `height` image of this camera: its rays point where
+    /// [`Camera::ray_through`]'s do, limited to the range between the clip planes.
+    ///
+    /// # Errors
+    /// [`Error::InvalidViewport`] for an empty image or a degenerate camera (eye on the
+    /// target, a zero or non-finite field of view or aspect, bad clip planes).
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_primitives::{Camera, ClipPlanes, DepthConvention};
+    ///
+    /// let camera = Camera::new(Vec3::new(0.0, 0.0, 5.0), Vec3::ZERO, Vec3::Y, 60.0, 2.0);
+    /// let viewport = camera.viewport(200, 100, ClipPlanes::new(0.1, 100.0), DepthConvention::ZeroToOne)?;
+    /// let ray = viewport.ray_through(20.0, 30.0);
+    /// assert!(ray.dir.distance(camera.ray_through(20.0, 30.0, 200, 100).dir) < 1e-6);
+    /// # Ok::<(), meshcast_primitives::Error>(())
+    /// ```
+    pub fn viewport(
+        &self,
+        width: u32,
+        height: u32,
+        planes: ClipPlanes,
+        depth: DepthConvention,
+    ) -> Result<Viewport, Error> {
+        let valid_planes = planes.near > 0.0 && planes.far > planes.near;
+        if !valid_planes
+            || self.forward() == Vec3::ZERO
+            || self.aspect.is_nan()
+            || self.aspect <= 0.0
+        {
+            return Err(Error::InvalidViewport {
+                reason: "degenerate camera or clip planes",
+            });
+        }
+        let projection = self.projection_matrix(planes, depth);
+        Viewport::new(self.view_matrix(), projection, depth, width, height)
     }
 
     /// Where `point` appears in a `width` x `height` image, in the pixel coordinates of

@@ -1,8 +1,9 @@
-//! The crate's error: why a [`crate::Polygon`] could not be built.
+//! The crate's error: why a [`crate::Polygon`] or a [`crate::Viewport`] could not be built.
 
 use glam::Vec3;
 
-/// Why a polygon was rejected by [`crate::Polygon::new`].
+/// Why a polygon was rejected by [`crate::Polygon::new`], or a viewport by
+/// [`crate::Viewport::new`].
 ///
 /// # Examples
 /// ```
@@ -42,5 +43,11 @@ pub enum Error {
         distance: f32,
         /// The largest distance accepted for this polygon (see [`crate::PLANARITY_TOLERANCE`]).
         tolerance: f32,
+    },
+    /// A [`crate::Viewport`] that cannot turn pixels into rays.
+    #[error("invalid viewport: {reason}")]
+    InvalidViewport {
+        /// What is wrong (no pixels, a non-finite matrix, a singular projection).
+        reason: &'static str,
     },
 }

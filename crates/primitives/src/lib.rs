@@ -13,6 +13,11 @@
 //! the two-step [`Triangle::intersect_plane_inside`]. Other primitives: [`Plane`], [`Sphere`]
 //! and [`Polygon`], whose faces [`triangulate`] splits into triangles.
 //!
+//! For picking and selection: [`Triangle::closest_point`] (Ericson 2005), the selection
+//! [`Volume`]s (box, sphere, [`Frustum`]) with exact triangle tests (Akenine-Möller 2001 and
+//! separating axes), and the [`Viewport`], which turns pixels into rays and marquee
+//! rectangles into frusta from view and projection matrices in any [`DepthConvention`].
+//!
 //! ```
 //! use glam::Vec3;
 //! use meshcast_primitives::{Ray, Triangle};
@@ -26,7 +31,9 @@
 
 mod aabb;
 mod camera;
+mod closest_point;
 mod error;
+mod frustum;
 mod hit;
 pub mod moller_trumbore;
 mod plane;
@@ -36,11 +43,15 @@ mod sphere;
 mod triangle;
 pub mod triangle_transform;
 mod triangulation;
+mod viewport;
+mod volume;
 pub mod watertight;
 
 pub use aabb::{slab, Aabb, SLAB_SLACK};
 pub use camera::Camera;
+pub use closest_point::{box_distance_squared, distance_squared, TrianglePoint};
 pub use error::Error;
+pub use frustum::Frustum;
 pub use hit::Hit;
 pub use plane::Plane;
 pub use polygon::{Polygon, PLANARITY_TOLERANCE};
@@ -49,4 +60,6 @@ pub use sphere::Sphere;
 pub use triangle::Triangle;
 pub use triangle_transform::TriangleTransform;
 pub use triangulation::triangulate;
+pub use viewport::{ClipPlanes, DepthConvention, Viewport};
+pub use volume::{Overlap, Volume};
 pub use watertight::WatertightRay;
