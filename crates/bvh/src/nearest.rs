@@ -1,0 +1,105 @@
+//! Nearest-primitive traversal over a leaf closure: visits nodes nearest first and skips
+//! every node whose lower bound is beyond the best distance found so far (closest point,
+//! snapping, nearest neighbour).
+
+use meshcast_primitives::Aabb;
+use smallvec::SmallVec;
+
+use crate::{Bvh, STACK_INLINE_CAPACITY};
+
+impl Bvh {
+    /// Finds the nearest primitive under a caller-defined distance, returning the final
+    /// bound.
+    ///
+    /// `node_distance(bounds)` gives a lower bound of the distance of every primitive inside
+    /// a node's box (a squared distance from a point to the box, say); `leaf(slot, bound)`
+    /// tests the primitive in leaf slot `slot` (see [`Bvh::primitive_order`]), keeps its own
+    /// best answer, and returns the new bound: the best distance so far, never more than
+    /// `bound`. The traversal starts from `bound` (the largest distance of interest;
+    /// `f32::INFINITY` for none), visits the nearer child first, and skips a node only when
+    /// its lower bound is *greater* than the current bound, so a primitive at exactly the
+    /// best distance is still visited (for a tie rule by index). A NaN lower bound skips the
+    /// node. An empty hierarchy calls nothing and returns `bound`.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_bvh::{BuildOptions, Bvh};
+    /// use meshcast_primitives::{box_distance_squared, Triangle};
+    ///
+    /// let triangles: Vec<Triangle> = (0..8)
+    ///     .map(|i| {
+    ///         let x = Vec3::X * (3 * i) as f32;
+    ///         Triangle::new(x, x + Vec3::X, x + Vec3::Y)
+    ///     })
+    ///     .collect();
+    /// let bvh = Bvh::build_primitives(&triangles, &BuildOptions::default());
+    /// let query = Vec3::new(9.25, 0.25, 2.0);
+    /// let mut best = None;
+    /// let bound = bvh.nearest(
+    ///     f32::INFINITY,
+    ///     |bounds| box_distance_squared(query, bounds),
+    ///     |slot, bound| {
+    ///         let index = bvh.primitive_order()[slot as usize];
+    ///         let d = triangles[index as usize].distance_squared(query);
+    ///         if d < bound {
+    ///             best = Some(index);
+    ///             return d;
+    ///         }
+    ///         bound
+    ///     },
+    /// );
+    /// assert_eq!(best, Some(3)); // the triangle from x = 9 to x = 10
+    /// assert_eq!(bound, 4.0);
+    /// ```
+    pub fn nearest<D, L>(&self, bound: f32, mut node_distance: D, mut leaf: L) -> f32
+    where
+        D: FnMut(&Aabb) -> f32,
+        L: FnMut(u32, f32) -> f32,
+    {
+        let nodes = self.nodes.as_slice();
+        let mut bound = bound;
+        let Some(root) = nodes.first() else {
+            return bound;
+        };
+        let root_distance = node_distance(&root.bounds());
+        let mut stack: SmallVec<[(u32, f32); STACK_INLINE_CAPACITY]> = SmallVec::new();
+        // Only nodes with a bound no larger than the best are pushed (never a NaN one).
+        if root_distance <= bound {
+            stack.push((0, root_distance));
+        }
+        while let Some((index, distance)) = stack.pop() {
+            if distance > bound {
+                continue;
+            }
+            let node = &nodes[index as usize];
+            match node.children() {
+                Some([a, b]) => {
+                    let da = node_distance(&nodes[a as usize].bounds());
+                    let db = node_distance(&nodes[b as usize].bounds());
+                    // The nearer child is pushed last, so it is popped first.
+                    let (near, far) = if db < da {
+                        ((b, db), (a, da))
+                    } else {
+                        ((a, da), (b, db))
+                    };
+                    if far.1 <= bound {
+                        stack.push(far);
+                    }
+                    if near.1 <= bound {
+                        stack.push(near);
+                    }
+                }
+                None => {
+                    for slot in node.offset()..node.offset() + node.count() {
+                        let found = leaf(slot, bound);
+                        if found < bound {
+                            bound = found;
+                        }
+                    }
+                }
+            }
+        }
+        bound
+    }
+}
