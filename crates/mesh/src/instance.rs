@@ -2,10 +2,11 @@
 
 use std::sync::Arc;
 
-use glam::{Affine3A, DAffine3, DVec3, Mat3, Mat3A};
-use meshcast_primitives::{Aabb, Hit, Ray};
+use glam::{Affine3A, DAffine3, DVec3, Mat3, Mat3A, Vec3, Vec3A};
+use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
 
-use crate::{Error, Mesh, Result, SurfacePoint};
+use crate::query::FaceCulling;
+use crate::{Error, Filter, Mesh, QueryOptions, Result, SurfacePoint, ALL_LAYERS};
 
 /// A [`Mesh`] (shared through an [`Arc`], so many instances cost one mesh and one BVH) placed
 /// in the world by an affine transform: rotation, non-uniform scale (mirroring included),
@@ -16,6 +17,12 @@ use crate::{Error, Mesh, Result, SurfacePoint};
 /// ray's own parameter, and its barycentrics `u`, `v` and `triangle` are the same in both
 /// spaces. [`Instance::surface`] carries the hit point back by the transform and normals by
 /// its inverse transpose.
+///
+/// Point and volume queries (closest points, selections) measure in world space: on the
+/// mesh's triangles with each corner carried by the transform ([`Instance::world_triangle`]),
+/// so that a non-uniform scale stretches distances as it should. Each instance is on a set
+/// of layers, a 32-bit mask ([`Instance::layers`], every layer by default), that a query's
+/// [`QueryOptions::mask`] selects.
 ///
 /// # Examples
 /// ```
@@ -50,6 +57,10 @@ pub struct Instance {
     normal_matrix: Mat3A,
     /// The world box of the mesh's box, padded for rounding.
     bounds: Aabb,
+    /// Whether the transform mirrors (a negative determinant), which swaps front and back.
+    mirrored: bool,
+    /// The layers the instance is on.
+    layers: u32,
 }
 
 impl Instance {
@@ -60,14 +71,76 @@ impl Instance {
     /// scale, or one so small that the inverse overflows).
     pub fn new(mesh: Arc<Mesh>, transform: Affine3A) -> Result<Self> {
         let (to_local, normal_matrix) = invert(transform)?;
-        let bounds = world_bounds(mesh.bounds(), transform, &to_local);
+        // Also around the corners as `world_triangle` rounds them, for point and volume
+        // queries.
+        let carried = carried_box(&transform, &mesh.bounds());
+        let mut bounds = world_bounds(mesh.bounds(), transform, &to_local);
+        if carried.is_finite() && !bounds.is_empty() {
+            bounds = bounds.union(carried);
+        }
+        let mirrored = transform.matrix3.determinant() < 0.0;
         Ok(Self {
             mesh,
             transform,
             to_local,
             normal_matrix,
             bounds,
+            mirrored,
+            layers: ALL_LAYERS,
         })
+    }
+
+    /// The same instance on these layers (a 32-bit mask; a query sees it when the mask
+    /// shares a bit with [`QueryOptions::mask`]).
+    #[must_use]
+    pub fn with_layers(self, layers: u32) -> Self {
+        Self { layers, ..self }
+    }
+
+    /// The layers the instance is on ([`ALL_LAYERS`] unless set).
+    pub fn layers(&self) -> u32 {
+        self.layers
+    }
+
+    /// Puts the instance on these layers (within a [`crate::Scene`], use
+    /// [`crate::Scene::set_layers`]).
+    pub fn set_layers(&mut self, layers: u32) {
+        self.layers = layers;
+    }
+
+    /// Whether the transform mirrors (its linear part has a negative determinant): the
+    /// mesh's counter-clockwise sides then face away in the world.
+    pub fn is_mirrored(&self) -> bool {
+        self.mirrored
+    }
+
+    /// Triangle `index` of the mesh in world space: each corner carried by the transform
+    /// (in `f32`, as every point and volume query computes it), or `None` past the last
+    /// triangle.
+    #[inline]
+    pub fn world_triangle(&self, index: usize) -> Option<Triangle> {
+        let tri_mesh = self.mesh.tri_mesh();
+        let corners = *tri_mesh.indices().get(index)?;
+        let local = Triangle::from_indexed(tri_mesh.positions(), corners)?;
+        Some(self.carry(&local))
+    }
+
+    /// A triangle of the mesh carried to the world.
+    #[inline]
+    pub(crate) fn carry(&self, local: &Triangle) -> Triangle {
+        let t = &self.transform;
+        Triangle::new(
+            t.transform_point3(local.v0),
+            t.transform_point3(local.v1),
+            t.transform_point3(local.v2),
+        )
+    }
+
+    /// A world box around `local` (a box in the mesh's space) that holds every corner that
+    /// [`Instance::world_triangle`] computes inside it.
+    #[inline]
+    pub(crate) fn world_box(&self, local: &Aabb) -> Aabb {
+        carried_box(&self.transform, local)
     }
 
     /// The mesh.
@@ -92,7 +165,7 @@ impl Instance {
     /// # Errors
     /// As [`Instance::new`]; the instance is unchanged on error.
     pub fn set_transform(&mut self, transform: Affine3A) -> Result<()> {
-        *self = Self::new(Arc::clone(&self.mesh), transform)?;
+        *self = Self::new(Arc::clone(&self.mesh), transform)?.with_layers(self.layers);
         Ok(())
     }
 
@@ -114,6 +187,66 @@ impl Instance {
     #[inline]
     pub fn cast(&self, ray: &Ray) -> Option<Hit> {
         self.mesh.cast(&self.to_local(ray))
+    }
+
+    /// [`Instance::cast`] with [`QueryOptions`]: a distance limit (in world units), back-face
+    /// culling (fronts as seen in the world, mirroring included), the layer mask and a
+    /// triangle filter.
+    pub fn cast_with<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
+        if !options.matches_layers(self.layers) {
+            return None;
+        }
+        let ray = options.limit_ray(ray)?;
+        let culling = FaceCulling::new(options.culling, self.mirrored);
+        self.mesh
+            .cast_leaves(&self.to_local(&ray), culling, |t| options.filter.keep(t))
+    }
+
+    /// The closest hit of a world ray already limited, with culling and a filter.
+    #[inline]
+    pub(crate) fn cast_leaves(
+        &self,
+        ray: &Ray,
+        culling: crate::Culling,
+        keep: impl FnMut(u32) -> bool,
+    ) -> Option<Hit> {
+        let culling = FaceCulling::new(culling, self.mirrored);
+        self.mesh.cast_leaves(&self.to_local(ray), culling, keep)
+    }
+
+    /// Whether a world ray hits the instance, with culling and a filter.
+    #[inline]
+    pub(crate) fn occluded_leaves(
+        &self,
+        ray: &Ray,
+        culling: crate::Culling,
+        keep: impl FnMut(u32) -> bool,
+    ) -> bool {
+        let culling = FaceCulling::new(culling, self.mirrored);
+        self.mesh
+            .occluded_leaves(&self.to_local(ray), culling, keep)
+    }
+
+    /// Every hit of a world ray, with culling and a filter.
+    #[inline]
+    pub(crate) fn cast_all_leaves(
+        &self,
+        ray: &Ray,
+        culling: crate::Culling,
+        keep: impl FnMut(u32) -> bool,
+    ) -> Vec<Hit> {
+        let culling = FaceCulling::new(culling, self.mirrored);
+        self.mesh
+            .cast_all_leaves(&self.to_local(ray), culling, keep)
+    }
+
+    /// Which side of its triangle a hit of a world ray `ray` on this instance is on.
+    ///
+    /// # Panics
+    /// If `hit.triangle` is not a triangle of the mesh.
+    pub fn facing(&self, ray: &Ray, hit: &Hit) -> crate::Facing {
+        let local = self.mesh.tri_mesh().triangle(hit.triangle as usize);
+        crate::Facing::of(local.normal(), self.to_local(ray).dir, self.mirrored)
     }
 
     /// [`Instance::cast`] over the triangles for which `keep(triangle)` is true.
@@ -148,14 +281,26 @@ impl Instance {
 
     /// The surface at a hit of this instance, in world space: the point carried by the
     /// transform, the normals by its inverse transpose (renormalised), texture coordinates
-    /// and group name as in the mesh.
+    /// and group name as in the mesh. Under a mirroring transform the geometric normal is
+    /// also turned over, so that it still faces the side from which the world triangle's
+    /// corners run counter-clockwise (the interpolated normal, which describes the surface
+    /// and not its winding, is not).
     ///
     /// # Panics
     /// If `hit.triangle` is not a triangle of the mesh.
     pub fn surface(&self, hit: &Hit) -> SurfacePoint<'_> {
-        self.mesh
+        let surface = self
+            .mesh
             .surface(hit)
-            .transformed(&self.transform, &self.normal_matrix)
+            .transformed(&self.transform, &self.normal_matrix);
+        if self.mirrored {
+            SurfacePoint {
+                geometric_normal: -surface.geometric_normal,
+                ..surface
+            }
+        } else {
+            surface
+        }
     }
 }
 
@@ -219,6 +364,40 @@ fn world_bounds(local: Aabb, transform: Affine3A, to_local: &DAffine3) -> Aabb {
         bounds
     } else {
         Aabb::EMPTY
+    }
+}
+
+/// Arvo's box transform (*Transforming Axis-Aligned Bounding Boxes*, Graphics Gems, 1990):
+/// the centre by the transform and the half-size by the absolute linear part, padded by a
+/// bound on the rounding of `transform_point3` for any point of `local`.
+fn carried_box(transform: &Affine3A, local: &Aabb) -> Aabb {
+    if local.is_empty() {
+        return Aabb::EMPTY;
+    }
+    let (min, max) = (Vec3A::from(local.min), Vec3A::from(local.max));
+    let centre = (min + max) * 0.5;
+    let half = (max - min) * 0.5;
+    let linear = transform.matrix3;
+    let absolute = Mat3A::from_cols(
+        linear.x_axis.abs(),
+        linear.y_axis.abs(),
+        linear.z_axis.abs(),
+    );
+    let world_centre = linear * centre + transform.translation;
+    let world_half = absolute * half;
+    // Each coordinate of a carried point is a sum of three products and a translation: its
+    // rounding error is a few units in the last place of the sum of their magnitudes.
+    let magnitude = absolute * (centre.abs() + half) + transform.translation.abs();
+    let pad = magnitude * (16.0 * f32::EPSILON) + Vec3A::splat(f32::MIN_POSITIVE);
+    let bounds = Aabb::new(
+        Vec3::from(world_centre - world_half - pad),
+        Vec3::from(world_centre + world_half + pad),
+    );
+    if bounds.is_finite() {
+        bounds
+    } else {
+        // Beyond f32: a box that culls nothing.
+        Aabb::new(Vec3::NEG_INFINITY, Vec3::INFINITY)
     }
 }
 

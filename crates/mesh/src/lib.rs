@@ -7,6 +7,12 @@
 //! [`Mesh`] adds the hierarchy and the queries `cast`, `occluded`, `cast_all` and
 //! `cast_batch`; [`Instance`] and [`Scene`] answer the same queries for world rays. Every
 //! answer equals a brute-force loop over the triangles with the watertight test, bit for bit.
+//!
+//! For editors: every query takes [`QueryOptions`] (distance limit, back-face culling, layer
+//! mask, [`Filter`]); [`Scene::pick`] tells what is under the mouse ([`Pick`]),
+//! [`Scene::closest_point`] finds the nearest surface ([`SceneClosestPoint`]),
+//! [`Scene::select`] what a box, sphere or marquee frustum holds ([`Containment`]), and
+//! [`SharedScene`] lets queries run on other threads while the scene is edited.
 //! Bad input is an [`Error`], never a panic. Most users depend on the `meshcast` facade.
 //!
 //! ```
@@ -37,8 +43,13 @@
 mod error;
 mod instance;
 mod mesh;
+mod nearest;
 mod obj;
+mod pick;
+mod query;
 mod scene;
+mod selection;
+mod shared;
 mod subdivision;
 mod surface;
 mod tri_mesh;
@@ -47,7 +58,12 @@ mod workload;
 pub use error::{Error, IndexKind, Location, Result, Warning};
 pub use instance::Instance;
 pub use mesh::Mesh;
+pub use nearest::{ClosestPoint, SceneClosestPoint};
+pub use pick::Pick;
+pub use query::{Culling, Facing, Filter, KeepAll, QueryOptions, ALL_LAYERS};
 pub use scene::{InstanceId, Scene, SceneHit};
+pub use selection::{Containment, SceneTriangle};
+pub use shared::SharedScene;
 pub use surface::SurfacePoint;
 pub use tri_mesh::{TriMesh, VertexAttribute};
 pub use workload::{camera_rays, incoherent_rays};

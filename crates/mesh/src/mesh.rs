@@ -4,10 +4,11 @@ use std::path::Path;
 
 use glam::Vec3;
 use meshcast_bvh::{BuildOptions, Bvh};
-use meshcast_primitives::{Aabb, Hit, Ray, WatertightRay};
+use meshcast_primitives::{Aabb, Hit, Ray, Triangle, WatertightRay};
 use rayon::prelude::*;
 
-use crate::{Result, SurfacePoint, TriMesh};
+use crate::query::FaceCulling;
+use crate::{Filter, QueryOptions, Result, SurfacePoint, TriMesh};
 
 /// A triangle as the leaf test needs it, stored in BVH leaf order next to its original index.
 #[derive(Clone, Copy, Debug)]
@@ -82,18 +83,7 @@ impl Mesh {
     /// Builds the hierarchy over `tri_mesh`'s triangles. Degenerate triangles are left out of
     /// it (their boxes are given as empty), so they are never hit but keep their numbers.
     pub fn from_tri_mesh(tri_mesh: TriMesh, options: &BuildOptions) -> Self {
-        let boxes: Vec<Aabb> = (0..tri_mesh.triangle_count())
-            .into_par_iter()
-            .with_min_len(4096)
-            .map(|i| {
-                let triangle = tri_mesh.triangle(i);
-                if triangle.is_degenerate() {
-                    Aabb::EMPTY
-                } else {
-                    triangle.bounds()
-                }
-            })
-            .collect();
+        let boxes = triangle_boxes(&tri_mesh);
         let bounds = boxes.iter().fold(Aabb::EMPTY, |b, &other| b.union(other));
         let bvh = Bvh::build(&boxes, options);
         let leaves = bvh
@@ -115,6 +105,85 @@ impl Mesh {
             leaves,
             bounds,
         }
+    }
+
+    /// Moves the vertices to `positions` (one per vertex, in the same order) and refits the
+    /// hierarchy to them: the deformation path for skinned, sculpted or simulated meshes.
+    /// Triangles, normals, texture coordinates and groups are kept as they are (normals are
+    /// not recomputed). Refitting keeps the tree's shape, which suits small motions; when a
+    /// triangle becomes degenerate or stops being so, the hierarchy is rebuilt with the
+    /// default options instead.
+    ///
+    /// A mesh shared by instances sits behind an [`std::sync::Arc`]: deform a copy
+    /// ([`std::sync::Arc::make_mut`]) and hand it to the scene with
+    /// [`crate::Scene::set_mesh`], so that queries running on the old one are not disturbed.
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidAttribute`] if `positions` is not one per vertex,
+    /// [`crate::Error::NonFiniteVertex`] for a NaN or infinite position; the mesh is then
+    /// unchanged.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_mesh::Mesh;
+    /// use meshcast_primitives::Ray;
+    ///
+    /// let mut tri = Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?;
+    /// tri.set_positions(&[[0.0, 0.0, 2.0], [1.0, 0.0, 2.0], [0.0, 1.0, 2.0]])?;
+    /// let hit = tri.cast(&Ray::new(Vec3::new(0.2, 0.2, 5.0), Vec3::NEG_Z)).ok_or("miss")?;
+    /// assert!((hit.t - 3.0).abs() < 1e-5);
+    /// assert!(tri.set_positions(&[[0.0; 3]]).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_positions(&mut self, positions: &[[f32; 3]]) -> Result<()> {
+        let old = &self.tri_mesh;
+        if positions.len() != old.vertex_count() {
+            return Err(crate::Error::InvalidAttribute {
+                attribute: "positions",
+                problem: format!(
+                    "{} positions given for {} vertices",
+                    positions.len(),
+                    old.vertex_count()
+                ),
+            });
+        }
+        let mut tri_mesh = TriMesh::new(
+            positions.iter().copied().map(Vec3::from).collect(),
+            old.indices().to_vec(),
+        )?;
+        if let Some(normals) = old.normals() {
+            tri_mesh = tri_mesh.with_normals(normals.clone())?;
+        }
+        if let Some(uvs) = old.uvs() {
+            tri_mesh = tri_mesh.with_uvs(uvs.clone())?;
+        }
+        if !old.group_names().is_empty() {
+            let groups = (0..old.triangle_count())
+                .map(|t| old.triangle_group(t).unwrap_or(0))
+                .collect();
+            tri_mesh = tri_mesh.with_groups(old.group_names().to_vec(), groups)?;
+        }
+        tri_mesh.set_warnings(old.warnings().to_vec());
+        let boxes = triangle_boxes(&tri_mesh);
+        let kept = boxes.iter().filter(|b| !b.is_empty()).count();
+        let same_triangles = kept == self.leaves.len()
+            && self
+                .leaves
+                .iter()
+                .all(|l| !boxes[l.index as usize].is_empty());
+        if !same_triangles {
+            *self = Self::from_tri_mesh(tri_mesh, &BuildOptions::default());
+            return Ok(());
+        }
+        self.bvh.refit(&boxes)?;
+        for leaf in &mut self.leaves {
+            let triangle = tri_mesh.triangle(leaf.index as usize);
+            (leaf.v0, leaf.v1, leaf.v2) = (triangle.v0, triangle.v1, triangle.v2);
+        }
+        self.bounds = boxes.iter().fold(Aabb::EMPTY, |b, &other| b.union(other));
+        self.tri_mesh = tri_mesh;
+        Ok(())
     }
 
     /// The triangles and their attributes.
@@ -140,11 +209,41 @@ impl Mesh {
     /// The closest hit within the ray's range, or `None`.
     #[inline]
     pub fn cast(&self, ray: &Ray) -> Option<Hit> {
-        self.cast_filtered(ray, |_| true)
+        self.cast_leaves(ray, FaceCulling::OFF, |_| true)
+    }
+
+    /// [`Mesh::cast`] with [`QueryOptions`]: a distance limit, back-face culling and a
+    /// triangle filter (the layer mask is for scenes). A rejected or culled hit lets the ray
+    /// go on to the next triangle behind it.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_mesh::{Culling, Mesh, QueryOptions};
+    /// use meshcast_primitives::Ray;
+    ///
+    /// // Two layers facing up (+z).
+    /// let layers = Mesh::from_triangles(
+    ///     &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0],
+    ///       [0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]],
+    ///     &[[0, 1, 2], [3, 4, 5]],
+    /// )?;
+    /// let up = Ray::new(Vec3::new(0.2, 0.2, -5.0), Vec3::Z);
+    /// assert_eq!(layers.cast_with(&up, &QueryOptions::new()).map(|h| h.triangle), Some(0));
+    /// let culled = QueryOptions::new().with_culling(Culling::BackFaces);
+    /// assert_eq!(layers.cast_with(&up, &culled), None);
+    /// let skip_first = QueryOptions::new().with_triangle_filter(|triangle| triangle != 0);
+    /// assert_eq!(layers.cast_with(&up, &skip_first).map(|h| h.triangle), Some(1));
+    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// ```
+    pub fn cast_with<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
+        let ray = options.limit_ray(ray)?;
+        let culling = FaceCulling::new(options.culling, false);
+        self.cast_leaves(&ray, culling, |triangle| options.filter.keep(triangle))
     }
 
     /// [`Mesh::cast`] over the triangles for which `keep(triangle)` is true (to skip the
-    /// triangle a ray starts on, or hidden parts).
+    /// triangle a ray starts on, or hidden parts); see also [`Mesh::cast_with`].
     ///
     /// # Examples
     /// ```
@@ -163,19 +262,29 @@ impl Mesh {
     /// assert_eq!(below.map(|h| h.triangle), Some(0));
     /// # Ok::<(), meshcast_mesh::Error>(())
     /// ```
-    pub fn cast_filtered(&self, ray: &Ray, mut keep: impl FnMut(u32) -> bool) -> Option<Hit> {
+    pub fn cast_filtered(&self, ray: &Ray, keep: impl FnMut(u32) -> bool) -> Option<Hit> {
+        self.cast_leaves(ray, FaceCulling::OFF, keep)
+    }
+
+    /// The closest hit over the triangles that `keep` accepts and `culling` does not skip.
+    pub(crate) fn cast_leaves(
+        &self,
+        ray: &Ray,
+        culling: FaceCulling,
+        mut keep: impl FnMut(u32) -> bool,
+    ) -> Option<Hit> {
         if !ray.is_valid() {
             return None;
         }
         let watertight = WatertightRay::new(ray);
         self.bvh.cast(ray, |slot, range| {
             let leaf = &self.leaves[slot as usize];
-            if !keep(leaf.index) {
-                return None;
-            }
             let hit = watertight
                 .with_range(range.t_min, range.t_max)
                 .intersect(leaf.v0, leaf.v1, leaf.v2)?;
+            if culling.culls(leaf.v0, leaf.v1, leaf.v2, ray.dir) || !keep(leaf.index) {
+                return None;
+            }
             Some(hit.with_triangle(leaf.index))
         })
     }
@@ -184,41 +293,86 @@ impl Mesh {
     /// stops at the first hit found, so it is faster than [`Mesh::cast`].
     #[inline]
     pub fn occluded(&self, ray: &Ray) -> bool {
-        self.occluded_filtered(ray, |_| true)
+        self.occluded_leaves(ray, FaceCulling::OFF, |_| true)
+    }
+
+    /// [`Mesh::occluded`] with [`QueryOptions`] (as in [`Mesh::cast_with`]).
+    pub fn occluded_with<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool {
+        let Some(ray) = options.limit_ray(ray) else {
+            return false;
+        };
+        let culling = FaceCulling::new(options.culling, false);
+        self.occluded_leaves(&ray, culling, |triangle| options.filter.keep(triangle))
     }
 
     /// [`Mesh::occluded`] over the triangles for which `keep(triangle)` is true.
-    pub fn occluded_filtered(&self, ray: &Ray, mut keep: impl FnMut(u32) -> bool) -> bool {
+    pub fn occluded_filtered(&self, ray: &Ray, keep: impl FnMut(u32) -> bool) -> bool {
+        self.occluded_leaves(ray, FaceCulling::OFF, keep)
+    }
+
+    pub(crate) fn occluded_leaves(
+        &self,
+        ray: &Ray,
+        culling: FaceCulling,
+        mut keep: impl FnMut(u32) -> bool,
+    ) -> bool {
         if !ray.is_valid() {
             return false;
         }
         let watertight = WatertightRay::new(ray);
         self.bvh.occluded(ray, |slot, _| {
             let leaf = &self.leaves[slot as usize];
-            keep(leaf.index) && watertight.intersect(leaf.v0, leaf.v1, leaf.v2).is_some()
+            watertight.intersect(leaf.v0, leaf.v1, leaf.v2).is_some()
+                && !culling.culls(leaf.v0, leaf.v1, leaf.v2, ray.dir)
+                && keep(leaf.index)
         })
     }
 
     /// Every hit within the ray's range, sorted by `t`, then triangle index.
     #[inline]
     pub fn cast_all(&self, ray: &Ray) -> Vec<Hit> {
-        self.cast_all_filtered(ray, |_| true)
+        self.cast_all_leaves(ray, FaceCulling::OFF, |_| true)
+    }
+
+    /// [`Mesh::cast_all`] with [`QueryOptions`] (as in [`Mesh::cast_with`]).
+    pub fn cast_all_with<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Vec<Hit> {
+        let Some(ray) = options.limit_ray(ray) else {
+            return Vec::new();
+        };
+        let culling = FaceCulling::new(options.culling, false);
+        self.cast_all_leaves(&ray, culling, |triangle| options.filter.keep(triangle))
     }
 
     /// [`Mesh::cast_all`] over the triangles for which `keep(triangle)` is true.
-    pub fn cast_all_filtered(&self, ray: &Ray, mut keep: impl FnMut(u32) -> bool) -> Vec<Hit> {
+    pub fn cast_all_filtered(&self, ray: &Ray, keep: impl FnMut(u32) -> bool) -> Vec<Hit> {
+        self.cast_all_leaves(ray, FaceCulling::OFF, keep)
+    }
+
+    pub(crate) fn cast_all_leaves(
+        &self,
+        ray: &Ray,
+        culling: FaceCulling,
+        mut keep: impl FnMut(u32) -> bool,
+    ) -> Vec<Hit> {
         if !ray.is_valid() {
             return Vec::new();
         }
         let watertight = WatertightRay::new(ray);
         self.bvh.cast_all(ray, |slot, _| {
             let leaf = &self.leaves[slot as usize];
-            if !keep(leaf.index) {
+            let hit = watertight.intersect(leaf.v0, leaf.v1, leaf.v2)?;
+            if culling.culls(leaf.v0, leaf.v1, leaf.v2, ray.dir) || !keep(leaf.index) {
                 return None;
             }
-            let hit = watertight.intersect(leaf.v0, leaf.v1, leaf.v2)?;
             Some(hit.with_triangle(leaf.index))
         })
+    }
+
+    /// The triangle in leaf slot `slot` of the hierarchy and its index.
+    #[inline]
+    pub(crate) fn leaf_triangle(&self, slot: u32) -> (Triangle, u32) {
+        let leaf = &self.leaves[slot as usize];
+        (Triangle::new(leaf.v0, leaf.v1, leaf.v2), leaf.index)
     }
 
     /// [`Mesh::cast`] for every ray, in parallel on the current rayon thread pool; the answers
@@ -253,4 +407,21 @@ impl Mesh {
     pub fn surface(&self, hit: &Hit) -> SurfacePoint<'_> {
         SurfacePoint::on(&self.tri_mesh, hit)
     }
+}
+
+/// Each triangle's box, or [`Aabb::EMPTY`] for a degenerate one (which the hierarchy then
+/// leaves out).
+fn triangle_boxes(tri_mesh: &TriMesh) -> Vec<Aabb> {
+    (0..tri_mesh.triangle_count())
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|i| {
+            let triangle = tri_mesh.triangle(i);
+            if triangle.is_degenerate() {
+                Aabb::EMPTY
+            } else {
+                triangle.bounds()
+            }
+        })
+        .collect()
 }

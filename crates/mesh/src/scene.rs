@@ -5,7 +5,7 @@ use meshcast_bvh::{BuildOptions, Bvh};
 use meshcast_primitives::{Aabb, Hit, Ray};
 use rayon::prelude::*;
 
-use crate::{Error, Instance, Result, SurfacePoint};
+use crate::{Culling, Error, Filter, Instance, QueryOptions, Result, SurfacePoint, ALL_LAYERS};
 
 /// An instance's handle in a [`Scene`]: stable while the instance is there, never reused after
 /// it is removed.
@@ -16,6 +16,13 @@ impl InstanceId {
     /// The id's number (instances are numbered from 0 in the order they were added).
     pub fn index(self) -> u32 {
         self.0
+    }
+
+    /// The id with this number (as from [`InstanceId::index`], stored by an editor, say).
+    /// Not checked: a scene answers an id it does not hold with
+    /// [`Error::UnknownInstance`] or `None`.
+    pub const fn from_index(index: u32) -> Self {
+        Self(index)
     }
 }
 
@@ -142,6 +149,37 @@ impl Scene {
         Ok(())
     }
 
+    /// Puts an instance on these layers ([`Instance::set_layers`]); the hierarchy is not
+    /// touched.
+    ///
+    /// # Errors
+    /// [`Error::UnknownInstance`] for an id the scene does not hold.
+    pub fn set_layers(&mut self, id: InstanceId, layers: u32) -> Result<()> {
+        self.slots
+            .get_mut(id.0 as usize)
+            .and_then(Option::as_mut)
+            .ok_or(Error::UnknownInstance { instance: id.0 })?
+            .set_layers(layers);
+        Ok(())
+    }
+
+    /// Gives an instance another mesh (a deformed copy, see [`crate::Mesh::set_positions`]),
+    /// keeping its transform and layers, and refits the top level to its new box.
+    ///
+    /// # Errors
+    /// [`Error::UnknownInstance`] for an id the scene does not hold.
+    pub fn set_mesh(&mut self, id: InstanceId, mesh: std::sync::Arc<crate::Mesh>) -> Result<()> {
+        let instance = self
+            .slots
+            .get(id.0 as usize)
+            .and_then(Option::as_ref)
+            .ok_or(Error::UnknownInstance { instance: id.0 })?;
+        let replaced = Instance::new(mesh, instance.transform())?.with_layers(instance.layers());
+        let transform = replaced.transform();
+        self.slots[id.0 as usize] = Some(replaced);
+        self.set_transform(id, transform)
+    }
+
     /// Rebuilds the top level from the instances' current boxes.
     pub fn rebuild(&mut self) {
         for (slot, bounds) in self.slots.iter().zip(&mut self.boxes) {
@@ -197,11 +235,26 @@ impl Scene {
     /// The closest hit of a world ray, or `None`.
     #[inline]
     pub fn cast(&self, ray: &Ray) -> Option<SceneHit> {
-        self.cast_filtered(ray, |_, _| true)
+        self.cast_leaves(ray, Culling::Off, ALL_LAYERS, |_, _| true)
+    }
+
+    /// [`Scene::cast`] with [`QueryOptions`]: a distance limit, back-face culling (as seen in
+    /// the world, mirroring transforms included), the layer mask and a filter asked with
+    /// each hit's instance and triangle. A rejected hit lets the ray go on to what lies
+    /// behind it. See [`Scene::pick`] for the hit with its surface.
+    pub fn cast_with<F: Filter<(InstanceId, u32)>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> Option<SceneHit> {
+        let ray = options.limit_ray(ray)?;
+        self.cast_leaves(&ray, options.culling, options.mask, |instance, triangle| {
+            options.filter.keep((instance, triangle))
+        })
     }
 
     /// [`Scene::cast`] over the triangles for which `keep(instance, triangle)` is true (to
-    /// skip the object a ray starts from, or hidden ones).
+    /// skip the object a ray starts from, or hidden ones); see also [`Scene::cast_with`].
     ///
     /// # Examples
     /// ```
@@ -224,6 +277,16 @@ impl Scene {
     pub fn cast_filtered(
         &self,
         ray: &Ray,
+        keep: impl FnMut(InstanceId, u32) -> bool,
+    ) -> Option<SceneHit> {
+        self.cast_leaves(ray, Culling::Off, ALL_LAYERS, keep)
+    }
+
+    pub(crate) fn cast_leaves(
+        &self,
+        ray: &Ray,
+        culling: Culling,
+        mask: u32,
         mut keep: impl FnMut(InstanceId, u32) -> bool,
     ) -> Option<SceneHit> {
         let order = self.top_level.primitive_order();
@@ -234,7 +297,10 @@ impl Scene {
             let index = order[slot as usize];
             let id = InstanceId(index);
             let instance = self.slots[index as usize].as_ref()?;
-            let hit = instance.cast_filtered(range, |triangle| keep(id, triangle))?;
+            if instance.layers() & mask == 0 {
+                return None;
+            }
+            let hit = instance.cast_leaves(range, culling, |triangle| keep(id, triangle))?;
             let candidate = hit.with_triangle(index);
             let closer = best.map_or(true, |b| {
                 candidate.is_closer_than(&b.hit.with_triangle(b.instance.0))
@@ -254,20 +320,42 @@ impl Scene {
     /// Whether a world ray hits anything within its range; stops at the first hit found.
     #[inline]
     pub fn occluded(&self, ray: &Ray) -> bool {
-        self.occluded_filtered(ray, |_, _| true)
+        self.occluded_leaves(ray, Culling::Off, ALL_LAYERS, |_, _| true)
+    }
+
+    /// [`Scene::occluded`] with [`QueryOptions`] (as in [`Scene::cast_with`]).
+    pub fn occluded_with<F: Filter<(InstanceId, u32)>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> bool {
+        let Some(ray) = options.limit_ray(ray) else {
+            return false;
+        };
+        self.occluded_leaves(&ray, options.culling, options.mask, |instance, triangle| {
+            options.filter.keep((instance, triangle))
+        })
     }
 
     /// [`Scene::occluded`] over the triangles for which `keep(instance, triangle)` is true.
-    pub fn occluded_filtered(
+    pub fn occluded_filtered(&self, ray: &Ray, keep: impl FnMut(InstanceId, u32) -> bool) -> bool {
+        self.occluded_leaves(ray, Culling::Off, ALL_LAYERS, keep)
+    }
+
+    fn occluded_leaves(
         &self,
         ray: &Ray,
+        culling: Culling,
+        mask: u32,
         mut keep: impl FnMut(InstanceId, u32) -> bool,
     ) -> bool {
         let order = self.top_level.primitive_order();
         self.top_level.occluded(ray, |slot, ray| {
             let index = order[slot as usize];
             self.slots[index as usize].as_ref().is_some_and(|instance| {
-                instance.occluded_filtered(ray, |triangle| keep(InstanceId(index), triangle))
+                instance.layers() & mask != 0
+                    && instance
+                        .occluded_leaves(ray, culling, |triangle| keep(InstanceId(index), triangle))
             })
         })
     }
@@ -275,13 +363,37 @@ impl Scene {
     /// Every hit of a world ray, sorted by `t`, then instance, then triangle.
     #[inline]
     pub fn cast_all(&self, ray: &Ray) -> Vec<SceneHit> {
-        self.cast_all_filtered(ray, |_, _| true)
+        self.cast_all_leaves(ray, Culling::Off, ALL_LAYERS, |_, _| true)
+    }
+
+    /// [`Scene::cast_all`] with [`QueryOptions`] (as in [`Scene::cast_with`]).
+    pub fn cast_all_with<F: Filter<(InstanceId, u32)>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> Vec<SceneHit> {
+        let Some(ray) = options.limit_ray(ray) else {
+            return Vec::new();
+        };
+        self.cast_all_leaves(&ray, options.culling, options.mask, |instance, triangle| {
+            options.filter.keep((instance, triangle))
+        })
     }
 
     /// [`Scene::cast_all`] over the triangles for which `keep(instance, triangle)` is true.
     pub fn cast_all_filtered(
         &self,
         ray: &Ray,
+        keep: impl FnMut(InstanceId, u32) -> bool,
+    ) -> Vec<SceneHit> {
+        self.cast_all_leaves(ray, Culling::Off, ALL_LAYERS, keep)
+    }
+
+    fn cast_all_leaves(
+        &self,
+        ray: &Ray,
+        culling: Culling,
+        mask: u32,
         mut keep: impl FnMut(InstanceId, u32) -> bool,
     ) -> Vec<SceneHit> {
         let order = self.top_level.primitive_order();
@@ -290,8 +402,11 @@ impl Scene {
             let index = order[slot as usize];
             let id = InstanceId(index);
             if let Some(instance) = self.slots[index as usize].as_ref() {
-                let found = instance.cast_all_filtered(range, |triangle| keep(id, triangle));
-                hits.extend(found.into_iter().map(|hit| SceneHit { instance: id, hit }));
+                if instance.layers() & mask != 0 {
+                    let found =
+                        instance.cast_all_leaves(range, culling, |triangle| keep(id, triangle));
+                    hits.extend(found.into_iter().map(|hit| SceneHit { instance: id, hit }));
+                }
             }
             None
         });

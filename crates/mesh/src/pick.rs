@@ -1,0 +1,142 @@
+//! Picking: what is under a ray (the mouse), with everything an editor shows about it.
+
+use glam::Vec3;
+use meshcast_primitives::{Hit, Ray};
+
+use crate::{Facing, Filter, InstanceId, QueryOptions, Scene, SceneHit, SurfacePoint};
+
+/// What a ray picked: the instance, the hit on its mesh, the world distance, the side hit
+/// and the surface there (world point, geometric and interpolated normal, texture
+/// coordinates, object or group name).
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use glam::{Affine3A, Vec3};
+/// use meshcast_mesh::{Facing, Instance, Mesh, QueryOptions, Scene};
+/// use meshcast_primitives::Ray;
+///
+/// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+/// let scene = Scene::from_instances([Instance::new(tri, Affine3A::from_scale(Vec3::splat(2.0)))?]);
+/// let pick = scene
+///     .pick(&Ray::new(Vec3::new(0.5, 0.5, 3.0), Vec3::new(0.0, 0.0, -2.0)), &QueryOptions::new())
+///     .ok_or("nothing under the ray")?;
+/// assert_eq!((pick.instance.index(), pick.hit.triangle), (0, 0));
+/// assert_eq!((pick.hit.t, pick.distance), (1.5, 3.0));
+/// assert_eq!(pick.surface.point, Vec3::new(0.5, 0.5, 0.0));
+/// assert_eq!(pick.facing, Facing::Front);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pick<'a> {
+    /// The instance picked.
+    pub instance: InstanceId,
+    /// The hit on its mesh: `t` along the world ray (units of its direction), the mesh's
+    /// triangle and the barycentrics.
+    pub hit: Hit,
+    /// The world distance from the ray's origin, `t * |dir|`.
+    pub distance: f32,
+    /// Which side of the triangle the ray hit, as seen in the world.
+    pub facing: Facing,
+    /// The surface at the hit, in world space ([`crate::Instance::surface`]).
+    pub surface: SurfacePoint<'a>,
+}
+
+impl Pick<'_> {
+    /// The hit as a [`SceneHit`].
+    pub fn scene_hit(&self) -> SceneHit {
+        SceneHit {
+            instance: self.instance,
+            hit: self.hit,
+        }
+    }
+
+    /// The world point of the hit (the surface's point).
+    pub fn point(&self) -> Vec3 {
+        self.surface.point
+    }
+}
+
+impl Scene {
+    /// What is under the ray: the closest hit ([`Scene::cast_with`]: distance limit,
+    /// culling, layer mask and filter) with its world surface, distance and side.
+    ///
+    /// This is the nearest *triangle*; its instance is also the nearest *instance*, the one
+    /// whose own nearest hit is closest. To cycle through everything under the mouse, see
+    /// [`Scene::pick_instances`]. Degenerate rays pick nothing.
+    pub fn pick<F: Filter<(InstanceId, u32)>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> Option<Pick<'_>> {
+        let hit = self.cast_with(ray, options)?;
+        Some(self.pick_of(ray, hit))
+    }
+
+    /// Every instance under the ray, each once with its own nearest hit, nearest first (ties
+    /// to the smaller id): for an editor's "select what lies behind" on repeated clicks. The
+    /// first is [`Scene::pick`]'s answer. The options apply as in [`Scene::cast_with`].
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::{Affine3A, Vec3};
+    /// use meshcast_mesh::{Instance, Mesh, QueryOptions, Scene};
+    /// use meshcast_primitives::Ray;
+    ///
+    /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+    /// let scene = Scene::from_instances((0..3).map(|i| {
+    ///     Instance::new(tri.clone(), Affine3A::from_translation(Vec3::Z * i as f32))
+    /// }).collect::<Result<Vec<_>, _>>()?);
+    /// let down = Ray::new(Vec3::new(0.2, 0.2, 5.0), Vec3::NEG_Z);
+    /// let picks = scene.pick_instances(&down, &QueryOptions::new());
+    /// let order: Vec<u32> = picks.iter().map(|p| p.instance.index()).collect();
+    /// assert_eq!(order, [2, 1, 0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn pick_instances<F: Filter<(InstanceId, u32)>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> Vec<Pick<'_>> {
+        let Some(limited) = options.limit_ray(ray) else {
+            return Vec::new();
+        };
+        let order = self.top_level().primitive_order();
+        let mut picks = Vec::new();
+        self.top_level().cast_all(&limited, |slot, range| {
+            let id = InstanceId::from_index(order[slot as usize]);
+            let instance = self.instance(id)?;
+            if !options.matches_layers(instance.layers()) {
+                return None;
+            }
+            let hit =
+                instance.cast_leaves(range, options.culling, |t| options.filter.keep((id, t)))?;
+            picks.push(SceneHit { instance: id, hit });
+            None
+        });
+        picks.sort_unstable_by(|a, b| {
+            a.hit
+                .t
+                .total_cmp(&b.hit.t)
+                .then(a.instance.cmp(&b.instance))
+        });
+        picks
+            .into_iter()
+            .map(|hit| self.pick_of(ray, hit))
+            .collect()
+    }
+
+    fn pick_of(&self, ray: &Ray, hit: SceneHit) -> Pick<'_> {
+        let instance = self
+            .instance(hit.instance)
+            .expect("a hit's instance is in the scene");
+        Pick {
+            instance: hit.instance,
+            hit: hit.hit,
+            distance: hit.hit.t * ray.dir.length(),
+            facing: instance.facing(ray, &hit.hit),
+            surface: instance.surface(&hit.hit),
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! `QueryOptions`: what every mesh and scene query accepts besides its shape (a distance
+//! limit, back-face culling, a layer mask and a filter), and the filter trait.
+
+use crate::InstanceId;
+
+/// The mask that matches every layer: the default of [`QueryOptions::mask`] and of
+/// [`crate::Instance::layers`].
+pub const ALL_LAYERS: u32 = u32::MAX;
+
+/// Which side of a triangle a ray may hit.
+///
+/// The front is the side from which the corners `v0, v1, v2` run counter-clockwise, in world
+/// space: an instance whose transform mirrors (a negative determinant) has its fronts on
+/// the other side of its mesh's triangles, as a renderer sees it.
+///
+/// # Examples
+/// ```
+/// use meshcast_mesh::{Culling, QueryOptions};
+///
+/// let options = QueryOptions::new().with_culling(Culling::BackFaces);
+/// assert_eq!(options.culling, Culling::BackFaces);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Culling {
+    /// Both sides are hit.
+    #[default]
+    Off,
+    /// Hits on back faces are skipped, and the ray goes on to what lies behind. A ray in
+    /// the triangle's plane (edge-on) is not culled.
+    BackFaces,
+}
+
+/// Which side of its triangle a ray hit (see [`Culling`] for which side is the front).
+///
+/// # Examples
+/// ```
+/// use meshcast_mesh::Facing;
+///
+/// assert_ne!(Facing::Front, Facing::Back);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Facing {
+    /// The side from which the corners run counter-clockwise (or edge-on).
+    Front,
+    /// The other side.
+    Back,
+}
+
+impl Facing {
+    /// The side of a triangle with (non-normalised) normal `normal` that a ray with direction
+    /// `dir` meets, both in the mesh's space, for an instance whose transform mirrors
+    /// (`mirrored`) or not.
+    #[inline]
+    pub(crate) fn of(normal: glam::Vec3, dir: glam::Vec3, mirrored: bool) -> Self {
+        let along = normal.dot(dir);
+        let back = if mirrored { along < 0.0 } else { along > 0.0 };
+        if back {
+            Self::Back
+        } else {
+            Self::Front
+        }
+    }
+}
+
+/// Decides which candidates a query may report: a hidden object, the object being dragged,
+/// the triangle a ray starts on are rejected, and the query goes on to the next candidate.
+///
+/// Mesh queries ask with the triangle index (`Filter<u32>`), scene queries with the instance
+/// and the triangle (`Filter<(InstanceId, u32)>`). Closures implement it:
+/// `|triangle: u32| ...` and `|instance: InstanceId, triangle: u32| ...`; [`KeepAll`] keeps
+/// everything. A filter is only asked about candidates that pass the query's own test.
+///
+/// # Examples
+/// ```
+/// use meshcast_mesh::{Filter, InstanceId, KeepAll};
+///
+/// let odd_triangles = |triangle: u32| triangle % 2 == 1;
+/// assert!(odd_triangles.keep(3) && !odd_triangles.keep(4));
+/// assert!(Filter::<u32>::keep(&KeepAll, 4));
+/// ```
+pub trait Filter<K> {
+    /// Whether the candidate `key` may be reported.
+    fn keep(&self, key: K) -> bool;
+
+    /// Whether [`Filter::keep`] is always true, so that whole subtrees can be accepted
+    /// without asking. `false` unless overridden.
+    fn keeps_everything(&self) -> bool {
+        false
+    }
+}
+
+/// The filter that keeps every candidate (the default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KeepAll;
+
+impl<K> Filter<K> for KeepAll {
+    #[inline]
+    fn keep(&self, _: K) -> bool {
+        true
+    }
+
+    #[inline]
+    fn keeps_everything(&self) -> bool {
+        true
+    }
+}
+
+impl<F: Fn(u32) -> bool> Filter<u32> for F {
+    #[inline]
+    fn keep(&self, triangle: u32) -> bool {
+        self(triangle)
+    }
+}
+
+impl<F: Fn(InstanceId, u32) -> bool> Filter<(InstanceId, u32)> for F {
+    #[inline]
+    fn keep(&self, (instance, triangle): (InstanceId, u32)) -> bool {
+        self(instance, triangle)
+    }
+}
+
+/// The options every mesh and scene query takes: a distance limit, back-face culling, a
+/// layer mask and a filter. The default (`QueryOptions::new()`) limits nothing.
+///
+/// - `max_distance`: the largest world distance reported. For rays, the distance along the
+///   ray from its origin (`t * |dir|`; the ray's own range applies too); for closest
+///   points, the distance to the query point. NaN or negative: nothing is found.
+/// - `culling`: rays skip back faces ([`Culling`]); other queries ignore it.
+/// - `mask`: scene queries skip every instance whose [`crate::Instance::layers`] share no
+///   bit with it; mesh queries ignore it.
+/// - `filter`: rejects candidates ([`Filter`]); traversal goes on to the next one.
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use glam::{Affine3A, Vec3};
+/// use meshcast_mesh::{Culling, Instance, InstanceId, Mesh, QueryOptions, Scene};
+/// use meshcast_primitives::Ray;
+///
+/// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+/// let scene = Scene::from_instances([
+///     Instance::new(tri.clone(), Affine3A::IDENTITY)?.with_layers(0b01),
+///     Instance::new(tri.clone(), Affine3A::from_translation(Vec3::Z))?.with_layers(0b10),
+///     Instance::new(tri, Affine3A::from_translation(Vec3::Z * 2.0))?.with_layers(0b10),
+/// ]);
+/// let down = Ray::new(Vec3::new(0.2, 0.2, 5.0), Vec3::NEG_Z);
+/// let first = |options| scene.cast_with(&down, &options).map(|h| h.instance.index());
+/// assert_eq!(first(QueryOptions::new()), Some(2));
+/// assert_eq!(first(QueryOptions::new().with_mask(0b01)), Some(0));
+/// assert_eq!(first(QueryOptions::new().with_max_distance(2.5)), None);
+/// // The triangles face up (+z): seen from above they are front faces.
+/// assert_eq!(first(QueryOptions::new().with_culling(Culling::BackFaces)), Some(2));
+/// let skip_top = QueryOptions::new().with_filter(|instance: InstanceId, _| instance.index() != 2);
+/// assert_eq!(scene.cast_with(&down, &skip_top).map(|h| h.instance.index()), Some(1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QueryOptions<F = KeepAll> {
+    /// The largest world distance reported (default `f32::INFINITY`).
+    pub max_distance: f32,
+    /// Whether rays skip back faces (default [`Culling::Off`]).
+    pub culling: Culling,
+    /// The layers searched (default [`ALL_LAYERS`]).
+    pub mask: u32,
+    /// The filter (default [`KeepAll`]).
+    pub filter: F,
+}
+
+impl Default for QueryOptions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl QueryOptions {
+    /// No limit, no culling, every layer, every candidate.
+    pub const fn new() -> Self {
+        Self {
+            max_distance: f32::INFINITY,
+            culling: Culling::Off,
+            mask: ALL_LAYERS,
+            filter: KeepAll,
+        }
+    }
+}
+
+impl<F> QueryOptions<F> {
+    /// The same options with a distance limit.
+    #[must_use]
+    pub fn with_max_distance(self, max_distance: f32) -> Self {
+        Self {
+            max_distance,
+            ..self
+        }
+    }
+
+    /// The same options with this culling.
+    #[must_use]
+    pub fn with_culling(self, culling: Culling) -> Self {
+        Self { culling, ..self }
+    }
+
+    /// The same options with this layer mask.
+    #[must_use]
+    pub fn with_mask(self, mask: u32) -> Self {
+        Self { mask, ..self }
+    }
+
+    /// The same options with a scene filter, asked with the instance and triangle of each
+    /// candidate.
+    pub fn with_filter<G: Fn(InstanceId, u32) -> bool>(self, filter: G) -> QueryOptions<G> {
+        self.with_any_filter(filter)
+    }
+
+    /// The same options with a mesh filter, asked with the triangle of each candidate.
+    pub fn with_triangle_filter<G: Fn(u32) -> bool>(self, filter: G) -> QueryOptions<G> {
+        self.with_any_filter(filter)
+    }
+
+    /// The same options with any [`Filter`].
+    pub fn with_any_filter<G>(self, filter: G) -> QueryOptions<G> {
+        QueryOptions {
+            max_distance: self.max_distance,
+            culling: self.culling,
+            mask: self.mask,
+            filter,
+        }
+    }
+
+    /// Whether an instance on `layers` is searched.
+    #[inline]
+    pub fn matches_layers(&self, layers: u32) -> bool {
+        layers & self.mask != 0
+    }
+
+    /// The ray's range cut to `max_distance` (`t * |dir| <= max_distance`), or `None` when
+    /// nothing can be found (a NaN or negative limit).
+    #[inline]
+    pub(crate) fn limit_ray(
+        &self,
+        ray: &meshcast_primitives::Ray,
+    ) -> Option<meshcast_primitives::Ray> {
+        if self.max_distance.is_nan() || self.max_distance < 0.0 {
+            return None;
+        }
+        if self.max_distance == f32::INFINITY {
+            return Some(*ray);
+        }
+        let t_max = self.max_distance / ray.dir.length();
+        Some(ray.with_range(ray.t_min, ray.t_max.min(t_max)))
+    }
+
+    /// The squared distance limit, or `None` when nothing can be found.
+    #[inline]
+    pub(crate) fn squared_limit(&self) -> Option<f32> {
+        if self.max_distance.is_nan() || self.max_distance < 0.0 {
+            return None;
+        }
+        Some(self.max_distance * self.max_distance)
+    }
+}
+
+/// Back-face culling as a mesh traversal applies it: the query's [`Culling`], and whether
+/// the instance's transform mirrors (which swaps the sides).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FaceCulling {
+    culling: Culling,
+    mirrored: bool,
+}
+
+impl FaceCulling {
+    /// Both sides are hit.
+    pub(crate) const OFF: Self = Self {
+        culling: Culling::Off,
+        mirrored: false,
+    };
+
+    /// `culling` in a mesh placed by a transform that mirrors (`mirrored`) or not.
+    pub(crate) const fn new(culling: Culling, mirrored: bool) -> Self {
+        Self { culling, mirrored }
+    }
+
+    /// Whether a hit on the triangle `v0 v1 v2` by a ray along `dir` (both in the mesh's
+    /// space) is skipped.
+    #[inline]
+    pub(crate) fn culls(
+        &self,
+        v0: glam::Vec3,
+        v1: glam::Vec3,
+        v2: glam::Vec3,
+        dir: glam::Vec3,
+    ) -> bool {
+        self.culling == Culling::BackFaces
+            && Facing::of((v1 - v0).cross(v2 - v0), dir, self.mirrored) == Facing::Back
+    }
+}
