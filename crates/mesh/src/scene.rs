@@ -149,6 +149,54 @@ impl Scene {
         Ok(())
     }
 
+    /// Moves several instances (dragging a selection) and refits the top level once, rather
+    /// than once per instance as [`Scene::set_transform`] does.
+    ///
+    /// # Errors
+    /// As [`Scene::set_transform`], for the first move that fails; the moves before it are
+    /// kept (and the hierarchy follows them), the rest are not made.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::{Affine3A, Vec3};
+    /// use meshcast_mesh::{Instance, Mesh, Scene};
+    /// use meshcast_primitives::Ray;
+    ///
+    /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+    /// let mut scene = Scene::new();
+    /// let ids: Vec<_> = (0..3).map(|_| Instance::new(tri.clone(), Affine3A::IDENTITY).map(|i| scene.add(i))).collect::<Result<_, _>>()?;
+    /// scene.set_transforms(ids.iter().map(|&id| (id, Affine3A::from_translation(Vec3::X * 5.0))))?;
+    /// assert!(scene.cast(&Ray::new(Vec3::new(0.2, 0.2, 1.0), Vec3::NEG_Z)).is_none());
+    /// assert!(scene.cast(&Ray::new(Vec3::new(5.2, 0.2, 1.0), Vec3::NEG_Z)).is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_transforms(
+        &mut self,
+        moves: impl IntoIterator<Item = (InstanceId, glam::Affine3A)>,
+    ) -> Result<()> {
+        let mut rebuild = false;
+        let mut outcome = Ok(());
+        for (id, transform) in moves {
+            let index = id.0 as usize;
+            let Some(instance) = self.slots.get_mut(index).and_then(Option::as_mut) else {
+                outcome = Err(Error::UnknownInstance { instance: id.0 });
+                break;
+            };
+            if let Err(error) = instance.set_transform(transform) {
+                outcome = Err(error);
+                break;
+            }
+            let bounds = instance.bounds();
+            self.boxes[index] = bounds;
+            rebuild |= bounds.is_empty() || !bounds.is_finite() || !self.built[index];
+        }
+        if rebuild || self.top_level.refit(&self.boxes).is_err() {
+            self.rebuild();
+        }
+        outcome
+    }
+
     /// Puts an instance on these layers ([`Instance::set_layers`]); the hierarchy is not
     /// touched.
     ///

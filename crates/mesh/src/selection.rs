@@ -228,11 +228,14 @@ fn instance_selected<F: Filter<(InstanceId, u32)>>(
             .is_break(),
         // Any kept triangle outside settles it the other way, so boxes outside the volume
         // are opened too (their first kept triangle fails at once).
+        // Boxes inside hold only passing triangles: with no filter to ask, they are skipped.
         Containment::Inside => {
-            let mut kept_any = false;
+            let keeps_everything = options.filter.keeps_everything();
+            let mut kept_any = keeps_everything && !mesh.bvh().is_empty();
             let outside = mesh.bvh().overlap(
                 |local| match classify(local) {
                     Overlap::Outside => Overlap::Crossing,
+                    Overlap::Inside if keeps_everything => Overlap::Outside,
                     overlap => overlap,
                 },
                 |slot, overlap| {
