@@ -7,7 +7,8 @@
 //! ties going to the smaller triangle index. Place shared meshes in a world with
 //! [`Instance`]s (affine transforms) and query them together as a [`Scene`], a two-level
 //! hierarchy. [`Mesh::surface`] and [`Scene::surface`] give what picking needs: the point,
-//! normals, texture coordinates and the object or group name.
+//! normals, texture coordinates and the object or group name; see [Picking](#picking) for
+//! the editor's queries.
 //!
 //! This crate only re-exports the engine's layers, so that it is the one dependency you
 //! need: geometry ([`primitives`]), the hierarchy ([`bvh`]) and meshes and scenes
@@ -56,6 +57,73 @@
 //! assert_eq!(hit.instance.index(), 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Picking
+//! Editors ask what is under the mouse, what a marquee holds and where the nearest surface
+//! is, many times a second, while objects move. A [`Viewport`] (from a [`Camera`], or from
+//! any view and projection matrices in the OpenGL, zero-to-one or reversed-Z
+//! [`DepthConvention`]) turns a pixel into a ray and a marquee rectangle into a [`Frustum`].
+//! Every scene query takes [`QueryOptions`]: a distance limit, back-face [`Culling`]
+//! (mirroring transforms included), a layer mask matched against each
+//! [`Instance::layers`], and a [`Filter`] that rejects candidates (hidden objects, the one
+//! being dragged) while the search goes on to the next. [`Scene::pick`] gives a [`Pick`]:
+//! instance, triangle, world point, normals, texture coordinates, group name, distance and
+//! side. [`Scene::closest_point`] snaps to the nearest surface, measured in world space
+//! even under non-uniform scales; [`Scene::select`] and [`Scene::select_triangles`] find
+//! what a box, sphere or frustum [`Volume`] touches or holds entirely, with exact triangle
+//! tests. Moving instances refits the top level ([`Scene::set_transform`]), deformed meshes
+//! refit theirs ([`Mesh::set_positions`]), and a [`SharedScene`] publishes edited copies
+//! while other threads keep querying their snapshots. Every answer equals a brute-force
+//! loop over all triangles with the same test.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use meshcast::glam::{Affine3A, Vec2, Vec3};
+//! use meshcast::{
+//!     Camera, ClipPlanes, Containment, DepthConvention, Instance, InstanceId, Mesh,
+//!     QueryOptions, Scene, Volume,
+//! };
+//!
+//! let cow = Arc::new(Mesh::from_obj(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/cow.obj"))?);
+//! let width = cow.bounds().extent().x * 1.5;
+//! let mut scene = Scene::new();
+//! let left = scene.add(Instance::new(cow.clone(), Affine3A::IDENTITY)?);
+//! let right = scene.add(Instance::new(cow.clone(), Affine3A::from_translation(Vec3::X * width))?.with_layers(0b10));
+//!
+//! // A 800 x 600 view of both cows, reversed-Z with an infinite far plane.
+//! let camera = Camera::framing(scene.bounds(), 45.0, 800.0 / 600.0);
+//! let viewport = camera.viewport(800, 600, ClipPlanes::new(0.01, f32::INFINITY), DepthConvention::ReversedZ)?;
+//!
+//! // What is under the mouse? The pixel where the right cow's centre appears.
+//! let centre = cow.bounds().centroid() + Vec3::X * width;
+//! let mouse = viewport.project(centre).ok_or("behind the camera")?;
+//! let ray = viewport.ray_through(mouse.x, mouse.y);
+//! let pick = scene.pick(&ray, &QueryOptions::new()).ok_or("nothing under the mouse")?;
+//! assert_eq!(pick.instance, right);
+//! let back = viewport.project(pick.surface.point).ok_or("behind")?;
+//! assert!((back.x - mouse.x).abs() < 0.01 && (back.y - mouse.y).abs() < 0.01);
+//!
+//! // Hide it (it is being dragged): the pick goes on behind it, and finds nothing there.
+//! let dragging = QueryOptions::new().with_filter(move |id: InstanceId, _| id != right);
+//! assert!(scene.pick(&ray, &dragging).is_none());
+//! // Only layer 1: the right cow is on layer 2.
+//! assert!(scene.pick(&ray, &QueryOptions::new().with_mask(0b01)).is_none());
+//!
+//! // A marquee around the right half of the view selects the right cow only.
+//! let marquee = viewport.marquee(Vec2::new(mouse.x - 50.0, 0.0), Vec2::new(800.0, 600.0)).ok_or("empty")?;
+//! let selected = scene.select(&Volume::Frustum(marquee), Containment::Intersecting, &QueryOptions::new());
+//! assert_eq!(selected, [right]);
+//!
+//! // Snap a point above the left cow to its surface, then move the left cow away.
+//! let above = cow.bounds().centroid() + Vec3::Y * cow.bounds().extent().y;
+//! let snap = scene.closest_point(above, &QueryOptions::new()).ok_or("nothing near")?;
+//! assert_eq!(snap.instance, left);
+//! assert!(snap.closest.distance < cow.bounds().extent().y);
+//! scene.set_transform(left, Affine3A::from_translation(Vec3::Y * 100.0))?;
+//! let moved = scene.closest_point(above, &QueryOptions::new().with_max_distance(snap.closest.distance));
+//! assert!(moved.map_or(true, |c| c.instance == right));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![forbid(unsafe_code)]
 
@@ -66,7 +134,14 @@ pub use meshcast_primitives as primitives;
 pub use meshcast_bvh::{BuildOptions, Builder, Bvh, BvhStats, Parallel};
 pub use meshcast_mesh::{camera_rays, incoherent_rays};
 pub use meshcast_mesh::{
+    ClosestPoint, Containment, Culling, Facing, Filter, KeepAll, Pick, QueryOptions,
+    SceneClosestPoint, SceneTriangle, SharedScene, ALL_LAYERS,
+};
+pub use meshcast_mesh::{
     Error, IndexKind, Instance, InstanceId, Location, Mesh, Result, Scene, SceneHit, SurfacePoint,
     TriMesh, VertexAttribute, Warning,
 };
-pub use meshcast_primitives::{Aabb, Camera, Hit, Ray, Triangle};
+pub use meshcast_primitives::{
+    Aabb, Camera, ClipPlanes, DepthConvention, Frustum, Hit, Ray, Sphere, Triangle, Viewport,
+    Volume,
+};
