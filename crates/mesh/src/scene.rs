@@ -47,6 +47,11 @@ pub struct SceneHit {
 /// one rebuilds it; no mesh BVH is ever rebuilt. Answers equal a brute-force loop over every
 /// instance and triangle (each tested on the instance's carried ray, [`Instance::to_local`]).
 ///
+/// A scene is `Send + Sync` and every query takes `&self`: any number of threads may query
+/// one at once. Edits take `&mut self`; to edit while others query, edit a copy (cheap:
+/// meshes are shared through [`std::sync::Arc`]) and swap it in, as
+/// [`crate::SharedScene`] does.
+///
 /// # Examples
 /// ```
 /// use std::sync::Arc;

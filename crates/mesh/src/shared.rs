@@ -79,3 +79,11 @@ impl SharedScene {
         result
     }
 }
+
+// Readers share `&Scene` (or `Arc<Scene>`) across threads: checked at compile time.
+const _: () = {
+    const fn shared_across_threads<T: Send + Sync>() {}
+    shared_across_threads::<Scene>();
+    shared_across_threads::<SharedScene>();
+    shared_across_threads::<crate::Mesh>();
+};
