@@ -22,6 +22,19 @@ const SEQUENTIAL_SUBTREE_PRIMITIVES: usize = 1 << 12;
 const PARALLEL_PREPARE_PRIMITIVES: usize = 1 << 14;
 
 /// Which algorithm builds the tree.
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use meshcast_bvh::{BuildOptions, Builder, Bvh};
+/// use meshcast_primitives::Aabb;
+///
+/// let boxes: Vec<Aabb> = (0..64).map(|i| Aabb::new(Vec3::splat(i as f32), Vec3::splat(i as f32 + 1.0))).collect();
+/// let sah = Bvh::build(&boxes, &BuildOptions::default());
+/// let fast = Bvh::build(&boxes, &BuildOptions { builder: Builder::Fast, ..BuildOptions::default() });
+/// assert!(fast.validate(&boxes).is_ok());
+/// assert!(sah.stats().sah_cost <= fast.stats().sah_cost * 1.5);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Builder {
     /// Binned SAH (Wald, *On fast Construction of SAH-based Bounding Volume Hierarchies*,
@@ -36,6 +49,21 @@ pub enum Builder {
 }
 
 /// Whether a build uses rayon.
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use meshcast_bvh::{BuildOptions, Bvh, Parallel};
+/// use meshcast_primitives::Aabb;
+///
+/// let boxes: Vec<Aabb> = (0..1000).map(|i| Aabb::new(Vec3::splat(i as f32), Vec3::splat(i as f32 + 2.0))).collect();
+/// let sequential = BuildOptions { parallel: Parallel::Sequential, ..BuildOptions::default() };
+/// let one = Bvh::build(&boxes, &sequential);
+/// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build()?;
+/// let two = pool.install(|| Bvh::build(&boxes, &BuildOptions::default()));
+/// assert_eq!(one.nodes(), two.nodes());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Parallel {
     /// Build on the calling thread only.

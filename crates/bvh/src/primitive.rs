@@ -11,6 +11,12 @@ const PARALLEL_BOUNDS_PRIMITIVES: usize = 1 << 14;
 
 /// Anything a [`Bvh`] can index: a box and a ray test.
 ///
+/// The hierarchy's queries return exactly what a loop over [`Primitive::intersect`] returns
+/// as long as every hit the test reports lies in the primitive's box, up to the widening of
+/// the node test (a relative [`meshcast_primitives::SLAB_SLACK`] of the scene's extent
+/// along the ray): true of the watertight triangle test, whose error in `t` is a few float
+/// steps of the corners' distances. A test with a larger error should pad its box.
+///
 /// # Examples
 /// ```
 /// use glam::Vec3;
