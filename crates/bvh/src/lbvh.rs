@@ -13,8 +13,9 @@ use crate::{refit, BuildOptions, Node, Parallel};
 
 /// Bits per axis of a Morton code (63 bits in all).
 const MORTON_BITS: u32 = 21;
-/// The largest leaf the fast builder makes when primitives can still be told apart: small
-/// leaves make up for the lack of a cost model (measured: 2 traces faster than 1 or 4).
+/// The largest leaf the fast builder makes when primitives can still be told apart: without a
+/// cost model to decide, small leaves keep loosely grouped primitives out of each other's
+/// boxes (bunny: SAH cost 38.1 against 31.4 for binned SAH).
 const LBVH_LEAF_PRIMITIVES: usize = 2;
 /// Inputs with fewer primitives are encoded and sorted without rayon.
 const PARALLEL_SORT_PRIMITIVES: usize = 1 << 14;
