@@ -142,6 +142,13 @@ fn main() {
         ("SAH 32 bins", BuildOptions { bins: 32, ..sah }),
         ("SAH 8 bins", BuildOptions { bins: 8, ..sah }),
         (
+            "SAH trav 2",
+            BuildOptions {
+                traversal_cost: 2.0,
+                ..sah
+            },
+        ),
+        (
             "Fast (LBVH)",
             BuildOptions {
                 builder: Builder::Fast,
@@ -202,10 +209,9 @@ fn main() {
         ("coherent", camera_rays(b, 1024)),
         ("incoherent", incoherent_rays(b, 1 << 20)),
     ];
-    for (name, bvh) in built
-        .iter()
-        .filter(|(n, _)| n.starts_with("SAH 16") || n.starts_with("Fast"))
-    {
+    for (name, bvh) in built.iter().filter(|(n, _)| {
+        n.starts_with("SAH 16") || n.starts_with("SAH trav") || n.starts_with("Fast")
+    }) {
         let leaf: Vec<Triangle> = bvh
             .primitive_order()
             .iter()

@@ -16,6 +16,11 @@ pub const MAX_BINS: usize = 32;
 pub const DEFAULT_BINS: usize = 16;
 /// The default largest leaf.
 pub const DEFAULT_MAX_LEAF_PRIMITIVES: usize = 8;
+/// The default SAH cost of a node visit against one primitive test. Measured on the bunny
+/// against 1.0: leaves of 2 to 4 triangles instead of 2, 26.7 instead of 38.5 bytes per
+/// triangle, SAH cost (at unit costs) 32.3 instead of 31.4, the same trace speed within noise
+/// (one thread: coherent 8.5 vs 8.8, incoherent 1.6 vs 1.5 Mrays/s).
+pub const DEFAULT_TRAVERSAL_COST: f32 = 2.0;
 /// Subtrees with at most this many primitives are built on one thread.
 const SEQUENTIAL_SUBTREE_PRIMITIVES: usize = 1 << 12;
 /// Inputs with fewer boxes are prepared without rayon.
@@ -108,7 +113,7 @@ pub struct BuildOptions {
     /// Whether to use rayon.
     pub parallel: Parallel,
     /// The SAH cost of visiting a node, relative to testing one primitive; larger values give
-    /// bigger leaves.
+    /// bigger leaves and fewer nodes. Default [`DEFAULT_TRAVERSAL_COST`].
     pub traversal_cost: f32,
 }
 
@@ -119,7 +124,7 @@ impl Default for BuildOptions {
             bins: DEFAULT_BINS,
             max_leaf_primitives: DEFAULT_MAX_LEAF_PRIMITIVES,
             parallel: Parallel::Rayon,
-            traversal_cost: 1.0,
+            traversal_cost: DEFAULT_TRAVERSAL_COST,
         }
     }
 }

@@ -42,7 +42,8 @@ mod stats;
 mod traverse;
 
 pub use builder::{
-    BuildOptions, Builder, Parallel, DEFAULT_BINS, DEFAULT_MAX_LEAF_PRIMITIVES, MAX_BINS, MIN_BINS,
+    BuildOptions, Builder, Parallel, DEFAULT_BINS, DEFAULT_MAX_LEAF_PRIMITIVES,
+    DEFAULT_TRAVERSAL_COST, MAX_BINS, MIN_BINS,
 };
 pub use bvh::Bvh;
 pub use error::Error;

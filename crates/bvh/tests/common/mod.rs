@@ -75,6 +75,7 @@ pub fn all_options() -> Vec<BuildOptions> {
         BuildOptions {
             bins: 32,
             max_leaf_primitives: 4,
+            traversal_cost: 1.0,
             ..base
         },
         BuildOptions {
