@@ -142,9 +142,9 @@ fn main() {
         ("SAH 32 bins", BuildOptions { bins: 32, ..sah }),
         ("SAH 8 bins", BuildOptions { bins: 8, ..sah }),
         (
-            "SAH trav 2",
+            "SAH trav 1",
             BuildOptions {
-                traversal_cost: 2.0,
+                traversal_cost: 1.0,
                 ..sah
             },
         ),
