@@ -34,16 +34,7 @@ fn construct(c: &mut Criterion) {
             boxes(&bunny.subdivide(3).expect("subdivides")),
         ),
     ];
-    let pools: Vec<(usize, rayon::ThreadPool)> = [1, 2]
-        .into_iter()
-        .map(|threads| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .expect("thread pool");
-            (threads, pool)
-        })
-        .collect();
+    let pools = meshcast_benches::thread_pools();
     for (builder, name) in [(Builder::Sah, "sah"), (Builder::Fast, "fast")] {
         let mut group = c.benchmark_group(format!("bvh_construct/{name}"));
         group.sample_size(10);

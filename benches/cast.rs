@@ -75,16 +75,7 @@ fn cast(c: &mut Criterion) {
             incoherent_rays(bounds, (IMAGE_SIZE * IMAGE_SIZE) as usize, INCOHERENT_SEED),
         ),
     ];
-    let pools: Vec<(usize, rayon::ThreadPool)> = [1, 2]
-        .into_iter()
-        .map(|threads| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .expect("thread pool");
-            (threads, pool)
-        })
-        .collect();
+    let pools = meshcast_benches::thread_pools();
     for (builder, name) in [(Builder::Sah, "sah"), (Builder::Fast, "fast")] {
         let scene = Scene::new(&mesh, builder);
         let mut group = c.benchmark_group(format!("cast/bunny-{name}"));
