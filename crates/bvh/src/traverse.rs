@@ -5,7 +5,7 @@
 //! primitive, ties included.
 
 use glam::Vec3A;
-use meshcast_primitives::{Hit, Ray, SLAB_SLACK};
+use meshcast_primitives::{slab, slab_slack, Hit, Ray};
 use smallvec::SmallVec;
 
 use crate::{Bvh, Node};
@@ -25,25 +25,16 @@ struct SlabRay {
 impl SlabRay {
     /// The set-up for `ray` in a tree whose root is `root`.
     ///
-    /// Ranges are widened by [`SLAB_SLACK`] times the root box's farthest distance along the
-    /// ray's dominant axis, an *absolute* amount rather than one relative to each distance: a
-    /// leaf test's `t` carries an error of that size (the watertight test computes `t` as a
-    /// weighted mean of the corners' distances along the dominant axis, each within the
-    /// root's). A widening relative to `t` alone culls hits near `t = 0`: a ray starting on a
-    /// flat mesh, nearly parallel to it, was hit at a computed `t = 2.4e-9` inside a box whose
-    /// exact range is `[0, 0]`. Every node lies in the root, so one amount serves them all.
+    /// Ranges are widened by [`slab_slack`] of the root box ([`meshcast_primitives::SLAB_SLACK`] times its farthest
+    /// distance along the ray's dominant axis): every node lies in the root, so one absolute
+    /// amount, computed once per ray, serves them all.
     #[inline(always)]
     fn new(ray: &Ray, root: &Node) -> Self {
-        let axis = ray.dir.abs().max_position();
         let inv_dir = ray.dir.recip();
-        let reach = (root.min()[axis] - ray.origin[axis])
-            .abs()
-            .max((root.max()[axis] - ray.origin[axis]).abs())
-            * inv_dir[axis].abs();
         Self {
             origin: ray.origin.into(),
             inv_dir: inv_dir.into(),
-            slack: reach * SLAB_SLACK,
+            slack: slab_slack(&root.bounds(), ray),
             t_min: ray.t_min,
         }
     }
@@ -54,14 +45,14 @@ impl SlabRay {
     /// case of an axis-parallel ray on a slab plane counts as inside that slab.
     #[inline(always)]
     fn test(&self, node: &Node, t_max: f32) -> (f32, f32) {
-        let t0 = (Vec3A::from(node.min()) - self.origin) * self.inv_dir;
-        let t1 = (Vec3A::from(node.max()) - self.origin) * self.inv_dir;
-        let on_plane = t0.cmpne(t0) | t1.cmpne(t1);
-        let near = Vec3A::select(on_plane, Vec3A::NEG_INFINITY, t0.min(t1));
-        let far = Vec3A::select(on_plane, Vec3A::INFINITY, t0.max(t1));
-        (
-            (near.max_element() - self.slack).max(self.t_min),
-            (far.min_element() + self.slack).min(t_max),
+        slab(
+            node.min().into(),
+            node.max().into(),
+            self.origin,
+            self.inv_dir,
+            self.slack,
+            self.t_min,
+            t_max,
         )
     }
 }

@@ -8,13 +8,18 @@ use crate::Ray;
 /// Rendering*, 3rd ed., §3.9): the relative error bound of one slab distance `(plane - o) * inv`.
 const GAMMA_3: f32 = 3.0 * (f32::EPSILON * 0.5) / (1.0 - 3.0 * (f32::EPSILON * 0.5));
 
-/// How far, relative to its size, the slab test widens each distance it returns.
+/// How far the slab test widens the range it returns, relative to the ray's reach through the
+/// box (its farthest distance along the ray's dominant axis; see [`slab_slack`]).
 ///
 /// Ize (*Robust BVH Ray Traversal*, JCGT 2013) shows that widening the exit distance by
 /// `2 * gamma(3)` makes the test conservative for the box itself. We widen both ends by more
 /// (about 32 float steps) so that a triangle lying *on* a box face, whose own computed `t` is
-/// a few steps below the exact one, is never culled: a BVH then finds exactly the hits that a
-/// brute-force loop over the same triangle test finds, ties included.
+/// a few steps off the exact one, is never culled: a BVH then finds exactly the hits that a
+/// brute-force loop over the same triangle test finds, ties included. The widening is an
+/// absolute amount, not one relative to each distance, because a triangle test's `t` carries
+/// an error of the size of the corners' distances along the dominant axis (the watertight test
+/// computes `t` as their weighted mean): relative widening culled a grazing ray that starts on
+/// a flat mesh, hit at a computed `t = 2.4e-9` inside a box whose exact range is `[0, 0]`.
 pub const SLAB_SLACK: f32 = 2.0 * GAMMA_3 + 32.0 * f32::EPSILON;
 
 /// An axis-aligned box `[min, max]`, closed on every side.
@@ -150,11 +155,13 @@ impl Aabb {
         if !ray.is_valid() || !self.is_finite() || self.is_empty() {
             return None;
         }
+        let inv_dir = ray.inv_dir();
         let (entry, exit) = slab(
             self.min.into(),
             self.max.into(),
             ray.origin.into(),
-            ray.inv_dir().into(),
+            inv_dir.into(),
+            slab_slack(self, ray),
             ray.t_min,
             ray.t_max,
         );
@@ -170,13 +177,15 @@ impl Aabb {
 /// sign needs no branch). A direction component of `±0` has a reciprocal of `±inf`: the slab
 /// distances are then `±inf`, which is right, except when the origin lies exactly on the plane,
 /// where `0 * inf` is NaN. That ray runs inside the closed slab, so a NaN makes the axis
-/// unconstrained. The inputs must be finite apart from `inv_dir`, and the box non-empty.
+/// unconstrained. Both ends are then widened by the absolute `slack` (from [`slab_slack`]).
+/// The inputs must be finite apart from `inv_dir`, and the box non-empty.
 #[inline(always)]
 pub fn slab(
     min: Vec3A,
     max: Vec3A,
     origin: Vec3A,
     inv_dir: Vec3A,
+    slack: f32,
     t_min: f32,
     t_max: f32,
 ) -> (f32, f32) {
@@ -185,10 +194,22 @@ pub fn slab(
     let on_plane = t0.cmpne(t0) | t1.cmpne(t1);
     let near = Vec3A::select(on_plane, Vec3A::NEG_INFINITY, t0.min(t1));
     let far = Vec3A::select(on_plane, Vec3A::INFINITY, t0.max(t1));
-    // Widen by a factor rather than by `|t| * slack`, so that infinities stay infinite.
-    let near = (near * (1.0 - SLAB_SLACK)).min(near * (1.0 + SLAB_SLACK));
-    let far = (far * (1.0 - SLAB_SLACK)).max(far * (1.0 + SLAB_SLACK));
-    (near.max_element().max(t_min), far.min_element().min(t_max))
+    (
+        (near.max_element() - slack).max(t_min),
+        (far.min_element() + slack).min(t_max),
+    )
+}
+
+/// The absolute widening [`slab`] needs for boxes inside `bounds`: [`SLAB_SLACK`] times the
+/// farthest distance of `bounds` from the ray's origin along its dominant axis, in units of `t`.
+/// A traversal computes it once per ray from the root box, since every node lies inside it.
+#[inline]
+pub fn slab_slack(bounds: &Aabb, ray: &Ray) -> f32 {
+    let axis = ray.dir.abs().max_position(); // the watertight test's dominant axis
+    let reach = (bounds.min[axis] - ray.origin[axis])
+        .abs()
+        .max((bounds.max[axis] - ray.origin[axis]).abs());
+    reach / ray.dir[axis].abs() * SLAB_SLACK
 }
 
 #[cfg(test)]

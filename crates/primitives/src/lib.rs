@@ -47,7 +47,7 @@ mod viewport;
 mod volume;
 pub mod watertight;
 
-pub use aabb::{slab, Aabb, SLAB_SLACK};
+pub use aabb::{slab, slab_slack, Aabb, SLAB_SLACK};
 pub use camera::Camera;
 pub use closest_point::{box_distance_squared, distance_squared, TrianglePoint};
 pub use error::Error;
