@@ -10,7 +10,9 @@
 use criterion::measurement::WallTime;
 use criterion::{black_box, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use glam::{Vec3, Vec3A};
-use meshcast_primitives::{slab, Aabb, Hit, Ray, Triangle, TriangleTransform, WatertightRay};
+use meshcast_primitives::{
+    slab, slab_slack, Aabb, Hit, Ray, Triangle, TriangleTransform, WatertightRay,
+};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -213,6 +215,9 @@ fn bench_leaves(c: &mut Criterion) {
     });
     bench(&mut group, &leaves, "slab", |ray, cluster| {
         let (origin, inv_dir) = (Vec3A::from(ray.origin), Vec3A::from(ray.inv_dir()));
+        // Once per ray from the enclosing box, as a traversal does from its root.
+        let root = cluster.iter().fold(Aabb::EMPTY, |b, p| b.union(p.bounds));
+        let slack = slab_slack(&root, ray);
         cluster
             .iter()
             .map(|p| {
@@ -221,6 +226,7 @@ fn bench_leaves(c: &mut Criterion) {
                     p.bounds.max.into(),
                     origin,
                     inv_dir,
+                    slack,
                     ray.t_min,
                     ray.t_max,
                 );
