@@ -136,21 +136,11 @@ impl Scene {
         options: &QueryOptions<F>,
     ) -> Vec<InstanceId> {
         let mut selected = Vec::new();
-        let order = self.top_level().primitive_order();
-        let _ = self.top_level().overlap(
-            |bounds| volume.classify_box(bounds),
-            |slot, _| {
-                let id = InstanceId::from_index(order[slot as usize]);
-                if let Some(instance) = self.instance(id) {
-                    if options.matches_layers(instance.layers())
-                        && instance_selected(instance, id, volume, containment, options)
-                    {
-                        selected.push(id);
-                    }
-                }
-                ControlFlow::<()>::Continue(())
-            },
-        );
+        self.for_each_instance_near(volume, options, |id, instance| {
+            if instance_selected(instance, id, volume, containment, options) {
+                selected.push(id);
+            }
+        });
         selected.sort_unstable();
         selected
     }
@@ -165,38 +155,49 @@ impl Scene {
         options: &QueryOptions<F>,
     ) -> Vec<SceneTriangle> {
         let mut selected = Vec::new();
+        self.for_each_instance_near(volume, options, |id, instance| {
+            let mesh = instance.mesh();
+            let _ = mesh.bvh().overlap(
+                |local| volume.classify_box(&instance.world_box(local)),
+                |slot, overlap| {
+                    let (local, index) = mesh.leaf_triangle(slot);
+                    let passes = overlap == Overlap::Inside
+                        || containment.accepts(volume, &instance.carry(&local));
+                    if passes && options.filter.keep((id, index)) {
+                        selected.push(SceneTriangle {
+                            instance: id,
+                            triangle: index,
+                        });
+                    }
+                    ControlFlow::<()>::Continue(())
+                },
+            );
+        });
+        selected.sort_unstable();
+        selected
+    }
+
+    /// Calls `visit` for every instance whose world box the volume touches and whose layers
+    /// the query's mask accepts, walking the top level and skipping boxes outside the volume.
+    fn for_each_instance_near<F: Filter<(InstanceId, u32)>>(
+        &self,
+        volume: &Volume,
+        options: &QueryOptions<F>,
+        mut visit: impl FnMut(InstanceId, &Instance),
+    ) {
         let order = self.top_level().primitive_order();
         let _ = self.top_level().overlap(
             |bounds| volume.classify_box(bounds),
             |slot, _| {
                 let id = InstanceId::from_index(order[slot as usize]);
-                let Some(instance) = self.instance(id) else {
-                    return ControlFlow::<()>::Continue(());
-                };
-                if !options.matches_layers(instance.layers()) {
-                    return ControlFlow::Continue(());
+                if let Some(instance) = self.instance(id) {
+                    if options.matches_layers(instance.layers()) {
+                        visit(id, instance);
+                    }
                 }
-                let mesh = instance.mesh();
-                let _ = mesh.bvh().overlap(
-                    |local| volume.classify_box(&instance.world_box(local)),
-                    |slot, overlap| {
-                        let (local, index) = mesh.leaf_triangle(slot);
-                        let passes = overlap == Overlap::Inside
-                            || containment.accepts(volume, &instance.carry(&local));
-                        if passes && options.filter.keep((id, index)) {
-                            selected.push(SceneTriangle {
-                                instance: id,
-                                triangle: index,
-                            });
-                        }
-                        ControlFlow::<()>::Continue(())
-                    },
-                );
-                ControlFlow::Continue(())
+                ControlFlow::<()>::Continue(())
             },
         );
-        selected.sort_unstable();
-        selected
     }
 }
 
