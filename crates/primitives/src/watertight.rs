@@ -28,14 +28,14 @@ use crate::{Hit, Ray};
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct WatertightRay {
-    origin: Vec3,
+    pub(crate) origin: Vec3,
     /// Index of the dominant direction axis (`kz`), then the other two (`kx`, `ky`), ordered
     /// so that the triangle's winding is preserved.
-    axes: [usize; 3],
+    pub(crate) axes: [usize; 3],
     /// The shear `(dir[kx] / dir[kz], dir[ky] / dir[kz], 1 / dir[kz])`.
-    shear: Vec3,
-    t_min: f32,
-    t_max: f32,
+    pub(crate) shear: Vec3,
+    pub(crate) t_min: f32,
+    pub(crate) t_max: f32,
 }
 
 impl WatertightRay {

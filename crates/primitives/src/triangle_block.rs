@@ -1,0 +1,325 @@
+//! Four triangles against one ray at once: the watertight test of [`crate::watertight`]
+//! evaluated lane by lane with glam's SIMD `Vec4`, with the same operations in the same order,
+//! so every lane answers exactly what [`WatertightRay::intersect`] answers for its triangle.
+
+use glam::{BVec4A, Vec3, Vec4};
+
+use crate::{Hit, Triangle, WatertightRay};
+
+/// Triangles in one [`TriangleBlock`].
+pub const BLOCK_WIDTH: usize = 4;
+
+/// Four triangles stored coordinate by coordinate (structure of arrays), the layout the
+/// four-lane test reads with aligned loads. An unused lane holds NaN corners, which no ray
+/// hits.
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use meshcast_primitives::{BlockRay, Ray, Triangle, TriangleBlock, WatertightRay};
+///
+/// let near = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
+/// let far = Triangle::new(Vec3::NEG_Z, Vec3::NEG_Z + Vec3::X, Vec3::NEG_Z + Vec3::Y);
+/// let block = TriangleBlock::new(&[far, near]);
+/// let ray = Ray::new(Vec3::new(0.2, 0.2, 1.0), Vec3::NEG_Z);
+/// let hits = BlockRay::new(WatertightRay::new(&ray)).intersect(&block, f32::INFINITY);
+/// assert_eq!(hits.lanes(), 0b11);
+/// assert_eq!(hits.hit(1), near.intersect(&ray));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct TriangleBlock {
+    /// `corners[c][axis]`: that coordinate of corner `c`, one lane per triangle.
+    corners: [[Vec4; 3]; 3],
+}
+
+const _: () = assert!(core::mem::size_of::<TriangleBlock>() == 144);
+
+impl Default for TriangleBlock {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl TriangleBlock {
+    /// The block with every lane unused.
+    pub const EMPTY: Self = Self {
+        corners: [[Vec4::NAN; 3]; 3],
+    };
+
+    /// The block holding `triangles` in its first lanes (at most [`BLOCK_WIDTH`]; the rest
+    /// stay unused).
+    ///
+    /// # Panics
+    /// If more than [`BLOCK_WIDTH`] triangles are given.
+    pub fn new(triangles: &[Triangle]) -> Self {
+        assert!(
+            triangles.len() <= BLOCK_WIDTH,
+            "a block holds four triangles"
+        );
+        let mut block = Self::EMPTY;
+        for (lane, triangle) in triangles.iter().enumerate() {
+            block.set(lane, triangle);
+        }
+        block
+    }
+
+    /// Puts `triangle` in `lane`.
+    ///
+    /// # Panics
+    /// If `lane >= BLOCK_WIDTH`.
+    pub fn set(&mut self, lane: usize, triangle: &Triangle) {
+        for (corner, point) in [triangle.v0, triangle.v1, triangle.v2].iter().enumerate() {
+            for axis in 0..3 {
+                self.corners[corner][axis][lane] = point[axis];
+            }
+        }
+    }
+
+    /// The triangle in `lane` (NaN corners for an unused lane).
+    ///
+    /// # Panics
+    /// If `lane >= BLOCK_WIDTH`.
+    pub fn triangle(&self, lane: usize) -> Triangle {
+        let corner = |c: usize| {
+            Vec3::new(
+                self.corners[c][0][lane],
+                self.corners[c][1][lane],
+                self.corners[c][2][lane],
+            )
+        };
+        Triangle::new(corner(0), corner(1), corner(2))
+    }
+}
+
+/// A [`WatertightRay`] spread over four lanes for [`TriangleBlock`] tests: its permuted
+/// origin and shear, each splatted once per ray.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockRay {
+    ray: WatertightRay,
+    /// The origin's `kx`, `ky`, `kz` coordinates.
+    origin: [Vec4; 3],
+    /// The shear `sx`, `sy`, `sz`.
+    shear: [Vec4; 3],
+    t_min: Vec4,
+}
+
+/// What a [`BlockRay::intersect`] found: `t`, `u`, `v` per lane and the lanes that hit.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockHits {
+    t: Vec4,
+    u: Vec4,
+    v: Vec4,
+    lanes: u32,
+}
+
+impl BlockHits {
+    /// A bit per lane that hit (bit `i` for lane `i`).
+    #[inline]
+    pub fn lanes(&self) -> u32 {
+        self.lanes
+    }
+
+    /// The hit in `lane` (its `triangle` field 0), or `None` if that lane missed.
+    #[inline]
+    pub fn hit(&self, lane: usize) -> Option<Hit> {
+        (self.lanes & (1 << lane) != 0).then(|| Hit::new(self.t[lane], self.u[lane], self.v[lane]))
+    }
+}
+
+impl BlockRay {
+    /// The four-lane set-up of `ray`.
+    #[inline]
+    pub fn new(ray: WatertightRay) -> Self {
+        let [kx, ky, kz] = ray.axes;
+        let o = ray.origin;
+        Self {
+            ray,
+            origin: [Vec4::splat(o[kx]), Vec4::splat(o[ky]), Vec4::splat(o[kz])],
+            shear: [
+                Vec4::splat(ray.shear.x),
+                Vec4::splat(ray.shear.y),
+                Vec4::splat(ray.shear.z),
+            ],
+            t_min: Vec4::splat(ray.t_min),
+        }
+    }
+
+    /// The single-triangle set-up this was made from.
+    #[inline]
+    pub fn ray(&self) -> &WatertightRay {
+        &self.ray
+    }
+
+    /// Tests the four triangles of `block`, accepting `t` in `[t_min, t_max]` (`t_min` from
+    /// the ray). Lane `i` hits exactly when [`WatertightRay::intersect`] hits lane `i`'s
+    /// triangle with that range, with the same `t`, `u` and `v` bit for bit: the arithmetic
+    /// is the same, and lanes whose edge functions round to zero are redone by that test.
+    #[inline]
+    pub fn intersect(&self, block: &TriangleBlock, t_max: f32) -> BlockHits {
+        let [kx, ky, kz] = self.ray.axes;
+        let [sx, sy, sz] = self.shear;
+        let [ox, oy, oz] = self.origin;
+        let sheared = |corner: &[Vec4; 3]| {
+            let (x, y, z) = (corner[kx] - ox, corner[ky] - oy, corner[kz] - oz);
+            (x - sx * z, y - sy * z, z)
+        };
+        let (ax, ay, a_z) = sheared(&block.corners[0]);
+        let (bx, by, b_z) = sheared(&block.corners[1]);
+        let (cx, cy, c_z) = sheared(&block.corners[2]);
+
+        let e0 = cx * by - cy * bx;
+        let e1 = ax * cy - ay * cx;
+        let e2 = bx * ay - by * ax;
+        let zero = Vec4::ZERO;
+        let negative = e0.cmplt(zero) | e1.cmplt(zero) | e2.cmplt(zero);
+        let positive = e0.cmpgt(zero) | e1.cmpgt(zero) | e2.cmpgt(zero);
+        let det = e0 + e1 + e2;
+        let t_scaled = e0 * (sz * a_z) + e1 * (sz * b_z) + e2 * (sz * c_z);
+        let inv_det = Vec4::ONE / det;
+        let t = t_scaled * inv_det;
+        let inside = !(negative & positive);
+        let usable = det.cmpne(zero) & det.abs().cmplt(Vec4::INFINITY);
+        let in_range = t.cmpge(self.t_min) & t.cmple(Vec4::splat(t_max));
+        let mut hits = BlockHits {
+            t,
+            u: e1 * inv_det,
+            v: e2 * inv_det,
+            lanes: (inside & usable & in_range).bitmask(),
+        };
+        // An edge function that rounds to zero is recomputed in f64 by the scalar test.
+        let on_edge: BVec4A = e0.cmpeq(zero) | e1.cmpeq(zero) | e2.cmpeq(zero);
+        let redo = on_edge.bitmask();
+        if redo != 0 {
+            self.redo_lanes(block, t_max, redo, &mut hits);
+        }
+        hits
+    }
+
+    /// Replaces the lanes in `redo` with the scalar test's answers.
+    #[cold]
+    #[inline(never)]
+    fn redo_lanes(&self, block: &TriangleBlock, t_max: f32, redo: u32, hits: &mut BlockHits) {
+        let ray = self.ray.with_range(self.ray.t_min, t_max);
+        for lane in 0..BLOCK_WIDTH {
+            if redo & (1 << lane) == 0 {
+                continue;
+            }
+            let triangle = block.triangle(lane);
+            match ray.intersect(triangle.v0, triangle.v1, triangle.v2) {
+                Some(hit) => {
+                    hits.t[lane] = hit.t;
+                    hits.u[lane] = hit.u;
+                    hits.v[lane] = hit.v;
+                    hits.lanes |= 1 << lane;
+                }
+                None => hits.lanes &= !(1 << lane),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Ray;
+
+    /// A tiny deterministic generator (xorshift), so the test needs no dependency.
+    struct Xorshift(u64);
+
+    impl Xorshift {
+        fn next(&mut self) -> f32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+
+        fn point(&mut self, scale: f32) -> Vec3 {
+            Vec3::new(self.next(), self.next(), self.next()) * 2.0 * scale - scale
+        }
+    }
+
+    fn assert_lanes_match(ray: &Ray, triangles: &[Triangle], t_max: f32) {
+        let block = TriangleBlock::new(triangles);
+        let watertight = WatertightRay::new(ray);
+        let hits = BlockRay::new(watertight).intersect(&block, t_max);
+        let scalar = watertight.with_range(ray.t_min, t_max);
+        for lane in 0..BLOCK_WIDTH {
+            let expected = triangles
+                .get(lane)
+                .and_then(|t| scalar.intersect(t.v0, t.v1, t.v2));
+            let got = hits.hit(lane);
+            let bits = |h: Option<Hit>| h.map(|h| (h.t.to_bits(), h.u.to_bits(), h.v.to_bits()));
+            assert_eq!(
+                bits(got),
+                bits(expected),
+                "lane {lane}, {ray:?}, {triangles:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn lanes_equal_the_scalar_test_on_random_triangles_and_rays() {
+        let mut rng = Xorshift(0x9e37_79b9_7f4a_7c15);
+        for round in 0..4000 {
+            let scale = [1.0, 1e-3, 1e4][round % 3];
+            let count = 1 + round % BLOCK_WIDTH;
+            let triangles: Vec<Triangle> = (0..count)
+                .map(|_| Triangle::new(rng.point(scale), rng.point(scale), rng.point(scale)))
+                .collect();
+            let origin = rng.point(3.0 * scale);
+            let target = triangles[0].centroid() + rng.point(0.3 * scale);
+            let ray = Ray::new(origin, target - origin);
+            assert_lanes_match(&ray, &triangles, f32::INFINITY);
+            assert_lanes_match(&ray, &triangles, 0.9);
+        }
+    }
+
+    #[test]
+    fn lanes_equal_the_scalar_test_through_shared_edges_and_vertices() {
+        // A fan around a shared vertex, hit through the vertex, along the spokes and with
+        // axis-parallel rays with signed zero components.
+        let centre = Vec3::new(0.5, 0.25, 0.0);
+        let rim = [
+            Vec3::new(1.5, 0.25, 0.0),
+            Vec3::new(0.5, 1.25, 0.0),
+            Vec3::new(-0.5, 0.25, 0.0),
+            Vec3::new(0.5, -0.75, 0.0),
+        ];
+        let fan: Vec<Triangle> = (0..4)
+            .map(|i| Triangle::new(centre, rim[i], rim[(i + 1) % 4]))
+            .collect();
+        for target in [centre, centre.lerp(rim[0], 0.5), centre.lerp(rim[1], 0.25)] {
+            for dir in [
+                Vec3::new(0.0, 0.0, -1.0),
+                Vec3::new(-0.0, -0.0, 1.0),
+                Vec3::new(0.3, -0.2, -1.0),
+            ] {
+                let ray = Ray::new(target - dir * 2.0, dir);
+                assert_lanes_match(&ray, &fan, f32::INFINITY);
+                let hits = BlockRay::new(WatertightRay::new(&ray))
+                    .intersect(&TriangleBlock::new(&fan), f32::INFINITY);
+                assert_ne!(hits.lanes(), 0, "{ray:?} fell through the fan");
+            }
+        }
+    }
+
+    #[test]
+    fn unused_lanes_and_degenerate_rays_never_hit() {
+        let triangle = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
+        let block = TriangleBlock::new(&[triangle]);
+        let ray = Ray::new(Vec3::new(0.2, 0.2, 1.0), Vec3::NEG_Z);
+        let hits = BlockRay::new(WatertightRay::new(&ray)).intersect(&block, f32::INFINITY);
+        assert_eq!(hits.lanes(), 1);
+        assert_eq!(block.triangle(0), triangle);
+        for bad in [
+            Ray::new(Vec3::NAN, Vec3::NEG_Z),
+            Ray::new(Vec3::ZERO, Vec3::ZERO),
+            ray.with_range(2.0, 1.0),
+        ] {
+            let hits = BlockRay::new(WatertightRay::new(&bad)).intersect(&block, bad.t_max);
+            assert_eq!(hits.lanes(), 0, "{bad:?}");
+        }
+    }
+}
