@@ -40,6 +40,8 @@ mod refit;
 mod sah;
 mod stats;
 mod traverse;
+mod wide;
+mod wide_traverse;
 
 pub use builder::{
     BuildOptions, Builder, Parallel, DEFAULT_BINS, DEFAULT_MAX_LEAF_PRIMITIVES,
@@ -51,3 +53,4 @@ pub use node::Node;
 pub use primitive::{PreparedRay, Primitive};
 pub use stats::{BvhStats, SAH_TRAVERSAL_COST};
 pub use traverse::STACK_INLINE_CAPACITY;
+pub use wide::{WideBvh, WideLane, WideNode, PADDING_SLOT, WIDE_WIDTH};

@@ -28,6 +28,7 @@ pub(crate) fn build(
 ) -> (Vec<Node>, Vec<u32>) {
     let (bounds, centroids) = bounds_of(&prims, options.parallel);
     let splitter = SahSplitter {
+        options: *options,
         bins: options.clamped_bins(),
         max_leaf: options.clamped_max_leaf(),
         traversal_cost: options.traversal_cost,
@@ -40,6 +41,7 @@ pub(crate) fn build(
 }
 
 struct SahSplitter {
+    options: BuildOptions,
     bins: usize,
     max_leaf: usize,
     traversal_cost: f32,
@@ -68,7 +70,7 @@ impl Splitter for SahSplitter {
         if n <= SWEEP_PRIMITIVES {
             return self.split_small(items, task);
         }
-        let binning = Binning::new(&task.centroids, self.bins);
+        let binning = Binning::new(&task.centroids, self.bins, &self.options);
         let best = if binning.usable == [false; 3] {
             None
         } else {
@@ -121,7 +123,7 @@ impl SahSplitter {
         let split_cost = split_cost.map_or(f32::NAN, |c| {
             self.traversal_cost + c / bounds.surface_area()
         });
-        let split_is_cheaper = split_cost < n as f32;
+        let split_is_cheaper = split_cost < self.options.leaf_cost(n);
         !split_is_cheaper
     }
 
@@ -156,12 +158,12 @@ impl SahSplitter {
             let mut right = Aabb::EMPTY;
             for i in (1..n).rev() {
                 right = right.union(bounds(i));
-                right_cost[i] = area(&right) * (n - i) as f32;
+                right_cost[i] = area(&right) * self.options.leaf_cost(n - i);
             }
             let mut left = Aabb::EMPTY;
             for (i, right_cost) in right_cost.iter().enumerate().take(n).skip(1) {
                 left = left.union(bounds(i - 1));
-                let cost = area(&left) * i as f32 + right_cost;
+                let cost = area(&left) * self.options.leaf_cost(i) + right_cost;
                 if cost < best.map_or(f32::INFINITY, |b| b.2) {
                     best = Some((axis, i, cost));
                 }
@@ -276,6 +278,7 @@ fn merge_bins(mut a: Bins, b: Bins) -> Bins {
 
 /// The mapping from centroids to bins for one node.
 struct Binning {
+    options: BuildOptions,
     origin: Vec3A,
     scale: Vec3A,
     count: usize,
@@ -294,7 +297,7 @@ struct BestSplit {
 }
 
 impl Binning {
-    fn new(centroids: &CentroidBounds, count: usize) -> Self {
+    fn new(centroids: &CentroidBounds, count: usize, options: &BuildOptions) -> Self {
         let extent = centroids.max - centroids.min;
         let usable = [extent.x > 0.0, extent.y > 0.0, extent.z > 0.0];
         let scale = Vec3A::select(
@@ -303,6 +306,7 @@ impl Binning {
             Vec3A::ZERO,
         );
         Self {
+            options: *options,
             origin: centroids.min,
             scale,
             count,
@@ -349,7 +353,7 @@ impl Binning {
                 right_cost[k] = if right.count == 0 {
                     f32::NAN
                 } else {
-                    right.area() * right.count as f32
+                    right.area() * self.options.leaf_cost(right.count as usize)
                 };
             }
             let mut left = Bin::EMPTY;
@@ -358,7 +362,8 @@ impl Binning {
                 if left.count == 0 {
                     continue;
                 }
-                let cost = left.area() * left.count as f32 + right_cost[k];
+                let cost =
+                    left.area() * self.options.leaf_cost(left.count as usize) + right_cost[k];
                 if cost < best.map_or(f32::INFINITY, |b| b.2) {
                     best = Some((axis, k, cost));
                 }

@@ -278,12 +278,17 @@ impl Bvh {
                 }
             }
         }
-        // `-0.0` and `0.0` tie, as in `Hit::is_closer_than`; t is never NaN here.
-        hits.sort_unstable_by(|a, b| {
-            a.t.partial_cmp(&b.t)
-                .unwrap_or(core::cmp::Ordering::Equal)
-                .then(a.triangle.cmp(&b.triangle))
-        });
+        sort_hits(&mut hits);
         hits
     }
+}
+
+/// Sorts hits by `t`, then by primitive index: the order of every `cast_all`.
+pub(crate) fn sort_hits(hits: &mut [Hit]) {
+    // `-0.0` and `0.0` tie, as in `Hit::is_closer_than`; t is never NaN here.
+    hits.sort_unstable_by(|a, b| {
+        a.t.partial_cmp(&b.t)
+            .unwrap_or(core::cmp::Ordering::Equal)
+            .then(a.triangle.cmp(&b.triangle))
+    });
 }

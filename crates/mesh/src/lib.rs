@@ -42,6 +42,7 @@
 
 mod error;
 mod instance;
+mod leaf_blocks;
 mod mesh;
 mod nearest;
 mod obj;

@@ -3,21 +3,13 @@
 use std::path::Path;
 
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Bvh};
-use meshcast_primitives::{Aabb, Hit, Ray, Triangle, WatertightRay};
+use meshcast_bvh::{BuildOptions, Bvh, WideBvh};
+use meshcast_primitives::{Aabb, BlockRay, Hit, Ray, Triangle, WatertightRay, BLOCK_WIDTH};
 use rayon::prelude::*;
 
+use crate::leaf_blocks::{LeafBlocks, LeafQuery};
 use crate::query::FaceCulling;
 use crate::{Filter, QueryOptions, Result, SurfacePoint, TriMesh};
-
-/// A triangle as the leaf test needs it, stored in BVH leaf order next to its original index.
-#[derive(Clone, Copy, Debug)]
-struct LeafTriangle {
-    v0: Vec3,
-    v1: Vec3,
-    v2: Vec3,
-    index: u32,
-}
 
 /// A triangle mesh with a bounding volume hierarchy: closest hit, any hit, every hit and
 /// batches of rays, in the mesh's own coordinates.
@@ -50,8 +42,12 @@ struct LeafTriangle {
 #[derive(Clone, Debug)]
 pub struct Mesh {
     tri_mesh: TriMesh,
+    /// The binary hierarchy: picking, closest points, selection and refits walk it.
     bvh: Bvh,
-    leaves: Vec<LeafTriangle>,
+    /// The same leaves under four-wide nodes: ray queries walk it.
+    wide: WideBvh,
+    /// The triangles in `wide`'s leaf order, four to a block.
+    blocks: LeafBlocks,
     bounds: Aabb,
 }
 
@@ -85,24 +81,19 @@ impl Mesh {
     pub fn from_tri_mesh(tri_mesh: TriMesh, options: &BuildOptions) -> Self {
         let boxes = triangle_boxes(&tri_mesh);
         let bounds = boxes.iter().fold(Aabb::EMPTY, |b, &other| b.union(other));
-        let bvh = Bvh::build(&boxes, options);
-        let leaves = bvh
-            .primitive_order()
-            .iter()
-            .map(|&index| {
-                let triangle = tri_mesh.triangle(index as usize);
-                LeafTriangle {
-                    v0: triangle.v0,
-                    v1: triangle.v1,
-                    v2: triangle.v2,
-                    index,
-                }
-            })
-            .collect();
+        // Leaves are tested four triangles at a time: let the SAH count whole blocks.
+        let options = BuildOptions {
+            leaf_block: BLOCK_WIDTH,
+            ..*options
+        };
+        let bvh = Bvh::build(&boxes, &options);
+        let wide = WideBvh::from_binary(&bvh);
+        let blocks = LeafBlocks::new(&tri_mesh, &wide);
         Self {
             tri_mesh,
             bvh,
-            leaves,
+            wide,
+            blocks,
             bounds,
         }
     }
@@ -167,20 +158,19 @@ impl Mesh {
         tri_mesh.set_warnings(old.warnings().to_vec());
         let boxes = triangle_boxes(&tri_mesh);
         let kept = boxes.iter().filter(|b| !b.is_empty()).count();
-        let same_triangles = kept == self.leaves.len()
+        let same_triangles = kept == self.bvh.primitive_order().len()
             && self
-                .leaves
+                .bvh
+                .primitive_order()
                 .iter()
-                .all(|l| !boxes[l.index as usize].is_empty());
+                .all(|&index| !boxes[index as usize].is_empty());
         if !same_triangles {
             *self = Self::from_tri_mesh(tri_mesh, &BuildOptions::default());
             return Ok(());
         }
         self.bvh.refit(&boxes)?;
-        for leaf in &mut self.leaves {
-            let triangle = tri_mesh.triangle(leaf.index as usize);
-            (leaf.v0, leaf.v1, leaf.v2) = (triangle.v0, triangle.v1, triangle.v2);
-        }
+        self.wide.refit(&boxes)?;
+        self.blocks = LeafBlocks::new(&tri_mesh, &self.wide);
         self.bounds = boxes.iter().fold(Aabb::EMPTY, |b, &other| b.union(other));
         self.tri_mesh = tri_mesh;
         Ok(())
@@ -199,6 +189,17 @@ impl Mesh {
     /// The box around every triangle a ray can hit (degenerate ones left out).
     pub fn bounds(&self) -> Aabb {
         self.bounds
+    }
+
+    /// Bytes of the acceleration structures: the binary hierarchy, the four-wide one and
+    /// the triangles laid out for its leaf test (the [`TriMesh`] itself not counted).
+    pub fn acceleration_bytes(&self) -> usize {
+        self.bvh.stats().bytes + self.wide.bytes() + self.blocks.bytes()
+    }
+
+    /// The four-wide hierarchy that ray queries walk (its leaves are [`Mesh::bvh`]'s).
+    pub fn wide_bvh(&self) -> &WideBvh {
+        &self.wide
     }
 
     /// The number of triangles, degenerate ones included.
@@ -276,16 +277,16 @@ impl Mesh {
         if !ray.is_valid() {
             return None;
         }
-        let watertight = WatertightRay::new(ray);
-        self.bvh.cast(ray, |slot, range| {
-            let leaf = &self.leaves[slot as usize];
-            let hit = watertight
-                .with_range(range.t_min, range.t_max)
-                .intersect(leaf.v0, leaf.v1, leaf.v2)?;
-            if culling.culls(leaf.v0, leaf.v1, leaf.v2, ray.dir) || !keep(leaf.index) {
-                return None;
-            }
-            Some(hit.with_triangle(leaf.index))
+        let block_ray = BlockRay::new(WatertightRay::new(ray));
+        let mut query = LeafQuery {
+            ray: &block_ray,
+            dir: ray.dir,
+            culling,
+            keep: &mut keep,
+        };
+        let order = self.wide.primitive_order();
+        self.wide.cast(ray, |slots, range| {
+            self.blocks.closest(order, slots, range.t_max, &mut query)
         })
     }
 
@@ -319,12 +320,16 @@ impl Mesh {
         if !ray.is_valid() {
             return false;
         }
-        let watertight = WatertightRay::new(ray);
-        self.bvh.occluded(ray, |slot, _| {
-            let leaf = &self.leaves[slot as usize];
-            watertight.intersect(leaf.v0, leaf.v1, leaf.v2).is_some()
-                && !culling.culls(leaf.v0, leaf.v1, leaf.v2, ray.dir)
-                && keep(leaf.index)
+        let block_ray = BlockRay::new(WatertightRay::new(ray));
+        let mut query = LeafQuery {
+            ray: &block_ray,
+            dir: ray.dir,
+            culling,
+            keep: &mut keep,
+        };
+        let order = self.wide.primitive_order();
+        self.wide.occluded(ray, |slots, range| {
+            self.blocks.any(order, slots, range.t_max, &mut query)
         })
     }
 
@@ -357,22 +362,24 @@ impl Mesh {
         if !ray.is_valid() {
             return Vec::new();
         }
-        let watertight = WatertightRay::new(ray);
-        self.bvh.cast_all(ray, |slot, _| {
-            let leaf = &self.leaves[slot as usize];
-            let hit = watertight.intersect(leaf.v0, leaf.v1, leaf.v2)?;
-            if culling.culls(leaf.v0, leaf.v1, leaf.v2, ray.dir) || !keep(leaf.index) {
-                return None;
-            }
-            Some(hit.with_triangle(leaf.index))
+        let block_ray = BlockRay::new(WatertightRay::new(ray));
+        let mut query = LeafQuery {
+            ray: &block_ray,
+            dir: ray.dir,
+            culling,
+            keep: &mut keep,
+        };
+        let order = self.wide.primitive_order();
+        self.wide.cast_all(ray, |slots, range, hits| {
+            self.blocks.all(order, slots, range.t_max, &mut query, hits)
         })
     }
 
     /// The triangle in leaf slot `slot` of the hierarchy and its index.
     #[inline]
     pub(crate) fn leaf_triangle(&self, slot: u32) -> (Triangle, u32) {
-        let leaf = &self.leaves[slot as usize];
-        (Triangle::new(leaf.v0, leaf.v1, leaf.v2), leaf.index)
+        let index = self.bvh.primitive_order()[slot as usize];
+        (self.tri_mesh.triangle(index as usize), index)
     }
 
     /// [`Mesh::cast`] for every ray, in parallel on the current rayon thread pool; the answers

@@ -280,6 +280,12 @@ impl FaceCulling {
         Self { culling, mirrored }
     }
 
+    /// Whether any face is culled.
+    #[inline(always)]
+    pub(crate) fn is_on(&self) -> bool {
+        self.culling == Culling::BackFaces
+    }
+
     /// Whether a hit on the triangle `v0 v1 v2` by a ray along `dir` (both in the mesh's
     /// space) is skipped.
     #[inline]

@@ -1,0 +1,358 @@
+//! The four-wide hierarchy: a binary [`Bvh`] collapsed so that every node holds up to four
+//! children, their boxes stored coordinate by coordinate so that one ray tests all four at
+//! once with glam's SIMD `Vec4` (the layout of Embree's BVH4; Wald, Benthin, Boulos,
+//! *Getting Rid of Packets*, 2008). Traversal lives in `wide_traverse.rs`.
+
+use core::ops::Range;
+
+use glam::{Vec3, Vec4};
+use meshcast_primitives::Aabb;
+
+use crate::{Bvh, Error, Node};
+
+/// Children per [`WideNode`], and the alignment of every leaf's slots.
+pub const WIDE_WIDTH: usize = 4;
+
+/// The slot value that pads a leaf of a [`WideBvh`] to a multiple of [`WIDE_WIDTH`] slots.
+pub const PADDING_SLOT: u32 = u32::MAX;
+
+/// A lane's `count` when the lane holds nothing; its box is empty.
+const EMPTY_LANE: u32 = u32::MAX;
+
+/// One node of a [`WideBvh`]: four child boxes, coordinate by coordinate, and what each lane
+/// holds: another node, a leaf's slots, or nothing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(64))]
+pub struct WideNode {
+    /// The lanes' `min.x`, `min.y`, `min.z`, then `max.x`, `max.y`, `max.z`. An empty lane
+    /// has `min = +inf` and `max = -inf`, which every ray misses.
+    pub(crate) planes: [Vec4; 6],
+    /// A node lane: the child's node index. A leaf lane: its first slot.
+    pub(crate) offset: [u32; 4],
+    /// 0 for a node lane, the slot count (a multiple of [`WIDE_WIDTH`]) for a leaf lane,
+    /// [`EMPTY_LANE`] for an empty one.
+    pub(crate) count: [u32; 4],
+}
+
+const _: () = assert!(core::mem::size_of::<WideNode>() == 128);
+
+/// What one lane of a [`WideNode`] holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WideLane {
+    /// Another node, by index.
+    Node(u32),
+    /// A leaf: slots of [`WideBvh::primitive_order`], padded to a multiple of [`WIDE_WIDTH`].
+    Leaf(Range<u32>),
+    /// Nothing.
+    Empty,
+}
+
+impl WideNode {
+    const EMPTY: Self = Self {
+        planes: [
+            Vec4::INFINITY,
+            Vec4::INFINITY,
+            Vec4::INFINITY,
+            Vec4::NEG_INFINITY,
+            Vec4::NEG_INFINITY,
+            Vec4::NEG_INFINITY,
+        ],
+        offset: [0; 4],
+        count: [EMPTY_LANE; 4],
+    };
+
+    /// What `lane` holds.
+    #[inline]
+    pub fn lane(&self, lane: usize) -> WideLane {
+        match self.count[lane] {
+            0 => WideLane::Node(self.offset[lane]),
+            EMPTY_LANE => WideLane::Empty,
+            count => WideLane::Leaf(self.offset[lane]..self.offset[lane] + count),
+        }
+    }
+
+    /// The box of `lane` (empty for an empty lane).
+    #[inline]
+    pub fn bounds(&self, lane: usize) -> Aabb {
+        let p = &self.planes;
+        Aabb::new(
+            Vec3::new(p[0][lane], p[1][lane], p[2][lane]),
+            Vec3::new(p[3][lane], p[4][lane], p[5][lane]),
+        )
+    }
+
+    fn set_bounds(&mut self, lane: usize, bounds: Aabb) {
+        for axis in 0..3 {
+            self.planes[axis][lane] = bounds.min[axis];
+            self.planes[axis + 3][lane] = bounds.max[axis];
+        }
+    }
+
+    /// The box around every lane.
+    fn union(&self) -> Aabb {
+        (0..WIDE_WIDTH).fold(Aabb::EMPTY, |b, lane| b.union(self.bounds(lane)))
+    }
+}
+
+/// A four-wide bounding volume hierarchy, collapsed from a binary [`Bvh`]
+/// ([`WideBvh::from_binary`]) for fast ray queries ([`WideBvh::cast`], [`WideBvh::occluded`]).
+///
+/// Leaves keep the binary tree's leaves (the SAH chose them), each starting at a multiple of
+/// [`WIDE_WIDTH`] slots and padded with [`PADDING_SLOT`], so that a caller can store its
+/// primitives in blocks of four laid out for a SIMD leaf test: block `b` holds slots
+/// `4 b .. 4 b + 4`. Node 0 is the root; children follow their parents.
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use meshcast_bvh::{BuildOptions, Bvh, WideBvh, PADDING_SLOT};
+/// use meshcast_primitives::Aabb;
+///
+/// let boxes: Vec<Aabb> = (0..100)
+///     .map(|i| Aabb::new(Vec3::splat(i as f32), Vec3::splat(i as f32 + 0.5)))
+///     .collect();
+/// let wide = WideBvh::from_binary(&Bvh::build(&boxes, &BuildOptions::default()));
+/// wide.validate(&boxes)?;
+/// let kept = wide.primitive_order().iter().filter(|&&p| p != PADDING_SLOT).count();
+/// assert_eq!(kept, 100);
+/// assert_eq!(wide.primitive_order().len() % 4, 0);
+/// # Ok::<(), meshcast_bvh::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct WideBvh {
+    pub(crate) nodes: Vec<WideNode>,
+    pub(crate) order: Vec<u32>,
+    /// The root's box, from which every ray's slab widening is computed.
+    pub(crate) bounds: Aabb,
+    pub(crate) primitive_count: usize,
+}
+
+impl WideBvh {
+    /// Collapses `binary`: each node takes its binary children and keeps opening the one with
+    /// the largest surface area until it has four (the usual greedy collapse; Wald et al.
+    /// 2008), so the boxes a ray is most likely to enter are tested together.
+    pub fn from_binary(binary: &Bvh) -> Self {
+        let mut wide = Self {
+            nodes: Vec::new(),
+            order: Vec::new(),
+            bounds: binary.bounds(),
+            primitive_count: binary.primitive_count(),
+        };
+        if binary.is_empty() {
+            return wide;
+        }
+        let binary_nodes = binary.nodes();
+        // (wide node to fill, binary node whose children it takes)
+        let mut stack = vec![(0usize, 0u32)];
+        wide.nodes.push(WideNode::EMPTY);
+        while let Some((index, root)) = stack.pop() {
+            let lanes = open_lanes(binary_nodes, root);
+            let mut node = WideNode::EMPTY;
+            for (lane, &child) in lanes.iter().enumerate() {
+                let source = &binary_nodes[child as usize];
+                node.set_bounds(lane, source.bounds());
+                match source.slots() {
+                    Some(slots) => {
+                        let first = wide.order.len();
+                        wide.order.extend_from_slice(
+                            &binary.primitive_order()[slots.start as usize..slots.end as usize],
+                        );
+                        let padded = wide.order.len().next_multiple_of(WIDE_WIDTH);
+                        wide.order.resize(padded, PADDING_SLOT);
+                        node.offset[lane] = first as u32;
+                        node.count[lane] = (padded - first) as u32;
+                    }
+                    None => {
+                        node.offset[lane] = wide.nodes.len() as u32;
+                        node.count[lane] = 0;
+                        wide.nodes.push(WideNode::EMPTY);
+                        stack.push((wide.nodes.len() - 1, child));
+                    }
+                }
+            }
+            wide.nodes[index] = node;
+        }
+        wide.nodes.shrink_to_fit();
+        wide.order.shrink_to_fit();
+        wide
+    }
+
+    /// The nodes; the root is at index 0 (none for an empty hierarchy).
+    #[inline]
+    pub fn nodes(&self) -> &[WideNode] {
+        &self.nodes
+    }
+
+    /// The padded leaf order: slot `s` holds primitive `primitive_order()[s]`, or
+    /// [`PADDING_SLOT`].
+    #[inline]
+    pub fn primitive_order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// The box around every primitive kept.
+    #[inline]
+    pub fn bounds(&self) -> Aabb {
+        self.bounds
+    }
+
+    /// Whether the hierarchy holds no primitive.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Bytes of nodes, leaf order and the struct.
+    pub fn bytes(&self) -> usize {
+        core::mem::size_of::<Self>()
+            + self.nodes.capacity() * core::mem::size_of::<WideNode>()
+            + self.order.capacity() * core::mem::size_of::<u32>()
+    }
+
+    /// Recomputes every box from new primitive boxes (in original order), keeping the tree,
+    /// as [`Bvh::refit`] does.
+    ///
+    /// # Errors
+    /// [`Error::PrimitiveCountMismatch`] if `boxes` is not as long as the build input.
+    pub fn refit(&mut self, boxes: &[Aabb]) -> Result<(), Error> {
+        self.check_count(boxes)?;
+        for index in (0..self.nodes.len()).rev() {
+            let mut node = self.nodes[index];
+            for lane in 0..WIDE_WIDTH {
+                let bounds = match node.lane(lane) {
+                    WideLane::Node(child) => self.nodes[child as usize].union(),
+                    WideLane::Leaf(slots) => self.leaf_bounds(slots, boxes),
+                    WideLane::Empty => continue,
+                };
+                node.set_bounds(lane, bounds);
+            }
+            self.nodes[index] = node;
+        }
+        self.bounds = self.nodes.first().map_or(Aabb::EMPTY, WideNode::union);
+        Ok(())
+    }
+
+    fn leaf_bounds(&self, slots: Range<u32>, boxes: &[Aabb]) -> Aabb {
+        self.order[slots.start as usize..slots.end as usize]
+            .iter()
+            .filter(|&&p| p != PADDING_SLOT)
+            .map(|&p| boxes[p as usize])
+            .filter(|b| b.is_finite() && !b.is_empty())
+            .fold(Aabb::EMPTY, Aabb::union)
+    }
+
+    fn check_count(&self, boxes: &[Aabb]) -> Result<(), Error> {
+        if boxes.len() == self.primitive_count {
+            Ok(())
+        } else {
+            Err(Error::PrimitiveCountMismatch {
+                expected: self.primitive_count,
+                found: boxes.len(),
+            })
+        }
+    }
+
+    /// Checks the invariants against the primitives' `boxes` (in original order): every node
+    /// is reached once from a node before it, leaves start at multiples of [`WIDE_WIDTH`] and
+    /// cover each kept primitive once, and every box contains what lies below it.
+    ///
+    /// # Errors
+    /// The first broken invariant, as for [`Bvh::validate`].
+    pub fn validate(&self, boxes: &[Aabb]) -> Result<(), Error> {
+        self.check_count(boxes)?;
+        let mut reached = vec![0usize; self.nodes.len()];
+        if let Some(root) = reached.first_mut() {
+            *root = 1;
+        }
+        let mut seen = vec![false; self.primitive_count];
+        for (index, node) in self.nodes.iter().enumerate() {
+            for lane in 0..WIDE_WIDTH {
+                let bounds = node.bounds(lane);
+                match node.lane(lane) {
+                    WideLane::Node(child) => {
+                        let child = child as usize;
+                        if child <= index || child >= self.nodes.len() {
+                            return Err(Error::ChildOutOfRange {
+                                node: index,
+                                child,
+                                after: index,
+                                len: self.nodes.len(),
+                            });
+                        }
+                        reached[child] += 1;
+                        if !bounds.contains_box(&self.nodes[child].union()) {
+                            return Err(Error::ChildNotContained { node: index, child });
+                        }
+                    }
+                    WideLane::Leaf(slots) => {
+                        let (first, end) = (slots.start as usize, slots.end as usize);
+                        if first % WIDE_WIDTH != 0
+                            || end % WIDE_WIDTH != 0
+                            || end > self.order.len()
+                        {
+                            return Err(Error::SlotOutOfRange {
+                                node: index,
+                                first,
+                                end,
+                                len: self.order.len(),
+                            });
+                        }
+                        for &primitive in &self.order[first..end] {
+                            if primitive == PADDING_SLOT {
+                                continue;
+                            }
+                            let Some(was) = seen.get_mut(primitive as usize) else {
+                                return Err(Error::PrimitiveOutOfRange {
+                                    slot: first,
+                                    primitive,
+                                    count: self.primitive_count,
+                                });
+                            };
+                            if core::mem::replace(was, true) {
+                                return Err(Error::PrimitiveRepeated { primitive });
+                            }
+                            let b = boxes[primitive as usize];
+                            if b.is_finite() && !bounds.contains_box(&b) {
+                                return Err(Error::PrimitiveNotContained {
+                                    node: index,
+                                    primitive,
+                                });
+                            }
+                        }
+                    }
+                    WideLane::Empty => {}
+                }
+            }
+        }
+        if let Some((node, &times)) = reached.iter().enumerate().find(|(_, &n)| n != 1) {
+            return Err(Error::NodeReach { node, times });
+        }
+        Ok(())
+    }
+}
+
+/// The up to four binary nodes that become the lanes of the wide node made from `root`: its
+/// children, with the interior one of largest area opened while there is room.
+fn open_lanes(nodes: &[Node], root: u32) -> Vec<u32> {
+    let mut lanes = match nodes[root as usize].children() {
+        Some(children) => children.to_vec(),
+        None => vec![root],
+    };
+    while lanes.len() < WIDE_WIDTH {
+        let widest = lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| !nodes[n as usize].is_leaf())
+            .max_by(|(_, &a), (_, &b)| {
+                let area = |n: u32| nodes[n as usize].bounds().surface_area();
+                area(a).total_cmp(&area(b))
+            });
+        let Some((position, &node)) = widest else {
+            break;
+        };
+        let [a, b] = nodes[node as usize].children().expect("an interior node");
+        lanes[position] = a;
+        lanes.push(b);
+    }
+    lanes
+}

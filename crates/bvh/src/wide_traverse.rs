@@ -1,0 +1,258 @@
+//! Traversal of the [`WideBvh`]: closest hit and any hit over a leaf closure that gets a whole
+//! leaf at a time (so that it can test its primitives several at once).
+//!
+//! Each node's four boxes are tested together with the slab test of `traverse.rs` (Kay and
+//! Kajiya 1986, widened as in Ize, *Robust BVH Ray Traversal*, 2013), so the same boxes are
+//! kept and the answers equal a brute-force loop, ties included. The near plane of each axis
+//! is chosen once per ray from the sign of the direction, as Embree does, which also makes the
+//! empty lanes (`min = +inf`, `max = -inf`) miss.
+
+use core::ops::Range;
+
+use glam::Vec4;
+use meshcast_primitives::{slab_slack, Hit, Ray};
+use smallvec::SmallVec;
+
+use crate::traverse::sort_hits;
+use crate::wide::WideLane;
+use crate::wide::{WideNode, WIDE_WIDTH};
+use crate::{WideBvh, STACK_INLINE_CAPACITY};
+
+/// A ray prepared for four-lane slab tests.
+struct WideRay {
+    origin: [Vec4; 3],
+    inv_dir: [Vec4; 3],
+    /// Per axis, the index into [`WideNode::planes`] of the plane a ray meets first.
+    near: [usize; 3],
+    far: [usize; 3],
+    slack: f32,
+    t_min: f32,
+}
+
+/// `max(a, b)` where a NaN `a` counts as `-inf` (and `min` where it counts as `+inf`): the
+/// `0 * inf` of an axis-parallel ray on a slab plane, which counts as inside that slab.
+/// On x86 the SSE instructions return the second operand when the first is NaN.
+#[inline(always)]
+fn max_nan_low(a: Vec4, b: Vec4) -> Vec4 {
+    if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+        a.max(b)
+    } else {
+        Vec4::select(a.cmpeq(a), a, Vec4::NEG_INFINITY).max(b)
+    }
+}
+
+#[inline(always)]
+fn min_nan_high(a: Vec4, b: Vec4) -> Vec4 {
+    if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+        a.min(b)
+    } else {
+        Vec4::select(a.cmpeq(a), a, Vec4::INFINITY).min(b)
+    }
+}
+
+impl WideRay {
+    #[inline(always)]
+    fn new(ray: &Ray, wide: &WideBvh) -> Self {
+        let inv = ray.dir.recip();
+        let axis = |a: usize| {
+            if ray.dir[a].is_sign_negative() {
+                (a + 3, a)
+            } else {
+                (a, a + 3)
+            }
+        };
+        let (near_x, far_x) = axis(0);
+        let (near_y, far_y) = axis(1);
+        let (near_z, far_z) = axis(2);
+        Self {
+            origin: [
+                Vec4::splat(ray.origin.x),
+                Vec4::splat(ray.origin.y),
+                Vec4::splat(ray.origin.z),
+            ],
+            inv_dir: [Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z)],
+            near: [near_x, near_y, near_z],
+            far: [far_x, far_y, far_z],
+            slack: slab_slack(&wide.bounds, ray),
+            t_min: ray.t_min,
+        }
+    }
+
+    /// The lanes whose box the ray enters within `[t_min, t_max]`, and their entry distances.
+    #[inline(always)]
+    fn test(&self, node: &WideNode, t_max: f32) -> (u32, Vec4) {
+        let p = &node.planes;
+        let [ox, oy, oz] = self.origin;
+        let [ix, iy, iz] = self.inv_dir;
+        let near_x = (p[self.near[0]] - ox) * ix;
+        let near_y = (p[self.near[1]] - oy) * iy;
+        let near_z = (p[self.near[2]] - oz) * iz;
+        let far_x = (p[self.far[0]] - ox) * ix;
+        let far_y = (p[self.far[1]] - oy) * iy;
+        let far_z = (p[self.far[2]] - oz) * iz;
+        let slack = Vec4::splat(self.slack);
+        let near = max_nan_low(
+            near_x,
+            max_nan_low(near_y, max_nan_low(near_z, Vec4::NEG_INFINITY)),
+        );
+        let far = min_nan_high(
+            far_x,
+            min_nan_high(far_y, min_nan_high(far_z, Vec4::INFINITY)),
+        );
+        let entry = (near - slack).max(Vec4::splat(self.t_min));
+        let exit = (far + slack).min(Vec4::splat(t_max));
+        (entry.cmple(exit).bitmask(), entry)
+    }
+}
+
+/// A subtree waiting on the stack: a lane's offset and count, and its entry distance.
+type Pending = (u32, u32, f32);
+
+impl WideBvh {
+    /// The closest hit: the smallest `t` in the ray's range, ties going to the smaller
+    /// primitive index ([`Hit::is_closer_than`]), as [`crate::Bvh::cast`] answers.
+    ///
+    /// `leaf(slots, ray)` returns the closest hit among the primitives in leaf slots `slots`
+    /// (a range of [`WideBvh::primitive_order`], padding included) within `ray`'s range,
+    /// whose `t_max` shrinks to the best hit so far (inclusive), with `triangle` set to the
+    /// primitive's index. Nodes are visited nearest first. A degenerate ray or an empty
+    /// hierarchy gives `None` without calling `leaf`.
+    pub fn cast<F: FnMut(Range<u32>, &Ray) -> Option<Hit>>(
+        &self,
+        ray: &Ray,
+        mut leaf: F,
+    ) -> Option<Hit> {
+        if self.nodes.is_empty() || !ray.is_valid() {
+            return None;
+        }
+        let wide_ray = WideRay::new(ray, self);
+        let mut best: Option<Hit> = None;
+        let mut t_max = ray.t_max;
+        let mut stack: SmallVec<[Pending; STACK_INLINE_CAPACITY]> = SmallVec::new();
+        let mut current: Pending = (0, 0, ray.t_min);
+        loop {
+            let (offset, count, _) = current;
+            if count == 0 {
+                let node = &self.nodes[offset as usize];
+                let (mut mask, entry) = wide_ray.test(node, t_max);
+                // Push the lanes hit, farthest first; continue with the nearest.
+                let mut lanes: SmallVec<[(f32, usize); WIDE_WIDTH]> = SmallVec::new();
+                while mask != 0 {
+                    let lane = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    lanes.push((entry[lane], lane));
+                }
+                if let Some(nearest) = sort_far_to_near(&mut lanes) {
+                    for &(d, lane) in &lanes[..lanes.len() - 1] {
+                        stack.push((node.offset[lane], node.count[lane], d));
+                    }
+                    let lane = nearest.1;
+                    current = (node.offset[lane], node.count[lane], nearest.0);
+                    continue;
+                }
+            } else {
+                let range = ray.with_range(ray.t_min, t_max);
+                if let Some(hit) = leaf(offset..offset + count, &range) {
+                    if range.contains_t(hit.t) && best.map_or(true, |b| hit.is_closer_than(&b)) {
+                        best = Some(hit);
+                        t_max = hit.t;
+                    }
+                }
+            }
+            loop {
+                match stack.pop() {
+                    None => return best,
+                    Some(next) if next.2 <= t_max => {
+                        current = next;
+                        break;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+
+    /// Whether any primitive is hit in the ray's range: stops at the first leaf for which
+    /// `leaf(slots, ray)` is true. A degenerate ray or an empty hierarchy gives `false`.
+    pub fn occluded<F: FnMut(Range<u32>, &Ray) -> bool>(&self, ray: &Ray, mut leaf: F) -> bool {
+        if self.nodes.is_empty() || !ray.is_valid() {
+            return false;
+        }
+        let wide_ray = WideRay::new(ray, self);
+        let mut stack: SmallVec<[(u32, u32); STACK_INLINE_CAPACITY]> = SmallVec::new();
+        let mut current = (0u32, 0u32);
+        loop {
+            let (offset, count) = current;
+            if count == 0 {
+                let node = &self.nodes[offset as usize];
+                let (mut mask, _) = wide_ray.test(node, ray.t_max);
+                if mask != 0 {
+                    let first = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    while mask != 0 {
+                        let lane = mask.trailing_zeros() as usize;
+                        mask &= mask - 1;
+                        stack.push((node.offset[lane], node.count[lane]));
+                    }
+                    current = (node.offset[first], node.count[first]);
+                    continue;
+                }
+            } else if leaf(offset..offset + count, ray) {
+                return true;
+            }
+            match stack.pop() {
+                None => return false,
+                Some(next) => current = next,
+            }
+        }
+    }
+}
+
+impl WideBvh {
+    /// Every hit in the ray's range, sorted by `t` and then by primitive index, as
+    /// [`crate::Bvh::cast_all`] answers: `leaf(slots, ray, hits)` appends the hits of the
+    /// primitives in leaf slots `slots` (the range it is given never shrinks).
+    pub fn cast_all<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)>(
+        &self,
+        ray: &Ray,
+        mut leaf: F,
+    ) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        if self.nodes.is_empty() || !ray.is_valid() {
+            return hits;
+        }
+        let wide_ray = WideRay::new(ray, self);
+        let mut stack: SmallVec<[u32; STACK_INLINE_CAPACITY]> = SmallVec::new();
+        stack.push(0);
+        while let Some(index) = stack.pop() {
+            let node = &self.nodes[index as usize];
+            let (mut mask, _) = wide_ray.test(node, ray.t_max);
+            while mask != 0 {
+                let lane = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                match node.lane(lane) {
+                    WideLane::Node(child) => stack.push(child),
+                    WideLane::Leaf(slots) => leaf(slots, ray, &mut hits),
+                    WideLane::Empty => {}
+                }
+            }
+        }
+        hits.retain(|h| ray.contains_t(h.t));
+        sort_hits(&mut hits);
+        hits
+    }
+}
+
+/// Sorts `lanes` by entry distance, farthest first, and returns the nearest (the last).
+#[inline(always)]
+fn sort_far_to_near(lanes: &mut [(f32, usize)]) -> Option<(f32, usize)> {
+    // At most four: an insertion sort.
+    for i in 1..lanes.len() {
+        let mut j = i;
+        while j > 0 && lanes[j - 1].0 < lanes[j].0 {
+            lanes.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    lanes.last().copied()
+}

@@ -1,0 +1,149 @@
+//! The mesh's triangles in the wide hierarchy's leaf order, four to a [`TriangleBlock`], and
+//! the leaf tests over them: one SIMD watertight test per four triangles.
+
+use core::ops::Range;
+
+use meshcast_bvh::{WideBvh, PADDING_SLOT, WIDE_WIDTH};
+use meshcast_primitives::{BlockRay, Hit, TriangleBlock, BLOCK_WIDTH};
+
+use crate::query::FaceCulling;
+use crate::TriMesh;
+
+const _: () = assert!(BLOCK_WIDTH == WIDE_WIDTH);
+
+/// The triangles of a mesh laid out for the leaf test: block `b` holds the triangles of the
+/// wide hierarchy's slots `4 b .. 4 b + 4` (padding slots hold no triangle).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LeafBlocks {
+    blocks: Vec<TriangleBlock>,
+}
+
+/// What a leaf test needs besides the slots: the ray's four-lane set-up, which faces to skip
+/// and which triangles to keep.
+pub(crate) struct LeafQuery<'a, K> {
+    pub(crate) ray: &'a BlockRay,
+    pub(crate) dir: glam::Vec3,
+    pub(crate) culling: FaceCulling,
+    pub(crate) keep: K,
+}
+
+impl LeafBlocks {
+    /// The blocks of `tri_mesh`'s triangles in `wide`'s padded leaf order.
+    pub(crate) fn new(tri_mesh: &TriMesh, wide: &WideBvh) -> Self {
+        let blocks = wide
+            .primitive_order()
+            .chunks(BLOCK_WIDTH)
+            .map(|slots| {
+                let mut block = TriangleBlock::EMPTY;
+                for (lane, &index) in slots.iter().enumerate() {
+                    if index != PADDING_SLOT {
+                        block.set(lane, &tri_mesh.triangle(index as usize));
+                    }
+                }
+                block
+            })
+            .collect();
+        Self { blocks }
+    }
+
+    /// Heap memory of the blocks.
+    pub(crate) fn bytes(&self) -> usize {
+        self.blocks.capacity() * core::mem::size_of::<TriangleBlock>()
+    }
+
+    /// Calls `found(hit)` for every hit lane of the blocks of `slots` within
+    /// `[t_min, t_max()]` that `query` keeps, in slot order; `t_max` is read before each block.
+    #[inline(always)]
+    fn for_each_hit<K: FnMut(u32) -> bool>(
+        &self,
+        order: &[u32],
+        slots: Range<u32>,
+        query: &mut LeafQuery<'_, K>,
+        mut t_max: impl FnMut() -> f32,
+        mut found: impl FnMut(Hit) -> bool,
+    ) -> bool {
+        let first = slots.start as usize / BLOCK_WIDTH;
+        let end = slots.end as usize / BLOCK_WIDTH;
+        for (b, block) in self.blocks[first..end].iter().enumerate() {
+            let hits = query.ray.intersect(block, t_max());
+            let mut lanes = hits.lanes();
+            while lanes != 0 {
+                let lane = lanes.trailing_zeros() as usize;
+                lanes &= lanes - 1;
+                let index = order[(first + b) * BLOCK_WIDTH + lane];
+                if query.culling.is_on() {
+                    let t = block.triangle(lane);
+                    if query.culling.culls(t.v0, t.v1, t.v2, query.dir) {
+                        continue;
+                    }
+                }
+                if !(query.keep)(index) {
+                    continue;
+                }
+                let Some(hit) = hits.hit(lane) else { continue };
+                if found(hit.with_triangle(index)) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The closest kept hit in the leaf `slots` with `t` in `[t_min, t_max]`.
+    #[inline(always)]
+    pub(crate) fn closest<K: FnMut(u32) -> bool>(
+        &self,
+        order: &[u32],
+        slots: Range<u32>,
+        t_max: f32,
+        query: &mut LeafQuery<'_, K>,
+    ) -> Option<Hit> {
+        let best = core::cell::Cell::new(None::<Hit>);
+        self.for_each_hit(
+            order,
+            slots,
+            query,
+            || best.get().map_or(t_max, |b| b.t),
+            |hit| {
+                if best.get().map_or(true, |b| hit.is_closer_than(&b)) {
+                    best.set(Some(hit));
+                }
+                false
+            },
+        );
+        best.get()
+    }
+
+    /// Whether any kept triangle of the leaf `slots` is hit within `[t_min, t_max]`.
+    #[inline(always)]
+    pub(crate) fn any<K: FnMut(u32) -> bool>(
+        &self,
+        order: &[u32],
+        slots: Range<u32>,
+        t_max: f32,
+        query: &mut LeafQuery<'_, K>,
+    ) -> bool {
+        self.for_each_hit(order, slots, query, || t_max, |_| true)
+    }
+
+    /// Every kept hit of the leaf `slots` within `[t_min, t_max]`, appended to `hits`.
+    pub(crate) fn all<K: FnMut(u32) -> bool>(
+        &self,
+        order: &[u32],
+        slots: Range<u32>,
+        t_max: f32,
+        query: &mut LeafQuery<'_, K>,
+        hits: &mut Vec<Hit>,
+    ) {
+        self.for_each_hit(
+            order,
+            slots,
+            query,
+            || t_max,
+            |hit| {
+                hits.push(hit);
+                false
+            },
+        );
+    }
+}
