@@ -25,8 +25,8 @@ struct WideRay {
     /// Per axis, the index into [`WideNode::planes`] of the plane a ray meets first.
     near: [usize; 3],
     far: [usize; 3],
-    slack: f32,
-    t_min: f32,
+    slack: Vec4,
+    t_min: Vec4,
 }
 
 /// `max(a, b)` where a NaN `a` counts as `-inf` (and `min` where it counts as `+inf`): the
@@ -73,8 +73,8 @@ impl WideRay {
             inv_dir: [Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z)],
             near: [near_x, near_y, near_z],
             far: [far_x, far_y, far_z],
-            slack: slab_slack(&wide.bounds, ray),
-            t_min: ray.t_min,
+            slack: Vec4::splat(slab_slack(&wide.bounds, ray)),
+            t_min: Vec4::splat(ray.t_min),
         }
     }
 
@@ -90,7 +90,7 @@ impl WideRay {
         let far_x = (p[self.far[0]] - ox) * ix;
         let far_y = (p[self.far[1]] - oy) * iy;
         let far_z = (p[self.far[2]] - oz) * iz;
-        let slack = Vec4::splat(self.slack);
+        let slack = self.slack;
         let near = max_nan_low(
             near_x,
             max_nan_low(near_y, max_nan_low(near_z, Vec4::NEG_INFINITY)),
@@ -99,7 +99,7 @@ impl WideRay {
             far_x,
             min_nan_high(far_y, min_nan_high(far_z, Vec4::INFINITY)),
         );
-        let entry = (near - slack).max(Vec4::splat(self.t_min));
+        let entry = (near - slack).max(self.t_min);
         let exit = (far + slack).min(Vec4::splat(t_max));
         (entry.cmple(exit).bitmask(), entry)
     }
@@ -134,20 +134,9 @@ impl WideBvh {
             let (offset, count, _) = current;
             if count == 0 {
                 let node = &self.nodes[offset as usize];
-                let (mut mask, entry) = wide_ray.test(node, t_max);
-                // Push the lanes hit, farthest first; continue with the nearest.
-                let mut lanes: SmallVec<[(f32, usize); WIDE_WIDTH]> = SmallVec::new();
-                while mask != 0 {
-                    let lane = mask.trailing_zeros() as usize;
-                    mask &= mask - 1;
-                    lanes.push((entry[lane], lane));
-                }
-                if let Some(nearest) = sort_far_to_near(&mut lanes) {
-                    for &(d, lane) in &lanes[..lanes.len() - 1] {
-                        stack.push((node.offset[lane], node.count[lane], d));
-                    }
-                    let lane = nearest.1;
-                    current = (node.offset[lane], node.count[lane], nearest.0);
+                let (mask, entry) = wide_ray.test(node, t_max);
+                if mask != 0 {
+                    current = descend(node, mask, entry, &mut stack);
                     continue;
                 }
             } else {
@@ -243,16 +232,50 @@ impl WideBvh {
     }
 }
 
-/// Sorts `lanes` by entry distance, farthest first, and returns the nearest (the last).
+/// The nearest of the lanes in `mask` (not empty), with the others pushed on `stack`
+/// farthest first, so that they are popped nearest first.
 #[inline(always)]
-fn sort_far_to_near(lanes: &mut [(f32, usize)]) -> Option<(f32, usize)> {
-    // At most four: an insertion sort.
-    for i in 1..lanes.len() {
-        let mut j = i;
-        while j > 0 && lanes[j - 1].0 < lanes[j].0 {
-            lanes.swap(j - 1, j);
+fn descend(
+    node: &WideNode,
+    mut mask: u32,
+    entry: Vec4,
+    stack: &mut SmallVec<[Pending; STACK_INLINE_CAPACITY]>,
+) -> Pending {
+    let pending = |lane: usize| (node.offset[lane], node.count[lane], entry[lane]);
+    let first = mask.trailing_zeros() as usize;
+    mask &= mask - 1;
+    if mask == 0 {
+        return pending(first);
+    }
+    let second = mask.trailing_zeros() as usize;
+    mask &= mask - 1;
+    let (mut near, far) = if entry[second] < entry[first] {
+        (pending(second), pending(first))
+    } else {
+        (pending(first), pending(second))
+    };
+    if mask == 0 {
+        stack.push(far);
+        return near;
+    }
+    // Three or four lanes: an insertion sort of the rest, farthest first, then the nearest.
+    let mut sorted: [Pending; WIDE_WIDTH] = [far; WIDE_WIDTH];
+    let mut len = 1;
+    while mask != 0 {
+        let lane = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        let mut item = pending(lane);
+        if item.2 < near.2 {
+            core::mem::swap(&mut item, &mut near);
+        }
+        let mut j = len;
+        while j > 0 && sorted[j - 1].2 < item.2 {
+            sorted[j] = sorted[j - 1];
             j -= 1;
         }
+        sorted[j] = item;
+        len += 1;
     }
-    lanes.last().copied()
+    stack.extend_from_slice(&sorted[..len]);
+    near
 }

@@ -81,3 +81,29 @@ fn refit_with_vertices_turned_nan_stays_valid_and_exact() {
         reference.check(&moved, &bvh, &format!("cow with NaN {options:?}"));
     }
 }
+
+/// Refitting the four-wide hierarchy keeps its queries equal to brute force.
+#[test]
+fn wide_refit_after_deformation_matches_brute_force() {
+    let mesh = load_mesh("cow.obj");
+    for options in all_options() {
+        let bvh = build(&mesh, &options);
+        let mut wide = meshcast_bvh::WideBvh::from_binary(&bvh);
+        for (step, amplitude) in [0.05f32, 0.4].into_iter().enumerate() {
+            let moved = deform(&mesh, amplitude, 70 + step as u64);
+            let boxes = boxes(&moved);
+            wide.refit(&boxes).expect("same primitive count");
+            wide.validate(&boxes).expect("valid after refit");
+            let reference = Reference::new(&moved, mixed_rays(&moved, 80 + step as u64, 200));
+            for ray in 0..reference.rays.len() {
+                reference.check_wide(
+                    &moved,
+                    &wide,
+                    ray,
+                    &format!("refit step {step} {options:?}"),
+                );
+            }
+        }
+        assert!(wide.refit(&boxes(&mesh)[1..]).is_err());
+    }
+}

@@ -132,7 +132,7 @@ impl BlockRay {
     #[inline]
     pub fn new(ray: WatertightRay) -> Self {
         let [kx, ky, kz] = ray.axes;
-        let o = ray.origin;
+        let o = ray.origin.to_array();
         Self {
             ray,
             origin: [Vec4::splat(o[kx]), Vec4::splat(o[ky]), Vec4::splat(o[kz])],

@@ -43,8 +43,8 @@ impl WatertightRay {
     /// every triangle.
     #[inline]
     pub fn new(ray: &Ray) -> Self {
-        let d = ray.dir;
-        let kz = d.abs().max_position();
+        let kz = ray.dir.abs().max_position();
+        let d = ray.dir.to_array();
         let mut kx = (kz + 1) % 3;
         let mut ky = (kx + 1) % 3;
         if d[kz] < 0.0 {

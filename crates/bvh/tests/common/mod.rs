@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Builder, Bvh, Parallel};
+use meshcast_bvh::{BuildOptions, Builder, Bvh, Parallel, WideBvh, PADDING_SLOT};
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -76,6 +76,10 @@ pub fn all_options() -> Vec<BuildOptions> {
             bins: 32,
             max_leaf_primitives: 4,
             traversal_cost: 1.0,
+            ..base
+        },
+        BuildOptions {
+            leaf_block: 4,
             ..base
         },
         BuildOptions {
@@ -168,6 +172,9 @@ impl Reference {
     pub fn check(&self, triangles: &[Triangle], bvh: &Bvh, case: &str) {
         let order = bvh.primitive_order();
         let leaf_order: Vec<Triangle> = order.iter().map(|&i| triangles[i as usize]).collect();
+        let wide = WideBvh::from_binary(bvh);
+        wide.validate(&boxes(triangles))
+            .unwrap_or_else(|e| panic!("{case}: invalid wide hierarchy: {e}"));
         for (i, ray) in self.rays.iter().enumerate() {
             let expected = self.closest[i].as_ref().map(key);
             let got = bvh.cast_primitives(triangles, ray);
@@ -213,6 +220,7 @@ impl Reference {
                 all, expected_all,
                 "{case}: all hits differ for ray {i} {ray:?}"
             );
+            self.check_wide(triangles, &wide, i, case);
             if let Some(first) = self.all[i].first() {
                 assert_eq!(
                     Some(key(first)),
@@ -221,6 +229,49 @@ impl Reference {
                 );
             }
         }
+    }
+}
+
+impl Reference {
+    /// Checks closest, any and all hits of the four-wide hierarchy `wide` for ray `i`, its
+    /// leaves tested a whole leaf at a time as a mesh does.
+    pub fn check_wide(&self, triangles: &[Triangle], wide: &WideBvh, i: usize, case: &str) {
+        let ray = &self.rays[i];
+        let order = wide.primitive_order();
+        let leaf_hits = |slots: core::ops::Range<u32>, r: &Ray| {
+            order[slots.start as usize..slots.end as usize]
+                .iter()
+                .filter(|&&p| p != PADDING_SLOT)
+                .filter_map(|&p| Some(triangles[p as usize].intersect(r)?.with_triangle(p)))
+                .collect::<Vec<Hit>>()
+        };
+        let closest = wide.cast(ray, |slots, r| {
+            leaf_hits(slots, r)
+                .into_iter()
+                .reduce(|a, b| if b.is_closer_than(&a) { b } else { a })
+        });
+        let expected = self.closest[i].as_ref().map(key);
+        assert_eq!(
+            closest.as_ref().map(key),
+            expected,
+            "{case}: wide closest hit differs for ray {i} {ray:?}"
+        );
+        let occluded = wide.occluded(ray, |slots, r| !leaf_hits(slots, r).is_empty());
+        assert_eq!(
+            occluded,
+            expected.is_some(),
+            "{case}: wide any hit differs for ray {i} {ray:?}"
+        );
+        let all: Vec<_> = wide
+            .cast_all(ray, |slots, r, hits| hits.extend(leaf_hits(slots, r)))
+            .iter()
+            .map(key)
+            .collect();
+        let expected_all: Vec<_> = self.all[i].iter().map(key).collect();
+        assert_eq!(
+            all, expected_all,
+            "{case}: wide all hits differ for ray {i} {ray:?}"
+        );
     }
 }
 
