@@ -5,7 +5,7 @@
 use meshcast_primitives::Aabb;
 use smallvec::SmallVec;
 
-use crate::{Bvh, STACK_INLINE_CAPACITY};
+use crate::{Bvh, WideBvh, WideLane, PADDING_SLOT, STACK_INLINE_CAPACITY, WIDE_WIDTH};
 
 impl Bvh {
     /// Finds the nearest primitive under a caller-defined distance, returning the final
@@ -98,6 +98,55 @@ impl Bvh {
                         }
                     }
                 }
+            }
+        }
+        bound
+    }
+}
+
+impl WideBvh {
+    /// [`Bvh::nearest`] over the four-wide tree: the same contract, with `leaf(slot, bound)`
+    /// called for the kept slots of [`WideBvh::primitive_order`] (never a padding slot).
+    /// Lanes are visited nearest first.
+    pub fn nearest<D, L>(&self, bound: f32, mut node_distance: D, mut leaf: L) -> f32
+    where
+        D: FnMut(&Aabb) -> f32,
+        L: FnMut(u32, f32) -> f32,
+    {
+        let mut bound = bound;
+        if self.nodes.is_empty() {
+            return bound;
+        }
+        let mut stack: SmallVec<[(WideLane, f32); STACK_INLINE_CAPACITY]> = SmallVec::new();
+        // Only lanes no farther than the best are pushed (never a NaN one).
+        let root_distance = node_distance(&self.bounds);
+        if root_distance <= bound {
+            stack.push((WideLane::Node(0), root_distance));
+        }
+        while let Some((lane, distance)) = stack.pop() {
+            if distance > bound {
+                continue;
+            }
+            match lane {
+                WideLane::Node(index) => {
+                    let node = &self.nodes[index as usize];
+                    let mut lanes: SmallVec<[(WideLane, f32); WIDE_WIDTH]> = (0..WIDE_WIDTH)
+                        .filter(|&l| node.lane(l) != WideLane::Empty)
+                        .map(|l| (node.lane(l), node_distance(&node.bounds(l))))
+                        .filter(|(_, d)| *d <= bound)
+                        .collect();
+                    // Farthest first on the stack, so the nearest is popped first.
+                    lanes.sort_unstable_by(|a, b| b.1.total_cmp(&a.1));
+                    stack.extend(lanes);
+                }
+                WideLane::Leaf(slots) => {
+                    for slot in slots {
+                        if self.order[slot as usize] != PADDING_SLOT {
+                            bound = bound.min(leaf(slot, bound));
+                        }
+                    }
+                }
+                WideLane::Empty => {}
             }
         }
         bound

@@ -7,7 +7,7 @@ use core::ops::ControlFlow;
 use meshcast_primitives::{Aabb, Overlap};
 use smallvec::SmallVec;
 
-use crate::{Bvh, STACK_INLINE_CAPACITY};
+use crate::{Bvh, WideBvh, WideLane, PADDING_SLOT, STACK_INLINE_CAPACITY, WIDE_WIDTH};
 
 impl Bvh {
     /// Visits the leaf slots of every node that `classify` does not put outside the query
@@ -75,6 +75,51 @@ impl Bvh {
                     for slot in node.offset()..node.offset() + node.count() {
                         leaf(slot, overlap)?;
                     }
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl WideBvh {
+    /// [`Bvh::overlap`] over the four-wide tree: the same contract, with `leaf(slot, overlap)`
+    /// called for the kept slots of [`WideBvh::primitive_order`] (never a padding slot).
+    pub fn overlap<B, N, L>(&self, mut classify: N, mut leaf: L) -> ControlFlow<B>
+    where
+        N: FnMut(&Aabb) -> Overlap,
+        L: FnMut(u32, Overlap) -> ControlFlow<B>,
+    {
+        if self.nodes.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        let mut stack: SmallVec<[(u32, Overlap); STACK_INLINE_CAPACITY]> = SmallVec::new();
+        stack.push((0, Overlap::Crossing));
+        while let Some((index, parent)) = stack.pop() {
+            let node = &self.nodes[index as usize];
+            // Lanes in reverse on the stack so they come off in order: slots depth first.
+            for lane in (0..WIDE_WIDTH).rev() {
+                let kind = node.lane(lane);
+                if kind == WideLane::Empty {
+                    continue;
+                }
+                let overlap = match parent {
+                    Overlap::Inside => Overlap::Inside,
+                    _ => classify(&node.bounds(lane)),
+                };
+                if overlap == Overlap::Outside {
+                    continue;
+                }
+                match kind {
+                    WideLane::Node(child) => stack.push((child, overlap)),
+                    WideLane::Leaf(slots) => {
+                        for slot in slots {
+                            if self.order[slot as usize] != PADDING_SLOT {
+                                leaf(slot, overlap)?;
+                            }
+                        }
+                    }
+                    WideLane::Empty => {}
                 }
             }
         }

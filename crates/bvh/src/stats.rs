@@ -1,6 +1,6 @@
 //! Statistics of a built hierarchy: counts, depth, leaf sizes, SAH cost and memory.
 
-use crate::Bvh;
+use crate::{Bvh, WideBvh, WideLane, PADDING_SLOT, WIDE_WIDTH};
 
 /// The SAH cost of visiting a node in [`BvhStats::sah_cost`], relative to one primitive test.
 pub const SAH_TRAVERSAL_COST: f64 = 1.0;
@@ -94,6 +94,61 @@ impl Bvh {
             cost / root_area
         } else {
             stats.primitive_count as f64
+        };
+        stats
+    }
+}
+
+impl WideBvh {
+    /// Counts, depth, leaf-size histogram (kept primitives per leaf, padding not counted),
+    /// SAH cost and memory of the four-wide tree. Its SAH cost counts
+    /// [`SAH_TRAVERSAL_COST`] per wide node (one test of its four boxes) and 1 per primitive.
+    pub fn stats(&self) -> BvhStats {
+        let primitive_count = self.order.iter().filter(|&&p| p != PADDING_SLOT).count();
+        let bytes = self.bytes();
+        let mut stats = BvhStats {
+            node_count: self.nodes.len(),
+            primitive_count,
+            dropped_count: self.primitive_count - primitive_count,
+            bytes,
+            bytes_per_primitive: bytes as f64 / primitive_count.max(1) as f64,
+            ..BvhStats::default()
+        };
+        if self.nodes.is_empty() {
+            return stats;
+        }
+        let root_area = f64::from(self.bounds.surface_area());
+        let mut cost = 0.0;
+        let mut stack = vec![(0usize, root_area, 0usize)];
+        while let Some((index, area, depth)) = stack.pop() {
+            stats.depth = stats.depth.max(depth);
+            cost += SAH_TRAVERSAL_COST * area;
+            let node = &self.nodes[index];
+            for lane in 0..WIDE_WIDTH {
+                let lane_area = f64::from(node.bounds(lane).surface_area());
+                match node.lane(lane) {
+                    WideLane::Node(child) => stack.push((child as usize, lane_area, depth + 1)),
+                    WideLane::Leaf(slots) => {
+                        let size = self.order[slots.start as usize..slots.end as usize]
+                            .iter()
+                            .filter(|&&p| p != PADDING_SLOT)
+                            .count();
+                        stats.leaf_count += 1;
+                        stats.depth = stats.depth.max(depth + 1);
+                        if stats.leaf_size_histogram.len() <= size {
+                            stats.leaf_size_histogram.resize(size + 1, 0);
+                        }
+                        stats.leaf_size_histogram[size] += 1;
+                        cost += size as f64 * lane_area;
+                    }
+                    WideLane::Empty => {}
+                }
+            }
+        }
+        stats.sah_cost = if root_area > 0.0 {
+            cost / root_area
+        } else {
+            primitive_count as f64
         };
         stats
     }

@@ -221,7 +221,8 @@ fn bench_mesh(
         nodes: stats.node_count,
         depth: stats.depth,
         sah_cost: stats.sah_cost,
-        bvh_bytes_per_triangle: stats.bytes_per_primitive,
+        bvh_bytes_per_triangle: mesh.acceleration_bytes() as f64
+            / mesh.triangle_count().max(1) as f64,
         throughput,
     })
 }

@@ -35,7 +35,7 @@ pub fn run(out: &mut impl Write) -> Result<()> {
         stats.node_count,
         stats.depth,
         stats.sah_cost,
-        stats.bytes_per_primitive
+        mesh.acceleration_bytes() as f64 / mesh.triangle_count().max(1) as f64
     )?;
 
     let size = Size::DEFAULT;

@@ -78,8 +78,9 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         writeln!(out, "bvh sah cost   {:.2}", stats.sah_cost)?;
         writeln!(
             out,
-            "bvh memory     {} bytes ({:.1} bytes per triangle)",
-            stats.bytes, stats.bytes_per_primitive
+            "bvh memory     {} bytes ({:.1} bytes per triangle, nodes and leaf triangles)",
+            mesh.acceleration_bytes(),
+            mesh.acceleration_bytes() as f64 / triangles.max(1) as f64
         )?;
     }
     Ok(())

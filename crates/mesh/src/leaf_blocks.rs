@@ -46,6 +46,13 @@ impl LeafBlocks {
         Self { blocks }
     }
 
+    /// The triangle in slot `slot` (NaN corners for a padding slot).
+    #[inline]
+    pub(crate) fn triangle(&self, slot: u32) -> meshcast_primitives::Triangle {
+        let slot = slot as usize;
+        self.blocks[slot / BLOCK_WIDTH].triangle(slot % BLOCK_WIDTH)
+    }
+
     /// Heap memory of the blocks.
     pub(crate) fn bytes(&self) -> usize {
         self.blocks.capacity() * core::mem::size_of::<TriangleBlock>()

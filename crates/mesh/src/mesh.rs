@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Bvh, WideBvh};
+use meshcast_bvh::{BuildOptions, Bvh, WideBvh, PADDING_SLOT};
 use meshcast_primitives::{Aabb, BlockRay, Hit, Ray, Triangle, WatertightRay, BLOCK_WIDTH};
 use rayon::prelude::*;
 
@@ -42,9 +42,7 @@ use crate::{Filter, QueryOptions, Result, SurfacePoint, TriMesh};
 #[derive(Clone, Debug)]
 pub struct Mesh {
     tri_mesh: TriMesh,
-    /// The binary hierarchy: picking, closest points, selection and refits walk it.
-    bvh: Bvh,
-    /// The same leaves under four-wide nodes: ray queries walk it.
+    /// The four-wide hierarchy every query walks.
     wide: WideBvh,
     /// The triangles in `wide`'s leaf order, four to a block.
     blocks: LeafBlocks,
@@ -86,12 +84,11 @@ impl Mesh {
             leaf_block: BLOCK_WIDTH,
             ..*options
         };
-        let bvh = Bvh::build(&boxes, &options);
-        let wide = WideBvh::from_binary(&bvh);
+        // The binary tree is only a step: the SAH chose its leaves, the wide tree keeps them.
+        let wide = WideBvh::from_binary(&Bvh::build(&boxes, &options));
         let blocks = LeafBlocks::new(&tri_mesh, &wide);
         Self {
             tri_mesh,
-            bvh,
             wide,
             blocks,
             bounds,
@@ -158,17 +155,15 @@ impl Mesh {
         tri_mesh.set_warnings(old.warnings().to_vec());
         let boxes = triangle_boxes(&tri_mesh);
         let kept = boxes.iter().filter(|b| !b.is_empty()).count();
-        let same_triangles = kept == self.bvh.primitive_order().len()
-            && self
-                .bvh
-                .primitive_order()
+        let order = self.wide.primitive_order();
+        let same_triangles = kept == order.iter().filter(|&&i| i != PADDING_SLOT).count()
+            && order
                 .iter()
-                .all(|&index| !boxes[index as usize].is_empty());
+                .all(|&index| index == PADDING_SLOT || !boxes[index as usize].is_empty());
         if !same_triangles {
             *self = Self::from_tri_mesh(tri_mesh, &BuildOptions::default());
             return Ok(());
         }
-        self.bvh.refit(&boxes)?;
         self.wide.refit(&boxes)?;
         self.blocks = LeafBlocks::new(&tri_mesh, &self.wide);
         self.bounds = boxes.iter().fold(Aabb::EMPTY, |b, &other| b.union(other));
@@ -181,9 +176,10 @@ impl Mesh {
         &self.tri_mesh
     }
 
-    /// The hierarchy (its leaf order is that of the triangles it holds).
-    pub fn bvh(&self) -> &Bvh {
-        &self.bvh
+    /// The four-wide hierarchy over the triangles (its padded leaf order is that of the
+    /// triangles it holds).
+    pub fn bvh(&self) -> &WideBvh {
+        &self.wide
     }
 
     /// The box around every triangle a ray can hit (degenerate ones left out).
@@ -191,15 +187,10 @@ impl Mesh {
         self.bounds
     }
 
-    /// Bytes of the acceleration structures: the binary hierarchy, the four-wide one and
-    /// the triangles laid out for its leaf test (the [`TriMesh`] itself not counted).
+    /// Bytes of the acceleration structure: the hierarchy and the triangles laid out for its
+    /// leaf test (the [`TriMesh`] itself not counted).
     pub fn acceleration_bytes(&self) -> usize {
-        self.bvh.stats().bytes + self.wide.bytes() + self.blocks.bytes()
-    }
-
-    /// The four-wide hierarchy that ray queries walk (its leaves are [`Mesh::bvh`]'s).
-    pub fn wide_bvh(&self) -> &WideBvh {
-        &self.wide
+        self.wide.bytes() + self.blocks.bytes()
     }
 
     /// The number of triangles, degenerate ones included.
@@ -378,8 +369,8 @@ impl Mesh {
     /// The triangle in leaf slot `slot` of the hierarchy and its index.
     #[inline]
     pub(crate) fn leaf_triangle(&self, slot: u32) -> (Triangle, u32) {
-        let index = self.bvh.primitive_order()[slot as usize];
-        (self.tri_mesh.triangle(index as usize), index)
+        let index = self.wide.primitive_order()[slot as usize];
+        (self.blocks.triangle(slot), index)
     }
 
     /// [`Mesh::cast`] for every ray, in parallel on the current rayon thread pool; the answers
