@@ -8,7 +8,7 @@
 //! run over a slice of primitives. Every query returns what a brute-force loop over all
 //! primitives with the same test and tie rule returns, bit for bit.
 //!
-//! For fast ray queries, [`WideBvh::from_binary`] collapses a built tree into four-wide
+//! For fast ray queries, [`WideBvh::from_binary`] collapses a built tree into eight-wide
 //! nodes whose boxes one ray tests together, with leaves aligned for testing four
 //! primitives at once (a mesh keeps its triangles in that layout); it answers the same
 //! queries with the same results.
@@ -58,4 +58,4 @@ pub use node::Node;
 pub use primitive::{PreparedRay, Primitive};
 pub use stats::{BvhStats, SAH_TRAVERSAL_COST};
 pub use traverse::STACK_INLINE_CAPACITY;
-pub use wide::{WideBvh, WideLane, WideNode, PADDING_SLOT, WIDE_WIDTH};
+pub use wide::{WideBvh, WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};

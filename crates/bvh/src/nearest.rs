@@ -105,7 +105,7 @@ impl Bvh {
 }
 
 impl WideBvh {
-    /// [`Bvh::nearest`] over the four-wide tree: the same contract, with `leaf(slot, bound)`
+    /// [`Bvh::nearest`] over the eight-wide tree: the same contract, with `leaf(slot, bound)`
     /// called for the kept slots of [`WideBvh::primitive_order`] (never a padding slot).
     /// Lanes are visited nearest first.
     pub fn nearest<D, L>(&self, bound: f32, mut node_distance: D, mut leaf: L) -> f32

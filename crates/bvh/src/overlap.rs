@@ -83,7 +83,7 @@ impl Bvh {
 }
 
 impl WideBvh {
-    /// [`Bvh::overlap`] over the four-wide tree: the same contract, with `leaf(slot, overlap)`
+    /// [`Bvh::overlap`] over the eight-wide tree: the same contract, with `leaf(slot, overlap)`
     /// called for the kept slots of [`WideBvh::primitive_order`] (never a padding slot).
     pub fn overlap<B, N, L>(&self, mut classify: N, mut leaf: L) -> ControlFlow<B>
     where

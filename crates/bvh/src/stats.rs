@@ -101,8 +101,8 @@ impl Bvh {
 
 impl WideBvh {
     /// Counts, depth, leaf-size histogram (kept primitives per leaf, padding not counted),
-    /// SAH cost and memory of the four-wide tree. Its SAH cost counts
-    /// [`SAH_TRAVERSAL_COST`] per wide node (one test of its four boxes) and 1 per primitive.
+    /// SAH cost and memory of the eight-wide tree. Its SAH cost counts
+    /// [`SAH_TRAVERSAL_COST`] per wide node (one test of its eight boxes) and 1 per primitive.
     pub fn stats(&self) -> BvhStats {
         let primitive_count = self.order.iter().filter(|&&p| p != PADDING_SLOT).count();
         let bytes = self.bytes();

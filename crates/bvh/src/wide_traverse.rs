@@ -1,7 +1,7 @@
 //! Traversal of the [`WideBvh`]: closest hit and any hit over a leaf closure that gets a whole
 //! leaf at a time (so that it can test its primitives several at once).
 //!
-//! Each node's four boxes are tested together with the slab test of `traverse.rs` (Kay and
+//! Each node's boxes are tested four at a time with the slab test of `traverse.rs` (Kay and
 //! Kajiya 1986, widened as in Ize, *Robust BVH Ray Traversal*, 2013), so the same boxes are
 //! kept and the answers equal a brute-force loop, ties included. The near plane of each axis
 //! follows from the sign of the direction, as in Embree, which also makes the empty lanes
@@ -72,18 +72,49 @@ impl WideRay {
     /// The lanes whose box the ray enters within `[t_min, t_max]`, and their entry
     /// distances, for a ray in octant `OCTANT`.
     #[inline(always)]
-    fn test<const OCTANT: usize>(&self, node: &WideNode, t_max: f32) -> (u32, [f32; 4]) {
-        let near = |axis: usize| if OCTANT >> axis & 1 == 1 { axis + 3 } else { axis };
-        let far = |axis: usize| if OCTANT >> axis & 1 == 1 { axis } else { axis + 3 };
-        let p = &node.planes;
+    fn test<const OCTANT: usize>(&self, node: &WideNode, t_max: f32) -> (u32, [f32; WIDE_WIDTH]) {
+        let mut mask = 0;
+        let mut entries = [0.0; WIDE_WIDTH];
+        let t_max = Vec4::splat(t_max);
+        for half in 0..WIDE_WIDTH / 4 {
+            let (hit, entry) = self.test_four::<OCTANT>(node, half, t_max);
+            mask |= hit << (4 * half);
+            entries[4 * half..4 * half + 4].copy_from_slice(&entry);
+        }
+        (mask, entries)
+    }
+
+    /// [`WideRay::test`] for the four lanes of group `half`.
+    #[inline(always)]
+    fn test_four<const OCTANT: usize>(
+        &self,
+        node: &WideNode,
+        half: usize,
+        t_max: Vec4,
+    ) -> (u32, [f32; 4]) {
+        let near = |axis: usize| {
+            if OCTANT >> axis & 1 == 1 {
+                axis + 3
+            } else {
+                axis
+            }
+        };
+        let far = |axis: usize| {
+            if OCTANT >> axis & 1 == 1 {
+                axis
+            } else {
+                axis + 3
+            }
+        };
+        let p = |plane: usize| node.planes[plane][half];
         let [ox, oy, oz] = self.origin;
         let [ix, iy, iz] = self.inv_dir;
-        let near_x = (p[near(0)] - ox) * ix;
-        let near_y = (p[near(1)] - oy) * iy;
-        let near_z = (p[near(2)] - oz) * iz;
-        let far_x = (p[far(0)] - ox) * ix;
-        let far_y = (p[far(1)] - oy) * iy;
-        let far_z = (p[far(2)] - oz) * iz;
+        let near_x = (p(near(0)) - ox) * ix;
+        let near_y = (p(near(1)) - oy) * iy;
+        let near_z = (p(near(2)) - oz) * iz;
+        let far_x = (p(far(0)) - ox) * ix;
+        let far_y = (p(far(1)) - oy) * iy;
+        let far_z = (p(far(2)) - oz) * iz;
         let near = max_nan_low(
             near_x,
             max_nan_low(near_y, max_nan_low(near_z, Vec4::NEG_INFINITY)),
@@ -93,7 +124,7 @@ impl WideRay {
             min_nan_high(far_y, min_nan_high(far_z, Vec4::INFINITY)),
         );
         let entry = (near - self.slack).max(self.t_min);
-        let exit = (far + self.slack).min(Vec4::splat(t_max));
+        let exit = (far + self.slack).min(t_max);
         (entry.cmple(exit).bitmask(), entry.to_array())
     }
 }
@@ -303,7 +334,7 @@ impl WideBvh {
 fn descend(
     node: &WideNode,
     mut mask: u32,
-    entry: &[f32; 4],
+    entry: &[f32; WIDE_WIDTH],
     stack: &mut SmallVec<[Pending; STACK_INLINE_CAPACITY]>,
 ) -> Pending {
     let pending = |lane: usize| (node.offset[lane], node.count[lane], entry[lane]);
@@ -323,7 +354,7 @@ fn descend(
         stack.push(far);
         return near;
     }
-    // Three or four lanes: an insertion sort of the rest, farthest first, then the nearest.
+    // Three or more lanes: an insertion sort of the rest, farthest first, then the nearest.
     let mut sorted: [Pending; WIDE_WIDTH] = [far; WIDE_WIDTH];
     let mut len = 1;
     while mask != 0 {

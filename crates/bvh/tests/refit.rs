@@ -82,7 +82,7 @@ fn refit_with_vertices_turned_nan_stays_valid_and_exact() {
     }
 }
 
-/// Refitting the four-wide hierarchy keeps its queries equal to brute force.
+/// Refitting the eight-wide hierarchy keeps its queries equal to brute force.
 #[test]
 fn wide_refit_after_deformation_matches_brute_force() {
     let mesh = load_mesh("cow.obj");

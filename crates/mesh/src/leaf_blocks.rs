@@ -3,13 +3,13 @@
 
 use core::ops::Range;
 
-use meshcast_bvh::{WideBvh, PADDING_SLOT, WIDE_WIDTH};
+use meshcast_bvh::{WideBvh, LEAF_ALIGNMENT, PADDING_SLOT};
 use meshcast_primitives::{BlockRay, Hit, TriangleBlock, BLOCK_WIDTH};
 
 use crate::query::FaceCulling;
 use crate::TriMesh;
 
-const _: () = assert!(BLOCK_WIDTH == WIDE_WIDTH);
+const _: () = assert!(BLOCK_WIDTH == LEAF_ALIGNMENT);
 
 /// The triangles of a mesh laid out for the leaf test: block `b` holds the triangles of the
 /// wide hierarchy's slots `4 b .. 4 b + 4` (padding slots hold no triangle).

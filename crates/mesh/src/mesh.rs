@@ -42,7 +42,7 @@ use crate::{Filter, QueryOptions, Result, SurfacePoint, TriMesh};
 #[derive(Clone, Debug)]
 pub struct Mesh {
     tri_mesh: TriMesh,
-    /// The four-wide hierarchy every query walks.
+    /// The eight-wide hierarchy every query walks.
     wide: WideBvh,
     /// The triangles in `wide`'s leaf order, four to a block.
     blocks: LeafBlocks,
@@ -176,7 +176,7 @@ impl Mesh {
         &self.tri_mesh
     }
 
-    /// The four-wide hierarchy over the triangles (its padded leaf order is that of the
+    /// The eight-wide hierarchy over the triangles (its padded leaf order is that of the
     /// triangles it holds).
     pub fn bvh(&self) -> &WideBvh {
         &self.wide

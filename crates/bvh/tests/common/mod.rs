@@ -233,7 +233,7 @@ impl Reference {
 }
 
 impl Reference {
-    /// Checks closest, any and all hits of the four-wide hierarchy `wide` for ray `i`, its
+    /// Checks closest, any and all hits of the eight-wide hierarchy `wide` for ray `i`, its
     /// leaves tested a whole leaf at a time as a mesh does.
     pub fn check_wide(&self, triangles: &[Triangle], wide: &WideBvh, i: usize, case: &str) {
         let ray = &self.rays[i];
