@@ -125,7 +125,7 @@ impl BvhTracer {
                 }
             }
             let t = Self::hit(&bvh_ray, shape);
-            if t >= ray.t_min && t <= best {
+            if t.is_finite() && t >= ray.t_min && t <= best {
                 best = t;
                 found = true;
                 if any {

@@ -33,6 +33,9 @@ const DEVICE_PROPERTY_VERSION: c_int = 0;
 /// Vertex stride: Embree reads vertices with 16-byte loads, so each gets a padding float.
 const VERTEX_STRIDE: usize = 16;
 
+/// One ray of a packet: origin, direction and end of the range.
+pub type PacketRay = ([f32; 3], [f32; 3], f32);
+
 /// `struct RTCRay`.
 #[repr(C, align(16))]
 #[derive(Clone, Copy, Default)]
@@ -351,7 +354,7 @@ impl Scene {
     ///
     /// # Panics
     /// If there are more than 16 rays or `out` is shorter than `rays`.
-    pub fn intersect16(&self, rays: &[([f32; 3], [f32; 3], f32)], out: &mut [Option<f32>]) {
+    pub fn intersect16(&self, rays: &[PacketRay], out: &mut [Option<f32>]) {
         assert!(rays.len() <= 16 && out.len() >= rays.len());
         let mut packet = RtcRayHit16 {
             ray: RtcRay16 {

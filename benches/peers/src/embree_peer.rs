@@ -6,7 +6,7 @@ use std::sync::Arc;
 use anyhow::Result;
 use meshcast::Ray;
 
-use crate::embree::{Device, Scene};
+use crate::embree::{Device, PacketRay, Scene};
 use crate::tracer::{xyz, Geometry, Library, Threads, Tracer};
 
 /// Embree, with one device per thread setting, made once so that device start-up (its thread
@@ -100,7 +100,7 @@ impl Tracer for EmbreeTracer {
 
 /// Up to 16 rays as (origin, direction, end), on the stack, and how many there are.
 #[inline]
-fn packet(rays: &[Ray]) -> ([([f32; 3], [f32; 3], f32); 16], usize) {
+fn packet(rays: &[Ray]) -> ([PacketRay; 16], usize) {
     let mut out = [([0.0; 3], [0.0; 3], 0.0); 16];
     for (slot, ray) in out.iter_mut().zip(rays) {
         *slot = (xyz(ray.origin), xyz(ray.dir), ray.t_max);
