@@ -70,7 +70,8 @@ impl Library for BvhCrate {
         "`Bvh::build` / `Bvh::build_par` (rayon); `Bvh::nearest_traverse_iterator` with an \
          early exit once a box starts beyond the best hit (closest and any hit); \
          `Ray::intersects_triangle` (Möller–Trumbore, back-face culling, so called with both \
-         windings)"
+         windings; it rejects determinants below `f32::EPSILON` in absolute terms, so it misses \
+         small triangles: see the correctness table)"
     }
 
     fn build(&self, geometry: &Geometry, threads: Threads) -> Result<Box<dyn Tracer>> {
