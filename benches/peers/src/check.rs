@@ -1,0 +1,125 @@
+//! The correctness check: each library's closest hits on a sample of rays against a
+//! brute-force loop over every triangle with meshcast's watertight `Triangle::intersect`.
+//!
+//! Libraries use different triangle tests, so rays through an exact edge or vertex may go
+//! either way; the counts are reported as they are. meshcast promises the brute-force answer
+//! exactly, so for it any difference in the bits of `t` counts.
+
+use meshcast::{Ray, Triangle};
+use rayon::prelude::*;
+
+use crate::tracer::Tracer;
+
+/// The relative tolerance on `t` for the peers.
+pub const RELATIVE_T_TOLERANCE: f32 = 1e-4;
+
+/// Brute-force triangle tests allowed per ray set; big meshes check fewer rays.
+const BRUTE_FORCE_BUDGET: usize = 1_000_000_000;
+
+/// One row's disagreements on one mesh.
+#[derive(Clone, Debug, Default)]
+pub struct CheckResult {
+    /// The row (library or packet path).
+    pub name: String,
+    /// Rays checked (both sets).
+    pub rays: usize,
+    /// Hit where brute force misses, or the reverse.
+    pub hit_miss: usize,
+    /// Both hit, but `t` differs beyond the tolerance (for meshcast: in any bit).
+    pub distance: usize,
+    /// Any-hit answer differs from the row's own closest-hit hit/miss (blank for packet rows).
+    pub any_vs_closest: Option<usize>,
+}
+
+/// How many rays of each set to check on a mesh of `triangles`, at most `wanted`.
+pub fn sample_size(wanted: usize, triangles: usize) -> usize {
+    wanted.min((BRUTE_FORCE_BUDGET / triangles.max(1)).max(100))
+}
+
+/// `count` rays spread evenly over `rays`.
+pub fn sample(rays: &[Ray], count: usize) -> Vec<Ray> {
+    let count = count.min(rays.len());
+    (0..count).map(|i| rays[i * rays.len() / count]).collect()
+}
+
+/// The brute-force closest hit of every ray (in the current rayon pool).
+pub fn brute_force(positions: &[[f32; 3]], indices: &[[u32; 3]], rays: &[Ray]) -> Vec<Option<f32>> {
+    let triangles: Vec<Triangle> = indices
+        .iter()
+        .map(|&[a, b, c]| {
+            let p = |i: u32| meshcast::glam::Vec3::from_array(positions[i as usize]);
+            Triangle::new(p(a), p(b), p(c))
+        })
+        .collect();
+    rays.par_iter()
+        .map(|ray| {
+            triangles
+                .iter()
+                .filter_map(|tri| tri.intersect(ray))
+                .map(|hit| hit.t)
+                .min_by(f32::total_cmp)
+        })
+        .collect()
+}
+
+/// Compares closest hits (`got`) with the reference; `exact` asks for equal bits.
+pub fn compare(
+    name: &str,
+    reference: &[Option<f32>],
+    got: &[Option<f32>],
+    any: Option<&[bool]>,
+    exact: bool,
+) -> CheckResult {
+    let mut result = CheckResult {
+        name: name.to_string(),
+        rays: reference.len(),
+        any_vs_closest: any.map(|_| 0),
+        ..CheckResult::default()
+    };
+    for (i, (&want, &have)) in reference.iter().zip(got).enumerate() {
+        match (want, have) {
+            (Some(want), Some(have)) => {
+                let close = if exact {
+                    want.to_bits() == have.to_bits()
+                } else {
+                    (want - have).abs() <= RELATIVE_T_TOLERANCE * want.abs()
+                };
+                if !close {
+                    result.distance += 1;
+                }
+            }
+            (None, None) => {}
+            _ => result.hit_miss += 1,
+        }
+        if let (Some(any), Some(count)) = (any, result.any_vs_closest.as_mut()) {
+            if any[i] != have.is_some() {
+                *count += 1;
+            }
+        }
+    }
+    result
+}
+
+/// Checks one tracer's single-ray queries on `rays` against `reference`.
+pub fn check_tracer(
+    name: &str,
+    tracer: &dyn Tracer,
+    rays: &[Ray],
+    reference: &[Option<f32>],
+    exact: bool,
+) -> CheckResult {
+    let closest: Vec<Option<f32>> = rays.iter().map(|ray| tracer.closest(ray)).collect();
+    let any: Vec<bool> = rays.iter().map(|ray| tracer.occluded(ray)).collect();
+    compare(name, reference, &closest, Some(&any), exact)
+}
+
+/// Checks a tracer's packet path on `rays` against `reference`.
+pub fn check_packets(
+    name: &str,
+    tracer: &dyn Tracer,
+    rays: &[Ray],
+    reference: &[Option<f32>],
+) -> CheckResult {
+    let closest = tracer.packet_closest(rays);
+    compare(name, reference, &closest, None, false)
+}

@@ -1,0 +1,393 @@
+//! meshcast against its peers: the same meshes and rays through meshcast, obvhs, parry3d, the
+//! bvh crate and (with the `embree` feature) Embree, measured in interleaved rounds.
+//!
+//! `main` reads the options and runs the rounds; each library's adapter, the correctness
+//! check, the scaling check and the report are in their own files.
+
+#![deny(unsafe_code)]
+
+mod bvh_peer;
+mod chart;
+mod check;
+#[cfg(feature = "embree")]
+mod embree;
+#[cfg(feature = "embree")]
+mod embree_peer;
+mod meshcast_peer;
+mod obvhs_peer;
+mod parry_peer;
+mod report;
+mod results;
+mod scaling;
+mod tracer;
+mod workload;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use meshcast::Ray;
+use rayon::prelude::*;
+use rayon::ThreadPool;
+
+use crate::results::{Figure, MeshResult, Row};
+use crate::tracer::{Geometry, Library, Threads, Tracer};
+use crate::workload::{mesh_spec, MeshSpec, Workload, MESHES};
+
+/// Rays per work item in the all-threads loops: a multiple of 16 for the packet rows, and
+/// large enough that scheduling costs nothing.
+const CHUNK: usize = 256;
+
+const USAGE: &str = "\
+usage: meshcast-peers [options]
+
+Compares meshcast's ray casting with obvhs, parry3d, bvh and (feature `embree`) Embree.
+
+options:
+  --rays N          rays per set (coherent and incoherent); default 1048576
+  --rounds N        rounds; each figure is the median over rounds; default 5
+  --meshes A,B      meshes among bunny, ogre, bunny-x16, bunny-x64; default all
+  --threads N       threads for the all-threads figures; default one per core
+  --check-rays N    rays per set for the correctness check; default 2000
+  --write           write BENCHMARKS.md and benches/peers/chart.png
+  -h, --help        this text";
+
+/// The command line.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Rays per set.
+    pub rays: usize,
+    /// Rounds.
+    pub rounds: usize,
+    /// Meshes.
+    pub meshes: Vec<MeshSpec>,
+    /// Threads of the all-threads figures.
+    pub threads: usize,
+    /// Rays per set for the correctness check.
+    pub check_rays: usize,
+    /// Whether to write the report and chart.
+    pub write: bool,
+}
+
+impl Options {
+    fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Self>> {
+        let mut options = Self {
+            rays: 1 << 20,
+            rounds: 5,
+            meshes: MESHES.to_vec(),
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            check_rays: 2000,
+            write: false,
+        };
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((flag, value)) => (flag.to_string(), Some(value.to_string())),
+                None => (arg.clone(), None),
+            };
+            let mut value = || {
+                inline
+                    .clone()
+                    .or_else(|| args.next())
+                    .with_context(|| format!("{flag} needs a value"))
+            };
+            match flag.as_str() {
+                "-h" | "--help" => return Ok(None),
+                "--write" => options.write = true,
+                "--rays" => options.rays = count(&flag, &value()?)?,
+                "--rounds" => options.rounds = count(&flag, &value()?)?,
+                "--threads" => options.threads = count(&flag, &value()?)?,
+                "--check-rays" => options.check_rays = count(&flag, &value()?)?,
+                "--meshes" => {
+                    options.meshes = value()?
+                        .split(',')
+                        .filter(|name| !name.is_empty())
+                        .map(mesh_spec)
+                        .collect::<Result<_>>()?;
+                    if options.meshes.is_empty() {
+                        bail!("--meshes names no mesh");
+                    }
+                }
+                _ => bail!("unknown option {arg:?} (see --help)"),
+            }
+        }
+        Ok(Some(options))
+    }
+}
+
+/// A positive count.
+fn count(flag: &str, value: &str) -> Result<usize> {
+    match value.replace('_', "").parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => bail!("{flag} takes a positive whole number, not {value:?}"),
+    }
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("meshcast-peers: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The repository root: where `assets/` is, from the current folder or from this crate's
+/// source folder.
+fn repository_root() -> PathBuf {
+    let here = Path::new(".");
+    if here.join("assets").is_dir() {
+        return here.to_path_buf();
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The libraries, in table order.
+fn libraries() -> Result<Vec<Box<dyn Library>>> {
+    #[allow(unused_mut)]
+    let mut libraries: Vec<Box<dyn Library>> = vec![
+        Box::new(meshcast_peer::Meshcast),
+        Box::new(obvhs_peer::Obvhs),
+        Box::new(parry_peer::Parry),
+        Box::new(bvh_peer::BvhCrate),
+    ];
+    #[cfg(feature = "embree")]
+    libraries.push(Box::new(embree_peer::Embree::new()?));
+    Ok(libraries)
+}
+
+fn run() -> Result<()> {
+    let started = Instant::now();
+    let command_line = std::env::args().collect::<Vec<_>>().join(" ");
+    let Some(options) = Options::parse(std::env::args().skip(1))? else {
+        println!("{USAGE}");
+        return Ok(());
+    };
+    let root = repository_root();
+    for spec in &options.meshes {
+        let path = root.join(spec.file);
+        if !path.is_file() {
+            bail!("mesh file {} is missing", path.display());
+        }
+    }
+    let pools = [pool(1)?, pool(options.threads)?];
+    let libraries = libraries()?;
+
+    let scaling_start = scaling::two_thread_ratio();
+    println!(
+        "two-thread scaling check (start): {scaling_start:.2} (2.00 on a quiet two-core machine)"
+    );
+
+    let mut results = Vec::new();
+    for spec in &options.meshes {
+        let workload = Workload::load(&root, *spec, options.rays)?;
+        println!(
+            "{}: {} triangles, {} coherent and {} incoherent rays",
+            workload.name,
+            workload.triangle_count(),
+            workload.coherent.len(),
+            workload.incoherent.len()
+        );
+        let result = bench_mesh(&workload, &libraries, &pools, &options)?;
+        report::print_mesh(&result, &options, &libraries);
+        results.push(result);
+    }
+
+    let scaling_end = scaling::two_thread_ratio();
+    println!("two-thread scaling check (end): {scaling_end:.2}");
+    let elapsed = started.elapsed();
+    println!("total time {:.0} s", elapsed.as_secs_f64());
+
+    if options.write {
+        let run = report::Run {
+            command_line,
+            options: options.clone(),
+            scaling: (scaling_start, scaling_end),
+            elapsed,
+            libraries: libraries
+                .iter()
+                .map(|lib| report::LibraryInfo {
+                    name: lib.name(),
+                    version: lib.version(),
+                    notes: lib.notes(),
+                })
+                .collect(),
+        };
+        let chart_path = root.join("benches/peers/chart.png");
+        chart::draw(&chart_path, &results, &options)?;
+        let markdown = report::markdown(&run, &results);
+        let path = root.join("BENCHMARKS.md");
+        std::fs::write(&path, markdown).with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote {} and {}", path.display(), chart_path.display());
+    }
+    Ok(())
+}
+
+/// A rayon pool of `threads` threads.
+fn pool(threads: usize) -> Result<ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .with_context(|| format!("starting {threads} threads"))
+}
+
+/// The pool of a thread setting.
+fn pool_for(pools: &[ThreadPool; 2], threads: Threads) -> &ThreadPool {
+    match threads {
+        Threads::One => &pools[0],
+        Threads::All => &pools[1],
+    }
+}
+
+/// A timed query loop over rays.
+#[derive(Clone, Copy)]
+enum Query {
+    Closest,
+    Occluded,
+    Packets,
+}
+
+/// Runs `query` over `rays` on one thread or on every thread of the pool; returns the hits
+/// and the time.
+fn trace(
+    tracer: &dyn Tracer,
+    rays: &[Ray],
+    query: Query,
+    pool: &ThreadPool,
+    threads: Threads,
+) -> (usize, Duration) {
+    let run = |chunk: &[Ray]| match query {
+        Query::Closest => tracer.count_closest(chunk),
+        Query::Occluded => tracer.count_occluded(chunk),
+        Query::Packets => tracer.count_packet_closest(chunk),
+    };
+    let start = Instant::now();
+    let hits = pool.install(|| match threads {
+        Threads::One => run(rays),
+        Threads::All => rays.par_chunks(CHUNK).map(run).sum(),
+    });
+    (hits, start.elapsed())
+}
+
+/// Millions of rays per second.
+fn mrays(rays: usize, time: Duration) -> f64 {
+    rays as f64 / time.as_secs_f64().max(1e-9) / 1e6
+}
+
+/// Checks, then measures every library on one mesh in interleaved rounds.
+fn bench_mesh(
+    workload: &Workload,
+    libraries: &[Box<dyn Library>],
+    pools: &[ThreadPool; 2],
+    options: &Options,
+) -> Result<MeshResult> {
+    let geometry = Geometry {
+        positions: &workload.positions,
+        indices: &workload.indices,
+    };
+    let mut rows: Vec<Row> = libraries.iter().map(|lib| Row::new(lib.name())).collect();
+    let mut packet_rows: Vec<(usize, Row)> = Vec::new();
+    let mut tracers: Vec<Option<Box<dyn Tracer>>> = libraries.iter().map(|_| None).collect();
+    let mut meshcast_bytes = None;
+
+    for round in 0..options.rounds {
+        eprintln!(
+            "  {}: round {}/{}",
+            workload.name,
+            round + 1,
+            options.rounds
+        );
+        // Builds: each library once per thread setting; the last build is the one traced.
+        for threads in [Threads::One, Threads::All] {
+            for (i, library) in libraries.iter().enumerate() {
+                if threads == Threads::All && !library.builds_in_parallel() {
+                    continue;
+                }
+                tracers[i] = None;
+                let start = Instant::now();
+                let tracer = pool_for(pools, threads)
+                    .install(|| library.build(&geometry, threads))
+                    .with_context(|| format!("building {} on {}", library.name(), workload.name))?;
+                rows[i].push(Figure::Build, threads, start.elapsed().as_secs_f64() * 1e3);
+                tracers[i] = Some(tracer);
+            }
+        }
+        if round == 0 {
+            for (i, tracer) in tracers.iter().enumerate() {
+                let tracer = tracer.as_deref().context("no build")?;
+                rows[i].occlusion_note = tracer.occlusion_note();
+                if let Some(bytes) = tracer.bytes_per_triangle() {
+                    meshcast_bytes.get_or_insert(bytes);
+                }
+                if let Some(name) = tracer.packet_name() {
+                    packet_rows.push((i, Row::new(name)));
+                }
+            }
+        }
+        let measures = [
+            (Figure::Coherent, &workload.coherent, Query::Closest),
+            (Figure::Incoherent, &workload.incoherent, Query::Closest),
+            (Figure::Occlusion, &workload.incoherent, Query::Occluded),
+        ];
+        for (figure, rays, query) in measures {
+            for threads in [Threads::One, Threads::All] {
+                let pool = pool_for(pools, threads);
+                for (i, tracer) in tracers.iter().enumerate() {
+                    let tracer = tracer.as_deref().context("no build")?;
+                    let (hits, time) = trace(tracer, rays, query, pool, threads);
+                    rows[i].push(figure, threads, mrays(rays.len(), time));
+                    rows[i].hits[figure as usize] = hits;
+                }
+                if figure == Figure::Coherent {
+                    for (i, row) in &mut packet_rows {
+                        let tracer = tracers[*i].as_deref().context("no build")?;
+                        let (hits, time) = trace(tracer, rays, Query::Packets, pool, threads);
+                        row.push(figure, threads, mrays(rays.len(), time));
+                        row.hits[figure as usize] = hits;
+                    }
+                }
+            }
+        }
+    }
+
+    // The correctness check, on the last builds.
+    let per_set = check::sample_size(options.check_rays, workload.triangle_count());
+    let mut sample = check::sample(&workload.coherent, per_set);
+    sample.extend(check::sample(&workload.incoherent, per_set));
+    eprintln!(
+        "  {}: checking {} rays against brute force",
+        workload.name,
+        sample.len()
+    );
+    let reference =
+        pools[1].install(|| check::brute_force(&workload.positions, &workload.indices, &sample));
+    let mut checks = Vec::new();
+    for (library, tracer) in libraries.iter().zip(&tracers) {
+        let tracer = tracer.as_deref().context("no build")?;
+        let exact = library.name() == "meshcast";
+        checks.push(check::check_tracer(
+            library.name(),
+            tracer,
+            &sample,
+            &reference,
+            exact,
+        ));
+    }
+    for (i, row) in &packet_rows {
+        let tracer = tracers[*i].as_deref().context("no build")?;
+        checks.push(check::check_packets(&row.name, tracer, &sample, &reference));
+    }
+
+    rows.extend(packet_rows.into_iter().map(|(_, row)| row));
+    Ok(MeshResult {
+        name: workload.name,
+        triangles: workload.triangle_count(),
+        rays: workload.coherent.len().max(workload.incoherent.len()),
+        rows,
+        meshcast_bytes_per_triangle: meshcast_bytes,
+        check: checks,
+        checked_rays: per_set,
+    })
+}

@@ -1,0 +1,103 @@
+//! The meshes and rays every library gets: the same positions, index triples and rays, from
+//! meshcast's own loader, subdivision and ray generators.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use meshcast::{camera_rays, incoherent_rays, Camera, Ray, TriMesh};
+
+/// The field of view of `meshcast bench` and the CLI's other commands.
+const FOV_DEGREES: f32 = 40.0;
+
+/// The seed of `meshcast bench`'s incoherent rays, so figures compare with it.
+pub const INCOHERENT_SEED: u64 = 0x6d65_7368;
+
+/// A mesh the benchmark knows by name.
+#[derive(Clone, Copy, Debug)]
+pub struct MeshSpec {
+    /// The name on the command line and in tables.
+    pub name: &'static str,
+    /// The OBJ file, relative to the repository root.
+    pub file: &'static str,
+    /// How many times each triangle is split into four.
+    pub subdivide: u32,
+}
+
+/// Every mesh, in the default order.
+pub const MESHES: [MeshSpec; 4] = [
+    MeshSpec {
+        name: "bunny",
+        file: "assets/stanford-bunny.obj",
+        subdivide: 0,
+    },
+    MeshSpec {
+        name: "ogre",
+        file: "assets/ogre.obj",
+        subdivide: 0,
+    },
+    MeshSpec {
+        name: "bunny-x16",
+        file: "assets/stanford-bunny.obj",
+        subdivide: 2,
+    },
+    MeshSpec {
+        name: "bunny-x64",
+        file: "assets/stanford-bunny.obj",
+        subdivide: 3,
+    },
+];
+
+/// The mesh named `name`.
+pub fn mesh_spec(name: &str) -> Result<MeshSpec> {
+    match MESHES.iter().find(|spec| spec.name == name) {
+        Some(spec) => Ok(*spec),
+        None => {
+            let known: Vec<_> = MESHES.iter().map(|spec| spec.name).collect();
+            bail!("unknown mesh {name:?} (known: {})", known.join(", "))
+        }
+    }
+}
+
+/// One mesh's shared input.
+pub struct Workload {
+    /// Its name.
+    pub name: &'static str,
+    /// Vertex positions.
+    pub positions: Vec<[f32; 3]>,
+    /// Index triples.
+    pub indices: Vec<[u32; 3]>,
+    /// A square view filling the frame, one ray per pixel: neighbours take the same paths.
+    pub coherent: Vec<Ray>,
+    /// From a sphere around the mesh towards random points in its box.
+    pub incoherent: Vec<Ray>,
+}
+
+impl Workload {
+    /// Loads (and subdivides) the mesh and makes `rays` coherent and `rays` incoherent rays
+    /// (the camera image is the nearest square).
+    pub fn load(root: &Path, spec: MeshSpec, rays: usize) -> Result<Self> {
+        let path: PathBuf = root.join(spec.file);
+        if !path.is_file() {
+            bail!("mesh file {} is missing", path.display());
+        }
+        let mesh = TriMesh::from_obj(&path)
+            .with_context(|| format!("loading {}", path.display()))?
+            .subdivide(spec.subdivide)
+            .with_context(|| format!("subdividing {}", path.display()))?;
+        let bounds = mesh.bounds();
+        let side = ((rays as f64).sqrt().round() as u32).max(1);
+        let camera = Camera::framing(bounds, FOV_DEGREES, 1.0).with_image_aspect(side, side);
+        Ok(Self {
+            name: spec.name,
+            positions: mesh.positions().iter().map(|p| p.to_array()).collect(),
+            indices: mesh.indices().to_vec(),
+            coherent: camera_rays(&camera, side, side),
+            incoherent: incoherent_rays(bounds, rays, INCOHERENT_SEED),
+        })
+    }
+
+    /// Triangles in the mesh.
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len()
+    }
+}
