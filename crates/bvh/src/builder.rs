@@ -242,12 +242,6 @@ impl CentroidBounds {
         max: Vec3A::NEG_INFINITY,
     };
 
-    #[inline(always)]
-    pub fn grow(&mut self, c: Vec3A) {
-        self.min = self.min.min(c);
-        self.max = self.max.max(c);
-    }
-
     #[inline]
     pub fn union(self, other: Self) -> Self {
         Self {

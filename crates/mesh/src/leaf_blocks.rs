@@ -3,13 +3,18 @@
 
 use core::ops::Range;
 
-use meshcast_bvh::{WideBvh, LEAF_ALIGNMENT, PADDING_SLOT};
-use meshcast_primitives::{BlockRay, Hit, TriangleBlock, BLOCK_WIDTH};
+use meshcast_bvh::{Parallel, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT};
+use meshcast_primitives::{BlockRay, Hit, Triangle, TriangleBlock, BLOCK_WIDTH};
+use rayon::prelude::*;
+use smallvec::SmallVec;
 
 use crate::query::FaceCulling;
 use crate::TriMesh;
 
 const _: () = assert!(BLOCK_WIDTH == LEAF_ALIGNMENT);
+
+/// Blocks one rayon task lays out at least.
+const PARALLEL_BLOCKS: usize = 1 << 12;
 
 /// The triangles of a mesh laid out for the leaf test: block `b` holds the triangles of the
 /// wide hierarchy's slots `4 b .. 4 b + 4` (padding slots hold no triangle).
@@ -28,27 +33,32 @@ pub(crate) struct LeafQuery<'a, K> {
 }
 
 impl LeafBlocks {
-    /// The blocks of `tri_mesh`'s triangles in `wide`'s padded leaf order.
-    pub(crate) fn new(tri_mesh: &TriMesh, wide: &WideBvh) -> Self {
-        let blocks = wide
-            .primitive_order()
-            .chunks(BLOCK_WIDTH)
-            .map(|slots| {
-                let mut block = TriangleBlock::EMPTY;
-                for (lane, &index) in slots.iter().enumerate() {
-                    if index != PADDING_SLOT {
-                        block.set(lane, &tri_mesh.triangle(index as usize));
-                    }
-                }
-                block
-            })
-            .collect();
+    /// The blocks of `tri_mesh`'s triangles in `wide`'s padded leaf order, made with rayon
+    /// when `parallel` says so.
+    pub(crate) fn new(tri_mesh: &TriMesh, wide: &WideBvh, parallel: Parallel) -> Self {
+        let block = |slots: &[u32]| {
+            let triangles: SmallVec<[Triangle; BLOCK_WIDTH]> = slots
+                .iter()
+                .filter(|&&index| index != PADDING_SLOT)
+                .map(|&index| tri_mesh.triangle(index as usize))
+                .collect();
+            TriangleBlock::new(&triangles)
+        };
+        let order = wide.primitive_order();
+        let blocks = match parallel {
+            Parallel::Rayon => order
+                .par_chunks(BLOCK_WIDTH)
+                .with_min_len(PARALLEL_BLOCKS)
+                .map(block)
+                .collect(),
+            Parallel::Sequential => order.chunks(BLOCK_WIDTH).map(block).collect(),
+        };
         Self { blocks }
     }
 
     /// The triangle in slot `slot` (NaN corners for a padding slot).
     #[inline]
-    pub(crate) fn triangle(&self, slot: u32) -> meshcast_primitives::Triangle {
+    pub(crate) fn triangle(&self, slot: u32) -> Triangle {
         let slot = slot as usize;
         self.blocks[slot / BLOCK_WIDTH].triangle(slot % BLOCK_WIDTH)
     }

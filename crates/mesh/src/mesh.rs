@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Bvh, WideBvh, PADDING_SLOT};
+use meshcast_bvh::{BuildOptions, Bvh, Parallel, WideBvh, PADDING_SLOT};
 use meshcast_primitives::{Aabb, BlockRay, Hit, Ray, Triangle, WatertightRay, BLOCK_WIDTH};
 use rayon::prelude::*;
 
@@ -77,7 +77,7 @@ impl Mesh {
     /// Builds the hierarchy over `tri_mesh`'s triangles. Degenerate triangles are left out of
     /// it (their boxes are given as empty), so they are never hit but keep their numbers.
     pub fn from_tri_mesh(tri_mesh: TriMesh, options: &BuildOptions) -> Self {
-        let boxes = triangle_boxes(&tri_mesh);
+        let boxes = triangle_boxes(&tri_mesh, options.parallel);
         let bounds = boxes.iter().fold(Aabb::EMPTY, |b, &other| b.union(other));
         // Leaves are tested four triangles at a time: let the SAH count whole blocks.
         let options = BuildOptions {
@@ -86,7 +86,7 @@ impl Mesh {
         };
         // The binary tree is only a step: the SAH chose its leaves, the wide tree keeps them.
         let wide = WideBvh::from_binary(&Bvh::build(&boxes, &options));
-        let blocks = LeafBlocks::new(&tri_mesh, &wide);
+        let blocks = LeafBlocks::new(&tri_mesh, &wide, options.parallel);
         Self {
             tri_mesh,
             wide,
@@ -153,7 +153,7 @@ impl Mesh {
             tri_mesh = tri_mesh.with_groups(old.group_names().to_vec(), groups)?;
         }
         tri_mesh.set_warnings(old.warnings().to_vec());
-        let boxes = triangle_boxes(&tri_mesh);
+        let boxes = triangle_boxes(&tri_mesh, Parallel::Rayon);
         let kept = boxes.iter().filter(|b| !b.is_empty()).count();
         let order = self.wide.primitive_order();
         let same_triangles = kept == order.iter().filter(|&&i| i != PADDING_SLOT).count()
@@ -165,7 +165,7 @@ impl Mesh {
             return Ok(());
         }
         self.wide.refit(&boxes)?;
-        self.blocks = LeafBlocks::new(&tri_mesh, &self.wide);
+        self.blocks = LeafBlocks::new(&tri_mesh, &self.wide, Parallel::Rayon);
         self.bounds = boxes.iter().fold(Aabb::EMPTY, |b, &other| b.union(other));
         self.tri_mesh = tri_mesh;
         Ok(())
@@ -408,18 +408,23 @@ impl Mesh {
 }
 
 /// Each triangle's box, or [`Aabb::EMPTY`] for a degenerate one (which the hierarchy then
-/// leaves out).
-fn triangle_boxes(tri_mesh: &TriMesh) -> Vec<Aabb> {
-    (0..tri_mesh.triangle_count())
-        .into_par_iter()
-        .with_min_len(4096)
-        .map(|i| {
-            let triangle = tri_mesh.triangle(i);
-            if triangle.is_degenerate() {
-                Aabb::EMPTY
-            } else {
-                triangle.bounds()
-            }
-        })
-        .collect()
+/// leaves out), with rayon when `parallel` says so.
+fn triangle_boxes(tri_mesh: &TriMesh, parallel: Parallel) -> Vec<Aabb> {
+    let bounds = |i: usize| {
+        let triangle = tri_mesh.triangle(i);
+        if triangle.is_degenerate() {
+            Aabb::EMPTY
+        } else {
+            triangle.bounds()
+        }
+    };
+    let count = tri_mesh.triangle_count();
+    match parallel {
+        Parallel::Rayon => (0..count)
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(bounds)
+            .collect(),
+        Parallel::Sequential => (0..count).map(bounds).collect(),
+    }
 }

@@ -57,11 +57,17 @@ impl TriangleBlock {
             triangles.len() <= BLOCK_WIDTH,
             "a block holds four triangles"
         );
-        let mut block = Self::EMPTY;
+        let mut corners = [[[f32::NAN; BLOCK_WIDTH]; 3]; 3];
         for (lane, triangle) in triangles.iter().enumerate() {
-            block.set(lane, triangle);
+            for (corner, point) in [triangle.v0, triangle.v1, triangle.v2].iter().enumerate() {
+                for axis in 0..3 {
+                    corners[corner][axis][lane] = point[axis];
+                }
+            }
         }
-        block
+        Self {
+            corners: corners.map(|corner| corner.map(Vec4::from_array)),
+        }
     }
 
     /// Puts `triangle` in `lane`.
