@@ -39,6 +39,8 @@ mod error;
 mod lbvh;
 mod nearest;
 mod node;
+#[macro_use]
+mod octant;
 mod overlap;
 mod primitive;
 mod refit;

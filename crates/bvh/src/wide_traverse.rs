@@ -15,6 +15,7 @@ use glam::Vec4;
 use meshcast_primitives::{slab_slack, Hit, Ray};
 use smallvec::SmallVec;
 
+use crate::octant::{far_plane, near_plane, octant, slab_lanes, SlabLanes};
 use crate::traverse::sort_hits;
 use crate::wide::WideLane;
 use crate::wide::{WideNode, WIDE_WIDTH};
@@ -22,50 +23,28 @@ use crate::{WideBvh, STACK_INLINE_CAPACITY};
 
 /// A ray prepared for four-lane slab tests.
 struct WideRay {
-    origin: [Vec4; 3],
-    inv_dir: [Vec4; 3],
+    /// The ray in every lane.
+    lanes: SlabLanes,
     /// Bit `a` set when the direction's axis `a` is negative (`-0.0` included).
     octant: usize,
-    slack: Vec4,
-    t_min: Vec4,
-}
-
-/// `max(a, b)` where a NaN `a` counts as `-inf` (and `min` where it counts as `+inf`): the
-/// `0 * inf` of an axis-parallel ray on a slab plane, which counts as inside that slab.
-/// On x86 the SSE instructions return the second operand when the first is NaN.
-#[inline(always)]
-fn max_nan_low(a: Vec4, b: Vec4) -> Vec4 {
-    if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
-        a.max(b)
-    } else {
-        Vec4::select(a.cmpeq(a), a, Vec4::NEG_INFINITY).max(b)
-    }
-}
-
-#[inline(always)]
-fn min_nan_high(a: Vec4, b: Vec4) -> Vec4 {
-    if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
-        a.min(b)
-    } else {
-        Vec4::select(a.cmpeq(a), a, Vec4::INFINITY).min(b)
-    }
 }
 
 impl WideRay {
     #[inline(always)]
     fn new(ray: &Ray, wide: &WideBvh) -> Self {
         let inv = ray.dir.recip();
-        let negative = |a: usize| usize::from(ray.dir[a].is_sign_negative()) << a;
         Self {
-            origin: [
-                Vec4::splat(ray.origin.x),
-                Vec4::splat(ray.origin.y),
-                Vec4::splat(ray.origin.z),
-            ],
-            inv_dir: [Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z)],
-            octant: negative(0) | negative(1) | negative(2),
-            slack: Vec4::splat(slab_slack(&wide.bounds, ray)),
-            t_min: Vec4::splat(ray.t_min),
+            lanes: SlabLanes {
+                origin: [
+                    Vec4::splat(ray.origin.x),
+                    Vec4::splat(ray.origin.y),
+                    Vec4::splat(ray.origin.z),
+                ],
+                inv_dir: [Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z)],
+                slack: Vec4::splat(slab_slack(&wide.bounds, ray)),
+                t_min: Vec4::splat(ray.t_min),
+            },
+            octant: octant(ray),
         }
     }
 
@@ -92,82 +71,15 @@ impl WideRay {
         half: usize,
         t_max: Vec4,
     ) -> (u32, [f32; 4]) {
-        let near = |axis: usize| {
-            if OCTANT >> axis & 1 == 1 {
-                axis + 3
-            } else {
-                axis
-            }
-        };
-        let far = |axis: usize| {
-            if OCTANT >> axis & 1 == 1 {
-                axis
-            } else {
-                axis + 3
-            }
-        };
         let p = |plane: usize| node.planes[plane][half];
-        let [ox, oy, oz] = self.origin;
-        let [ix, iy, iz] = self.inv_dir;
-        let near_x = (p(near(0)) - ox) * ix;
-        let near_y = (p(near(1)) - oy) * iy;
-        let near_z = (p(near(2)) - oz) * iz;
-        let far_x = (p(far(0)) - ox) * ix;
-        let far_y = (p(far(1)) - oy) * iy;
-        let far_z = (p(far(2)) - oz) * iz;
-        let near = max_nan_low(
-            near_x,
-            max_nan_low(near_y, max_nan_low(near_z, Vec4::NEG_INFINITY)),
+        let (hit, entry) = slab_lanes(
+            [0, 1, 2].map(|axis| p(near_plane::<OCTANT>(axis))),
+            [0, 1, 2].map(|axis| p(far_plane::<OCTANT>(axis))),
+            &self.lanes,
+            t_max,
         );
-        let far = min_nan_high(
-            far_x,
-            min_nan_high(far_y, min_nan_high(far_z, Vec4::INFINITY)),
-        );
-        let entry = (near - self.slack).max(self.t_min);
-        let exit = (far + self.slack).min(t_max);
-        (entry.cmple(exit).bitmask(), entry.to_array())
+        (hit, entry.to_array())
     }
-}
-
-/// Runs `$call` with the const `$octant` equal to `$value` (0 to 7), so that each sign
-/// octant gets its own copy of a traversal loop.
-macro_rules! by_octant {
-    ($value:expr, $octant:ident => $call:expr) => {
-        match $value {
-            0 => {
-                const $octant: usize = 0;
-                $call
-            }
-            1 => {
-                const $octant: usize = 1;
-                $call
-            }
-            2 => {
-                const $octant: usize = 2;
-                $call
-            }
-            3 => {
-                const $octant: usize = 3;
-                $call
-            }
-            4 => {
-                const $octant: usize = 4;
-                $call
-            }
-            5 => {
-                const $octant: usize = 5;
-                $call
-            }
-            6 => {
-                const $octant: usize = 6;
-                $call
-            }
-            _ => {
-                const $octant: usize = 7;
-                $call
-            }
-        }
-    };
 }
 
 /// A subtree waiting on the stack: a lane's offset and count, and its entry distance.
