@@ -4,7 +4,9 @@
 use core::ops::Range;
 
 use meshcast_bvh::{Parallel, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT};
-use meshcast_primitives::{BlockRay, Hit, Triangle, TriangleBlock, BLOCK_WIDTH};
+use meshcast_primitives::{
+    BlockRay, Hit, Ray, Triangle, TriangleBlock, WatertightRay, BLOCK_WIDTH,
+};
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
@@ -25,11 +27,25 @@ pub(crate) struct LeafBlocks {
 
 /// What a leaf test needs besides the slots: the ray's four-lane set-up, which faces to skip
 /// and which triangles to keep.
-pub(crate) struct LeafQuery<'a, K> {
-    pub(crate) ray: &'a BlockRay,
-    pub(crate) dir: glam::Vec3,
-    pub(crate) culling: FaceCulling,
-    pub(crate) keep: K,
+pub(crate) struct LeafQuery<K> {
+    ray: BlockRay,
+    dir: glam::Vec3,
+    culling: FaceCulling,
+    keep: K,
+}
+
+impl<K: FnMut(u32) -> bool> LeafQuery<K> {
+    /// The query of `ray` (made once per ray), skipping what `culling` culls and the
+    /// triangles `keep` turns down.
+    #[inline]
+    pub(crate) fn new(ray: &Ray, culling: FaceCulling, keep: K) -> Self {
+        Self {
+            ray: BlockRay::new(WatertightRay::new(ray)),
+            dir: ray.dir,
+            culling,
+            keep,
+        }
+    }
 }
 
 impl LeafBlocks {
@@ -75,7 +91,7 @@ impl LeafBlocks {
         &self,
         order: &[u32],
         slots: Range<u32>,
-        query: &mut LeafQuery<'_, K>,
+        query: &mut LeafQuery<K>,
         mut t_max: impl FnMut() -> f32,
         mut found: impl FnMut(Hit) -> bool,
     ) -> bool {
@@ -113,7 +129,7 @@ impl LeafBlocks {
         order: &[u32],
         slots: Range<u32>,
         t_max: f32,
-        query: &mut LeafQuery<'_, K>,
+        query: &mut LeafQuery<K>,
     ) -> Option<Hit> {
         let best = core::cell::Cell::new(None::<Hit>);
         self.for_each_hit(
@@ -138,7 +154,7 @@ impl LeafBlocks {
         order: &[u32],
         slots: Range<u32>,
         t_max: f32,
-        query: &mut LeafQuery<'_, K>,
+        query: &mut LeafQuery<K>,
     ) -> bool {
         self.for_each_hit(order, slots, query, || t_max, |_| true)
     }
@@ -149,7 +165,7 @@ impl LeafBlocks {
         order: &[u32],
         slots: Range<u32>,
         t_max: f32,
-        query: &mut LeafQuery<'_, K>,
+        query: &mut LeafQuery<K>,
         hits: &mut Vec<Hit>,
     ) {
         self.for_each_hit(

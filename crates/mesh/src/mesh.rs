@@ -4,7 +4,7 @@ use std::path::Path;
 
 use glam::Vec3;
 use meshcast_bvh::{BuildOptions, Bvh, Parallel, WideBvh, PADDING_SLOT};
-use meshcast_primitives::{Aabb, BlockRay, Hit, Ray, Triangle, WatertightRay, BLOCK_WIDTH};
+use meshcast_primitives::{Aabb, Hit, Ray, Triangle, BLOCK_WIDTH};
 use rayon::prelude::*;
 
 use crate::leaf_blocks::{LeafBlocks, LeafQuery};
@@ -268,13 +268,7 @@ impl Mesh {
         if !ray.is_valid() {
             return None;
         }
-        let block_ray = BlockRay::new(WatertightRay::new(ray));
-        let mut query = LeafQuery {
-            ray: &block_ray,
-            dir: ray.dir,
-            culling,
-            keep: &mut keep,
-        };
+        let mut query = LeafQuery::new(ray, culling, &mut keep);
         let order = self.wide.primitive_order();
         self.wide.cast(ray, |slots, range| {
             self.blocks.closest(order, slots, range.t_max, &mut query)
@@ -311,13 +305,7 @@ impl Mesh {
         if !ray.is_valid() {
             return false;
         }
-        let block_ray = BlockRay::new(WatertightRay::new(ray));
-        let mut query = LeafQuery {
-            ray: &block_ray,
-            dir: ray.dir,
-            culling,
-            keep: &mut keep,
-        };
+        let mut query = LeafQuery::new(ray, culling, &mut keep);
         let order = self.wide.primitive_order();
         self.wide.occluded(ray, |slots, range| {
             self.blocks.any(order, slots, range.t_max, &mut query)
@@ -353,13 +341,7 @@ impl Mesh {
         if !ray.is_valid() {
             return Vec::new();
         }
-        let block_ray = BlockRay::new(WatertightRay::new(ray));
-        let mut query = LeafQuery {
-            ray: &block_ray,
-            dir: ray.dir,
-            culling,
-            keep: &mut keep,
-        };
+        let mut query = LeafQuery::new(ray, culling, &mut keep);
         let order = self.wide.primitive_order();
         self.wide.cast_all(ray, |slots, range, hits| {
             self.blocks.all(order, slots, range.t_max, &mut query, hits)
