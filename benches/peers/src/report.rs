@@ -233,7 +233,7 @@ pub fn print_mesh(result: &MeshResult, options: &Options, libraries: &[Box<dyn L
         }
     }
     if let Some(bytes) = result.meshcast_bytes_per_triangle {
-        println!("  meshcast BVH: {bytes:.1} bytes/triangle");
+        println!("  meshcast acceleration structure: {bytes:.1} bytes/triangle");
     }
     for row in &result.rows {
         if let Some(note) = row.occlusion_note {
@@ -366,7 +366,7 @@ pub fn markdown(run: &Run, results: &[MeshResult]) -> String {
             }
         }
         if let Some(bytes) = result.meshcast_bytes_per_triangle {
-            let _ = writeln!(md, "meshcast's BVH: {bytes:.1} bytes per triangle (`BvhStats::bytes_per_primitive`, as `meshcast bench` reports it).\n");
+            let _ = writeln!(md, "meshcast's acceleration structure: {bytes:.1} bytes per triangle (nodes and leaf triangle blocks, `Mesh::acceleration_bytes`, as `meshcast bench` reports it).\n");
         }
         for row in &result.rows {
             if let Some(note) = row.occlusion_note {

@@ -89,7 +89,7 @@ pub struct MeshResult {
     pub rays: usize,
     /// One row per library, then the packet rows.
     pub rows: Vec<Row>,
-    /// meshcast's hierarchy bytes per triangle.
+    /// meshcast's acceleration structure bytes per triangle (nodes and leaf triangles).
     pub meshcast_bytes_per_triangle: Option<f64>,
     /// The correctness check.
     pub check: Vec<crate::check::CheckResult>,

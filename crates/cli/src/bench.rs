@@ -259,7 +259,7 @@ fn write_table(
         writeln!(out, "  load   {:9.2} ms", ms(bench.load_time))?;
         writeln!(
             out,
-            "  build  {:9.2} ms  {:.2} Mtris/s; {} nodes, depth {}, SAH cost {:.2}, {:.1} BVH bytes/triangle",
+            "  build  {:9.2} ms  {:.2} Mtris/s; {} nodes, depth {}, SAH cost {:.2}, {:.1} bytes/triangle",
             ms(bench.build_time),
             millions_per_second(bench.triangles, bench.build_time),
             bench.nodes,
