@@ -176,63 +176,41 @@ impl Reference {
         wide.validate(&boxes(triangles))
             .unwrap_or_else(|e| panic!("{case}: invalid wide hierarchy: {e}"));
         for (i, ray) in self.rays.iter().enumerate() {
-            let expected = self.closest[i].as_ref().map(key);
-            let got = bvh.cast_primitives(triangles, ray);
-            assert_eq!(
-                got.as_ref().map(key),
-                expected,
-                "{case}: closest hit differs for ray {i} {ray:?}: got {got:?}, expected {:?}",
-                self.closest[i]
+            self.expect(
+                i,
+                &format!("{case}: slice queries"),
+                bvh.cast_primitives(triangles, ray),
+                bvh.occluded_primitives(triangles, ray),
+                Some(bvh.cast_all_primitives(triangles, ray)),
             );
-            let closure = bvh.cast(ray, |slot, r| {
+            let closest = bvh.cast(ray, |slot, r| {
                 Some(
                     leaf_order[slot as usize]
                         .intersect(r)?
                         .with_triangle(order[slot as usize]),
                 )
             });
-            assert_eq!(
-                closure.as_ref().map(key),
-                expected,
-                "{case}: leaf-order cast, ray {i} {ray:?}"
-            );
-            let occluded = bvh.occluded_primitives(triangles, ray);
-            assert_eq!(
-                occluded,
-                expected.is_some(),
-                "{case}: any hit differs for ray {i} {ray:?}"
-            );
             let occluded = bvh.occluded(ray, |slot, r| {
                 leaf_order[slot as usize].intersect(r).is_some()
             });
-            assert_eq!(
+            self.expect(
+                i,
+                &format!("{case}: leaf-order closures"),
+                closest,
                 occluded,
-                expected.is_some(),
-                "{case}: leaf-order any hit, ray {i} {ray:?}"
-            );
-            let all: Vec<_> = bvh
-                .cast_all_primitives(triangles, ray)
-                .iter()
-                .map(key)
-                .collect();
-            let expected_all: Vec<_> = self.all[i].iter().map(key).collect();
-            assert_eq!(
-                all, expected_all,
-                "{case}: all hits differ for ray {i} {ray:?}"
+                None,
             );
             self.check_wide(triangles, &wide, i, case);
             if let Some(first) = self.all[i].first() {
                 assert_eq!(
                     Some(key(first)),
-                    expected,
+                    self.closest[i].as_ref().map(key),
                     "{case}: reference disagrees with itself"
                 );
             }
         }
     }
-}
 
-impl Reference {
     /// Checks closest, any and all hits of the eight-wide hierarchy `wide` for ray `i`, its
     /// leaves tested a whole leaf at a time as a mesh does.
     pub fn check_wide(&self, triangles: &[Triangle], wide: &WideBvh, i: usize, case: &str) {
@@ -250,28 +228,48 @@ impl Reference {
                 .into_iter()
                 .reduce(|a, b| if b.is_closer_than(&a) { b } else { a })
         });
+        let occluded = wide.occluded(ray, |slots, r| !leaf_hits(slots, r).is_empty());
+        let all = wide.cast_all(ray, |slots, r, hits| hits.extend(leaf_hits(slots, r)));
+        self.expect(
+            i,
+            &format!("{case}: wide tree"),
+            closest,
+            occluded,
+            Some(all),
+        );
+    }
+
+    /// Asserts that the answers for ray `i` are the reference's: the closest hit bit for bit,
+    /// whether anything is hit, and (when given) every hit in order.
+    fn expect(
+        &self,
+        i: usize,
+        what: &str,
+        closest: Option<Hit>,
+        occluded: bool,
+        all: Option<Vec<Hit>>,
+    ) {
+        let ray = &self.rays[i];
         let expected = self.closest[i].as_ref().map(key);
         assert_eq!(
             closest.as_ref().map(key),
             expected,
-            "{case}: wide closest hit differs for ray {i} {ray:?}"
+            "{what}: closest hit differs for ray {i} {ray:?}: got {closest:?}, expected {:?}",
+            self.closest[i]
         );
-        let occluded = wide.occluded(ray, |slots, r| !leaf_hits(slots, r).is_empty());
         assert_eq!(
             occluded,
             expected.is_some(),
-            "{case}: wide any hit differs for ray {i} {ray:?}"
+            "{what}: any hit differs for ray {i} {ray:?}"
         );
-        let all: Vec<_> = wide
-            .cast_all(ray, |slots, r, hits| hits.extend(leaf_hits(slots, r)))
-            .iter()
-            .map(key)
-            .collect();
-        let expected_all: Vec<_> = self.all[i].iter().map(key).collect();
-        assert_eq!(
-            all, expected_all,
-            "{case}: wide all hits differ for ray {i} {ray:?}"
-        );
+        if let Some(all) = all {
+            let all: Vec<_> = all.iter().map(key).collect();
+            let expected_all: Vec<_> = self.all[i].iter().map(key).collect();
+            assert_eq!(
+                all, expected_all,
+                "{what}: all hits differ for ray {i} {ray:?}"
+            );
+        }
     }
 }
 
