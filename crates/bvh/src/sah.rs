@@ -314,13 +314,21 @@ impl Binning {
         }
     }
 
-    /// The bin of a centroid on each axis. NaN and overflow saturate into the end bins, and
-    /// [`Binning::partition`] uses the same arithmetic, so the two always agree.
+    /// The bin of a centroid on each axis: `(c - origin) * scale` (from 0 to `count`)
+    /// rounded down (up at some exact halves), NaN to the first bin and overflow to the last.
+    /// The rounding adds 2^23, so
+    /// that the integer is read from the float's bits (ties go to even) without the branches
+    /// of a saturating `as` conversion; [`Binning::partition`] reads the bins stored by
+    /// [`Binning::bin`], so the two always agree.
     #[inline(always)]
     fn index(&self, c: Vec3A) -> UVec3 {
-        ((c - self.origin) * self.scale)
-            .as_uvec3()
-            .min(UVec3::splat(self.count as u32 - 1))
+        const TWO_TO_23: f32 = 8_388_608.0;
+        let last = self.count as u32 - 1;
+        let v = (((c - self.origin) * self.scale - 0.5).max(Vec3A::ZERO))
+            .min(Vec3A::splat(last as f32))
+            + TWO_TO_23;
+        let bits = v.to_array().map(|x| x.to_bits() - TWO_TO_23.to_bits());
+        UVec3::from_array(bits).min(UVec3::splat(last))
     }
 
     /// Bins `items`, and stores each one's bin on every axis in its `key` (eight bits an
