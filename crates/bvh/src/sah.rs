@@ -27,13 +27,7 @@ pub(crate) fn build(
     options: &BuildOptions,
 ) -> (Vec<Node>, Vec<u32>) {
     let (bounds, centroids) = bounds_of(&prims, options.parallel);
-    let splitter = SahSplitter {
-        options: *options,
-        bins: options.clamped_bins(),
-        max_leaf: options.clamped_max_leaf(),
-        traversal_cost: options.traversal_cost,
-        parallel: options.parallel,
-    };
+    let splitter = SahSplitter { options: *options };
     let root = SahTask { bounds, centroids };
     let nodes = build_top_down(&splitter, &mut prims, root, options.parallel);
     let order = prims.iter().map(|p| p.index).collect();
@@ -42,10 +36,6 @@ pub(crate) fn build(
 
 struct SahSplitter {
     options: BuildOptions,
-    bins: usize,
-    max_leaf: usize,
-    traversal_cost: f32,
-    parallel: Parallel,
 }
 
 /// A node to split: the box of its primitives and the box of their centroids.
@@ -70,18 +60,19 @@ impl Splitter for SahSplitter {
         if n <= SWEEP_PRIMITIVES {
             return self.split_small(items, task);
         }
-        let binning = Binning::new(&task.centroids, self.bins, &self.options);
+        let binning = Binning::new(&task.centroids, self.options.clamped_bins(), &self.options);
         let best = if binning.usable == [false; 3] {
             None
         } else {
-            let bins = if self.parallel == Parallel::Rayon && n >= PARALLEL_BINNING_PRIMITIVES {
-                items
-                    .par_chunks_mut(BINNING_CHUNK)
-                    .map(|chunk| binning.bin(chunk))
-                    .reduce(|| [[Bin::EMPTY; MAX_BINS]; 3], merge_bins)
-            } else {
-                binning.bin(items)
-            };
+            let bins =
+                if self.options.parallel == Parallel::Rayon && n >= PARALLEL_BINNING_PRIMITIVES {
+                    items
+                        .par_chunks_mut(BINNING_CHUNK)
+                        .map(|chunk| binning.bin(chunk))
+                        .reduce(|| [[Bin::EMPTY; MAX_BINS]; 3], merge_bins)
+                } else {
+                    binning.bin(items)
+                };
             binning.best_split(&bins)
         };
         if self.prefers_leaf(n, best.as_ref().map(|b| b.cost), &task.bounds) {
@@ -117,11 +108,11 @@ impl SahSplitter {
     /// relative to this node's area. Nodes above the leaf size always split; a missing or
     /// NaN cost (a zero-area node) means leaf.
     fn prefers_leaf(&self, n: usize, split_cost: Option<f32>, bounds: &Aabb) -> bool {
-        if n > self.max_leaf {
+        if n > self.options.clamped_max_leaf() {
             return false;
         }
         let split_cost = split_cost.map_or(f32::NAN, |c| {
-            self.traversal_cost + c / bounds.surface_area()
+            self.options.traversal_cost + c / bounds.surface_area()
         });
         let split_is_cheaper = split_cost < self.options.leaf_cost(n);
         !split_is_cheaper
@@ -135,7 +126,7 @@ impl SahSplitter {
         debug_assert!(n <= SWEEP_PRIMITIVES);
         if task.centroids.min == task.centroids.max {
             // Every plane costs the same: split by count rather than peel one off at a time.
-            if n <= self.max_leaf {
+            if n <= self.options.clamped_max_leaf() {
                 return Split::Leaf;
             }
             return median_split(items, &task.centroids);
