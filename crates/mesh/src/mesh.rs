@@ -46,7 +46,6 @@ pub struct Mesh {
     wide: WideBvh,
     /// The triangles in `wide`'s leaf order, four to a block.
     blocks: LeafBlocks,
-    bounds: Aabb,
 }
 
 impl Mesh {
@@ -78,7 +77,6 @@ impl Mesh {
     /// it (their boxes are given as empty), so they are never hit but keep their numbers.
     pub fn from_tri_mesh(tri_mesh: TriMesh, options: &BuildOptions) -> Self {
         let boxes = triangle_boxes(&tri_mesh, options.parallel);
-        let bounds = boxes.iter().fold(Aabb::EMPTY, |b, &other| b.union(other));
         // Leaves are tested four triangles at a time: let the SAH count whole blocks.
         let options = BuildOptions {
             leaf_block: BLOCK_WIDTH,
@@ -91,7 +89,6 @@ impl Mesh {
             tri_mesh,
             wide,
             blocks,
-            bounds,
         }
     }
 
@@ -166,7 +163,6 @@ impl Mesh {
         }
         self.wide.refit(&boxes)?;
         self.blocks = LeafBlocks::new(&tri_mesh, &self.wide, Parallel::Rayon);
-        self.bounds = boxes.iter().fold(Aabb::EMPTY, |b, &other| b.union(other));
         self.tri_mesh = tri_mesh;
         Ok(())
     }
@@ -184,7 +180,7 @@ impl Mesh {
 
     /// The box around every triangle a ray can hit (degenerate ones left out).
     pub fn bounds(&self) -> Aabb {
-        self.bounds
+        self.wide.bounds()
     }
 
     /// Bytes of the acceleration structure: the hierarchy and the triangles laid out for its
