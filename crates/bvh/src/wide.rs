@@ -263,8 +263,9 @@ impl WideBvh {
     }
 
     /// Checks the invariants against the primitives' `boxes` (in original order): every node
-    /// is reached once from a node before it, leaves start at multiples of [`LEAF_ALIGNMENT`] and
-    /// cover each kept primitive once, and every box contains what lies below it.
+    /// is reached once from a node before it, leaves start at multiples of [`LEAF_ALIGNMENT`],
+    /// every slot is in exactly one leaf and every primitive in at most one slot, and every box
+    /// contains what lies below it.
     ///
     /// # Errors
     /// The first broken invariant, as for [`Bvh::validate`].
@@ -275,6 +276,7 @@ impl WideBvh {
             *root = 1;
         }
         let mut seen = vec![false; self.primitive_count];
+        let mut slot_leaves = vec![0usize; self.order.len()];
         for (index, node) in self.nodes.iter().enumerate() {
             for lane in 0..WIDE_WIDTH {
                 let bounds = node.bounds(lane);
@@ -307,13 +309,14 @@ impl WideBvh {
                                 len: self.order.len(),
                             });
                         }
-                        for &primitive in &self.order[first..end] {
+                        for (slot, &primitive) in self.order[first..end].iter().enumerate() {
+                            slot_leaves[first + slot] += 1;
                             if primitive == PADDING_SLOT {
                                 continue;
                             }
                             let Some(was) = seen.get_mut(primitive as usize) else {
                                 return Err(Error::PrimitiveOutOfRange {
-                                    slot: first,
+                                    slot: first + slot,
                                     primitive,
                                     count: self.primitive_count,
                                 });
@@ -336,6 +339,9 @@ impl WideBvh {
         }
         if let Some((node, &times)) = reached.iter().enumerate().find(|(_, &n)| n != 1) {
             return Err(Error::NodeReach { node, times });
+        }
+        if let Some((slot, &leaves)) = slot_leaves.iter().enumerate().find(|(_, &n)| n != 1) {
+            return Err(Error::SlotCoverage { slot, leaves });
         }
         Ok(())
     }
@@ -365,4 +371,46 @@ fn open_lanes(nodes: &[Node], root: u32) -> Vec<u32> {
         lanes.push(b);
     }
     lanes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BuildOptions;
+
+    fn boxes() -> Vec<Aabb> {
+        (0..200)
+            .map(|i| {
+                let p = Vec3::new((i % 7) as f32, (i % 11) as f32, i as f32 * 0.1);
+                Aabb::new(p, p + Vec3::splat(0.5))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn validate_finds_a_leaf_dropped_from_its_node() {
+        let boxes = boxes();
+        let mut wide = WideBvh::from_binary(&Bvh::build(&boxes, &BuildOptions::default()));
+        assert_eq!(wide.validate(&boxes), Ok(()));
+        let (node, lane) = wide
+            .nodes
+            .iter()
+            .enumerate()
+            .find_map(|(n, node)| {
+                (0..WIDE_WIDTH)
+                    .find(|&l| matches!(node.lane(l), WideLane::Leaf(_)))
+                    .map(|l| (n, l))
+            })
+            .expect("a leaf lane");
+        let first = wide.nodes[node].offset[lane] as usize;
+        wide.nodes[node].count[lane] = EMPTY_LANE;
+        wide.nodes[node].set_bounds(lane, Aabb::EMPTY);
+        assert_eq!(
+            wide.validate(&boxes),
+            Err(Error::SlotCoverage {
+                slot: first,
+                leaves: 0
+            })
+        );
+    }
 }
