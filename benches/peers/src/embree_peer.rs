@@ -7,6 +7,7 @@ use anyhow::Result;
 use meshcast::Ray;
 
 use crate::embree::{Device, PacketRay, Scene};
+use crate::results::EMBREE;
 use crate::tracer::{xyz, Geometry, Library, Threads, Tracer};
 
 /// Embree, with one device per thread setting, made once so that device start-up (its thread
@@ -33,7 +34,7 @@ pub struct EmbreeTracer {
 
 impl Library for Embree {
     fn name(&self) -> &'static str {
-        "Embree"
+        EMBREE
     }
 
     fn version(&self) -> String {

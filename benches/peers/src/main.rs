@@ -19,6 +19,7 @@ mod parry_peer;
 mod report;
 mod results;
 mod scaling;
+mod table;
 mod tracer;
 mod workload;
 
@@ -31,7 +32,7 @@ use meshcast::Ray;
 use rayon::prelude::*;
 use rayon::ThreadPool;
 
-use crate::results::{Figure, MeshResult, Row};
+use crate::results::{Figure, MeshResult, Row, MESHCAST};
 use crate::tracer::{Geometry, Library, Threads, Tracer};
 use crate::workload::{mesh_spec, MeshSpec, Workload, MESHES};
 
@@ -366,7 +367,7 @@ fn bench_mesh(
     let mut checks = Vec::new();
     for (library, tracer) in libraries.iter().zip(&tracers) {
         let tracer = tracer.as_deref().context("no build")?;
-        let exact = library.name() == "meshcast";
+        let exact = library.name() == MESHCAST;
         checks.push(check::check_tracer(
             library.name(),
             tracer,

@@ -3,6 +3,7 @@
 use anyhow::{Context, Result};
 use meshcast::{BuildOptions, Mesh, Parallel, Ray, TriMesh};
 
+use crate::results::MESHCAST;
 use crate::tracer::{Geometry, Library, Threads, Tracer};
 
 /// The engine under test.
@@ -33,7 +34,7 @@ impl Meshcast {
 
 impl Library for Meshcast {
     fn name(&self) -> &'static str {
-        "meshcast"
+        MESHCAST
     }
 
     fn version(&self) -> String {

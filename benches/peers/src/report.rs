@@ -4,7 +4,8 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::check::RELATIVE_T_TOLERANCE;
-use crate::results::{Figure, MeshResult, Row};
+use crate::results::{Figure, MeshResult, Row, EMBREE, MESHCAST};
+use crate::table::Table;
 use crate::tracer::{Library, Threads};
 use crate::Options;
 
@@ -30,66 +31,6 @@ pub struct Run {
     pub elapsed: Duration,
     /// The libraries.
     pub libraries: Vec<LibraryInfo>,
-}
-
-/// A table as cells; the first row is the header.
-struct Table {
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    /// Aligned text: the first column to the left, the others to the right.
-    fn text(&self) -> String {
-        let columns = self.rows.iter().map(Vec::len).max().unwrap_or(0);
-        let widths: Vec<usize> = (0..columns)
-            .map(|c| {
-                self.rows
-                    .iter()
-                    .filter_map(|row| row.get(c))
-                    .map(|cell| cell.chars().count())
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let mut out = String::new();
-        for row in &self.rows {
-            let mut line = String::new();
-            for (c, cell) in row.iter().enumerate() {
-                let pad = widths[c] - cell.chars().count();
-                if c == 0 {
-                    line.push_str(cell);
-                    line.push_str(&" ".repeat(pad));
-                } else {
-                    line.push_str("  ");
-                    line.push_str(&" ".repeat(pad));
-                    line.push_str(cell);
-                }
-            }
-            out.push_str("  ");
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-        out
-    }
-
-    /// A Markdown table, numbers aligned right.
-    fn markdown(&self) -> String {
-        let mut out = String::new();
-        for (i, row) in self.rows.iter().enumerate() {
-            out.push_str("| ");
-            out.push_str(&row.join(" | "));
-            out.push_str(" |\n");
-            if i == 0 {
-                let marks: Vec<&str> = (0..row.len())
-                    .map(|c| if c == 0 { ":--" } else { "--:" })
-                    .collect();
-                out.push_str("| ");
-                out.push_str(&marks.join(" | "));
-                out.push_str(" |\n");
-            }
-        }
-        out
-    }
 }
 
 /// The columns: build time, then the three throughputs, each on one thread and on all.
@@ -188,7 +129,7 @@ fn check_table(result: &MeshResult) -> Table {
 
 /// Hit rates, and the rows whose hit counts differ from meshcast's.
 fn hit_summary(result: &MeshResult) -> String {
-    let Some(base) = result.row("meshcast") else {
+    let Some(base) = result.row(MESHCAST) else {
         return String::new();
     };
     let rate = |hits: usize| 100.0 * hits as f64 / result.rays.max(1) as f64;
@@ -227,7 +168,7 @@ pub fn print_mesh(result: &MeshResult, options: &Options, libraries: &[Box<dyn L
         result.name, result.triangles, result.rays, options.rounds
     );
     print!("{}", figures_table(result, options.threads).text());
-    for reference in ["Embree", "obvhs"] {
+    for reference in [EMBREE, "obvhs"] {
         if let Some(table) = ratio_table(result, options.threads, reference) {
             print!("{}", table.text());
         }
@@ -359,7 +300,7 @@ pub fn markdown(run: &Run, results: &[MeshResult]) -> String {
         let _ = writeln!(md, "### {} ({} triangles)\n", result.name, result.triangles);
         md.push_str(&figures_table(result, options.threads).markdown());
         md.push('\n');
-        for reference in ["Embree", "obvhs"] {
+        for reference in [EMBREE, "obvhs"] {
             if let Some(table) = ratio_table(result, options.threads, reference) {
                 md.push_str(&table.markdown());
                 md.push('\n');

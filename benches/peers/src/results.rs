@@ -3,6 +3,11 @@
 
 use crate::tracer::Threads;
 
+/// meshcast's row, the one the others are compared with.
+pub const MESHCAST: &str = "meshcast";
+/// Embree's row with a default scene.
+pub const EMBREE: &str = "Embree";
+
 /// A measured quantity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Figure {
