@@ -28,6 +28,10 @@ const FORMAT_FLOAT3: c_int = 0x9003;
 const CONTEXT_FLAG_INCOHERENT: c_int = 0;
 /// `RTC_INTERSECT_CONTEXT_FLAG_COHERENT`.
 const CONTEXT_FLAG_COHERENT: c_int = 1;
+/// `RTC_SCENE_FLAG_NONE`.
+const SCENE_FLAG_NONE: c_int = 0;
+/// `RTC_SCENE_FLAG_ROBUST` (`1 << 2`).
+const SCENE_FLAG_ROBUST: c_int = 1 << 2;
 /// `RTC_DEVICE_PROPERTY_VERSION`: the version as an integer, e.g. 31305.
 const DEVICE_PROPERTY_VERSION: c_int = 0;
 /// Vertex stride: Embree reads vertices with 16-byte loads, so each gets a padding float.
@@ -165,6 +169,7 @@ extern "C" {
     fn rtcGetDeviceProperty(device: RtcDevice, prop: c_int) -> isize;
     fn rtcNewScene(device: RtcDevice) -> RtcScene;
     fn rtcReleaseScene(scene: RtcScene);
+    fn rtcSetSceneFlags(scene: RtcScene, flags: c_int);
     fn rtcNewGeometry(device: RtcDevice, kind: c_int) -> RtcGeometry;
     fn rtcSetNewGeometryBuffer(
         geometry: RtcGeometry,
@@ -186,6 +191,25 @@ extern "C" {
         context: *mut RtcIntersectContext,
         rayhit: *mut RtcRayHit16,
     );
+}
+
+/// The scene flags a benchmark row builds with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SceneFlags {
+    /// `RTC_SCENE_FLAG_NONE`: Embree's default, fastest scene.
+    Default,
+    /// `RTC_SCENE_FLAG_ROBUST`: Embree avoids optimisations that reduce arithmetic accuracy.
+    Robust,
+}
+
+impl SceneFlags {
+    /// The `RTCSceneFlags` value.
+    fn raw(self) -> c_int {
+        match self {
+            SceneFlags::Default => SCENE_FLAG_NONE,
+            SceneFlags::Robust => SCENE_FLAG_ROBUST,
+        }
+    }
 }
 
 /// An Embree device: its thread count is fixed by its configuration string.
@@ -250,11 +274,12 @@ unsafe impl Sync for Scene {}
 
 impl Scene {
     /// Copies positions and index triples into Embree's buffers and commits (builds) the
-    /// scene with default quality and flags.
+    /// scene with default quality and the given flags.
     pub fn triangles(
         device: &Arc<Device>,
         positions: &[[f32; 3]],
         indices: &[[u32; 3]],
+        flags: SceneFlags,
     ) -> Result<Self> {
         let dev = device.raw.as_ptr();
         // SAFETY: the device is live.
@@ -263,6 +288,9 @@ impl Scene {
             raw: NonNull::new(scene).context("Embree could not create a scene")?,
             _device: device.clone(),
         };
+        // SAFETY: the scene is live and not committed yet; the value is a valid
+        // `RTCSceneFlags` combination.
+        unsafe { rtcSetSceneFlags(scene.raw.as_ptr(), flags.raw()) };
         // SAFETY: the device is live; the type is a valid `RTCGeometryType`.
         let geometry = unsafe { rtcNewGeometry(dev, GEOMETRY_TYPE_TRIANGLE) };
         if geometry.is_null() {

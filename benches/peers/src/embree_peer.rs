@@ -1,12 +1,13 @@
-//! Embree 3 through [`crate::embree`]: `rtcIntersect1` and `rtcOccluded1` per ray, and
-//! `rtcIntersect16` on packets of 16 coherent rays as an extra row.
+//! Embree 3 through [`crate::embree`]: `rtcIntersect1` and `rtcOccluded1` per ray, on a
+//! default scene and on a robust one (`RTC_SCENE_FLAG_ROBUST`), and `rtcIntersect16` on
+//! packets of 16 coherent rays as an extra row of the default scene.
 
 use std::sync::Arc;
 
 use anyhow::Result;
 use meshcast::Ray;
 
-use crate::embree::{Device, PacketRay, Scene};
+use crate::embree::{Device, PacketRay, Scene, SceneFlags};
 use crate::results::EMBREE;
 use crate::tracer::{xyz, Geometry, Library, Threads, Tracer};
 
@@ -15,26 +16,42 @@ use crate::tracer::{xyz, Geometry, Library, Threads, Tracer};
 pub struct Embree {
     one: Arc<Device>,
     all: Arc<Device>,
+    flags: SceneFlags,
 }
 
 impl Embree {
     /// Starts the two devices: one build thread, and Embree's default (every hardware thread).
+    /// Scenes get the default flags.
     pub fn new() -> Result<Self> {
         Ok(Self {
             one: Device::new("threads=1")?,
             all: Device::new("")?,
+            flags: SceneFlags::Default,
         })
+    }
+
+    /// The same devices, building scenes with `flags`.
+    pub fn with_flags(&self, flags: SceneFlags) -> Self {
+        Self {
+            one: self.one.clone(),
+            all: self.all.clone(),
+            flags,
+        }
     }
 }
 
 /// A committed Embree scene.
 pub struct EmbreeTracer {
     scene: Scene,
+    flags: SceneFlags,
 }
 
 impl Library for Embree {
     fn name(&self) -> &'static str {
-        EMBREE
+        match self.flags {
+            SceneFlags::Default => EMBREE,
+            SceneFlags::Robust => "Embree robust",
+        }
     }
 
     fn version(&self) -> String {
@@ -46,9 +63,20 @@ impl Library for Embree {
     }
 
     fn notes(&self) -> &'static str {
-        "`rtcCommitScene` with default quality and flags (device \"threads=1\" or default); \
-         `rtcIntersect1` / `rtcOccluded1` per ray (incoherent context), `rtcIntersect16` on \
-         16-ray packets (coherent context); its own two-sided triangle test"
+        match self.flags {
+            SceneFlags::Default => {
+                "`rtcCommitScene` with default quality and flags (device \"threads=1\" or \
+                 default); `rtcIntersect1` / `rtcOccluded1` per ray (incoherent context), \
+                 `rtcIntersect16` on 16-ray packets (coherent context); its own two-sided \
+                 triangle test"
+            }
+            SceneFlags::Robust => {
+                "as Embree, but the scene has `RTC_SCENE_FLAG_ROBUST` (`rtcSetSceneFlags`: \
+                 avoid optimisations that reduce arithmetic accuracy; Embree 3.13 then builds \
+                 `triangle4v` leaves and tests them with its Plücker test, see the kernels \
+                 line); `rtcIntersect1` / `rtcOccluded1` per ray, no packet row"
+            }
+        }
     }
 
     fn build(&self, geometry: &Geometry, threads: Threads) -> Result<Box<dyn Tracer>> {
@@ -56,8 +84,11 @@ impl Library for Embree {
             Threads::One => &self.one,
             Threads::All => &self.all,
         };
-        let scene = Scene::triangles(device, geometry.positions, geometry.indices)?;
-        Ok(Box::new(EmbreeTracer { scene }))
+        let scene = Scene::triangles(device, geometry.positions, geometry.indices, self.flags)?;
+        Ok(Box::new(EmbreeTracer {
+            scene,
+            flags: self.flags,
+        }))
     }
 }
 
@@ -74,8 +105,10 @@ impl Tracer for EmbreeTracer {
             .occluded(xyz(ray.origin), xyz(ray.dir), ray.t_max)
     }
 
+    /// Only the default scene has a packet row: the targets name single-ray queries, and one
+    /// packet row shows what packets add.
     fn packet_name(&self) -> Option<&'static str> {
-        Some("Embree ×16")
+        (self.flags == SceneFlags::Default).then_some("Embree ×16")
     }
 
     fn packet_closest(&self, rays: &[Ray]) -> Vec<Option<f32>> {

@@ -155,7 +155,12 @@ fn libraries() -> Result<Vec<Box<dyn Library>>> {
         Box::new(bvh_peer::BvhCrate),
     ];
     #[cfg(feature = "embree")]
-    libraries.push(Box::new(embree_peer::Embree::new()?));
+    {
+        let embree = embree_peer::Embree::new()?;
+        let robust = embree.with_flags(embree::SceneFlags::Robust);
+        libraries.push(Box::new(embree));
+        libraries.push(Box::new(robust));
+    }
     Ok(libraries)
 }
 
