@@ -8,7 +8,7 @@ use anyhow::Result;
 use meshcast::Ray;
 
 use crate::embree::{Device, PacketRay, Scene, SceneFlags};
-use crate::results::EMBREE;
+use crate::results::{EMBREE, EMBREE_ROBUST};
 use crate::tracer::{xyz, Geometry, Library, Threads, Tracer};
 
 /// Embree, with one device per thread setting, made once so that device start-up (its thread
@@ -50,7 +50,7 @@ impl Library for Embree {
     fn name(&self) -> &'static str {
         match self.flags {
             SceneFlags::Default => EMBREE,
-            SceneFlags::Robust => "Embree robust",
+            SceneFlags::Robust => EMBREE_ROBUST,
         }
     }
 

@@ -19,6 +19,7 @@ mod parry_peer;
 mod report;
 mod results;
 mod scaling;
+mod summary;
 mod table;
 mod tracer;
 mod workload;
@@ -204,6 +205,7 @@ fn run() -> Result<()> {
     let scaling_end = scaling::two_thread_ratio();
     println!("two-thread scaling check (end): {scaling_end:.2}");
     let elapsed = started.elapsed();
+    print!("{}", summary::text(&results, options.threads));
     println!("total time {:.0} s", elapsed.as_secs_f64());
 
     if options.write {

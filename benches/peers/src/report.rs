@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::check::RELATIVE_T_TOLERANCE;
 use crate::results::{Figure, MeshResult, Row, EMBREE, MESHCAST};
+use crate::summary;
 use crate::table::Table;
 use crate::tracer::{Library, Threads};
 use crate::Options;
@@ -266,6 +267,10 @@ pub fn markdown(run: &Run, results: &[MeshResult]) -> String {
         "- **Build:** release profile with `lto = \"fat\"`, `codegen-units = 1`, default target \
          CPU (no `target-cpu=native`)\n"
     );
+    let _ = writeln!(md, "## meshcast vs peers\n");
+    let _ = writeln!(md, "{}\n", summary::caption(options.threads));
+    md.push_str(&summary::table(results, options.threads).markdown());
+    md.push('\n');
     let _ = writeln!(md, "## Libraries\n");
     let _ = writeln!(md, "| library | version | what is measured |");
     let _ = writeln!(md, "| :-- | :-- | :-- |");

@@ -3,10 +3,12 @@
 
 use crate::tracer::Threads;
 
-/// meshcast's row, the one the others are compared with.
+/// The row the summary measures: meshcast.
 pub const MESHCAST: &str = "meshcast";
-/// Embree's row with a default scene.
+/// Embree's row with a default scene, the summary's first reference.
 pub const EMBREE: &str = "Embree";
+/// Embree's row with a robust scene (`RTC_SCENE_FLAG_ROBUST`), the summary's second reference.
+pub const EMBREE_ROBUST: &str = "Embree robust";
 
 /// A measured quantity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
