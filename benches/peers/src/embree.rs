@@ -225,7 +225,7 @@ unsafe impl Sync for Device {}
 
 impl Device {
     /// A device with this configuration ("" for Embree's defaults, "threads=1" for one
-    /// build thread).
+    /// build thread, "verbose=2" to print its choices to standard output).
     pub fn new(config: &str) -> Result<Arc<Self>> {
         let config = CString::new(config).context("Embree configuration with a NUL byte")?;
         // SAFETY: `config` is a valid NUL-terminated string that outlives the call.

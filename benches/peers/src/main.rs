@@ -12,6 +12,8 @@ mod check;
 #[cfg(feature = "embree")]
 mod embree;
 #[cfg(feature = "embree")]
+mod embree_isa;
+#[cfg(feature = "embree")]
 mod embree_peer;
 mod meshcast_peer;
 mod obvhs_peer;
@@ -165,7 +167,23 @@ fn libraries() -> Result<Vec<Box<dyn Library>>> {
     Ok(libraries)
 }
 
+/// Embree's choice of kernels (see `embree_isa.rs`).
+#[cfg(feature = "embree")]
+fn embree_isa() -> Option<String> {
+    Some(embree_isa::detect())
+}
+
+/// Nothing: Embree is not compared.
+#[cfg(not(feature = "embree"))]
+fn embree_isa() -> Option<String> {
+    None
+}
+
 fn run() -> Result<()> {
+    #[cfg(feature = "embree")]
+    if std::env::args().nth(1).as_deref() == Some(embree_isa::PROBE_FLAG) {
+        return embree_isa::probe();
+    }
     let started = Instant::now();
     let command_line = std::env::args().collect::<Vec<_>>().join(" ");
     let Some(options) = Options::parse(std::env::args().skip(1))? else {
@@ -181,6 +199,10 @@ fn run() -> Result<()> {
     }
     let pools = [pool(1)?, pool(options.threads)?];
     let libraries = libraries()?;
+    let embree_isa = embree_isa();
+    if let Some(isa) = &embree_isa {
+        println!("Embree's kernels: {isa}");
+    }
 
     let scaling_start = scaling::two_thread_ratio();
     println!(
@@ -214,6 +236,7 @@ fn run() -> Result<()> {
             options: options.clone(),
             scaling: (scaling_start, scaling_end),
             elapsed,
+            embree_isa,
             libraries: libraries
                 .iter()
                 .map(|lib| report::LibraryInfo {

@@ -30,6 +30,8 @@ pub struct Run {
     pub scaling: (f64, f64),
     /// How long the whole run took.
     pub elapsed: Duration,
+    /// The kernels Embree chose on this machine, when Embree is compared.
+    pub embree_isa: Option<String>,
     /// The libraries.
     pub libraries: Vec<LibraryInfo>,
 }
@@ -169,7 +171,7 @@ pub fn print_mesh(result: &MeshResult, options: &Options, libraries: &[Box<dyn L
         result.name, result.triangles, result.rays, options.rounds
     );
     print!("{}", figures_table(result, options.threads).text());
-    for reference in [EMBREE, "obvhs"] {
+    for reference in ["Embree", "obvhs"] {
         if let Some(table) = ratio_table(result, options.threads, reference) {
             print!("{}", table.text());
         }
@@ -265,8 +267,21 @@ pub fn markdown(run: &Run, results: &[MeshResult]) -> String {
     let _ = writeln!(
         md,
         "- **Build:** release profile with `lto = \"fat\"`, `codegen-units = 1`, default target \
-         CPU (no `target-cpu=native`)\n"
+         CPU (no `target-cpu=native`)"
     );
+    if let Some(isa) = &run.embree_isa {
+        let version = run
+            .libraries
+            .iter()
+            .find(|lib| lib.name == EMBREE)
+            .map_or("unknown version", |lib| lib.version.as_str());
+        let _ = writeln!(
+            md,
+            "- **Embree:** {version}; kernels it chose at run time (from its verbose output): \
+             {isa}"
+        );
+    }
+    md.push('\n');
     let _ = writeln!(md, "## meshcast vs peers\n");
     let _ = writeln!(md, "{}\n", summary::caption(options.threads));
     md.push_str(&summary::table(results, options.threads).markdown());
@@ -306,7 +321,7 @@ pub fn markdown(run: &Run, results: &[MeshResult]) -> String {
         let _ = writeln!(md, "### {} ({} triangles)\n", result.name, result.triangles);
         md.push_str(&figures_table(result, options.threads).markdown());
         md.push('\n');
-        for reference in [EMBREE, "obvhs"] {
+        for reference in ["Embree", "obvhs"] {
             if let Some(table) = ratio_table(result, options.threads, reference) {
                 md.push_str(&table.markdown());
                 md.push('\n');
