@@ -61,7 +61,7 @@ fn instanced_hits_equal_hits_on_the_moved_mesh() {
                     }
                     (a, b) => {
                         let near_edge =
-                            |h: Option<Hit>| h.map_or(true, |h| edge_closeness(&h) < EDGE);
+                            |h: Option<Hit>| h.is_none_or(|h| edge_closeness(&h) < EDGE);
                         assert!(
                             near_edge(a) && near_edge(b),
                             "{name} round {round}: {ray:?}: instance {a:?}, world {b:?}"

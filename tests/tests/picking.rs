@@ -65,7 +65,7 @@ fn scene_closest_point_matches_brute_force() {
 fn scene_closest_point_respects_masks_and_filters() {
     let (scene, _) = scene_and_triangles(200, 21);
     let mut rng = rng(22);
-    let keep = |id: InstanceId, triangle: u32| id.index() % 3 != 0 && triangle % 5 != 1;
+    let keep = |id: InstanceId, triangle: u32| !id.index().is_multiple_of(3) && triangle % 5 != 1;
     let mask = 0b0101;
     let kept = world_triangles(&scene, mask, &keep);
     for _ in 0..25 {
@@ -187,7 +187,7 @@ fn scene_selection_matches_brute_force() {
 fn scene_selection_respects_masks_and_filters() {
     let (scene, _) = scene_and_triangles(200, 51);
     let mut rng = rng(52);
-    let keep = |id: InstanceId, triangle: u32| id.index() % 4 != 1 && triangle % 2 == 0;
+    let keep = |id: InstanceId, triangle: u32| id.index() % 4 != 1 && triangle.is_multiple_of(2);
     let mask = 0b0011;
     let kept = world_triangles(&scene, mask, &keep);
     let options = QueryOptions::new().with_mask(mask).with_filter(keep);

@@ -244,7 +244,7 @@ fn readers_on_other_threads_see_consistent_snapshots_while_a_writer_edits() {
                         &ray,
                         &QueryOptions::new().with_filter(|id: InstanceId, _| id != hit.instance),
                     );
-                    assert!(hidden.map_or(true, |h| h.hit.t >= hit.hit.t));
+                    assert!(hidden.is_none_or(|h| h.hit.t >= hit.hit.t));
                     // The snapshot answers the same way twice, whatever the writer does.
                     assert_eq!(snapshot.cast(&ray), Some(hit));
                     let closest = snapshot

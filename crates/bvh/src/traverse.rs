@@ -113,7 +113,7 @@ impl Bvh {
                 let mut range = ray.with_range(ray.t_min, t_max);
                 for slot in node.offset()..node.offset() + node.count() {
                     if let Some(hit) = leaf(slot, &range) {
-                        let closer = best.map_or(true, |b| hit.is_closer_than(&b));
+                        let closer = best.is_none_or(|b| hit.is_closer_than(&b));
                         if closer && range.contains_t(hit.t) {
                             best = Some(hit);
                             t_max = hit.t;

@@ -307,7 +307,7 @@ fn filtered_queries_match_brute_force_over_the_kept_primitives() {
         // third of the rest (a mask).
         let skip = brute_closest(&mesh, ray).map(|h| h.triangle);
         let salt: u32 = r.gen();
-        let keep = |index: u32| Some(index) != skip && (index ^ salt) % 3 != 0;
+        let keep = |index: u32| Some(index) != skip && !(index ^ salt).is_multiple_of(3);
         let kept: Vec<Triangle> = mesh
             .iter()
             .enumerate()

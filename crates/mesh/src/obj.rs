@@ -352,7 +352,7 @@ fn merge(
         let has_uvs = mesh.texcoord_indices.len() == mesh.indices.len();
 
         let arities: Box<dyn Iterator<Item = usize>> = if mesh.face_arities.is_empty() {
-            Box::new(std::iter::repeat(3).take(mesh.indices.len() / 3))
+            Box::new(std::iter::repeat_n(3, mesh.indices.len() / 3))
         } else {
             Box::new(mesh.face_arities.iter().map(|&n| n as usize))
         };

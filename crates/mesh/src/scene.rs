@@ -355,9 +355,8 @@ impl Scene {
             }
             let hit = instance.cast_leaves(range, culling, |triangle| keep(id, triangle))?;
             let candidate = hit.with_triangle(index);
-            let closer = best.map_or(true, |b| {
-                candidate.is_closer_than(&b.hit.with_triangle(b.instance.0))
-            });
+            let closer =
+                best.is_none_or(|b| candidate.is_closer_than(&b.hit.with_triangle(b.instance.0)));
             if closer {
                 best = Some(SceneHit { instance: id, hit });
             }

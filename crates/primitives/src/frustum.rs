@@ -90,7 +90,7 @@ impl Frustum {
             Far::Directions(d) => (near, Some(d)),
         };
         let all_finite = near.iter().chain(&far_points).all(|p| p.is_finite())
-            && directions.map_or(true, |d| d.iter().all(|v| v.is_finite()));
+            && directions.is_none_or(|d| d.iter().all(|v| v.is_finite()));
         if !all_finite {
             return None;
         }
