@@ -1,7 +1,7 @@
 //! Mesh queries against the brute-force reference, on real meshes, with random and adversarial
 //! rays, under every build option: the same triangle and bit-identical `t` every time.
 
-use meshcast_bvh::{BuildOptions, Builder, Parallel};
+use meshcast_bvh::{BuildOptions, Builder, Kernel, Parallel};
 use meshcast_mesh::{Mesh, TriMesh};
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
 use meshcast_tests::{
@@ -9,8 +9,18 @@ use meshcast_tests::{
     random_point_in, random_rays, rng, same_hit,
 };
 
-/// Checks every query of `mesh` on `rays` against brute force over `triangles`.
+/// Checks every query of `mesh` on `rays` against brute force over `triangles`, with every
+/// node kernel this CPU runs.
 fn check_against_brute_force(label: &str, mesh: &Mesh, triangles: &[Triangle], rays: &[Ray]) {
+    for kernel in Kernel::supported() {
+        let mut mesh = mesh.clone();
+        mesh.set_kernel(kernel).expect("a supported kernel");
+        check_kernel(&format!("{label} ({kernel})"), &mesh, triangles, rays);
+    }
+}
+
+/// [`check_against_brute_force`] with `mesh`'s own kernel.
+fn check_kernel(label: &str, mesh: &Mesh, triangles: &[Triangle], rays: &[Ray]) {
     for (i, ray) in rays.iter().enumerate() {
         let expected = brute_force_cast(triangles, ray);
         let hit = mesh.cast(ray);

@@ -105,4 +105,10 @@ pub enum Error {
         /// The primitive (original index).
         primitive: u32,
     },
+    /// The CPU cannot run the kernel asked for.
+    #[error("this CPU cannot run the {kernel} kernel")]
+    UnsupportedKernel {
+        /// The kernel asked for.
+        kernel: crate::Kernel,
+    },
 }

@@ -39,12 +39,12 @@ mod error;
 mod lbvh;
 mod nearest;
 mod node;
-#[macro_use]
-mod octant;
 mod overlap;
 mod primitive;
 mod refit;
 mod sah;
+#[allow(unsafe_code)]
+mod simd;
 mod stats;
 mod traverse;
 mod wide;
@@ -58,6 +58,8 @@ pub use bvh::Bvh;
 pub use error::Error;
 pub use node::Node;
 pub use primitive::{PreparedRay, Primitive};
+pub use simd::{Kernel, UnknownKernel, KERNEL_ENV};
 pub use stats::{BvhStats, SAH_TRAVERSAL_COST};
 pub use traverse::STACK_INLINE_CAPACITY;
 pub use wide::{WideBvh, WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
+pub use wide_traverse::{LeafTest, TraversalCounts};

@@ -12,7 +12,7 @@ use core::ops::Range;
 use glam::{Vec3, Vec4};
 use meshcast_primitives::Aabb;
 
-use crate::{Bvh, Error, Node};
+use crate::{Bvh, Error, Kernel, Node};
 
 /// Children per [`WideNode`].
 pub const WIDE_WIDTH: usize = 8;
@@ -59,7 +59,7 @@ pub enum WideLane {
 }
 
 impl WideNode {
-    const EMPTY: Self = Self {
+    pub(crate) const EMPTY: Self = Self {
         planes: [
             [Vec4::INFINITY; HALVES],
             [Vec4::INFINITY; HALVES],
@@ -90,7 +90,7 @@ impl WideNode {
         Aabb::new(Vec3::new(p(0), p(1), p(2)), Vec3::new(p(3), p(4), p(5)))
     }
 
-    fn set_bounds(&mut self, lane: usize, bounds: Aabb) {
+    pub(crate) fn set_bounds(&mut self, lane: usize, bounds: Aabb) {
         let (half, sub) = (lane / 4, lane % 4);
         for axis in 0..3 {
             self.planes[axis][half][sub] = bounds.min[axis];
@@ -135,10 +135,17 @@ pub struct WideBvh {
     /// The root's box, from which every ray's slab widening is computed.
     pub(crate) bounds: Aabb,
     pub(crate) primitive_count: usize,
+    /// Node levels from the root to the deepest node (0 when empty): bounds the stack.
+    pub(crate) depth: u32,
+    /// The node kernel traversals run.
+    pub(crate) kernel: Kernel,
 }
 
+/// The most nodes a [`WideBvh`] holds: traversal keeps a node index and a lane in 31 bits.
+const MAX_NODES: usize = 1 << 28;
+
 impl WideBvh {
-    /// Collapses `binary`: each node takes its binary children and keeps opening the one with
+    /// Collapses `binary`, for traversal with [`Kernel::preferred`]: each node takes its binary children and keeps opening the one with
     /// the largest surface area until it has [`WIDE_WIDTH`] (the usual greedy collapse; Wald et al.
     /// 2008), so the boxes a ray is most likely to enter are tested together.
     pub fn from_binary(binary: &Bvh) -> Self {
@@ -147,15 +154,18 @@ impl WideBvh {
             order: Vec::new(),
             bounds: binary.bounds(),
             primitive_count: binary.primitive_count(),
+            depth: 0,
+            kernel: Kernel::preferred(),
         };
         if binary.is_empty() {
             return wide;
         }
         let binary_nodes = binary.nodes();
-        // (wide node to fill, binary node whose children it takes)
-        let mut stack = vec![(0usize, 0u32)];
+        // (wide node to fill, binary node whose children it takes, its level)
+        let mut stack = vec![(0usize, 0u32, 1u32)];
         wide.nodes.push(WideNode::EMPTY);
-        while let Some((index, root)) = stack.pop() {
+        while let Some((index, root, level)) = stack.pop() {
+            wide.depth = wide.depth.max(level);
             let lanes = open_lanes(binary_nodes, root);
             let mut node = WideNode::EMPTY;
             for (lane, &child) in lanes.iter().enumerate() {
@@ -176,12 +186,16 @@ impl WideBvh {
                         node.offset[lane] = wide.nodes.len() as u32;
                         node.count[lane] = 0;
                         wide.nodes.push(WideNode::EMPTY);
-                        stack.push((wide.nodes.len() - 1, child));
+                        stack.push((wide.nodes.len() - 1, child, level + 1));
                     }
                 }
             }
             wide.nodes[index] = node;
         }
+        assert!(
+            wide.nodes.len() <= MAX_NODES,
+            "a wide hierarchy holds at most 2^28 nodes"
+        );
         wide.nodes.shrink_to_fit();
         wide.order.shrink_to_fit();
         wide

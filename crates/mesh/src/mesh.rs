@@ -3,11 +3,11 @@
 use std::path::Path;
 
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Bvh, Parallel, WideBvh, PADDING_SLOT};
+use meshcast_bvh::{BuildOptions, Bvh, Kernel, Parallel, TraversalCounts, WideBvh, PADDING_SLOT};
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle, BLOCK_WIDTH};
 use rayon::prelude::*;
 
-use crate::leaf_blocks::{LeafBlocks, LeafQuery};
+use crate::leaf_blocks::{BlockLeaf, LeafBlocks, LeafQuery};
 use crate::query::FaceCulling;
 use crate::{Filter, QueryOptions, Result, SurfacePoint, TriMesh};
 
@@ -158,8 +158,9 @@ impl Mesh {
                 .iter()
                 .all(|&index| index == PADDING_SLOT || !boxes[index as usize].is_empty());
         if !same_triangles {
+            let kernel = self.kernel();
             *self = Self::from_tri_mesh(tri_mesh, &BuildOptions::default());
-            return Ok(());
+            return self.set_kernel(kernel);
         }
         self.wide.refit(&boxes)?;
         self.blocks = LeafBlocks::new(&tri_mesh, &self.wide, Parallel::Rayon);
@@ -261,14 +262,8 @@ impl Mesh {
         culling: FaceCulling,
         mut keep: impl FnMut(u32) -> bool,
     ) -> Option<Hit> {
-        if !ray.is_valid() {
-            return None;
-        }
-        let mut query = LeafQuery::new(ray, culling, &mut keep);
-        let order = self.wide.primitive_order();
-        self.wide.cast(ray, |slots, range| {
-            self.blocks.closest(order, slots, range.t_max, &mut query)
-        })
+        self.wide
+            .cast_leaves(ray, self.leaf_test(ray, culling, &mut keep))
     }
 
     /// Whether any triangle is hit within the ray's range (a shadow or visibility test);
@@ -298,14 +293,8 @@ impl Mesh {
         culling: FaceCulling,
         mut keep: impl FnMut(u32) -> bool,
     ) -> bool {
-        if !ray.is_valid() {
-            return false;
-        }
-        let mut query = LeafQuery::new(ray, culling, &mut keep);
-        let order = self.wide.primitive_order();
-        self.wide.occluded(ray, |slots, range| {
-            self.blocks.any(order, slots, range.t_max, &mut query)
-        })
+        self.wide
+            .occluded_leaves(ray, self.leaf_test(ray, culling, &mut keep))
     }
 
     /// Every hit within the ray's range, sorted by `t`, then triangle index.
@@ -340,8 +329,23 @@ impl Mesh {
         let mut query = LeafQuery::new(ray, culling, &mut keep);
         let order = self.wide.primitive_order();
         self.wide.cast_all(ray, |slots, range, hits| {
-            self.blocks.all(order, slots, range.t_max, &mut query, hits)
+            self.blocks.all(order, slots, range, &mut query, hits)
         })
+    }
+
+    /// The leaf test of `ray` over the triangles `keep` accepts and `culling` does not skip.
+    #[inline(always)]
+    fn leaf_test<K: FnMut(u32) -> bool>(
+        &self,
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: K,
+    ) -> BlockLeaf<'_, K> {
+        BlockLeaf {
+            blocks: &self.blocks,
+            order: self.wide.primitive_order(),
+            query: LeafQuery::new(ray, culling, keep),
+        }
     }
 
     /// The triangle in leaf slot `slot` of the hierarchy and its index.
@@ -349,6 +353,56 @@ impl Mesh {
     pub(crate) fn leaf_triangle(&self, slot: u32) -> (Triangle, u32) {
         let index = self.wide.primitive_order()[slot as usize];
         (self.blocks.triangle(slot), index)
+    }
+
+    /// [`Mesh::cast`], adding the nodes, leaves and triangle blocks it visited to `counts`
+    /// (a separate path: [`Mesh::cast`] counts nothing and pays nothing for it).
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_mesh::Mesh;
+    /// use meshcast_primitives::Ray;
+    ///
+    /// let tri = Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?;
+    /// let mut counts = meshcast_bvh::TraversalCounts::default();
+    /// let ray = Ray::new(Vec3::new(0.2, 0.2, 1.0), Vec3::NEG_Z);
+    /// assert_eq!(tri.cast_counted(&ray, &mut counts), tri.cast(&ray));
+    /// assert_eq!((counts.rays, counts.nodes, counts.blocks), (1, 1, 1));
+    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// ```
+    pub fn cast_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> Option<Hit> {
+        let mut keep = |_| true;
+        self.wide.cast_counted(
+            ray,
+            self.leaf_test(ray, FaceCulling::OFF, &mut keep),
+            counts,
+        )
+    }
+
+    /// [`Mesh::occluded`], adding what it visited to `counts` (see [`Mesh::cast_counted`]).
+    pub fn occluded_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> bool {
+        let mut keep = |_| true;
+        self.wide.occluded_counted(
+            ray,
+            self.leaf_test(ray, FaceCulling::OFF, &mut keep),
+            counts,
+        )
+    }
+
+    /// The node kernel this mesh's ray queries run ([`Kernel::preferred`] unless set).
+    pub fn kernel(&self) -> Kernel {
+        self.wide.kernel()
+    }
+
+    /// Makes this mesh's ray queries run `kernel` (every kernel gives the same answers; for
+    /// tests and benchmarks that compare them).
+    ///
+    /// # Errors
+    /// [`crate::Error::Bvh`] holding [`meshcast_bvh::Error::UnsupportedKernel`] if this CPU
+    /// cannot run it.
+    pub fn set_kernel(&mut self, kernel: Kernel) -> Result<()> {
+        Ok(self.wide.set_kernel(kernel)?)
     }
 
     /// [`Mesh::cast`] for every ray, in parallel on the current rayon thread pool; the answers

@@ -120,6 +120,14 @@ pub struct BlockHits {
 }
 
 impl BlockHits {
+    /// No lane hit.
+    const NONE: Self = Self {
+        t: Vec4::ZERO,
+        u: Vec4::ZERO,
+        v: Vec4::ZERO,
+        lanes: 0,
+    };
+
     /// A bit per lane that hit (bit `i` for lane `i`).
     #[inline]
     pub fn lanes(&self) -> u32 {
@@ -181,11 +189,19 @@ impl BlockRay {
         let negative = e0.cmplt(zero) | e1.cmplt(zero) | e2.cmplt(zero);
         let positive = e0.cmpgt(zero) | e1.cmpgt(zero) | e2.cmpgt(zero);
         let det = e0 + e1 + e2;
+        let inside = !(negative & positive);
+        let usable = det.cmpne(zero) & det.abs().cmplt(Vec4::INFINITY);
+        // An edge function that rounds to zero is recomputed in f64 by the scalar test.
+        let on_edge: BVec4A = e0.cmpeq(zero) | e1.cmpeq(zero) | e2.cmpeq(zero);
+        let redo = on_edge.bitmask();
+        // Exact early-out: a lane outside its triangle (or with no usable determinant) misses
+        // whatever its distance, so when every lane does, the division is not needed.
+        if (inside & usable).bitmask() | redo == 0 {
+            return BlockHits::NONE;
+        }
         let t_scaled = e0 * (sz * a_z) + e1 * (sz * b_z) + e2 * (sz * c_z);
         let inv_det = Vec4::ONE / det;
         let t = t_scaled * inv_det;
-        let inside = !(negative & positive);
-        let usable = det.cmpne(zero) & det.abs().cmplt(Vec4::INFINITY);
         let in_range = t.cmpge(self.t_min) & t.cmple(Vec4::splat(t_max));
         let mut hits = BlockHits {
             t,
@@ -193,9 +209,6 @@ impl BlockRay {
             v: e2 * inv_det,
             lanes: (inside & usable & in_range).bitmask(),
         };
-        // An edge function that rounds to zero is recomputed in f64 by the scalar test.
-        let on_edge: BVec4A = e0.cmpeq(zero) | e1.cmpeq(zero) | e2.cmpeq(zero);
-        let redo = on_edge.bitmask();
         if redo != 0 {
             self.redo_lanes(block, t_max, redo, &mut hits);
         }

@@ -6,7 +6,7 @@
 //! shares an edge, so the two sides of a shared edge agree exactly and no ray falls through.
 //! Edge functions that round to exactly zero are recomputed in `f64`, as the paper does.
 
-use glam::Vec3;
+use glam::{Vec3, Vec3A};
 
 #[cfg(doc)]
 use crate::Triangle;
@@ -58,7 +58,8 @@ impl WatertightRay {
         Self {
             origin: ray.origin,
             axes: [kx, ky, kz],
-            shear: Vec3::new(d[kx] / d[kz], d[ky] / d[kz], 1.0 / d[kz]),
+            // One division of three lanes: the same quotients, each correctly rounded.
+            shear: Vec3::from(Vec3A::new(d[kx], d[ky], 1.0) / d[kz]),
             t_min,
             t_max,
         }

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Builder, Bvh, Parallel, WideBvh, PADDING_SLOT};
+use meshcast_bvh::{BuildOptions, Builder, Bvh, Kernel, Parallel, WideBvh, PADDING_SLOT};
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -175,6 +175,7 @@ impl Reference {
         let wide = WideBvh::from_binary(bvh);
         wide.validate(&boxes(triangles))
             .unwrap_or_else(|e| panic!("{case}: invalid wide hierarchy: {e}"));
+        let wides = every_kernel(&wide);
         for (i, ray) in self.rays.iter().enumerate() {
             self.expect(
                 i,
@@ -200,7 +201,7 @@ impl Reference {
                 occluded,
                 None,
             );
-            self.check_wide(triangles, &wide, i, case);
+            self.check_wide(triangles, &wides, i, case);
             if let Some(first) = self.all[i].first() {
                 assert_eq!(
                     Some(key(first)),
@@ -211,9 +212,17 @@ impl Reference {
         }
     }
 
-    /// Checks closest, any and all hits of the eight-wide hierarchy `wide` for ray `i`, its
-    /// leaves tested a whole leaf at a time as a mesh does.
-    pub fn check_wide(&self, triangles: &[Triangle], wide: &WideBvh, i: usize, case: &str) {
+    /// Checks closest, any and all hits of each eight-wide hierarchy of `wides` (the same tree
+    /// with each kernel, from [`every_kernel`]) for ray `i`, its leaves tested a whole leaf at a
+    /// time as a mesh does.
+    pub fn check_wide(&self, triangles: &[Triangle], wides: &[WideBvh], i: usize, case: &str) {
+        for wide in wides {
+            let case = format!("{case} ({})", wide.kernel());
+            self.check_wide_kernel(triangles, wide, i, &case);
+        }
+    }
+
+    fn check_wide_kernel(&self, triangles: &[Triangle], wide: &WideBvh, i: usize, case: &str) {
         let ray = &self.rays[i];
         let order = wide.primitive_order();
         let leaf_hits = |slots: core::ops::Range<u32>, r: &Ray| {
@@ -345,4 +354,16 @@ pub fn check_all_options(triangles: &[Triangle], rays: Vec<Ray>, case: &str) -> 
         reference.check(triangles, &bvh, &format!("{case} {options:?}"));
     }
     reference
+}
+
+/// `wide` once with each node kernel this CPU runs.
+pub fn every_kernel(wide: &WideBvh) -> Vec<WideBvh> {
+    Kernel::supported()
+        .into_iter()
+        .map(|kernel| {
+            let mut wide = wide.clone();
+            wide.set_kernel(kernel).expect("a supported kernel");
+            wide
+        })
+        .collect()
 }
