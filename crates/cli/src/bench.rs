@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use meshcast::{camera_rays, incoherent_rays, Camera, Mesh, Ray};
+use meshcast::{camera_rays, incoherent_rays, Camera, Kernel, Mesh, Ray, TraversalCounts};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -53,6 +53,16 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+
+    /// The node kernel: portable, avx2 or avx512 (default: the fastest this CPU runs, or the
+    /// one named by the MESHCAST_KERNEL environment variable).
+    #[arg(long, value_name = "KERNEL")]
+    kernel: Option<Kernel>,
+
+    /// Also count, per ray, the nodes, leaves and triangle blocks each query visits (a
+    /// separate, untimed pass: the timed queries count nothing).
+    #[arg(long)]
+    counters: bool,
 }
 
 /// Which rays a throughput figure uses.
@@ -89,6 +99,19 @@ impl Query {
     }
 }
 
+/// What one query visited on one ray set, summed over its rays.
+struct Visits {
+    rays: RaySet,
+    query: Query,
+    counts: TraversalCounts,
+}
+
+impl Visits {
+    fn per_ray(&self, n: u64) -> f64 {
+        n as f64 / self.counts.rays.max(1) as f64
+    }
+}
+
 /// One throughput figure.
 struct Throughput {
     rays: RaySet,
@@ -109,7 +132,9 @@ struct MeshBench {
     depth: usize,
     sah_cost: f64,
     bvh_bytes_per_triangle: f64,
+    kernel: Kernel,
     throughput: Vec<Throughput>,
+    visits: Vec<Visits>,
 }
 
 pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
@@ -172,7 +197,11 @@ fn bench_mesh(
         build_times.push(time);
         mesh = Some(built?);
     }
-    let mesh: Mesh = mesh.context("no build run")?;
+    let mut mesh: Mesh = mesh.context("no build run")?;
+    if let Some(kernel) = args.kernel {
+        mesh.set_kernel(kernel)
+            .with_context(|| format!("choosing the {kernel} kernel"))?;
+    }
     let build_time = median_of(&mut build_times);
     drop(tri_mesh);
     progress.done();
@@ -212,6 +241,18 @@ fn bench_mesh(
             }
         }
     }
+    let mut visits = Vec::new();
+    if args.counters {
+        for (set, rays) in &ray_sets {
+            for query in [Query::Closest, Query::Any] {
+                visits.push(Visits {
+                    rays: *set,
+                    query,
+                    counts: count_visits(&mesh, rays, query),
+                });
+            }
+        }
+    }
     let stats = mesh.bvh().stats();
     Ok(MeshBench {
         path: path.to_path_buf(),
@@ -223,8 +264,26 @@ fn bench_mesh(
         sah_cost: stats.sah_cost,
         bvh_bytes_per_triangle: mesh.acceleration_bytes() as f64
             / mesh.triangle_count().max(1) as f64,
+        kernel: mesh.kernel(),
         throughput,
+        visits,
     })
+}
+
+/// What `query` visits over `rays`, on this thread.
+fn count_visits(mesh: &Mesh, rays: &[Ray], query: Query) -> TraversalCounts {
+    let mut counts = TraversalCounts::default();
+    for ray in rays {
+        match query {
+            Query::Closest => {
+                mesh.cast_counted(ray, &mut counts);
+            }
+            Query::Any => {
+                mesh.occluded_counted(ray, &mut counts);
+            }
+        }
+    }
+    counts
 }
 
 /// Answers every ray in the current rayon pool and counts the hits.
@@ -251,9 +310,10 @@ fn write_table(
         };
         writeln!(
             out,
-            "{}: {} triangles{subdivided} (median of {} runs)",
+            "{}: {} triangles{subdivided} ({} kernel, median of {} runs)",
             bench.path.display(),
             bench.triangles,
+            bench.kernel,
             args.runs
         )?;
         writeln!(out, "  load   {:9.2} ms", ms(bench.load_time))?;
@@ -284,6 +344,20 @@ fn write_table(
                 100.0 * one.hits as f64 / one.count.max(1) as f64,
             )?;
         }
+        if !bench.visits.is_empty() {
+            writeln!(out, "  per ray                   nodes   leaves   blocks")?;
+            for v in &bench.visits {
+                writeln!(
+                    out,
+                    "  {:<11} {:<8} {:>9.2} {:>8.2} {:>8.2}",
+                    v.rays.name(),
+                    v.query.name(),
+                    v.per_ray(v.counts.nodes),
+                    v.per_ray(v.counts.leaves),
+                    v.per_ray(v.counts.blocks),
+                )?;
+            }
+        }
     }
     Ok(())
 }
@@ -312,8 +386,22 @@ fn write_json(
                     })
                 })
                 .collect();
+            let visits: Vec<_> = bench
+                .visits
+                .iter()
+                .map(|v| {
+                    json!({
+                        "rays": v.rays.name(),
+                        "query": v.query.name(),
+                        "nodes_per_ray": v.per_ray(v.counts.nodes),
+                        "leaves_per_ray": v.per_ray(v.counts.leaves),
+                        "blocks_per_ray": v.per_ray(v.counts.blocks),
+                    })
+                })
+                .collect();
             json!({
                 "path": bench.path.display().to_string(),
+                "kernel": bench.kernel.name(),
                 "triangles": bench.triangles,
                 "load_ms": ms(bench.load_time),
                 "build_ms": ms(bench.build_time),
@@ -323,6 +411,7 @@ fn write_json(
                 "bvh_sah_cost": bench.sah_cost,
                 "bvh_bytes_per_triangle": bench.bvh_bytes_per_triangle,
                 "throughput": throughput,
+                "counters": visits,
             })
         })
         .collect();

@@ -386,6 +386,43 @@ fn bench_json_has_every_figure() {
 }
 
 #[test]
+fn bench_counts_visits_with_every_kernel_and_rejects_unknown_ones() {
+    for kernel in meshcast::Kernel::supported() {
+        let out = run(&[
+            "bench",
+            arg(&asset("cow.obj")),
+            "--rays",
+            "1000",
+            "--runs",
+            "1",
+            "--kernel",
+            kernel.name(),
+            "--counters",
+            "--json",
+        ]);
+        assert!(out.success, "{kernel}: {}", out.stderr);
+        let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("valid JSON");
+        let mesh = &doc["meshes"][0];
+        assert_eq!(mesh["kernel"], kernel.name());
+        let counters = mesh["counters"].as_array().unwrap();
+        assert_eq!(counters.len(), 4, "coherent/incoherent x closest/any");
+        for c in counters {
+            let nodes = c["nodes_per_ray"].as_f64().unwrap();
+            let blocks = c["blocks_per_ray"].as_f64().unwrap();
+            // Every ray tests the root; random rays aimed at the mesh reach leaves.
+            assert!(nodes >= 1.0, "{c}");
+            if c["rays"] == "incoherent" {
+                assert!(blocks > 0.5, "{c}");
+            }
+        }
+    }
+    let out = run(&["bench", arg(&asset("cow.obj")), "--kernel", "sse9"]);
+    assert!(!out.success);
+    assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains("sse9"), "{}", out.stderr);
+}
+
+#[test]
 fn main_job_renders_the_bunny_and_picks_its_centre() {
     // Run away from the repository root: the bunny is found through the build's source path.
     let dir = scratch("main-job");
