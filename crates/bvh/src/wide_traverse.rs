@@ -21,6 +21,7 @@
 use core::ops::Range;
 
 use arrayvec::ArrayVec;
+use glam::Vec4;
 use meshcast_primitives::{Hit, Ray};
 
 use crate::simd::{self, NodeKernel, Portable, RaySetup};
@@ -466,10 +467,9 @@ fn push_in_lane_order(
 /// Pushes the lanes in `mask` (not empty) but the nearest, farthest first (so that they are
 /// popped nearest first), and returns the nearest.
 ///
-/// Each lane's place is its rank: the number of lanes in `mask` whose key (the entry
-/// distance as an integer of the same order, its three lowest bits replaced by the lane so
-/// that keys differ) is smaller. Ranks need no branch on the distances; the keys only order,
-/// and the stack keeps the exact distances for culling.
+/// One lane goes on; of two, the nearer goes on and the other waits. With more, each lane's
+/// place is its rank: the number of lanes in `mask` that are nearer, or as near and earlier.
+/// The ranks come from SIMD compares, with no branch on the distances.
 #[inline(always)]
 fn push_nearest_last(
     index: u32,
@@ -497,14 +497,17 @@ fn push_nearest_last(
         });
         return reference(index, node, near);
     }
-    let keys = order_keys(entries);
+    let halves = [
+        Vec4::from_slice(&entries[..4]),
+        Vec4::from_slice(&entries[4..]),
+    ];
     let last = mask.count_ones() as usize - 1;
     let mut sorted = [Pending::default(); WIDE_WIDTH];
     let mut lanes = mask;
     while lanes != 0 {
         let lane = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
-        let rank = (smaller_keys(&keys, keys[lane]) & mask).count_ones() as usize;
+        let rank = (nearer_lanes(&halves, entries[lane], lane) & mask).count_ones() as usize;
         sorted[(last - rank) % WIDE_WIDTH] = Pending {
             reference: reference(index, node, lane),
             entry: entries[lane],
@@ -514,28 +517,15 @@ fn push_nearest_last(
     sorted[last].reference
 }
 
-/// Each lane's ordering key: its entry distance as an `i32` that orders as the float does,
-/// with the lane in the three lowest bits.
+/// The lanes whose entry distance (in `halves`, four lanes each) is smaller than `entry`, or
+/// equal with a smaller lane than `lane`, as bits. Entries are never NaN.
 #[inline(always)]
-fn order_keys(entries: &[f32; WIDE_WIDTH]) -> [i32; WIDE_WIDTH] {
-    let mut keys = [0i32; WIDE_WIDTH];
-    for lane in 0..WIDE_WIDTH {
-        let bits = entries[lane].to_bits() as i32;
-        // Negative floats order backwards as integers: flip all but their sign bit.
-        let ordered = bits ^ ((bits >> 31) as u32 >> 1) as i32;
-        keys[lane] = (ordered & !7) | lane as i32;
-    }
-    keys
-}
-
-/// The lanes whose key is smaller than `key`, as bits.
-#[inline(always)]
-fn smaller_keys(keys: &[i32; WIDE_WIDTH], key: i32) -> u32 {
-    let mut smaller = 0;
-    for (lane, &k) in keys.iter().enumerate() {
-        smaller |= u32::from(k < key) << lane;
-    }
-    smaller
+fn nearer_lanes(halves: &[Vec4; 2], entry: f32, lane: usize) -> u32 {
+    let entry = Vec4::splat(entry);
+    let [low, high] = halves;
+    let smaller = low.cmplt(entry).bitmask() | high.cmplt(entry).bitmask() << 4;
+    let equal = low.cmpeq(entry).bitmask() | high.cmpeq(entry).bitmask() << 4;
+    smaller | (equal & ((1 << lane) - 1))
 }
 
 #[cfg(test)]
@@ -543,17 +533,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn order_keys_order_as_the_distances_do() {
-        let entries = [3.0, -1.0, 0.0, -0.0, 1e30, -1e30, 2.5, f32::INFINITY];
-        let keys = order_keys(&entries);
-        for a in 0..WIDE_WIDTH {
-            for b in 0..WIDE_WIDTH {
-                if entries[a] < entries[b] {
-                    assert!(keys[a] < keys[b], "{a} {b}");
-                }
-            }
-            assert_eq!(keys[a] & 7, a as i32);
-        }
+    fn nearer_lanes_break_ties_by_lane() {
+        let entries = [3.0, -1.0, 0.0, -0.0, 1e30, -1e30, 3.0, f32::INFINITY];
+        let halves = [
+            Vec4::from_slice(&entries[..4]),
+            Vec4::from_slice(&entries[4..]),
+        ];
+        assert_eq!(nearer_lanes(&halves, entries[0], 0), 0b0010_1110);
+        assert_eq!(nearer_lanes(&halves, entries[6], 6), 0b0010_1111);
+        // -0.0 and 0.0 are as near: the earlier lane goes first.
+        assert_eq!(nearer_lanes(&halves, entries[3], 3), 0b0010_0110);
+        assert_eq!(nearer_lanes(&halves, entries[2], 2), 0b0010_0010);
     }
 
     #[test]
