@@ -94,73 +94,7 @@ impl Bvh {
     /// # Ok::<(), &str>(())
     /// ```
     pub fn cast<F: FnMut(u32, &Ray) -> Option<Hit>>(&self, ray: &Ray, mut leaf: F) -> Option<Hit> {
-        let nodes = self.nodes.as_slice();
-        if nodes.is_empty() || !ray.is_valid() {
-            return None;
-        }
-        let slab_ray = SlabRay::new(ray, &nodes[0]);
-        let mut t_max = ray.t_max;
-        let (entry, exit) = slab_ray.test(&nodes[0], t_max);
-        if entry > exit {
-            return None;
-        }
-        let mut best: Option<Hit> = None;
-        let mut stack: SmallVec<[(u32, f32); STACK_INLINE_CAPACITY]> = SmallVec::new();
-        let mut current = 0usize;
-        loop {
-            let node = &nodes[current];
-            if node.is_leaf() {
-                let mut range = ray.with_range(ray.t_min, t_max);
-                for slot in node.offset()..node.offset() + node.count() {
-                    if let Some(hit) = leaf(slot, &range) {
-                        let closer = best.is_none_or(|b| hit.is_closer_than(&b));
-                        if closer && range.contains_t(hit.t) {
-                            best = Some(hit);
-                            t_max = hit.t;
-                            range.t_max = t_max;
-                        }
-                    }
-                }
-            } else {
-                let first = node.offset() as usize;
-                let (a, b) = (&nodes[first], &nodes[first + 1]);
-                let (entry_a, exit_a) = slab_ray.test(a, t_max);
-                let (entry_b, exit_b) = slab_ray.test(b, t_max);
-                match (entry_a <= exit_a, entry_b <= exit_b) {
-                    (true, true) => {
-                        // Near first: the far child waits on the stack with its entry distance.
-                        if entry_b < entry_a {
-                            stack.push((first as u32, entry_a));
-                            current = first + 1;
-                        } else {
-                            stack.push((first as u32 + 1, entry_b));
-                            current = first;
-                        }
-                        continue;
-                    }
-                    (true, false) => {
-                        current = first;
-                        continue;
-                    }
-                    (false, true) => {
-                        current = first + 1;
-                        continue;
-                    }
-                    (false, false) => {}
-                }
-            }
-            // Pop the next subtree that may still hold a hit no farther than the best.
-            loop {
-                match stack.pop() {
-                    None => return best,
-                    Some((index, entry)) if entry <= t_max => {
-                        current = index as usize;
-                        break;
-                    }
-                    Some(_) => {}
-                }
-            }
-        }
+        self.walk::<false>(ray, &mut leaf)
     }
 
     /// Whether any primitive is hit in the ray's range (occlusion, shadow rays): stops at the
@@ -182,53 +116,8 @@ impl Bvh {
     /// assert!(!bvh.occluded(&clear, leaf));
     /// ```
     pub fn occluded<F: FnMut(u32, &Ray) -> bool>(&self, ray: &Ray, mut leaf: F) -> bool {
-        let nodes = self.nodes.as_slice();
-        if nodes.is_empty() || !ray.is_valid() {
-            return false;
-        }
-        let slab_ray = SlabRay::new(ray, &nodes[0]);
-        let t_max = ray.t_max;
-        let (entry, exit) = slab_ray.test(&nodes[0], t_max);
-        if entry > exit {
-            return false;
-        }
-        let mut stack: SmallVec<[u32; STACK_INLINE_CAPACITY]> = SmallVec::new();
-        let mut current = 0usize;
-        loop {
-            let node = &nodes[current];
-            if node.is_leaf() {
-                for slot in node.offset()..node.offset() + node.count() {
-                    if leaf(slot, ray) {
-                        return true;
-                    }
-                }
-            } else {
-                let first = node.offset() as usize;
-                let (a, b) = (&nodes[first], &nodes[first + 1]);
-                let (entry_a, exit_a) = slab_ray.test(a, t_max);
-                let (entry_b, exit_b) = slab_ray.test(b, t_max);
-                match (entry_a <= exit_a, entry_b <= exit_b) {
-                    (true, true) => {
-                        stack.push(first as u32 + 1);
-                        current = first;
-                        continue;
-                    }
-                    (true, false) => {
-                        current = first;
-                        continue;
-                    }
-                    (false, true) => {
-                        current = first + 1;
-                        continue;
-                    }
-                    (false, false) => {}
-                }
-            }
-            match stack.pop() {
-                None => return false,
-                Some(index) => current = index as usize,
-            }
-        }
+        let mut found = |slot, ray: &Ray| leaf(slot, ray).then_some(Hit::new(ray.t_min, 0.0, 0.0));
+        self.walk::<true>(ray, &mut found).is_some()
     }
 
     /// Every hit in the ray's range, sorted by `t` and then by primitive index (`leaf` as in
@@ -252,34 +141,92 @@ impl Bvh {
     /// ```
     pub fn cast_all<F: FnMut(u32, &Ray) -> Option<Hit>>(&self, ray: &Ray, mut leaf: F) -> Vec<Hit> {
         let mut hits = Vec::new();
-        let nodes = self.nodes.as_slice();
-        if nodes.is_empty() || !ray.is_valid() {
-            return hits;
-        }
-        let slab_ray = SlabRay::new(ray, &nodes[0]);
-        let t_max = ray.t_max;
-        let mut stack: SmallVec<[u32; STACK_INLINE_CAPACITY]> = SmallVec::new();
-        stack.push(0);
-        while let Some(index) = stack.pop() {
-            let node = &nodes[index as usize];
-            let (entry, exit) = slab_ray.test(node, t_max);
-            if entry > exit {
-                continue;
-            }
-            match node.children() {
-                Some([a, b]) => {
-                    stack.push(b);
-                    stack.push(a);
-                }
-                None => {
-                    for slot in node.offset()..node.offset() + node.count() {
-                        hits.extend(leaf(slot, ray).filter(|h| ray.contains_t(h.t)));
-                    }
-                }
-            }
-        }
+        // The any-hit walk with a leaf that reports nothing visits every leaf the ray enters.
+        self.walk::<true>(ray, &mut |slot, ray: &Ray| {
+            hits.extend(leaf(slot, ray).filter(|h| ray.contains_t(h.t)));
+            None
+        });
         sort_hits(&mut hits);
         hits
+    }
+
+    /// The traversal loop: closest hit (children near first, the range shrinking to the best
+    /// hit), or with `ANY` the first hit `leaf` reports (children in order, the range fixed).
+    fn walk<const ANY: bool>(
+        &self,
+        ray: &Ray,
+        leaf: &mut impl FnMut(u32, &Ray) -> Option<Hit>,
+    ) -> Option<Hit> {
+        let nodes = self.nodes.as_slice();
+        if nodes.is_empty() || !ray.is_valid() {
+            return None;
+        }
+        let slab_ray = SlabRay::new(ray, &nodes[0]);
+        let mut t_max = ray.t_max;
+        let (entry, exit) = slab_ray.test(&nodes[0], t_max);
+        if entry > exit {
+            return None;
+        }
+        let mut best: Option<Hit> = None;
+        let mut stack: SmallVec<[(u32, f32); STACK_INLINE_CAPACITY]> = SmallVec::new();
+        let mut current = 0usize;
+        loop {
+            let node = &nodes[current];
+            if node.is_leaf() {
+                let mut range = ray.with_range(ray.t_min, t_max);
+                for slot in node.offset()..node.offset() + node.count() {
+                    let Some(hit) = leaf(slot, &range) else {
+                        continue;
+                    };
+                    if ANY {
+                        return Some(hit);
+                    }
+                    if best.is_none_or(|b| hit.is_closer_than(&b)) && range.contains_t(hit.t) {
+                        best = Some(hit);
+                        t_max = hit.t;
+                        range.t_max = t_max;
+                    }
+                }
+            } else {
+                let first = node.offset() as usize;
+                let (a, b) = (&nodes[first], &nodes[first + 1]);
+                let (entry_a, exit_a) = slab_ray.test(a, t_max);
+                let (entry_b, exit_b) = slab_ray.test(b, t_max);
+                match (entry_a <= exit_a, entry_b <= exit_b) {
+                    (true, true) => {
+                        // Near first (closest hit): the other child waits with its entry.
+                        if !ANY && entry_b < entry_a {
+                            stack.push((first as u32, entry_a));
+                            current = first + 1;
+                        } else {
+                            stack.push((first as u32 + 1, entry_b));
+                            current = first;
+                        }
+                        continue;
+                    }
+                    (true, false) => {
+                        current = first;
+                        continue;
+                    }
+                    (false, true) => {
+                        current = first + 1;
+                        continue;
+                    }
+                    (false, false) => {}
+                }
+            }
+            // Pop the next subtree that may still hold a hit no farther than the best.
+            loop {
+                match stack.pop() {
+                    None => return best,
+                    Some((index, entry)) if ANY || entry <= t_max => {
+                        current = index as usize;
+                        break;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
     }
 }
 

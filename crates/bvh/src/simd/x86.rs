@@ -31,38 +31,40 @@ pub(super) fn has_avx512() -> bool {
         && is_x86_feature_detected!("avx512dq")
 }
 
-/// The traversal loop with AVX2 enabled.
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-pub(super) fn walk_avx2<S, C, L, const ANY: bool>(
-    bvh: &WideBvh,
-    ray: &Ray,
-    leaf: &mut L,
-    counters: &mut C,
-) -> Option<Hit>
-where
-    S: TraversalStack,
-    C: Counters,
-    L: LeafTest,
-{
-    bvh.walk::<Avx2, S, C, L, ANY>(ray, leaf, counters)
+/// Defines a traversal entry point: the loop with the [`Avx2`] node test, compiled with
+/// `$features` enabled.
+macro_rules! walk_compiled_for {
+    ($(#[$doc:meta])* $name:ident, $features:literal) => {
+        $(#[$doc])*
+        #[target_feature(enable = $features)]
+        pub(super) fn $name<S, C, L, const ANY: bool>(
+            bvh: &WideBvh,
+            ray: &Ray,
+            leaf: &mut L,
+            counters: &mut C,
+        ) -> Option<Hit>
+        where
+            S: TraversalStack,
+            C: Counters,
+            L: LeafTest,
+        {
+            bvh.walk::<Avx2, S, C, L, ANY>(ray, leaf, counters)
+        }
+    };
 }
 
-/// The traversal loop with AVX-512 enabled (the same node test; the compiler gets 32 vector
-/// registers and mask compares for the leaf test and the child ordering).
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vl,avx512bw,avx512dq")]
-pub(super) fn walk_avx512<S, C, L, const ANY: bool>(
-    bvh: &WideBvh,
-    ray: &Ray,
-    leaf: &mut L,
-    counters: &mut C,
-) -> Option<Hit>
-where
-    S: TraversalStack,
-    C: Counters,
-    L: LeafTest,
-{
-    bvh.walk::<Avx2, S, C, L, ANY>(ray, leaf, counters)
-}
+walk_compiled_for!(
+    /// The traversal loop with AVX2 enabled.
+    walk_avx2,
+    "avx2,bmi1,bmi2,lzcnt,popcnt"
+);
+
+walk_compiled_for!(
+    /// The traversal loop with AVX-512 enabled (the same node test; the compiler gets 32
+    /// vector registers and mask compares for the leaf test and the child ordering).
+    walk_avx512,
+    "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vl,avx512bw,avx512dq"
+);
 
 /// The eight-lane kernel; only reached through [`walk_avx2`] and [`walk_avx512`].
 pub(super) struct Avx2;
