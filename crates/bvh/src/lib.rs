@@ -62,4 +62,4 @@ pub use simd::{Kernel, UnknownKernel, KERNEL_ENV};
 pub use stats::{BvhStats, SAH_TRAVERSAL_COST};
 pub use traverse::STACK_INLINE_CAPACITY;
 pub use wide::{WideBvh, WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
-pub use wide_traverse::{LeafTest, TraversalCounts};
+pub use wide_traverse::{LeafIntersector, TraversalCounts};

@@ -99,7 +99,7 @@ impl TraversalStack for Vec<Pending> {
 /// ```
 /// use glam::Vec3;
 /// use core::ops::Range;
-/// use meshcast_bvh::{BuildOptions, Bvh, LeafTest, TraversalCounts, WideBvh};
+/// use meshcast_bvh::{BuildOptions, Bvh, LeafIntersector, TraversalCounts, WideBvh};
 /// use meshcast_primitives::{Aabb, Hit, Ray};
 ///
 /// let boxes = [Aabb::new(Vec3::ZERO, Vec3::ONE)];
@@ -107,7 +107,7 @@ impl TraversalStack for Vec<Pending> {
 /// let mut counts = TraversalCounts::default();
 /// let ray = Ray::new(Vec3::new(0.5, 0.5, -1.0), Vec3::Z);
 /// struct Everything;
-/// impl LeafTest for Everything {
+/// impl LeafIntersector for Everything {
 ///     fn closest(&mut self, _: Range<u32>, ray: &Ray) -> Option<Hit> {
 ///         Some(Hit::new(ray.t_max.min(1.0), 0.0, 0.0))
 ///     }
@@ -185,7 +185,7 @@ const FOUND: Hit = Hit {
 /// A type whose methods are `#[inline(always)]` is compiled into each kernel's traversal loop
 /// ([`WideBvh::cast_leaves`], [`WideBvh::occluded_leaves`]), and so gets that kernel's
 /// instruction set too; a closure given to [`WideBvh::cast`] is usually called out of line.
-pub trait LeafTest {
+pub trait LeafIntersector {
     /// The closest hit among the primitives in leaf slots `slots` (a range of
     /// [`WideBvh::primitive_order`], padding included) within `ray`'s range, ties to the
     /// smaller primitive index, with `triangle` set to the primitive's index.
@@ -195,10 +195,10 @@ pub trait LeafTest {
     fn any(&mut self, slots: Range<u32>, ray: &Ray) -> bool;
 }
 
-/// [`WideBvh::cast`]'s closure as a [`LeafTest`].
+/// [`WideBvh::cast`]'s closure as a [`LeafIntersector`].
 struct ClosestLeaf<F>(F);
 
-impl<F: FnMut(Range<u32>, &Ray) -> Option<Hit>> LeafTest for ClosestLeaf<F> {
+impl<F: FnMut(Range<u32>, &Ray) -> Option<Hit>> LeafIntersector for ClosestLeaf<F> {
     #[inline(always)]
     fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
         (self.0)(slots, ray)
@@ -210,10 +210,10 @@ impl<F: FnMut(Range<u32>, &Ray) -> Option<Hit>> LeafTest for ClosestLeaf<F> {
     }
 }
 
-/// [`WideBvh::occluded`]'s closure as a [`LeafTest`].
+/// [`WideBvh::occluded`]'s closure as a [`LeafIntersector`].
 struct AnyLeaf<F>(F);
 
-impl<F: FnMut(Range<u32>, &Ray) -> bool> LeafTest for AnyLeaf<F> {
+impl<F: FnMut(Range<u32>, &Ray) -> bool> LeafIntersector for AnyLeaf<F> {
     #[inline(always)]
     fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
         (self.0)(slots, ray).then_some(FOUND)
@@ -225,14 +225,14 @@ impl<F: FnMut(Range<u32>, &Ray) -> bool> LeafTest for AnyLeaf<F> {
     }
 }
 
-/// [`WideBvh::cast_all`]'s closure as a [`LeafTest`]: every hit of a leaf appended, none
+/// [`WideBvh::cast_all`]'s closure as a [`LeafIntersector`]: every hit of a leaf appended, none
 /// reported, so that the any-hit walk visits every leaf the ray enters.
 struct AppendAll<'h, F> {
     leaf: F,
     hits: &'h mut Vec<Hit>,
 }
 
-impl<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)> LeafTest for AppendAll<'_, F> {
+impl<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)> LeafIntersector for AppendAll<'_, F> {
     #[inline(always)]
     fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
         (self.leaf)(slots, ray, self.hits);
@@ -263,8 +263,8 @@ impl WideBvh {
         self.run::<false, _, _>(ray, &mut ClosestLeaf(leaf), &mut ())
     }
 
-    /// [`WideBvh::cast`] with a [`LeafTest`] compiled into the traversal loop.
-    pub fn cast_leaves(&self, ray: &Ray, mut leaf: impl LeafTest) -> Option<Hit> {
+    /// [`WideBvh::cast`] with a [`LeafIntersector`] compiled into the traversal loop.
+    pub fn cast_leaves(&self, ray: &Ray, mut leaf: impl LeafIntersector) -> Option<Hit> {
         self.run::<false, _, _>(ray, &mut leaf, &mut ())
     }
 
@@ -273,7 +273,7 @@ impl WideBvh {
     pub fn cast_counted(
         &self,
         ray: &Ray,
-        mut leaf: impl LeafTest,
+        mut leaf: impl LeafIntersector,
         counts: &mut TraversalCounts,
     ) -> Option<Hit> {
         self.run::<false, _, _>(ray, &mut leaf, counts)
@@ -286,8 +286,8 @@ impl WideBvh {
             .is_some()
     }
 
-    /// [`WideBvh::occluded`] with a [`LeafTest`] compiled into the traversal loop.
-    pub fn occluded_leaves(&self, ray: &Ray, mut leaf: impl LeafTest) -> bool {
+    /// [`WideBvh::occluded`] with a [`LeafIntersector`] compiled into the traversal loop.
+    pub fn occluded_leaves(&self, ray: &Ray, mut leaf: impl LeafIntersector) -> bool {
         self.run::<true, _, _>(ray, &mut leaf, &mut ()).is_some()
     }
 
@@ -295,7 +295,7 @@ impl WideBvh {
     pub fn occluded_counted(
         &self,
         ray: &Ray,
-        mut leaf: impl LeafTest,
+        mut leaf: impl LeafIntersector,
         counts: &mut TraversalCounts,
     ) -> bool {
         self.run::<true, _, _>(ray, &mut leaf, counts).is_some()
@@ -347,7 +347,7 @@ impl WideBvh {
     #[inline(always)]
     fn run<const ANY: bool, L, C>(&self, ray: &Ray, leaf: &mut L, counters: &mut C) -> Option<Hit>
     where
-        L: LeafTest,
+        L: LeafIntersector,
         C: Counters,
     {
         counters.ray();
@@ -374,7 +374,7 @@ impl WideBvh {
         K: NodeKernel,
         S: TraversalStack,
         C: Counters,
-        L: LeafTest,
+        L: LeafIntersector,
     {
         let kernel_ray = K::prepare(&RaySetup::new(ray, &self.bounds));
         let mut best: Option<Hit> = None;

@@ -3,7 +3,7 @@
 
 use core::ops::Range;
 
-use meshcast_bvh::{LeafTest, Parallel, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT};
+use meshcast_bvh::{LeafIntersector, Parallel, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT};
 use meshcast_primitives::{
     BlockRay, Hit, Ray, Triangle, TriangleBlock, WatertightRay, BLOCK_WIDTH,
 };
@@ -59,7 +59,7 @@ pub(crate) struct BlockLeaf<'a, K> {
     pub(crate) query: LeafQuery<K>,
 }
 
-impl<K: FnMut(u32) -> bool> LeafTest for BlockLeaf<'_, K> {
+impl<K: FnMut(u32) -> bool> LeafIntersector for BlockLeaf<'_, K> {
     #[inline(always)]
     fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
         self.blocks.closest(self.order, slots, ray, &mut self.query)

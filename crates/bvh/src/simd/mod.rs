@@ -19,7 +19,7 @@ use glam::{Vec3, Vec4};
 use meshcast_primitives::{Aabb, Hit, Ray, SLAB_SLACK};
 
 use crate::wide::WideNode;
-use crate::wide_traverse::{Counters, LeafTest, TraversalStack};
+use crate::wide_traverse::{Counters, LeafIntersector, TraversalStack};
 use crate::WideBvh;
 
 mod portable;
@@ -240,7 +240,7 @@ pub(crate) fn walk<S, C, L, const ANY: bool>(
 where
     S: TraversalStack,
     C: Counters,
-    L: LeafTest,
+    L: LeafIntersector,
 {
     match bvh.kernel {
         #[cfg(target_arch = "x86_64")]

@@ -10,7 +10,7 @@ use meshcast_primitives::{Hit, Ray};
 
 use super::{NodeKernel, Plane, RaySetup};
 use crate::wide::WideNode;
-use crate::wide_traverse::{Counters, LeafTest, TraversalStack};
+use crate::wide_traverse::{Counters, LeafIntersector, TraversalStack};
 use crate::WideBvh;
 
 /// Whether the CPU (and the operating system) run the AVX2 kernel.
@@ -46,7 +46,7 @@ macro_rules! walk_compiled_for {
         where
             S: TraversalStack,
             C: Counters,
-            L: LeafTest,
+            L: LeafIntersector,
         {
             bvh.walk::<Avx2, S, C, L, ANY>(ray, leaf, counters)
         }
