@@ -8,8 +8,9 @@ use glam::{UVec3, Vec3A};
 use meshcast_primitives::Aabb;
 use rayon::prelude::*;
 
-use crate::builder::{bounds_of, build_top_down, BuildPrimitive, Split, Splitter};
-use crate::{refit, BuildOptions, Node, Parallel};
+use super::driver::{build_top_down, Split, Splitter};
+use super::{BuildOptions, BuildPrimitive, Parallel, Prepared};
+use crate::{refit, Node};
 
 /// Bits per axis of a Morton code (63 bits in all).
 const MORTON_BITS: u32 = 21;
@@ -30,11 +31,15 @@ struct MortonPrimitive {
 /// Builds the nodes and the leaf order over usable primitives; `boxes` is the full input in
 /// original order, for the final bottom-up boxes.
 pub(crate) fn build(
-    prims: Vec<BuildPrimitive>,
+    prepared: Prepared,
     boxes: &[Aabb],
     options: &BuildOptions,
 ) -> (Vec<Node>, Vec<u32>) {
-    let (_, centroids) = bounds_of(&prims, options.parallel);
+    let Prepared {
+        primitives: prims,
+        centroids,
+        ..
+    } = prepared;
     let extent = centroids.max - centroids.min;
     let cells = ((1u32 << MORTON_BITS) - 1) as f32;
     let scale = Vec3A::select(
