@@ -275,7 +275,8 @@ impl Binning {
             let b = self.index(min * 0.5 + max * 0.5);
             p.key = b.x | b.y << 8 | b.z << 16;
             for axis in 0..3 {
-                let bin = &mut bins[axis][b[axis] as usize];
+                // The mask tells the compiler the index is in range (it always is).
+                let bin = &mut bins[axis][b[axis] as usize & (MAX_BINS - 1)];
                 bin.min = bin.min.min(min);
                 bin.max = bin.max.max(max);
                 bin.count += 1;

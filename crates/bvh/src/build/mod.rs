@@ -226,11 +226,6 @@ impl BuildPrimitive {
     pub fn centroid(&self) -> Vec3A {
         Vec3A::from(self.min) * 0.5 + Vec3A::from(self.max) * 0.5
     }
-
-    #[inline(always)]
-    pub fn bounds(&self) -> Aabb {
-        Aabb::new(self.min, self.max)
-    }
 }
 
 /// The usable boxes (finite and non-empty) with their indices, in input order, and their
@@ -248,22 +243,48 @@ impl Prepared {
             prepared.extend(boxes, 0);
             return prepared;
         }
-        let parts: Vec<Self> = boxes
-            .par_chunks(PREPARE_CHUNK)
+        // Usually every box is usable: then one parallel pass finds the bounds and another
+        // writes the primitives in place (no chunks to concatenate afterwards).
+        let usable = |b: &Aabb| b.is_finite() && !b.is_empty();
+        let all_usable = boxes.par_iter().all(usable);
+        if !all_usable {
+            let parts: Vec<Self> = boxes
+                .par_chunks(PREPARE_CHUNK)
+                .enumerate()
+                .map(|(k, chunk)| {
+                    let mut part = Self::with_capacity(chunk.len());
+                    part.extend(chunk, k * PREPARE_CHUNK);
+                    part
+                })
+                .collect();
+            let count = parts.iter().map(|p| p.primitives.len()).sum();
+            let mut prepared = Self::with_capacity(count);
+            for part in parts {
+                prepared.primitives.extend_from_slice(&part.primitives);
+                prepared.bounds = prepared.bounds.union(part.bounds);
+                prepared.centroids = prepared.centroids.union(part.centroids);
+            }
+            return prepared;
+        }
+        let primitives: Vec<BuildPrimitive> = boxes
+            .par_iter()
             .enumerate()
-            .map(|(k, chunk)| {
-                let mut part = Self::with_capacity(chunk.len());
-                part.extend(chunk, k * PREPARE_CHUNK);
-                part
+            .map(|(index, b)| BuildPrimitive {
+                min: b.min,
+                index: index as u32,
+                max: b.max,
+                key: 0,
             })
             .collect();
-        let mut prepared = Self::with_capacity(parts.iter().map(|p| p.primitives.len()).sum());
-        for part in parts {
-            prepared.primitives.extend_from_slice(&part.primitives);
-            prepared.bounds = prepared.bounds.union(part.bounds);
-            prepared.centroids = prepared.centroids.union(part.centroids);
+        let (bounds, centroids) = primitives.par_chunks(PREPARE_CHUNK).map(bounds_of).reduce(
+            || (Aabb::EMPTY, CentroidBounds::EMPTY),
+            |a, b| (a.0.union(b.0), a.1.union(b.1)),
+        );
+        Self {
+            primitives,
+            bounds,
+            centroids,
         }
-        prepared
     }
 
     fn with_capacity(capacity: usize) -> Self {
