@@ -16,20 +16,32 @@ pub(crate) struct SahCost {
     traversal: f32,
     /// Primitives tested together; a leaf costs one per started block.
     leaf_block: usize,
+    /// `log2(leaf_block)` when it is a power of two (it always is in practice): a shift
+    /// instead of a division by a run-time value, which was 7% of the splitter's
+    /// instructions on the bunny x16.
+    block_shift: Option<u32>,
 }
 
 impl SahCost {
     pub fn new(options: &BuildOptions) -> Self {
+        let leaf_block = options.leaf_block.max(1);
         Self {
             traversal: options.traversal_cost,
-            leaf_block: options.leaf_block.max(1),
+            leaf_block,
+            block_shift: leaf_block
+                .is_power_of_two()
+                .then(|| leaf_block.trailing_zeros()),
         }
     }
 
     /// The cost of testing `count` primitives: whole blocks of [`BuildOptions::leaf_block`].
     #[inline(always)]
     pub fn leaf(&self, count: usize) -> f32 {
-        count.div_ceil(self.leaf_block) as f32
+        let blocks = match self.block_shift {
+            Some(shift) => (count + self.leaf_block - 1) >> shift,
+            None => count.div_ceil(self.leaf_block),
+        };
+        blocks as f32
     }
 
     /// One side of a split plane: its area times the cost of its primitives as a leaf.

@@ -3,8 +3,8 @@
 //! tracing using space subdivision*, 1990, as in Wald 2007 before binning). Cheaper than
 //! setting up and sweeping bins for a few dozen primitives, and exact. The boxes are loaded
 //! once as SIMD corners: the unions of [`meshcast_primitives::Aabb`]'s three-float corners
-//! were scalar (bunny x16, one thread: 2.22 -> 2.05 G instructions in the split, with the unchecked bin
-//! index of the binning).
+//! were scalar (bunny x16, one thread: 2.22 -> 2.05 G instructions in the splitter, with the
+//! unchecked bin index of the binning).
 
 use glam::Vec3A;
 
