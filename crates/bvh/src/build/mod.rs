@@ -41,18 +41,19 @@ const PREPARE_CHUNK: usize = 1 << 14;
 ///
 /// Each step up builds slower. Measured through `meshcast_mesh::Mesh`
 /// builds (leaves of four) with callgrind, one thread, instructions (wall times on the shared
-/// 2-core machine varied by 2x between runs):
+/// 2-core machine varied by 2x between runs). x16 is the bunny subdivided twice (1.1M
+/// triangles); a trace figure is the mean over coherent and incoherent rays, closest and any
+/// hit:
 ///
-/// | quality  | build, bunny | build, bunny x16 | trace, bunny (per ray) | wide SAH (bunny) |
-/// |----------|--------------|------------------|------------------------|------------------|
-/// | Fast     | 83 M         | 1.37 G           | 1112                   | 18.15            |
-/// | Balanced | 204 M        | 3.79 G           | 1075                   | 24.07            |
-/// | High     | 214 M        | 3.98 G           | 1085                   | 24.09            |
+/// | quality  | build, bunny | build, x16 | trace per ray, bunny | trace per ray, x16 |
+/// |----------|--------------|------------|----------------------|--------------------|
+/// | Fast     | 83 M         | 1.37 G     | 1111                 | 1211               |
+/// | Balanced | 204 M        | 3.79 G     | 1074                 | 1153               |
+/// | High     | 214 M        | 3.98 G     | 1084                 | 1158               |
 ///
 /// High lowers the binary tree's SAH cost by only 0.1% (see `reinsertion.rs`) and the
-/// eight-wide tree a mesh collapses it into is no better for it: for meshes, Balanced is the
-/// better choice today. (The wide SAH costs of the steps are not comparable: Fast's smaller
-/// leaves count fewer primitives per box.)
+/// eight-wide tree a mesh collapses it into is no better for it (bunny: wide SAH 24.07 ->
+/// 24.09): for meshes, Balanced is the better choice today.
 ///
 /// # Examples
 /// ```
