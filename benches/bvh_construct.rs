@@ -1,4 +1,4 @@
-//! BVH construction time per mesh, builder and thread count; throughput in triangles per
+//! BVH construction time per mesh, quality and thread count; throughput in triangles per
 //! second. Meshes: the Stanford bunny (69k triangles), the ogre (124k), and the bunny
 //! subdivided twice (1.1M) and three times (4.4M), each triangle into four at its edge
 //! midpoints. Threads come from a local rayon pool of one or two threads.
@@ -6,7 +6,7 @@
 //! `cargo bench -p meshcast-benches --bench bvh_construct -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{black_box, criterion_main, BenchmarkId, Criterion, Throughput};
-use meshcast_bvh::{BuildOptions, Builder, Bvh};
+use meshcast_bvh::{BuildOptions, Bvh, Quality};
 use meshcast_mesh::TriMesh;
 use meshcast_primitives::{Aabb, Triangle};
 
@@ -35,11 +35,15 @@ fn construct(c: &mut Criterion) {
         ),
     ];
     let pools = meshcast_benches::thread_pools();
-    for (builder, name) in [(Builder::Sah, "sah"), (Builder::Fast, "fast")] {
+    for (quality, name) in [
+        (Quality::Fast, "fast"),
+        (Quality::Balanced, "balanced"),
+        (Quality::High, "high"),
+    ] {
         let mut group = c.benchmark_group(format!("bvh_construct/{name}"));
         group.sample_size(10);
         let options = BuildOptions {
-            builder,
+            quality,
             ..BuildOptions::default()
         };
         for (mesh, boxes) in &meshes {

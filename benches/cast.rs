@@ -2,13 +2,13 @@
 //! (`occluded`) over the bunny's triangles kept in leaf order, with the watertight set-up
 //! prepared once per ray, as `Mesh` does. Two ray sets of 2^20 rays: coherent primary rays
 //! of a 1024 x 1024 camera framing the mesh, and incoherent rays from a sphere around it
-//! towards random points in its box. Both builders (to compare the fast builder's trees with
-//! SAH ones), one and two threads from a local rayon pool.
+//! towards random points in its box. Every step of the quality ladder (to compare the
+//! trees of the fast, balanced and high-quality builds), one and two threads from a local rayon pool.
 //!
 //! `cargo bench -p meshcast-benches --bench cast -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
-use meshcast_bvh::{BuildOptions, Builder, Bvh, PreparedRay, Primitive};
+use meshcast_bvh::{BuildOptions, Bvh, PreparedRay, Primitive, Quality};
 use meshcast_mesh::{camera_rays, incoherent_rays, TriMesh};
 use meshcast_primitives::{Camera, Hit, Ray, Triangle};
 use rayon::prelude::*;
@@ -25,10 +25,10 @@ struct Scene {
 }
 
 impl Scene {
-    fn new(mesh: &TriMesh, builder: Builder) -> Self {
+    fn new(mesh: &TriMesh, quality: Quality) -> Self {
         let triangles: Vec<Triangle> = mesh.triangles().collect();
         let options = BuildOptions {
-            builder,
+            quality,
             ..BuildOptions::default()
         };
         let bvh = Bvh::build_primitives(&triangles, &options);
@@ -76,8 +76,12 @@ fn cast(c: &mut Criterion) {
         ),
     ];
     let pools = meshcast_benches::thread_pools();
-    for (builder, name) in [(Builder::Sah, "sah"), (Builder::Fast, "fast")] {
-        let scene = Scene::new(&mesh, builder);
+    for (quality, name) in [
+        (Quality::Fast, "fast"),
+        (Quality::Balanced, "balanced"),
+        (Quality::High, "high"),
+    ] {
+        let scene = Scene::new(&mesh, quality);
         let mut group = c.benchmark_group(format!("cast/bunny-{name}"));
         group.sample_size(10);
         for (set, rays) in &ray_sets {

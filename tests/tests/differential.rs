@@ -1,7 +1,7 @@
 //! Mesh queries against the brute-force reference, on real meshes, with random and adversarial
 //! rays, under every build option: the same triangle and bit-identical `t` every time.
 
-use meshcast_bvh::{BuildOptions, Builder, Kernel, Parallel};
+use meshcast_bvh::{BuildOptions, Kernel, Parallel, Quality};
 use meshcast_mesh::{Mesh, TriMesh};
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
 use meshcast_tests::{
@@ -106,11 +106,11 @@ fn every_build_option_matches_brute_force() {
     let triangles = triangles_of(&tri_mesh);
     let mut rays = random_rays(tri_mesh.bounds(), 300, 5);
     rays.extend(adversarial_rays(&triangles, 300, 6));
-    for builder in [Builder::Sah, Builder::Fast] {
+    for quality in [Quality::Fast, Quality::Balanced, Quality::High] {
         for max_leaf_primitives in [1, 4, 16] {
             for parallel in [Parallel::Sequential, Parallel::Rayon] {
                 let options = BuildOptions {
-                    builder,
+                    quality,
                     max_leaf_primitives,
                     parallel,
                     ..BuildOptions::default()

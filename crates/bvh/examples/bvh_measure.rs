@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Builder, Bvh, Parallel, PreparedRay, Primitive};
+use meshcast_bvh::{BuildOptions, Bvh, Parallel, PreparedRay, Primitive, Quality};
 use meshcast_primitives::{Aabb, Ray, Triangle};
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
@@ -151,7 +151,29 @@ fn main() {
         (
             "Fast (LBVH)",
             BuildOptions {
-                builder: Builder::Fast,
+                quality: Quality::Fast,
+                ..sah
+            },
+        ),
+        (
+            "High",
+            BuildOptions {
+                quality: Quality::High,
+                ..sah
+            },
+        ),
+        (
+            "Mesh SAH",
+            BuildOptions {
+                leaf_block: 4,
+                ..sah
+            },
+        ),
+        (
+            "Mesh High",
+            BuildOptions {
+                quality: Quality::High,
+                leaf_block: 4,
                 ..sah
             },
         ),
@@ -210,7 +232,10 @@ fn main() {
         ("incoherent", incoherent_rays(b, 1 << 20)),
     ];
     for (name, bvh) in built.iter().filter(|(n, _)| {
-        n.starts_with("SAH 16") || n.starts_with("SAH trav") || n.starts_with("Fast")
+        n.starts_with("SAH 16")
+            || n.starts_with("SAH trav")
+            || n.starts_with("Fast")
+            || n.starts_with("High")
     }) {
         let leaf: Vec<Triangle> = bvh
             .primitive_order()

@@ -1,8 +1,9 @@
 //! A bounding volume hierarchy over anything with a bounding box and a ray test.
 //!
 //! The layer above `meshcast-primitives`: the [`Bvh`] is built over primitive boxes
-//! ([`Bvh::build`], binned SAH or a Morton-code linear BVH, see [`BuildOptions`]) into one
-//! array of 32-byte [`Node`]s, and traversed with a leaf closure, so the same code serves
+//! ([`Bvh::build`], on a ladder of [`Quality`]: a Morton-code linear BVH, binned SAH, or
+//! binned SAH polished by reinsertion) into one array of 32-byte [`Node`]s, and traversed
+//! with a leaf closure, so the same code serves
 //! triangles, spheres, polygons and whole mesh instances. [`Primitive`] is implemented for
 //! [`meshcast_primitives::Triangle`] (the watertight test), and the `*_primitives` queries
 //! run over a slice of primitives. Every query returns what a brute-force loop over all
@@ -33,16 +34,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod builder;
+mod build;
 mod bvh;
 mod error;
-mod lbvh;
 mod nearest;
 mod node;
 mod overlap;
 mod primitive;
 mod refit;
-mod sah;
 #[allow(unsafe_code)]
 mod simd;
 mod stats;
@@ -50,8 +49,8 @@ mod traverse;
 mod wide;
 mod wide_traverse;
 
-pub use builder::{
-    BuildOptions, Builder, Parallel, DEFAULT_BINS, DEFAULT_MAX_LEAF_PRIMITIVES,
+pub use build::{
+    BuildOptions, Parallel, Quality, DEFAULT_BINS, DEFAULT_MAX_LEAF_PRIMITIVES,
     DEFAULT_TRAVERSAL_COST, MAX_BINS, MIN_BINS,
 };
 pub use bvh::Bvh;

@@ -3,7 +3,7 @@
 use core::ops::ControlFlow;
 
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Builder, Bvh};
+use meshcast_bvh::{BuildOptions, Bvh, Quality};
 use meshcast_primitives::{Aabb, Frustum, Overlap, Sphere, Triangle, Volume};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -23,12 +23,12 @@ fn soup(seed: u64, count: usize) -> Vec<Triangle> {
 }
 
 fn builds(triangles: &[Triangle]) -> Vec<Bvh> {
-    [Builder::Sah, Builder::Fast]
+    [Quality::Fast, Quality::Balanced, Quality::High]
         .into_iter()
-        .flat_map(|builder| {
+        .flat_map(|quality| {
             [1, 4].map(|max_leaf_primitives| {
                 let options = BuildOptions {
-                    builder,
+                    quality,
                     max_leaf_primitives,
                     ..BuildOptions::default()
                 };

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Builder, Bvh, Error, Parallel};
+use meshcast_bvh::{BuildOptions, Bvh, Error, Parallel, Quality};
 use meshcast_primitives::{Aabb, Ray, Triangle};
 use rand::Rng;
 
@@ -196,9 +196,9 @@ fn bin_counts_and_leaf_sizes_are_clamped() {
 fn parallel_builds_equal_sequential_builds() {
     let mesh = load_mesh("stanford-bunny.obj");
     let boxes = boxes(&mesh);
-    for builder in [Builder::Sah, Builder::Fast] {
+    for quality in [Quality::Fast, Quality::Balanced, Quality::High] {
         let sequential = BuildOptions {
-            builder,
+            quality,
             parallel: Parallel::Sequential,
             ..BuildOptions::default()
         };
@@ -208,8 +208,8 @@ fn parallel_builds_equal_sequential_builds() {
         };
         let a = build_boxes(&boxes, &sequential);
         let b = build_boxes(&boxes, &parallel);
-        assert_eq!(a.nodes(), b.nodes(), "{builder:?}");
-        assert_eq!(a.primitive_order(), b.primitive_order(), "{builder:?}");
+        assert_eq!(a.nodes(), b.nodes(), "{quality:?}");
+        assert_eq!(a.primitive_order(), b.primitive_order(), "{quality:?}");
     }
 }
 
@@ -247,7 +247,7 @@ fn more_bins_never_cost_much_more_and_the_fast_build_is_close() {
         ..BuildOptions::default()
     });
     let fast = cost(BuildOptions {
-        builder: Builder::Fast,
+        quality: Quality::Fast,
         ..BuildOptions::default()
     });
     assert!(sah16 <= sah32 * 1.1, "16 bins {sah16}, 32 bins {sah32}");

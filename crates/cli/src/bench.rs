@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use meshcast::{camera_rays, incoherent_rays, Camera, Kernel, Mesh, Ray, TraversalCounts};
+use meshcast::{camera_rays, incoherent_rays, Camera, Kernel, Mesh, Quality, Ray, TraversalCounts};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -24,7 +24,8 @@ const MAX_SUBDIVIDED_TRIANGLES: u64 = 100_000_000;
 const INCOHERENT_SEED: u64 = 0x6d65_7368;
 
 /// Measure load and build time and rays per second (closest and any hit; camera and random
-/// rays; one thread and all threads).
+/// rays; one thread and all threads). The build runs on the "all threads" pool, so
+/// `--threads 1` times a one-thread build.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// OBJ files.
@@ -45,6 +46,10 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
 
+    /// The build quality: faster builds or faster rays.
+    #[arg(long, value_enum, default_value_t = QualityArg::Balanced)]
+    quality: QualityArg,
+
     /// Runs per figure; the median is reported.
     #[arg(long, value_name = "N", default_value_t = 5,
           value_parser = clap::value_parser!(u32).range(1..=100))]
@@ -63,6 +68,35 @@ pub struct Args {
     /// separate, untimed pass: the timed queries count nothing).
     #[arg(long)]
     counters: bool,
+}
+
+/// The steps of [`Quality`], as the command line spells them.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum QualityArg {
+    /// A Morton-code linear BVH: the fastest build.
+    Fast,
+    /// Binned SAH: the default.
+    Balanced,
+    /// Binned SAH polished by reinsertion: the fastest rays.
+    High,
+}
+
+impl QualityArg {
+    fn quality(self) -> Quality {
+        match self {
+            Self::Fast => Quality::Fast,
+            Self::Balanced => Quality::Balanced,
+            Self::High => Quality::High,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Fast => "fast",
+            Self::Balanced => "balanced",
+            Self::High => "high",
+        }
+    }
 }
 
 /// Which rays a throughput figure uses.
@@ -193,7 +227,9 @@ fn bench_mesh(
     let mut mesh = None;
     for _ in 0..runs {
         let copy = tri_mesh.clone();
-        let (built, time) = timed(|| loading::build(copy));
+        let build_pool = pools.last().context("no thread pool")?;
+        let (built, time) =
+            build_pool.install(|| timed(|| loading::build(copy, args.quality.quality())));
         build_times.push(time);
         mesh = Some(built?);
     }
@@ -310,9 +346,10 @@ fn write_table(
         };
         writeln!(
             out,
-            "{}: {} triangles{subdivided} ({} kernel, median of {} runs)",
+            "{}: {} triangles{subdivided}, {} quality, {} kernel (median of {} runs)",
             bench.path.display(),
             bench.triangles,
+            args.quality.name(),
             bench.kernel,
             args.runs
         )?;
@@ -418,6 +455,7 @@ fn write_json(
     let document = json!({
         "subdivide": args.subdivide,
         "runs": args.runs,
+        "quality": args.quality.name(),
         "threads": threads,
         "meshes": meshes,
     });

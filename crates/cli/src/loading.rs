@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Result;
-use meshcast::{BuildOptions, Mesh, TriMesh};
+use meshcast::{BuildOptions, Mesh, Quality, TriMesh};
 
 use crate::timing::timed;
 
@@ -41,7 +41,7 @@ pub fn read_obj(path: &Path) -> Result<TriMesh> {
 pub fn load(path: &Path) -> Result<LoadedMesh> {
     let (tri_mesh, load_time) = timed(|| read_obj(path));
     let tri_mesh = tri_mesh?;
-    let (mesh, build_time) = timed(|| build(tri_mesh));
+    let (mesh, build_time) = timed(|| build(tri_mesh, Quality::default()));
     Ok(LoadedMesh {
         mesh: mesh?,
         load_time,
@@ -49,9 +49,13 @@ pub fn load(path: &Path) -> Result<LoadedMesh> {
     })
 }
 
-/// Builds the BVH of a loaded mesh with the default options.
-pub fn build(tri_mesh: TriMesh) -> Result<Mesh> {
-    Ok(Mesh::from_tri_mesh(tri_mesh, &BuildOptions::default()))
+/// Builds the BVH of a loaded mesh with the default options at `quality`.
+pub fn build(tri_mesh: TriMesh, quality: Quality) -> Result<Mesh> {
+    let options = BuildOptions {
+        quality,
+        ..BuildOptions::default()
+    };
+    Ok(Mesh::from_tri_mesh(tri_mesh, &options))
 }
 
 /// The bundled Stanford bunny: `assets/stanford-bunny.obj` under the current folder if it is

@@ -423,6 +423,38 @@ fn bench_counts_visits_with_every_kernel_and_rejects_unknown_ones() {
 }
 
 #[test]
+fn bench_takes_every_build_quality() {
+    for quality in ["fast", "balanced", "high"] {
+        let out = run(&[
+            "bench",
+            arg(&asset("cow.obj")),
+            "--rays",
+            "500",
+            "--runs",
+            "1",
+            "--threads",
+            "1",
+            "--quality",
+            quality,
+            "--json",
+        ]);
+        assert!(out.success, "{quality}: {}", out.stderr);
+        let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("valid JSON");
+        assert_eq!(doc["quality"], quality);
+        let figures = doc["meshes"][0]["throughput"].as_array().unwrap();
+        assert!(
+            figures
+                .iter()
+                .all(|f| f["hits"].as_u64().is_some_and(|h| h > 0)),
+            "{quality}: {doc}"
+        );
+    }
+    let bad = run(&["bench", arg(&asset("cow.obj")), "--quality", "best"]);
+    assert!(!bad.success);
+    assert!(bad.stderr.contains("--quality"), "{}", bad.stderr);
+}
+
+#[test]
 fn main_job_renders_the_bunny_and_picks_its_centre() {
     // Run away from the repository root: the bunny is found through the build's source path.
     let dir = scratch("main-job");

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Builder, Bvh, Kernel, Parallel, WideBvh, PADDING_SLOT};
+use meshcast_bvh::{BuildOptions, Bvh, Kernel, Parallel, Quality, WideBvh, PADDING_SLOT};
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -60,8 +60,8 @@ pub fn bounds(triangles: &[Triangle]) -> Aabb {
         .fold(Aabb::EMPTY, |b, t| b.union(t.bounds()))
 }
 
-/// The build options every differential test runs: both builders, several bin counts and
-/// leaf sizes, sequential and parallel.
+/// The build options every differential test runs: every step of the quality ladder,
+/// several bin counts and leaf sizes, sequential and parallel.
 pub fn all_options() -> Vec<BuildOptions> {
     let base = BuildOptions::default();
     vec![
@@ -89,13 +89,29 @@ pub fn all_options() -> Vec<BuildOptions> {
             ..base
         },
         BuildOptions {
-            builder: Builder::Fast,
+            quality: Quality::Fast,
             ..base
         },
         BuildOptions {
-            builder: Builder::Fast,
+            quality: Quality::Fast,
             max_leaf_primitives: 1,
             parallel: Parallel::Sequential,
+            ..base
+        },
+        BuildOptions {
+            quality: Quality::High,
+            ..base
+        },
+        BuildOptions {
+            quality: Quality::High,
+            max_leaf_primitives: 1,
+            parallel: Parallel::Sequential,
+            ..base
+        },
+        BuildOptions {
+            quality: Quality::High,
+            leaf_block: 4,
+            traversal_cost: 1.0,
             ..base
         },
     ]

@@ -1,41 +1,47 @@
 //! The binned SAH builder (Wald, *On fast Construction of SAH-based Bounding Volume
 //! Hierarchies*, 2007; Bikker, *How to build a BVH*, 2022): each node bins its primitives'
 //! centroids on all three axes and splits at the plane of least surface area cost, or becomes
-//! a leaf when that is cheaper.
+//! a leaf when that is cheaper. Small nodes take the exact [`super::sweep`] instead.
 
 use glam::{UVec3, Vec3A};
 use meshcast_primitives::Aabb;
 use rayon::prelude::*;
 
-use crate::builder::{
-    bounds_of, build_top_down, BuildPrimitive, CentroidBounds, Split, Splitter, MAX_BINS,
+use super::cost::{corner_area, SahCost};
+use super::driver::{build_top_down, Split, Splitter};
+use super::sweep::{self, SWEEP_PRIMITIVES};
+use super::{
+    bounds_of, BuildOptions, BuildPrimitive, CentroidBounds, Parallel, Prepared, MAX_BINS,
 };
-use crate::{BuildOptions, Node, Parallel};
+use crate::Node;
 
 /// Nodes with at least this many primitives bin them with rayon.
 const PARALLEL_BINNING_PRIMITIVES: usize = 1 << 16;
 /// The chunk of primitives one rayon task bins.
 const BINNING_CHUNK: usize = 1 << 14;
-/// Nodes with at most this many primitives are split by a full sweep over the sorted
-/// centroids (every plane between two primitives, on each axis) instead of binning: cheaper
-/// than setting up and sweeping the bins, and exact.
-const SWEEP_PRIMITIVES: usize = 24;
 
 /// Builds the nodes and the leaf order over usable primitives.
-pub(crate) fn build(
-    mut prims: Vec<BuildPrimitive>,
-    options: &BuildOptions,
-) -> (Vec<Node>, Vec<u32>) {
-    let (bounds, centroids) = bounds_of(&prims, options.parallel);
-    let splitter = SahSplitter { options: *options };
+pub(crate) fn build(prepared: Prepared, options: &BuildOptions) -> (Vec<Node>, Vec<u32>) {
+    let Prepared {
+        mut primitives,
+        bounds,
+        centroids,
+    } = prepared;
+    let splitter = SahSplitter {
+        options: *options,
+        cost: SahCost::new(options),
+        max_leaf: options.clamped_max_leaf(),
+    };
     let root = SahTask { bounds, centroids };
-    let nodes = build_top_down(&splitter, &mut prims, root, options.parallel);
-    let order = prims.iter().map(|p| p.index).collect();
+    let nodes = build_top_down(&splitter, &mut primitives, root, options.parallel);
+    let order = primitives.iter().map(|p| p.index).collect();
     (nodes, order)
 }
 
 struct SahSplitter {
     options: BuildOptions,
+    cost: SahCost,
+    max_leaf: usize,
 }
 
 /// A node to split: the box of its primitives and the box of their centroids.
@@ -54,13 +60,13 @@ impl Splitter for SahSplitter {
 
     fn split(&self, items: &mut [BuildPrimitive], task: SahTask) -> Split<SahTask> {
         let n = items.len();
-        if n <= 1 {
+        if n <= 1 || (n <= self.max_leaf && self.cost.split_never_wins(n)) {
             return Split::Leaf;
         }
         if n <= SWEEP_PRIMITIVES {
             return self.split_small(items, task);
         }
-        let binning = Binning::new(&task.centroids, self.options.clamped_bins(), &self.options);
+        let binning = Binning::new(&task.centroids, self.options.clamped_bins(), &self.cost);
         let best = if binning.usable == [false; 3] {
             None
         } else {
@@ -75,7 +81,7 @@ impl Splitter for SahSplitter {
                 };
             binning.best_split(&bins)
         };
-        if self.prefers_leaf(n, best.as_ref().map(|b| b.cost), &task.bounds) {
+        if self.prefers_leaf(n, best.as_ref().map(|b| b.sides), &task.bounds) {
             return Split::Leaf;
         }
         match best {
@@ -104,103 +110,41 @@ impl Splitter for SahSplitter {
 }
 
 impl SahSplitter {
-    /// Leaf versus split, with primitive tests costing 1 and node visits `traversal_cost`,
-    /// relative to this node's area. Nodes above the leaf size always split; a missing or
-    /// NaN cost (a zero-area node) means leaf.
-    fn prefers_leaf(&self, n: usize, split_cost: Option<f32>, bounds: &Aabb) -> bool {
-        if n > self.options.clamped_max_leaf() {
-            return false;
-        }
-        let split_cost = split_cost.map_or(f32::NAN, |c| {
-            self.options.traversal_cost + c / bounds.surface_area()
-        });
-        let split_is_cheaper = split_cost < self.options.leaf_cost(n);
-        !split_is_cheaper
+    fn prefers_leaf(&self, n: usize, sides: Option<f32>, bounds: &Aabb) -> bool {
+        self.cost
+            .prefers_leaf(n, self.max_leaf, sides, bounds.surface_area())
     }
 
-    /// The full sweep for small nodes: sorts by centroid on each axis and evaluates the SAH
-    /// between every two neighbours (the plane-sweep of MacDonald and Booth 1990, as in
-    /// Wald's paper before binning).
+    /// Small nodes: the exact sweep.
     fn split_small(&self, items: &mut [BuildPrimitive], task: SahTask) -> Split<SahTask> {
         let n = items.len();
-        debug_assert!(n <= SWEEP_PRIMITIVES);
         if task.centroids.min == task.centroids.max {
             // Every plane costs the same: split by count rather than peel one off at a time.
-            if n <= self.options.clamped_max_leaf() {
+            if n <= self.max_leaf {
                 return Split::Leaf;
             }
             return median_split(items, &task.centroids);
         }
-        // Sort small keys rather than the primitives: the centroid coordinate made
-        // order-preserving as an integer, above the primitive's position in the node.
-        let mut orders = [[0u64; SWEEP_PRIMITIVES]; 3];
-        for (i, p) in items.iter().enumerate() {
-            let c = p.centroid();
-            for (axis, order) in orders.iter_mut().enumerate() {
-                order[i] = u64::from(ordered_bits(c[axis])) << 32 | i as u64;
-            }
-        }
-        let mut best: Option<(usize, usize, f32)> = None;
-        let mut right_cost = [0.0f32; SWEEP_PRIMITIVES];
-        for (axis, order) in orders.iter_mut().enumerate() {
-            let order = &mut order[..n];
-            order.sort_unstable();
-            let bounds = |k: usize| items[(order[k] & 0xffff_ffff) as usize].bounds();
-            let mut right = Aabb::EMPTY;
-            for i in (1..n).rev() {
-                right = right.union(bounds(i));
-                right_cost[i] = area(&right) * self.options.leaf_cost(n - i);
-            }
-            let mut left = Aabb::EMPTY;
-            for (i, right_cost) in right_cost.iter().enumerate().take(n).skip(1) {
-                left = left.union(bounds(i - 1));
-                let cost = area(&left) * self.options.leaf_cost(i) + right_cost;
-                if cost < best.map_or(f32::INFINITY, |b| b.2) {
-                    best = Some((axis, i, cost));
-                }
-            }
-        }
-        if self.prefers_leaf(n, best.map(|b| b.2), &task.bounds) {
+        let best = sweep::best_split(items, &self.cost);
+        if self.prefers_leaf(n, best.as_ref().map(|b| b.sides), &task.bounds) {
             return Split::Leaf;
         }
-        let Some((axis, mid, _)) = best else {
+        let Some(best) = best else {
             return median_split(items, &task.centroids);
         };
-        let mut sorted = [items[0]; SWEEP_PRIMITIVES];
-        for (slot, key) in sorted.iter_mut().zip(&orders[axis][..n]) {
-            *slot = items[(key & 0xffff_ffff) as usize];
-        }
-        items.copy_from_slice(&sorted[..n]);
-        let (l, r) = items.split_at(mid);
+        best.apply(items);
+        let (l, r) = items.split_at(best.mid);
         Split::Node {
-            mid,
+            mid: best.mid,
             left: SahTask::of(l),
             right: SahTask::of(r),
         }
     }
 }
 
-/// The surface area of a non-empty box (no emptiness check, unlike [`Aabb::surface_area`]).
-#[inline(always)]
-fn area(b: &Aabb) -> f32 {
-    let e = b.max - b.min;
-    2.0 * (e.x * e.y + e.y * e.z + e.z * e.x)
-}
-
-/// The bits of `x` as an integer with the same order as the floats (`-0.0` before `0.0`).
-#[inline(always)]
-fn ordered_bits(x: f32) -> u32 {
-    let bits = x.to_bits();
-    if bits & 0x8000_0000 != 0 {
-        !bits
-    } else {
-        bits | 0x8000_0000
-    }
-}
-
 impl SahTask {
     fn of(items: &[BuildPrimitive]) -> Self {
-        let (bounds, centroids) = bounds_of(items, Parallel::Sequential);
+        let (bounds, centroids) = bounds_of(items);
         Self { bounds, centroids }
     }
 }
@@ -247,8 +191,7 @@ impl Bin {
     /// The surface area of the bin's box (only called on bins holding primitives).
     #[inline(always)]
     fn area(&self) -> f32 {
-        let e = self.max - self.min;
-        2.0 * (e.x * e.y + e.y * e.z + e.z * e.x)
+        corner_area(self.min, self.max)
     }
 
     fn to_aabb(self) -> Aabb {
@@ -269,7 +212,7 @@ fn merge_bins(mut a: Bins, b: Bins) -> Bins {
 
 /// The mapping from centroids to bins for one node.
 struct Binning {
-    options: BuildOptions,
+    cost: SahCost,
     origin: Vec3A,
     scale: Vec3A,
     count: usize,
@@ -281,14 +224,15 @@ struct Binning {
 struct BestSplit {
     axis: usize,
     bin: u32,
-    cost: f32,
+    /// The sum of both sides' [`SahCost::side`] costs.
+    sides: f32,
     left_count: usize,
     left_bounds: Aabb,
     right_bounds: Aabb,
 }
 
 impl Binning {
-    fn new(centroids: &CentroidBounds, count: usize, options: &BuildOptions) -> Self {
+    fn new(centroids: &CentroidBounds, count: usize, cost: &SahCost) -> Self {
         let extent = centroids.max - centroids.min;
         let usable = [extent.x > 0.0, extent.y > 0.0, extent.z > 0.0];
         let scale = Vec3A::select(
@@ -297,7 +241,7 @@ impl Binning {
             Vec3A::ZERO,
         );
         Self {
-            options: *options,
+            cost: *cost,
             origin: centroids.min,
             scale,
             count,
@@ -318,8 +262,12 @@ impl Binning {
         let v = (((c - self.origin) * self.scale - 0.5).max(Vec3A::ZERO))
             .min(Vec3A::splat(last as f32))
             + TWO_TO_23;
+        // The clamps above already bound the bin: `max` answers its second operand (zero)
+        // for NaN, and `min` caps overflow at the last bin. A last integer `min` here cost
+        // about 5% of the binning's instructions.
         let bits = v.to_array().map(|x| x.to_bits() - TWO_TO_23.to_bits());
-        UVec3::from_array(bits).min(UVec3::splat(last))
+        debug_assert!(bits.iter().all(|&b| b <= last));
+        UVec3::from_array(bits)
     }
 
     /// Bins `items`, and stores each one's bin on every axis in its `key` (eight bits an
@@ -331,7 +279,8 @@ impl Binning {
             let b = self.index(min * 0.5 + max * 0.5);
             p.key = b.x | b.y << 8 | b.z << 16;
             for axis in 0..3 {
-                let bin = &mut bins[axis][b[axis] as usize];
+                // The mask tells the compiler the index is in range (it always is).
+                let bin = &mut bins[axis][b[axis] as usize & (MAX_BINS - 1)];
                 bin.min = bin.min.min(min);
                 bin.max = bin.max.max(max);
                 bin.count += 1;
@@ -355,7 +304,7 @@ impl Binning {
                 right_cost[k] = if right.count == 0 {
                     f32::NAN
                 } else {
-                    right.area() * self.options.leaf_cost(right.count as usize)
+                    self.cost.side(right.area(), right.count as usize)
                 };
             }
             let mut left = Bin::EMPTY;
@@ -364,20 +313,19 @@ impl Binning {
                 if left.count == 0 {
                     continue;
                 }
-                let cost =
-                    left.area() * self.options.leaf_cost(left.count as usize) + right_cost[k];
-                if cost < best.map_or(f32::INFINITY, |b| b.2) {
-                    best = Some((axis, k, cost));
+                let sides = self.cost.side(left.area(), left.count as usize) + right_cost[k];
+                if sides < best.map_or(f32::INFINITY, |b| b.2) {
+                    best = Some((axis, k, sides));
                 }
             }
         }
-        let (axis, k, cost) = best?;
+        let (axis, k, sides) = best?;
         let left = bins[axis][..k].iter().fold(Bin::EMPTY, |a, b| a.union(*b));
         let right = bins[axis][k..n].iter().fold(Bin::EMPTY, |a, b| a.union(*b));
         Some(BestSplit {
             axis,
             bin: k as u32,
-            cost,
+            sides,
             left_count: left.count as usize,
             left_bounds: left.to_aabb(),
             right_bounds: right.to_aabb(),
@@ -396,11 +344,15 @@ impl Binning {
         let (mut left, mut right) = (CentroidBounds::EMPTY, CentroidBounds::EMPTY);
         let shift = 8 * split.axis as u32;
         let mut mid = 0;
+        let plane = Vec3A::splat(split.bin as f32);
         for i in 0..items.len() {
             let p = items[i];
-            let goes_left = (p.key >> shift) & 0xff < split.bin;
+            let bin = (p.key >> shift) & 0xff;
+            let goes_left = bin < split.bin;
             let c = p.centroid();
-            let side = glam::BVec3A::splat(goes_left);
+            // The side as a lane mask from one float compare: `BVec3A::splat` of the bool
+            // went through a table, 5% of the splitter's instructions.
+            let side = Vec3A::splat(bin as f32).cmplt(plane);
             left.min = left.min.min(Vec3A::select(side, c, Vec3A::INFINITY));
             left.max = left.max.max(Vec3A::select(side, c, Vec3A::NEG_INFINITY));
             right.min = right.min.min(Vec3A::select(side, Vec3A::INFINITY, c));
