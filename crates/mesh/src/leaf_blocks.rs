@@ -1,97 +1,361 @@
-//! The mesh's triangles in the wide hierarchy's leaf order, four to a [`TriangleBlock`], and
-//! the leaf tests over them: one SIMD watertight test per four triangles.
+//! The mesh's triangles in the wide hierarchy's leaf order, four to a block in the layout of
+//! its [`LeafTest`], and the queries over them. Each query matches the layout once per ray,
+//! so every layout gets its own monomorphised walk.
 
 use core::ops::Range;
 
 use meshcast_bvh::{Parallel, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT};
 use meshcast_primitives::{
-    BlockRay, Hit, Ray, Triangle, TriangleBlock, WatertightRay, BLOCK_WIDTH,
+    BlockHits, BlockRay, Hit, Ray, TransformBlock, TransformHits, TransformRay, Triangle,
+    TriangleBlock, TriangleTransform, WatertightRay, BLOCK_WIDTH,
 };
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
 use crate::query::FaceCulling;
-use crate::TriMesh;
+use crate::{LeafTest, TriMesh};
 
 const _: () = assert!(BLOCK_WIDTH == LEAF_ALIGNMENT);
 
 /// Blocks one rayon task lays out at least.
 const PARALLEL_BLOCKS: usize = 1 << 12;
 
-/// The triangles of a mesh laid out for the leaf test: block `b` holds the triangles of the
+/// The triangles of a mesh laid out for its leaf test: block `b` holds the triangles of the
 /// wide hierarchy's slots `4 b .. 4 b + 4` (padding slots hold no triangle).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct LeafBlocks {
-    blocks: Vec<TriangleBlock>,
+#[derive(Clone, Debug)]
+pub(crate) enum LeafBlocks {
+    /// The corners, for [`LeafTest::Watertight`].
+    Watertight(Vec<TriangleBlock>),
+    /// The world-to-triangle transforms, for [`LeafTest::Transform`].
+    Transform(Vec<TransformBlock>),
+}
+
+impl LeafBlocks {
+    /// The blocks of `tri_mesh`'s triangles in `wide`'s padded leaf order for `leaf_test`,
+    /// made with rayon when `parallel` says so.
+    pub(crate) fn new(
+        tri_mesh: &TriMesh,
+        wide: &WideBvh,
+        parallel: Parallel,
+        leaf_test: LeafTest,
+    ) -> Self {
+        let order = wide.primitive_order();
+        match leaf_test {
+            LeafTest::Watertight => Self::Watertight(lay_out(order, parallel, |slots| {
+                let triangles: SmallVec<[Triangle; BLOCK_WIDTH]> = slots
+                    .iter()
+                    .filter(|&&index| index != PADDING_SLOT)
+                    .map(|&index| tri_mesh.triangle(index as usize))
+                    .collect();
+                TriangleBlock::new(&triangles)
+            })),
+            LeafTest::Transform => Self::Transform(lay_out(order, parallel, |slots| {
+                let mut block = TransformBlock::EMPTY;
+                for (lane, &index) in slots.iter().enumerate() {
+                    let triangle =
+                        (index != PADDING_SLOT).then(|| tri_mesh.triangle(index as usize));
+                    // A transform that is not representable stays an unused lane, as the
+                    // scalar test never hits its triangle either.
+                    if let Some(transform) = triangle.as_ref().and_then(TriangleTransform::new) {
+                        block.set(lane, &transform);
+                    }
+                }
+                block
+            })),
+        }
+    }
+
+    /// The test these blocks are laid out for.
+    pub(crate) fn leaf_test(&self) -> LeafTest {
+        match self {
+            Self::Watertight(_) => LeafTest::Watertight,
+            Self::Transform(_) => LeafTest::Transform,
+        }
+    }
+
+    /// The triangle in slot `slot` of `wide` (NaN corners for a padding slot). Transform
+    /// blocks keep no corners: theirs come from `tri_mesh`.
+    #[inline]
+    pub(crate) fn triangle(&self, slot: u32, wide: &WideBvh, tri_mesh: &TriMesh) -> Triangle {
+        let slot = slot as usize;
+        match self {
+            Self::Watertight(blocks) => blocks[slot / BLOCK_WIDTH].triangle(slot % BLOCK_WIDTH),
+            Self::Transform(_) => corners(tri_mesh, wide.primitive_order()[slot]),
+        }
+    }
+
+    /// Heap memory of the blocks.
+    pub(crate) fn bytes(&self) -> usize {
+        match self {
+            Self::Watertight(blocks) => blocks.capacity() * core::mem::size_of::<TriangleBlock>(),
+            Self::Transform(blocks) => blocks.capacity() * core::mem::size_of::<TransformBlock>(),
+        }
+    }
+
+    /// The closest hit within the ray's range that `keep` accepts and `culling` does not skip.
+    #[inline]
+    pub(crate) fn cast(
+        &self,
+        wide: &WideBvh,
+        tri_mesh: &TriMesh,
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: impl FnMut(u32) -> bool,
+    ) -> Option<Hit> {
+        match self {
+            Self::Watertight(blocks) => {
+                Leaves::new(blocks, wide, tri_mesh).cast::<BlockRay, _>(ray, culling, keep)
+            }
+            Self::Transform(blocks) => {
+                Leaves::new(blocks, wide, tri_mesh).cast::<TransformRay, _>(ray, culling, keep)
+            }
+        }
+    }
+
+    /// Whether any triangle that `keep` accepts and `culling` does not skip is hit within the
+    /// ray's range.
+    #[inline]
+    pub(crate) fn occluded(
+        &self,
+        wide: &WideBvh,
+        tri_mesh: &TriMesh,
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: impl FnMut(u32) -> bool,
+    ) -> bool {
+        match self {
+            Self::Watertight(blocks) => {
+                Leaves::new(blocks, wide, tri_mesh).occluded::<BlockRay, _>(ray, culling, keep)
+            }
+            Self::Transform(blocks) => {
+                Leaves::new(blocks, wide, tri_mesh).occluded::<TransformRay, _>(ray, culling, keep)
+            }
+        }
+    }
+
+    /// Every hit within the ray's range that `keep` accepts and `culling` does not skip,
+    /// sorted by `t`, then triangle index.
+    pub(crate) fn cast_all(
+        &self,
+        wide: &WideBvh,
+        tri_mesh: &TriMesh,
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: impl FnMut(u32) -> bool,
+    ) -> Vec<Hit> {
+        match self {
+            Self::Watertight(blocks) => {
+                Leaves::new(blocks, wide, tri_mesh).cast_all::<BlockRay, _>(ray, culling, keep)
+            }
+            Self::Transform(blocks) => {
+                Leaves::new(blocks, wide, tri_mesh).cast_all::<TransformRay, _>(ray, culling, keep)
+            }
+        }
+    }
+}
+
+/// The blocks of `order`'s slots, four at a time, with rayon when `parallel` says so.
+fn lay_out<B: Send>(
+    order: &[u32],
+    parallel: Parallel,
+    block: impl Fn(&[u32]) -> B + Sync + Send,
+) -> Vec<B> {
+    match parallel {
+        Parallel::Rayon => order
+            .par_chunks(BLOCK_WIDTH)
+            .with_min_len(PARALLEL_BLOCKS)
+            .map(block)
+            .collect(),
+        Parallel::Sequential => order.chunks(BLOCK_WIDTH).map(block).collect(),
+    }
+}
+
+/// The corners of triangle `index` of `tri_mesh`, or NaN corners for a padding slot.
+fn corners(tri_mesh: &TriMesh, index: u32) -> Triangle {
+    if index == PADDING_SLOT {
+        Triangle::new(glam::Vec3::NAN, glam::Vec3::NAN, glam::Vec3::NAN)
+    } else {
+        tri_mesh.triangle(index as usize)
+    }
+}
+
+/// A four-lane leaf test: a ray's set-up for one block layout and what it finds per lane.
+pub(crate) trait LaneTest {
+    /// The layout the test reads.
+    type Block;
+    /// What one block test finds.
+    type Hits: LaneHits;
+
+    /// The set-up of `ray`, made once per ray.
+    fn new(ray: &Ray) -> Self;
+
+    /// Tests the four triangles of `block` with `t` in `[t_min, t_max]`.
+    fn intersect(&self, block: &Self::Block, t_max: f32) -> Self::Hits;
+
+    /// The corners of the triangle `index` in `lane` of `block`, for back-face culling.
+    fn triangle(block: &Self::Block, lane: usize, index: u32, tri_mesh: &TriMesh) -> Triangle;
+}
+
+/// The lanes a four-lane test hit and their hits.
+pub(crate) trait LaneHits {
+    /// A bit per lane that hit.
+    fn lanes(&self) -> u32;
+    /// The hit in `lane`, or `None` if that lane missed.
+    fn hit(&self, lane: usize) -> Option<Hit>;
+}
+
+impl LaneTest for BlockRay {
+    type Block = TriangleBlock;
+    type Hits = BlockHits;
+
+    #[inline(always)]
+    fn new(ray: &Ray) -> Self {
+        BlockRay::new(WatertightRay::new(ray))
+    }
+
+    #[inline(always)]
+    fn intersect(&self, block: &TriangleBlock, t_max: f32) -> BlockHits {
+        BlockRay::intersect(self, block, t_max)
+    }
+
+    #[inline]
+    fn triangle(block: &TriangleBlock, lane: usize, _: u32, _: &TriMesh) -> Triangle {
+        block.triangle(lane)
+    }
+}
+
+impl LaneHits for BlockHits {
+    #[inline(always)]
+    fn lanes(&self) -> u32 {
+        BlockHits::lanes(self)
+    }
+
+    #[inline(always)]
+    fn hit(&self, lane: usize) -> Option<Hit> {
+        BlockHits::hit(self, lane)
+    }
+}
+
+impl LaneTest for TransformRay {
+    type Block = TransformBlock;
+    type Hits = TransformHits;
+
+    #[inline(always)]
+    fn new(ray: &Ray) -> Self {
+        TransformRay::new(ray)
+    }
+
+    #[inline(always)]
+    fn intersect(&self, block: &TransformBlock, t_max: f32) -> TransformHits {
+        TransformRay::intersect(self, block, t_max)
+    }
+
+    #[inline]
+    fn triangle(_: &TransformBlock, _: usize, index: u32, tri_mesh: &TriMesh) -> Triangle {
+        corners(tri_mesh, index)
+    }
+}
+
+impl LaneHits for TransformHits {
+    #[inline(always)]
+    fn lanes(&self) -> u32 {
+        TransformHits::lanes(self)
+    }
+
+    #[inline(always)]
+    fn hit(&self, lane: usize) -> Option<Hit> {
+        TransformHits::hit(self, lane)
+    }
+}
+
+/// One layout's blocks with what the walks need besides them.
+struct Leaves<'a, B> {
+    blocks: &'a [B],
+    wide: &'a WideBvh,
+    /// `wide`'s padded leaf order.
+    order: &'a [u32],
+    tri_mesh: &'a TriMesh,
 }
 
 /// What a leaf test needs besides the slots: the ray's four-lane set-up, which faces to skip
 /// and which triangles to keep.
-pub(crate) struct LeafQuery<K> {
-    ray: BlockRay,
+struct LeafQuery<T, K> {
+    ray: T,
     dir: glam::Vec3,
     culling: FaceCulling,
     keep: K,
 }
 
-impl<K: FnMut(u32) -> bool> LeafQuery<K> {
-    /// The query of `ray` (made once per ray), skipping what `culling` culls and the
-    /// triangles `keep` turns down.
-    #[inline]
-    pub(crate) fn new(ray: &Ray, culling: FaceCulling, keep: K) -> Self {
+impl<'a, B> Leaves<'a, B> {
+    #[inline(always)]
+    fn new(blocks: &'a [B], wide: &'a WideBvh, tri_mesh: &'a TriMesh) -> Self {
         Self {
-            ray: BlockRay::new(WatertightRay::new(ray)),
+            blocks,
+            wide,
+            order: wide.primitive_order(),
+            tri_mesh,
+        }
+    }
+
+    /// The query of `ray` (made once per ray).
+    #[inline(always)]
+    fn query<T: LaneTest<Block = B>, K>(
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: K,
+    ) -> LeafQuery<T, K> {
+        LeafQuery {
+            ray: T::new(ray),
             dir: ray.dir,
             culling,
             keep,
         }
     }
-}
 
-impl LeafBlocks {
-    /// The blocks of `tri_mesh`'s triangles in `wide`'s padded leaf order, made with rayon
-    /// when `parallel` says so.
-    pub(crate) fn new(tri_mesh: &TriMesh, wide: &WideBvh, parallel: Parallel) -> Self {
-        let block = |slots: &[u32]| {
-            let triangles: SmallVec<[Triangle; BLOCK_WIDTH]> = slots
-                .iter()
-                .filter(|&&index| index != PADDING_SLOT)
-                .map(|&index| tri_mesh.triangle(index as usize))
-                .collect();
-            TriangleBlock::new(&triangles)
-        };
-        let order = wide.primitive_order();
-        let blocks = match parallel {
-            Parallel::Rayon => order
-                .par_chunks(BLOCK_WIDTH)
-                .with_min_len(PARALLEL_BLOCKS)
-                .map(block)
-                .collect(),
-            Parallel::Sequential => order.chunks(BLOCK_WIDTH).map(block).collect(),
-        };
-        Self { blocks }
+    #[inline(always)]
+    fn cast<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
+        &self,
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: K,
+    ) -> Option<Hit> {
+        let mut query = Self::query::<T, K>(ray, culling, keep);
+        self.wide.cast(ray, |slots, range| {
+            self.closest(slots, range.t_max, &mut query)
+        })
     }
 
-    /// The triangle in slot `slot` (NaN corners for a padding slot).
-    #[inline]
-    pub(crate) fn triangle(&self, slot: u32) -> Triangle {
-        let slot = slot as usize;
-        self.blocks[slot / BLOCK_WIDTH].triangle(slot % BLOCK_WIDTH)
+    #[inline(always)]
+    fn occluded<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
+        &self,
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: K,
+    ) -> bool {
+        let mut query = Self::query::<T, K>(ray, culling, keep);
+        self.wide
+            .occluded(ray, |slots, range| self.any(slots, range.t_max, &mut query))
     }
 
-    /// Heap memory of the blocks.
-    pub(crate) fn bytes(&self) -> usize {
-        self.blocks.capacity() * core::mem::size_of::<TriangleBlock>()
+    fn cast_all<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
+        &self,
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: K,
+    ) -> Vec<Hit> {
+        let mut query = Self::query::<T, K>(ray, culling, keep);
+        self.wide.cast_all(ray, |slots, range, hits| {
+            self.all(slots, range.t_max, &mut query, hits)
+        })
     }
 
     /// Calls `found(hit)` for every hit lane of the blocks of `slots` within
     /// `[t_min, t_max()]` that `query` keeps, in slot order; `t_max` is read before each block.
     #[inline(always)]
-    fn for_each_hit<K: FnMut(u32) -> bool>(
+    fn for_each_hit<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
-        order: &[u32],
         slots: Range<u32>,
-        query: &mut LeafQuery<K>,
+        query: &mut LeafQuery<T, K>,
         mut t_max: impl FnMut() -> f32,
         mut found: impl FnMut(Hit) -> bool,
     ) -> bool {
@@ -103,9 +367,9 @@ impl LeafBlocks {
             while lanes != 0 {
                 let lane = lanes.trailing_zeros() as usize;
                 lanes &= lanes - 1;
-                let index = order[(first + b) * BLOCK_WIDTH + lane];
+                let index = self.order[(first + b) * BLOCK_WIDTH + lane];
                 if query.culling.is_on() {
-                    let t = block.triangle(lane);
+                    let t = T::triangle(block, lane, index, self.tri_mesh);
                     if query.culling.culls(t.v0, t.v1, t.v2, query.dir) {
                         continue;
                     }
@@ -124,16 +388,14 @@ impl LeafBlocks {
 
     /// The closest kept hit in the leaf `slots` with `t` in `[t_min, t_max]`.
     #[inline(always)]
-    pub(crate) fn closest<K: FnMut(u32) -> bool>(
+    fn closest<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
-        order: &[u32],
         slots: Range<u32>,
         t_max: f32,
-        query: &mut LeafQuery<K>,
+        query: &mut LeafQuery<T, K>,
     ) -> Option<Hit> {
         let best = core::cell::Cell::new(None::<Hit>);
         self.for_each_hit(
-            order,
             slots,
             query,
             || best.get().map_or(t_max, |b| b.t),
@@ -149,27 +411,24 @@ impl LeafBlocks {
 
     /// Whether any kept triangle of the leaf `slots` is hit within `[t_min, t_max]`.
     #[inline(always)]
-    pub(crate) fn any<K: FnMut(u32) -> bool>(
+    fn any<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
-        order: &[u32],
         slots: Range<u32>,
         t_max: f32,
-        query: &mut LeafQuery<K>,
+        query: &mut LeafQuery<T, K>,
     ) -> bool {
-        self.for_each_hit(order, slots, query, || t_max, |_| true)
+        self.for_each_hit(slots, query, || t_max, |_| true)
     }
 
     /// Every kept hit of the leaf `slots` within `[t_min, t_max]`, appended to `hits`.
-    pub(crate) fn all<K: FnMut(u32) -> bool>(
+    fn all<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
-        order: &[u32],
         slots: Range<u32>,
         t_max: f32,
-        query: &mut LeafQuery<K>,
+        query: &mut LeafQuery<T, K>,
         hits: &mut Vec<Hit>,
     ) {
         self.for_each_hit(
-            order,
             slots,
             query,
             || t_max,
