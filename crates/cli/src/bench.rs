@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use meshcast::{camera_rays, incoherent_rays, Camera, Mesh, Ray};
+use meshcast::{camera_rays, incoherent_rays, Camera, LeafTest, Mesh, Ray};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -45,6 +45,11 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
 
+    /// The ray–triangle test at the hierarchy's leaves: watertight (the default) or the
+    /// faster precomputed transform, which is not watertight.
+    #[arg(long, value_enum, value_name = "TEST", default_value_t = LeafTestChoice::Watertight)]
+    leaf_test: LeafTestChoice,
+
     /// Runs per figure; the median is reported.
     #[arg(long, value_name = "N", default_value_t = 5,
           value_parser = clap::value_parser!(u32).range(1..=100))]
@@ -53,6 +58,32 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+}
+
+/// The `--leaf-test` choices, one per [`LeafTest`].
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum LeafTestChoice {
+    /// [`LeafTest::Watertight`].
+    Watertight,
+    /// [`LeafTest::Transform`].
+    Transform,
+}
+
+impl LeafTestChoice {
+    fn leaf_test(self) -> LeafTest {
+        match self {
+            Self::Watertight => LeafTest::Watertight,
+            Self::Transform => LeafTest::Transform,
+        }
+    }
+
+    /// The name used on the command line.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Watertight => "watertight",
+            Self::Transform => "transform",
+        }
+    }
 }
 
 /// Which rays a throughput figure uses.
@@ -168,7 +199,8 @@ fn bench_mesh(
     let mut mesh = None;
     for _ in 0..runs {
         let copy = tri_mesh.clone();
-        let (built, time) = timed(|| loading::build(copy));
+        let leaf_test = args.leaf_test.leaf_test();
+        let (built, time) = timed(|| loading::build(copy).map(|m| m.with_leaf_test(leaf_test)));
         build_times.push(time);
         mesh = Some(built?);
     }
@@ -251,9 +283,10 @@ fn write_table(
         };
         writeln!(
             out,
-            "{}: {} triangles{subdivided} (median of {} runs)",
+            "{}: {} triangles{subdivided}, {} leaf test (median of {} runs)",
             bench.path.display(),
             bench.triangles,
+            args.leaf_test.name(),
             args.runs
         )?;
         writeln!(out, "  load   {:9.2} ms", ms(bench.load_time))?;
@@ -328,6 +361,7 @@ fn write_json(
         .collect();
     let document = json!({
         "subdivide": args.subdivide,
+        "leaf_test": args.leaf_test.name(),
         "runs": args.runs,
         "threads": threads,
         "meshes": meshes,
