@@ -5,11 +5,15 @@
 //! towards random points in its box. Both builders (to compare the fast builder's trees with
 //! SAH ones), one and two threads from a local rayon pool.
 //!
+//! Then `Mesh` itself (its eight-wide tree, four triangles per leaf test) with each
+//! [`LeafTest`] side by side on the same rays (`cast/bunny-mesh`): the watertight block and
+//! the precomputed-transform block.
+//!
 //! `cargo bench -p meshcast-benches --bench cast -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
 use meshcast_bvh::{BuildOptions, Builder, Bvh, PreparedRay, Primitive};
-use meshcast_mesh::{camera_rays, incoherent_rays, TriMesh};
+use meshcast_mesh::{camera_rays, incoherent_rays, LeafTest, Mesh, TriMesh};
 use meshcast_primitives::{Camera, Hit, Ray, Triangle};
 use rayon::prelude::*;
 
@@ -109,6 +113,41 @@ fn cast(c: &mut Criterion) {
         }
         group.finish();
     }
+
+    let watertight = Mesh::from_tri_mesh(mesh, &BuildOptions::default());
+    let transform = watertight.clone().with_leaf_test(LeafTest::Transform);
+    let mut group = c.benchmark_group("cast/bunny-mesh");
+    group.sample_size(10);
+    for (set, rays) in &ray_sets {
+        group.throughput(Throughput::Elements(rays.len() as u64));
+        for (threads, pool) in &pools {
+            for (leaf, mesh) in [("watertight", &watertight), ("transform", &transform)] {
+                let id = BenchmarkId::new(format!("closest/{set}/{leaf}"), format!("{threads}t"));
+                group.bench_function(id, |b| {
+                    b.iter(|| {
+                        pool.install(|| {
+                            rays.par_iter()
+                                .with_min_len(RAYS_PER_TASK)
+                                .filter(|r| mesh.cast(r).is_some())
+                                .count()
+                        })
+                    });
+                });
+                let id = BenchmarkId::new(format!("any/{set}/{leaf}"), format!("{threads}t"));
+                group.bench_function(id, |b| {
+                    b.iter(|| {
+                        pool.install(|| {
+                            rays.par_iter()
+                                .with_min_len(RAYS_PER_TASK)
+                                .filter(|r| mesh.occluded(r))
+                                .count()
+                        })
+                    });
+                });
+            }
+        }
+    }
+    group.finish();
 }
 
 // A module keeps the function criterion_group! generates out of the crate's public items,
