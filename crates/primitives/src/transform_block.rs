@@ -162,6 +162,8 @@ impl TransformRay {
         // Where the ray crosses the plane z = 0 of triangle space.
         let t = -dot(r2, o) / dot(r2, self.dir);
         let in_range = t.is_finite_mask() & t.cmpge(self.t_min) & t.cmple(Vec4::splat(t_max));
+        // Tried returning here when no lane is in range (skipping the barycentrics): no
+        // measurable change on the bunny or the ogre (0.90 to 1.03 times, within noise).
 
         // The crossing's x and y are the barycentrics.
         let [dx, dy, dz] = self.dir;
