@@ -4,13 +4,15 @@
 /// triangles at a time; chosen with [`crate::Mesh::with_leaf_test`].
 ///
 /// With `Watertight` a query answers exactly what a loop of the watertight test over every
-/// triangle answers (same triangle, bit-identical `t`, `u`, `v`). `Transform` is faster but
-/// keeps 48 bytes per triangle at the leaves instead of 36, and it is not watertight: a ray
-/// through an edge or vertex shared by two triangles can miss both (and escape a closed mesh)
-/// or hit both. Its rounding also grows with the ray origin's distance and as the ray grazes
-/// the plane, past the slack the walk gives boxes for the watertight test's rounding, so where
-/// it reports a hit outside its triangle's box the walk may skip that hit (seen only with rays
-/// starting some 10^8 triangle widths away). Every hit it reports is the scalar
+/// triangle answers (same triangle, bit-identical `t`, `u`, `v`). `Transform` casts about 1.3
+/// to 1.5 times as many coherent rays per second on the bunny and the ogre (incoherent rays 0.9
+/// to 1.2 times: the bunny's closest hits about 10% slower), but keeps 48 bytes per triangle at
+/// the leaves instead of 36 (68 instead of 55.5 with the hierarchy), and it is not watertight:
+/// a ray through an edge or vertex shared by two triangles can miss both (and escape a closed
+/// mesh) or hit both. Its rounding also grows with the ray origin's distance and as the ray
+/// grazes the plane, past the slack the walk gives boxes for the watertight test's rounding, so
+/// where it reports a hit outside its triangle's box the walk may skip that hit (in the tests,
+/// only with rays starting some 10^8 triangle widths away). Every hit it reports is the scalar
 /// [`meshcast_primitives::TriangleTransform::intersect`] hit, bit for bit. So `Watertight` is
 /// the default.
 ///
