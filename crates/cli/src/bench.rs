@@ -46,7 +46,7 @@ pub struct Args {
     threads: Option<u32>,
 
     /// The ray–triangle test at the hierarchy's leaves: watertight (the default) or the
-    /// faster precomputed transform, which is not watertight.
+    /// precomputed transform, which is not watertight.
     #[arg(long, value_enum, value_name = "TEST", default_value_t = LeafTestChoice::Watertight)]
     leaf_test: LeafTestChoice,
 

@@ -4,11 +4,12 @@
 /// triangles at a time; chosen with [`crate::Mesh::with_leaf_test`].
 ///
 /// With `Watertight` a query answers exactly what a loop of the watertight test over every
-/// triangle answers (same triangle, bit-identical `t`, `u`, `v`). `Transform` casts about 1.3
-/// to 1.5 times as many coherent rays per second on the bunny and the ogre (incoherent rays 0.9
-/// to 1.2 times: the bunny's closest hits about 10% slower), but keeps 48 bytes per triangle at
-/// the leaves instead of 36 (68 instead of 55.5 with the hierarchy), and it is not watertight:
-/// a ray through an edge or vertex shared by two triangles can miss both (and escape a closed
+/// triangle answers (same triangle, bit-identical `t`, `u`, `v`). `Transform` was meant to be
+/// faster, but on the bunny and the ogre it is not measurably so: 0.85 to 1.21 times the
+/// watertight rays per second figure by figure (within this machine's noise), and the same CPU
+/// time within 5% over a whole `meshcast bench` run. It keeps 48 bytes per triangle at the
+/// leaves instead of 36 (68 instead of 55.5 with the hierarchy), and it is not watertight: a
+/// ray through an edge or vertex shared by two triangles can miss both (and escape a closed
 /// mesh) or hit both. Its rounding also grows with the ray origin's distance and as the ray
 /// grazes the plane, past the slack the walk gives boxes for the watertight test's rounding, so
 /// where it reports a hit outside its triangle's box the walk may skip that hit (in the tests,
@@ -40,7 +41,7 @@ pub enum LeafTest {
     /// The precomputed-transform test (Baldwin and Weber, *Fast Ray-Triangle Intersections by
     /// Coordinate Transformation*, JCGT 2016; [`meshcast_primitives::TriangleTransform`]):
     /// each triangle keeps the map to a space where it is the unit triangle, 48 bytes per
-    /// triangle ([`meshcast_primitives::TransformBlock`]). Faster, not watertight. A triangle
-    /// whose transform is not representable in `f32` is never hit, as in the scalar test.
+    /// triangle ([`meshcast_primitives::TransformBlock`]). Not watertight. A triangle whose
+    /// transform is not representable in `f32` is never hit, as in the scalar test.
     Transform,
 }
