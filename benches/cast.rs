@@ -5,11 +5,16 @@
 //! towards random points in its box. Every step of the quality ladder (to compare the
 //! trees of the fast, balanced and high-quality builds), one and two threads from a local rayon pool.
 //!
+//! Then `Mesh` itself (its eight-wide tree, four triangles per leaf test) with each
+//! [`LeafTest`] side by side on the same rays (`cast/bunny-mesh`): the watertight block and
+//! the precomputed-transform block, and the watertight block with each node [`Kernel`] the CPU
+//! runs (`MESHCAST_KERNEL` sets the default one).
+//!
 //! `cargo bench -p meshcast-benches --bench cast -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
-use meshcast_bvh::{BuildOptions, Bvh, PreparedRay, Primitive, Quality};
-use meshcast_mesh::{camera_rays, incoherent_rays, TriMesh};
+use meshcast_bvh::{BuildOptions, Bvh, Kernel, PreparedRay, Primitive, Quality};
+use meshcast_mesh::{camera_rays, incoherent_rays, LeafTest, Mesh, TriMesh};
 use meshcast_primitives::{Camera, Hit, Ray, Triangle};
 use rayon::prelude::*;
 
@@ -113,6 +118,54 @@ fn cast(c: &mut Criterion) {
         }
         group.finish();
     }
+
+    let watertight = Mesh::from_tri_mesh(mesh, &BuildOptions::default());
+    let transform = watertight.clone().with_leaf_test(LeafTest::Transform);
+    // Each leaf test with the default kernel, and the watertight one with every other kernel
+    // this CPU runs (`{leaf}-{kernel}`).
+    let mut meshes = vec![
+        ("watertight".to_string(), watertight.clone()),
+        ("transform".to_string(), transform),
+    ];
+    for kernel in Kernel::supported() {
+        if kernel != watertight.kernel() {
+            let mut mesh = watertight.clone();
+            mesh.set_kernel(kernel).expect("a supported kernel");
+            meshes.push((format!("watertight-{kernel}"), mesh));
+        }
+    }
+    let mut group = c.benchmark_group("cast/bunny-mesh");
+    group.sample_size(10);
+    for (set, rays) in &ray_sets {
+        group.throughput(Throughput::Elements(rays.len() as u64));
+        for (threads, pool) in &pools {
+            for (leaf, mesh) in &meshes {
+                let id = BenchmarkId::new(format!("closest/{set}/{leaf}"), format!("{threads}t"));
+                group.bench_function(id, |b| {
+                    b.iter(|| {
+                        pool.install(|| {
+                            rays.par_iter()
+                                .with_min_len(RAYS_PER_TASK)
+                                .filter(|r| mesh.cast(r).is_some())
+                                .count()
+                        })
+                    });
+                });
+                let id = BenchmarkId::new(format!("any/{set}/{leaf}"), format!("{threads}t"));
+                group.bench_function(id, |b| {
+                    b.iter(|| {
+                        pool.install(|| {
+                            rays.par_iter()
+                                .with_min_len(RAYS_PER_TASK)
+                                .filter(|r| mesh.occluded(r))
+                                .count()
+                        })
+                    });
+                });
+            }
+        }
+    }
+    group.finish();
 }
 
 // A module keeps the function criterion_group! generates out of the crate's public items,

@@ -1,16 +1,17 @@
 //! Mesh queries against the brute-force reference, on real meshes, with random and adversarial
-//! rays, under every build option: the same triangle and bit-identical `t` every time.
+//! rays, under every build option and leaf test: the same triangle and bit-identical `t` every
+//! time.
 
 use meshcast_bvh::{BuildOptions, Kernel, Parallel, Quality};
-use meshcast_mesh::{Mesh, TriMesh};
-use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
+use meshcast_mesh::{Containment, Culling, LeafTest, Mesh, QueryOptions, TriMesh};
+use meshcast_primitives::{Aabb, Hit, Ray, Sphere, Triangle, Volume};
 use meshcast_tests::{
     adversarial_rays, asset, brute_force_cast, brute_force_cast_all, random_direction,
-    random_point_in, random_rays, rng, same_hit,
+    random_point_in, random_rays, rng, same_hit, LeafReference,
 };
 
-/// Checks every query of `mesh` on `rays` against brute force over `triangles`, with every
-/// node kernel this CPU runs.
+/// Checks every query of `mesh` on `rays` against brute force over `triangles` with the
+/// mesh's leaf test, with every node kernel this CPU runs.
 fn check_against_brute_force(label: &str, mesh: &Mesh, triangles: &[Triangle], rays: &[Ray]) {
     for kernel in Kernel::supported() {
         let mut mesh = mesh.clone();
@@ -19,35 +20,63 @@ fn check_against_brute_force(label: &str, mesh: &Mesh, triangles: &[Triangle], r
     }
 }
 
-/// [`check_against_brute_force`] with `mesh`'s own kernel.
+/// Every leaf test a mesh can run.
+const LEAF_TESTS: [LeafTest; 2] = [LeafTest::Watertight, LeafTest::Transform];
+
+/// [`check_against_brute_force`] with `mesh`'s own kernel and leaf test.
+///
+/// The walk skips a box once a closer hit is known, widened by a slack that bounds the
+/// watertight test's rounding. The transform test's rounding has no such bound (it grows as the
+/// ray grazes the plane, or starts far away), so it can report a hit outside its triangle's
+/// widened box, which the walk may skip. With [`LeafTest::Transform`] only such hits may be
+/// missing; with [`LeafTest::Watertight`] none.
 fn check_kernel(label: &str, mesh: &Mesh, triangles: &[Triangle], rays: &[Ray]) {
+    let reference = LeafReference::new(mesh.leaf_test(), triangles);
+    let label = format!("{label}, {:?}", mesh.leaf_test());
+    let skippable = |ray: &Ray, hit: &Hit| {
+        mesh.leaf_test() == LeafTest::Transform
+            && outside_own_box(&triangles[hit.triangle as usize], ray, hit.t)
+    };
     for (i, ray) in rays.iter().enumerate() {
-        let expected = brute_force_cast(triangles, ray);
-        let hit = mesh.cast(ray);
+        let all = mesh.cast_all(ray);
+        let expected_all = reference.cast_all(ray);
+        let found = |h: &Hit| all.iter().any(|a| same_hit(Some(*a), Some(*h)));
+        let missing: Vec<&Hit> = expected_all.iter().filter(|h| !found(h)).collect();
+        assert_eq!(
+            all.len() + missing.len(),
+            expected_all.len(),
+            "{label}: ray {i} {ray:?}: cast_all {all:?}, brute force {expected_all:?}"
+        );
         assert!(
-            same_hit(hit, expected),
+            missing.iter().all(|h| skippable(ray, h)),
+            "{label}: ray {i} {ray:?}: cast_all missed {missing:?}"
+        );
+        if missing.is_empty() {
+            for (a, b) in all.iter().zip(&expected_all) {
+                assert!(
+                    same_hit(Some(*a), Some(*b)),
+                    "{label}: ray {i} cast_all {a:?} {b:?}"
+                );
+            }
+        }
+
+        let expected = reference.cast(ray);
+        let hit = mesh.cast(ray);
+        let skipped =
+            expected.is_some_and(|e| skippable(ray, &e)) && hit.is_none_or(|h| found(&h));
+        assert!(
+            same_hit(hit, expected) || skipped,
             "{label}: ray {i} {ray:?}: cast {hit:?}, brute force {expected:?}"
         );
+        assert_eq!(hit.is_some(), !all.is_empty(), "{label}: ray {i} cast");
         assert_eq!(
             mesh.occluded(ray),
-            expected.is_some(),
+            !all.is_empty(),
             "{label}: ray {i} occluded"
         );
-        let all = mesh.cast_all(ray);
-        let expected_all = brute_force_cast_all(triangles, ray);
-        assert_eq!(
-            all.len(),
-            expected_all.len(),
-            "{label}: ray {i} cast_all count"
-        );
-        for (a, b) in all.iter().zip(&expected_all) {
-            assert!(
-                same_hit(Some(*a), Some(*b)),
-                "{label}: ray {i} cast_all {a:?} {b:?}"
-            );
-        }
+        let first = all.first().copied();
         assert!(
-            same_hit(all.first().copied(), hit),
+            same_hit(first, hit) || first.is_some_and(|f| skippable(ray, &f)),
             "{label}: ray {i} first of cast_all"
         );
         if let Some(hit) = hit {
@@ -58,6 +87,15 @@ fn check_kernel(label: &str, mesh: &Mesh, triangles: &[Triangle], rays: &[Ray]) 
             );
         }
     }
+}
+
+/// Whether `t` lies outside the span of `ray` inside `triangle`'s box, widened as the walk
+/// widens it.
+fn outside_own_box(triangle: &Triangle, ray: &Ray, t: f32) -> bool {
+    triangle
+        .bounds()
+        .intersect(ray)
+        .is_none_or(|(entry, exit)| t < entry || t > exit)
 }
 
 fn triangles_of(tri_mesh: &TriMesh) -> Vec<Triangle> {
@@ -96,7 +134,11 @@ fn closest_hit_matches_brute_force_on_assets() {
             .expect("valid BVH");
         let mut rays = random_rays(mesh.bounds(), count, seed as u64);
         rays.extend(adversarial_rays(&triangles, count, 100 + seed as u64));
-        check_against_brute_force(name, &mesh, &triangles, &rays);
+        for leaf_test in LEAF_TESTS {
+            let mesh = mesh.clone().with_leaf_test(leaf_test);
+            assert_eq!(mesh.leaf_test(), leaf_test);
+            check_against_brute_force(name, &mesh, &triangles, &rays);
+        }
     }
 }
 
@@ -120,7 +162,10 @@ fn every_build_option_matches_brute_force() {
                     .validate(&boxes_of(&triangles))
                     .expect("valid BVH");
                 let label = format!("{options:?}");
-                check_against_brute_force(&label, &mesh, &triangles, &rays);
+                for leaf_test in LEAF_TESTS {
+                    let mesh = mesh.clone().with_leaf_test(leaf_test);
+                    check_against_brute_force(&label, &mesh, &triangles, &rays);
+                }
             }
         }
     }
@@ -151,7 +196,10 @@ fn shared_vertices_and_edges_follow_the_tie_rule() {
             rays.push(Ray::new(origin, p * 0.5 - origin));
         }
     }
-    check_against_brute_force("fan", &mesh, &triangles, &rays);
+    for leaf_test in LEAF_TESTS {
+        let mesh = mesh.clone().with_leaf_test(leaf_test);
+        check_against_brute_force("fan", &mesh, &triangles, &rays);
+    }
     let hit = mesh.cast(&rays[0]).expect("through the centre");
     let smallest = (0..n as usize).find(|&t| triangles[t].intersect(&rays[0]).is_some());
     assert_eq!(Some(hit.triangle as usize), smallest);
@@ -185,7 +233,10 @@ fn degenerate_input_matches_brute_force() {
     let triangles = triangles_of(mesh.tri_mesh());
     let mut rays = random_rays(bounds, 500, 12);
     rays.extend(adversarial_rays(&triangles, 500, 13));
-    check_against_brute_force("soup", &mesh, &triangles, &rays);
+    for leaf_test in LEAF_TESTS {
+        let mesh = mesh.clone().with_leaf_test(leaf_test);
+        check_against_brute_force("soup", &mesh, &triangles, &rays);
+    }
 
     let empty = Mesh::from_triangles(&[], &[]).expect("empty mesh");
     let single = Mesh::from_triangles(&positions[9..12], &[[0, 1, 2]]).expect("one triangle");
@@ -252,4 +303,77 @@ fn rays_from_inside_a_closed_mesh_always_hit() {
             }
         }
     }
+}
+
+#[test]
+fn transform_leaves_keep_culling_filters_picking_and_refits() {
+    let watertight = Mesh::from_obj(asset("suzanne.obj")).expect("asset loads");
+    let mut transform = watertight.clone().with_leaf_test(LeafTest::Transform);
+    let triangles = triangles_of(transform.tri_mesh());
+    let reference = LeafReference::new(LeafTest::Transform, &triangles);
+    let rays = random_rays(transform.bounds(), 400, 21);
+    let options = QueryOptions::new()
+        .with_culling(Culling::BackFaces)
+        .with_triangle_filter(|triangle| triangle % 3 != 0);
+    for (i, ray) in rays.iter().enumerate() {
+        let expected: Vec<Hit> = reference
+            .cast_all(ray)
+            .into_iter()
+            .filter(|hit| {
+                let t = &triangles[hit.triangle as usize];
+                let back = (t.v1 - t.v0).cross(t.v2 - t.v0).dot(ray.dir) > 0.0;
+                !back && hit.triangle % 3 != 0
+            })
+            .collect();
+        let all = transform.cast_all_with(ray, &options);
+        assert_eq!(all.len(), expected.len(), "ray {i} {ray:?}");
+        for (a, b) in all.iter().zip(&expected) {
+            assert!(same_hit(Some(*a), Some(*b)), "ray {i}: {a:?} {b:?}");
+        }
+        let hit = transform.cast_with(ray, &options);
+        assert!(same_hit(hit, expected.first().copied()), "ray {i}");
+        assert_eq!(transform.occluded_with(ray, &options), hit.is_some());
+    }
+
+    // Picking and selection read the corners back from the mesh: same answers as watertight.
+    let mut random = rng(22);
+    let bounds = transform.bounds();
+    let all_options = QueryOptions::new();
+    for _ in 0..100 {
+        let p = random_point_in(&mut random, bounds);
+        assert_eq!(
+            transform.closest_point(p, &all_options),
+            watertight.closest_point(p, &all_options)
+        );
+        let volume = Volume::Sphere(Sphere::new(p, bounds.extent().length() * 0.1));
+        for containment in [Containment::Intersecting, Containment::Inside] {
+            assert_eq!(
+                transform.select_triangles(&volume, containment, &all_options),
+                watertight.select_triangles(&volume, containment, &all_options)
+            );
+        }
+    }
+
+    // A refit, and a rebuild when a triangle collapses, keep the leaf test.
+    let stretched: Vec<[f32; 3]> = transform
+        .tri_mesh()
+        .positions()
+        .iter()
+        .map(|p| [p.x * 1.5, p.y * 0.7, p.z])
+        .collect();
+    transform.set_positions(&stretched).expect("valid");
+    assert_eq!(transform.leaf_test(), LeafTest::Transform);
+    let triangles = triangles_of(transform.tri_mesh());
+    transform
+        .bvh()
+        .validate(&boxes_of(&triangles))
+        .expect("valid BVH");
+    check_against_brute_force("refit", &transform, &triangles, &rays);
+    let mut collapsed = stretched;
+    let [a, b, _] = transform.tri_mesh().indices()[0];
+    collapsed[b as usize] = collapsed[a as usize];
+    transform.set_positions(&collapsed).expect("valid");
+    assert_eq!(transform.leaf_test(), LeafTest::Transform);
+    let triangles = triangles_of(transform.tri_mesh());
+    check_against_brute_force("rebuilt", &transform, &triangles, &rays);
 }

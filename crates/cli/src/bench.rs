@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use meshcast::{camera_rays, incoherent_rays, Camera, Kernel, Mesh, Quality, Ray, TraversalCounts};
+use meshcast::{
+    camera_rays, incoherent_rays, Camera, Kernel, LeafTest, Mesh, Quality, Ray, TraversalCounts,
+};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -49,6 +51,11 @@ pub struct Args {
     /// The build quality: faster builds or faster rays.
     #[arg(long, value_enum, default_value_t = QualityArg::Balanced)]
     quality: QualityArg,
+
+    /// The ray–triangle test at the hierarchy's leaves: watertight (the default) or the
+    /// precomputed transform, which is not watertight.
+    #[arg(long, value_enum, value_name = "TEST", default_value_t = LeafTestChoice::Watertight)]
+    leaf_test: LeafTestChoice,
 
     /// Runs per figure; the median is reported.
     #[arg(long, value_name = "N", default_value_t = 5,
@@ -95,6 +102,32 @@ impl QualityArg {
             Self::Fast => "fast",
             Self::Balanced => "balanced",
             Self::High => "high",
+        }
+    }
+}
+
+/// The `--leaf-test` choices, one per [`LeafTest`].
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum LeafTestChoice {
+    /// [`LeafTest::Watertight`].
+    Watertight,
+    /// [`LeafTest::Transform`].
+    Transform,
+}
+
+impl LeafTestChoice {
+    fn leaf_test(self) -> LeafTest {
+        match self {
+            Self::Watertight => LeafTest::Watertight,
+            Self::Transform => LeafTest::Transform,
+        }
+    }
+
+    /// The name used on the command line.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Watertight => "watertight",
+            Self::Transform => "transform",
         }
     }
 }
@@ -228,8 +261,12 @@ fn bench_mesh(
     for _ in 0..runs {
         let copy = tri_mesh.clone();
         let build_pool = pools.last().context("no thread pool")?;
-        let (built, time) =
-            build_pool.install(|| timed(|| loading::build(copy, args.quality.quality())));
+        let leaf_test = args.leaf_test.leaf_test();
+        let (built, time) = build_pool.install(|| {
+            timed(|| {
+                loading::build(copy, args.quality.quality()).map(|m| m.with_leaf_test(leaf_test))
+            })
+        });
         build_times.push(time);
         mesh = Some(built?);
     }
@@ -346,10 +383,11 @@ fn write_table(
         };
         writeln!(
             out,
-            "{}: {} triangles{subdivided}, {} quality, {} kernel (median of {} runs)",
+            "{}: {} triangles{subdivided}, {} quality, {} leaf test, {} kernel (median of {} runs)",
             bench.path.display(),
             bench.triangles,
             args.quality.name(),
+            args.leaf_test.name(),
             bench.kernel,
             args.runs
         )?;
@@ -454,6 +492,7 @@ fn write_json(
         .collect();
     let document = json!({
         "subdivide": args.subdivide,
+        "leaf_test": args.leaf_test.name(),
         "runs": args.runs,
         "quality": args.quality.name(),
         "threads": threads,

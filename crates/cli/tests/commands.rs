@@ -366,6 +366,25 @@ fn bench_json_has_every_figure() {
         assert!(figure["hits"].as_u64().is_some_and(|h| h > 0), "{figure}");
     }
 
+    // The transform leaf test keeps more bytes per triangle and says so.
+    let transform = run(&[
+        "bench",
+        arg(&asset("cow.obj")),
+        "--rays",
+        "500",
+        "--runs",
+        "1",
+        "--leaf-test",
+        "transform",
+        "--json",
+    ]);
+    assert!(transform.success, "{}", transform.stderr);
+    let transform: serde_json::Value = serde_json::from_str(&transform.stdout).expect("JSON");
+    assert_eq!(doc["leaf_test"], "watertight");
+    assert_eq!(transform["leaf_test"], "transform");
+    let bytes = |doc: &serde_json::Value| doc["meshes"][0]["bvh_bytes_per_triangle"].as_f64();
+    assert!(bytes(&transform) > bytes(&doc), "{transform}");
+
     let table = run(&[
         "bench",
         arg(&asset("cow.obj")),

@@ -1,156 +1,419 @@
-//! The mesh's triangles in the wide hierarchy's leaf order, four to a [`TriangleBlock`], and
-//! the leaf tests over them: one SIMD watertight test per four triangles.
+//! The mesh's triangles in the wide hierarchy's leaf order, four to a block in the layout of
+//! its [`LeafTest`], and the queries over them. Each query matches the layout once per ray,
+//! so every layout gets its own monomorphised walk.
 
 use core::ops::Range;
 
-use meshcast_bvh::{LeafIntersector, Parallel, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT};
+use meshcast_bvh::{
+    LeafIntersector, Parallel, TraversalCounts, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT,
+};
 use meshcast_primitives::{
-    BlockRay, Hit, Ray, Triangle, TriangleBlock, WatertightRay, BLOCK_WIDTH,
+    BlockHits, BlockRay, Hit, Ray, TransformBlock, TransformHits, TransformRay, Triangle,
+    TriangleBlock, TriangleTransform, WatertightRay, BLOCK_WIDTH,
 };
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
 use crate::query::FaceCulling;
-use crate::TriMesh;
+use crate::{LeafTest, TriMesh};
 
 const _: () = assert!(BLOCK_WIDTH == LEAF_ALIGNMENT);
 
 /// Blocks one rayon task lays out at least.
 const PARALLEL_BLOCKS: usize = 1 << 12;
 
-/// The triangles of a mesh laid out for the leaf test: block `b` holds the triangles of the
+/// The triangles of a mesh laid out for its leaf test: block `b` holds the triangles of the
 /// wide hierarchy's slots `4 b .. 4 b + 4` (padding slots hold no triangle).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct LeafBlocks {
-    blocks: Vec<TriangleBlock>,
+#[derive(Clone, Debug)]
+pub(crate) enum LeafBlocks {
+    /// The corners, for [`LeafTest::Watertight`].
+    Watertight(Vec<TriangleBlock>),
+    /// The world-to-triangle transforms, for [`LeafTest::Transform`].
+    Transform(Vec<TransformBlock>),
+}
+
+impl LeafBlocks {
+    /// The blocks of `tri_mesh`'s triangles in `wide`'s padded leaf order for `leaf_test`,
+    /// made with rayon when `parallel` says so.
+    pub(crate) fn new(
+        tri_mesh: &TriMesh,
+        wide: &WideBvh,
+        parallel: Parallel,
+        leaf_test: LeafTest,
+    ) -> Self {
+        let order = wide.primitive_order();
+        match leaf_test {
+            LeafTest::Watertight => Self::Watertight(lay_out(order, parallel, |slots| {
+                let triangles: SmallVec<[Triangle; BLOCK_WIDTH]> = slots
+                    .iter()
+                    .filter(|&&index| index != PADDING_SLOT)
+                    .map(|&index| tri_mesh.triangle(index as usize))
+                    .collect();
+                TriangleBlock::new(&triangles)
+            })),
+            LeafTest::Transform => Self::Transform(lay_out(order, parallel, |slots| {
+                let mut block = TransformBlock::EMPTY;
+                for (lane, &index) in slots.iter().enumerate() {
+                    let triangle =
+                        (index != PADDING_SLOT).then(|| tri_mesh.triangle(index as usize));
+                    // A transform that is not representable stays an unused lane, as the
+                    // scalar test never hits its triangle either.
+                    if let Some(transform) = triangle.as_ref().and_then(TriangleTransform::new) {
+                        block.set(lane, &transform);
+                    }
+                }
+                block
+            })),
+        }
+    }
+
+    /// The test these blocks are laid out for.
+    pub(crate) fn leaf_test(&self) -> LeafTest {
+        match self {
+            Self::Watertight(_) => LeafTest::Watertight,
+            Self::Transform(_) => LeafTest::Transform,
+        }
+    }
+
+    /// The triangle in slot `slot` of `wide` (NaN corners for a padding slot). Transform
+    /// blocks keep no corners: theirs come from `tri_mesh`.
+    #[inline]
+    pub(crate) fn triangle(&self, slot: u32, wide: &WideBvh, tri_mesh: &TriMesh) -> Triangle {
+        let slot = slot as usize;
+        match self {
+            Self::Watertight(blocks) => blocks[slot / BLOCK_WIDTH].triangle(slot % BLOCK_WIDTH),
+            Self::Transform(_) => corners(tri_mesh, wide.primitive_order()[slot]),
+        }
+    }
+
+    /// Heap memory of the blocks.
+    pub(crate) fn bytes(&self) -> usize {
+        match self {
+            Self::Watertight(blocks) => blocks.capacity() * core::mem::size_of::<TriangleBlock>(),
+            Self::Transform(blocks) => blocks.capacity() * core::mem::size_of::<TransformBlock>(),
+        }
+    }
+
+    /// The closest hit within the ray's range that `keep` accepts and `culling` does not skip,
+    /// adding what the traversal visited to `counts` when given.
+    #[inline]
+    pub(crate) fn cast(
+        &self,
+        wide: &WideBvh,
+        tri_mesh: &TriMesh,
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: impl FnMut(u32) -> bool,
+        counts: Option<&mut TraversalCounts>,
+    ) -> Option<Hit> {
+        match self {
+            Self::Watertight(blocks) => {
+                Leaves::new(blocks, wide, tri_mesh).cast::<BlockRay, _>(ray, culling, keep, counts)
+            }
+            Self::Transform(blocks) => Leaves::new(blocks, wide, tri_mesh)
+                .cast::<TransformRay, _>(ray, culling, keep, counts),
+        }
+    }
+
+    /// Whether any triangle that `keep` accepts and `culling` does not skip is hit within the
+    /// ray's range (`counts` as in [`LeafBlocks::cast`]).
+    #[inline]
+    pub(crate) fn occluded(
+        &self,
+        wide: &WideBvh,
+        tri_mesh: &TriMesh,
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: impl FnMut(u32) -> bool,
+        counts: Option<&mut TraversalCounts>,
+    ) -> bool {
+        match self {
+            Self::Watertight(blocks) => Leaves::new(blocks, wide, tri_mesh)
+                .occluded::<BlockRay, _>(ray, culling, keep, counts),
+            Self::Transform(blocks) => Leaves::new(blocks, wide, tri_mesh)
+                .occluded::<TransformRay, _>(ray, culling, keep, counts),
+        }
+    }
+
+    /// Every hit within the ray's range that `keep` accepts and `culling` does not skip,
+    /// sorted by `t`, then triangle index.
+    pub(crate) fn cast_all(
+        &self,
+        wide: &WideBvh,
+        tri_mesh: &TriMesh,
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: impl FnMut(u32) -> bool,
+    ) -> Vec<Hit> {
+        match self {
+            Self::Watertight(blocks) => {
+                Leaves::new(blocks, wide, tri_mesh).cast_all::<BlockRay, _>(ray, culling, keep)
+            }
+            Self::Transform(blocks) => {
+                Leaves::new(blocks, wide, tri_mesh).cast_all::<TransformRay, _>(ray, culling, keep)
+            }
+        }
+    }
+}
+
+/// The blocks of `order`'s slots, four at a time, with rayon when `parallel` says so.
+fn lay_out<B: Send>(
+    order: &[u32],
+    parallel: Parallel,
+    block: impl Fn(&[u32]) -> B + Sync + Send,
+) -> Vec<B> {
+    match parallel {
+        Parallel::Rayon => order
+            .par_chunks(BLOCK_WIDTH)
+            .with_min_len(PARALLEL_BLOCKS)
+            .map(block)
+            .collect(),
+        Parallel::Sequential => order.chunks(BLOCK_WIDTH).map(block).collect(),
+    }
+}
+
+/// The corners of triangle `index` of `tri_mesh`, or NaN corners for a padding slot.
+fn corners(tri_mesh: &TriMesh, index: u32) -> Triangle {
+    if index == PADDING_SLOT {
+        Triangle::new(glam::Vec3::NAN, glam::Vec3::NAN, glam::Vec3::NAN)
+    } else {
+        tri_mesh.triangle(index as usize)
+    }
+}
+
+/// A four-lane leaf test: a ray's set-up for one block layout and what it finds per lane.
+pub(crate) trait LaneTest {
+    /// The layout the test reads.
+    type Block;
+    /// What one block test finds.
+    type Hits: LaneHits;
+
+    /// The set-up of `ray`, made once per ray.
+    fn new(ray: &Ray) -> Self;
+
+    /// Tests the four triangles of `block` with `t` in `[t_min, t_max]`.
+    fn intersect(&self, block: &Self::Block, t_max: f32) -> Self::Hits;
+
+    /// The corners of the triangle `index` in `lane` of `block`, for back-face culling.
+    fn triangle(block: &Self::Block, lane: usize, index: u32, tri_mesh: &TriMesh) -> Triangle;
+}
+
+/// The lanes a four-lane test hit and their hits.
+pub(crate) trait LaneHits {
+    /// A bit per lane that hit.
+    fn lanes(&self) -> u32;
+    /// The hit in `lane`, or `None` if that lane missed.
+    fn hit(&self, lane: usize) -> Option<Hit>;
+}
+
+impl LaneTest for BlockRay {
+    type Block = TriangleBlock;
+    type Hits = BlockHits;
+
+    #[inline(always)]
+    fn new(ray: &Ray) -> Self {
+        BlockRay::new(WatertightRay::new(ray))
+    }
+
+    #[inline(always)]
+    fn intersect(&self, block: &TriangleBlock, t_max: f32) -> BlockHits {
+        BlockRay::intersect(self, block, t_max)
+    }
+
+    #[inline]
+    fn triangle(block: &TriangleBlock, lane: usize, _: u32, _: &TriMesh) -> Triangle {
+        block.triangle(lane)
+    }
+}
+
+impl LaneHits for BlockHits {
+    #[inline(always)]
+    fn lanes(&self) -> u32 {
+        BlockHits::lanes(self)
+    }
+
+    #[inline(always)]
+    fn hit(&self, lane: usize) -> Option<Hit> {
+        BlockHits::hit(self, lane)
+    }
+}
+
+impl LaneTest for TransformRay {
+    type Block = TransformBlock;
+    type Hits = TransformHits;
+
+    #[inline(always)]
+    fn new(ray: &Ray) -> Self {
+        TransformRay::new(ray)
+    }
+
+    #[inline(always)]
+    fn intersect(&self, block: &TransformBlock, t_max: f32) -> TransformHits {
+        TransformRay::intersect(self, block, t_max)
+    }
+
+    #[inline]
+    fn triangle(_: &TransformBlock, _: usize, index: u32, tri_mesh: &TriMesh) -> Triangle {
+        corners(tri_mesh, index)
+    }
+}
+
+impl LaneHits for TransformHits {
+    #[inline(always)]
+    fn lanes(&self) -> u32 {
+        TransformHits::lanes(self)
+    }
+
+    #[inline(always)]
+    fn hit(&self, lane: usize) -> Option<Hit> {
+        TransformHits::hit(self, lane)
+    }
+}
+
+/// One layout's blocks with what the walks need besides them.
+struct Leaves<'a, B> {
+    blocks: &'a [B],
+    wide: &'a WideBvh,
+    /// `wide`'s padded leaf order.
+    order: &'a [u32],
+    tri_mesh: &'a TriMesh,
 }
 
 /// What a leaf test needs besides the slots: the ray's four-lane set-up, which faces to skip
 /// and which triangles to keep.
-pub(crate) struct LeafQuery<K> {
-    /// The ray's set-up for the block test, made at the first leaf (a ray that misses every
-    /// box never needs it).
-    ray: Option<BlockRay>,
+struct LeafQuery<T, K> {
+    ray: T,
     dir: glam::Vec3,
     culling: FaceCulling,
     keep: K,
 }
 
-impl<K: FnMut(u32) -> bool> LeafQuery<K> {
-    /// The query of `ray` (made once per ray), skipping what `culling` culls and the
-    /// triangles `keep` turns down.
-    #[inline]
-    pub(crate) fn new(ray: &Ray, culling: FaceCulling, keep: K) -> Self {
+/// One ray's leaf test over one layout's blocks. Its methods are inlined into the hierarchy's
+/// traversal loop, so the block test is compiled for each node kernel's instruction set (a
+/// closure was called out of line).
+struct BlockLeaf<'l, 'a, B, T, K> {
+    leaves: &'l Leaves<'a, B>,
+    query: LeafQuery<T, K>,
+}
+
+impl<B, T: LaneTest<Block = B>, K: FnMut(u32) -> bool> LeafIntersector
+    for BlockLeaf<'_, '_, B, T, K>
+{
+    #[inline(always)]
+    fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
+        self.leaves.closest(slots, ray.t_max, &mut self.query)
+    }
+
+    #[inline(always)]
+    fn any(&mut self, slots: Range<u32>, ray: &Ray) -> bool {
+        self.leaves.any(slots, ray.t_max, &mut self.query)
+    }
+}
+
+impl<'a, B> Leaves<'a, B> {
+    #[inline(always)]
+    fn new(blocks: &'a [B], wide: &'a WideBvh, tri_mesh: &'a TriMesh) -> Self {
         Self {
-            ray: None,
+            blocks,
+            wide,
+            order: wide.primitive_order(),
+            tri_mesh,
+        }
+    }
+
+    /// The query of `ray` (made once per ray).
+    #[inline(always)]
+    fn query<T: LaneTest<Block = B>, K>(
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: K,
+    ) -> LeafQuery<T, K> {
+        LeafQuery {
+            ray: T::new(ray),
             dir: ray.dir,
             culling,
             keep,
         }
     }
-}
 
-/// The leaf test of one ray's traversal: its [`LeafQuery`] over the blocks. Its methods are
-/// inlined into the hierarchy's traversal loop, so the block test is compiled for each node
-/// kernel's instruction set.
-pub(crate) struct BlockLeaf<'a, K> {
-    pub(crate) blocks: &'a LeafBlocks,
-    pub(crate) order: &'a [u32],
-    pub(crate) query: LeafQuery<K>,
-}
-
-impl<K: FnMut(u32) -> bool> LeafIntersector for BlockLeaf<'_, K> {
+    /// The closest hit, with the leaf test compiled into the traversal loop of the
+    /// hierarchy's kernel; counted only when `counts` is given (a constant `None` leaves the
+    /// counting path out).
     #[inline(always)]
-    fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
-        self.blocks.closest(self.order, slots, ray, &mut self.query)
+    fn cast<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
+        &self,
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: K,
+        counts: Option<&mut TraversalCounts>,
+    ) -> Option<Hit> {
+        let leaf = BlockLeaf {
+            leaves: self,
+            query: Self::query::<T, K>(ray, culling, keep),
+        };
+        match counts {
+            None => self.wide.cast_leaves(ray, leaf),
+            Some(counts) => self.wide.cast_counted(ray, leaf, counts),
+        }
     }
 
+    /// Whether anything is hit (as [`Leaves::cast`]).
     #[inline(always)]
-    fn any(&mut self, slots: Range<u32>, ray: &Ray) -> bool {
-        self.blocks.any(self.order, slots, ray, &mut self.query)
-    }
-}
-
-/// The block test's set-up of `ray`, out of line so that the compiler does not hoist it into
-/// every ray's start (a ray that misses every box never needs it). Measured with callgrind on
-/// the bunny: 789 -> 762 instructions per camera ray, 1335 -> 1361 per random ray.
-#[inline(never)]
-fn block_ray_of(ray: &Ray) -> BlockRay {
-    BlockRay::new(WatertightRay::new(ray))
-}
-
-impl LeafBlocks {
-    /// The blocks of `tri_mesh`'s triangles in `wide`'s padded leaf order, made with rayon
-    /// when `parallel` says so.
-    pub(crate) fn new(tri_mesh: &TriMesh, wide: &WideBvh, parallel: Parallel) -> Self {
-        let block = |slots: &[u32]| {
-            let triangles: SmallVec<[Triangle; BLOCK_WIDTH]> = slots
-                .iter()
-                .filter(|&&index| index != PADDING_SLOT)
-                .map(|&index| tri_mesh.triangle(index as usize))
-                .collect();
-            TriangleBlock::new(&triangles)
+    fn occluded<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
+        &self,
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: K,
+        counts: Option<&mut TraversalCounts>,
+    ) -> bool {
+        let leaf = BlockLeaf {
+            leaves: self,
+            query: Self::query::<T, K>(ray, culling, keep),
         };
-        let order = wide.primitive_order();
-        let blocks = match parallel {
-            Parallel::Rayon => order
-                .par_chunks(BLOCK_WIDTH)
-                .with_min_len(PARALLEL_BLOCKS)
-                .map(block)
-                .collect(),
-            Parallel::Sequential => order.chunks(BLOCK_WIDTH).map(block).collect(),
-        };
-        Self { blocks }
+        match counts {
+            None => self.wide.occluded_leaves(ray, leaf),
+            Some(counts) => self.wide.occluded_counted(ray, leaf, counts),
+        }
     }
 
-    /// The triangle in slot `slot` (NaN corners for a padding slot).
-    #[inline]
-    pub(crate) fn triangle(&self, slot: u32) -> Triangle {
-        let slot = slot as usize;
-        self.blocks[slot / BLOCK_WIDTH].triangle(slot % BLOCK_WIDTH)
-    }
-
-    /// Heap memory of the blocks.
-    pub(crate) fn bytes(&self) -> usize {
-        self.blocks.capacity() * core::mem::size_of::<TriangleBlock>()
+    fn cast_all<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
+        &self,
+        ray: &Ray,
+        culling: FaceCulling,
+        keep: K,
+    ) -> Vec<Hit> {
+        let mut query = Self::query::<T, K>(ray, culling, keep);
+        self.wide.cast_all(ray, |slots, range, hits| {
+            self.all(slots, range.t_max, &mut query, hits)
+        })
     }
 
     /// Calls `found(hit)` for every hit lane of the blocks of `slots` within
     /// `[t_min, t_max()]` that `query` keeps, in slot order; `t_max` is read before each block.
-    /// `ray` is the query's ray (with any range).
     #[inline(always)]
-    fn for_each_hit<K: FnMut(u32) -> bool>(
+    fn for_each_hit<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
-        order: &[u32],
         slots: Range<u32>,
-        ray: &Ray,
-        query: &mut LeafQuery<K>,
+        query: &mut LeafQuery<T, K>,
         mut t_max: impl FnMut() -> f32,
         mut found: impl FnMut(Hit) -> bool,
     ) -> bool {
-        let LeafQuery {
-            ray: block_ray,
-            dir,
-            culling,
-            keep,
-        } = query;
-        let block_ray = block_ray.get_or_insert_with(|| block_ray_of(ray));
         let first = slots.start as usize / BLOCK_WIDTH;
         let end = slots.end as usize / BLOCK_WIDTH;
         for (b, block) in self.blocks[first..end].iter().enumerate() {
-            let hits = block_ray.intersect(block, t_max());
+            let hits = query.ray.intersect(block, t_max());
             let mut lanes = hits.lanes();
             while lanes != 0 {
                 let lane = lanes.trailing_zeros() as usize;
                 lanes &= lanes - 1;
-                let index = order[(first + b) * BLOCK_WIDTH + lane];
-                if culling.is_on() {
-                    let t = block.triangle(lane);
-                    if culling.culls(t.v0, t.v1, t.v2, *dir) {
+                let index = self.order[(first + b) * BLOCK_WIDTH + lane];
+                if query.culling.is_on() {
+                    let t = T::triangle(block, lane, index, self.tri_mesh);
+                    if query.culling.culls(t.v0, t.v1, t.v2, query.dir) {
                         continue;
                     }
                 }
-                if !keep(index) {
+                if !(query.keep)(index) {
                     continue;
                 }
                 let Some(hit) = hits.hit(lane) else { continue };
@@ -162,22 +425,19 @@ impl LeafBlocks {
         false
     }
 
-    /// The closest kept hit in the leaf `slots` within `ray`'s range.
+    /// The closest kept hit in the leaf `slots` with `t` in `[t_min, t_max]`.
     #[inline(always)]
-    pub(crate) fn closest<K: FnMut(u32) -> bool>(
+    fn closest<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
-        order: &[u32],
         slots: Range<u32>,
-        ray: &Ray,
-        query: &mut LeafQuery<K>,
+        t_max: f32,
+        query: &mut LeafQuery<T, K>,
     ) -> Option<Hit> {
         let best = core::cell::Cell::new(None::<Hit>);
         self.for_each_hit(
-            order,
             slots,
-            ray,
             query,
-            || best.get().map_or(ray.t_max, |b| b.t),
+            || best.get().map_or(t_max, |b| b.t),
             |hit| {
                 if best.get().is_none_or(|b| hit.is_closer_than(&b)) {
                     best.set(Some(hit));
@@ -188,33 +448,29 @@ impl LeafBlocks {
         best.get()
     }
 
-    /// Whether any kept triangle of the leaf `slots` is hit within `ray`'s range.
+    /// Whether any kept triangle of the leaf `slots` is hit within `[t_min, t_max]`.
     #[inline(always)]
-    pub(crate) fn any<K: FnMut(u32) -> bool>(
+    fn any<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
-        order: &[u32],
         slots: Range<u32>,
-        ray: &Ray,
-        query: &mut LeafQuery<K>,
+        t_max: f32,
+        query: &mut LeafQuery<T, K>,
     ) -> bool {
-        self.for_each_hit(order, slots, ray, query, || ray.t_max, |_| true)
+        self.for_each_hit(slots, query, || t_max, |_| true)
     }
 
-    /// Every kept hit of the leaf `slots` within `ray`'s range, appended to `hits`.
-    pub(crate) fn all<K: FnMut(u32) -> bool>(
+    /// Every kept hit of the leaf `slots` within `[t_min, t_max]`, appended to `hits`.
+    fn all<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
-        order: &[u32],
         slots: Range<u32>,
-        ray: &Ray,
-        query: &mut LeafQuery<K>,
+        t_max: f32,
+        query: &mut LeafQuery<T, K>,
         hits: &mut Vec<Hit>,
     ) {
         self.for_each_hit(
-            order,
             slots,
-            ray,
             query,
-            || ray.t_max,
+            || t_max,
             |hit| {
                 hits.push(hit);
                 false

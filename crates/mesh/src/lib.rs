@@ -43,6 +43,7 @@
 mod error;
 mod instance;
 mod leaf_blocks;
+mod leaf_test;
 mod mesh;
 mod nearest;
 mod obj;
@@ -58,6 +59,7 @@ mod workload;
 
 pub use error::{Error, IndexKind, Location, Result, Warning};
 pub use instance::Instance;
+pub use leaf_test::LeafTest;
 pub use mesh::Mesh;
 pub use nearest::{ClosestPoint, SceneClosestPoint};
 pub use pick::Pick;

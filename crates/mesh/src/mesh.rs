@@ -7,16 +7,18 @@ use meshcast_bvh::{BuildOptions, Bvh, Kernel, Parallel, TraversalCounts, WideBvh
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle, BLOCK_WIDTH};
 use rayon::prelude::*;
 
-use crate::leaf_blocks::{BlockLeaf, LeafBlocks, LeafQuery};
+use crate::leaf_blocks::LeafBlocks;
 use crate::query::FaceCulling;
-use crate::{Filter, QueryOptions, Result, SurfacePoint, TriMesh};
+use crate::{Filter, LeafTest, QueryOptions, Result, SurfacePoint, TriMesh};
 
 /// A triangle mesh with a bounding volume hierarchy: closest hit, any hit, every hit and
 /// batches of rays, in the mesh's own coordinates.
 ///
-/// Every query uses the watertight test ([`meshcast_primitives::Triangle::intersect`], Woop,
-/// Benthin and Wald 2013), two-sided, and returns exactly what a loop over every triangle
-/// returns: the smallest `t`, ties to the smaller triangle index ([`Hit::is_closer_than`]).
+/// Every query uses the mesh's [`LeafTest`], by default the watertight test
+/// ([`meshcast_primitives::Triangle::intersect`], Woop, Benthin and Wald 2013), two-sided, and
+/// returns exactly what a loop of that test over every triangle returns (for
+/// [`LeafTest::Transform`], outside the cases its docs name): the smallest `t`, ties to the
+/// smaller triangle index ([`Hit::is_closer_than`]).
 /// `t` is measured in units of the ray's direction; `hit.triangle` is the triangle's index in
 /// file (or `indices`) order, and the hit point is `(1 - u - v) * v0 + u * v1 + v * v2`.
 /// Degenerate rays (NaN or infinite components, a zero direction, an empty range) miss;
@@ -44,7 +46,7 @@ pub struct Mesh {
     tri_mesh: TriMesh,
     /// The eight-wide hierarchy every query walks.
     wide: WideBvh,
-    /// The triangles in `wide`'s leaf order, four to a block.
+    /// The triangles in `wide`'s leaf order, four to a block, laid out for the leaf test.
     blocks: LeafBlocks,
 }
 
@@ -73,9 +75,39 @@ impl Mesh {
         ))
     }
 
-    /// Builds the hierarchy over `tri_mesh`'s triangles. Degenerate triangles are left out of
-    /// it (their boxes are given as empty), so they are never hit but keep their numbers.
+    /// Builds the hierarchy over `tri_mesh`'s triangles, with the watertight leaf test
+    /// ([`Mesh::with_leaf_test`] picks another). Degenerate triangles are left out of it
+    /// (their boxes are given as empty), so they are never hit but keep their numbers.
     pub fn from_tri_mesh(tri_mesh: TriMesh, options: &BuildOptions) -> Self {
+        Self::build(tri_mesh, options, LeafTest::default())
+    }
+
+    /// The mesh with its leaves laid out for `leaf_test` (see [`LeafTest`] for the trade);
+    /// the hierarchy is kept, only the leaf blocks are made again.
+    ///
+    /// # Examples
+    /// ```
+    /// use meshcast_mesh::{LeafTest, Mesh};
+    ///
+    /// let tri = Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?
+    ///     .with_leaf_test(LeafTest::Transform);
+    /// assert_eq!(tri.leaf_test(), LeafTest::Transform);
+    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// ```
+    pub fn with_leaf_test(mut self, leaf_test: LeafTest) -> Self {
+        if leaf_test != self.leaf_test() {
+            self.blocks = LeafBlocks::new(&self.tri_mesh, &self.wide, Parallel::Rayon, leaf_test);
+        }
+        self
+    }
+
+    /// The ray–triangle test the queries run at the leaves.
+    pub fn leaf_test(&self) -> LeafTest {
+        self.blocks.leaf_test()
+    }
+
+    /// [`Mesh::from_tri_mesh`] with the leaves laid out for `leaf_test`.
+    fn build(tri_mesh: TriMesh, options: &BuildOptions, leaf_test: LeafTest) -> Self {
         let boxes = triangle_boxes(&tri_mesh, options.parallel);
         // Leaves are tested four triangles at a time: let the SAH count whole blocks.
         let options = BuildOptions {
@@ -84,7 +116,7 @@ impl Mesh {
         };
         // The binary tree is only a step: the SAH chose its leaves, the wide tree keeps them.
         let wide = WideBvh::from_binary(&Bvh::build(&boxes, &options));
-        let blocks = LeafBlocks::new(&tri_mesh, &wide, options.parallel);
+        let blocks = LeafBlocks::new(&tri_mesh, &wide, options.parallel, leaf_test);
         Self {
             tri_mesh,
             wide,
@@ -97,7 +129,7 @@ impl Mesh {
     /// Triangles, normals, texture coordinates and groups are kept as they are (normals are
     /// not recomputed). Refitting keeps the tree's shape, which suits small motions; when a
     /// triangle becomes degenerate or stops being so, the hierarchy is rebuilt with the
-    /// default options instead.
+    /// default options instead. The [`LeafTest`] is kept.
     ///
     /// A mesh shared by instances sits behind an [`std::sync::Arc`]: deform a copy
     /// ([`std::sync::Arc::make_mut`]) and hand it to the scene with
@@ -159,11 +191,11 @@ impl Mesh {
                 .all(|&index| index == PADDING_SLOT || !boxes[index as usize].is_empty());
         if !same_triangles {
             let kernel = self.kernel();
-            *self = Self::from_tri_mesh(tri_mesh, &BuildOptions::default());
+            *self = Self::build(tri_mesh, &BuildOptions::default(), self.leaf_test());
             return self.set_kernel(kernel);
         }
         self.wide.refit(&boxes)?;
-        self.blocks = LeafBlocks::new(&tri_mesh, &self.wide, Parallel::Rayon);
+        self.blocks = LeafBlocks::new(&tri_mesh, &self.wide, Parallel::Rayon, self.leaf_test());
         self.tri_mesh = tri_mesh;
         Ok(())
     }
@@ -262,8 +294,8 @@ impl Mesh {
         culling: FaceCulling,
         mut keep: impl FnMut(u32) -> bool,
     ) -> Option<Hit> {
-        self.wide
-            .cast_leaves(ray, self.leaf_test(ray, culling, &mut keep))
+        self.blocks
+            .cast(&self.wide, &self.tri_mesh, ray, culling, &mut keep, None)
     }
 
     /// Whether any triangle is hit within the ray's range (a shadow or visibility test);
@@ -293,8 +325,8 @@ impl Mesh {
         culling: FaceCulling,
         mut keep: impl FnMut(u32) -> bool,
     ) -> bool {
-        self.wide
-            .occluded_leaves(ray, self.leaf_test(ray, culling, &mut keep))
+        self.blocks
+            .occluded(&self.wide, &self.tri_mesh, ray, culling, &mut keep, None)
     }
 
     /// Every hit within the ray's range, sorted by `t`, then triangle index.
@@ -326,33 +358,18 @@ impl Mesh {
         if !ray.is_valid() {
             return Vec::new();
         }
-        let mut query = LeafQuery::new(ray, culling, &mut keep);
-        let order = self.wide.primitive_order();
-        self.wide.cast_all(ray, |slots, range, hits| {
-            self.blocks.all(order, slots, range, &mut query, hits)
-        })
-    }
-
-    /// The leaf test of `ray` over the triangles `keep` accepts and `culling` does not skip.
-    #[inline(always)]
-    fn leaf_test<K: FnMut(u32) -> bool>(
-        &self,
-        ray: &Ray,
-        culling: FaceCulling,
-        keep: K,
-    ) -> BlockLeaf<'_, K> {
-        BlockLeaf {
-            blocks: &self.blocks,
-            order: self.wide.primitive_order(),
-            query: LeafQuery::new(ray, culling, keep),
-        }
+        self.blocks
+            .cast_all(&self.wide, &self.tri_mesh, ray, culling, &mut keep)
     }
 
     /// The triangle in leaf slot `slot` of the hierarchy and its index.
     #[inline]
     pub(crate) fn leaf_triangle(&self, slot: u32) -> (Triangle, u32) {
         let index = self.wide.primitive_order()[slot as usize];
-        (self.blocks.triangle(slot), index)
+        (
+            self.blocks.triangle(slot, &self.wide, &self.tri_mesh),
+            index,
+        )
     }
 
     /// [`Mesh::cast`], adding the nodes, leaves and triangle blocks it visited to `counts`
@@ -372,22 +389,16 @@ impl Mesh {
     /// # Ok::<(), meshcast_mesh::Error>(())
     /// ```
     pub fn cast_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> Option<Hit> {
-        let mut keep = |_| true;
-        self.wide.cast_counted(
-            ray,
-            self.leaf_test(ray, FaceCulling::OFF, &mut keep),
-            counts,
-        )
+        let (culling, keep) = (FaceCulling::OFF, |_| true);
+        self.blocks
+            .cast(&self.wide, &self.tri_mesh, ray, culling, keep, Some(counts))
     }
 
     /// [`Mesh::occluded`], adding what it visited to `counts` (see [`Mesh::cast_counted`]).
     pub fn occluded_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> bool {
-        let mut keep = |_| true;
-        self.wide.occluded_counted(
-            ray,
-            self.leaf_test(ray, FaceCulling::OFF, &mut keep),
-            counts,
-        )
+        let (culling, keep) = (FaceCulling::OFF, |_| true);
+        self.blocks
+            .occluded(&self.wide, &self.tri_mesh, ray, culling, keep, Some(counts))
     }
 
     /// The node kernel this mesh's ray queries run ([`Kernel::preferred`] unless set).

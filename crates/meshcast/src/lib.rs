@@ -138,8 +138,8 @@ pub use meshcast_mesh::{
     SceneClosestPoint, SceneTriangle, SharedScene, ALL_LAYERS,
 };
 pub use meshcast_mesh::{
-    Error, IndexKind, Instance, InstanceId, Location, Mesh, Result, Scene, SceneHit, SurfacePoint,
-    TriMesh, VertexAttribute, Warning,
+    Error, IndexKind, Instance, InstanceId, LeafTest, Location, Mesh, Result, Scene, SceneHit,
+    SurfacePoint, TriMesh, VertexAttribute, Warning,
 };
 pub use meshcast_primitives::{
     Aabb, Camera, ClipPlanes, DepthConvention, Frustum, Hit, Ray, Sphere, Triangle, Viewport,

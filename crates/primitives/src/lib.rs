@@ -10,8 +10,10 @@
 //! [`Triangle::intersect_watertight`] (the default, [`Triangle::intersect`]; prepared per ray
 //! in [`WatertightRay`]), [`Triangle::intersect_moller_trumbore`] and
 //! [`Triangle::intersect_moller_trumbore_culled`], the precomputed [`TriangleTransform`], and
-//! the two-step [`Triangle::intersect_plane_inside`]. Other primitives: [`Plane`], [`Sphere`]
-//! and [`Polygon`], whose faces [`triangulate`] splits into triangles.
+//! the two-step [`Triangle::intersect_plane_inside`]. Four triangles at a time, bit for bit as
+//! their scalar forms: [`TriangleBlock`] (watertight) and [`TransformBlock`]. Other
+//! primitives: [`Plane`], [`Sphere`] and [`Polygon`], whose faces [`triangulate`] splits into
+//! triangles.
 //!
 //! For picking and selection: [`Triangle::closest_point`] (Ericson 2005), the selection
 //! [`Volume`]s (box, sphere, [`Frustum`]) with exact triangle tests (Akenine-Möller 2001 and
@@ -40,6 +42,7 @@ mod plane;
 mod polygon;
 mod ray;
 mod sphere;
+mod transform_block;
 mod triangle;
 mod triangle_block;
 pub mod triangle_transform;
@@ -58,6 +61,7 @@ pub use plane::Plane;
 pub use polygon::{Polygon, PLANARITY_TOLERANCE};
 pub use ray::{Ray, T_MIN_POSITIVE};
 pub use sphere::Sphere;
+pub use transform_block::{TransformBlock, TransformHits, TransformRay};
 pub use triangle::Triangle;
 pub use triangle_block::{BlockHits, BlockRay, TriangleBlock, BLOCK_WIDTH};
 pub use triangle_transform::TriangleTransform;

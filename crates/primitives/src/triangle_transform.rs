@@ -69,6 +69,20 @@ impl TriangleTransform {
         .finite()
     }
 
+    /// The transform with these rows of `R` and origin, or `None` if an entry is not
+    /// finite (an unused lane of a [`crate::TransformBlock`] reads back this way).
+    #[inline]
+    pub(crate) fn from_parts(rows: [Vec3; 3], origin: Vec3) -> Option<Self> {
+        Self { rows, origin }.finite()
+    }
+
+    /// The rows of `R` and the origin `v0`, as [`crate::TransformBlock`] spreads them over
+    /// lanes.
+    #[inline]
+    pub(crate) fn parts(&self) -> ([Vec3; 3], Vec3) {
+        (self.rows, self.origin)
+    }
+
     /// `Some(self)` if every entry is finite.
     #[inline]
     fn finite(self) -> Option<Self> {
