@@ -282,10 +282,22 @@ struct Leaves<'a, B> {
 /// What a leaf test needs besides the slots: the ray's four-lane set-up, which faces to skip
 /// and which triangles to keep.
 struct LeafQuery<T, K> {
-    ray: T,
+    /// The four-lane set-up, made at the first leaf the ray reaches ([`prepare`]).
+    lanes: Option<T>,
+    ray: Ray,
     dir: glam::Vec3,
     culling: FaceCulling,
     keep: K,
+}
+
+/// The leaf test's set-up of `ray`, out of line so that the compiler does not hoist it into
+/// every ray's start: a ray that misses every box never needs it. Measured with callgrind on
+/// the bunny (AVX2 kernel, one thread), instructions per ray against making it with the
+/// query: rays that miss the root 487 -> 343 (any hit), camera rays 784 -> 716 (closest) and
+/// 726 -> 621 (any), random rays 1208 -> 1215 (closest) and 1048 -> 993 (any).
+#[inline(never)]
+fn prepare<T: LaneTest>(ray: &Ray) -> T {
+    T::new(ray)
 }
 
 /// One ray's leaf test over one layout's blocks. Its methods are inlined into the hierarchy's
@@ -329,7 +341,8 @@ impl<'a, B> Leaves<'a, B> {
         keep: K,
     ) -> LeafQuery<T, K> {
         LeafQuery {
-            ray: T::new(ray),
+            lanes: None,
+            ray: *ray,
             dir: ray.dir,
             culling,
             keep,
@@ -398,10 +411,11 @@ impl<'a, B> Leaves<'a, B> {
         mut t_max: impl FnMut() -> f32,
         mut found: impl FnMut(Hit) -> bool,
     ) -> bool {
+        let lane_ray = query.lanes.get_or_insert_with(|| prepare(&query.ray));
         let first = slots.start as usize / BLOCK_WIDTH;
         let end = slots.end as usize / BLOCK_WIDTH;
         for (b, block) in self.blocks[first..end].iter().enumerate() {
-            let hits = query.ray.intersect(block, t_max());
+            let hits = lane_ray.intersect(block, t_max());
             let mut lanes = hits.lanes();
             while lanes != 0 {
                 let lane = lanes.trailing_zeros() as usize;
