@@ -62,8 +62,7 @@ fn check_kernel(label: &str, mesh: &Mesh, triangles: &[Triangle], rays: &[Ray]) 
 
         let expected = reference.cast(ray);
         let hit = mesh.cast(ray);
-        let skipped =
-            expected.is_some_and(|e| skippable(ray, &e)) && hit.is_none_or(|h| found(&h));
+        let skipped = expected.is_some_and(|e| skippable(ray, &e)) && hit.is_none_or(|h| found(&h));
         assert!(
             same_hit(hit, expected) || skipped,
             "{label}: ray {i} {ray:?}: cast {hit:?}, brute force {expected:?}"
