@@ -531,6 +531,82 @@ fn nearer_lanes(halves: &[Vec4; 2], entry: f32, lane: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{BuildOptions, Bvh};
+    use glam::Vec3;
+    use meshcast_primitives::Triangle;
+
+    #[test]
+    fn the_heap_stack_walk_answers_as_brute_force() {
+        // Trees deeper than `MAX_FIXED_STACK_DEPTH` levels walk with the heap stack; check
+        // that walk (and the fixed one) on an ordinary tree against a loop over every triangle.
+        let mut state = 0x853c_49e6_748f_ea9bu64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+        };
+        let mut point = |scale: f32| Vec3::new(next(), next(), next()) * scale;
+        let triangles: Vec<Triangle> = (0..500)
+            .map(|_| {
+                let c = point(4.0);
+                Triangle::new(c + point(0.5), c + point(0.5), c + point(0.5))
+            })
+            .collect();
+        let wide =
+            WideBvh::from_binary(&Bvh::build_primitives(&triangles, &BuildOptions::default()));
+        let order = wide.primitive_order();
+        let closest_in = |slots: Range<u32>, ray: &Ray| {
+            order[slots.start as usize..slots.end as usize]
+                .iter()
+                .filter(|&&p| p != crate::PADDING_SLOT)
+                .filter_map(|&p| Some(triangles[p as usize].intersect(ray)?.with_triangle(p)))
+                .reduce(|a, b| if b.is_closer_than(&a) { b } else { a })
+        };
+        let bits = |h: Option<Hit>| h.map(|h| (h.triangle, h.t.to_bits()));
+        let mut hits = 0;
+        for i in 0..400 {
+            let origin = point(8.0);
+            let target = triangles[i % triangles.len()].centroid() + point(0.2);
+            let ray = Ray::new(origin, target - origin);
+            let expected = triangles
+                .iter()
+                .enumerate()
+                .filter_map(|(i, t)| Some(t.intersect(&ray)?.with_triangle(i as u32)))
+                .reduce(|a, b| if b.is_closer_than(&a) { b } else { a });
+            hits += usize::from(expected.is_some());
+            let walk = |any: bool, heap: bool| {
+                let leaf = &mut ClosestLeaf(closest_in);
+                match (any, heap) {
+                    (false, false) => {
+                        wide.walk::<Portable, FixedStack, _, _, false>(&ray, leaf, &mut ())
+                    }
+                    (false, true) => {
+                        wide.walk::<Portable, Vec<Pending>, _, _, false>(&ray, leaf, &mut ())
+                    }
+                    (true, false) => {
+                        wide.walk::<Portable, FixedStack, _, _, true>(&ray, leaf, &mut ())
+                    }
+                    (true, true) => {
+                        wide.walk::<Portable, Vec<Pending>, _, _, true>(&ray, leaf, &mut ())
+                    }
+                }
+            };
+            for heap in [false, true] {
+                assert_eq!(
+                    bits(walk(false, heap)),
+                    bits(expected),
+                    "{ray:?} heap {heap}"
+                );
+                assert_eq!(
+                    walk(true, heap).is_some(),
+                    expected.is_some(),
+                    "{ray:?} heap {heap}"
+                );
+            }
+        }
+        assert!(hits > 200, "{hits}");
+    }
 
     #[test]
     fn nearer_lanes_break_ties_by_lane() {

@@ -1,44 +1,71 @@
-//! Traces one ray set through a mesh, for instruction counts under callgrind.
-//! `trace_probe MESH coherent|incoherent closest|any RAYS`
-use meshcast_mesh::{camera_rays, incoherent_rays, Mesh};
-use meshcast_primitives::Camera;
+//! Traces one ray set through a mesh: the probe behind the instruction counts quoted in commit
+//! messages and doc comments (callgrind counts instructions reproducibly on a shared machine).
+//!
+//! `trace_probe MESH coherent|incoherent|away closest|any RAYS` prints the number of hits.
+//! `away` is the incoherent set turned around, so that every ray misses the root (the per-ray
+//! cost). Environment: `MESHCAST_KERNEL` picks the node kernel; `PROBE_SUBDIVIDE=N` subdivides
+//! the mesh N times; `PROBE_SKIP=1` builds everything but traces nothing (subtract it to count
+//! the tracing alone); `PROBE_TIME=N` prints the best Mrays/s of N timed passes instead;
+//! `PROBE_COUNT=1` prints the nodes, leaves and blocks visited per ray.
+//!
+//! ```sh
+//! cargo build --release -p meshcast-mesh --example trace_probe
+//! RAYON_NUM_THREADS=1 valgrind --tool=callgrind target/release/examples/trace_probe \
+//!     assets/stanford-bunny.obj incoherent closest 40000
+//! ```
+
+use meshcast_mesh::{camera_rays, incoherent_rays, Mesh, TriMesh};
+use meshcast_primitives::{Camera, Ray};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let mesh = Mesh::from_obj(&args[1]).expect("mesh");
-    let count: usize = args[4].parse().expect("count");
-    let rays = if args[2] == "coherent" {
-        let side = (count as f64).sqrt() as u32;
-        let camera = Camera::framing(mesh.bounds(), 60.0, 1.0);
-        camera_rays(&camera, side, side)
-    } else if args[2] == "away" {
-        incoherent_rays(mesh.bounds(), count, 7)
-            .into_iter()
-            .map(|r| meshcast_primitives::Ray::new(r.origin, -r.dir))
-            .collect()
-    } else {
-        incoherent_rays(mesh.bounds(), count, 7)
+    let [_, path, set, query, count] = args.as_slice() else {
+        eprintln!("usage: trace_probe MESH coherent|incoherent|away closest|any RAYS");
+        std::process::exit(2);
     };
-    if let Ok(reps) = std::env::var("PROBE_TIME") {
-        let reps: usize = reps.parse().expect("reps");
-        let mut best = f64::INFINITY;
-        for _ in 0..reps {
-            let start = std::time::Instant::now();
-            let hits = if args[3] == "any" {
-                rays.iter().filter(|r| mesh.occluded(r)).count()
-            } else {
-                rays.iter().filter(|r| mesh.cast(r).is_some()).count()
-            };
-            std::hint::black_box(hits);
-            best = best.min(start.elapsed().as_secs_f64());
+    let levels: u32 = std::env::var("PROBE_SUBDIVIDE").map_or(0, |v| v.parse().expect("levels"));
+    let tri_mesh = TriMesh::from_obj(path)
+        .expect("mesh")
+        .subdivide(levels)
+        .expect("subdivide");
+    let mesh = Mesh::from_tri_mesh(tri_mesh, &Default::default());
+    let count: usize = count.parse().expect("ray count");
+    let rays: Vec<Ray> = match set.as_str() {
+        "coherent" => {
+            let side = (count as f64).sqrt() as u32;
+            camera_rays(&Camera::framing(mesh.bounds(), 60.0, 1.0), side, side)
         }
+        "away" => incoherent_rays(mesh.bounds(), count, 7)
+            .into_iter()
+            .map(|r| Ray::new(r.origin, -r.dir))
+            .collect(),
+        _ => incoherent_rays(mesh.bounds(), count, 7),
+    };
+    let any = query == "any";
+    let trace = |rays: &[Ray]| {
+        rays.iter()
+            .filter(|r| {
+                if any {
+                    mesh.occluded(r)
+                } else {
+                    mesh.cast(r).is_some()
+                }
+            })
+            .count()
+    };
+    if let Ok(passes) = std::env::var("PROBE_TIME") {
+        let best = (0..passes.parse::<usize>().expect("passes"))
+            .map(|_| {
+                let start = std::time::Instant::now();
+                std::hint::black_box(trace(&rays));
+                start.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min);
         println!("{:.2}", rays.len() as f64 / best / 1e6);
-        return;
-    }
-    if std::env::var("PROBE_COUNT").is_ok() {
+    } else if std::env::var("PROBE_COUNT").is_ok() {
         let mut counts = meshcast_bvh::TraversalCounts::default();
         for ray in &rays {
-            if args[3] == "any" {
+            if any {
                 mesh.occluded_counted(ray, &mut counts);
             } else {
                 mesh.cast_counted(ray, &mut counts);
@@ -51,14 +78,9 @@ fn main() {
             per(counts.leaves),
             per(counts.blocks)
         );
-        return;
-    }
-    let hits = if std::env::var("PROBE_SKIP").is_ok() {
-        0
-    } else if args[3] == "any" {
-        rays.iter().filter(|r| mesh.occluded(r)).count()
+    } else if std::env::var("PROBE_SKIP").is_ok() {
+        println!("0");
     } else {
-        rays.iter().filter(|r| mesh.cast(r).is_some()).count()
-    };
-    println!("{hits}");
+        println!("{}", trace(&rays));
+    }
 }
