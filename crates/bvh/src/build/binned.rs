@@ -74,10 +74,18 @@ impl Splitter for SahSplitter {
                 if self.options.parallel == Parallel::Rayon && n >= PARALLEL_BINNING_PRIMITIVES {
                     items
                         .par_chunks_mut(BINNING_CHUNK)
-                        .map(|chunk| binning.bin(chunk))
-                        .reduce(|| [[Bin::EMPTY; MAX_BINS]; 3], merge_bins)
+                        .fold(
+                            || EMPTY_BINS,
+                            |mut bins, chunk| {
+                                binning.bin(chunk, &mut bins);
+                                bins
+                            },
+                        )
+                        .reduce(|| EMPTY_BINS, merge_bins)
                 } else {
-                    binning.bin(items)
+                    let mut bins = EMPTY_BINS;
+                    binning.bin(items, &mut bins);
+                    bins
                 };
             binning.best_split(&bins)
         };
@@ -201,6 +209,8 @@ impl Bin {
 
 type Bins = [[Bin; MAX_BINS]; 3];
 
+const EMPTY_BINS: Bins = [[Bin::EMPTY; MAX_BINS]; 3];
+
 fn merge_bins(mut a: Bins, b: Bins) -> Bins {
     for (axis_a, axis_b) in a.iter_mut().zip(&b) {
         for (x, y) in axis_a.iter_mut().zip(axis_b) {
@@ -270,10 +280,10 @@ impl Binning {
         UVec3::from_array(bits)
     }
 
-    /// Bins `items`, and stores each one's bin on every axis in its `key` (eight bits an
-    /// axis), for [`Binning::partition`].
-    fn bin(&self, items: &mut [BuildPrimitive]) -> Bins {
-        let mut bins = [[Bin::EMPTY; MAX_BINS]; 3];
+    /// Adds `items` to `bins`, and stores each one's bin on every axis in its `key` (eight
+    /// bits an axis), for [`Binning::partition`]. The bins are the caller's: returning a
+    /// fresh 4.6 KB array from every call was three copies of it per node.
+    fn bin(&self, items: &mut [BuildPrimitive], bins: &mut Bins) {
         for p in items {
             let (min, max) = (Vec3A::from(p.min), Vec3A::from(p.max));
             let b = self.index(min * 0.5 + max * 0.5);
@@ -286,7 +296,6 @@ impl Binning {
                 bin.count += 1;
             }
         }
-        bins
     }
 
     /// The plane of least `area_left * count_left + area_right * count_right` over all usable
