@@ -350,26 +350,24 @@ impl Binning {
         items: &mut [BuildPrimitive],
         split: &BestSplit,
     ) -> (usize, CentroidBounds, CentroidBounds) {
-        let (mut left, mut right) = (CentroidBounds::EMPTY, CentroidBounds::EMPTY);
+        // Indexed by side, right first: one load, min or max and store per corner, where
+        // selecting the centroid or an infinity into both sides' boxes took four selects.
+        let mut sides = [CentroidBounds::EMPTY; 2];
         let shift = 8 * split.axis as u32;
         let mut mid = 0;
-        let plane = Vec3A::splat(split.bin as f32);
         for i in 0..items.len() {
             let p = items[i];
             let bin = (p.key >> shift) & 0xff;
             let goes_left = bin < split.bin;
             let c = p.centroid();
-            // The side as a lane mask from one float compare: `BVec3A::splat` of the bool
-            // went through a table, 5% of the splitter's instructions.
-            let side = Vec3A::splat(bin as f32).cmplt(plane);
-            left.min = left.min.min(Vec3A::select(side, c, Vec3A::INFINITY));
-            left.max = left.max.max(Vec3A::select(side, c, Vec3A::NEG_INFINITY));
-            right.min = right.min.min(Vec3A::select(side, Vec3A::INFINITY, c));
-            right.max = right.max.max(Vec3A::select(side, Vec3A::NEG_INFINITY, c));
+            let side = &mut sides[usize::from(goes_left)];
+            side.min = side.min.min(c);
+            side.max = side.max.max(c);
             items[i] = items[mid];
             items[mid] = p;
             mid += usize::from(goes_left);
         }
+        let [right, left] = sides;
         (mid, left, right)
     }
 }
