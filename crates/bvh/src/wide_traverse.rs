@@ -538,19 +538,15 @@ mod tests {
     use crate::{BuildOptions, Bvh};
     use glam::Vec3;
     use meshcast_primitives::Triangle;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64;
 
     #[test]
     fn the_heap_stack_walk_answers_as_brute_force() {
         // Trees deeper than `MAX_FIXED_STACK_DEPTH` levels walk with the heap stack; check
         // that walk (and the fixed one) on an ordinary tree against a loop over every triangle.
-        let mut state = 0x853c_49e6_748f_ea9bu64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-        };
-        let mut point = |scale: f32| Vec3::new(next(), next(), next()) * scale;
+        let mut rng = Pcg64::seed_from_u64(0x853c_49e6_748f_ea9b);
+        let mut point = |scale: f32| Vec3::from(rng.gen::<[f32; 3]>()) * 2.0 * scale - scale;
         let triangles: Vec<Triangle> = (0..500)
             .map(|_| {
                 let c = point(4.0);

@@ -42,6 +42,8 @@ mod plane;
 mod polygon;
 mod ray;
 mod sphere;
+#[cfg(test)]
+mod test_rng;
 mod transform_block;
 mod triangle;
 mod triangle_block;

@@ -186,21 +186,7 @@ mod tests {
     use super::*;
     use crate::Triangle;
 
-    /// A tiny deterministic generator (xorshift), so the test needs no dependency.
-    struct Xorshift(u64);
-
-    impl Xorshift {
-        fn next(&mut self) -> f32 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 40) as f32 / (1u64 << 24) as f32
-        }
-
-        fn point(&mut self, scale: f32) -> Vec3 {
-            Vec3::new(self.next(), self.next(), self.next()) * 2.0 * scale - scale
-        }
-    }
+    use crate::test_rng::Xorshift;
 
     /// The transforms of the non-degenerate `triangles`.
     fn transforms(triangles: &[Triangle]) -> Vec<TriangleTransform> {
