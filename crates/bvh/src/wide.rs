@@ -145,9 +145,13 @@ pub struct WideBvh {
 const MAX_NODES: usize = 1 << 28;
 
 impl WideBvh {
-    /// Collapses `binary`, for traversal with [`Kernel::preferred`]: each node takes its binary children and keeps opening the one with
-    /// the largest surface area until it has [`WIDE_WIDTH`] (the usual greedy collapse; Wald et al.
-    /// 2008), so the boxes a ray is most likely to enter are tested together.
+    /// Collapses `binary`, for traversal with [`Kernel::preferred`]: each node takes its binary
+    /// children and keeps opening the one with the largest surface area until it has
+    /// [`WIDE_WIDTH`] (the usual greedy collapse; Wald et al. 2008), so the boxes a ray is most
+    /// likely to enter are tested together.
+    ///
+    /// # Panics
+    /// If the collapse makes more than 2^28 nodes (64 GiB of them: memory runs out first).
     pub fn from_binary(binary: &Bvh) -> Self {
         let mut wide = Self {
             nodes: Vec::new(),
