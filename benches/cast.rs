@@ -14,7 +14,7 @@
 
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
 use meshcast_bvh::{BuildOptions, Bvh, Kernel, PreparedRay, Primitive, Quality};
-use meshcast_mesh::{camera_rays, incoherent_rays, LeafTest, Mesh, TriMesh};
+use meshcast_mesh::{camera_rays, incoherent_rays, LeafTest, Mesh, RayQueries, TriMesh};
 use meshcast_primitives::{Camera, Hit, Ray, Triangle};
 use rayon::prelude::*;
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use meshcast::glam::Affine3A;
-use meshcast::{Camera, Instance, Mesh, Ray, Scene};
+use meshcast::{Camera, Instance, Mesh, Ray, RayQueries, Scene};
 use meshcast_mesh::{camera_rays, incoherent_rays};
 use meshcast_tests::{adversarial_rays, asset, random_transform, rng, same_hit, same_scene_hit};
 

@@ -3,7 +3,7 @@
 //! time.
 
 use meshcast_bvh::{BuildOptions, Kernel, Parallel, Quality};
-use meshcast_mesh::{Containment, Culling, LeafTest, Mesh, QueryOptions, TriMesh};
+use meshcast_mesh::{Containment, Culling, LeafTest, Mesh, QueryOptions, RayQueries, TriMesh};
 use meshcast_primitives::{Aabb, Hit, Ray, Sphere, Triangle, Volume};
 use meshcast_tests::{
     adversarial_rays, asset, brute_force_cast, brute_force_cast_all, random_direction,
@@ -313,7 +313,7 @@ fn transform_leaves_keep_culling_filters_picking_and_refits() {
     let rays = random_rays(transform.bounds(), 400, 21);
     let options = QueryOptions::new()
         .with_culling(Culling::BackFaces)
-        .with_triangle_filter(|triangle| triangle % 3 != 0);
+        .with_filter(|triangle: u32| !triangle.is_multiple_of(3));
     for (i, ray) in rays.iter().enumerate() {
         let expected: Vec<Hit> = reference
             .cast_all(ray)

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
 use meshcast_bvh::BuildOptions;
-use meshcast_mesh::{Instance, Mesh, TriMesh};
+use meshcast_mesh::{Instance, Mesh, RayQueries, TriMesh};
 use meshcast_primitives::Hit;
 use meshcast_tests::{asset, edge_closeness, random_rays, random_transform, rng};
 
@@ -51,8 +51,8 @@ fn instanced_hits_equal_hits_on_the_moved_mesh() {
                             a.t,
                             b.t
                         );
-                        let surface = instance.surface(&a);
-                        let on_world = world.surface(&b);
+                        let surface = instance.surface(&a).expect("a hit of the mesh");
+                        let on_world = world.surface(&b).expect("a hit of the mesh");
                         assert!(surface.point.distance(on_world.point) <= 1e-4 * size);
                         // The inverse transpose keeps the normal perpendicular to the moved
                         // triangle; a mirror flips the winding, hence the absolute value.

@@ -83,7 +83,7 @@ fn polygons_are_fans_numbered_in_file_order() {
                 .map(|i| [corners[0], corners[i], corners[i + 1]])
                 .collect();
             let loaded: Vec<[Vec3; 3]> = (next..next + fan.len())
-                .map(|k| mesh.triangle(k).vertices())
+                .map(|k| mesh.triangle(k).expect("in range").vertices())
                 .collect();
             next += fan.len();
             if loaded != fan {

@@ -3,7 +3,7 @@
 //! depth convention; the viewport of a `Camera` agrees with the camera's own rays.
 
 use glam::{Mat4, Vec2, Vec3};
-use meshcast_mesh::Mesh;
+use meshcast_mesh::{Mesh, RayQueries};
 use meshcast_primitives::{Camera, ClipPlanes, DepthConvention, Viewport};
 use meshcast_tests::{asset, rng};
 use rand::Rng;
@@ -87,7 +87,7 @@ fn hits_project_back_to_their_pixel_in_every_convention() {
                 continue;
             };
             hits += 1;
-            let point = mesh.surface(&hit).point;
+            let point = mesh.surface(&hit).expect("a triangle of the mesh").point;
             let projected = viewport.project(point).expect("in front");
             assert!(
                 projected.truncate().distance(Vec2::new(x, y)) < 0.02,

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
-use meshcast_mesh::{Error, Instance, InstanceId, Mesh, Scene};
+use meshcast_mesh::{Error, Instance, InstanceId, Mesh, QueryOptions, RayQueries, Scene};
 use meshcast_primitives::{Aabb, Ray, Triangle};
 use meshcast_tests::{
     adversarial_rays, asset, brute_force_scene_cast, brute_force_scene_cast_all, random_rays,
@@ -146,14 +146,15 @@ fn filters_skip_instances_and_triangles() {
     let hidden = InstanceId::clone(&scene.instances().nth(3).expect("ten instances").0);
     let keep =
         |instance: InstanceId, triangle: u32| instance != hidden && !triangle.is_multiple_of(3);
+    let options = QueryOptions::new().with_filter(keep);
     for ray in rays_for(&scene, 100, 40) {
         let expected = brute_force_scene_cast_all(&scene, &ray, keep);
         assert!(same_scene_hit(
-            scene.cast_filtered(&ray, keep),
+            scene.cast_with(&ray, &options),
             expected.first().copied()
         ));
-        assert_eq!(scene.occluded_filtered(&ray, keep), !expected.is_empty());
-        assert_eq!(scene.cast_all_filtered(&ray, keep), expected);
+        assert_eq!(scene.occluded_with(&ray, &options), !expected.is_empty());
+        assert_eq!(scene.cast_all_with(&ray, &options), expected);
     }
 }
 
@@ -193,7 +194,7 @@ fn picking_reports_world_point_normals_uv_and_group() {
     let hit = scene
         .cast(&Ray::new(origin, target - origin))
         .expect("hits the floor quad");
-    let surface = scene.surface(&hit);
+    let surface = scene.surface(&hit).expect("the scene holds the hit");
     assert!(surface.point.distance(target) < 1e-5);
     assert!((hit.hit.t - 1.0).abs() < 1e-6);
     // The quad's normal +z turns to -y under the quarter turn about x.
@@ -209,10 +210,11 @@ fn picking_reports_world_point_normals_uv_and_group() {
     assert!(uv.distance(glam::Vec2::new(0.25, 0.5)) < 1e-5);
     assert_eq!(surface.group, Some("floor"));
     // The second face (group `wall`, same plane, no attributes) when the floor is filtered.
+    let only_the_wall = QueryOptions::new().with_filter(|_: InstanceId, t: u32| t == 2);
     let wall = scene
-        .cast_filtered(&Ray::new(origin, target - origin), |_, t| t == 2)
+        .cast_with(&Ray::new(origin, target - origin), &only_the_wall)
         .expect("hits the wall triangle");
-    let surface = scene.surface(&wall);
+    let surface = scene.surface(&wall).expect("the scene holds the hit");
     assert_eq!(
         (surface.group, surface.normal, surface.uv),
         (Some("wall"), None, None)

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use meshcast::{Mesh, TriMesh};
+use meshcast::{Mesh, RayQueries, TriMesh};
 use meshcast_tests::{asset, edge_closeness, random_rays};
 
 fn edge_count(tri_mesh: &TriMesh) -> usize {

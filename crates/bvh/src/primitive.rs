@@ -154,7 +154,7 @@ impl Bvh {
 
     /// The closest hit among `primitives` (in the original order the hierarchy was built
     /// over), with `triangle` set to the primitive's index; equal to a loop over every
-    /// primitive keeping the closest by [`Hit::is_closer_than`]. Primitives missing from a
+    /// primitive keeping the first by [`Hit::order`]. Primitives missing from a
     /// too-short slice are never hit.
     pub fn cast_primitives<P: Primitive>(&self, primitives: &[P], ray: &Ray) -> Option<Hit> {
         self.cast_primitives_filtered(primitives, ray, |_| true)

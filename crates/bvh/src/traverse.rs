@@ -5,7 +5,7 @@
 //! primitive, ties included.
 
 use glam::Vec3A;
-use meshcast_primitives::{slab, slab_slack, Hit, Ray};
+use meshcast_primitives::{slab, slab_slack, Hit, Ray, RayHit};
 use smallvec::SmallVec;
 
 use crate::{Bvh, Node};
@@ -58,14 +58,15 @@ impl SlabRay {
 }
 
 impl Bvh {
-    /// The closest hit: the smallest `t` in the ray's range, ties going to the smaller
-    /// primitive index ([`Hit::is_closer_than`]).
+    /// The closest hit: the first in the ray's range by the hits' order ([`Hit::order`]: the
+    /// smallest `t`, ties going to the smaller primitive index).
     ///
     /// `leaf(slot, ray)` tests the primitive in leaf slot `slot` (see
     /// [`Bvh::primitive_order`]) against `ray`, whose `t_max` shrinks to the closest hit found
     /// so far (inclusive, so that an equal-`t` hit with a smaller index can still win). It
-    /// returns a hit whose `triangle` field is the primitive's original index; hits outside
-    /// the ray's range are ignored. Children are visited near-first and subtrees beyond the
+    /// returns a [`Hit`] whose `triangle` field is the primitive's original index, or any
+    /// other [`RayHit`] (a scene's hit names its instance); hits outside the ray's range are
+    /// ignored. Children are visited near-first and subtrees beyond the
     /// closest hit are skipped. A degenerate ray ([`Ray::is_valid`]) or an empty hierarchy
     /// gives `None` without calling `leaf`.
     ///
@@ -93,8 +94,12 @@ impl Bvh {
     /// assert_eq!((hit.triangle, hit.t), (1, 1.0));
     /// # Ok::<(), &str>(())
     /// ```
-    pub fn cast<F: FnMut(u32, &Ray) -> Option<Hit>>(&self, ray: &Ray, mut leaf: F) -> Option<Hit> {
-        self.walk::<false>(ray, &mut leaf)
+    pub fn cast<H: RayHit, F: FnMut(u32, &Ray) -> Option<H>>(
+        &self,
+        ray: &Ray,
+        mut leaf: F,
+    ) -> Option<H> {
+        self.walk::<false, H>(ray, &mut leaf)
     }
 
     /// Whether any primitive is hit in the ray's range (occlusion, shadow rays): stops at the
@@ -117,11 +122,11 @@ impl Bvh {
     /// ```
     pub fn occluded<F: FnMut(u32, &Ray) -> bool>(&self, ray: &Ray, mut leaf: F) -> bool {
         let mut found = |slot, ray: &Ray| leaf(slot, ray).then_some(Hit::new(ray.t_min, 0.0, 0.0));
-        self.walk::<true>(ray, &mut found).is_some()
+        self.walk::<true, Hit>(ray, &mut found).is_some()
     }
 
-    /// Every hit in the ray's range, sorted by `t` and then by primitive index (`leaf` as in
-    /// [`Bvh::cast`]; the range it is given never shrinks). A degenerate ray or an empty
+    /// Every hit in the ray's range, sorted by their order ([`Hit::order`]: `t`, then
+    /// primitive index; `leaf` as in [`Bvh::cast`], and the range it is given never shrinks). A degenerate ray or an empty
     /// hierarchy gives no hit.
     ///
     /// # Examples
@@ -139,24 +144,56 @@ impl Bvh {
     /// let order: Vec<(u32, f32)> = hits.iter().map(|h| (h.triangle, h.t)).collect();
     /// assert_eq!(order, [(1, 1.0), (0, 2.0)]);
     /// ```
-    pub fn cast_all<F: FnMut(u32, &Ray) -> Option<Hit>>(&self, ray: &Ray, mut leaf: F) -> Vec<Hit> {
+    pub fn cast_all<H: RayHit, F: FnMut(u32, &Ray) -> Option<H>>(
+        &self,
+        ray: &Ray,
+        mut leaf: F,
+    ) -> Vec<H> {
         let mut hits = Vec::new();
+        self.visit(ray, |slot, ray| {
+            hits.extend(leaf(slot, ray).filter(|h| ray.contains_t(h.t())));
+        });
+        hits.sort_unstable_by(H::order);
+        hits
+    }
+
+    /// Calls `leaf(slot, ray)` for every leaf slot whose boxes the ray's range enters, in the
+    /// order of the walk (the range it is given never shrinks): for leaves that report many
+    /// hits each, or none. A degenerate ray or an empty hierarchy calls nothing.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_bvh::{BuildOptions, Bvh};
+    /// use meshcast_primitives::{Ray, Triangle};
+    ///
+    /// let triangles = [
+    ///     Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y),
+    ///     Triangle::new(Vec3::X * 5.0, Vec3::X * 6.0, Vec3::X * 5.0 + Vec3::Y),
+    /// ];
+    /// let one_per_leaf = BuildOptions { max_leaf_primitives: 1, ..BuildOptions::default() };
+    /// let bvh = Bvh::build_primitives(&triangles, &one_per_leaf);
+    /// let mut reached = Vec::new();
+    /// bvh.visit(&Ray::new(Vec3::new(0.2, 0.2, -1.0), Vec3::Z), |slot, _| {
+    ///     reached.push(bvh.primitive_order()[slot as usize]);
+    /// });
+    /// assert_eq!(reached, [0]);
+    /// ```
+    pub fn visit<F: FnMut(u32, &Ray)>(&self, ray: &Ray, mut leaf: F) {
         // The any-hit walk with a leaf that reports nothing visits every leaf the ray enters.
-        self.walk::<true>(ray, &mut |slot, ray: &Ray| {
-            hits.extend(leaf(slot, ray).filter(|h| ray.contains_t(h.t)));
+        self.walk::<true, Hit>(ray, &mut |slot, ray: &Ray| {
+            leaf(slot, ray);
             None
         });
-        sort_hits(&mut hits);
-        hits
     }
 
     /// The traversal loop: closest hit (children near first, the range shrinking to the best
     /// hit), or with `ANY` the first hit `leaf` reports (children in order, the range fixed).
-    fn walk<const ANY: bool>(
+    fn walk<const ANY: bool, H: RayHit>(
         &self,
         ray: &Ray,
-        leaf: &mut impl FnMut(u32, &Ray) -> Option<Hit>,
-    ) -> Option<Hit> {
+        leaf: &mut impl FnMut(u32, &Ray) -> Option<H>,
+    ) -> Option<H> {
         let nodes = self.nodes.as_slice();
         if nodes.is_empty() || !ray.is_valid() {
             return None;
@@ -167,7 +204,7 @@ impl Bvh {
         if entry > exit {
             return None;
         }
-        let mut best: Option<Hit> = None;
+        let mut best: Option<H> = None;
         let mut stack: SmallVec<[(u32, f32); STACK_INLINE_CAPACITY]> = SmallVec::new();
         let mut current = 0usize;
         loop {
@@ -181,9 +218,9 @@ impl Bvh {
                     if ANY {
                         return Some(hit);
                     }
-                    if best.is_none_or(|b| hit.is_closer_than(&b)) && range.contains_t(hit.t) {
+                    if best.is_none_or(|b| hit.is_closer_than(&b)) && range.contains_t(hit.t()) {
                         best = Some(hit);
-                        t_max = hit.t;
+                        t_max = hit.t();
                         range.t_max = t_max;
                     }
                 }
@@ -228,14 +265,4 @@ impl Bvh {
             }
         }
     }
-}
-
-/// Sorts hits by `t`, then by primitive index: the order of every `cast_all`.
-pub(crate) fn sort_hits(hits: &mut [Hit]) {
-    // `-0.0` and `0.0` tie, as in `Hit::is_closer_than`; t is never NaN here.
-    hits.sort_unstable_by(|a, b| {
-        a.t.partial_cmp(&b.t)
-            .unwrap_or(core::cmp::Ordering::Equal)
-            .then(a.triangle.cmp(&b.triangle))
-    });
 }

@@ -29,7 +29,6 @@ use glam::Vec4;
 use meshcast_primitives::{Hit, Ray};
 
 use crate::simd::{self, NodeKernel, Portable, RaySetup};
-use crate::traverse::sort_hits;
 use crate::wide::{WideNode, WIDE_WIDTH};
 use crate::{Kernel, WideBvh, LEAF_ALIGNMENT};
 
@@ -252,7 +251,7 @@ impl<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)> LeafIntersector for AppendAll<'_
 
 impl WideBvh {
     /// The closest hit: the smallest `t` in the ray's range, ties going to the smaller
-    /// primitive index ([`Hit::is_closer_than`]), as [`crate::Bvh::cast`] answers.
+    /// primitive index ([`Hit::order`]), as [`crate::Bvh::cast`] answers.
     ///
     /// `leaf(slots, ray)` returns the closest hit among the primitives in leaf slots `slots`
     /// (a range of [`WideBvh::primitive_order`], padding included) within `ray`'s range,
@@ -305,7 +304,7 @@ impl WideBvh {
         self.run::<true, _, _>(ray, &mut leaf, counts).is_some()
     }
 
-    /// Every hit in the ray's range, sorted by `t` and then by primitive index, as
+    /// Every hit in the ray's range, sorted by [`Hit::order`] (`t`, then primitive index), as
     /// [`crate::Bvh::cast_all`] answers: `leaf(slots, ray, hits)` appends the hits of the
     /// primitives in leaf slots `slots` (the range it is given never shrinks).
     pub fn cast_all<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)>(
@@ -323,7 +322,7 @@ impl WideBvh {
             &mut (),
         );
         hits.retain(|h| ray.contains_t(h.t));
-        sort_hits(&mut hits);
+        hits.sort_unstable_by(Hit::order);
         hits
     }
 

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use glam::Vec3;
 use meshcast_bvh::BuildOptions;
-use meshcast_primitives::{Ray, Triangle};
+use meshcast_primitives::{Hit, Ray, Triangle};
 use rand::Rng;
 
 /// The six axis directions with every sign of zero in the other components.
@@ -280,7 +280,7 @@ fn nan_infinite_and_degenerate_rays_miss_without_testing_leaves() {
             let mut calls = 0;
             bvh.cast(ray, |_, _| {
                 calls += 1;
-                None
+                None::<Hit>
             });
             bvh.occluded(ray, |_, _| {
                 calls += 1;
@@ -288,7 +288,7 @@ fn nan_infinite_and_degenerate_rays_miss_without_testing_leaves() {
             });
             bvh.cast_all(ray, |_, _| {
                 calls += 1;
-                None
+                None::<Hit>
             });
             assert_eq!(calls, 0, "{ray:?}");
             assert_eq!(brute_closest(&mesh, ray), None);

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use glam::Vec3;
 use meshcast_bvh::{BuildOptions, Bvh, Error, Parallel, Quality};
-use meshcast_primitives::{Aabb, Ray, Triangle};
+use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
 use rand::Rng;
 
 fn build_boxes(boxes: &[Aabb], options: &BuildOptions) -> Bvh {
@@ -25,9 +25,14 @@ fn no_primitives_gives_an_empty_hierarchy_that_misses() {
         let bvh = build_boxes(&[], &options);
         assert!(bvh.is_empty());
         assert_eq!(bvh.bounds(), Aabb::EMPTY);
-        assert_eq!(bvh.cast(&ray, |_, _| unreachable!()), None);
+        assert_eq!(
+            bvh.cast(&ray, |_, _| -> Option<Hit> { unreachable!() }),
+            None
+        );
         assert!(!bvh.occluded(&ray, |_, _| unreachable!()));
-        assert!(bvh.cast_all(&ray, |_, _| unreachable!()).is_empty());
+        assert!(bvh
+            .cast_all(&ray, |_, _| -> Option<Hit> { unreachable!() })
+            .is_empty());
         let stats = bvh.stats();
         assert_eq!(
             (stats.node_count, stats.leaf_count, stats.primitive_count),

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use meshcast::{
-    camera_rays, incoherent_rays, Camera, Kernel, LeafTest, Mesh, Quality, Ray, TraversalCounts,
+    camera_rays, incoherent_rays, Camera, Kernel, LeafTest, Mesh, Quality, Ray, RayQueries,
+    TraversalCounts,
 };
 use rayon::prelude::*;
 use serde_json::json;

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use meshcast::{Mesh, Ray};
+use meshcast::{Mesh, Ray, RayQueries};
 use rayon::prelude::*;
 
 use crate::{loading, output, rays};

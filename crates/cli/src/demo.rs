@@ -4,6 +4,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use meshcast::RayQueries;
+
 use crate::camera_options::{default_camera, Size, DEFAULT_FOV_DEGREES};
 use crate::loading;
 use crate::render;
@@ -54,9 +56,12 @@ pub fn run(out: &mut impl Write) -> Result<()> {
 
     let (column, row) = (size.width / 2, size.height / 2);
     let ray = camera.ray_through_pixel(column, row, size.width, size.height);
-    match mesh.cast(&ray) {
-        Some(hit) => {
-            let point = mesh.surface(&hit).point;
+    match mesh
+        .cast(&ray)
+        .and_then(|hit| Some((hit, mesh.surface(&hit)?)))
+    {
+        Some((hit, surface)) => {
+            let point = surface.point;
             writeln!(
                 out,
                 "  pick    pixel {column},{row}: triangle {} at {:.4} {:.4} {:.4}, distance {:.4}",

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
+use meshcast::RayQueries;
 
 use crate::camera_options::CameraOptions;
 use crate::loading;
@@ -43,11 +44,13 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
     let mesh = loading::load(&args.mesh)?.mesh;
     let camera = args.camera.camera(&mesh)?;
     let ray = camera.ray_through_pixel(column, row, size.width, size.height);
-    let Some(hit) = mesh.cast(&ray) else {
+    let Some((hit, surface)) = mesh
+        .cast(&ray)
+        .and_then(|hit| Some((hit, mesh.surface(&hit)?)))
+    else {
         writeln!(out, "nothing")?;
         return Ok(());
     };
-    let surface = mesh.surface(&hit);
     let (point, normal) = (surface.point, surface.geometric_normal);
     let side = if normal.dot(ray.dir) <= 0.0 {
         "front"

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use glam::Vec3;
-use meshcast::{camera_rays, Camera, Hit, Mesh};
+use meshcast::{camera_rays, Camera, Hit, Mesh, RayQueries};
 use rayon::prelude::*;
 
 use crate::camera_options::{CameraOptions, Size};

@@ -5,7 +5,7 @@
 //! answers into colours.
 
 use glam::Vec3;
-use meshcast::{Camera, Hit, Mesh, Ray};
+use meshcast::{Camera, Hit, Mesh, Ray, RayQueries, SurfacePoint};
 
 /// Ambient occlusion rays per pixel.
 pub const AO_SAMPLES: u32 = 12;
@@ -64,28 +64,28 @@ impl<'a> Shading<'a> {
     }
 
     /// The unit normal at a hit, turned to face the ray: interpolated from the mesh's vertex
-    /// normals when it has them, else the triangle's own.
+    /// normals when it has them, else the triangle's own (facing the ray for a hit that is
+    /// not of this mesh).
     pub fn facing_normal(&self, ray: &Ray, hit: &Hit) -> Vec3 {
-        let surface = self.mesh.surface(hit);
-        let geometric = surface.geometric_normal;
-        let sign = if geometric.dot(ray.dir) > 0.0 {
-            -1.0
-        } else {
-            1.0
-        };
-        let facing = geometric * sign;
-        // A smooth normal is kept only on the side of the face the ray sees.
-        match surface.normal {
-            Some(smooth) if (smooth * sign).dot(facing) > 0.0 => smooth * sign,
-            _ => facing,
-        }
+        self.mesh
+            .surface(hit)
+            .map_or(-ray.dir.normalize_or_zero(), |surface| {
+                facing(ray, &surface)
+            })
     }
 
     /// The clay colour of a hit (linear RGB), with a shadow ray towards the key light and
-    /// [`AO_SAMPLES`] ambient occlusion rays, decorrelated between pixels by `pixel`.
+    /// [`AO_SAMPLES`] ambient occlusion rays, decorrelated between pixels by `pixel`; black
+    /// for a hit that is not of this mesh.
     pub fn shade(&self, ray: &Ray, hit: &Hit, pixel: u32) -> Shade {
-        let normal = self.facing_normal(ray, hit);
-        let origin = self.mesh.surface(hit).point + normal * self.offset;
+        let Some(surface) = self.mesh.surface(hit) else {
+            return Shade {
+                colour: Vec3::ZERO,
+                secondary_rays: 0,
+            };
+        };
+        let normal = facing(ray, &surface);
+        let origin = surface.point + normal * self.offset;
 
         let key = normal.dot(self.key_light).max(0.0);
         let lit = if key > 0.0 && !self.mesh.occluded(&Ray::new(origin, self.key_light)) {
@@ -146,6 +146,22 @@ fn hash_unit(value: u32) -> f32 {
     let word = ((state >> ((state >> 28) + 4)) ^ state).wrapping_mul(277_803_737);
     let mixed = (word >> 22) ^ word;
     (mixed >> 8) as f32 * (1.0 / 16_777_216.0)
+}
+
+/// The unit normal of `surface` turned to face the ray: the interpolated normal when the
+/// surface has one on the side the ray sees, else the triangle's own.
+fn facing(ray: &Ray, surface: &SurfacePoint) -> Vec3 {
+    let geometric = surface.geometric_normal;
+    let sign = if geometric.dot(ray.dir) > 0.0 {
+        -1.0
+    } else {
+        1.0
+    };
+    let facing = geometric * sign;
+    match surface.normal {
+        Some(smooth) if (smooth * sign).dot(facing) > 0.0 => smooth * sign,
+        _ => facing,
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 //!     assets/stanford-bunny.obj incoherent closest 40000
 //! ```
 
-use meshcast_mesh::{camera_rays, incoherent_rays, Mesh, TriMesh};
+use meshcast_mesh::{camera_rays, incoherent_rays, Mesh, RayQueries, TriMesh};
 use meshcast_primitives::{Camera, Ray};
 
 fn main() {

@@ -6,13 +6,16 @@ use glam::{Affine3A, DAffine3, DVec3, Mat3, Mat3A, Vec3, Vec3A};
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
 
 use crate::query::FaceCulling;
-use crate::{Error, Filter, Mesh, QueryOptions, Result, SurfacePoint, ALL_LAYERS};
+use crate::{
+    Culling, Error, Facing, Filter, Mesh, QueryOptions, RayQueries, Result, SurfacePoint,
+    ALL_LAYERS,
+};
 
 /// A [`Mesh`] (shared through an [`Arc`], so many instances cost one mesh and one BVH) placed
 /// in the world by an affine transform: rotation, non-uniform scale (mirroring included),
 /// translation.
 ///
-/// Queries take world rays and carry them into the mesh's space by the inverse transform
+/// Queries ([`RayQueries`]) take world rays and carry them into the mesh's space by the inverse transform
 /// ([`Instance::to_local`]). The direction is not renormalised, so a hit's `t` is the world
 /// ray's own parameter, and its barycentrics `u`, `v` and `triangle` are the same in both
 /// spaces. [`Instance::surface`] carries the hit point back by the transform and normals by
@@ -28,7 +31,7 @@ use crate::{Error, Filter, Mesh, QueryOptions, Result, SurfacePoint, ALL_LAYERS}
 /// ```
 /// use std::sync::Arc;
 /// use glam::{Affine3A, Vec3};
-/// use meshcast_mesh::{Instance, Mesh};
+/// use meshcast_mesh::{Instance, Mesh, RayQueries};
 /// use meshcast_primitives::Ray;
 ///
 /// let square = Arc::new(Mesh::from_triangles(
@@ -43,7 +46,7 @@ use crate::{Error, Filter, Mesh, QueryOptions, Result, SurfacePoint, ALL_LAYERS}
 /// let ray = Ray::new(Vec3::new(1.5, 0.5, 10.0), Vec3::NEG_Z);
 /// let hit = placed.cast(&ray).ok_or("miss")?;
 /// assert_eq!(hit.t, 5.0);
-/// assert_eq!(placed.surface(&hit).point, Vec3::new(1.5, 0.5, 5.0));
+/// assert_eq!(placed.surface(&hit).ok_or("stale hit")?.point, Vec3::new(1.5, 0.5, 5.0));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -183,100 +186,42 @@ impl Instance {
         }
     }
 
-    /// The closest hit of a world ray ([`Mesh::cast`] on [`Instance::to_local`]`(ray)`).
+    /// The closest hit of a world ray (cut to its distance limit) among the triangles that
+    /// `filter` keeps and `culling` does not skip, as seen in the world: the instance's
+    /// closest-hit walk, for [`RayQueries::cast`] on instances and scenes.
     #[inline]
-    pub fn cast(&self, ray: &Ray) -> Option<Hit> {
-        self.mesh.cast(&self.to_local(ray))
-    }
-
-    /// [`Instance::cast`] with [`QueryOptions`]: a distance limit (in world units), back-face
-    /// culling (fronts as seen in the world, mirroring included), the layer mask and a
-    /// triangle filter.
-    pub fn cast_with<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
-        if !options.matches_layers(self.layers) {
-            return None;
-        }
-        let ray = options.limit_ray(ray)?;
-        let culling = FaceCulling::new(options.culling, self.mirrored);
-        self.mesh
-            .cast_leaves(&self.to_local(&ray), culling, |t| options.filter.keep(t))
-    }
-
-    /// The closest hit of a world ray already limited, with culling and a filter.
-    #[inline]
-    pub(crate) fn cast_leaves(
+    pub(crate) fn closest(
         &self,
         ray: &Ray,
-        culling: crate::Culling,
-        keep: impl FnMut(u32) -> bool,
+        culling: Culling,
+        filter: &impl Filter<u32>,
     ) -> Option<Hit> {
         let culling = FaceCulling::new(culling, self.mirrored);
-        self.mesh.cast_leaves(&self.to_local(ray), culling, keep)
+        self.mesh.closest(&self.to_local(ray), culling, filter)
     }
 
-    /// Whether a world ray hits the instance, with culling and a filter.
+    /// Whether a world ray hits the instance (as [`Instance::closest`]).
     #[inline]
-    pub(crate) fn occluded_leaves(
-        &self,
-        ray: &Ray,
-        culling: crate::Culling,
-        keep: impl FnMut(u32) -> bool,
-    ) -> bool {
+    pub(crate) fn any(&self, ray: &Ray, culling: Culling, filter: &impl Filter<u32>) -> bool {
         let culling = FaceCulling::new(culling, self.mirrored);
-        self.mesh
-            .occluded_leaves(&self.to_local(ray), culling, keep)
+        self.mesh.any(&self.to_local(ray), culling, filter)
     }
 
-    /// Every hit of a world ray, with culling and a filter.
-    #[inline]
-    pub(crate) fn cast_all_leaves(
-        &self,
-        ray: &Ray,
-        culling: crate::Culling,
-        keep: impl FnMut(u32) -> bool,
-    ) -> Vec<Hit> {
+    /// Every hit of a valid world ray (as [`Instance::closest`]).
+    pub(crate) fn all(&self, ray: &Ray, culling: Culling, filter: &impl Filter<u32>) -> Vec<Hit> {
         let culling = FaceCulling::new(culling, self.mirrored);
-        self.mesh
-            .cast_all_leaves(&self.to_local(ray), culling, keep)
+        self.mesh.all(&self.to_local(ray), culling, filter)
     }
 
-    /// Which side of its triangle a hit of a world ray `ray` on this instance is on.
-    ///
-    /// # Panics
-    /// If `hit.triangle` is not a triangle of the mesh.
-    pub fn facing(&self, ray: &Ray, hit: &Hit) -> crate::Facing {
-        let local = self.mesh.tri_mesh().triangle(hit.triangle as usize);
-        crate::Facing::of(local.normal(), self.to_local(ray).dir, self.mirrored)
-    }
-
-    /// [`Instance::cast`] over the triangles for which `keep(triangle)` is true.
-    #[inline]
-    pub fn cast_filtered(&self, ray: &Ray, keep: impl FnMut(u32) -> bool) -> Option<Hit> {
-        self.mesh.cast_filtered(&self.to_local(ray), keep)
-    }
-
-    /// Whether a world ray hits the instance within its range.
-    #[inline]
-    pub fn occluded(&self, ray: &Ray) -> bool {
-        self.mesh.occluded(&self.to_local(ray))
-    }
-
-    /// [`Instance::occluded`] over the triangles for which `keep(triangle)` is true.
-    #[inline]
-    pub fn occluded_filtered(&self, ray: &Ray, keep: impl FnMut(u32) -> bool) -> bool {
-        self.mesh.occluded_filtered(&self.to_local(ray), keep)
-    }
-
-    /// Every hit of a world ray, sorted by `t`, then triangle.
-    #[inline]
-    pub fn cast_all(&self, ray: &Ray) -> Vec<Hit> {
-        self.mesh.cast_all(&self.to_local(ray))
-    }
-
-    /// [`Instance::cast_all`] over the triangles for which `keep(triangle)` is true.
-    #[inline]
-    pub fn cast_all_filtered(&self, ray: &Ray, keep: impl FnMut(u32) -> bool) -> Vec<Hit> {
-        self.mesh.cast_all_filtered(&self.to_local(ray), keep)
+    /// Which side of its triangle a hit of a world ray `ray` on this instance is on; `None`
+    /// when the mesh has no triangle `hit.triangle`.
+    pub fn facing(&self, ray: &Ray, hit: &Hit) -> Option<Facing> {
+        let local = self.mesh.tri_mesh().triangle(hit.triangle as usize)?;
+        Some(Facing::of(
+            local.normal(),
+            self.to_local(ray).dir,
+            self.mirrored,
+        ))
     }
 
     /// The surface at a hit of this instance, in world space: the point carried by the
@@ -286,21 +231,47 @@ impl Instance {
     /// corners run counter-clockwise (the interpolated normal, which describes the surface
     /// and not its winding, is not).
     ///
-    /// # Panics
-    /// If `hit.triangle` is not a triangle of the mesh.
-    pub fn surface(&self, hit: &Hit) -> SurfacePoint<'_> {
+    /// `None` when the mesh has no triangle `hit.triangle` (see [`Mesh::surface`]).
+    pub fn surface(&self, hit: &Hit) -> Option<SurfacePoint<'_>> {
         let surface = self
             .mesh
-            .surface(hit)
+            .surface(hit)?
             .transformed(&self.transform, &self.normal_matrix);
-        if self.mirrored {
+        Some(if self.mirrored {
             SurfacePoint {
                 geometric_normal: -surface.geometric_normal,
                 ..surface
             }
         } else {
             surface
+        })
+    }
+}
+
+impl RayQueries for Instance {
+    type Hit = Hit;
+    type Candidate = u32;
+
+    /// The closest hit: none when the instance's layers miss the options' mask; culling
+    /// sees fronts as the world does (mirroring included).
+    #[inline]
+    fn walk_closest<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
+        if !options.matches_layers(self.layers) {
+            return None;
         }
+        self.closest(ray, options.culling, &options.filter)
+    }
+
+    #[inline]
+    fn walk_any<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool {
+        options.matches_layers(self.layers) && self.any(ray, options.culling, &options.filter)
+    }
+
+    fn walk_all<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Vec<Hit> {
+        if !options.matches_layers(self.layers) {
+            return Vec::new();
+        }
+        self.all(ray, options.culling, &options.filter)
     }
 }
 
@@ -450,7 +421,7 @@ mod tests {
         let ray = Ray::new(origin, (target - origin) * 0.5);
         let hit = instance.cast(&ray).expect("hits");
         assert!((hit.t - 2.0).abs() < 1e-5, "{hit:?}");
-        let surface = instance.surface(&hit);
+        let surface = instance.surface(&hit).expect("a triangle of the mesh");
         assert!(surface.point.distance(target) < 1e-5);
         // The world normal is perpendicular to both world edges of the square.
         let (ex, ey) = (

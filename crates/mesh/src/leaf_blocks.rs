@@ -47,15 +47,16 @@ impl LeafBlocks {
                 let triangles: SmallVec<[Triangle; BLOCK_WIDTH]> = slots
                     .iter()
                     .filter(|&&index| index != PADDING_SLOT)
-                    .map(|&index| tri_mesh.triangle(index as usize))
+                    .filter_map(|&index| tri_mesh.triangle(index as usize))
                     .collect();
                 TriangleBlock::new(&triangles)
             })),
             LeafTest::Transform => Self::Transform(lay_out(order, parallel, |slots| {
                 let mut block = TransformBlock::EMPTY;
                 for (lane, &index) in slots.iter().enumerate() {
-                    let triangle =
-                        (index != PADDING_SLOT).then(|| tri_mesh.triangle(index as usize));
+                    let triangle = (index != PADDING_SLOT)
+                        .then(|| tri_mesh.triangle(index as usize))
+                        .flatten();
                     // A transform that is not representable stays an unused lane, as the
                     // scalar test never hits its triangle either.
                     if let Some(transform) = triangle.as_ref().and_then(TriangleTransform::new) {
@@ -174,11 +175,11 @@ fn lay_out<B: Send>(
 
 /// The corners of triangle `index` of `tri_mesh`, or NaN corners for a padding slot.
 fn corners(tri_mesh: &TriMesh, index: u32) -> Triangle {
-    if index == PADDING_SLOT {
-        Triangle::new(glam::Vec3::NAN, glam::Vec3::NAN, glam::Vec3::NAN)
-    } else {
-        tri_mesh.triangle(index as usize)
-    }
+    tri_mesh.triangle(index as usize).unwrap_or(Triangle::new(
+        glam::Vec3::NAN,
+        glam::Vec3::NAN,
+        glam::Vec3::NAN,
+    ))
 }
 
 /// A four-lane leaf test: a ray's set-up for one block layout and what it finds per lane.

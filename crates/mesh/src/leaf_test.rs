@@ -20,7 +20,7 @@
 /// # Examples
 /// ```
 /// use glam::Vec3;
-/// use meshcast_mesh::{LeafTest, Mesh};
+/// use meshcast_mesh::{LeafTest, Mesh, RayQueries};
 /// use meshcast_primitives::Ray;
 ///
 /// let tri = Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?;

@@ -17,7 +17,7 @@
 //!
 //! ```
 //! use glam::Vec3;
-//! use meshcast_mesh::Mesh;
+//! use meshcast_mesh::{Mesh, RayQueries};
 //! use meshcast_primitives::Ray;
 //!
 //! // A unit cube from -1 to 1: 8 corners, 12 triangles.
@@ -49,6 +49,7 @@ mod nearest;
 mod obj;
 mod pick;
 mod query;
+mod ray_queries;
 mod scene;
 mod selection;
 mod shared;
@@ -64,6 +65,7 @@ pub use mesh::Mesh;
 pub use nearest::{ClosestPoint, SceneClosestPoint};
 pub use pick::Pick;
 pub use query::{Culling, Facing, Filter, KeepAll, QueryOptions, ALL_LAYERS};
+pub use ray_queries::{HitLists, RayQueries};
 pub use scene::{InstanceId, Scene, SceneHit};
 pub use selection::{Containment, SceneTriangle};
 pub use shared::SharedScene;

@@ -9,16 +9,16 @@ use rayon::prelude::*;
 
 use crate::leaf_blocks::LeafBlocks;
 use crate::query::FaceCulling;
-use crate::{Filter, LeafTest, QueryOptions, Result, SurfacePoint, TriMesh};
+use crate::{Filter, LeafTest, QueryOptions, RayQueries, Result, SurfacePoint, TriMesh};
 
 /// A triangle mesh with a bounding volume hierarchy: closest hit, any hit, every hit and
-/// batches of rays, in the mesh's own coordinates.
+/// batches of rays ([`RayQueries`]), in the mesh's own coordinates.
 ///
 /// Every query uses the mesh's [`LeafTest`], by default the watertight test
 /// ([`meshcast_primitives::Triangle::intersect`], Woop, Benthin and Wald 2013), two-sided, and
 /// returns exactly what a loop of that test over every triangle returns (for
 /// [`LeafTest::Transform`], outside the cases its docs name): the smallest `t`, ties to the
-/// smaller triangle index ([`Hit::is_closer_than`]).
+/// smaller triangle index ([`Hit::order`]).
 /// `t` is measured in units of the ray's direction; `hit.triangle` is the triangle's index in
 /// file (or `indices`) order, and the hit point is `(1 - u - v) * v0 + u * v1 + v * v2`.
 /// Degenerate rays (NaN or infinite components, a zero direction, an empty range) miss;
@@ -28,7 +28,7 @@ use crate::{Filter, LeafTest, QueryOptions, Result, SurfacePoint, TriMesh};
 /// # Examples
 /// ```
 /// use glam::Vec3;
-/// use meshcast_mesh::Mesh;
+/// use meshcast_mesh::{Mesh, RayQueries};
 /// use meshcast_primitives::Ray;
 ///
 /// // A unit square in the z = 0 plane, two triangles.
@@ -143,7 +143,7 @@ impl Mesh {
     /// # Examples
     /// ```
     /// use glam::Vec3;
-    /// use meshcast_mesh::Mesh;
+    /// use meshcast_mesh::{Mesh, RayQueries};
     /// use meshcast_primitives::Ray;
     ///
     /// let mut tri = Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?;
@@ -227,139 +227,39 @@ impl Mesh {
         self.tri_mesh.triangle_count()
     }
 
-    /// The closest hit within the ray's range, or `None`.
+    /// The closest hit of `ray` among the triangles that `filter` keeps and `culling` does
+    /// not skip: the mesh's closest-hit walk, for every level's [`RayQueries::cast`].
     #[inline]
-    pub fn cast(&self, ray: &Ray) -> Option<Hit> {
-        self.cast_leaves(ray, FaceCulling::OFF, |_| true)
-    }
-
-    /// [`Mesh::cast`] with [`QueryOptions`]: a distance limit, back-face culling and a
-    /// triangle filter (the layer mask is for scenes). A rejected or culled hit lets the ray
-    /// go on to the next triangle behind it.
-    ///
-    /// # Examples
-    /// ```
-    /// use glam::Vec3;
-    /// use meshcast_mesh::{Culling, Mesh, QueryOptions};
-    /// use meshcast_primitives::Ray;
-    ///
-    /// // Two layers facing up (+z).
-    /// let layers = Mesh::from_triangles(
-    ///     &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0],
-    ///       [0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]],
-    ///     &[[0, 1, 2], [3, 4, 5]],
-    /// )?;
-    /// let up = Ray::new(Vec3::new(0.2, 0.2, -5.0), Vec3::Z);
-    /// assert_eq!(layers.cast_with(&up, &QueryOptions::new()).map(|h| h.triangle), Some(0));
-    /// let culled = QueryOptions::new().with_culling(Culling::BackFaces);
-    /// assert_eq!(layers.cast_with(&up, &culled), None);
-    /// let skip_first = QueryOptions::new().with_triangle_filter(|triangle| triangle != 0);
-    /// assert_eq!(layers.cast_with(&up, &skip_first).map(|h| h.triangle), Some(1));
-    /// # Ok::<(), meshcast_mesh::Error>(())
-    /// ```
-    pub fn cast_with<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
-        let ray = options.limit_ray(ray)?;
-        let culling = FaceCulling::new(options.culling, false);
-        self.cast_leaves(&ray, culling, |triangle| options.filter.keep(triangle))
-    }
-
-    /// [`Mesh::cast`] over the triangles for which `keep(triangle)` is true (to skip the
-    /// triangle a ray starts on, or hidden parts); see also [`Mesh::cast_with`].
-    ///
-    /// # Examples
-    /// ```
-    /// use glam::Vec3;
-    /// use meshcast_mesh::Mesh;
-    /// use meshcast_primitives::Ray;
-    ///
-    /// let two_layers = Mesh::from_triangles(
-    ///     &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0],
-    ///       [0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]],
-    ///     &[[0, 1, 2], [3, 4, 5]],
-    /// )?;
-    /// let down = Ray::new(Vec3::new(0.2, 0.2, 5.0), Vec3::NEG_Z);
-    /// assert_eq!(two_layers.cast(&down).map(|h| h.triangle), Some(1));
-    /// let below = two_layers.cast_filtered(&down, |triangle| triangle != 1);
-    /// assert_eq!(below.map(|h| h.triangle), Some(0));
-    /// # Ok::<(), meshcast_mesh::Error>(())
-    /// ```
-    pub fn cast_filtered(&self, ray: &Ray, keep: impl FnMut(u32) -> bool) -> Option<Hit> {
-        self.cast_leaves(ray, FaceCulling::OFF, keep)
-    }
-
-    /// The closest hit over the triangles that `keep` accepts and `culling` does not skip.
-    pub(crate) fn cast_leaves(
+    pub(crate) fn closest(
         &self,
         ray: &Ray,
         culling: FaceCulling,
-        mut keep: impl FnMut(u32) -> bool,
+        filter: &impl Filter<u32>,
     ) -> Option<Hit> {
+        let keep = |triangle| filter.keep(triangle);
         self.blocks
-            .cast(&self.wide, &self.tri_mesh, ray, culling, &mut keep, None)
+            .cast(&self.wide, &self.tri_mesh, ray, culling, keep, None)
     }
 
-    /// Whether any triangle is hit within the ray's range (a shadow or visibility test);
-    /// stops at the first hit found, so it is faster than [`Mesh::cast`].
+    /// Whether `ray` hits any triangle that `filter` keeps and `culling` does not skip.
     #[inline]
-    pub fn occluded(&self, ray: &Ray) -> bool {
-        self.occluded_leaves(ray, FaceCulling::OFF, |_| true)
+    pub(crate) fn any(&self, ray: &Ray, culling: FaceCulling, filter: &impl Filter<u32>) -> bool {
+        let keep = |triangle| filter.keep(triangle);
+        self.blocks
+            .occluded(&self.wide, &self.tri_mesh, ray, culling, keep, None)
     }
 
-    /// [`Mesh::occluded`] with [`QueryOptions`] (as in [`Mesh::cast_with`]).
-    pub fn occluded_with<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool {
-        let Some(ray) = options.limit_ray(ray) else {
-            return false;
-        };
-        let culling = FaceCulling::new(options.culling, false);
-        self.occluded_leaves(&ray, culling, |triangle| options.filter.keep(triangle))
-    }
-
-    /// [`Mesh::occluded`] over the triangles for which `keep(triangle)` is true.
-    pub fn occluded_filtered(&self, ray: &Ray, keep: impl FnMut(u32) -> bool) -> bool {
-        self.occluded_leaves(ray, FaceCulling::OFF, keep)
-    }
-
-    pub(crate) fn occluded_leaves(
+    /// Every hit of a valid `ray` on the triangles that `filter` keeps and `culling` does not
+    /// skip.
+    pub(crate) fn all(
         &self,
         ray: &Ray,
         culling: FaceCulling,
-        mut keep: impl FnMut(u32) -> bool,
-    ) -> bool {
-        self.blocks
-            .occluded(&self.wide, &self.tri_mesh, ray, culling, &mut keep, None)
-    }
-
-    /// Every hit within the ray's range, sorted by `t`, then triangle index.
-    #[inline]
-    pub fn cast_all(&self, ray: &Ray) -> Vec<Hit> {
-        self.cast_all_leaves(ray, FaceCulling::OFF, |_| true)
-    }
-
-    /// [`Mesh::cast_all`] with [`QueryOptions`] (as in [`Mesh::cast_with`]).
-    pub fn cast_all_with<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Vec<Hit> {
-        let Some(ray) = options.limit_ray(ray) else {
-            return Vec::new();
-        };
-        let culling = FaceCulling::new(options.culling, false);
-        self.cast_all_leaves(&ray, culling, |triangle| options.filter.keep(triangle))
-    }
-
-    /// [`Mesh::cast_all`] over the triangles for which `keep(triangle)` is true.
-    pub fn cast_all_filtered(&self, ray: &Ray, keep: impl FnMut(u32) -> bool) -> Vec<Hit> {
-        self.cast_all_leaves(ray, FaceCulling::OFF, keep)
-    }
-
-    pub(crate) fn cast_all_leaves(
-        &self,
-        ray: &Ray,
-        culling: FaceCulling,
-        mut keep: impl FnMut(u32) -> bool,
+        filter: &impl Filter<u32>,
     ) -> Vec<Hit> {
-        if !ray.is_valid() {
-            return Vec::new();
-        }
+        let keep = |triangle| filter.keep(triangle);
         self.blocks
-            .cast_all(&self.wide, &self.tri_mesh, ray, culling, &mut keep)
+            .cast_all(&self.wide, &self.tri_mesh, ray, culling, keep)
     }
 
     /// The triangle in leaf slot `slot` of the hierarchy and its index.
@@ -372,13 +272,13 @@ impl Mesh {
         )
     }
 
-    /// [`Mesh::cast`], adding the nodes, leaves and triangle blocks it visited to `counts`
-    /// (a separate path: [`Mesh::cast`] counts nothing and pays nothing for it).
+    /// [`RayQueries::cast`], adding the nodes, leaves and triangle blocks it visited to `counts`
+    /// (a separate path: [`RayQueries::cast`] counts nothing and pays nothing for it).
     ///
     /// # Examples
     /// ```
     /// use glam::Vec3;
-    /// use meshcast_mesh::Mesh;
+    /// use meshcast_mesh::{Mesh, RayQueries};
     /// use meshcast_primitives::Ray;
     ///
     /// let tri = Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?;
@@ -394,7 +294,7 @@ impl Mesh {
             .cast(&self.wide, &self.tri_mesh, ray, culling, keep, Some(counts))
     }
 
-    /// [`Mesh::occluded`], adding what it visited to `counts` (see [`Mesh::cast_counted`]).
+    /// [`RayQueries::occluded`], adding what it visited to `counts` (see [`Mesh::cast_counted`]).
     pub fn occluded_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> bool {
         let (culling, keep) = (FaceCulling::OFF, |_| true);
         self.blocks
@@ -416,37 +316,60 @@ impl Mesh {
         Ok(self.wide.set_kernel(kernel)?)
     }
 
-    /// [`Mesh::cast`] for every ray, in parallel on the current rayon thread pool; the answers
-    /// are those of `cast`, in the order of `rays`.
-    pub fn cast_batch(&self, rays: &[Ray]) -> Vec<Option<Hit>> {
-        rays.par_iter()
-            .with_min_len(64)
-            .map(|ray| self.cast(ray))
-            .collect()
-    }
-
     /// Where a hit of this mesh lies and what the surface is like there: point, normals,
-    /// texture coordinates and group name (see [`SurfacePoint`]).
+    /// texture coordinates and group name (see [`SurfacePoint`]); `None` when the mesh has no
+    /// triangle `hit.triangle` (a hit kept from a mesh since replaced, or from another mesh).
     ///
-    /// # Panics
-    /// If `hit.triangle` is not a triangle of this mesh (a hit from another mesh).
+    /// A hit carries no mark of the mesh it came from: a hit from another mesh whose
+    /// triangle index is in range gives the surface of this mesh's triangle of that index.
     ///
     /// # Examples
     /// ```
     /// use glam::Vec3;
-    /// use meshcast_mesh::Mesh;
+    /// use meshcast_mesh::{Mesh, RayQueries};
     /// use meshcast_primitives::Ray;
     ///
     /// let tri = Mesh::from_triangles(&[[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 2.0, 0.0]], &[[0, 1, 2]])?;
     /// let hit = tri.cast(&Ray::new(Vec3::new(0.5, 0.5, -1.0), Vec3::Z)).ok_or("miss")?;
-    /// let surface = tri.surface(&hit);
+    /// let surface = tri.surface(&hit).ok_or("not a triangle of this mesh")?;
     /// assert_eq!(surface.point, Vec3::new(0.5, 0.5, 0.0));
     /// assert_eq!(surface.geometric_normal, Vec3::Z);
     /// assert_eq!((surface.normal, surface.uv, surface.group), (None, None, None));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn surface(&self, hit: &Hit) -> SurfacePoint<'_> {
+    pub fn surface(&self, hit: &Hit) -> Option<SurfacePoint<'_>> {
         SurfacePoint::on(&self.tri_mesh, hit)
+    }
+}
+
+impl RayQueries for Mesh {
+    type Hit = Hit;
+    type Candidate = u32;
+
+    #[inline]
+    fn walk_closest<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
+        self.closest(
+            ray,
+            FaceCulling::new(options.culling, false),
+            &options.filter,
+        )
+    }
+
+    #[inline]
+    fn walk_any<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool {
+        self.any(
+            ray,
+            FaceCulling::new(options.culling, false),
+            &options.filter,
+        )
+    }
+
+    fn walk_all<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Vec<Hit> {
+        self.all(
+            ray,
+            FaceCulling::new(options.culling, false),
+            &options.filter,
+        )
     }
 }
 
@@ -454,12 +377,10 @@ impl Mesh {
 /// leaves out), with rayon when `parallel` says so.
 fn triangle_boxes(tri_mesh: &TriMesh, parallel: Parallel) -> Vec<Aabb> {
     let bounds = |i: usize| {
-        let triangle = tri_mesh.triangle(i);
-        if triangle.is_degenerate() {
-            Aabb::EMPTY
-        } else {
-            triangle.bounds()
-        }
+        tri_mesh
+            .triangle(i)
+            .filter(|triangle| !triangle.is_degenerate())
+            .map_or(Aabb::EMPTY, |triangle| triangle.bounds())
     };
     let count = tri_mesh.triangle_count();
     match parallel {

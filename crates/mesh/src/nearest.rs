@@ -57,7 +57,7 @@ impl ClosestPoint {
 /// let closest = scene.closest_point(Vec3::new(12.0, 0.0, 1.0), &QueryOptions::new()).ok_or("none")?;
 /// assert_eq!(closest.closest.point, Vec3::new(10.0, 0.0, 1.0));
 /// assert_eq!(closest.closest.distance, 2.0);
-/// let surface = scene.surface(&closest.to_scene_hit());
+/// let surface = scene.surface(&closest.to_scene_hit()).ok_or("stale")?;
 /// assert!(surface.point.distance(Vec3::new(10.0, 0.0, 1.0)) < 1e-5);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -172,16 +172,12 @@ impl Scene {
             return None;
         }
         let mut best = None;
-        let order = self.top_level().primitive_order();
         self.top_level().nearest(
             bound,
             |bounds| box_distance_squared(query, bounds),
             |slot, bound| {
-                let id = InstanceId::from_index(order[slot as usize]);
-                if let Some(instance) = self.instance(id) {
-                    if options.matches_layers(instance.layers()) {
-                        instance_nearest(instance, id, query, bound, &mut best, options);
-                    }
+                if let Some((id, instance)) = self.searched(slot, options.mask) {
+                    instance_nearest(instance, id, query, bound, &mut best, options);
                 }
                 bound_of(&best, bound)
             },

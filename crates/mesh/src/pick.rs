@@ -3,7 +3,7 @@
 use glam::Vec3;
 use meshcast_primitives::{Hit, Ray};
 
-use crate::{Facing, Filter, InstanceId, QueryOptions, Scene, SceneHit, SurfacePoint};
+use crate::{Facing, Filter, InstanceId, QueryOptions, RayQueries, Scene, SceneHit, SurfacePoint};
 
 /// What a ray picked: the instance, the hit on its mesh, the world distance, the side hit
 /// and the surface there (world point, geometric and interpolated normal, texture
@@ -70,7 +70,7 @@ impl Scene {
         options: &QueryOptions<F>,
     ) -> Option<Pick<'_>> {
         let hit = self.cast_with(ray, options)?;
-        Some(self.pick_of(ray, hit))
+        self.pick_of(ray, hit)
     }
 
     /// Every instance under the ray, each once with its own nearest hit, nearest first (ties
@@ -102,41 +102,27 @@ impl Scene {
         let Some(limited) = options.limit_ray(ray) else {
             return Vec::new();
         };
-        let order = self.top_level().primitive_order();
-        let mut picks = Vec::new();
-        self.top_level().cast_all(&limited, |slot, range| {
-            let id = InstanceId::from_index(order[slot as usize]);
-            let instance = self.instance(id)?;
-            if !options.matches_layers(instance.layers()) {
-                return None;
-            }
-            let hit =
-                instance.cast_leaves(range, options.culling, |t| options.filter.keep((id, t)))?;
-            picks.push(SceneHit { instance: id, hit });
-            None
+        let nearest_of_each = self.top_level().cast_all(&limited, |slot, range| {
+            let (id, instance) = self.searched(slot, options.mask)?;
+            let keep = |triangle| options.filter.keep((id, triangle));
+            let hit = instance.closest(range, options.culling, &keep)?;
+            Some(SceneHit { instance: id, hit })
         });
-        picks.sort_unstable_by(|a, b| {
-            a.hit
-                .t
-                .total_cmp(&b.hit.t)
-                .then(a.instance.cmp(&b.instance))
-        });
-        picks
+        nearest_of_each
             .into_iter()
-            .map(|hit| self.pick_of(ray, hit))
+            .filter_map(|hit| self.pick_of(ray, hit))
             .collect()
     }
 
-    fn pick_of(&self, ray: &Ray, hit: SceneHit) -> Pick<'_> {
-        let instance = self
-            .instance(hit.instance)
-            .expect("a hit's instance is in the scene");
-        Pick {
+    /// The pick of a hit just found on this scene (`None` only for a hit it does not hold).
+    fn pick_of(&self, ray: &Ray, hit: SceneHit) -> Option<Pick<'_>> {
+        let instance = self.instance(hit.instance)?;
+        Some(Pick {
             instance: hit.instance,
             hit: hit.hit,
             distance: hit.hit.t * ray.dir.length(),
-            facing: instance.facing(ray, &hit.hit),
-            surface: instance.surface(&hit.hit),
-        }
+            facing: instance.facing(ray, &hit.hit)?,
+            surface: instance.surface(&hit.hit)?,
+        })
     }
 }

@@ -119,8 +119,9 @@ impl<F: Fn(InstanceId, u32) -> bool> Filter<(InstanceId, u32)> for F {
     }
 }
 
-/// The options every mesh and scene query takes: a distance limit, back-face culling, a
-/// layer mask and a filter. The default (`QueryOptions::new()`) limits nothing.
+/// The options every mesh and scene query takes (the `*_with` forms of [`crate::RayQueries`],
+/// picks, closest points, selections): a distance limit, back-face culling, a layer mask
+/// and a filter. The default (`QueryOptions::new()`) limits nothing.
 ///
 /// - `max_distance`: the largest world distance reported. For rays, the distance along the
 ///   ray from its origin (`t * |dir|`; the ray's own range applies too); for closest
@@ -134,7 +135,7 @@ impl<F: Fn(InstanceId, u32) -> bool> Filter<(InstanceId, u32)> for F {
 /// ```
 /// use std::sync::Arc;
 /// use glam::{Affine3A, Vec3};
-/// use meshcast_mesh::{Culling, Instance, InstanceId, Mesh, QueryOptions, Scene};
+/// use meshcast_mesh::{Culling, Instance, InstanceId, Mesh, QueryOptions, RayQueries, Scene};
 /// use meshcast_primitives::Ray;
 ///
 /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
@@ -150,7 +151,7 @@ impl<F: Fn(InstanceId, u32) -> bool> Filter<(InstanceId, u32)> for F {
 /// assert_eq!(first(QueryOptions::new().with_max_distance(2.5)), None);
 /// // The triangles face up (+z): seen from above they are front faces.
 /// assert_eq!(first(QueryOptions::new().with_culling(Culling::BackFaces)), Some(2));
-/// let skip_top = QueryOptions::new().with_filter(|instance: InstanceId, _| instance.index() != 2);
+/// let skip_top = QueryOptions::new().with_filter(|instance: InstanceId, _: u32| instance.index() != 2);
 /// assert_eq!(scene.cast_with(&down, &skip_top).map(|h| h.instance.index()), Some(1));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -206,19 +207,22 @@ impl<F> QueryOptions<F> {
         Self { mask, ..self }
     }
 
-    /// The same options with a scene filter, asked with the instance and triangle of each
-    /// candidate.
-    pub fn with_filter<G: Fn(InstanceId, u32) -> bool>(self, filter: G) -> QueryOptions<G> {
-        self.with_any_filter(filter)
-    }
-
-    /// The same options with a mesh filter, asked with the triangle of each candidate.
-    pub fn with_triangle_filter<G: Fn(u32) -> bool>(self, filter: G) -> QueryOptions<G> {
-        self.with_any_filter(filter)
-    }
-
-    /// The same options with any [`Filter`].
-    pub fn with_any_filter<G>(self, filter: G) -> QueryOptions<G> {
+    /// The same options with this [`Filter`]: a closure asked with the triangle
+    /// (`|triangle: u32| ...`, for a mesh or an instance) or with the instance and the
+    /// triangle (`|instance: InstanceId, triangle: u32| ...`, for a scene), or any type that
+    /// implements [`Filter`]. Closures name their argument types, as the examples do: the
+    /// query they are given to comes later.
+    ///
+    /// # Examples
+    /// ```
+    /// use meshcast_mesh::{InstanceId, QueryOptions};
+    ///
+    /// let hidden = InstanceId::from_index(3);
+    /// let scene_options = QueryOptions::new().with_filter(move |id: InstanceId, _: u32| id != hidden);
+    /// let mesh_options = QueryOptions::new().with_filter(|triangle: u32| triangle % 2 == 0);
+    /// # let _ = (scene_options, mesh_options);
+    /// ```
+    pub fn with_filter<G>(self, filter: G) -> QueryOptions<G> {
         QueryOptions {
             max_distance: self.max_distance,
             culling: self.culling,

@@ -1,11 +1,12 @@
 //! `Scene`: many instances under a top-level BVH over their world boxes (a two-level
 //! hierarchy: the same BVH over instances, and in each mesh over triangles).
 
-use meshcast_bvh::{BuildOptions, Bvh};
-use meshcast_primitives::{Aabb, Hit, Ray};
-use rayon::prelude::*;
+use core::cmp::Ordering;
 
-use crate::{Culling, Error, Filter, Instance, QueryOptions, Result, SurfacePoint, ALL_LAYERS};
+use meshcast_bvh::{BuildOptions, Bvh};
+use meshcast_primitives::{Aabb, Hit, Ray, RayHit};
+
+use crate::{Error, Filter, Instance, QueryOptions, RayQueries, Result, SurfacePoint};
 
 /// An instance's handle in a [`Scene`]: stable while the instance is there, never reused after
 /// it is removed.
@@ -29,8 +30,8 @@ impl InstanceId {
 /// A hit in a scene: which instance, and the hit on its mesh.
 ///
 /// `hit.t` is the world ray's parameter; `hit.triangle`, `hit.u` and `hit.v` refer to the
-/// instance's mesh (an affine map keeps barycentrics). Among hits at equal `t` the smaller
-/// instance id wins, then the smaller triangle index.
+/// instance's mesh (an affine map keeps barycentrics). Hits are ordered by
+/// [`SceneHit::order`]: `t`, then the smaller instance id, then the smaller triangle index.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SceneHit {
     /// The instance hit.
@@ -39,8 +40,47 @@ pub struct SceneHit {
     pub hit: Hit,
 }
 
+impl SceneHit {
+    /// The order of scene hits along a ray: by `t` as [`Hit::order`] compares it (`-0.0`
+    /// equal to `0.0`), then by instance id, then by triangle index. [`RayQueries::cast`]
+    /// answers the first hit in this order and [`RayQueries::cast_all`] sorts by it.
+    ///
+    /// # Examples
+    /// ```
+    /// use meshcast_mesh::{InstanceId, SceneHit};
+    /// use meshcast_primitives::Hit;
+    ///
+    /// let at = |t: f32, instance: u32, triangle: u32| SceneHit {
+    ///     instance: InstanceId::from_index(instance),
+    ///     hit: Hit::new(t, 0.0, 0.0).with_triangle(triangle),
+    /// };
+    /// let mut hits = [at(1.0, 0, 0), at(0.0, 2, 0), at(-0.0, 1, 5), at(0.0, 1, 3)];
+    /// hits.sort_unstable_by(SceneHit::order);
+    /// let order: Vec<(u32, u32)> = hits.iter().map(|h| (h.instance.index(), h.hit.triangle)).collect();
+    /// assert_eq!(order, [(1, 3), (1, 5), (2, 0), (0, 0)]);
+    /// ```
+    #[inline]
+    pub fn order(&self, other: &Self) -> Ordering {
+        Hit::compare_t(self.hit.t, other.hit.t)
+            .then(self.instance.cmp(&other.instance))
+            .then(self.hit.triangle.cmp(&other.hit.triangle))
+    }
+}
+
+impl RayHit for SceneHit {
+    #[inline]
+    fn t(&self) -> f32 {
+        self.hit.t
+    }
+
+    #[inline]
+    fn order(&self, other: &Self) -> Ordering {
+        SceneHit::order(self, other)
+    }
+}
+
 /// Many [`Instance`]s queried as one: closest hit, any hit, every hit and batches of world
-/// rays, each hit naming its instance ([`SceneHit`]).
+/// rays ([`RayQueries`]), each hit naming its instance ([`SceneHit`]).
 ///
 /// The instances' world boxes sit under a top-level [`Bvh`]; each instance's mesh has its own.
 /// Moving an instance ([`Scene::set_transform`]) refits the top level, and adding or removing
@@ -56,7 +96,7 @@ pub struct SceneHit {
 /// ```
 /// use std::sync::Arc;
 /// use glam::{Affine3A, Vec3};
-/// use meshcast_mesh::{Instance, Mesh, Scene};
+/// use meshcast_mesh::{Instance, Mesh, RayQueries, Scene};
 /// use meshcast_primitives::Ray;
 ///
 /// let square = Arc::new(Mesh::from_triangles(
@@ -165,7 +205,7 @@ impl Scene {
     /// ```
     /// use std::sync::Arc;
     /// use glam::{Affine3A, Vec3};
-    /// use meshcast_mesh::{Instance, Mesh, Scene};
+    /// use meshcast_mesh::{Instance, Mesh, RayQueries, Scene};
     /// use meshcast_primitives::Ray;
     ///
     /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
@@ -285,209 +325,113 @@ impl Scene {
         &self.top_level
     }
 
-    /// The closest hit of a world ray, or `None`.
+    /// The instance in leaf slot `slot` of the top level, with its id, if the scene still
+    /// holds it and its layers share a bit with `mask`: the one place where every scene
+    /// query (rays, picks, closest points, selections) goes from the top level down.
     #[inline]
-    pub fn cast(&self, ray: &Ray) -> Option<SceneHit> {
-        self.cast_leaves(ray, Culling::Off, ALL_LAYERS, |_, _| true)
+    pub(crate) fn searched(&self, slot: u32, mask: u32) -> Option<(InstanceId, &Instance)> {
+        let index = *self.top_level.primitive_order().get(slot as usize)?;
+        let instance = self.slots.get(index as usize)?.as_ref()?;
+        (instance.layers() & mask != 0).then_some((InstanceId(index), instance))
     }
 
-    /// [`Scene::cast`] with [`QueryOptions`]: a distance limit, back-face culling (as seen in
-    /// the world, mirroring transforms included), the layer mask and a filter asked with
-    /// each hit's instance and triangle. A rejected hit lets the ray go on to what lies
-    /// behind it. See [`Scene::pick`] for the hit with its surface.
-    pub fn cast_with<F: Filter<(InstanceId, u32)>>(
-        &self,
-        ray: &Ray,
-        options: &QueryOptions<F>,
-    ) -> Option<SceneHit> {
-        let ray = options.limit_ray(ray)?;
-        self.cast_leaves(&ray, options.culling, options.mask, |instance, triangle| {
-            options.filter.keep((instance, triangle))
-        })
-    }
-
-    /// [`Scene::cast`] over the triangles for which `keep(instance, triangle)` is true (to
-    /// skip the object a ray starts from, or hidden ones); see also [`Scene::cast_with`].
+    /// The surface at a scene hit, in world space ([`Instance::surface`]); `None` when the
+    /// scene no longer holds `hit.instance` (removed since the hit was found) or its mesh has
+    /// no triangle `hit.hit.triangle` (replaced by a smaller one).
     ///
     /// # Examples
     /// ```
     /// use std::sync::Arc;
     /// use glam::{Affine3A, Vec3};
-    /// use meshcast_mesh::{Instance, Mesh, Scene};
+    /// use meshcast_mesh::{Instance, Mesh, RayQueries, Scene};
     /// use meshcast_primitives::Ray;
     ///
     /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
-    /// let scene = Scene::from_instances([
-    ///     Instance::new(tri.clone(), Affine3A::IDENTITY)?,
-    ///     Instance::new(tri, Affine3A::from_translation(Vec3::Z))?,
-    /// ]);
-    /// let down = Ray::new(Vec3::new(0.2, 0.2, 5.0), Vec3::NEG_Z);
-    /// let hidden_top = scene.cast_filtered(&down, |instance, _| instance.index() != 1);
-    /// assert_eq!(hidden_top.map(|h| h.instance.index()), Some(0));
-    /// assert_eq!(scene.cast(&down).map(|h| h.instance.index()), Some(1));
+    /// let mut scene = Scene::new();
+    /// let id = scene.add(Instance::new(tri, Affine3A::IDENTITY)?);
+    /// let hit = scene.cast(&Ray::new(Vec3::new(0.2, 0.2, 1.0), Vec3::NEG_Z)).ok_or("miss")?;
+    /// assert!(scene.surface(&hit).is_some());
+    /// // The editor deletes the object while the pick is still on screen.
+    /// scene.remove(id)?;
+    /// assert!(scene.surface(&hit).is_none());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn cast_filtered(
-        &self,
-        ray: &Ray,
-        keep: impl FnMut(InstanceId, u32) -> bool,
-    ) -> Option<SceneHit> {
-        self.cast_leaves(ray, Culling::Off, ALL_LAYERS, keep)
+    pub fn surface(&self, hit: &SceneHit) -> Option<SurfacePoint<'_>> {
+        self.instance(hit.instance)?.surface(&hit.hit)
     }
+}
 
-    pub(crate) fn cast_leaves(
-        &self,
-        ray: &Ray,
-        culling: Culling,
-        mask: u32,
-        mut keep: impl FnMut(InstanceId, u32) -> bool,
-    ) -> Option<SceneHit> {
-        let order = self.top_level.primitive_order();
-        // The top level orders hits by (t, instance) with the instance in `triangle`; the
-        // closest one's own triangle is kept here, chosen by the same rule.
-        let mut best: Option<SceneHit> = None;
-        let found = self.top_level.cast(ray, |slot, range| {
-            let index = order[slot as usize];
-            let id = InstanceId(index);
-            let instance = self.slots[index as usize].as_ref()?;
-            if instance.layers() & mask == 0 {
-                return None;
-            }
-            let hit = instance.cast_leaves(range, culling, |triangle| keep(id, triangle))?;
-            let candidate = hit.with_triangle(index);
-            let closer =
-                best.is_none_or(|b| candidate.is_closer_than(&b.hit.with_triangle(b.instance.0)));
-            if closer {
-                best = Some(SceneHit { instance: id, hit });
-            }
-            Some(candidate)
-        })?;
-        debug_assert_eq!(
-            best.map(|b| (b.instance.0, b.hit.t)),
-            Some((found.triangle, found.t))
-        );
-        best
-    }
+/// A scene filter asked about one instance's triangles: what an instance's walk is given.
+struct InstanceFilter<'f, F> {
+    id: InstanceId,
+    filter: &'f F,
+}
 
-    /// Whether a world ray hits anything within its range; stops at the first hit found.
+impl<F: Filter<(InstanceId, u32)>> Filter<u32> for InstanceFilter<'_, F> {
     #[inline]
-    pub fn occluded(&self, ray: &Ray) -> bool {
-        self.occluded_leaves(ray, Culling::Off, ALL_LAYERS, |_, _| true)
+    fn keep(&self, triangle: u32) -> bool {
+        self.filter.keep((self.id, triangle))
     }
 
-    /// [`Scene::occluded`] with [`QueryOptions`] (as in [`Scene::cast_with`]).
-    pub fn occluded_with<F: Filter<(InstanceId, u32)>>(
+    #[inline]
+    fn keeps_everything(&self) -> bool {
+        self.filter.keeps_everything()
+    }
+}
+
+impl RayQueries for Scene {
+    type Hit = SceneHit;
+    type Candidate = (InstanceId, u32);
+
+    /// The top level keeps the first hit by [`SceneHit::order`]; each instance it reaches
+    /// gives its own closest hit, so the answer is the first of all hits in that order.
+    #[inline]
+    fn walk_closest<F: Filter<(InstanceId, u32)>>(
         &self,
         ray: &Ray,
         options: &QueryOptions<F>,
-    ) -> bool {
-        let Some(ray) = options.limit_ray(ray) else {
-            return false;
-        };
-        self.occluded_leaves(&ray, options.culling, options.mask, |instance, triangle| {
-            options.filter.keep((instance, triangle))
+    ) -> Option<SceneHit> {
+        self.top_level.cast(ray, |slot, range| {
+            let (id, instance) = self.searched(slot, options.mask)?;
+            let filter = InstanceFilter {
+                id,
+                filter: &options.filter,
+            };
+            let hit = instance.closest(range, options.culling, &filter)?;
+            Some(SceneHit { instance: id, hit })
         })
     }
 
-    /// [`Scene::occluded`] over the triangles for which `keep(instance, triangle)` is true.
-    pub fn occluded_filtered(&self, ray: &Ray, keep: impl FnMut(InstanceId, u32) -> bool) -> bool {
-        self.occluded_leaves(ray, Culling::Off, ALL_LAYERS, keep)
-    }
-
-    fn occluded_leaves(
-        &self,
-        ray: &Ray,
-        culling: Culling,
-        mask: u32,
-        mut keep: impl FnMut(InstanceId, u32) -> bool,
-    ) -> bool {
-        let order = self.top_level.primitive_order();
-        self.top_level.occluded(ray, |slot, ray| {
-            let index = order[slot as usize];
-            self.slots[index as usize].as_ref().is_some_and(|instance| {
-                instance.layers() & mask != 0
-                    && instance
-                        .occluded_leaves(ray, culling, |triangle| keep(InstanceId(index), triangle))
-            })
-        })
-    }
-
-    /// Every hit of a world ray, sorted by `t`, then instance, then triangle.
     #[inline]
-    pub fn cast_all(&self, ray: &Ray) -> Vec<SceneHit> {
-        self.cast_all_leaves(ray, Culling::Off, ALL_LAYERS, |_, _| true)
+    fn walk_any<F: Filter<(InstanceId, u32)>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool {
+        self.top_level.occluded(ray, |slot, range| {
+            self.searched(slot, options.mask)
+                .is_some_and(|(id, instance)| {
+                    let filter = InstanceFilter {
+                        id,
+                        filter: &options.filter,
+                    };
+                    instance.any(range, options.culling, &filter)
+                })
+        })
     }
 
-    /// [`Scene::cast_all`] with [`QueryOptions`] (as in [`Scene::cast_with`]).
-    pub fn cast_all_with<F: Filter<(InstanceId, u32)>>(
+    fn walk_all<F: Filter<(InstanceId, u32)>>(
         &self,
         ray: &Ray,
         options: &QueryOptions<F>,
     ) -> Vec<SceneHit> {
-        let Some(ray) = options.limit_ray(ray) else {
-            return Vec::new();
-        };
-        self.cast_all_leaves(&ray, options.culling, options.mask, |instance, triangle| {
-            options.filter.keep((instance, triangle))
-        })
-    }
-
-    /// [`Scene::cast_all`] over the triangles for which `keep(instance, triangle)` is true.
-    pub fn cast_all_filtered(
-        &self,
-        ray: &Ray,
-        keep: impl FnMut(InstanceId, u32) -> bool,
-    ) -> Vec<SceneHit> {
-        self.cast_all_leaves(ray, Culling::Off, ALL_LAYERS, keep)
-    }
-
-    fn cast_all_leaves(
-        &self,
-        ray: &Ray,
-        culling: Culling,
-        mask: u32,
-        mut keep: impl FnMut(InstanceId, u32) -> bool,
-    ) -> Vec<SceneHit> {
-        let order = self.top_level.primitive_order();
         let mut hits = Vec::new();
-        self.top_level.cast_all(ray, |slot, range| {
-            let index = order[slot as usize];
-            let id = InstanceId(index);
-            if let Some(instance) = self.slots[index as usize].as_ref() {
-                if instance.layers() & mask != 0 {
-                    let found =
-                        instance.cast_all_leaves(range, culling, |triangle| keep(id, triangle));
-                    hits.extend(found.into_iter().map(|hit| SceneHit { instance: id, hit }));
-                }
+        self.top_level.visit(ray, |slot, range| {
+            if let Some((id, instance)) = self.searched(slot, options.mask) {
+                let filter = InstanceFilter {
+                    id,
+                    filter: &options.filter,
+                };
+                let found = instance.all(range, options.culling, &filter);
+                hits.extend(found.into_iter().map(|hit| SceneHit { instance: id, hit }));
             }
-            None
-        });
-        hits.sort_unstable_by(|a, b| {
-            a.hit
-                .t
-                .total_cmp(&b.hit.t)
-                .then(a.instance.cmp(&b.instance))
-                .then(a.hit.triangle.cmp(&b.hit.triangle))
         });
         hits
-    }
-
-    /// [`Scene::cast`] for every ray, in parallel on the current rayon thread pool; the
-    /// answers are those of `cast`, in the order of `rays`.
-    pub fn cast_batch(&self, rays: &[Ray]) -> Vec<Option<SceneHit>> {
-        rays.par_iter()
-            .with_min_len(64)
-            .map(|ray| self.cast(ray))
-            .collect()
-    }
-
-    /// The surface at a scene hit, in world space ([`Instance::surface`]).
-    ///
-    /// # Panics
-    /// If the scene does not hold `hit.instance` or its mesh has no triangle `hit.hit.triangle`.
-    pub fn surface(&self, hit: &SceneHit) -> SurfacePoint<'_> {
-        self.instance(hit.instance)
-            .expect("the hit's instance is in the scene")
-            .surface(&hit.hit)
     }
 }

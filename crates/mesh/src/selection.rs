@@ -185,15 +185,11 @@ impl Scene {
         options: &QueryOptions<F>,
         mut visit: impl FnMut(InstanceId, &Instance),
     ) {
-        let order = self.top_level().primitive_order();
         let _ = self.top_level().overlap(
             |bounds| volume.classify_box(bounds),
             |slot, _| {
-                let id = InstanceId::from_index(order[slot as usize]);
-                if let Some(instance) = self.instance(id) {
-                    if options.matches_layers(instance.layers()) {
-                        visit(id, instance);
-                    }
+                if let Some((id, instance)) = self.searched(slot, options.mask) {
+                    visit(id, instance);
                 }
                 ControlFlow::<()>::Continue(())
             },

@@ -21,7 +21,7 @@ use crate::Scene;
 /// ```
 /// use std::sync::Arc;
 /// use glam::{Affine3A, Vec3};
-/// use meshcast_mesh::{Instance, Mesh, Scene, SharedScene};
+/// use meshcast_mesh::{Instance, Mesh, RayQueries, Scene, SharedScene};
 /// use meshcast_primitives::Ray;
 ///
 /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);

@@ -12,7 +12,7 @@ use crate::TriMesh;
 /// # Examples
 /// ```
 /// use glam::{Affine3A, Mat3A, Vec2, Vec3};
-/// use meshcast_mesh::{Mesh, TriMesh, VertexAttribute};
+/// use meshcast_mesh::{Mesh, RayQueries, TriMesh, VertexAttribute};
 /// use meshcast_primitives::Ray;
 ///
 /// let indices = [[0, 1, 2]];
@@ -21,7 +21,7 @@ use crate::TriMesh;
 ///     .with_groups(vec!["floor".into()], vec![0])?;
 /// let mesh = Mesh::from_tri_mesh(tri_mesh, &Default::default());
 /// let hit = mesh.cast(&Ray::new(Vec3::new(0.25, 0.5, 1.0), Vec3::NEG_Z)).ok_or("miss")?;
-/// let surface = mesh.surface(&hit);
+/// let surface = mesh.surface(&hit).ok_or("not a triangle of this mesh")?;
 /// assert_eq!(surface.uv, Some(Vec2::new(0.25, 0.5)));
 /// assert_eq!(surface.group, Some("floor"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -45,14 +45,12 @@ pub struct SurfacePoint<'a> {
 }
 
 impl<'a> SurfacePoint<'a> {
-    /// The surface of `tri_mesh` at `hit`, in the mesh's space.
-    ///
-    /// # Panics
-    /// If `hit.triangle` is not a triangle of `tri_mesh`.
-    pub(crate) fn on(tri_mesh: &'a TriMesh, hit: &Hit) -> Self {
+    /// The surface of `tri_mesh` at `hit`, in the mesh's space, or `None` if `tri_mesh` has
+    /// no triangle `hit.triangle`.
+    pub(crate) fn on(tri_mesh: &'a TriMesh, hit: &Hit) -> Option<Self> {
         let index = hit.triangle as usize;
-        let triangle = tri_mesh.triangle(index);
-        Self {
+        let triangle = tri_mesh.triangle(index)?;
+        Some(Self {
             point: hit.point(&triangle),
             geometric_normal: hit.normal(&triangle),
             normal: (tri_mesh.normals().and_then(|n| n.corners(index)))
@@ -60,7 +58,7 @@ impl<'a> SurfacePoint<'a> {
             uv: (tri_mesh.uvs().and_then(|uv| uv.corners(index)))
                 .map(|[a, b, c]| hit.interpolate(a, b, c)),
             group: tri_mesh.group_name(index),
-        }
+        })
     }
     /// The same surface carried by `transform` into world space: the point by the transform,
     /// normals by the inverse transpose of its linear part (`normal_matrix`), renormalised.

@@ -292,23 +292,26 @@ impl TriMesh {
         self.positions.len()
     }
 
-    /// Triangle `index` with its corner positions.
-    ///
-    /// # Panics
-    /// If `index >= triangle_count()`.
+    /// Triangle `index` with its corner positions, or `None` past the last triangle.
     #[inline]
-    pub fn triangle(&self, index: usize) -> Triangle {
-        let [a, b, c] = self.indices[index];
+    pub fn triangle(&self, index: usize) -> Option<Triangle> {
+        Some(self.corners(*self.indices.get(index)?))
+    }
+
+    /// Every triangle with its corner positions, in index order.
+    pub fn triangles(&self) -> impl ExactSizeIterator<Item = Triangle> + '_ {
+        self.indices.iter().map(|&corners| self.corners(corners))
+    }
+
+    /// The triangle of these vertex indices (each was checked against the positions when
+    /// the mesh was made).
+    #[inline]
+    fn corners(&self, [a, b, c]: [u32; 3]) -> Triangle {
         Triangle::new(
             self.positions[a as usize],
             self.positions[b as usize],
             self.positions[c as usize],
         )
-    }
-
-    /// Every triangle with its corner positions, in index order.
-    pub fn triangles(&self) -> impl ExactSizeIterator<Item = Triangle> + '_ {
-        (0..self.indices.len()).map(|i| self.triangle(i))
     }
 
     /// How many triangles are degenerate (zero area): kept for numbering, never hit.
@@ -434,7 +437,7 @@ mod tests {
         let uvs = fine.uvs().expect("kept");
         for t in 0..fine.triangle_count() {
             let corners = uvs.corners(t).expect("every triangle has uvs");
-            let positions = fine.triangle(t).vertices();
+            let positions = fine.triangle(t).expect("in range").vertices();
             for (uv, p) in corners.iter().zip(positions) {
                 assert_eq!(*uv, p.truncate(), "uv follows position on this quad");
             }

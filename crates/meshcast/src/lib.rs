@@ -1,25 +1,45 @@
 //! meshcast: BVH-accelerated ray casting on triangle meshes.
 //!
-//! Load a mesh from a Wavefront OBJ file or from slices, then ask where rays hit it: the
-//! closest hit ([`Mesh::cast`]), whether anything is hit ([`Mesh::occluded`]), every hit
-//! ([`Mesh::cast_all`]) or many rays in parallel ([`Mesh::cast_batch`]). Answers are exact:
-//! the same as testing every triangle with the watertight test (Woop, Benthin and Wald 2013),
-//! ties going to the smaller triangle index. Place shared meshes in a world with
-//! [`Instance`]s (affine transforms) and query them together as a [`Scene`], a two-level
-//! hierarchy. [`Mesh::surface`] and [`Scene::surface`] give what picking needs: the point,
-//! normals, texture coordinates and the object or group name; see [Picking](#picking) for
-//! the editor's queries.
+//! Load a mesh from a Wavefront OBJ file or from slices, then ask where rays hit it. Place
+//! shared meshes in a world with [`Instance`]s (affine transforms) and query them together as
+//! a [`Scene`], a two-level hierarchy. Answers are exact: the same as testing every triangle
+//! with the watertight test (Woop, Benthin and Wald 2013), hits ordered by `t` and ties going
+//! to the smaller index ([`Hit::order`], [`SceneHit::order`]).
+//!
+//! # Queries
+//! Every level answers the same ray queries, the methods of [`RayQueries`] (bring it into
+//! scope with `use meshcast::RayQueries;`). Each has a `*_with` form taking [`QueryOptions`]
+//! (a distance limit, back-face [`Culling`], a layer mask and a [`Filter`]), and every batch
+//! answers each ray as its single call does, in parallel, in the rays' order.
+//!
+//! | query | [`Mesh`] (its own space) | [`Instance`] (world) | [`Scene`] (world) |
+//! |---|---|---|---|
+//! | [`cast`](RayQueries::cast), [`cast_with`](RayQueries::cast_with): the closest hit | `Option<`[`Hit`]`>` | `Option<Hit>` | `Option<`[`SceneHit`]`>` |
+//! | [`occluded`](RayQueries::occluded), [`occluded_with`](RayQueries::occluded_with): anything hit? | `bool` | `bool` | `bool` |
+//! | [`cast_all`](RayQueries::cast_all), [`cast_all_with`](RayQueries::cast_all_with): every hit, in order | `Vec<Hit>` | `Vec<Hit>` | `Vec<SceneHit>` |
+//! | [`cast_batch`](RayQueries::cast_batch), [`cast_batch_with`](RayQueries::cast_batch_with) | `Vec<Option<Hit>>` | `Vec<Option<Hit>>` | `Vec<Option<SceneHit>>` |
+//! | [`occluded_batch`](RayQueries::occluded_batch), [`occluded_batch_with`](RayQueries::occluded_batch_with) | `Vec<bool>` | `Vec<bool>` | `Vec<bool>` |
+//! | [`cast_all_batch`](RayQueries::cast_all_batch), [`cast_all_batch_with`](RayQueries::cast_all_batch_with) | [`HitLists`]`<Hit>` | `HitLists<Hit>` | `HitLists<SceneHit>` |
+//! | the surface at a hit: point, normals, texture coordinates, group | [`Mesh::surface`] | [`Instance::surface`] | [`Scene::surface`] |
+//! | the nearest surface point | [`Mesh::closest_point`] | | [`Scene::closest_point`] |
+//! | what a box, sphere or frustum selects | [`Mesh::select_triangles`] | | [`Scene::select`], [`Scene::select_triangles`] |
+//! | what is under the mouse | | | [`Scene::pick`], [`Scene::pick_instances`] |
+//!
+//! The accessors that take a hit answer `None` for a hit that is not theirs (its instance
+//! removed since, or a triangle the mesh does not have), so that a pick kept across edits
+//! never panics.
 //!
 //! This crate only re-exports the engine's layers, so that it is the one dependency you
-//! need: geometry ([`primitives`]), the hierarchy ([`bvh`]) and meshes and scenes
-//! (`meshcast-mesh`). [`glam`] is re-exported for vectors and transforms, and every fallible
-//! call returns the one [`Error`].
+//! need: geometry ([`primitives`]), the hierarchy ([`bvh`]; build one over your own
+//! primitives with [`Bvh::build_primitives`]) and meshes and scenes (`meshcast-mesh`).
+//! [`glam`] is re-exported for vectors and transforms, and every fallible call returns the
+//! one [`Error`].
 //!
 //! # Examples
 //! Load the cow, cast a ray at it from above and pick the hit:
 //! ```
 //! use meshcast::glam::Vec3;
-//! use meshcast::{Mesh, Ray};
+//! use meshcast::{Mesh, Ray, RayQueries};
 //!
 //! let mesh = Mesh::from_obj(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/cow.obj"))?;
 //! assert_eq!(mesh.triangle_count(), 5804);
@@ -30,7 +50,7 @@
 //! let hit = mesh.cast(&ray).ok_or("the ray misses the cow")?;
 //!
 //! // `t` is measured in units of the direction (unit length here, so a distance).
-//! let surface = mesh.surface(&hit);
+//! let surface = mesh.surface(&hit).ok_or("not a triangle of this mesh")?;
 //! assert!(surface.point.distance(ray.at(hit.t)) < 1e-4);
 //! assert!(bounds.contains(surface.point));
 //! assert!((surface.geometric_normal.length() - 1.0).abs() < 1e-5);
@@ -44,7 +64,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use meshcast::glam::{Affine3A, Vec3};
-//! use meshcast::{Instance, Mesh, Ray, Scene};
+//! use meshcast::{Instance, Mesh, Ray, RayQueries, Scene};
 //!
 //! let cow = Arc::new(Mesh::from_obj(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/cow.obj"))?);
 //! let width = cow.bounds().extent().x;
@@ -104,7 +124,7 @@
 //! assert!((back.x - mouse.x).abs() < 0.01 && (back.y - mouse.y).abs() < 0.01);
 //!
 //! // Hide it (it is being dragged): the pick goes on behind it, and finds nothing there.
-//! let dragging = QueryOptions::new().with_filter(move |id: InstanceId, _| id != right);
+//! let dragging = QueryOptions::new().with_filter(move |id: InstanceId, _: u32| id != right);
 //! assert!(scene.pick(&ray, &dragging).is_none());
 //! // Only layer 1: the right cow is on layer 2.
 //! assert!(scene.pick(&ray, &QueryOptions::new().with_mask(0b01)).is_none());
@@ -134,14 +154,14 @@ pub use meshcast_primitives as primitives;
 pub use meshcast_bvh::{BuildOptions, Bvh, BvhStats, Kernel, Parallel, Quality, TraversalCounts};
 pub use meshcast_mesh::{camera_rays, incoherent_rays};
 pub use meshcast_mesh::{
-    ClosestPoint, Containment, Culling, Facing, Filter, KeepAll, Pick, QueryOptions,
-    SceneClosestPoint, SceneTriangle, SharedScene, ALL_LAYERS,
+    ClosestPoint, Containment, Culling, Facing, Filter, HitLists, KeepAll, Pick, QueryOptions,
+    RayQueries, SceneClosestPoint, SceneTriangle, SharedScene, ALL_LAYERS,
 };
 pub use meshcast_mesh::{
     Error, IndexKind, Instance, InstanceId, LeafTest, Location, Mesh, Result, Scene, SceneHit,
     SurfacePoint, TriMesh, VertexAttribute, Warning,
 };
 pub use meshcast_primitives::{
-    Aabb, Camera, ClipPlanes, DepthConvention, Frustum, Hit, Ray, Sphere, Triangle, Viewport,
-    Volume,
+    Aabb, Camera, ClipPlanes, DepthConvention, Frustum, Hit, Ray, RayHit, Sphere, Triangle,
+    Viewport, Volume,
 };

@@ -1,4 +1,6 @@
-//! The result of a ray–primitive test, and the tie rule that orders hits.
+//! The result of a ray–primitive test, and the order of hits along a ray.
+
+use core::cmp::Ordering;
 
 use glam::Vec3;
 
@@ -54,15 +56,45 @@ impl Hit {
         Self { triangle, ..self }
     }
 
-    /// The tie rule every query follows: the smaller `t` wins, and at equal `t` (a ray through
-    /// a shared edge or vertex) the smaller primitive index, so answers do not depend on the
-    /// order in which a BVH happens to visit primitives.
+    /// The order of hits along a ray, the one every query and sort follows: the smaller `t`
+    /// first ([`Hit::compare_t`]: `-0.0` equals `0.0`), and at equal `t` (a ray through a
+    /// shared edge or vertex) the smaller primitive index, so that answers do not depend on
+    /// the order in which a hierarchy happens to visit primitives.
+    ///
+    /// # Examples
+    /// ```
+    /// use meshcast_primitives::Hit;
+    ///
+    /// let mut hits = [
+    ///     Hit::new(2.0, 0.0, 0.0).with_triangle(1),
+    ///     Hit::new(0.0, 0.0, 0.0).with_triangle(9),
+    ///     Hit::new(-0.0, 0.0, 0.0).with_triangle(4),
+    /// ];
+    /// hits.sort_unstable_by(Hit::order);
+    /// assert_eq!(hits.map(|h| h.triangle), [4, 9, 1]);
+    /// ```
+    #[inline]
+    pub fn order(&self, other: &Self) -> Ordering {
+        Self::compare_t(self.t, other.t).then(self.triangle.cmp(&other.triangle))
+    }
+
+    /// The order of distances along a ray that [`Hit::order`] starts with, for hit types that
+    /// add their own tie rule: numeric order, `-0.0` equal to `0.0`, and NaN (which no query
+    /// reports) after every number, so that it is a total order.
+    #[inline]
+    pub fn compare_t(a: f32, b: f32) -> Ordering {
+        // Adding zero turns -0.0 into 0.0 and changes nothing else.
+        (a + 0.0).total_cmp(&(b + 0.0))
+    }
+
+    /// Whether this hit comes first in [`Hit::order`]: the test a closest-hit search keeps its
+    /// best with (for hits whose `t` is not NaN, which every query guarantees).
     #[inline]
     pub fn is_closer_than(&self, other: &Self) -> bool {
         self.t < other.t || (self.t == other.t && self.triangle < other.triangle)
     }
 
-    /// The closer of two optional hits by [`Hit::is_closer_than`].
+    /// The closer of two optional hits by [`Hit::order`].
     #[inline]
     pub fn closest(a: Option<Self>, b: Option<Self>) -> Option<Self> {
         match (a, b) {
@@ -102,6 +134,41 @@ impl Hit {
     }
 }
 
+/// A hit that a hierarchy can keep the closest of and sort: its distance `t` along the ray
+/// and its order ([`Hit::order`], or a type's own tie rule built on [`Hit::compare_t`]).
+/// A leaf may report any such type, for example a scene's hit that names its instance.
+pub trait RayHit: Copy {
+    /// The distance along the ray, in units of its direction.
+    fn t(&self) -> f32;
+
+    /// The order of hits along the ray: by `t` ([`Hit::compare_t`]), then a tie rule that
+    /// makes it total.
+    fn order(&self, other: &Self) -> Ordering;
+
+    /// Whether this hit comes first in [`RayHit::order`].
+    #[inline]
+    fn is_closer_than(&self, other: &Self) -> bool {
+        self.order(other).is_lt()
+    }
+}
+
+impl RayHit for Hit {
+    #[inline]
+    fn t(&self) -> f32 {
+        self.t
+    }
+
+    #[inline]
+    fn order(&self, other: &Self) -> Ordering {
+        Hit::order(self, other)
+    }
+
+    #[inline]
+    fn is_closer_than(&self, other: &Self) -> bool {
+        Hit::is_closer_than(self, other)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +186,33 @@ mod tests {
         assert_eq!(Hit::closest(Some(a), None), Some(a));
         assert_eq!(Hit::closest(None, Some(c)), Some(c));
         assert_eq!(Hit::closest(None, None), None);
+    }
+
+    #[test]
+    fn the_order_ties_signed_zeros_and_agrees_with_is_closer_than() {
+        let ts = [
+            -1.0,
+            -0.0,
+            0.0,
+            f32::MIN_POSITIVE,
+            1.0,
+            1.0 + f32::EPSILON,
+            f32::INFINITY,
+        ];
+        let hits: Vec<Hit> = ts
+            .iter()
+            .flat_map(|&t| (0..3).map(move |i| Hit::new(t, 0.0, 0.0).with_triangle(i)))
+            .collect();
+        for a in &hits {
+            for b in &hits {
+                assert_eq!(a.is_closer_than(b), a.order(b).is_lt(), "{a:?} {b:?}");
+                assert_eq!(a.order(b), b.order(a).reverse());
+            }
+        }
+        let zero = Hit::new(0.0, 0.0, 0.0).with_triangle(2);
+        let negative_zero = Hit::new(-0.0, 0.0, 0.0).with_triangle(2);
+        assert_eq!(zero.order(&negative_zero), Ordering::Equal);
+        assert_eq!(Hit::compare_t(f32::NAN, f32::INFINITY), Ordering::Greater);
     }
 
     #[test]

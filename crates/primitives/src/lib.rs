@@ -58,7 +58,7 @@ pub use camera::Camera;
 pub use closest_point::{box_distance_squared, distance_squared, TrianglePoint};
 pub use error::Error;
 pub use frustum::Frustum;
-pub use hit::Hit;
+pub use hit::{Hit, RayHit};
 pub use plane::Plane;
 pub use polygon::{Polygon, PLANARITY_TOLERANCE};
 pub use ray::{Ray, T_MIN_POSITIVE};

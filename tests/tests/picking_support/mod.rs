@@ -49,7 +49,8 @@ pub fn world_triangles(
         }
         let tri_mesh = instance.mesh().tri_mesh();
         for index in 0..tri_mesh.triangle_count() {
-            if tri_mesh.triangle(index).is_degenerate() || !keep(id, index as u32) {
+            if tri_mesh.triangle(index).is_none_or(|t| t.is_degenerate()) || !keep(id, index as u32)
+            {
                 continue;
             }
             let world = instance.world_triangle(index).expect("in range");

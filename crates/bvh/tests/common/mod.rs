@@ -142,11 +142,7 @@ pub fn brute_all(triangles: &[Triangle], ray: &Ray) -> Vec<Hit> {
         .enumerate()
         .filter_map(|(i, t)| Some(t.intersect(ray)?.with_triangle(i as u32)))
         .collect();
-    hits.sort_by(|a, b| {
-        a.t.partial_cmp(&b.t)
-            .unwrap()
-            .then(a.triangle.cmp(&b.triangle))
-    });
+    hits.sort_by(Hit::order);
     hits
 }
 

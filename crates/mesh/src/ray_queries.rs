@@ -1,0 +1,370 @@
+//! `RayQueries`: the ray queries that [`Mesh`], [`Instance`] and [`Scene`] all answer, written
+//! once over three walks per level (closest hit, any hit, every hit), and [`HitLists`], the
+//! flat answer of a batch of every-hit queries.
+//!
+//! [`Mesh`]: crate::Mesh
+//! [`Instance`]: crate::Instance
+//! [`Scene`]: crate::Scene
+
+use core::fmt::Debug;
+use core::ops::Index;
+
+use meshcast_primitives::{Ray, RayHit};
+use rayon::prelude::*;
+
+use crate::{Filter, QueryOptions};
+
+/// Rays one rayon task traces at least: enough to pay for the task, few enough to balance.
+const BATCH_GRAIN: usize = 64;
+
+/// The ray queries every level answers, the same at each: a [`crate::Mesh`] in its own
+/// space, an [`crate::Instance`] and a [`crate::Scene`] for world rays.
+///
+/// | query | answer |
+/// |---|---|
+/// | [`cast`](RayQueries::cast) | the closest hit, or `None` |
+/// | [`occluded`](RayQueries::occluded) | whether anything is hit (stops at the first found) |
+/// | [`cast_all`](RayQueries::cast_all) | every hit, in [`RayHit::order`] |
+/// | [`cast_batch`](RayQueries::cast_batch), [`occluded_batch`](RayQueries::occluded_batch), [`cast_all_batch`](RayQueries::cast_all_batch) | the same for many rays, in parallel, in the rays' order |
+///
+/// Each has a `*_with` form that takes [`QueryOptions`]: a distance limit, back-face
+/// culling, a layer mask (instances and scenes) and a [`Filter`] asked about every
+/// candidate ([`RayQueries::Candidate`]). A rejected or culled hit lets the ray go on to what
+/// lies behind it. The plain forms are the `*_with` forms with [`QueryOptions::new`].
+///
+/// Answers are exact: they equal a brute-force loop over every triangle with the watertight
+/// test, bit for bit, and hits are ordered by `t` (`-0.0` equal to `0.0`), then by the
+/// level's tie rule ([`meshcast_primitives::Hit::order`] on a mesh or an instance,
+/// [`crate::SceneHit::order`] in a scene), so that `cast` is the first of `cast_all`.
+/// Degenerate rays (NaN or infinite components, a zero direction, an empty range) hit
+/// nothing. Every batch call answers each ray exactly as its single-ray call does, whatever
+/// the number of threads.
+///
+/// The trait is implemented by this crate's three levels only; bring it into scope to query
+/// (`use meshcast_mesh::RayQueries;`, or `use meshcast::RayQueries;` from the facade).
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use glam::{Affine3A, Vec3};
+/// use meshcast_mesh::{Instance, Mesh, QueryOptions, RayQueries, Scene};
+/// use meshcast_primitives::Ray;
+///
+/// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+/// let lifted = Instance::new(tri.clone(), Affine3A::from_translation(Vec3::Z))?;
+/// let scene = Scene::from_instances([lifted.clone()]);
+/// let down = Ray::new(Vec3::new(0.25, 0.25, 4.0), Vec3::NEG_Z);
+///
+/// // The same question at every level: the mesh in its own space, the instance and the
+/// // scene in the world.
+/// assert_eq!(tri.cast(&down).map(|h| h.t), Some(4.0));
+/// assert_eq!(lifted.cast(&down).map(|h| h.t), Some(3.0));
+/// assert_eq!(scene.cast(&down).map(|h| h.hit.t), Some(3.0));
+///
+/// // Batches answer as the single calls do, in order.
+/// let rays = [down, Ray::new(Vec3::new(5.0, 5.0, 5.0), Vec3::NEG_Z)];
+/// assert_eq!(scene.occluded_batch(&rays), [true, false]);
+/// let lists = tri.cast_all_batch(&rays);
+/// assert_eq!((lists[0].len(), lists[1].len()), (1, 0));
+/// assert_eq!(lists.offsets(), [0, 1, 1]);
+///
+/// // Options: a distance limit (in world units) the hit lies beyond.
+/// let near = QueryOptions::new().with_max_distance(2.5);
+/// assert!(!lifted.occluded_with(&down, &near));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait RayQueries: Sync + sealed::Level {
+    /// What a hit names: [`meshcast_primitives::Hit`] on a mesh or an instance (`t`, the
+    /// triangle, barycentrics), [`crate::SceneHit`] in a scene (the instance as well).
+    type Hit: RayHit + Send + Sync + Debug + PartialEq;
+
+    /// What a [`Filter`] is asked about each candidate: the triangle index (`u32`) on a mesh
+    /// or an instance, the instance and the triangle (`(InstanceId, u32)`) in a scene.
+    type Candidate;
+
+    /// The closest hit of a ray already cut to the options' distance limit.
+    #[doc(hidden)]
+    fn walk_closest<F: Filter<Self::Candidate>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> Option<Self::Hit>;
+
+    /// Whether a ray already cut to the options' distance limit hits anything.
+    #[doc(hidden)]
+    fn walk_any<F: Filter<Self::Candidate>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool;
+
+    /// Every hit of a valid ray already cut to the options' distance limit, in any order.
+    #[doc(hidden)]
+    fn walk_all<F: Filter<Self::Candidate>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> Vec<Self::Hit>;
+
+    /// The closest hit within the ray's range (the first in [`RayHit::order`]), or `None`.
+    #[inline]
+    fn cast(&self, ray: &Ray) -> Option<Self::Hit> {
+        // The default options limit nothing: the ray needs no cut.
+        self.walk_closest(ray, &QueryOptions::new())
+    }
+
+    /// [`RayQueries::cast`] with [`QueryOptions`]: the closest hit that the options keep.
+    #[inline]
+    fn cast_with<F: Filter<Self::Candidate>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> Option<Self::Hit> {
+        self.walk_closest(&options.limit_ray(ray)?, options)
+    }
+
+    /// Whether anything is hit within the ray's range (a shadow or visibility test); stops
+    /// at the first hit found, so it is faster than [`RayQueries::cast`].
+    #[inline]
+    fn occluded(&self, ray: &Ray) -> bool {
+        self.walk_any(ray, &QueryOptions::new())
+    }
+
+    /// [`RayQueries::occluded`] with [`QueryOptions`]: whether any hit that the options keep
+    /// lies within the ray's range.
+    #[inline]
+    fn occluded_with<F: Filter<Self::Candidate>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> bool {
+        options
+            .limit_ray(ray)
+            .is_some_and(|ray| self.walk_any(&ray, options))
+    }
+
+    /// Every hit within the ray's range, in [`RayHit::order`]: by `t`, then the level's tie
+    /// rule (each triangle a ray crosses is reported, so a ray through an edge shared by two
+    /// triangles hits both).
+    fn cast_all(&self, ray: &Ray) -> Vec<Self::Hit> {
+        self.cast_all_with(ray, &QueryOptions::new())
+    }
+
+    /// [`RayQueries::cast_all`] with [`QueryOptions`]: every hit that the options keep.
+    fn cast_all_with<F: Filter<Self::Candidate>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> Vec<Self::Hit> {
+        let Some(ray) = options.limit_ray(ray).filter(Ray::is_valid) else {
+            return Vec::new();
+        };
+        let mut hits = self.walk_all(&ray, options);
+        hits.sort_unstable_by(Self::Hit::order);
+        hits
+    }
+
+    /// [`RayQueries::cast`] for every ray, in parallel on the current rayon thread pool; the
+    /// answers are those of `cast`, in the order of `rays`.
+    fn cast_batch(&self, rays: &[Ray]) -> Vec<Option<Self::Hit>> {
+        self.cast_batch_with(rays, &QueryOptions::new())
+    }
+
+    /// [`RayQueries::cast_with`] for every ray, in parallel (the filter is shared by the
+    /// threads, hence `Sync`).
+    fn cast_batch_with<F: Filter<Self::Candidate> + Sync>(
+        &self,
+        rays: &[Ray],
+        options: &QueryOptions<F>,
+    ) -> Vec<Option<Self::Hit>> {
+        rays.par_iter()
+            .with_min_len(BATCH_GRAIN)
+            .map(|ray| self.cast_with(ray, options))
+            .collect()
+    }
+
+    /// [`RayQueries::occluded`] for every ray, in parallel, in the order of `rays`.
+    fn occluded_batch(&self, rays: &[Ray]) -> Vec<bool> {
+        self.occluded_batch_with(rays, &QueryOptions::new())
+    }
+
+    /// [`RayQueries::occluded_with`] for every ray, in parallel.
+    fn occluded_batch_with<F: Filter<Self::Candidate> + Sync>(
+        &self,
+        rays: &[Ray],
+        options: &QueryOptions<F>,
+    ) -> Vec<bool> {
+        rays.par_iter()
+            .with_min_len(BATCH_GRAIN)
+            .map(|ray| self.occluded_with(ray, options))
+            .collect()
+    }
+
+    /// [`RayQueries::cast_all`] for every ray, in parallel: ray `i`'s hits are
+    /// `lists[i]`, as `cast_all` orders them ([`HitLists`] keeps them in one flat array).
+    fn cast_all_batch(&self, rays: &[Ray]) -> HitLists<Self::Hit> {
+        self.cast_all_batch_with(rays, &QueryOptions::new())
+    }
+
+    /// [`RayQueries::cast_all_with`] for every ray, in parallel.
+    ///
+    /// # Panics
+    /// If the rays have more than `u32::MAX` hits in all (the limit of [`HitLists`]).
+    fn cast_all_batch_with<F: Filter<Self::Candidate> + Sync>(
+        &self,
+        rays: &[Ray],
+        options: &QueryOptions<F>,
+    ) -> HitLists<Self::Hit> {
+        rays.par_chunks(BATCH_GRAIN)
+            .map(|chunk| {
+                let mut lists = HitLists::new();
+                for ray in chunk {
+                    lists.push(self.cast_all_with(ray, options));
+                }
+                lists
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .fold(HitLists::new(), |mut all, lists| {
+                all.append(lists);
+                all
+            })
+    }
+}
+
+/// The hits of many rays in one flat array: ray `i`'s hits are
+/// `hits[offsets[i]..offsets[i + 1]]`, so `offsets` has one more entry than there are rays
+/// and starts at 0 (the layout of a compressed sparse row, or Open3D's `ray_splits`).
+/// [`RayQueries::cast_all_batch`] gives one; index it by ray, iterate it, or take its parts
+/// to hand to other code. Lists concatenate ([`HitLists::append`]) without touching the
+/// hits themselves.
+///
+/// Offsets are `u32`: a `HitLists` holds at most `u32::MAX` hits, and adding more panics.
+///
+/// # Examples
+/// ```
+/// use meshcast_mesh::HitLists;
+///
+/// let mut lists: HitLists<char> = [vec!['a', 'b'], vec![], vec!['c']].into_iter().collect();
+/// assert_eq!((lists.len(), &lists[0], &lists[1], &lists[2]), (3, &['a', 'b'][..], &[][..], &['c'][..]));
+/// lists.append([vec!['d']].into_iter().collect());
+/// assert_eq!(lists.offsets(), [0, 2, 2, 3, 4]);
+/// assert_eq!(lists.hits(), ['a', 'b', 'c', 'd']);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct HitLists<H> {
+    offsets: Vec<u32>,
+    hits: Vec<H>,
+}
+
+impl<H> Default for HitLists<H> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<H> HitLists<H> {
+    /// No rays.
+    pub fn new() -> Self {
+        Self {
+            offsets: vec![0],
+            hits: Vec::new(),
+        }
+    }
+
+    /// The number of rays.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Whether there are no rays.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Ray `ray`'s hits, or `None` past the last ray.
+    pub fn get(&self, ray: usize) -> Option<&[H]> {
+        let start = *self.offsets.get(ray)? as usize;
+        let end = *self.offsets.get(ray + 1)? as usize;
+        Some(&self.hits[start..end])
+    }
+
+    /// Each ray's hits, in the order of the rays.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[H]> + '_ {
+        self.offsets
+            .windows(2)
+            .map(|pair| &self.hits[pair[0] as usize..pair[1] as usize])
+    }
+
+    /// Where each ray's hits start in [`HitLists::hits`], and after the last ray, where
+    /// they end: one entry more than there are rays.
+    pub fn offsets(&self) -> &[u32] {
+        &self.offsets
+    }
+
+    /// Every ray's hits, one ray after the other.
+    pub fn hits(&self) -> &[H] {
+        &self.hits
+    }
+
+    /// The offsets and the hits, as [`HitLists::offsets`] and [`HitLists::hits`].
+    pub fn into_parts(self) -> (Vec<u32>, Vec<H>) {
+        (self.offsets, self.hits)
+    }
+
+    /// Adds one more ray with these hits.
+    ///
+    /// # Panics
+    /// If the lists would hold more than `u32::MAX` hits.
+    pub fn push(&mut self, hits: impl IntoIterator<Item = H>) {
+        self.hits.extend(hits);
+        self.offsets.push(offset(self.hits.len()));
+    }
+
+    /// Adds the rays of `other` after these.
+    ///
+    /// # Panics
+    /// If the lists would hold more than `u32::MAX` hits.
+    pub fn append(&mut self, mut other: Self) {
+        let base = offset(self.hits.len());
+        assert!(
+            offset(other.hits.len()).checked_add(base).is_some(),
+            "a HitLists holds at most u32::MAX hits"
+        );
+        self.hits.append(&mut other.hits);
+        self.offsets
+            .extend(other.offsets.iter().skip(1).map(|&end| base + end));
+    }
+}
+
+/// A number of hits as an offset.
+fn offset(hits: usize) -> u32 {
+    u32::try_from(hits).expect("a HitLists holds at most u32::MAX hits")
+}
+
+impl<H> Index<usize> for HitLists<H> {
+    type Output = [H];
+
+    /// Ray `ray`'s hits.
+    ///
+    /// # Panics
+    /// If `ray >= self.len()`.
+    fn index(&self, ray: usize) -> &[H] {
+        self.get(ray).expect("a ray of the lists")
+    }
+}
+
+impl<H, L: IntoIterator<Item = H>> FromIterator<L> for HitLists<H> {
+    /// One ray per item, with that item's hits.
+    fn from_iter<I: IntoIterator<Item = L>>(lists: I) -> Self {
+        let mut all = Self::new();
+        for hits in lists {
+            all.push(hits);
+        }
+        all
+    }
+}
+
+/// The levels that answer [`RayQueries`]: this crate's `Mesh`, `Instance` and `Scene`.
+mod sealed {
+    pub trait Level {}
+    impl Level for crate::Mesh {}
+    impl Level for crate::Instance {}
+    impl Level for crate::Scene {}
+}
