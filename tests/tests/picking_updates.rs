@@ -275,3 +275,58 @@ fn readers_on_other_threads_see_consistent_snapshots_while_a_writer_edits() {
     assert_eq!(last.len(), 200 + versions / 5);
     check_against_brute_force(&last, 10);
 }
+
+#[test]
+fn a_pick_kept_across_edits_never_panics() {
+    // An editor picks, keeps the pick on screen, and reads its surface again every frame
+    // while the user deletes the object or swaps in a smaller mesh.
+    let cow = Arc::new(Mesh::from_obj(asset("cow.obj")).expect("the cow loads"));
+    let tri = Arc::new(
+        Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])
+            .expect("a triangle"),
+    );
+    let mut scene = Scene::new();
+    let kept = scene.add(Instance::new(Arc::clone(&cow), Affine3A::IDENTITY).expect("ok"));
+    let other = scene.add(
+        Instance::new(
+            Arc::clone(&cow),
+            Affine3A::from_translation(Vec3::X * 100.0),
+        )
+        .expect("ok"),
+    );
+    let centre = cow.bounds().centroid();
+    let ray = Ray::new(centre + Vec3::Z * 10.0, Vec3::NEG_Z);
+    let pick = scene
+        .pick(&ray, &QueryOptions::new())
+        .expect("the cow is under the mouse");
+    assert_eq!(pick.instance, kept);
+    let hit = pick.scene_hit();
+    assert!(
+        hit.hit.triangle > 0,
+        "a triangle the small mesh does not have"
+    );
+    assert!(scene.surface(&hit).is_some());
+
+    // A mesh with fewer triangles under the same id: the hit's triangle is gone.
+    scene
+        .set_mesh(kept, Arc::clone(&tri))
+        .expect("the id is held");
+    assert!(scene.surface(&hit).is_none());
+    let instance = scene.instance(kept).expect("still held");
+    assert!(instance.surface(&hit.hit).is_none());
+    assert!(instance.facing(&ray, &hit.hit).is_none());
+    assert!(tri.surface(&hit.hit).is_none());
+    assert!(tri.tri_mesh().triangle(hit.hit.triangle as usize).is_none());
+
+    // The object deleted: the id answers nothing, and picks go on to what is left.
+    scene.remove(kept).expect("the id is held");
+    assert!(scene.surface(&hit).is_none());
+    assert!(scene.instance(kept).is_none());
+    assert!(scene.pick(&ray, &QueryOptions::new()).is_none());
+    assert!(scene.pick_instances(&ray, &QueryOptions::new()).is_empty());
+    let moved = Ray::new(ray.origin + Vec3::X * 100.0, ray.dir);
+    let still = scene
+        .pick(&moved, &QueryOptions::new())
+        .expect("the other cow");
+    assert_eq!(still.instance, other);
+}
