@@ -12,7 +12,6 @@ use meshcast::{
     camera_rays, incoherent_rays, Camera, Kernel, LeafTest, Mesh, Quality, Ray, RayQueries,
     TraversalCounts,
 };
-use rayon::prelude::*;
 use serde_json::json;
 
 use crate::camera_options::DEFAULT_FOV_DEGREES;
@@ -364,7 +363,7 @@ fn count_visits(mesh: &Mesh, rays: &[Ray], query: Query) -> TraversalCounts {
 fn count_hits(mesh: &Mesh, rays: &[Ray], query: Query) -> usize {
     match query {
         Query::Closest => mesh.cast_batch(rays).iter().flatten().count(),
-        Query::Any => rays.par_iter().filter(|ray| mesh.occluded(ray)).count(),
+        Query::Any => mesh.occluded_batch(rays).iter().filter(|&&hit| hit).count(),
     }
 }
 

@@ -82,17 +82,32 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-/// The answer lines for `rays`, in order, computed in parallel in blocks of [`TASK_RAYS`].
+/// The answer lines for `rays`, in order: the library's batch query, then the lines written
+/// in parallel in blocks of [`TASK_RAYS`].
 fn answer(mesh: &Mesh, rays: &[Ray], query: Query) -> Vec<String> {
-    rays.par_chunks(TASK_RAYS)
+    match query {
+        Query::Closest => lines(&mesh.cast_batch(rays), |text, hit| {
+            output::closest(text, hit.as_ref())
+        }),
+        Query::Any => lines(&mesh.occluded_batch(rays), |text, &hit| {
+            output::any(text, hit)
+        }),
+        Query::All => {
+            let lists = mesh.cast_all_batch(rays);
+            let each: Vec<&[meshcast::Hit]> = lists.iter().collect();
+            lines(&each, |text, hits| output::all(text, hits))
+        }
+    }
+}
+
+/// `write(text, answer)` for every answer, in order, in parallel in blocks of [`TASK_RAYS`].
+fn lines<A: Sync>(answers: &[A], write: impl Fn(&mut String, &A) + Sync) -> Vec<String> {
+    answers
+        .par_chunks(TASK_RAYS)
         .map(|block| {
             let mut text = String::with_capacity(block.len() * 48);
-            for ray in block {
-                match query {
-                    Query::Closest => output::closest(&mut text, mesh.cast(ray).as_ref()),
-                    Query::Any => output::any(&mut text, mesh.occluded(ray)),
-                    Query::All => output::all(&mut text, &mesh.cast_all(ray)),
-                }
+            for answer in block {
+                write(&mut text, answer);
             }
             text
         })
