@@ -1,6 +1,6 @@
 //! An editor's queries on a scene built from OBJ files: pick what is under the mouse,
-//! select with a marquee, snap to the nearest surface, and move an instance while readers
-//! keep querying.
+//! select with a marquee, snap to the nearest surface, move an instance while readers keep
+//! querying, and keep a selection across frames while objects are deleted.
 //!
 //! `cargo run --release -p meshcast --example editor [MESH.obj ...]` (default: the cow and
 //! spot from assets/).
@@ -134,6 +134,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => println!("nothing within {size} of {above:.3}"),
     }
 
+    // The picked instance is selected: the editor keeps its hit.
+    let mut selection = scene.pick(&ray, &options).map(|p| p.scene_hit());
+
     // Drag the picked instance away while another thread keeps picking on its snapshot.
     let shared = SharedScene::new(scene);
     let dragged = shared.snapshot().pick(&ray, &options).map(|p| p.instance);
@@ -159,6 +162,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             dragged.index(),
             after.map(InstanceId::index)
         );
+    }
+
+    // The frame loop: the selection is kept as a hit, and its surface is read every frame to
+    // draw the highlight (where the instance is now: it follows the drag). When the user
+    // deletes the object, the kept hit answers `None` (never a panic) and the editor drops it.
+    for frame in 1..=3 {
+        if frame == 2 {
+            if let Some(selected) = selection {
+                shared.update(|next| next.remove(selected.instance))?;
+                println!(
+                    "frame {frame}: the user deletes instance {}",
+                    selected.instance.index()
+                );
+            }
+        }
+        let scene = shared.snapshot();
+        match selection.map(|hit| (hit, scene.surface(&hit))) {
+            Some((hit, Some(surface))) => println!(
+                "frame {frame}: highlight instance {} at {:.3}",
+                hit.instance.index(),
+                surface.point
+            ),
+            Some((_, None)) => {
+                selection = None;
+                println!("frame {frame}: the selection no longer exists; cleared");
+            }
+            None => println!("frame {frame}: nothing selected"),
+        }
     }
     Ok(())
 }
