@@ -347,6 +347,26 @@ impl TriMesh {
         &self.warnings
     }
 
+    /// Heap bytes held by the mesh: positions, triangles, normals and texture coordinates
+    /// with their corner indices, and groups (the struct itself and the loader's warnings not
+    /// counted; see [`crate::Mesh::acceleration_bytes`] for the hierarchy).
+    pub fn bytes(&self) -> usize {
+        use core::mem::size_of;
+        fn attribute<T>(attribute: Option<&VertexAttribute<T>>) -> usize {
+            attribute.map_or(0, |a| {
+                a.values.capacity() * size_of::<T>()
+                    + a.indices.capacity() * size_of::<Option<[u32; 3]>>()
+            })
+        }
+        self.positions.capacity() * size_of::<Vec3>()
+            + self.indices.capacity() * size_of::<[u32; 3]>()
+            + attribute(self.normals.as_ref())
+            + attribute(self.uvs.as_ref())
+            + self.group_names.capacity() * size_of::<String>()
+            + self.group_names.iter().map(String::capacity).sum::<usize>()
+            + self.triangle_groups.capacity() * size_of::<u32>()
+    }
+
     /// The box around every triangle's corners ([`Aabb::EMPTY`] for no triangles).
     pub fn bounds(&self) -> Aabb {
         self.indices
@@ -439,6 +459,18 @@ mod tests {
                 assert_eq!(*uv, p.truncate(), "uv follows position on this quad");
             }
         }
+    }
+
+    #[test]
+    fn bytes_count_every_array() {
+        assert_eq!(quad().bytes(), 4 * 12 + 2 * 12);
+        let grouped = quad()
+            .with_groups(vec!["ab".into()], vec![0, 0])
+            .expect("valid");
+        assert_eq!(grouped.bytes(), 72 + 24 + 2 + 2 * 4);
+        let normals = VertexAttribute::new(vec![Vec3::Z], vec![Some([0, 0, 0]), None]);
+        let with_normals = quad().with_normals(normals).expect("valid");
+        assert_eq!(with_normals.bytes(), 72 + 12 + 2 * 16);
     }
 
     #[test]
