@@ -63,8 +63,8 @@ impl<'a> Shading<'a> {
         }
     }
 
-    /// The unit normal at a hit, turned to face the ray: interpolated from the mesh's vertex
-    /// normals when it has them, else the triangle's own.
+    /// The unit shading normal at a hit ([`meshcast::SurfacePoint::shading_normal`]: the
+    /// mesh's normals interpolated, from the file or smooth), turned to face the ray.
     pub fn facing_normal(&self, ray: &Ray, hit: &Hit) -> Vec3 {
         let surface = self.mesh.surface(hit);
         let geometric = surface.geometric_normal;
@@ -75,9 +75,11 @@ impl<'a> Shading<'a> {
         };
         let facing = geometric * sign;
         // A smooth normal is kept only on the side of the face the ray sees.
-        match surface.normal {
-            Some(smooth) if (smooth * sign).dot(facing) > 0.0 => smooth * sign,
-            _ => facing,
+        let smooth = surface.shading_normal * sign;
+        if smooth.dot(facing) > 0.0 {
+            smooth
+        } else {
+            facing
         }
     }
 
