@@ -200,7 +200,7 @@ fn normals(
         .enumerate()
         .map(|(index, (ray, hit))| match hit {
             // Normal maps store the mapped values as they are, not sRGB encoded.
-            Some(hit) => shading::normal_colour(shading.facing_normal(ray, hit))
+            Some(hit) => shading::normal_colour(shading.facing_normal(ray, &mesh.surface(hit)))
                 .to_array()
                 .map(|c| (c.clamp(0.0, 1.0) * 255.0 + 0.5) as u8),
             None => to_bytes(background_at(index, size) * 0.3),

@@ -5,7 +5,7 @@
 //! answers into colours.
 
 use glam::Vec3;
-use meshcast::{Camera, Hit, Mesh, Ray};
+use meshcast::{Camera, Hit, Mesh, Ray, SurfacePoint};
 
 /// Ambient occlusion rays per pixel.
 pub const AO_SAMPLES: u32 = 12;
@@ -45,6 +45,15 @@ impl<'a> Shading<'a> {
     /// Shading for `mesh` seen by `camera`: the key light sits above and to the left of the
     /// camera, so shadows fall right and down and show the shape.
     pub fn new(mesh: &'a Mesh, camera: &Camera) -> Self {
+        // Compute the smooth normals now, once, rather than inside the first pixel while the
+        // other threads wait for them.
+        let tri_mesh = mesh.tri_mesh();
+        if tri_mesh
+            .normals()
+            .is_none_or(|normals| normals.indices().contains(&None))
+        {
+            tri_mesh.vertex_normals();
+        }
         let forward = camera.forward();
         let right = forward.cross(camera.up).normalize_or_zero();
         let up = right.cross(forward);
@@ -63,10 +72,9 @@ impl<'a> Shading<'a> {
         }
     }
 
-    /// The unit shading normal at a hit ([`meshcast::SurfacePoint::shading_normal`]: the
-    /// mesh's normals interpolated, from the file or smooth), turned to face the ray.
-    pub fn facing_normal(&self, ray: &Ray, hit: &Hit) -> Vec3 {
-        let surface = self.mesh.surface(hit);
+    /// The unit shading normal at a hit ([`SurfacePoint::shading_normal`]: the mesh's normals
+    /// interpolated, from the file or smooth), turned to face the ray.
+    pub fn facing_normal(&self, ray: &Ray, surface: &SurfacePoint) -> Vec3 {
         let geometric = surface.geometric_normal;
         let sign = if geometric.dot(ray.dir) > 0.0 {
             -1.0
@@ -86,8 +94,9 @@ impl<'a> Shading<'a> {
     /// The clay colour of a hit (linear RGB), with a shadow ray towards the key light and
     /// [`AO_SAMPLES`] ambient occlusion rays, decorrelated between pixels by `pixel`.
     pub fn shade(&self, ray: &Ray, hit: &Hit, pixel: u32) -> Shade {
-        let normal = self.facing_normal(ray, hit);
-        let origin = self.mesh.surface(hit).point + normal * self.offset;
+        let surface = self.mesh.surface(hit);
+        let normal = self.facing_normal(ray, &surface);
+        let origin = surface.point + normal * self.offset;
 
         let key = normal.dot(self.key_light).max(0.0);
         let lit = if key > 0.0 && !self.mesh.occluded(&Ray::new(origin, self.key_light)) {
