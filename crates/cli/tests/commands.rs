@@ -238,6 +238,15 @@ fn pick_matches_the_librarys_hit_under_the_pixel() {
         "{}",
         out.stdout
     );
+    let shading = mesh.surface(&hit).shading_normal;
+    assert!(
+        out.stdout.contains(&format!(
+            "shading   {} {} {}\n",
+            shading.x, shading.y, shading.z
+        )),
+        "{}",
+        out.stdout
+    );
     for key in ["group", "point", "normal"] {
         assert!(
             out.stdout.lines().any(|l| l.starts_with(key)),
