@@ -88,3 +88,40 @@ fn identity_instance_is_the_mesh_itself() {
         assert_eq!(instance.cast_all(&ray), mesh.cast_all(&ray));
     }
 }
+
+#[test]
+fn shading_normals_follow_the_surface_and_a_mirror_does_not_turn_them_over() {
+    // Under rotations and uniform scales angles are kept, so the instance's smooth normals
+    // carried into the world are those of the mesh moved there. A mirror reverses the moved
+    // mesh's winding, and with it that mesh's normals, but not the instance's: they keep
+    // facing the side they faced in the mesh.
+    let mesh = Arc::new(Mesh::from_obj(asset("cow.obj")).expect("cow loads"));
+    let rotation = glam::Quat::from_axis_angle(Vec3::new(1.0, 2.0, 3.0).normalize(), 1.1);
+    for (mirror, sign) in [(1.0, 1.0), (-1.0, -1.0)] {
+        let transform = Affine3A::from_scale_rotation_translation(
+            Vec3::new(2.5 * mirror, 2.5, 2.5),
+            rotation,
+            Vec3::new(3.0, -1.0, 7.0),
+        );
+        let instance = Instance::new(Arc::clone(&mesh), transform).expect("invertible");
+        let world = moved_into_world(mesh.tri_mesh(), transform);
+        let mut compared = 0;
+        for ray in random_rays(world.bounds(), 1000, 9) {
+            let (Some(a), Some(b)) = (instance.cast(&ray), world.cast(&ray)) else {
+                continue;
+            };
+            if a.triangle != b.triangle {
+                continue;
+            }
+            compared += 1;
+            let (Some(placed), Some(moved)) = (instance.surface(&a), world.surface(&b)) else {
+                panic!("hits of the mesh have surfaces");
+            };
+            let dot = placed.shading_normal.dot(moved.shading_normal);
+            assert!((dot - sign).abs() < 1e-4, "mirror {mirror}: {dot}");
+            // The geometric normal is turned over with the winding, as the moved mesh's is.
+            assert!(placed.geometric_normal.dot(moved.geometric_normal) > 0.999);
+        }
+        assert!(compared > 200, "{compared} hits compared");
+    }
+}

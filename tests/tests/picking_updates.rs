@@ -330,3 +330,38 @@ fn a_pick_kept_across_edits_never_panics() {
         .expect("the other cow");
     assert_eq!(still.instance, other);
 }
+
+#[test]
+fn a_deformed_mesh_shades_with_normals_of_its_new_shape() {
+    // A flat square, its smooth normals computed by a first query, then folded into a roof.
+    let mut mesh = Mesh::from_triangles(
+        &[[0.0; 3], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
+        &[[0, 1, 2], [0, 2, 3]],
+    )
+    .expect("valid");
+    let down = |x: f32, y: f32| Ray::new(Vec3::new(x, y, 5.0), Vec3::NEG_Z);
+    let flat = mesh.cast(&down(0.7, 0.2)).expect("hits the square");
+    assert_eq!(
+        mesh.surface(&flat)
+            .expect("a hit of the mesh")
+            .shading_normal,
+        Vec3::Z
+    );
+    mesh.set_positions(&[[0.0; 3], [1.0, 0.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
+        .expect("valid");
+    // On the diagonal edge the roof's normal lies between its two faces' normals.
+    let faces = [0, 1].map(|i| {
+        mesh.tri_mesh()
+            .triangle(i)
+            .expect("two triangles")
+            .normal()
+            .normalize()
+    });
+    let hit = mesh.cast(&down(0.5, 0.5)).expect("hits the roof");
+    let shading = mesh
+        .surface(&hit)
+        .expect("a hit of the mesh")
+        .shading_normal;
+    assert!(faces[0] != faces[1] && shading != Vec3::Z, "{shading}");
+    assert!(shading.distance((faces[0] + faces[1]).normalize()) < 1e-5);
+}

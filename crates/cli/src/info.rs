@@ -8,7 +8,7 @@ use anyhow::Result;
 use crate::loading;
 use crate::timing::{millions_per_second, ms};
 
-/// Print counts, bounds, load and build times and BVH statistics of each mesh.
+/// Print counts, bounds, load and build times, memory and BVH statistics of each mesh.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// OBJ files.
@@ -76,6 +76,12 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         )?;
         writeln!(out, "bvh depth      {}", stats.depth)?;
         writeln!(out, "bvh sah cost   {:.2}", stats.sah_cost)?;
+        writeln!(
+            out,
+            "mesh memory    {} bytes ({:.1} bytes per triangle, positions, triangles and attributes)",
+            tri_mesh.bytes(),
+            tri_mesh.bytes() as f64 / triangles.max(1) as f64
+        )?;
         writeln!(
             out,
             "bvh memory     {} bytes ({:.1} bytes per triangle, nodes and leaf triangles)",

@@ -9,7 +9,7 @@ use meshcast::RayQueries;
 use crate::camera_options::CameraOptions;
 use crate::loading;
 
-/// Tell what is under a pixel: triangle, object/group, world point, normal, distance.
+/// Tell what is under a pixel: triangle, object/group, world point, normals, distance.
 ///
 /// Prints `nothing` when the pixel shows no triangle. The default camera is the one
 /// `meshcast render` uses, so a pixel of its picture can be picked.
@@ -65,6 +65,8 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         "normal    {} {} {} ({side} face)",
         normal.x, normal.y, normal.z
     )?;
+    let shading = surface.shading_normal;
+    writeln!(out, "shading   {} {} {}", shading.x, shading.y, shading.z)?;
     // Camera rays have unit directions: t is the distance from the eye.
     writeln!(out, "distance  {}", hit.t)?;
     Ok(())

@@ -198,13 +198,15 @@ fn normals(
     (rays, hits)
         .into_par_iter()
         .enumerate()
-        .map(|(index, (ray, hit))| match hit {
-            // Normal maps store the mapped values as they are, not sRGB encoded.
-            Some(hit) => shading::normal_colour(shading.facing_normal(ray, hit))
-                .to_array()
-                .map(|c| (c.clamp(0.0, 1.0) * 255.0 + 0.5) as u8),
-            None => to_bytes(background_at(index, size) * 0.3),
-        })
+        .map(
+            |(index, (ray, hit))| match hit.as_ref().and_then(|hit| mesh.surface(hit)) {
+                // Normal maps store the mapped values as they are, not sRGB encoded.
+                Some(surface) => shading::normal_colour(shading.facing_normal(ray, &surface))
+                    .to_array()
+                    .map(|c| (c.clamp(0.0, 1.0) * 255.0 + 0.5) as u8),
+                None => to_bytes(background_at(index, size) * 0.3),
+            },
+        )
         .collect()
 }
 

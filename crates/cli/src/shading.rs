@@ -45,6 +45,15 @@ impl<'a> Shading<'a> {
     /// Shading for `mesh` seen by `camera`: the key light sits above and to the left of the
     /// camera, so shadows fall right and down and show the shape.
     pub fn new(mesh: &'a Mesh, camera: &Camera) -> Self {
+        // Compute the smooth normals now, once, rather than inside the first pixel while the
+        // other threads wait for them.
+        let tri_mesh = mesh.tri_mesh();
+        if tri_mesh
+            .normals()
+            .is_none_or(|normals| normals.indices().contains(&None))
+        {
+            tri_mesh.vertex_normals();
+        }
         let forward = camera.forward();
         let right = forward.cross(camera.up).normalize_or_zero();
         let up = right.cross(forward);
@@ -63,15 +72,23 @@ impl<'a> Shading<'a> {
         }
     }
 
-    /// The unit normal at a hit, turned to face the ray: interpolated from the mesh's vertex
-    /// normals when it has them, else the triangle's own (facing the ray for a hit that is
-    /// not of this mesh).
-    pub fn facing_normal(&self, ray: &Ray, hit: &Hit) -> Vec3 {
-        self.mesh
-            .surface(hit)
-            .map_or(-ray.dir.normalize_or_zero(), |surface| {
-                facing(ray, &surface)
-            })
+    /// The unit shading normal at a hit ([`SurfacePoint::shading_normal`]: the mesh's normals
+    /// interpolated, from the file or smooth), turned to face the ray.
+    pub fn facing_normal(&self, ray: &Ray, surface: &SurfacePoint) -> Vec3 {
+        let geometric = surface.geometric_normal;
+        let sign = if geometric.dot(ray.dir) > 0.0 {
+            -1.0
+        } else {
+            1.0
+        };
+        let facing = geometric * sign;
+        // A smooth normal is kept only on the side of the face the ray sees.
+        let smooth = surface.shading_normal * sign;
+        if smooth.dot(facing) > 0.0 {
+            smooth
+        } else {
+            facing
+        }
     }
 
     /// The clay colour of a hit (linear RGB), with a shadow ray towards the key light and
@@ -84,7 +101,7 @@ impl<'a> Shading<'a> {
                 secondary_rays: 0,
             };
         };
-        let normal = facing(ray, &surface);
+        let normal = self.facing_normal(ray, &surface);
         let origin = surface.point + normal * self.offset;
 
         let key = normal.dot(self.key_light).max(0.0);
@@ -146,22 +163,6 @@ fn hash_unit(value: u32) -> f32 {
     let word = ((state >> ((state >> 28) + 4)) ^ state).wrapping_mul(277_803_737);
     let mixed = (word >> 22) ^ word;
     (mixed >> 8) as f32 * (1.0 / 16_777_216.0)
-}
-
-/// The unit normal of `surface` turned to face the ray: the interpolated normal when the
-/// surface has one on the side the ray sees, else the triangle's own.
-fn facing(ray: &Ray, surface: &SurfacePoint) -> Vec3 {
-    let geometric = surface.geometric_normal;
-    let sign = if geometric.dot(ray.dir) > 0.0 {
-        -1.0
-    } else {
-        1.0
-    };
-    let facing = geometric * sign;
-    match surface.normal {
-        Some(smooth) if (smooth * sign).dot(facing) > 0.0 => smooth * sign,
-        _ => facing,
-    }
 }
 
 #[cfg(test)]

@@ -211,8 +211,10 @@ fn info_reports_the_librarys_counts() {
     ] {
         value(key);
     }
+    assert!(value("mesh memory").starts_with(&format!("{} bytes", mesh.tri_mesh().bytes())));
     assert!(value("bvh memory").contains("bytes per triangle"));
-    assert_eq!(out.stdout.matches("mesh ").count(), 2, "one block per mesh");
+    let blocks = out.stdout.lines().filter(|l| l.starts_with("mesh  "));
+    assert_eq!(blocks.count(), 2, "one block per mesh");
 }
 
 #[test]
@@ -235,6 +237,18 @@ fn pick_matches_the_librarys_hit_under_the_pixel() {
     );
     assert!(
         out.stdout.contains(&format!("distance  {}\n", hit.t)),
+        "{}",
+        out.stdout
+    );
+    let shading = mesh
+        .surface(&hit)
+        .expect("a hit of the mesh")
+        .shading_normal;
+    assert!(
+        out.stdout.contains(&format!(
+            "shading   {} {} {}\n",
+            shading.x, shading.y, shading.z
+        )),
         "{}",
         out.stdout
     );

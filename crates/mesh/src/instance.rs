@@ -228,8 +228,9 @@ impl Instance {
     /// transform, the normals by its inverse transpose (renormalised), texture coordinates
     /// and group name as in the mesh. Under a mirroring transform the geometric normal is
     /// also turned over, so that it still faces the side from which the world triangle's
-    /// corners run counter-clockwise (the interpolated normal, which describes the surface
-    /// and not its winding, is not).
+    /// corners run counter-clockwise. The shading normal is not: it describes the surface
+    /// rather than the winding, and keeps facing the side it faced in the mesh (the outside
+    /// of a closed mesh stays the outside).
     ///
     /// `None` when the mesh has no triangle `hit.triangle` (see [`Mesh::surface`]).
     pub fn surface(&self, hit: &Hit) -> Option<SurfacePoint<'_>> {

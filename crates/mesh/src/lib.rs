@@ -56,6 +56,7 @@ mod shared;
 mod subdivision;
 mod surface;
 mod tri_mesh;
+mod vertex_normals;
 mod workload;
 
 pub use error::{Error, IndexKind, Location, Result, Warning};

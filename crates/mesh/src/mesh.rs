@@ -334,7 +334,8 @@ impl Mesh {
     /// let surface = tri.surface(&hit).ok_or("not a triangle of this mesh")?;
     /// assert_eq!(surface.point, Vec3::new(0.5, 0.5, 0.0));
     /// assert_eq!(surface.geometric_normal, Vec3::Z);
-    /// assert_eq!((surface.normal, surface.uv, surface.group), (None, None, None));
+    /// assert_eq!(surface.shading_normal, Vec3::Z);
+    /// assert_eq!((surface.uv, surface.group), (None, None));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn surface(&self, hit: &Hit) -> Option<SurfacePoint<'_>> {

@@ -6,8 +6,8 @@ use meshcast_primitives::{Hit, Ray};
 use crate::{Facing, Filter, InstanceId, QueryOptions, RayQueries, Scene, SceneHit, SurfacePoint};
 
 /// What a ray picked: the instance, the hit on its mesh, the world distance, the side hit
-/// and the surface there (world point, geometric and interpolated normal, texture
-/// coordinates, object or group name).
+/// and the surface there (world point, geometric and shading normal, texture coordinates,
+/// object or group name).
 ///
 /// # Examples
 /// ```

@@ -6,6 +6,7 @@ use std::path::Path;
 use glam::{Vec2, Vec3};
 use meshcast_primitives::{Aabb, Triangle};
 
+use crate::vertex_normals::VertexNormalCache;
 use crate::{Error, Result, Warning};
 
 /// A per-corner attribute stored the OBJ way: a list of values, and for each triangle the
@@ -70,7 +71,8 @@ impl<T: Copy> VertexAttribute<T> {
 ///
 /// Construction checks every index and that every position is finite, so nothing downstream
 /// can panic on it. Degenerate triangles (zero area, see [`Triangle::is_degenerate`]) are kept,
-/// so triangle numbers stay those of the input, and counted; no ray hits them.
+/// so triangle numbers stay those of the input, and counted; no ray hits them. Smooth vertex
+/// normals are computed from the triangles on first use ([`TriMesh::vertex_normals`]).
 ///
 /// # Examples
 /// ```
@@ -95,6 +97,9 @@ pub struct TriMesh {
     triangle_groups: Vec<u32>,
     degenerate_count: usize,
     warnings: Vec<Warning>,
+    /// Filled by the first [`TriMesh::vertex_normals`]. Nothing changes the positions or the
+    /// triangles in place, so it never goes stale; a clone keeps it.
+    pub(crate) vertex_normals: VertexNormalCache,
 }
 
 impl TriMesh {
@@ -149,6 +154,7 @@ impl TriMesh {
             triangle_groups: Vec::new(),
             degenerate_count,
             warnings: Vec::new(),
+            vertex_normals: VertexNormalCache::default(),
         })
     }
 
@@ -350,6 +356,28 @@ impl TriMesh {
         &self.warnings
     }
 
+    /// Heap bytes held by the mesh: positions, triangles, normals and texture coordinates
+    /// with their corner indices, groups, and the vertex normals once
+    /// [`TriMesh::vertex_normals`] has computed them (the struct itself and the loader's
+    /// warnings not counted; see [`crate::Mesh::acceleration_bytes`] for the hierarchy).
+    pub fn bytes(&self) -> usize {
+        use core::mem::size_of;
+        fn attribute<T>(attribute: Option<&VertexAttribute<T>>) -> usize {
+            attribute.map_or(0, |a| {
+                a.values.capacity() * size_of::<T>()
+                    + a.indices.capacity() * size_of::<Option<[u32; 3]>>()
+            })
+        }
+        self.positions.capacity() * size_of::<Vec3>()
+            + self.indices.capacity() * size_of::<[u32; 3]>()
+            + attribute(self.normals.as_ref())
+            + attribute(self.uvs.as_ref())
+            + self.group_names.capacity() * size_of::<String>()
+            + self.group_names.iter().map(String::capacity).sum::<usize>()
+            + self.triangle_groups.capacity() * size_of::<u32>()
+            + self.vertex_normals.get().map_or(0, core::mem::size_of_val)
+    }
+
     /// The box around every triangle's corners ([`Aabb::EMPTY`] for no triangles).
     pub fn bounds(&self) -> Aabb {
         self.indices
@@ -442,6 +470,21 @@ mod tests {
                 assert_eq!(*uv, p.truncate(), "uv follows position on this quad");
             }
         }
+    }
+
+    #[test]
+    fn bytes_count_every_array() {
+        assert_eq!(quad().bytes(), 4 * 12 + 2 * 12);
+        let grouped = quad()
+            .with_groups(vec!["ab".into()], vec![0, 0])
+            .expect("valid");
+        assert_eq!(grouped.bytes(), 72 + 24 + 2 + 2 * 4);
+        let normals = VertexAttribute::new(vec![Vec3::Z], vec![Some([0, 0, 0]), None]);
+        let with_normals = quad().with_normals(normals).expect("valid");
+        assert_eq!(with_normals.bytes(), 72 + 12 + 2 * 16);
+        // File normals are not vertex normals: those count once computed, 12 bytes a vertex.
+        with_normals.vertex_normals();
+        assert_eq!(with_normals.bytes(), 72 + 12 + 2 * 16 + 4 * 12);
     }
 
     #[test]
