@@ -14,7 +14,7 @@
 
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
 use meshcast_bvh::{BuildOptions, Bvh, Kernel, PreparedRay, Primitive, Quality};
-use meshcast_mesh::{camera_rays, incoherent_rays, LeafTest, Mesh, TriMesh};
+use meshcast_mesh::{incoherent_rays, LeafTest, Mesh, TriMesh};
 use meshcast_primitives::{Camera, Hit, Ray, Triangle};
 use rayon::prelude::*;
 
@@ -74,7 +74,10 @@ fn cast(c: &mut Criterion) {
     let bounds = mesh.bounds();
     let camera = Camera::framing(bounds, 45.0, 1.0);
     let ray_sets = [
-        ("coherent", camera_rays(&camera, IMAGE_SIZE, IMAGE_SIZE)),
+        (
+            "coherent",
+            camera.pixel_rays(IMAGE_SIZE, IMAGE_SIZE).collect(),
+        ),
         (
             "incoherent",
             incoherent_rays(bounds, (IMAGE_SIZE * IMAGE_SIZE) as usize, INCOHERENT_SEED),

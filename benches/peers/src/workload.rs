@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use meshcast::{camera_rays, incoherent_rays, Camera, Ray, TriMesh};
+use meshcast::{incoherent_rays, Camera, Ray, TriMesh};
 
 /// The field of view of `meshcast bench` and the CLI's other commands.
 const FOV_DEGREES: f32 = 40.0;
@@ -91,7 +91,7 @@ impl Workload {
             name: spec.name,
             positions: mesh.positions().iter().map(|p| p.to_array()).collect(),
             indices: mesh.indices().to_vec(),
-            coherent: camera_rays(&camera, side, side),
+            coherent: camera.pixel_rays(side, side).collect(),
             incoherent: incoherent_rays(bounds, rays, INCOHERENT_SEED),
         })
     }

@@ -14,7 +14,7 @@
 //!     assets/stanford-bunny.obj incoherent closest 40000
 //! ```
 
-use meshcast_mesh::{camera_rays, incoherent_rays, Mesh, TriMesh};
+use meshcast_mesh::{incoherent_rays, Mesh, TriMesh};
 use meshcast_primitives::{Camera, Ray};
 
 fn main() {
@@ -33,7 +33,9 @@ fn main() {
     let rays: Vec<Ray> = match set.as_str() {
         "coherent" => {
             let side = (count as f64).sqrt() as u32;
-            camera_rays(&Camera::framing(mesh.bounds(), 60.0, 1.0), side, side)
+            Camera::framing(mesh.bounds(), 60.0, 1.0)
+                .pixel_rays(side, side)
+                .collect()
         }
         "away" => incoherent_rays(mesh.bounds(), count, 7)
             .into_iter()

@@ -69,4 +69,4 @@ pub use selection::{Containment, SceneTriangle};
 pub use shared::SharedScene;
 pub use surface::SurfacePoint;
 pub use tri_mesh::{TriMesh, VertexAttribute};
-pub use workload::{camera_rays, incoherent_rays};
+pub use workload::incoherent_rays;

@@ -1,8 +1,9 @@
-//! Seeded benchmark ray sets: incoherent rays from a sphere around a box, and the coherent
-//! grid of a camera. The benches and the `meshcast bench` command measure with these.
+//! Seeded benchmark rays: incoherent rays from a sphere around a box. The benches and the
+//! `meshcast bench` command measure with these, and with
+//! [`Camera::pixel_rays`](meshcast_primitives::Camera::pixel_rays).
 
 use glam::Vec3;
-use meshcast_primitives::{Aabb, Camera, Ray};
+use meshcast_primitives::{Aabb, Ray};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -14,7 +15,9 @@ const ORIGIN_SPHERE_SCALE: f32 = 2.0;
 /// sphere, centred on it) and points towards a uniformly random point inside the box.
 ///
 /// Neighbouring rays share nothing, so a BVH traversal finds no coherence between them: the
-/// hard case, opposite to [`camera_rays`]. Directions have unit length, so `t` is a distance.
+/// hard case, opposite to a camera's
+/// [`pixel_rays`](meshcast_primitives::Camera::pixel_rays). Directions have unit length, so
+/// `t` is a distance.
 /// An empty or non-finite box is replaced by the cube `[-1, 1]^3`.
 ///
 /// # Examples
@@ -55,31 +58,6 @@ pub fn incoherent_rays(bounds: Aabb, count: usize, seed: u64) -> Vec<Ray> {
             let target = bounds.min + bounds.extent() * Vec3::from(rng.gen::<[f32; 3]>());
             Ray::new(origin, (target - origin).normalize())
         })
-        .collect()
-}
-
-/// The coherent rays of `camera` through the centre of every pixel of a `width` x `height`
-/// image, row by row from the top-left: ray `row * width + column` is
-/// [`Camera::ray_through_pixel`]`(column, row, width, height)`.
-///
-/// The camera's own aspect ratio is used as it is; set it with
-/// [`Camera::with_image_aspect`] for square pixels.
-///
-/// # Examples
-/// ```
-/// use glam::Vec3;
-/// use meshcast_mesh::camera_rays;
-/// use meshcast_primitives::{Aabb, Camera};
-///
-/// let camera = Camera::framing(Aabb::new(Vec3::ZERO, Vec3::ONE), 45.0, 2.0);
-/// let rays = camera_rays(&camera, 64, 32);
-/// assert_eq!(rays.len(), 64 * 32);
-/// assert_eq!(rays[64 * 1 + 5], camera.ray_through_pixel(5, 1, 64, 32));
-/// ```
-pub fn camera_rays(camera: &Camera, width: u32, height: u32) -> Vec<Ray> {
-    (0..height)
-        .flat_map(|row| (0..width).map(move |column| (column, row)))
-        .map(|(column, row)| camera.ray_through_pixel(column, row, width, height))
         .collect()
 }
 
@@ -134,23 +112,5 @@ mod tests {
             assert!(rays.iter().all(Ray::is_valid), "{b:?}");
         }
         assert!(incoherent_rays(bounds(), 0, 9).is_empty());
-    }
-
-    #[test]
-    fn camera_rays_are_row_major_from_the_top_left() {
-        let camera = Camera::framing(bounds(), 40.0, 1.0).with_image_aspect(7, 5);
-        let rays = camera_rays(&camera, 7, 5);
-        assert_eq!(rays.len(), 35);
-        for row in 0..5 {
-            for column in 0..7 {
-                let expected = camera.ray_through_pixel(column, row, 7, 5);
-                assert_eq!(rays[(row * 7 + column) as usize], expected);
-            }
-        }
-        // x grows to the right along a row, and the image goes down row by row.
-        let right = camera.ray_through(1.0, 0.0, 1, 1).dir - camera.ray_through(0.0, 0.0, 1, 1).dir;
-        assert!((rays[1].dir - rays[0].dir).dot(right) > 0.0);
-        assert!(rays[7].dir.y < rays[0].dir.y);
-        assert!(camera_rays(&camera, 0, 5).is_empty());
     }
 }
