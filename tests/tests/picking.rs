@@ -13,7 +13,7 @@ use meshcast_mesh::{
 use meshcast_primitives::{
     Aabb, Camera, ClipPlanes, DepthConvention, Ray, Sphere, Triangle, Volume,
 };
-use meshcast_tests::{asset, random_direction, rng, same_hit};
+use meshcast_testkit::{asset, random_direction, rng, same_hit};
 use picking_support::*;
 use rand::Rng;
 

@@ -11,7 +11,7 @@ use meshcast_mesh::{
     Containment, Culling, Instance, InstanceId, Mesh, QueryOptions, Scene, SharedScene, ALL_LAYERS,
 };
 use meshcast_primitives::{Ray, Sphere, Volume};
-use meshcast_tests::{asset, random_transform, rng};
+use meshcast_testkit::{asset, random_transform, rng};
 use picking_support::*;
 use rand::Rng;
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use glam::{Affine3A, Vec3};
 use meshcast_mesh::{Error, Instance, InstanceId, Mesh, Scene};
 use meshcast_primitives::{Aabb, Ray, Triangle};
-use meshcast_tests::{
+use meshcast_testkit::{
     adversarial_rays, asset, brute_force_scene_cast, brute_force_scene_cast_all, random_rays,
     random_transform, rng, same_scene_hit, temp_path,
 };

@@ -11,7 +11,7 @@ use meshcast_mesh::{
     Containment, Culling, Instance, InstanceId, Mesh, Scene, SceneHit, SceneTriangle,
 };
 use meshcast_primitives::{distance_squared, Ray, Triangle, Volume};
-use meshcast_tests::{asset, random_transform, rng};
+use meshcast_testkit::{asset, random_transform, rng};
 use rand::Rng;
 
 /// Small assets instanced many times (a brute-force loop stays quick).

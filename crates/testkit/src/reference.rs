@@ -1,0 +1,154 @@
+//! The brute-force reference: a loop over every triangle with the same triangle test and tie
+//! rule as the BVH, for meshes and scenes, and bit-for-bit comparison of hits.
+
+use meshcast::primitives::TriangleTransform;
+use meshcast::{Hit, InstanceId, LeafTest, Ray, Scene, SceneHit, Triangle};
+
+/// The closest hit by brute force: every triangle with [`Triangle::intersect`] (the default
+/// watertight test), ties to the smaller index.
+pub fn brute_force_cast(triangles: &[Triangle], ray: &Ray) -> Option<Hit> {
+    closest_of(triangles.iter().map(|t| t.intersect(ray)))
+}
+
+/// Every hit by brute force, sorted by `t`, then index.
+pub fn brute_force_cast_all(triangles: &[Triangle], ray: &Ray) -> Vec<Hit> {
+    all_of(triangles.iter().map(|t| t.intersect(ray)))
+}
+
+/// A mesh's triangles prepared for the brute-force loop of its [`LeafTest`]:
+/// [`Triangle::intersect`] for [`LeafTest::Watertight`], [`TriangleTransform::intersect`]
+/// for [`LeafTest::Transform`] (no hit where the transform is not representable).
+pub enum LeafReference {
+    /// The triangles, tested with the watertight test.
+    Watertight(Vec<Triangle>),
+    /// Each triangle's transform, made once.
+    Transform(Vec<Option<TriangleTransform>>),
+}
+
+impl LeafReference {
+    /// The reference of `leaf_test` over `triangles`.
+    pub fn new(leaf_test: LeafTest, triangles: &[Triangle]) -> Self {
+        match leaf_test {
+            LeafTest::Watertight => Self::Watertight(triangles.to_vec()),
+            LeafTest::Transform => {
+                Self::Transform(triangles.iter().map(TriangleTransform::new).collect())
+            }
+        }
+    }
+
+    /// Every triangle's hit by `ray` (index 0 in each), in triangle order.
+    fn hits<'a>(&'a self, ray: &'a Ray) -> Box<dyn Iterator<Item = Option<Hit>> + 'a> {
+        match self {
+            Self::Watertight(triangles) => Box::new(triangles.iter().map(|t| t.intersect(ray))),
+            Self::Transform(transforms) => Box::new(
+                transforms
+                    .iter()
+                    .map(|t| t.as_ref().and_then(|t| t.intersect(ray))),
+            ),
+        }
+    }
+
+    /// The closest hit by brute force, ties to the smaller index.
+    pub fn cast(&self, ray: &Ray) -> Option<Hit> {
+        closest_of(self.hits(ray))
+    }
+
+    /// Every hit by brute force, sorted by `t`, then index.
+    pub fn cast_all(&self, ray: &Ray) -> Vec<Hit> {
+        all_of(self.hits(ray))
+    }
+}
+
+/// The closest of each triangle's hit, in triangle order, ties to the smaller index.
+fn closest_of(hits: impl Iterator<Item = Option<Hit>>) -> Option<Hit> {
+    hits.enumerate().fold(None, |best, (i, hit)| {
+        Hit::closest(best, hit.map(|h| h.with_triangle(i as u32)))
+    })
+}
+
+/// Each triangle's hit, in triangle order, numbered and sorted by `t`, then index.
+fn all_of(hits: impl Iterator<Item = Option<Hit>>) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = hits
+        .enumerate()
+        .filter_map(|(i, hit)| hit.map(|h| h.with_triangle(i as u32)))
+        .collect();
+    sort_hits(&mut hits);
+    hits
+}
+
+/// Sorts hits by the tie rule (`t`, then index).
+fn sort_hits(hits: &mut [Hit]) {
+    hits.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+}
+
+/// Whether two optional hits are bit-identical in triangle and `t` (and barycentrics).
+pub fn same_hit(a: Option<Hit>, b: Option<Hit>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            a.triangle == b.triangle
+                && a.t.to_bits() == b.t.to_bits()
+                && a.u.to_bits() == b.u.to_bits()
+                && a.v.to_bits() == b.v.to_bits()
+        }
+        _ => false,
+    }
+}
+
+/// The smallest of a hit's three barycentric weights: near 0 the hit is near an edge, where a
+/// tiny change of the ray can move it to the neighbouring triangle.
+pub fn edge_closeness(hit: &Hit) -> f32 {
+    hit.u.min(hit.v).min(hit.w())
+}
+
+/// Whether `a` comes before `b` in a scene: smaller `t`, then instance, then triangle.
+fn scene_order(a: &SceneHit, b: &SceneHit) -> std::cmp::Ordering {
+    a.hit
+        .t
+        .total_cmp(&b.hit.t)
+        .then(a.instance.cmp(&b.instance))
+        .then(a.hit.triangle.cmp(&b.hit.triangle))
+}
+
+/// Every hit in a scene by brute force: each instance's every triangle, tested on the
+/// instance's carried ray, sorted by `t`, instance, triangle; `keep` filters triangles.
+pub fn brute_force_scene_cast_all(
+    scene: &Scene,
+    ray: &Ray,
+    mut keep: impl FnMut(InstanceId, u32) -> bool,
+) -> Vec<SceneHit> {
+    let mut hits = Vec::new();
+    for (instance, placed) in scene.instances() {
+        let local = placed.to_local(ray);
+        for (i, triangle) in placed.mesh().tri_mesh().triangles().enumerate() {
+            if !keep(instance, i as u32) {
+                continue;
+            }
+            if let Some(hit) = triangle.intersect(&local) {
+                hits.push(SceneHit {
+                    instance,
+                    hit: hit.with_triangle(i as u32),
+                });
+            }
+        }
+    }
+    hits.sort_by(scene_order);
+    hits
+}
+
+/// The closest hit in a scene by brute force (the first of
+/// [`brute_force_scene_cast_all`]).
+pub fn brute_force_scene_cast(scene: &Scene, ray: &Ray) -> Option<SceneHit> {
+    brute_force_scene_cast_all(scene, ray, |_, _| true)
+        .first()
+        .copied()
+}
+
+/// Whether two optional scene hits are the same instance and bit-identical hits.
+pub fn same_scene_hit(a: Option<SceneHit>, b: Option<SceneHit>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a.instance == b.instance && same_hit(Some(a.hit), Some(b.hit)),
+        _ => false,
+    }
+}
