@@ -9,7 +9,9 @@
 //! `PROBE_COUNT=1` prints the nodes, leaves and blocks visited per ray.
 //!
 //! ```sh
-//! cargo build --release -p meshcast-mesh --example trace_probe
+//! PROBE_TIME=5 cargo run --release -p meshcast-benches --example trace_probe -- \
+//!     assets/stanford-bunny.obj coherent closest 1000000
+//! cargo build --release -p meshcast-benches --example trace_probe
 //! RAYON_NUM_THREADS=1 valgrind --tool=callgrind target/release/examples/trace_probe \
 //!     assets/stanford-bunny.obj incoherent closest 40000
 //! ```
