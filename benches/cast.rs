@@ -14,8 +14,9 @@
 
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
 use meshcast_bvh::{BuildOptions, Bvh, Kernel, PreparedRay, Primitive, Quality};
-use meshcast_mesh::{incoherent_rays, LeafTest, Mesh, TriMesh};
+use meshcast_mesh::{LeafTest, Mesh, TriMesh};
 use meshcast_primitives::{Camera, Hit, Ray, Triangle};
+use meshcast_testkit::incoherent_rays;
 use rayon::prelude::*;
 
 const IMAGE_SIZE: u32 = 1024;

@@ -16,8 +16,9 @@
 //!     assets/stanford-bunny.obj incoherent closest 40000
 //! ```
 
-use meshcast_mesh::{incoherent_rays, Mesh, TriMesh};
+use meshcast_mesh::{Mesh, TriMesh};
 use meshcast_primitives::{Camera, Ray};
+use meshcast_testkit::incoherent_rays;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use meshcast::glam::Affine3A;
 use meshcast::{Camera, Instance, Mesh, Ray, Scene};
-use meshcast_mesh::incoherent_rays;
-use meshcast_testkit::{adversarial_rays, asset, random_transform, rng, same_hit, same_scene_hit};
+use meshcast_testkit::{
+    adversarial_rays, asset, incoherent_rays, random_transform, rng, same_hit, same_scene_hit,
+};
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()

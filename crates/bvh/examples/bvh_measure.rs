@@ -64,6 +64,11 @@ fn camera_rays(b: Aabb, size: u32) -> Vec<Ray> {
         .collect()
 }
 
+/// Rays from a sphere around the box (a whole diagonal out) towards random points in it.
+///
+/// Not `meshcast_testkit::incoherent_rays`: that crate sits above this one (through the
+/// facade), so using it here would make a dependency cycle; and these rays keep this
+/// example's figures comparable with its earlier runs.
 fn incoherent_rays(b: Aabb, count: usize) -> Vec<Ray> {
     let mut r = rand_pcg::Pcg64::seed_from_u64(7);
     let radius = b.extent().length();

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use meshcast::{incoherent_rays, Camera, Kernel, LeafTest, Mesh, Quality, Ray, TraversalCounts};
+use meshcast::{Camera, Kernel, LeafTest, Mesh, Quality, Ray, TraversalCounts};
+use meshcast_testkit::incoherent_rays;
 use rayon::prelude::*;
 use serde_json::json;
 

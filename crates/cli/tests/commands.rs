@@ -5,7 +5,8 @@ mod support;
 use std::fmt::Write as _;
 
 use glam::Vec3;
-use meshcast::{incoherent_rays, Camera, Mesh, Ray};
+use meshcast::{Camera, Mesh, Ray};
+use meshcast_testkit::incoherent_rays;
 use support::{arg, asset, run, run_in, scratch};
 
 /// The camera `pick` and `render` use by default for a `width` x `height` image.

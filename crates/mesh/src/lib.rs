@@ -55,7 +55,6 @@ mod shared;
 mod subdivision;
 mod surface;
 mod tri_mesh;
-mod workload;
 
 pub use error::{Error, IndexKind, Location, Result, Warning};
 pub use instance::Instance;
@@ -69,4 +68,3 @@ pub use selection::{Containment, SceneTriangle};
 pub use shared::SharedScene;
 pub use surface::SurfacePoint;
 pub use tri_mesh::{TriMesh, VertexAttribute};
-pub use workload::incoherent_rays;

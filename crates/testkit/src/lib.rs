@@ -2,7 +2,8 @@
 //!
 //! It sits above the facade (`meshcast`) and is used by the cross-crate tests in `tests/`, the
 //! command line's tests, the criterion benches and the peer comparison: the repository's
-//! meshes, seeded random and adversarial rays (the same seed gives the same rays everywhere),
+//! meshes, seeded rays (the incoherent rays every benchmark measures with, and random and
+//! adversarial rays for the tests; the same seed gives the same rays everywhere),
 //! and the brute-force reference every query is checked against (a loop over every triangle
 //! with the same triangle test and tie rule). `meshcast-bvh` and `meshcast-primitives` keep
 //! their own test support, as they sit below the facade.
@@ -32,7 +33,7 @@ pub use assets::{
     all_assets, asset, assets_dir, count_obj_triangles, obj_vertex_bounds, temp_path,
 };
 pub use random::{random_direction, random_point_in, random_transform, rng};
-pub use rays::{adversarial_rays, random_rays};
+pub use rays::{adversarial_rays, incoherent_rays, random_rays};
 pub use reference::{
     brute_force_cast, brute_force_cast_all, brute_force_scene_cast, brute_force_scene_cast_all,
     edge_closeness, same_hit, same_scene_hit, LeafReference,
