@@ -1,8 +1,8 @@
-//! The brute-force reference: a loop over every triangle with the same triangle test and tie
-//! rule as the BVH, for meshes and scenes, and bit-for-bit comparison of hits.
+//! The brute-force reference of a mesh: a loop over every triangle with the same triangle test
+//! and tie rule as the BVH, and bit-for-bit comparison of hits.
 
 use meshcast::primitives::TriangleTransform;
-use meshcast::{Hit, InstanceId, LeafTest, Ray, Scene, SceneHit, Triangle};
+use meshcast::{Hit, LeafTest, Ray, Triangle};
 
 /// The closest hit by brute force: every triangle with [`Triangle::intersect`] (the default
 /// watertight test), ties to the smaller index.
@@ -99,56 +99,4 @@ pub fn same_hit(a: Option<Hit>, b: Option<Hit>) -> bool {
 /// tiny change of the ray can move it to the neighbouring triangle.
 pub fn edge_closeness(hit: &Hit) -> f32 {
     hit.u.min(hit.v).min(hit.w())
-}
-
-/// Whether `a` comes before `b` in a scene: smaller `t`, then instance, then triangle.
-fn scene_order(a: &SceneHit, b: &SceneHit) -> std::cmp::Ordering {
-    a.hit
-        .t
-        .total_cmp(&b.hit.t)
-        .then(a.instance.cmp(&b.instance))
-        .then(a.hit.triangle.cmp(&b.hit.triangle))
-}
-
-/// Every hit in a scene by brute force: each instance's every triangle, tested on the
-/// instance's carried ray, sorted by `t`, instance, triangle; `keep` filters triangles.
-pub fn brute_force_scene_cast_all(
-    scene: &Scene,
-    ray: &Ray,
-    mut keep: impl FnMut(InstanceId, u32) -> bool,
-) -> Vec<SceneHit> {
-    let mut hits = Vec::new();
-    for (instance, placed) in scene.instances() {
-        let local = placed.to_local(ray);
-        for (i, triangle) in placed.mesh().tri_mesh().triangles().enumerate() {
-            if !keep(instance, i as u32) {
-                continue;
-            }
-            if let Some(hit) = triangle.intersect(&local) {
-                hits.push(SceneHit {
-                    instance,
-                    hit: hit.with_triangle(i as u32),
-                });
-            }
-        }
-    }
-    hits.sort_by(scene_order);
-    hits
-}
-
-/// The closest hit in a scene by brute force (the first of
-/// [`brute_force_scene_cast_all`]).
-pub fn brute_force_scene_cast(scene: &Scene, ray: &Ray) -> Option<SceneHit> {
-    brute_force_scene_cast_all(scene, ray, |_, _| true)
-        .first()
-        .copied()
-}
-
-/// Whether two optional scene hits are the same instance and bit-identical hits.
-pub fn same_scene_hit(a: Option<SceneHit>, b: Option<SceneHit>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => a.instance == b.instance && same_hit(Some(a.hit), Some(b.hit)),
-        _ => false,
-    }
 }
