@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 
 use glam::Vec3;
 use meshcast::{Camera, Mesh, Ray};
-use meshcast_testkit::incoherent_rays;
-use support::{arg, asset, run, run_in, scratch};
+use meshcast_testkit::{asset, incoherent_rays};
+use support::{arg, run, run_in, scratch};
 
 /// The camera `pick` and `render` use by default for a `width` x `height` image.
 fn default_camera(mesh: &Mesh, width: u32, height: u32) -> Camera {
