@@ -1,12 +1,13 @@
-//! Support shared by meshcast's tests and benchmarks; not part of the library.
+//! Support shared by meshcast's tests and benchmarks: not part of the library, and not
+//! published.
 //!
-//! It sits above the facade (`meshcast`) and is used by the cross-crate tests in `tests/`, the
-//! command line's tests, the criterion benches and the peer comparison: the repository's
-//! meshes, seeded rays (the incoherent rays every benchmark measures with, and random and
-//! adversarial rays for the tests; the same seed gives the same rays everywhere),
-//! and the brute-force reference every query is checked against (a loop over every triangle
-//! with the same triangle test and tie rule). `meshcast-bvh` and `meshcast-primitives` keep
-//! their own test support, as they sit below the facade.
+//! It sits above the facade (`meshcast`). The cross-crate tests in `tests/`, the command line
+//! (its `bench` command and its tests), the criterion benches and the peer comparison use it
+//! for the repository's meshes; for seeded rays, the same for the same seed everywhere (the
+//! incoherent rays every benchmark measures with, random and adversarial rays for the tests);
+//! for random scenes; and for the brute-force references every query is checked against,
+//! loops over every triangle with the same triangle test and tie rule. `meshcast-bvh` and
+//! `meshcast-primitives` keep their own test support, as they sit below the facade.
 //!
 //! ```
 //! use meshcast::glam::Vec3;
