@@ -14,8 +14,9 @@
 
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
 use meshcast_bvh::{BuildOptions, Bvh, Kernel, PreparedRay, Primitive, Quality};
-use meshcast_mesh::{camera_rays, incoherent_rays, LeafTest, Mesh, RayQueries, TriMesh};
+use meshcast_mesh::{LeafTest, Mesh, RayQueries, TriMesh};
 use meshcast_primitives::{Camera, Hit, Ray, Triangle};
+use meshcast_testkit::incoherent_rays;
 use rayon::prelude::*;
 
 const IMAGE_SIZE: u32 = 1024;
@@ -74,7 +75,10 @@ fn cast(c: &mut Criterion) {
     let bounds = mesh.bounds();
     let camera = Camera::framing(bounds, 45.0, 1.0);
     let ray_sets = [
-        ("coherent", camera_rays(&camera, IMAGE_SIZE, IMAGE_SIZE)),
+        (
+            "coherent",
+            camera.pixel_rays(IMAGE_SIZE, IMAGE_SIZE).collect(),
+        ),
         (
             "incoherent",
             incoherent_rays(bounds, (IMAGE_SIZE * IMAGE_SIZE) as usize, INCOHERENT_SEED),

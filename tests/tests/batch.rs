@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use meshcast::glam::Affine3A;
 use meshcast::{Camera, Instance, Mesh, Ray, RayQueries, Scene};
-use meshcast_mesh::{camera_rays, incoherent_rays};
-use meshcast_tests::{adversarial_rays, asset, random_transform, rng, same_hit, same_scene_hit};
+use meshcast_testkit::{
+    adversarial_rays, asset, incoherent_rays, random_transform, rng, same_hit, same_scene_hit,
+};
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
@@ -18,7 +19,7 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 fn rays_for(mesh: &Mesh) -> Vec<Ray> {
     let mut rays = incoherent_rays(mesh.bounds(), 3000, 1);
     let camera = Camera::framing(mesh.bounds(), 40.0, 1.0);
-    rays.extend(camera_rays(&camera, 48, 48));
+    rays.extend(camera.pixel_rays(48, 48));
     let triangles: Vec<_> = mesh.tri_mesh().triangles().collect();
     rays.extend(adversarial_rays(&triangles, 1000, 2));
     rays
@@ -53,7 +54,7 @@ fn scene_batch_equals_cast_on_one_and_two_threads() {
         }));
     let mut rays = incoherent_rays(scene.bounds(), 3000, 3);
     let camera = Camera::framing(scene.bounds(), 40.0, 1.0);
-    rays.extend(camera_rays(&camera, 40, 40));
+    rays.extend(camera.pixel_rays(40, 40));
     let expected: Vec<_> = rays.iter().map(|ray| scene.cast(ray)).collect();
     assert!(expected.iter().filter(|h| h.is_some()).count() > rays.len() / 10);
     for threads in [1, 2] {

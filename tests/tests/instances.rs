@@ -7,7 +7,7 @@ use glam::{Affine3A, Vec3};
 use meshcast_bvh::BuildOptions;
 use meshcast_mesh::{Instance, Mesh, RayQueries, TriMesh};
 use meshcast_primitives::Hit;
-use meshcast_tests::{asset, edge_closeness, random_rays, random_transform, rng};
+use meshcast_testkit::{asset, edge_closeness, random_rays, random_transform, rng};
 
 /// The same mesh with every vertex carried into the world by `transform`.
 fn moved_into_world(tri_mesh: &TriMesh, transform: Affine3A) -> Mesh {

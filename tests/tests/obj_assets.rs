@@ -2,7 +2,7 @@
 
 use glam::{Vec2, Vec3};
 use meshcast_mesh::{TriMesh, Warning};
-use meshcast_tests::{all_assets, asset, count_obj_triangles, obj_vertex_bounds};
+use meshcast_testkit::{all_assets, asset, count_obj_triangles, obj_vertex_bounds};
 
 fn read(path: &std::path::Path) -> String {
     std::fs::read_to_string(path).expect("asset is text")

@@ -2,7 +2,7 @@
 //! is one), never a panic.
 
 use meshcast_mesh::{Error, IndexKind, TriMesh};
-use meshcast_tests::{asset, rng, temp_path};
+use meshcast_testkit::{asset, rng, temp_path};
 use rand::Rng;
 
 const TRIANGLE: &str = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";

@@ -2,8 +2,6 @@
 //! frustum, and picks with every query option, on the assets and on random scenes of
 //! hundreds of instances with random rotations and non-uniform (and mirroring) scales.
 
-mod picking_support;
-
 use std::sync::Arc;
 
 use glam::{Affine3A, Vec2, Vec3};
@@ -14,8 +12,10 @@ use meshcast_mesh::{
 use meshcast_primitives::{
     Aabb, Camera, ClipPlanes, DepthConvention, Ray, Sphere, Triangle, Volume,
 };
-use meshcast_tests::{asset, random_direction, rng, same_hit};
-use picking_support::*;
+use meshcast_testkit::{
+    asset, brute_force_closest, brute_force_hits, brute_force_select, brute_force_select_triangles,
+    query_point, random_direction, random_scene, rng, same_hit, small_meshes, world_triangles,
+};
 use rand::Rng;
 
 fn scene_and_triangles(count: usize, seed: u64) -> (Scene, Vec<(InstanceId, u32, Triangle)>) {

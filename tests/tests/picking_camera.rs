@@ -5,7 +5,7 @@
 use glam::{Mat4, Vec2, Vec3};
 use meshcast_mesh::{Mesh, RayQueries};
 use meshcast_primitives::{Camera, ClipPlanes, DepthConvention, Viewport};
-use meshcast_tests::{asset, rng};
+use meshcast_testkit::{asset, rng};
 use rand::Rng;
 
 const CONVENTIONS: [DepthConvention; 3] = [

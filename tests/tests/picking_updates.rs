@@ -2,8 +2,6 @@
 //! editor query equal to brute force; queries on other threads run on consistent snapshots
 //! while a writer publishes new versions.
 
-mod picking_support;
-
 use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
@@ -12,8 +10,10 @@ use meshcast_mesh::{
     ALL_LAYERS,
 };
 use meshcast_primitives::{Ray, Sphere, Volume};
-use meshcast_tests::{asset, random_transform, rng};
-use picking_support::*;
+use meshcast_testkit::{
+    asset, brute_force_closest, brute_force_hits, brute_force_select, query_point, random_scene,
+    random_transform, rng, small_meshes, world_triangles,
+};
 use rand::Rng;
 
 fn check_against_brute_force(scene: &Scene, seed: u64) {

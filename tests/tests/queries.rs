@@ -11,7 +11,7 @@ use meshcast::{
     Filter, Hit, HitLists, Instance, InstanceId, Mesh, QueryOptions, Ray, RayHit, RayQueries,
     Scene, SceneHit, Triangle,
 };
-use meshcast_tests::{
+use meshcast_testkit::{
     adversarial_rays, asset, brute_force_cast_all, brute_force_scene_cast_all, random_rays,
     random_transform, rng,
 };

@@ -4,11 +4,13 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
-use meshcast_mesh::{Error, Instance, InstanceId, Mesh, QueryOptions, RayQueries, Scene};
+use meshcast_mesh::{
+    Error, Instance, InstanceId, Mesh, QueryOptions, RayQueries, Scene, ALL_LAYERS,
+};
 use meshcast_primitives::{Aabb, Ray, Triangle};
-use meshcast_tests::{
+use meshcast_testkit::{
     adversarial_rays, asset, brute_force_scene_cast, brute_force_scene_cast_all, random_rays,
-    random_transform, rng, same_scene_hit, temp_path,
+    random_transform, rng, same_scene_hit, temp_path, world_triangles,
 };
 use rand::Rng;
 
@@ -26,20 +28,6 @@ fn random_scene(count: usize, seed: u64) -> Scene {
         let transform = random_transform(&mut random, 3.0);
         Instance::new(Arc::clone(&meshes[i % meshes.len()]), transform).expect("invertible")
     }))
-}
-
-/// The world triangles of every instance (targets for adversarial rays).
-fn world_triangles(scene: &Scene) -> Vec<Triangle> {
-    scene
-        .instances()
-        .flat_map(|(_, instance)| {
-            let transform = instance.transform();
-            instance.mesh().tri_mesh().triangles().map(move |t| {
-                let [a, b, c] = t.vertices().map(|p| transform.transform_point3(p));
-                Triangle::new(a, b, c)
-            })
-        })
-        .collect()
 }
 
 /// Validates the top level against the instances' boxes (removed ones empty).
@@ -81,7 +69,11 @@ fn check_scene(label: &str, scene: &Scene, rays: &[Ray]) {
 
 fn rays_for(scene: &Scene, count: usize, seed: u64) -> Vec<Ray> {
     let mut rays = random_rays(scene.bounds(), count, seed);
-    rays.extend(adversarial_rays(&world_triangles(scene), count, seed + 1));
+    let targets: Vec<Triangle> = world_triangles(scene, ALL_LAYERS, &|_, _| true)
+        .into_iter()
+        .map(|(_, _, triangle)| triangle)
+        .collect();
+    rays.extend(adversarial_rays(&targets, count, seed + 1));
     rays
 }
 

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use meshcast::{Mesh, RayQueries, TriMesh};
-use meshcast_tests::{asset, edge_closeness, random_rays};
+use meshcast_testkit::{asset, edge_closeness, random_rays};
 
 fn edge_count(tri_mesh: &TriMesh) -> usize {
     let mut edges = HashSet::new();

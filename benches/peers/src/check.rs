@@ -1,11 +1,13 @@
 //! The correctness check: each library's closest hits on a sample of rays against a
-//! brute-force loop over every triangle with meshcast's watertight `Triangle::intersect`.
+//! brute-force loop over every triangle with meshcast's watertight `Triangle::intersect`
+//! (`meshcast_testkit::brute_force_cast`, the reference of meshcast's own tests).
 //!
 //! Libraries use different triangle tests, so rays through an exact edge or vertex may go
 //! either way; the counts are reported as they are. meshcast promises the brute-force answer
 //! exactly, so for it any difference in the bits of `t` counts.
 
 use meshcast::{Ray, Triangle};
+use meshcast_testkit::brute_force_cast;
 use rayon::prelude::*;
 
 use crate::tracer::Tracer;
@@ -52,13 +54,7 @@ pub fn brute_force(positions: &[[f32; 3]], indices: &[[u32; 3]], rays: &[Ray]) -
         })
         .collect();
     rays.par_iter()
-        .map(|ray| {
-            triangles
-                .iter()
-                .filter_map(|tri| tri.intersect(ray))
-                .map(|hit| hit.t)
-                .min_by(f32::total_cmp)
-        })
+        .map(|ray| brute_force_cast(&triangles, ray).map(|hit| hit.t))
         .collect()
 }
 

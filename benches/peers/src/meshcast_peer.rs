@@ -1,7 +1,7 @@
 //! meshcast itself: `Mesh::cast` and `Mesh::occluded`, one ray at a time, as users call them.
 
 use anyhow::{Context, Result};
-use meshcast::{BuildOptions, Mesh, Parallel, Ray, TriMesh};
+use meshcast::{BuildOptions, Mesh, Parallel, Ray, RayQueries, TriMesh};
 
 use crate::results::MESHCAST;
 use crate::tracer::{Geometry, Library, Threads, Tracer};

@@ -303,7 +303,7 @@ pub fn markdown(run: &Run, results: &[MeshResult]) -> String {
          `RTC_SCENE_FLAG_ROBUST` set on its scene; Embree's 16-ray packets (default scene) are \
          an extra row, measured on the coherent rays only.\n"
     );
-    let _ = writeln!(md, "Meshes: `bunny` is `assets/stanford-bunny.obj`, `ogre` is `assets/ogre.obj`, `bunny-x16` and `bunny-x64` are the bunny with every triangle split into 4 twice and three times (`TriMesh::subdivide`). Rays: *coherent* is a square camera image framing the mesh (`Camera::framing`, 40° field of view, as `meshcast bench`), one ray per pixel, row by row; *incoherent* is `meshcast::incoherent_rays` (from a sphere around the mesh towards random points in its box, seed 0x6d657368); *occlusion* is an any-hit query on the incoherent rays.\n");
+    let _ = writeln!(md, "Meshes: `bunny` is `assets/stanford-bunny.obj`, `ogre` is `assets/ogre.obj`, `bunny-x16` and `bunny-x64` are the bunny with every triangle split into 4 twice and three times (`TriMesh::subdivide`). Rays: *coherent* is a square camera image framing the mesh (`Camera::framing`, 40° field of view, as `meshcast bench`), one ray per pixel, row by row (`Camera::pixel_rays`); *incoherent* is `meshcast_testkit::incoherent_rays` (from a sphere around the mesh towards random points in its box, seed 0x6d657368); *occlusion* is an any-hit query on the incoherent rays.\n");
     let _ = writeln!(
         md,
         "![Mrays/s per library and mesh](benches/peers/chart.png)\n"

@@ -1,10 +1,12 @@
 //! The meshes and rays every library gets: the same positions, index triples and rays, from
-//! meshcast's own loader, subdivision and ray generators.
+//! meshcast's own loader and subdivision, the camera's pixel rays and meshcast-testkit's
+//! incoherent rays (the ones `meshcast bench` and the criterion benches use).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use meshcast::{camera_rays, incoherent_rays, Camera, Ray, TriMesh};
+use meshcast::{Camera, Ray, TriMesh};
+use meshcast_testkit::incoherent_rays;
 
 /// The field of view of `meshcast bench` and the CLI's other commands.
 const FOV_DEGREES: f32 = 40.0;
@@ -91,7 +93,7 @@ impl Workload {
             name: spec.name,
             positions: mesh.positions().iter().map(|p| p.to_array()).collect(),
             indices: mesh.indices().to_vec(),
-            coherent: camera_rays(&camera, side, side),
+            coherent: camera.pixel_rays(side, side).collect(),
             incoherent: incoherent_rays(bounds, rays, INCOHERENT_SEED),
         })
     }

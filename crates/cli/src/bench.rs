@@ -8,10 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use meshcast::{
-    camera_rays, incoherent_rays, Camera, Kernel, LeafTest, Mesh, Quality, Ray, RayQueries,
-    TraversalCounts,
-};
+use meshcast::{Camera, Kernel, LeafTest, Mesh, Quality, Ray, RayQueries, TraversalCounts};
+use meshcast_testkit::incoherent_rays;
 use serde_json::json;
 
 use crate::camera_options::DEFAULT_FOV_DEGREES;
@@ -285,7 +283,7 @@ fn bench_mesh(
     let camera =
         Camera::framing(mesh.bounds(), DEFAULT_FOV_DEGREES, 1.0).with_image_aspect(width, height);
     let ray_sets = [
-        (RaySet::Coherent, camera_rays(&camera, width, height)),
+        (RaySet::Coherent, camera.pixel_rays(width, height).collect()),
         (
             RaySet::Incoherent,
             incoherent_rays(mesh.bounds(), count, INCOHERENT_SEED),

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use glam::Vec3;
-use meshcast::{camera_rays, Camera, Hit, Mesh, RayQueries};
+use meshcast::{Camera, Hit, Mesh, RayQueries};
 use rayon::prelude::*;
 
 use crate::camera_options::{CameraOptions, Size};
@@ -112,7 +112,7 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
 /// Renders `mesh` through `camera` at `size`.
 pub fn render(mesh: &Mesh, camera: &Camera, size: Size, mode: Mode) -> RenderReport {
     let ((report_parts, pixels), total_time) = timed(|| {
-        let rays = camera_rays(camera, size.width, size.height);
+        let rays: Vec<meshcast::Ray> = camera.pixel_rays(size.width, size.height).collect();
         let (hits, primary_time) = timed(|| mesh.cast_batch(&rays));
         let (pixels, secondary_rays) = match mode {
             Mode::Shaded => shaded(mesh, camera, size, &rays, &hits),

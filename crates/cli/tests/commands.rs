@@ -5,8 +5,9 @@ mod support;
 use std::fmt::Write as _;
 
 use glam::Vec3;
-use meshcast::{incoherent_rays, Camera, Mesh, Ray, RayQueries};
-use support::{arg, asset, run, run_in, scratch};
+use meshcast::{Camera, Mesh, Ray, RayQueries};
+use meshcast_testkit::{asset, incoherent_rays};
+use support::{arg, run, run_in, scratch};
 
 /// The camera `pick` and `render` use by default for a `width` x `height` image.
 fn default_camera(mesh: &Mesh, width: u32, height: u32) -> Camera {

@@ -2,7 +2,8 @@
 
 mod support;
 
-use support::{arg, assert_clean_failure, asset, run, run_in, scratch};
+use meshcast_testkit::asset;
+use support::{arg, assert_clean_failure, run, run_in, scratch};
 
 #[test]
 fn missing_mesh_file() {

@@ -57,7 +57,6 @@ mod subdivision;
 mod surface;
 mod tri_mesh;
 mod vertex_normals;
-mod workload;
 
 pub use error::{Error, IndexKind, Location, Result, Warning};
 pub use instance::Instance;
@@ -72,4 +71,3 @@ pub use selection::{Containment, SceneTriangle};
 pub use shared::SharedScene;
 pub use surface::SurfacePoint;
 pub use tri_mesh::{TriMesh, VertexAttribute};
-pub use workload::{camera_rays, incoherent_rays};

@@ -152,7 +152,6 @@ pub use meshcast_bvh as bvh;
 pub use meshcast_primitives as primitives;
 
 pub use meshcast_bvh::{BuildOptions, Bvh, BvhStats, Kernel, Parallel, Quality, TraversalCounts};
-pub use meshcast_mesh::{camera_rays, incoherent_rays};
 pub use meshcast_mesh::{
     ClosestPoint, Containment, Culling, Facing, Filter, HitLists, KeepAll, Pick, QueryOptions,
     RayQueries, SceneClosestPoint, SceneTriangle, SharedScene, ALL_LAYERS,

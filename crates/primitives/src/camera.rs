@@ -229,6 +229,34 @@ impl Camera {
         self.ray_through(column as f32 + 0.5, row as f32 + 0.5, width, height)
     }
 
+    /// The rays through the centre of every pixel of a `width` x `height` image, row by row
+    /// from the top-left: ray `row * width + column` is
+    /// [`Camera::ray_through_pixel`]`(column, row, width, height)`.
+    ///
+    /// The camera's own aspect ratio is used as it is; set it with
+    /// [`Camera::with_image_aspect`] for square pixels. A zero `width` or `height` gives no
+    /// rays. Nothing is allocated: collect the rays to cast them as a batch.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_primitives::{Aabb, Camera, Ray};
+    ///
+    /// let camera = Camera::framing(Aabb::new(Vec3::ZERO, Vec3::ONE), 45.0, 2.0);
+    /// let rays: Vec<Ray> = camera.pixel_rays(64, 32).collect();
+    /// assert_eq!(rays.len(), 64 * 32);
+    /// assert_eq!(rays[64 + 5], camera.ray_through_pixel(5, 1, 64, 32));
+    /// ```
+    pub fn pixel_rays(
+        &self,
+        width: u32,
+        height: u32,
+    ) -> impl ExactSizeIterator<Item = Ray> + Clone {
+        let camera = *self;
+        pixels(width, height)
+            .map(move |(column, row)| camera.ray_through_pixel(column, row, width, height))
+    }
+
     /// The view matrix (world to eye space, looking down `-z`) of the camera's frame, the one
     /// [`Camera::ray_through`] uses (an `up` parallel to the view is replaced likewise).
     pub fn view_matrix(&self) -> Mat4 {
@@ -299,6 +327,15 @@ impl Camera {
         );
         pixel.is_finite().then_some(pixel)
     }
+}
+
+/// The pixels of a `width` x `height` image, row by row from the top-left, as
+/// `(column, row)`.
+pub(crate) fn pixels(width: u32, height: u32) -> impl ExactSizeIterator<Item = (u32, u32)> + Clone {
+    // Counted in `usize` so the iterator knows its length; no image has more pixels than
+    // that on a 64-bit target, and a 32-bit one saturates rather than wraps.
+    let count = (width as usize).saturating_mul(height as usize);
+    (0..count).map(move |i| ((i % width as usize) as u32, (i / width as usize) as u32))
 }
 
 /// The sideways offset `e` of an eye at depth `ez` that centres the image of `points` along
@@ -484,6 +521,26 @@ mod tests {
         let degenerate = Camera::new(Vec3::ONE, Vec3::ONE, Vec3::Y, 45.0, 1.0);
         assert!(!degenerate.ray_through(5.0, 5.0, 10, 10).is_valid());
         assert!(!camera().ray_through(5.0, 5.0, 0, 0).is_valid());
+    }
+
+    #[test]
+    fn pixel_rays_are_row_major_from_the_top_left() {
+        let bounds = Aabb::new(Vec3::new(-3.0, 10.0, 0.5), Vec3::new(1.0, 12.0, 0.75));
+        let camera = Camera::framing(bounds, 40.0, 1.0).with_image_aspect(7, 5);
+        let rays: Vec<Ray> = camera.pixel_rays(7, 5).collect();
+        assert_eq!(rays.len(), 35);
+        for row in 0..5 {
+            for column in 0..7 {
+                let expected = camera.ray_through_pixel(column, row, 7, 5);
+                assert_eq!(rays[(row * 7 + column) as usize], expected);
+            }
+        }
+        // x grows to the right along a row, and the image goes down row by row.
+        let right = camera.ray_through(1.0, 0.0, 1, 1).dir - camera.ray_through(0.0, 0.0, 1, 1).dir;
+        assert!((rays[1].dir - rays[0].dir).dot(right) > 0.0);
+        assert!(rays[7].dir.y < rays[0].dir.y);
+        assert_eq!(camera.pixel_rays(0, 5).len(), 0);
+        assert_eq!(camera.pixel_rays(7, 0).count(), 0);
     }
 
     #[test]

@@ -259,6 +259,30 @@ impl Viewport {
         self.ray_through(column as f32 + 0.5, row as f32 + 0.5)
     }
 
+    /// The rays through the centre of every pixel of the image, row by row from the
+    /// top-left: ray `row * width + column` is [`Viewport::ray_through_pixel`]`(column, row)`,
+    /// limited to the view volume likewise. Nothing is allocated: collect the rays to cast
+    /// them as a batch.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::{Mat4, Vec3};
+    /// use meshcast_primitives::{DepthConvention, Ray, Viewport};
+    ///
+    /// let view = Mat4::look_at_rh(Vec3::new(0.0, 0.0, 5.0), Vec3::ZERO, Vec3::Y);
+    /// let projection = Mat4::perspective_rh(1.0, 2.0, 0.1, 100.0);
+    /// let viewport = Viewport::new(view, projection, DepthConvention::ZeroToOne, 64, 32)?;
+    /// let rays: Vec<Ray> = viewport.pixel_rays().collect();
+    /// assert_eq!(rays.len(), 64 * 32);
+    /// assert_eq!(rays[64 + 5], viewport.ray_through_pixel(5, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn pixel_rays(&self) -> impl ExactSizeIterator<Item = Ray> + Clone {
+        let viewport = *self;
+        crate::camera::pixels(self.width, self.height)
+            .map(move |(column, row)| viewport.ray_through_pixel(column, row))
+    }
+
     /// Where `point` appears: its pixel coordinates `x`, `y` (as in [`Viewport::ray_through`])
     /// and its normalised depth `z` in the viewport's [`DepthConvention`]; `None` when the
     /// point is at or behind the eye's plane (clip `w <= 0`). Points outside the view give
@@ -420,6 +444,28 @@ mod tests {
         assert!(singular.is_err());
         let nan = Mat4::from_translation(Vec3::NAN);
         assert!(Viewport::new(nan, projection, DepthConvention::ZeroToOne, 10, 10).is_err());
+    }
+
+    #[test]
+    fn pixel_rays_are_row_major_from_the_top_left() {
+        let projection = perspective(
+            1.0,
+            1.4,
+            ClipPlanes::new(0.5, 50.0),
+            DepthConvention::ReversedZ,
+        );
+        let viewport =
+            Viewport::new(view(), projection, DepthConvention::ReversedZ, 7, 5).expect("valid");
+        let rays: Vec<Ray> = viewport.pixel_rays().collect();
+        assert_eq!(rays.len(), 35);
+        for row in 0..5 {
+            for column in 0..7 {
+                assert_eq!(
+                    rays[(row * 7 + column) as usize],
+                    viewport.ray_through_pixel(column, row)
+                );
+            }
+        }
     }
 
     #[test]

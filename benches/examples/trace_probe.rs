@@ -9,13 +9,16 @@
 //! `PROBE_COUNT=1` prints the nodes, leaves and blocks visited per ray.
 //!
 //! ```sh
-//! cargo build --release -p meshcast-mesh --example trace_probe
+//! PROBE_TIME=5 cargo run --release -p meshcast-benches --example trace_probe -- \
+//!     assets/stanford-bunny.obj coherent closest 1000000
+//! cargo build --release -p meshcast-benches --example trace_probe
 //! RAYON_NUM_THREADS=1 valgrind --tool=callgrind target/release/examples/trace_probe \
 //!     assets/stanford-bunny.obj incoherent closest 40000
 //! ```
 
-use meshcast_mesh::{camera_rays, incoherent_rays, Mesh, RayQueries, TriMesh};
+use meshcast_mesh::{Mesh, RayQueries, TriMesh};
 use meshcast_primitives::{Camera, Ray};
+use meshcast_testkit::incoherent_rays;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -33,7 +36,9 @@ fn main() {
     let rays: Vec<Ray> = match set.as_str() {
         "coherent" => {
             let side = (count as f64).sqrt() as u32;
-            camera_rays(&Camera::framing(mesh.bounds(), 60.0, 1.0), side, side)
+            Camera::framing(mesh.bounds(), 60.0, 1.0)
+                .pixel_rays(side, side)
+                .collect()
         }
         "away" => incoherent_rays(mesh.bounds(), count, 7)
             .into_iter()

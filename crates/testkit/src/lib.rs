@@ -1,0 +1,47 @@
+//! Support shared by meshcast's tests and benchmarks: not part of the library, and not
+//! published.
+//!
+//! It sits above the facade (`meshcast`). The cross-crate tests in `tests/`, the command line
+//! (its `bench` command and its tests), the criterion benches and the peer comparison use it
+//! for the repository's meshes; for seeded rays, the same for the same seed everywhere (the
+//! incoherent rays every benchmark measures with, random and adversarial rays for the tests);
+//! for random scenes; and for the brute-force references every query is checked against,
+//! loops over every triangle with the same triangle test and tie rule. `meshcast-bvh` and
+//! `meshcast-primitives` keep their own test support, as they sit below the facade.
+//!
+//! ```
+//! use meshcast::glam::Vec3;
+//! use meshcast::{Aabb, Ray, Triangle};
+//! use meshcast_testkit::{brute_force_cast, random_rays};
+//!
+//! let floor = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
+//! let above = Triangle::new(Vec3::Z, Vec3::X + Vec3::Z, Vec3::Y + Vec3::Z);
+//! let down = Ray::new(Vec3::new(0.25, 0.25, 2.0), Vec3::NEG_Z);
+//! let hit = brute_force_cast(&[floor, above], &down).ok_or("miss")?;
+//! assert_eq!((hit.triangle, hit.t), (1, 1.0));
+//!
+//! let cube = Aabb::new(Vec3::ZERO, Vec3::ONE);
+//! assert_eq!(random_rays(cube, 10, 3), random_rays(cube, 10, 3));
+//! # Ok::<(), &str>(())
+//! ```
+
+mod assets;
+mod random;
+mod rays;
+mod reference;
+mod scene_reference;
+mod scenes;
+
+pub use assets::{
+    all_assets, asset, assets_dir, count_obj_triangles, obj_vertex_bounds, temp_path,
+};
+pub use random::{random_direction, random_point_in, random_transform, rng};
+pub use rays::{adversarial_rays, incoherent_rays, random_rays};
+pub use reference::{
+    brute_force_cast, brute_force_cast_all, edge_closeness, same_hit, LeafReference,
+};
+pub use scene_reference::{
+    brute_force_closest, brute_force_hits, brute_force_scene_cast, brute_force_scene_cast_all,
+    brute_force_select, brute_force_select_triangles, same_scene_hit, world_triangles,
+};
+pub use scenes::{query_point, random_scene, small_meshes};

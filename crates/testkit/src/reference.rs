@@ -1,0 +1,97 @@
+//! The brute-force reference of a mesh: a loop over every triangle with the same triangle test
+//! and tie rule as the BVH, and bit-for-bit comparison of hits.
+
+use meshcast::primitives::TriangleTransform;
+use meshcast::{Hit, LeafTest, Ray, Triangle};
+
+/// The closest hit by brute force: every triangle with [`Triangle::intersect`] (the default
+/// watertight test), ties to the smaller index.
+pub fn brute_force_cast(triangles: &[Triangle], ray: &Ray) -> Option<Hit> {
+    closest_of(triangles.iter().map(|t| t.intersect(ray)))
+}
+
+/// Every hit by brute force, sorted by `t`, then index.
+pub fn brute_force_cast_all(triangles: &[Triangle], ray: &Ray) -> Vec<Hit> {
+    all_of(triangles.iter().map(|t| t.intersect(ray)))
+}
+
+/// A mesh's triangles prepared for the brute-force loop of its [`LeafTest`]:
+/// [`Triangle::intersect`] for [`LeafTest::Watertight`], [`TriangleTransform::intersect`]
+/// for [`LeafTest::Transform`] (no hit where the transform is not representable).
+pub enum LeafReference {
+    /// The triangles, tested with the watertight test.
+    Watertight(Vec<Triangle>),
+    /// Each triangle's transform, made once.
+    Transform(Vec<Option<TriangleTransform>>),
+}
+
+impl LeafReference {
+    /// The reference of `leaf_test` over `triangles`.
+    pub fn new(leaf_test: LeafTest, triangles: &[Triangle]) -> Self {
+        match leaf_test {
+            LeafTest::Watertight => Self::Watertight(triangles.to_vec()),
+            LeafTest::Transform => {
+                Self::Transform(triangles.iter().map(TriangleTransform::new).collect())
+            }
+        }
+    }
+
+    /// Every triangle's hit by `ray` (index 0 in each), in triangle order.
+    fn hits<'a>(&'a self, ray: &'a Ray) -> Box<dyn Iterator<Item = Option<Hit>> + 'a> {
+        match self {
+            Self::Watertight(triangles) => Box::new(triangles.iter().map(|t| t.intersect(ray))),
+            Self::Transform(transforms) => Box::new(
+                transforms
+                    .iter()
+                    .map(|t| t.as_ref().and_then(|t| t.intersect(ray))),
+            ),
+        }
+    }
+
+    /// The closest hit by brute force, ties to the smaller index.
+    pub fn cast(&self, ray: &Ray) -> Option<Hit> {
+        closest_of(self.hits(ray))
+    }
+
+    /// Every hit by brute force, sorted by `t`, then index.
+    pub fn cast_all(&self, ray: &Ray) -> Vec<Hit> {
+        all_of(self.hits(ray))
+    }
+}
+
+/// The closest of each triangle's hit, in triangle order, ties to the smaller index.
+fn closest_of(hits: impl Iterator<Item = Option<Hit>>) -> Option<Hit> {
+    hits.enumerate().fold(None, |best, (i, hit)| {
+        Hit::closest(best, hit.map(|h| h.with_triangle(i as u32)))
+    })
+}
+
+/// Each triangle's hit, in triangle order, numbered and sorted by `t`, then index.
+fn all_of(hits: impl Iterator<Item = Option<Hit>>) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = hits
+        .enumerate()
+        .filter_map(|(i, hit)| hit.map(|h| h.with_triangle(i as u32)))
+        .collect();
+    hits.sort_by(Hit::order);
+    hits
+}
+
+/// Whether two optional hits are bit-identical in triangle and `t` (and barycentrics).
+pub fn same_hit(a: Option<Hit>, b: Option<Hit>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            a.triangle == b.triangle
+                && a.t.to_bits() == b.t.to_bits()
+                && a.u.to_bits() == b.u.to_bits()
+                && a.v.to_bits() == b.v.to_bits()
+        }
+        _ => false,
+    }
+}
+
+/// The smallest of a hit's three barycentric weights: near 0 the hit is near an edge, where a
+/// tiny change of the ray can move it to the neighbouring triangle.
+pub fn edge_closeness(hit: &Hit) -> f32 {
+    hit.u.min(hit.v).min(hit.w())
+}
