@@ -69,10 +69,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     //    image.
     let (width, height) = (320, 240);
     let camera = Camera::framing(bounds, 45.0, width as f32 / height as f32);
-    let rays: Vec<Ray> = (0..height)
-        .flat_map(|row| (0..width).map(move |column| (column, row)))
-        .map(|(column, row)| camera.ray_through_pixel(column, row, width, height))
-        .collect();
+    let rays: Vec<Ray> = camera.pixel_rays(width, height).collect();
     let image = mesh.cast_batch(&rays);
     let covered = image.iter().filter(|hit| hit.is_some()).count();
     println!(

@@ -2,57 +2,16 @@
 //! and closest/any-hit throughput on coherent and incoherent rays. The criterion benches in
 //! `benches/` are the reference; this prints everything in one short run.
 //!
-//! `cargo run --release -p meshcast-bvh --example bvh_measure [mesh.obj] [subdivision levels]`
+//! `cargo run --release -p meshcast-benches --example bvh_measure [mesh.obj] [subdivision levels]`
 
 use std::time::Instant;
 
 use glam::Vec3;
 use meshcast_bvh::{BuildOptions, Bvh, Parallel, PreparedRay, Primitive, Quality};
+use meshcast_mesh::TriMesh;
 use meshcast_primitives::{Aabb, Camera, Ray, Triangle};
-use rand::{Rng, SeedableRng};
+use meshcast_testkit::incoherent_rays;
 use rayon::prelude::*;
-
-fn load(path: &str) -> Vec<Triangle> {
-    let options = tobj::LoadOptions {
-        triangulate: true,
-        single_index: false,
-        ..Default::default()
-    };
-    let (models, _) = tobj::load_obj(path, &options).expect("load");
-    let mut out = Vec::new();
-    for m in models {
-        let p = &m.mesh.positions;
-        let v = |i: u32| {
-            Vec3::new(
-                p[3 * i as usize],
-                p[3 * i as usize + 1],
-                p[3 * i as usize + 2],
-            )
-        };
-        for f in m.mesh.indices.chunks_exact(3) {
-            out.push(Triangle::new(v(f[0]), v(f[1]), v(f[2])));
-        }
-    }
-    out
-}
-
-fn subdivide(tris: &[Triangle]) -> Vec<Triangle> {
-    let mut out = Vec::with_capacity(tris.len() * 4);
-    for t in tris {
-        let (a, b, c) = (
-            (t.v0 + t.v1) * 0.5,
-            (t.v1 + t.v2) * 0.5,
-            (t.v2 + t.v0) * 0.5,
-        );
-        out.extend([
-            Triangle::new(t.v0, a, c),
-            Triangle::new(a, t.v1, b),
-            Triangle::new(c, b, t.v2),
-            Triangle::new(a, b, c),
-        ]);
-    }
-    out
-}
 
 /// A `size` x `size` image of a camera looking at the box from the front right and above.
 fn camera_rays(b: Aabb, size: u32) -> Vec<Ray> {
@@ -61,29 +20,6 @@ fn camera_rays(b: Aabb, size: u32) -> Vec<Ray> {
     let eye = centre + Vec3::new(0.3, 0.4, 1.0).normalize() * radius * 2.2;
     Camera::new(eye, centre, Vec3::Y, 50.0, 1.0)
         .pixel_rays(size, size)
-        .collect()
-}
-
-/// Rays from a sphere around the box (a whole diagonal out) towards random points in it.
-///
-/// Not `meshcast_testkit::incoherent_rays`: that crate sits above this one (through the
-/// facade), so using it here would make a dependency cycle; and these rays keep this
-/// example's figures comparable with its earlier runs.
-fn incoherent_rays(b: Aabb, count: usize) -> Vec<Ray> {
-    let mut r = rand_pcg::Pcg64::seed_from_u64(7);
-    let radius = b.extent().length();
-    (0..count)
-        .map(|_| {
-            let d = loop {
-                let d = Vec3::new(r.gen(), r.gen(), r.gen()) * 2.0 - 1.0;
-                if d.length_squared() > 1e-3 && d.length_squared() <= 1.0 {
-                    break d.normalize();
-                }
-            };
-            let origin = b.centroid() + d * radius;
-            let target = b.min + Vec3::new(r.gen(), r.gen(), r.gen()) * b.extent();
-            Ray::new(origin, target - origin)
-        })
         .collect()
 }
 
@@ -117,11 +53,12 @@ fn main() {
     let path = args
         .get(1)
         .map_or("assets/stanford-bunny.obj", String::as_str);
-    let levels: usize = args.get(2).map_or(0, |s| s.parse().expect("levels"));
-    let mut tris = load(path);
-    for _ in 0..levels {
-        tris = subdivide(&tris);
-    }
+    let levels: u32 = args.get(2).map_or(0, |s| s.parse().expect("levels"));
+    let tris: Vec<Triangle> = TriMesh::from_obj(path)
+        .and_then(|mesh| mesh.subdivide(levels))
+        .expect("a mesh")
+        .triangles()
+        .collect();
     let n = tris.len();
     println!("{path} x{levels}: {n} triangles (1T: thread CPU time; 2T: wall time)");
     let pools: Vec<_> = [1, 2]
@@ -226,7 +163,7 @@ fn main() {
     let b = built[0].1.bounds();
     let sets = [
         ("coherent", camera_rays(b, 1024)),
-        ("incoherent", incoherent_rays(b, 1 << 20)),
+        ("incoherent", incoherent_rays(b, 1 << 20, 7)),
     ];
     for (name, bvh) in built.iter().filter(|(n, _)| {
         n.starts_with("SAH 16")

@@ -3,7 +3,7 @@
 //! triangles):
 //!
 //! ```text
-//! cargo run --release -p meshcast-mesh --example load_and_build [-- path/to/file.obj [levels]]
+//! cargo run --release -p meshcast-benches --example load_and_build [-- path/to/file.obj [levels]]
 //! ```
 //!
 //! A measurement, not a benchmark: run each phase a few times and print the best.
@@ -18,12 +18,7 @@ const RUNS: usize = 5;
 
 fn main() -> Result<(), meshcast_mesh::Error> {
     let path = std::env::args_os().nth(1).map_or_else(
-        || {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../assets/ogre.obj"
-            ))
-        },
+        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/ogre.obj")),
         PathBuf::from,
     );
     let levels: u32 = std::env::args()
