@@ -5,6 +5,29 @@
 //! in 2D with edge functions evaluated from the same vertex values for every triangle that
 //! shares an edge, so the two sides of a shared edge agree exactly and no ray falls through.
 //! Edge functions that round to exactly zero are recomputed in `f64`, as the paper does.
+//!
+//! An edge function that is still exactly zero means the ray runs through the edge's line
+//! (through the edge, or a vertex where two edges meet). The paper counts the point as inside
+//! both triangles of the edge, so a ray through a shared edge hits twice and one through a
+//! vertex once per triangle around it. Here the zero takes the sign it would have were the
+//! ray moved by an infinitesimal step (`side_of_edge`: simulation of simplicity, Edelsbrunner
+//! and Mücke 1990; a rasteriser's top-left rule is the same idea), the same step for every
+//! triangle the ray is tested against. The answers are then those of a ray in general
+//! position, whatever the mesh:
+//! - a closed, consistently oriented surface (every edge shared by two triangles that run
+//!   along it in opposite directions) is hit exactly once per crossing, through edges and
+//!   vertices included, so the parity of the hits of a ray to infinity tells whether its
+//!   origin is inside;
+//! - a ray that only touches the surface (a silhouette edge or vertex) hits it twice or not
+//!   at all, never once;
+//! - on an open mesh a border edge is half-open: a ray exactly through it hits or misses by
+//!   the edge's direction as seen along the ray;
+//! - where more than two triangles share an edge, or two that share it run the same way
+//!   (inconsistent orientation), each triangle keeps its own half-open edge, so a ray
+//!   through that edge hits each triangle whose side it is moved to: possibly none or two
+//!   where a consistent surface would give one.
+//!
+//! The rule runs only when an edge function is exactly zero, so it costs nothing otherwise.
 
 use glam::{Vec3, Vec4};
 
