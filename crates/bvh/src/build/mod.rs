@@ -275,7 +275,7 @@ impl Prepared {
             let mut prepared = Self::with_capacity(count);
             for part in parts {
                 prepared.primitives.extend_from_slice(&part.primitives);
-                prepared.bounds = prepared.bounds.union(part.bounds);
+                prepared.bounds = merge_boxes(prepared.bounds, part.bounds);
                 prepared.centroids = prepared.centroids.union(part.centroids);
             }
             return prepared;
@@ -292,7 +292,7 @@ impl Prepared {
             .collect();
         let (bounds, centroids) = primitives.par_chunks(PREPARE_CHUNK).map(bounds_of).reduce(
             || (Aabb::EMPTY, CentroidBounds::EMPTY),
-            |a, b| (a.0.union(b.0), a.1.union(b.1)),
+            |a, b| (merge_boxes(a.0, b.0), a.1.union(b.1)),
         );
         Self {
             primitives,
@@ -330,7 +330,7 @@ impl Prepared {
             cmax = cmax.max(c);
             self.primitives.push(p);
         }
-        self.bounds = self.bounds.union(Aabb::new(min.into(), max.into()));
+        self.bounds = merge_boxes(self.bounds, Aabb::new(min.into(), max.into()));
         self.centroids = self.centroids.union(CentroidBounds {
             min: cmin,
             max: cmax,
@@ -358,6 +358,17 @@ impl CentroidBounds {
             max: self.max.max(other.max),
         }
     }
+}
+
+/// The union of two boxes with the `Vec3A` `min` and `max` of the passes over primitives
+/// ([`bounds_of`], [`Prepared::extend`]), so that merging the parts of a parallel pass in
+/// order gives the sequential pass's box bit for bit. [`Aabb::union`] works on `Vec3`, whose
+/// `min` keeps the later of `0.0` and `-0.0` where `Vec3A`'s keeps `-0.0` (NEON) or the
+/// earlier one (wasm); on x86-64 both keep the later one.
+fn merge_boxes(a: Aabb, b: Aabb) -> Aabb {
+    let min = Vec3A::from(a.min).min(Vec3A::from(b.min));
+    let max = Vec3A::from(a.max).max(Vec3A::from(b.max));
+    Aabb::new(min.into(), max.into())
 }
 
 /// The box and the centroid box of `prims`.
