@@ -111,12 +111,14 @@ pub enum Parallel {
     /// Build on the calling thread only.
     Sequential,
     /// Build on the current rayon thread pool (run it under `ThreadPool::install` to choose
-    /// the thread count). The tree is the same as a sequential build's.
+    /// the thread count). The tree is a sequential build's, bit for bit, on any number of
+    /// threads (see [`Bvh::build`]).
     #[default]
     Rayon,
 }
 
-/// How to build a [`Bvh`].
+/// How to build a [`Bvh`]. The same boxes and options give the same tree on any number of
+/// threads, whichever [`Parallel`] is chosen ([`Bvh::build`] says what is promised).
 ///
 /// # Examples
 /// ```
@@ -191,6 +193,18 @@ impl Bvh {
     /// Boxes that are empty or not finite are dropped: their primitives are in no leaf and
     /// [`Bvh::dropped_count`] counts them. No input makes the build panic or recurse without
     /// end; with no usable box the hierarchy is empty and every query misses.
+    ///
+    /// # Determinism
+    /// The same boxes and options give the same tree, bit for bit (nodes, their boxes and the
+    /// primitive order), for any size of rayon pool and for [`Parallel::Sequential`] as for
+    /// [`Parallel::Rayon`], so every query on it answers the same too. Parallel passes merge
+    /// their parts in input order with the operations of the sequential pass, the sort of
+    /// [`Quality::Fast`] has unique keys, and nodes are laid out in the same order whichever
+    /// thread built them.
+    ///
+    /// Not promised: the build time; the same tree from another version of this crate; the
+    /// same bits on another target, where `min` and `max` may keep the other one of `0.0` and
+    /// `-0.0`, so that a box can differ in the sign of a zero.
     ///
     /// # Panics
     /// If there are more than `u32::MAX / 2` boxes.
