@@ -40,6 +40,7 @@
 
 #![forbid(unsafe_code)]
 
+mod closedness;
 mod error;
 mod instance;
 mod leaf_blocks;

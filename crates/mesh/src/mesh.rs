@@ -227,6 +227,11 @@ impl Mesh {
         self.tri_mesh.triangle_count()
     }
 
+    /// Whether the mesh is closed ([`TriMesh::is_closed`]).
+    pub fn is_closed(&self) -> bool {
+        self.tri_mesh.is_closed()
+    }
+
     /// The closest hit of `ray` among the triangles that `filter` keeps and `culling` does
     /// not skip: the mesh's closest-hit walk, for every level's [`RayQueries::cast`].
     #[inline]
