@@ -109,35 +109,21 @@ mod tests {
         is_closed(positions, indices, &kept)
     }
 
-    /// The unit cube's eight corners and twelve triangles, wound outwards.
-    fn cube() -> (Vec<Vec3>, Vec<[u32; 3]>) {
-        let corners = (0..8)
-            .map(|i| Vec3::new((i & 1) as f32, (i >> 1 & 1) as f32, (i >> 2 & 1) as f32))
-            .collect();
-        let faces = [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ];
-        let triangles = faces
-            .iter()
-            .flat_map(|&[a, b, c, d]| [[a, b, c], [a, c, d]])
-            .collect();
-        (corners, triangles)
+    /// A tetrahedron's corners and four triangles, wound outwards.
+    fn tetrahedron() -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let corners = vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z];
+        (corners, vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
     }
 
     #[test]
-    fn a_cube_is_closed_and_loses_it_with_a_face_or_a_flip() {
-        let (corners, triangles) = cube();
+    fn a_tetrahedron_is_closed_and_loses_it_with_a_face_or_a_flip() {
+        let (corners, triangles) = tetrahedron();
         assert!(closed(&corners, &triangles));
         assert!(!closed(&corners, &triangles[1..]));
         let mut flipped = triangles.clone();
         flipped[0].swap(1, 2);
         assert!(!closed(&corners, &flipped));
-        // The same cube twice: every edge is shared by four triangles.
+        // The same tetrahedron twice: every edge is shared by four triangles.
         let twice: Vec<[u32; 3]> = triangles.iter().chain(&triangles).copied().collect();
         assert!(!closed(&corners, &twice));
         // Nothing encloses nothing.
@@ -146,7 +132,7 @@ mod tests {
 
     #[test]
     fn duplicated_vertices_weld_and_degenerate_triangles_do_not_count() {
-        let (mut corners, triangles) = cube();
+        let (mut corners, triangles) = tetrahedron();
         // Each triangle gets corners of its own, as an OBJ with split normals gives them;
         // the first one's corner at the origin is written -0.0.
         let mut split = Vec::new();
@@ -161,7 +147,7 @@ mod tests {
         // A sliver of zero area on an edge, and a point triangle, change nothing.
         corners.push(Vec3::new(0.5, 0.0, 0.0));
         let mut with_slivers = triangles.clone();
-        with_slivers.extend([[0, 8, 1], [3, 3, 3]]);
+        with_slivers.extend([[0, 4, 1], [3, 3, 3]]);
         assert!(closed(&corners, &with_slivers));
     }
 }

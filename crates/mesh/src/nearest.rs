@@ -189,10 +189,7 @@ impl Mesh {
         query: Vec3,
         options: &QueryOptions<F>,
     ) -> Option<ClosestPoint> {
-        let bound = options.squared_limit()?;
-        if !query.is_finite() {
-            return None;
-        }
+        let bound = options.squared_limit().filter(|_| query.is_finite())?;
         let mut best = None;
         self.bvh().nearest(
             bound,
@@ -217,8 +214,8 @@ impl Instance {
         query: Vec3,
         options: &QueryOptions<F>,
     ) -> Option<ClosestPoint> {
-        let bound = options.squared_limit()?;
-        if !query.is_finite() || !options.matches_layers(self.layers()) {
+        let bound = options.squared_limit().filter(|_| query.is_finite())?;
+        if !options.matches_layers(self.layers()) {
             return None;
         }
         let mut best = None;
@@ -237,10 +234,7 @@ impl Scene {
         query: Vec3,
         options: &QueryOptions<F>,
     ) -> Option<SceneClosestPoint> {
-        let bound = options.squared_limit()?;
-        if !query.is_finite() {
-            return None;
-        }
+        let bound = options.squared_limit().filter(|_| query.is_finite())?;
         let mut best = None;
         self.top_level().nearest(
             bound,

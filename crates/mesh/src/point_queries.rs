@@ -135,6 +135,14 @@ pub trait PointQueries: Sync + sealed::Level {
     #[doc(hidden)]
     fn distance_of(closest: &Self::Closest) -> f32;
 
+    /// [`PointQueries::contains`] for a finite point.
+    #[doc(hidden)]
+    fn contains_finite(&self, point: Vec3) -> bool;
+
+    /// [`PointQueries::winding_number`] for a finite point, in `f64`.
+    #[doc(hidden)]
+    fn winding_finite(&self, point: Vec3) -> f64;
+
     /// The surface point nearest to `point` within `options.max_distance`, among the
     /// triangles the filter keeps (and on a scene, the instances on the mask's layers);
     /// ties go to the smaller triangle index (in a scene, the smaller instance id first);
@@ -151,13 +159,22 @@ pub trait PointQueries: Sync + sealed::Level {
     ) -> Option<Self::Closest>;
 
     /// Whether `point` is inside: exact by counting crossings on a closed mesh,
-    /// `winding_number >= 0.5` otherwise (see the trait's docs).
-    fn contains(&self, point: Vec3) -> bool;
+    /// `winding_number >= 0.5` otherwise (see the trait's docs); false for a point that is
+    /// not finite.
+    fn contains(&self, point: Vec3) -> bool {
+        point.is_finite() && self.contains_finite(point)
+    }
 
     /// The generalised winding number at `point`, accelerated by the hierarchy (see the
     /// trait's docs for the approximation): 0 for an empty mesh or scene, NaN for a point
     /// that is not finite.
-    fn winding_number(&self, point: Vec3) -> f32;
+    fn winding_number(&self, point: Vec3) -> f32 {
+        if point.is_finite() {
+            self.winding_finite(point) as f32
+        } else {
+            f32::NAN
+        }
+    }
 
     /// The distance from `point` to the surface, negative when [`PointQueries::contains`]
     /// says the point is inside (`-0.0` for a point on the surface that it counts inside);
@@ -241,36 +258,17 @@ impl PointQueries for Mesh {
         self.nearest(point, options)
     }
 
-    fn contains(&self, point: Vec3) -> bool {
-        if !point.is_finite() {
-            return false;
-        }
+    fn contains_finite(&self, point: Vec3) -> bool {
         if self.is_closed() {
             // Outside the box, the ray crosses the surface an even number of times.
             self.bounds().contains(point) && self.crossings(point) % 2 == 1
         } else {
-            self.winding_number(point) >= 0.5
+            self.winding_at(point.as_dvec3()) >= 0.5
         }
     }
 
-    fn winding_number(&self, point: Vec3) -> f32 {
-        if !point.is_finite() {
-            return f32::NAN;
-        }
-        self.winding_at(point.as_dvec3()) as f32
-    }
-}
-
-impl Instance {
-    /// The winding number of the instance at a world point, in `f64`: the mesh's at the
-    /// carried point, turned over by a mirroring transform.
-    fn winding_at(&self, point: Vec3) -> f64 {
-        let winding = self.mesh().winding_at(self.local_point(point));
-        if self.is_mirrored() {
-            -winding
-        } else {
-            winding
-        }
+    fn winding_finite(&self, point: Vec3) -> f64 {
+        self.winding_at(point.as_dvec3())
     }
 }
 
@@ -292,15 +290,20 @@ impl PointQueries for Instance {
         self.nearest(point, options)
     }
 
-    fn contains(&self, point: Vec3) -> bool {
+    /// Whether the mesh contains the point carried into its space (rounded to `f32`).
+    fn contains_finite(&self, point: Vec3) -> bool {
         self.mesh().contains(self.local_point(point).as_vec3())
     }
 
-    fn winding_number(&self, point: Vec3) -> f32 {
-        if !point.is_finite() {
-            return f32::NAN;
+    /// The mesh's winding number at the carried point, turned over by a mirroring
+    /// transform.
+    fn winding_finite(&self, point: Vec3) -> f64 {
+        let winding = self.mesh().winding_at(self.local_point(point));
+        if self.is_mirrored() {
+            -winding
+        } else {
+            winding
         }
-        self.winding_at(point) as f32
     }
 }
 
@@ -321,21 +324,16 @@ impl PointQueries for Scene {
     }
 
     /// Whether any instance contains the point (each asked in id order, on every layer).
-    fn contains(&self, point: Vec3) -> bool {
-        point.is_finite()
-            && self
-                .instances()
-                .any(|(_, instance)| instance.contains(point))
+    fn contains_finite(&self, point: Vec3) -> bool {
+        self.instances()
+            .any(|(_, instance)| instance.contains_finite(point))
     }
 
     /// The sum of the instances' winding numbers, in id order, in `f64`.
-    fn winding_number(&self, point: Vec3) -> f32 {
-        if !point.is_finite() {
-            return f32::NAN;
-        }
+    fn winding_finite(&self, point: Vec3) -> f64 {
         self.instances()
-            .map(|(_, instance)| instance.winding_at(point))
-            .sum::<f64>() as f32
+            .map(|(_, instance)| instance.winding_finite(point))
+            .sum()
     }
 }
 
