@@ -34,14 +34,17 @@
 pub enum LeafTest {
     /// The watertight test (Woop, Benthin and Wald, *Watertight Ray/Triangle Intersection*,
     /// JCGT 2013; [`meshcast_primitives::Triangle::intersect`]): a ray through a shared edge
-    /// or vertex never falls through. The corners are kept in leaf order, 36 bytes per
-    /// triangle ([`meshcast_primitives::TriangleBlock`]).
+    /// or vertex never falls through, and crosses a closed surface there exactly once. The
+    /// corners are kept in leaf order, 36 bytes per triangle
+    /// ([`meshcast_primitives::TriangleBlock`]).
     #[default]
     Watertight,
     /// The precomputed-transform test (Baldwin and Weber, *Fast Ray-Triangle Intersections by
     /// Coordinate Transformation*, JCGT 2016; [`meshcast_primitives::TriangleTransform`]):
     /// each triangle keeps the map to a space where it is the unit triangle, 48 bytes per
-    /// triangle ([`meshcast_primitives::TransformBlock`]). Not watertight. A triangle whose
-    /// transform is not representable in `f32` is never hit, as in the scalar test.
+    /// triangle ([`meshcast_primitives::TransformBlock`]). Not watertight, and with no
+    /// exactly-once rule: `cast_all` may count a crossing at an edge twice or not at all. A
+    /// triangle whose transform is not representable in `f32` is never hit, as in the scalar
+    /// test.
     Transform,
 }

@@ -14,8 +14,9 @@ use rayon::prelude::*;
 
 use crate::{Filter, QueryOptions};
 
-/// Rays one rayon task traces at least: enough to pay for the task, few enough to balance.
-const BATCH_GRAIN: usize = 64;
+/// Rays (or points) one rayon task answers at least: enough to pay for the task, few enough
+/// to balance.
+pub(crate) const BATCH_GRAIN: usize = 64;
 
 /// The ray queries every level answers, the same at each: a [`crate::Mesh`] in its own
 /// space, an [`crate::Instance`] and a [`crate::Scene`] for world rays.
@@ -33,7 +34,8 @@ const BATCH_GRAIN: usize = 64;
 /// lies behind it. The plain forms are the `*_with` forms with [`QueryOptions::new`].
 ///
 /// Answers are exact: they equal a brute-force loop over every triangle with the watertight
-/// test, bit for bit, and hits are ordered by `t` (`-0.0` equal to `0.0`), then by the
+/// test, bit for bit (a ray through an edge or vertex never slips through, and crosses a
+/// closed surface there exactly once), and hits are ordered by `t` (`-0.0` equal to `0.0`), then by the
 /// level's tie rule ([`meshcast_primitives::Hit::order`] on a mesh or an instance,
 /// [`crate::SceneHit::order`] in a scene), so that `cast` is the first of `cast_all`.
 /// Degenerate rays (NaN or infinite components, a zero direction, an empty range) hit
@@ -140,8 +142,16 @@ pub trait RayQueries: Sync + sealed::Level {
     }
 
     /// Every hit within the ray's range, in [`RayHit::order`]: by `t`, then the level's tie
-    /// rule (each triangle a ray crosses is reported, so a ray through an edge shared by two
-    /// triangles hits both).
+    /// rule.
+    ///
+    /// Each crossing of a closed, consistently oriented surface is reported exactly once,
+    /// also where the ray passes exactly through an edge or a vertex shared by several
+    /// triangles (the watertight test's tie rule, [`meshcast_primitives::Triangle::intersect_watertight`]),
+    /// so the parity of the hits of a ray to infinity tells whether its origin is inside;
+    /// a ray that only touches the surface (a silhouette edge or vertex) gives two hits or
+    /// none, never one. On open meshes, non-manifold edges or inconsistently oriented
+    /// neighbours the rule still gives every triangle half-open edges, and a ray through
+    /// such an edge may hit none or two of the triangles there.
     fn cast_all(&self, ray: &Ray) -> Vec<Self::Hit> {
         self.cast_all_with(ray, &QueryOptions::new())
     }

@@ -96,9 +96,13 @@ impl Triangle {
         self.intersect_watertight(ray)
     }
 
-    /// The watertight test of Woop, Benthin and Wald (2013), two-sided: a ray through an edge
-    /// or vertex shared by two triangles hits at least one of them. See [`WatertightRay`],
-    /// which keeps the per-ray set-up for testing many triangles.
+    /// The watertight test of Woop, Benthin and Wald (2013), two-sided, with a tie rule for
+    /// rays exactly through an edge or a vertex: of the triangles of a consistently oriented
+    /// surface meeting where the ray crosses it, exactly one is hit (no crack, no double
+    /// count). A triangle's edges are half-open, as in a rasteriser: a ray exactly through an
+    /// edge that no other triangle shares (the border of an open mesh) hits it or not
+    /// depending on the edge's direction as seen along the ray. See [`WatertightRay`], which
+    /// keeps the per-ray set-up for testing many triangles and says more.
     #[inline]
     pub fn intersect_watertight(&self, ray: &Ray) -> Option<Hit> {
         if !ray.is_valid() || self.is_degenerate() {

@@ -1,6 +1,7 @@
 //! The brute-force reference of a mesh: a loop over every triangle with the same triangle test
 //! and tie rule as the BVH, and bit-for-bit comparison of hits.
 
+use meshcast::glam::Vec3;
 use meshcast::primitives::TriangleTransform;
 use meshcast::{Hit, LeafTest, Ray, Triangle};
 
@@ -94,4 +95,25 @@ pub fn same_hit(a: Option<Hit>, b: Option<Hit>) -> bool {
 /// tiny change of the ray can move it to the neighbouring triangle.
 pub fn edge_closeness(hit: &Hit) -> f32 {
     hit.u.min(hit.v).min(hit.w())
+}
+
+/// The generalised winding number of `triangles` at `point` by brute force (Jacobson, Kavan
+/// and Sorkine-Hornung, *Robust Inside-Outside Segmentation using Generalized Winding
+/// Numbers*, 2013): the signed solid angles of every triangle seen from the point (Van
+/// Oosterom and Strackee's formula), summed in `f64` and divided by 4π. On a closed,
+/// consistently oriented mesh it is 1 inside (counter-clockwise faces outward), 0 outside,
+/// up to rounding.
+pub fn brute_force_winding_number(triangles: &[Triangle], point: Vec3) -> f64 {
+    let p = point.as_dvec3();
+    let total: f64 = triangles
+        .iter()
+        .map(|triangle| {
+            let [a, b, c] = triangle.vertices().map(|v| v.as_dvec3() - p);
+            let (la, lb, lc) = (a.length(), b.length(), c.length());
+            let numerator = a.dot(b.cross(c));
+            let denominator = la * lb * lc + a.dot(b) * lc + a.dot(c) * lb + b.dot(c) * la;
+            2.0 * numerator.atan2(denominator)
+        })
+        .sum();
+    total / (4.0 * std::f64::consts::PI)
 }
