@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use criterion::{criterion_main, Criterion, Throughput};
 use glam::{Affine3A, Quat, Vec2, Vec3};
-use meshcast_mesh::{Containment, Instance, InstanceId, Mesh, QueryOptions, Scene};
+use meshcast_mesh::{Containment, Instance, InstanceId, Mesh, PointQueries, QueryOptions, Scene};
 use meshcast_primitives::{Camera, ClipPlanes, DepthConvention, Ray, Viewport, Volume};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;

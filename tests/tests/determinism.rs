@@ -63,9 +63,6 @@ fn wide_node_bits(wide: &WideBvh) -> Vec<[([u32; 6], WideLane); WIDE_WIDTH]> {
 /// A hit as bits: `t`, `u`, `v` and the triangle.
 type HitBits = [u32; 4];
 
-/// The answers of `cast` and of `cast_all` for each ray.
-type Answers = (Vec<Option<HitBits>>, Vec<Vec<HitBits>>);
-
 fn hit_bits(hit: &Hit) -> HitBits {
     [
         hit.t.to_bits(),
@@ -86,6 +83,26 @@ fn assert_same<T: PartialEq + std::fmt::Debug>(a: &[T], b: &[T], what: &str) {
     }
 }
 
+/// Keeps the first pair of lists it is given in `first` and checks each later pair against
+/// it; `names` name the two lists in a failure.
+fn check_against_first<A, B>(
+    first: &mut Option<(Vec<A>, Vec<B>)>,
+    next: (Vec<A>, Vec<B>),
+    names: [&str; 2],
+    what: &str,
+) where
+    A: PartialEq + std::fmt::Debug,
+    B: PartialEq + std::fmt::Debug,
+{
+    match first {
+        None => *first = Some(next),
+        Some((a, b)) => {
+            assert_same(a, &next.0, &format!("{what}: {}", names[0]));
+            assert_same(b, &next.1, &format!("{what}: {}", names[1]));
+        }
+    }
+}
+
 /// Builds `boxes` in every configuration and quality and checks that each tree equals the
 /// first one built, bit for bit.
 fn check_binary_builds(boxes: &[Aabb], input: &str) {
@@ -98,21 +115,13 @@ fn check_binary_builds(boxes: &[Aabb], input: &str) {
                 ..BuildOptions::default()
             };
             let bvh = pool(threads).install(|| Bvh::build(boxes, &options));
+            let what = format!("{input}, {quality:?}, {parallel:?} on {threads} threads");
+            bvh.validate(boxes).expect(&what);
             let tree = (
-                bvh.nodes().iter().map(node_bits).collect::<Vec<_>>(),
+                bvh.nodes().iter().map(node_bits).collect(),
                 bvh.primitive_order().to_vec(),
             );
-            let what = format!("{input}, {quality:?}, {parallel:?} on {threads} threads");
-            match &reference {
-                None => {
-                    bvh.validate(boxes).expect("a valid tree");
-                    reference = Some(tree);
-                }
-                Some((nodes, order)) => {
-                    assert_same(nodes, &tree.0, &format!("{what}: nodes"));
-                    assert_same(order, &tree.1, &format!("{what}: primitive order"));
-                }
-            }
+            check_against_first(&mut reference, tree, ["nodes", "primitive order"], &what);
         }
     }
 }
@@ -141,7 +150,7 @@ fn meshes_and_their_answers_are_the_same_on_any_thread_count() {
     );
     // The reference answers come from the first mesh built; every mesh is exact, so all
     // qualities answer the same.
-    let mut reference: Option<Answers> = None;
+    let mut reference = None;
     for quality in QUALITIES {
         let mut reference_tree = None;
         for (parallel, threads) in configurations() {
@@ -156,32 +165,18 @@ fn meshes_and_their_answers_are_the_same_on_any_thread_count() {
                 wide_node_bits(mesh.bvh()),
                 mesh.bvh().primitive_order().to_vec(),
             );
-            match &reference_tree {
-                None => reference_tree = Some(tree),
-                Some((nodes, order)) => {
-                    assert_same(nodes, &tree.0, &format!("{what}: wide nodes"));
-                    assert_same(order, &tree.1, &format!("{what}: primitive order"));
-                }
-            }
+            let names = ["wide nodes", "primitive order"];
+            check_against_first(&mut reference_tree, tree, names, &what);
             let closest: Vec<_> = rays
                 .iter()
                 .map(|ray| mesh.cast(ray).as_ref().map(hit_bits))
                 .collect();
+            assert!(closest.iter().filter(|hit| hit.is_some()).count() > 1000);
             let all: Vec<Vec<_>> = rays
                 .iter()
                 .map(|ray| mesh.cast_all(ray).iter().map(hit_bits).collect())
                 .collect();
-            let answers: Answers = (closest, all);
-            match &reference {
-                None => {
-                    assert!(answers.0.iter().filter(|hit| hit.is_some()).count() > 1000);
-                    reference = Some(answers);
-                }
-                Some((closest, all)) => {
-                    assert_same(closest, &answers.0, &format!("{what}: cast"));
-                    assert_same(all, &answers.1, &format!("{what}: cast_all"));
-                }
-            }
+            check_against_first(&mut reference, (closest, all), ["cast", "cast_all"], &what);
         }
     }
 }

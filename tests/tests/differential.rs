@@ -3,7 +3,9 @@
 //! time.
 
 use meshcast_bvh::{BuildOptions, Kernel, Parallel, Quality};
-use meshcast_mesh::{Containment, Culling, LeafTest, Mesh, QueryOptions, RayQueries, TriMesh};
+use meshcast_mesh::{
+    Containment, Culling, LeafTest, Mesh, PointQueries, QueryOptions, RayQueries, TriMesh,
+};
 use meshcast_primitives::{Aabb, Hit, Ray, Sphere, Triangle, Volume};
 use meshcast_testkit::{
     adversarial_rays, asset, brute_force_cast, brute_force_cast_all, random_direction,

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use glam::{Affine3A, Vec2, Vec3};
 use meshcast_mesh::{
-    Containment, Culling, Facing, Instance, InstanceId, Mesh, QueryOptions, RayQueries, Scene,
-    ALL_LAYERS,
+    Containment, Culling, Facing, Instance, InstanceId, Mesh, PointQueries, QueryOptions,
+    RayQueries, Scene, ALL_LAYERS,
 };
 use meshcast_primitives::{
     Aabb, Camera, ClipPlanes, DepthConvention, Ray, Sphere, Triangle, Volume,

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
 use meshcast_mesh::{
-    Containment, Culling, Instance, InstanceId, Mesh, QueryOptions, RayQueries, Scene, SharedScene,
-    ALL_LAYERS,
+    Containment, Culling, Instance, InstanceId, Mesh, PointQueries, QueryOptions, RayQueries,
+    Scene, SharedScene, ALL_LAYERS,
 };
 use meshcast_primitives::{Ray, Sphere, Volume};
 use meshcast_testkit::{

@@ -42,6 +42,15 @@ pub fn number(word: &str) -> Result<f32> {
         .map_err(|_| anyhow!("`{}` is not a number", excerpt(word)))
 }
 
+/// A word as a finite `f32`.
+pub fn finite_number(word: &str) -> Result<f32> {
+    let value = number(word)?;
+    if !value.is_finite() {
+        bail!("`{}` is not a finite number", excerpt(word));
+    }
+    Ok(value)
+}
+
 /// Cuts quoted input short, so a megabyte of garbage does not become a megabyte message.
 fn excerpt(text: &str) -> String {
     const MAX_CHARS: usize = 32;
@@ -244,6 +253,19 @@ mod tests {
         let long = "y".repeat(100);
         let message = read(&format!("1 {long} 3")).unwrap_err().to_string();
         assert_eq!(message, format!("`{}...` is not a number", &long[..32]));
+    }
+
+    #[test]
+    fn finite_numbers_reject_nan_and_infinities() {
+        assert_eq!(finite_number("-2.5").unwrap(), -2.5);
+        for word in ["nan", "NaN", "inf", "-infinity", "1e39"] {
+            let message = finite_number(word).unwrap_err().to_string();
+            assert_eq!(message, format!("`{word}` is not a finite number"));
+        }
+        assert_eq!(
+            finite_number("two").unwrap_err().to_string(),
+            "`two` is not a number"
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! The `meshcast` command: load OBJ meshes, cast rays from files or a camera, render, measure.
+//! The `meshcast` command: load OBJ meshes, cast rays from files or a camera, ask about points,
+//! render, measure.
 //!
 //! Thin by design: every geometric answer comes from the `meshcast` library; this crate parses
-//! arguments and ray lines, formats answers and pictures, and reports errors.
+//! arguments, ray and point lines, formats answers and pictures, and reports errors.
 #![forbid(unsafe_code)]
 
 mod bench;
@@ -14,6 +15,7 @@ mod input;
 mod loading;
 mod output;
 mod pick;
+mod points;
 mod progress;
 mod rays;
 mod render;
@@ -40,6 +42,8 @@ struct Cli {
 enum Command {
     Info(info::Args),
     Cast(cast::Args),
+    Contains(points::ContainsArgs),
+    Distance(points::DistanceArgs),
     Pick(pick::Args),
     Render(render::Args),
     Bench(bench::Args),
@@ -61,6 +65,8 @@ fn main() -> ExitCode {
         None => demo::run(&mut out),
         Some(Command::Info(args)) => info::run(&args, &mut out),
         Some(Command::Cast(args)) => cast::run(&args, &mut out),
+        Some(Command::Contains(args)) => points::run_contains(&args, &mut out),
+        Some(Command::Distance(args)) => points::run_distance(&args, &mut out),
         Some(Command::Pick(args)) => pick::run(&args, &mut out),
         Some(Command::Render(args)) => render::run(&args, &mut out),
         Some(Command::Bench(args)) => bench::run(&args, &mut out),

@@ -1,5 +1,6 @@
-//! Answer lines, one per input line: `meshcast cast`'s `hit T TRIANGLE U V` or `miss`, and
-//! their formatting in parallel.
+//! Answer lines, one per input line: `meshcast cast`'s `hit T TRIANGLE U V` or `miss`,
+//! `meshcast contains`'s `inside` or `outside`, `meshcast distance`'s signed distance or
+//! `none`; and their formatting in parallel.
 //!
 //! Floats are printed with `Display`, the shortest text that reads back to the same `f32`.
 
@@ -54,6 +55,21 @@ pub fn all(out: &mut String, hits: &[Hit]) {
     out.push('\n');
 }
 
+/// Appends the containment line: `inside` or `outside`.
+pub fn containment(out: &mut String, inside: bool) {
+    out.push_str(if inside { "inside\n" } else { "outside\n" });
+}
+
+/// Appends the signed distance line: the distance, or `none` (a mesh with no surface).
+pub fn distance(out: &mut String, distance: Option<f32>) {
+    match distance {
+        Some(distance) => {
+            let _ = writeln!(out, "{distance}");
+        }
+        None => out.push_str("none\n"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +104,26 @@ mod tests {
             ],
         );
         assert_eq!(out, "hit\nmiss\nmiss\nhits 2 1 3 0.25 0.5 2.5 7 0 1\n");
+    }
+
+    #[test]
+    fn point_lines_round_trip_their_floats() {
+        let mut out = String::new();
+        containment(&mut out, true);
+        containment(&mut out, false);
+        for d in [0.1 + 0.2, -1.0 / 3.0, 1e-30, -0.0, 2.0] {
+            distance(&mut out, Some(d));
+        }
+        distance(&mut out, None);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[..2], ["inside", "outside"]);
+        assert_eq!(lines[5..], ["-0", "2", "none"]);
+        for (line, d) in lines[2..5].iter().zip([0.1 + 0.2, -1.0f32 / 3.0, 1e-30]) {
+            assert_eq!(
+                line.parse::<f32>().unwrap().to_bits(),
+                d.to_bits(),
+                "{line}"
+            );
+        }
     }
 }

@@ -57,6 +57,56 @@ fn malformed_ray_line_names_its_line_and_keeps_earlier_answers() {
 }
 
 #[test]
+fn malformed_point_line_names_its_line_and_keeps_earlier_answers() {
+    let cow = asset("cow.obj");
+    for command in ["contains", "distance"] {
+        let input = b"0 0 0\n# comment\n\n1 2\n0 0 0\n";
+        let out = run_in(None, &[command, arg(&cow), "--points", "-"], input);
+        assert_clean_failure(
+            &out,
+            "reading points from standard input: line 4: expected 3 numbers `x y z`, found 2",
+        );
+        assert_eq!(
+            out.stdout.lines().count(),
+            1,
+            "{command}: the answer before the bad line is printed"
+        );
+        for (line, word) in [
+            ("0 0 nan\n", "nan"),
+            ("inf 0 0\n", "inf"),
+            ("0 1e40 0\n", "1e40"),
+        ] {
+            let out = run_in(
+                None,
+                &[command, arg(&cow), "--points", "-"],
+                line.as_bytes(),
+            );
+            assert_clean_failure(&out, &format!("line 1: `{word}` is not a finite number"));
+        }
+        let out = run_in(None, &[command, arg(&cow), "--points", "-"], b"0 zero 0\n");
+        assert_clean_failure(&out, "line 1: `zero` is not a number");
+    }
+}
+
+#[test]
+fn missing_points_file_or_option() {
+    let cow = asset("cow.obj");
+    for command in ["contains", "distance"] {
+        let out = run(&[command, arg(&cow), "--points", "no-such-points.txt"]);
+        assert_clean_failure(&out, "opening points file no-such-points.txt");
+        let out = run(&[command, arg(&cow)]);
+        assert_clean_failure(&out, "--points");
+        assert_eq!(out.code, Some(2), "usage errors exit with 2");
+        let out = run_in(
+            None,
+            &[command, "no-such-mesh.obj", "--points", "-"],
+            b"0 0 0\n",
+        );
+        assert_clean_failure(&out, "no-such-mesh.obj");
+    }
+}
+
+#[test]
 fn bad_options() {
     let cow = asset("cow.obj");
     let out = dir_png("bad-size");
@@ -122,6 +172,8 @@ fn help_goes_to_stdout_and_succeeds() {
     for command in [
         &["--help"][..],
         &["cast", "--help"],
+        &["contains", "--help"],
+        &["distance", "--help"],
         &["render", "--help"],
         &["bench", "--help"],
     ] {

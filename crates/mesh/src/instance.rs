@@ -186,6 +186,13 @@ impl Instance {
         }
     }
 
+    /// A world point carried into the mesh's space by the inverse transform, in `f64` (round
+    /// it once to `f32` where a mesh query needs one).
+    #[inline]
+    pub(crate) fn local_point(&self, point: Vec3) -> DVec3 {
+        self.to_local.transform_point3(point.as_dvec3())
+    }
+
     /// The closest hit of a world ray (cut to its distance limit) among the triangles that
     /// `filter` keeps and `culling` does not skip, as seen in the world: the instance's
     /// closest-hit walk, for [`RayQueries::cast`] on instances and scenes.

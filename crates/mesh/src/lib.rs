@@ -10,7 +10,9 @@
 //!
 //! For editors: every query takes [`QueryOptions`] (distance limit, back-face culling, layer
 //! mask, [`Filter`]); [`Scene::pick`] tells what is under the mouse ([`Pick`]),
-//! [`Scene::closest_point`] finds the nearest surface ([`SceneClosestPoint`]),
+//! [`PointQueries::closest_point`] finds the nearest surface ([`SceneClosestPoint`], and
+//! the vertex or edge it lands on, [`Feature`]), [`PointQueries::contains`] and
+//! [`PointQueries::signed_distance`] tell inside from outside,
 //! [`Scene::select`] what a box, sphere or marquee frustum holds ([`Containment`]), and
 //! [`SharedScene`] lets queries run on other threads while the scene is edited.
 //! Bad input is an [`Error`], never a panic. Most users depend on the `meshcast` facade.
@@ -40,6 +42,7 @@
 
 #![forbid(unsafe_code)]
 
+mod closedness;
 mod error;
 mod instance;
 mod leaf_blocks;
@@ -48,6 +51,7 @@ mod mesh;
 mod nearest;
 mod obj;
 mod pick;
+mod point_queries;
 mod query;
 mod ray_queries;
 mod scene;
@@ -57,13 +61,15 @@ mod subdivision;
 mod surface;
 mod tri_mesh;
 mod vertex_normals;
+mod winding;
 
 pub use error::{Error, IndexKind, Location, Result, Warning};
 pub use instance::Instance;
 pub use leaf_test::LeafTest;
 pub use mesh::Mesh;
-pub use nearest::{ClosestPoint, SceneClosestPoint};
+pub use nearest::{ClosestPoint, Feature, SceneClosestPoint};
 pub use pick::Pick;
+pub use point_queries::{PointQueries, CONTAINS_RAY_DIRECTION};
 pub use query::{Culling, Facing, Filter, KeepAll, QueryOptions, ALL_LAYERS};
 pub use ray_queries::{HitLists, RayQueries};
 pub use scene::{InstanceId, Scene, SceneHit};

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use crate::leaf_blocks::LeafBlocks;
 use crate::query::FaceCulling;
+use crate::winding::WindingCache;
 use crate::{Filter, LeafTest, QueryOptions, RayQueries, Result, SurfacePoint, TriMesh};
 
 /// A triangle mesh with a bounding volume hierarchy: closest hit, any hit, every hit and
@@ -48,6 +49,8 @@ pub struct Mesh {
     wide: WideBvh,
     /// The triangles in `wide`'s leaf order, four to a block, laid out for the leaf test.
     blocks: LeafBlocks,
+    /// The far-field expansions of the winding number, made by its first query.
+    pub(crate) winding: WindingCache,
 }
 
 impl Mesh {
@@ -124,6 +127,7 @@ impl Mesh {
             tri_mesh,
             wide,
             blocks,
+            winding: WindingCache::default(),
         }
     }
 
@@ -200,6 +204,7 @@ impl Mesh {
         self.wide.refit(&boxes)?;
         self.blocks = LeafBlocks::new(&tri_mesh, &self.wide, Parallel::Rayon, self.leaf_test());
         self.tri_mesh = tri_mesh;
+        self.winding = WindingCache::default();
         Ok(())
     }
 
@@ -219,15 +224,21 @@ impl Mesh {
         self.wide.bounds()
     }
 
-    /// Bytes of the acceleration structure: the hierarchy and the triangles laid out for its
-    /// leaf test (the [`TriMesh`] itself not counted).
+    /// Bytes of the acceleration structure: the hierarchy, the triangles laid out for its
+    /// leaf test, and once a winding number has been asked, the hierarchy's far-field
+    /// expansions (64 bytes per lane of each node; the [`TriMesh`] itself not counted).
     pub fn acceleration_bytes(&self) -> usize {
-        self.wide.bytes() + self.blocks.bytes()
+        self.wide.bytes() + self.blocks.bytes() + self.winding.get().map_or(0, |w| w.bytes())
     }
 
     /// The number of triangles, degenerate ones included.
     pub fn triangle_count(&self) -> usize {
         self.tri_mesh.triangle_count()
+    }
+
+    /// Whether the mesh is closed ([`TriMesh::is_closed`]).
+    pub fn is_closed(&self) -> bool {
+        self.tri_mesh.is_closed()
     }
 
     /// The closest hit of `ray` among the triangles that `filter` keeps and `culling` does

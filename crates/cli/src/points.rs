@@ -1,0 +1,112 @@
+//! `meshcast contains` and `meshcast distance`: points read one per line (`x y z`), answered
+//! by the library's point queries, printed in order.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use glam::Vec3;
+use meshcast::{Mesh, PointQueries};
+
+use crate::input::{self, LineReader};
+use crate::{loading, output};
+
+/// Tell whether each point is inside the mesh: `inside` or `outside`, one line per point.
+///
+/// Points are read one per line (`x y z`), in order; blank lines and lines starting with `#`
+/// are skipped. On a closed mesh the answer is exact; on one with holes a point is inside
+/// where the generalised winding number is at least 1/2. A point on the surface may be
+/// answered either way.
+#[derive(clap::Args, Debug)]
+pub struct ContainsArgs {
+    #[command(flatten)]
+    input: PointsInput,
+}
+
+/// Print each point's signed distance to the mesh's surface, negative inside, one line per
+/// point (`none` for a mesh whose triangles all have zero area).
+///
+/// Points are read one per line (`x y z`), in order; blank lines and lines starting with `#`
+/// are skipped. Distances print so that they read back to the same `f32`.
+#[derive(clap::Args, Debug)]
+pub struct DistanceArgs {
+    #[command(flatten)]
+    input: PointsInput,
+}
+
+/// The mesh and the points of a point command.
+#[derive(clap::Args, Debug)]
+struct PointsInput {
+    /// The OBJ file.
+    #[arg(value_name = "MESH")]
+    mesh: PathBuf,
+
+    /// The points, `x y z` one per line; `-` reads standard input.
+    #[arg(long, value_name = "FILE")]
+    points: String,
+}
+
+impl PointsInput {
+    /// Reads the points in chunks and writes `answer`'s lines for each chunk, in order.
+    fn answer_each(
+        &self,
+        out: &mut impl Write,
+        answer: impl Fn(&Mesh, &[Vec3]) -> Vec<String>,
+    ) -> Result<()> {
+        let reader = LineReader::open(&self.points, "points", parse_point)?;
+        let mesh = loading::load(&self.mesh)?.mesh;
+        reader.answer_each(out, |points| answer(&mesh, points))
+    }
+}
+
+pub fn run_contains(args: &ContainsArgs, out: &mut impl Write) -> Result<()> {
+    args.input.answer_each(out, |mesh, points| {
+        output::lines(&mesh.contains_batch(points), |text, &inside| {
+            output::containment(text, inside)
+        })
+    })
+}
+
+pub fn run_distance(args: &DistanceArgs, out: &mut impl Write) -> Result<()> {
+    args.input.answer_each(out, |mesh, points| {
+        output::lines(&mesh.signed_distance_batch(points), |text, distance| {
+            output::distance(text, *distance)
+        })
+    })
+}
+
+/// Parses one line into a point: three finite numbers separated by white space. Returns
+/// `None` for a blank line or a comment (`#` first).
+pub fn parse_point(line: &str) -> Result<Option<Vec3>> {
+    let numbers = input::numbers::<3>(line, "x y z", input::finite_number)?;
+    Ok(numbers.map(Vec3::from_array))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_white_space_separated_finite_numbers() {
+        let point = parse_point(" 1\t-2.5   3e-2 \r\n").unwrap();
+        assert_eq!(point, Some(Vec3::new(1.0, -2.5, 0.03)));
+        assert_eq!(
+            parse_point("-0 0 0").unwrap().unwrap().x.to_bits(),
+            (-0.0f32).to_bits()
+        );
+        assert_eq!(parse_point("   \n").unwrap(), None);
+        assert_eq!(parse_point("# 1 2 3").unwrap(), None);
+    }
+
+    #[test]
+    fn malformed_points_say_what_is_wrong() {
+        let message = |line| parse_point(line).unwrap_err().to_string();
+        assert_eq!(message("1 2"), "expected 3 numbers `x y z`, found 2");
+        assert_eq!(message("1 2 3 4"), "expected 3 numbers `x y z`, found 4");
+        assert_eq!(message("1 y 3"), "`y` is not a number");
+        assert_eq!(message("1 2 nan"), "`nan` is not a finite number");
+        assert_eq!(message("-inf 2 3"), "`-inf` is not a finite number");
+        assert_eq!(message("1e39 2 3"), "`1e39` is not a finite number");
+        assert_eq!(message("1,2,3"), "`1,2,3` is not a number");
+    }
+}
