@@ -5,16 +5,10 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use meshcast::{Mesh, Ray, RayQueries};
-use rayon::prelude::*;
 
-use crate::{loading, output, rays};
-
-/// How many input lines are read, answered in parallel and written at a time: enough to keep
-/// every thread busy, small enough that memory stays a few megabytes for any input.
-const CHUNK_LINES: usize = 1 << 16;
-
-/// Rays answered and formatted together by one task.
-const TASK_RAYS: usize = 1024;
+use crate::input::LineReader;
+use crate::output::{self, lines};
+use crate::{loading, rays};
 
 /// Cast rays read one per line (`ox oy oz dx dy dz`) and print one answer line per ray.
 ///
@@ -62,28 +56,13 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         (_, true) => Query::All,
         _ => Query::Closest,
     };
-    let input = rays::open(&args.rays)?;
+    let reader = LineReader::open(&args.rays, "rays", |line| rays::parse_ray(line, range))?;
     let mesh = loading::load(&args.mesh)?.mesh;
-    let name = if args.rays == "-" {
-        "standard input".to_owned()
-    } else {
-        args.rays.clone()
-    };
-    let mut reader = rays::RayReader::new(input, name, range, CHUNK_LINES);
-    while let Some(chunk) = reader.next_chunk() {
-        for text in answer(&mesh, &chunk.rays, query) {
-            out.write_all(text.as_bytes())?;
-        }
-        if let Some(err) = chunk.error {
-            out.flush()?;
-            return Err(err);
-        }
-    }
-    Ok(())
+    reader.answer_each(out, |rays| answer(&mesh, rays, query))
 }
 
 /// The answer lines for `rays`, in order: the library's batch query, then the lines written
-/// in parallel in blocks of [`TASK_RAYS`].
+/// in parallel ([`output::lines`]).
 fn answer(mesh: &Mesh, rays: &[Ray], query: Query) -> Vec<String> {
     match query {
         Query::Closest => lines(&mesh.cast_batch(rays), |text, hit| {
@@ -98,18 +77,4 @@ fn answer(mesh: &Mesh, rays: &[Ray], query: Query) -> Vec<String> {
             lines(&each, |text, hits| output::all(text, hits))
         }
     }
-}
-
-/// `write(text, answer)` for every answer, in order, in parallel in blocks of [`TASK_RAYS`].
-fn lines<A: Sync>(answers: &[A], write: impl Fn(&mut String, &A) + Sync) -> Vec<String> {
-    answers
-        .par_chunks(TASK_RAYS)
-        .map(|block| {
-            let mut text = String::with_capacity(block.len() * 48);
-            for answer in block {
-                write(&mut text, answer);
-            }
-            text
-        })
-        .collect()
 }

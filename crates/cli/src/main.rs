@@ -10,6 +10,7 @@ mod cast;
 mod demo;
 mod image;
 mod info;
+mod input;
 mod loading;
 mod output;
 mod pick;

@@ -1,10 +1,29 @@
-//! Answer lines of `meshcast cast`: `hit T TRIANGLE U V` or `miss`, one per ray.
+//! Answer lines, one per input line: `meshcast cast`'s `hit T TRIANGLE U V` or `miss`, and
+//! their formatting in parallel.
 //!
 //! Floats are printed with `Display`, the shortest text that reads back to the same `f32`.
 
 use std::fmt::Write;
 
 use meshcast::Hit;
+use rayon::prelude::*;
+
+/// Answers formatted together by one task.
+const TASK_LINES: usize = 1024;
+
+/// `write(text, answer)` for every answer, in order, in parallel in blocks of [`TASK_LINES`].
+pub fn lines<A: Sync>(answers: &[A], write: impl Fn(&mut String, &A) + Sync) -> Vec<String> {
+    answers
+        .par_chunks(TASK_LINES)
+        .map(|block| {
+            let mut text = String::with_capacity(block.len() * 48);
+            for answer in block {
+                write(&mut text, answer);
+            }
+            text
+        })
+        .collect()
+}
 
 /// Appends the closest-hit line: `hit T TRIANGLE U V` or `miss`.
 pub fn closest(out: &mut String, hit: Option<&Hit>) {

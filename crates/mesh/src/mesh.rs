@@ -81,6 +81,9 @@ impl Mesh {
     /// Builds the hierarchy over `tri_mesh`'s triangles, with the watertight leaf test
     /// ([`Mesh::with_leaf_test`] picks another). Degenerate triangles are left out of it
     /// (their boxes are given as empty), so they are never hit but keep their numbers.
+    ///
+    /// The hierarchy, and with it every answer, is the same on any number of threads and
+    /// with either `options.parallel` (what is promised: [`Bvh::build`]).
     pub fn from_tri_mesh(tri_mesh: TriMesh, options: &BuildOptions) -> Self {
         Self::build(tri_mesh, options, LeafTest::default())
     }

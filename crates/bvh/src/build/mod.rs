@@ -111,12 +111,14 @@ pub enum Parallel {
     /// Build on the calling thread only.
     Sequential,
     /// Build on the current rayon thread pool (run it under `ThreadPool::install` to choose
-    /// the thread count). The tree is the same as a sequential build's.
+    /// the thread count). The tree is a sequential build's, bit for bit, on any number of
+    /// threads (see [`Bvh::build`]).
     #[default]
     Rayon,
 }
 
-/// How to build a [`Bvh`].
+/// How to build a [`Bvh`]. The same boxes and options give the same tree on any number of
+/// threads, whichever [`Parallel`] is chosen ([`Bvh::build`] says what is promised).
 ///
 /// # Examples
 /// ```
@@ -191,6 +193,18 @@ impl Bvh {
     /// Boxes that are empty or not finite are dropped: their primitives are in no leaf and
     /// [`Bvh::dropped_count`] counts them. No input makes the build panic or recurse without
     /// end; with no usable box the hierarchy is empty and every query misses.
+    ///
+    /// # Determinism
+    /// The same boxes and options give the same tree, bit for bit (nodes, their boxes and the
+    /// primitive order), for any size of rayon pool and for [`Parallel::Sequential`] as for
+    /// [`Parallel::Rayon`], so every query on it answers the same too. Parallel passes merge
+    /// their parts in input order with the operations of the sequential pass, the sort of
+    /// [`Quality::Fast`] has unique keys, and nodes are laid out in the same order whichever
+    /// thread built them.
+    ///
+    /// Not promised: the build time; the same tree from another version of this crate; the
+    /// same bits on another target, where `min` and `max` may keep the other one of `0.0` and
+    /// `-0.0`, so that a box can differ in the sign of a zero.
     ///
     /// # Panics
     /// If there are more than `u32::MAX / 2` boxes.
@@ -275,7 +289,7 @@ impl Prepared {
             let mut prepared = Self::with_capacity(count);
             for part in parts {
                 prepared.primitives.extend_from_slice(&part.primitives);
-                prepared.bounds = prepared.bounds.union(part.bounds);
+                prepared.bounds = merge_boxes(prepared.bounds, part.bounds);
                 prepared.centroids = prepared.centroids.union(part.centroids);
             }
             return prepared;
@@ -292,7 +306,7 @@ impl Prepared {
             .collect();
         let (bounds, centroids) = primitives.par_chunks(PREPARE_CHUNK).map(bounds_of).reduce(
             || (Aabb::EMPTY, CentroidBounds::EMPTY),
-            |a, b| (a.0.union(b.0), a.1.union(b.1)),
+            |a, b| (merge_boxes(a.0, b.0), a.1.union(b.1)),
         );
         Self {
             primitives,
@@ -330,7 +344,7 @@ impl Prepared {
             cmax = cmax.max(c);
             self.primitives.push(p);
         }
-        self.bounds = self.bounds.union(Aabb::new(min.into(), max.into()));
+        self.bounds = merge_boxes(self.bounds, Aabb::new(min.into(), max.into()));
         self.centroids = self.centroids.union(CentroidBounds {
             min: cmin,
             max: cmax,
@@ -358,6 +372,17 @@ impl CentroidBounds {
             max: self.max.max(other.max),
         }
     }
+}
+
+/// The union of two boxes with the `Vec3A` `min` and `max` of the passes over primitives
+/// ([`bounds_of`], [`Prepared::extend`]), so that merging the parts of a parallel pass in
+/// order gives the sequential pass's box bit for bit. [`Aabb::union`] works on `Vec3`, whose
+/// `min` keeps the later of `0.0` and `-0.0` where `Vec3A`'s keeps `-0.0` (NEON) or the
+/// earlier one (wasm); on x86-64 both keep the later one.
+fn merge_boxes(a: Aabb, b: Aabb) -> Aabb {
+    let min = Vec3A::from(a.min).min(Vec3A::from(b.min));
+    let max = Vec3A::from(a.max).max(Vec3A::from(b.max));
+    Aabb::new(min.into(), max.into())
 }
 
 /// The box and the centroid box of `prims`.
