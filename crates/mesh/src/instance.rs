@@ -21,9 +21,11 @@ use crate::{
 /// spaces. [`Instance::surface`] carries the hit point back by the transform and normals by
 /// its inverse transpose.
 ///
-/// Point and volume queries (closest points, selections) measure in world space: on the
-/// mesh's triangles with each corner carried by the transform ([`Instance::world_triangle`]),
-/// so that a non-uniform scale stretches distances as it should. Each instance is on a set
+/// Closest points and volume queries (selections) measure in world space: on the mesh's
+/// triangles with each corner carried by the transform ([`Instance::world_triangle`]), so
+/// that a non-uniform scale stretches distances as it should. Inside and the winding number
+/// ([`crate::PointQueries`]) are the mesh's at the point carried into its space, the winding
+/// number turned over by a mirroring transform. Each instance is on a set
 /// of layers, a 32-bit mask ([`Instance::layers`], every layer by default), that a query's
 /// [`QueryOptions::mask`] selects.
 ///

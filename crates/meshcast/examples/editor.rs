@@ -125,11 +125,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let snap = QueryOptions::new().with_max_distance(size);
     match scene.closest_point(above, &snap) {
         Some(closest) => println!(
-            "closest to {above:.3}: instance {} triangle {} at {:.3} ({:.3} away)",
+            "closest to {above:.3}: instance {} triangle {} at {:.3} ({:.3} away, on {:?})",
             closest.instance.index(),
             closest.closest.triangle,
             closest.closest.point,
-            closest.closest.distance
+            closest.closest.distance,
+            closest.closest.feature
         ),
         None => println!("nothing within {size} of {above:.3}"),
     }

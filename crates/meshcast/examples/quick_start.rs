@@ -1,4 +1,5 @@
-//! Quick start: load a mesh, ask where rays hit it, and read the surface there.
+//! Quick start: load a mesh, ask where rays hit it, read the surface there, and ask about
+//! points: the nearest surface, inside or outside, the signed distance.
 //!
 //! `cargo run --release -p meshcast --example quick_start [MESH.obj]` (default: the bunny in
 //! assets/).
@@ -6,7 +7,7 @@
 use std::path::PathBuf;
 
 use meshcast::glam::Vec3;
-use meshcast::{Camera, Culling, Mesh, QueryOptions, Ray, RayQueries};
+use meshcast::{Camera, Culling, Mesh, PointQueries, QueryOptions, Ray, RayQueries};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args_os().nth(1).map_or_else(
@@ -82,6 +83,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "every hit of every pixel: {} hits, at most {most} on one ray",
         lists.hits().len()
+    );
+
+    // 7. Points (`PointQueries`): the nearest surface point and the face, edge or vertex it
+    //    lies on; inside or outside (exact by one ray's crossings on a closed mesh, by the
+    //    winding number on one with holes, like the bunny); the signed distance.
+    let closest = mesh
+        .closest_point(above, &QueryOptions::new())
+        .ok_or("the mesh has triangles")?;
+    println!(
+        "nearest to {above}: {} on triangle {} ({:?}), {} away",
+        closest.point, closest.triangle, closest.feature, closest.distance
+    );
+    println!(
+        "closed: {}; the centre: inside {}, winding number {:.3}, signed distance {:?}",
+        mesh.is_closed(),
+        mesh.contains(centre),
+        mesh.winding_number(centre),
+        mesh.signed_distance(centre)
     );
     Ok(())
 }

@@ -117,3 +117,15 @@ pub fn brute_force_winding_number(triangles: &[Triangle], point: Vec3) -> f64 {
         .sum();
     total / (4.0 * std::f64::consts::PI)
 }
+
+/// The distance from `point` to the nearest of `triangles` by brute force (each measured by
+/// [`Triangle::distance_squared`], the test the hierarchies use, so the answer is theirs bit
+/// for bit), degenerate triangles left out; `None` when there is none.
+pub fn brute_force_distance(triangles: &[Triangle], point: Vec3) -> Option<f32> {
+    triangles
+        .iter()
+        .filter(|triangle| !triangle.is_degenerate())
+        .map(|triangle| triangle.distance_squared(point))
+        .min_by(f32::total_cmp)
+        .map(f32::sqrt)
+}

@@ -1,11 +1,12 @@
 //! Closed, consistently oriented meshes made in code, for the tests of crossings and of
 //! inside and outside: a cube whose corners and edge points are exact in `f32`, an icosphere
-//! and a torus. Every triangle runs counter-clockwise seen from outside.
+//! and a torus, and any of them moved (turned askew, say). Every triangle runs
+//! counter-clockwise seen from outside.
 
 use std::collections::HashMap;
 use std::f32::consts::TAU;
 
-use meshcast::glam::Vec3;
+use meshcast::glam::{Affine3A, Vec3};
 use meshcast::TriMesh;
 
 /// The cube `[-half, half]^3`, two triangles a face, each face split `levels` times into four
@@ -135,6 +136,20 @@ pub fn torus(major: f32, minor: f32, around: u32, across: u32) -> TriMesh {
         })
         .collect();
     TriMesh::new(positions, triangles).expect("a valid torus")
+}
+
+/// `mesh` with every position moved by `transform` (the triangles kept): the cube turned so
+/// that its faces and edges lie askew to the axes, say.
+///
+/// # Panics
+/// If a moved position is not finite.
+pub fn transformed(mesh: &TriMesh, transform: Affine3A) -> TriMesh {
+    let positions = mesh
+        .positions()
+        .iter()
+        .map(|&p| transform.transform_point3(p))
+        .collect();
+    TriMesh::new(positions, mesh.indices().to_vec()).expect("finite positions")
 }
 
 #[cfg(test)]
