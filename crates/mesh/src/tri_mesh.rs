@@ -30,7 +30,9 @@ pub struct VertexAttribute<T> {
 impl<T: Copy> VertexAttribute<T> {
     /// The attribute with these values and per-triangle corner indices (checked when attached
     /// to a mesh, by [`TriMesh::with_normals`] or [`TriMesh::with_uvs`]).
-    pub fn new(values: Vec<T>, indices: Vec<Option<[u32; 3]>>) -> Self {
+    pub fn new(mut values: Vec<T>, mut indices: Vec<Option<[u32; 3]>>) -> Self {
+        values.shrink_to_fit();
+        indices.shrink_to_fit();
         Self { values, indices }
     }
 
@@ -113,7 +115,7 @@ impl TriMesh {
     /// [`Error::IndexOutOfRange`] for a vertex index past the positions,
     /// [`Error::NonFiniteVertex`] for a NaN or infinite position, [`Error::TooLarge`] for more
     /// than `u32::MAX` vertices or triangles. An empty mesh is fine (every ray misses it).
-    pub fn new(positions: Vec<Vec3>, indices: Vec<[u32; 3]>) -> Result<Self> {
+    pub fn new(mut positions: Vec<Vec3>, mut indices: Vec<[u32; 3]>) -> Result<Self> {
         for (what, count) in [("vertex", positions.len()), ("triangle", indices.len())] {
             if count > u32::MAX as usize {
                 return Err(Error::TooLarge {
@@ -151,6 +153,9 @@ impl TriMesh {
             .collect();
         let degenerate_count = kept.iter().filter(|&&kept| !kept).count();
         let closed = crate::closedness::is_closed(&positions, &indices, &kept);
+        // A loader fills these by pushing: keep only what the mesh holds.
+        positions.shrink_to_fit();
+        indices.shrink_to_fit();
         Ok(Self {
             positions,
             indices,
@@ -250,6 +255,7 @@ impl TriMesh {
         }
         self.group_names = names;
         self.triangle_groups = triangle_groups;
+        self.triangle_groups.shrink_to_fit();
         Ok(self)
     }
 
