@@ -59,7 +59,9 @@ pub(crate) fn is_closed(positions: &[Vec3], indices: &[[u32; 3]], kept: &[bool])
 
 /// For each vertex, the smallest index of a vertex at the same position (`-0.0` and `0.0`
 /// are the same coordinate; the positions are finite), found with an open-addressing hash
-/// table of vertex indices.
+/// table of vertex indices. Not `std::collections::HashMap`: with it, `TriMesh::new` on the
+/// bunny subdivided twice (1.1M triangles) took 103 ms instead of 45 ms (`cargo bench -p
+/// meshcast-benches --bench point_queries -- closedness`), its hashing dominating.
 fn weld(positions: &[Vec3]) -> Vec<u32> {
     const EMPTY: u32 = u32::MAX;
     // Adding 0.0 turns -0.0 into 0.0 and changes nothing else.
