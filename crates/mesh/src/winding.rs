@@ -25,22 +25,6 @@ use crate::Mesh;
 /// instructions for the same error.
 pub(crate) const FAR_FIELD_RATIO: f64 = 3.0;
 
-/// The signed solid angle of the triangle `v0 v1 v2` seen from `q`, in steradians
-/// (`-2π..=2π`): positive when `q` lies behind the triangle, on the side opposite its normal
-/// `(v1 - v0) x (v2 - v0)` (inside, for a closed mesh whose triangles face out). The
-/// formula of Van Oosterom and Strackee (*The Solid Angle of a Plane Triangle*, 1983), in
-/// `f64`.
-#[inline]
-pub(crate) fn solid_angle(q: DVec3, triangle: &Triangle) -> f64 {
-    let a = triangle.v0.as_dvec3() - q;
-    let b = triangle.v1.as_dvec3() - q;
-    let c = triangle.v2.as_dvec3() - q;
-    let (la, lb, lc) = (a.length(), b.length(), c.length());
-    let det = a.dot(b.cross(c));
-    let denominator = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
-    2.0 * det.atan2(denominator)
-}
-
 /// The far-field expansion of one subtree's triangles about their area-weighted centroid
 /// `centre`, to third order (Barill et al. 2018, §3.2): the dipole `Σ A n` (area `A`, unit
 /// normal `n`), the second-order matrix `Σ ∫ n (x - centre)ᵀ dA` and the third-order
@@ -340,7 +324,7 @@ impl WindingTree {
                     WideLane::Leaf(slots) => {
                         for slot in slots {
                             if wide.primitive_order()[slot as usize] != PADDING_SLOT {
-                                sum += solid_angle(q, &mesh.leaf_triangle(slot).0);
+                                sum += mesh.leaf_triangle(slot).0.solid_angle(q);
                             }
                         }
                     }
@@ -384,25 +368,9 @@ mod tests {
         mesh.tri_mesh()
             .triangles()
             .filter(|t| !t.is_degenerate())
-            .map(|t| solid_angle(q, &t))
+            .map(|t| t.solid_angle(q))
             .sum::<f64>()
             / (4.0 * PI)
-    }
-
-    #[test]
-    fn a_triangle_seen_from_behind_its_front_has_a_positive_solid_angle() {
-        let tri = Triangle::new(
-            Vec3::new(-1.0, -1.0, 1.0),
-            Vec3::new(1.0, -1.0, 1.0),
-            Vec3::new(0.0, 1.0, 1.0),
-        );
-        // Its front faces +z; the origin is behind it.
-        assert!(tri.normal().z > 0.0);
-        assert!(solid_angle(DVec3::ZERO, &tri) > 0.0);
-        assert!(solid_angle(DVec3::new(0.0, 0.0, 2.0), &tri) < 0.0);
-        // Seen from just behind its middle, nearly a hemisphere.
-        let near = solid_angle(DVec3::new(0.0, -0.3, 1.0 - 1e-9), &tri);
-        assert!((near - 2.0 * PI).abs() < 1e-6, "{near}");
     }
 
     #[test]

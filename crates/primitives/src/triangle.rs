@@ -1,7 +1,7 @@
 //! The triangle and its geometry; the ray tests live beside it, one per file
 //! ([`crate::watertight`], [`crate::moller_trumbore`], [`crate::triangle_transform`]).
 
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 
 use crate::{Aabb, Hit, Ray, WatertightRay};
 
@@ -57,6 +57,38 @@ impl Triangle {
     #[inline]
     pub fn normal(&self) -> Vec3 {
         (self.v1 - self.v0).cross(self.v2 - self.v0)
+    }
+
+    /// The signed solid angle of the triangle seen from `from`, in steradians (`-2π..=2π`):
+    /// positive when `from` lies behind the triangle, on the side opposite its normal
+    /// ([`Triangle::normal`]; inside, for a closed mesh whose triangles face out). The
+    /// formula of Van Oosterom and Strackee (*The Solid Angle of a Plane Triangle*, 1983), in
+    /// `f64`. Summed over a mesh and divided by 4π it is the generalised winding number
+    /// (Jacobson, Kavan and Sorkine-Hornung 2013).
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::{DVec3, Vec3};
+    /// use meshcast_primitives::Triangle;
+    ///
+    /// let tri = Triangle::new(Vec3::new(-1.0, -1.0, 1.0), Vec3::new(1.0, -1.0, 1.0), Vec3::new(0.0, 1.0, 1.0));
+    /// // Its front faces +z; the origin is behind it.
+    /// assert!(tri.normal().z > 0.0);
+    /// assert!(tri.solid_angle(DVec3::ZERO) > 0.0);
+    /// assert!(tri.solid_angle(DVec3::new(0.0, 0.0, 2.0)) < 0.0);
+    /// // Seen from just behind its middle, nearly a hemisphere.
+    /// let near = tri.solid_angle(DVec3::new(0.0, -0.3, 1.0 - 1e-9));
+    /// assert!((near - 2.0 * std::f64::consts::PI).abs() < 1e-6);
+    /// ```
+    #[inline]
+    pub fn solid_angle(&self, from: DVec3) -> f64 {
+        let a = self.v0.as_dvec3() - from;
+        let b = self.v1.as_dvec3() - from;
+        let c = self.v2.as_dvec3() - from;
+        let (la, lb, lc) = (a.length(), b.length(), c.length());
+        let det = a.dot(b.cross(c));
+        let denominator = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
+        2.0 * det.atan2(denominator)
     }
 
     /// The area.

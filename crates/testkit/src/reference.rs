@@ -99,21 +99,14 @@ pub fn edge_closeness(hit: &Hit) -> f32 {
 
 /// The generalised winding number of `triangles` at `point` by brute force (Jacobson, Kavan
 /// and Sorkine-Hornung, *Robust Inside-Outside Segmentation using Generalized Winding
-/// Numbers*, 2013): the signed solid angles of every triangle seen from the point (Van
-/// Oosterom and Strackee's formula), summed in `f64` and divided by 4π. On a closed,
+/// Numbers*, 2013): every triangle's signed solid angle seen from the point
+/// ([`Triangle::solid_angle`]), summed in `f64` and divided by 4π. On a closed,
 /// consistently oriented mesh it is 1 inside (counter-clockwise faces outward), 0 outside,
 /// up to rounding.
 pub fn brute_force_winding_number(triangles: &[Triangle], point: Vec3) -> f64 {
-    let p = point.as_dvec3();
     let total: f64 = triangles
         .iter()
-        .map(|triangle| {
-            let [a, b, c] = triangle.vertices().map(|v| v.as_dvec3() - p);
-            let (la, lb, lc) = (a.length(), b.length(), c.length());
-            let numerator = a.dot(b.cross(c));
-            let denominator = la * lb * lc + a.dot(b) * lc + a.dot(c) * lb + b.dot(c) * la;
-            2.0 * numerator.atan2(denominator)
-        })
+        .map(|triangle| triangle.solid_angle(point.as_dvec3()))
         .sum();
     total / (4.0 * std::f64::consts::PI)
 }
