@@ -13,7 +13,7 @@ use meshcast_primitives::Ray;
 use rayon::prelude::*;
 
 use crate::query::FaceCulling;
-use crate::ray_queries::BATCH_GRAIN;
+use crate::ray_queries::{sealed, BATCH_GRAIN};
 use crate::{
     ClosestPoint, Filter, Instance, InstanceId, KeepAll, Mesh, QueryOptions, Scene,
     SceneClosestPoint,
@@ -335,12 +335,4 @@ impl PointQueries for Scene {
             .map(|(_, instance)| instance.winding_finite(point))
             .sum()
     }
-}
-
-/// The levels that answer [`PointQueries`]: this crate's `Mesh`, `Instance` and `Scene`.
-mod sealed {
-    pub trait Level {}
-    impl Level for crate::Mesh {}
-    impl Level for crate::Instance {}
-    impl Level for crate::Scene {}
 }

@@ -371,8 +371,9 @@ impl<H, L: IntoIterator<Item = H>> FromIterator<L> for HitLists<H> {
     }
 }
 
-/// The levels that answer [`RayQueries`]: this crate's `Mesh`, `Instance` and `Scene`.
-mod sealed {
+/// The levels that answer [`RayQueries`] and [`crate::PointQueries`]: this crate's `Mesh`,
+/// `Instance` and `Scene`.
+pub(crate) mod sealed {
     pub trait Level {}
     impl Level for crate::Mesh {}
     impl Level for crate::Instance {}
