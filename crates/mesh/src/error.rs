@@ -4,31 +4,68 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// A place in an OBJ file: its path and a 1-based line number.
+/// A place in a mesh file: the file (none for bytes in memory) and where in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
-    /// The file.
-    pub path: PathBuf,
-    /// The line, counting from 1.
-    pub line: usize,
+    /// The file, or `None` for bytes and readers.
+    pub file: Option<PathBuf>,
+    /// Where in it.
+    pub place: Place,
+}
+
+/// Where in a file something is: a line of a text format, a byte of a binary one, an element
+/// of a format made of numbered parts (a glTF accessor, a PLY face), or the file as a whole.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// The whole file.
+    File,
+    /// A line, counting from 1.
+    Line(usize),
+    /// A byte offset, counting from 0.
+    Byte(u64),
+    /// An element, counting from 0: `kind` names it (`"accessor"`, `"face"`, `"section"`).
+    Element {
+        /// What sort of element.
+        kind: &'static str,
+        /// Its index.
+        index: usize,
+    },
 }
 
 impl Location {
-    pub(crate) fn new(path: &Path, line: usize) -> Self {
+    /// `place` in `file`.
+    pub(crate) fn new(file: Option<&Path>, place: Place) -> Self {
         Self {
-            path: path.to_path_buf(),
-            line,
+            file: file.map(Path::to_path_buf),
+            place,
+        }
+    }
+
+    /// The line, for a place in a text format.
+    pub fn line(&self) -> Option<usize> {
+        match self.place {
+            Place::Line(line) => Some(line),
+            _ => None,
         }
     }
 }
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.path.display(), self.line)
+        match &self.file {
+            Some(file) => write!(f, "{}", file.display())?,
+            None => f.write_str("<bytes>")?,
+        }
+        match self.place {
+            Place::File => Ok(()),
+            Place::Line(line) => write!(f, ":{line}"),
+            Place::Byte(offset) => write!(f, ": byte {offset}"),
+            Place::Element { kind, index } => write!(f, ": {kind} {index}"),
+        }
     }
 }
 
-/// Which per-vertex list an OBJ face index points into.
+/// Which per-vertex list a face index points into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IndexKind {
     /// A position (`v`).
@@ -51,7 +88,7 @@ impl fmt::Display for IndexKind {
 
 /// Everything that can go wrong while loading or constructing a mesh, an instance or a scene.
 ///
-/// File errors carry a [`Location`] (path and line) or the path; errors in caller-supplied
+/// File errors carry a [`Location`] (the file, and the line, byte or element); errors in caller-supplied
 /// slices carry the triangle or vertex index and the bad value.
 ///
 /// # Examples
@@ -76,10 +113,67 @@ pub enum Error {
     },
 
     /// The file holds no face at all (empty, only comments, only vertices or lines).
-    #[error("{}: no faces in the file", path.display())]
+    #[error("{at}: no faces in the file")]
     NoFaces {
         /// The file.
-        path: PathBuf,
+        at: Location,
+    },
+
+    /// Neither the file's extension nor its first bytes say which format it is in.
+    #[error("{at}: not a mesh format meshcast reads (OBJ, glTF, PLY, STL or a meshcast cache)")]
+    UnknownFormat {
+        /// The file.
+        at: Location,
+    },
+
+    /// The format's reader was left out of this build (a cargo feature of `meshcast-mesh`).
+    #[error("{at}: this build reads no {format} files (enable the `{}` feature)", format.feature())]
+    FormatDisabled {
+        /// The file.
+        at: Location,
+        /// Its format.
+        format: crate::Format,
+    },
+
+    /// The file ends before what its header or structure promises.
+    #[error("{at}: the file ends early: expected {expected}")]
+    Truncated {
+        /// Where the missing data should be.
+        at: Location,
+        /// What was expected there.
+        expected: String,
+    },
+
+    /// The file is not valid in its format: what the format's reader reported, with the
+    /// place it knows.
+    #[error("{at}: invalid {format} file: {problem}")]
+    Malformed {
+        /// Where.
+        at: Location,
+        /// The format.
+        format: crate::Format,
+        /// What is wrong.
+        problem: String,
+    },
+
+    /// The file is valid but needs something meshcast does not read (a required glTF
+    /// extension such as Draco compression, an external buffer when loading from bytes).
+    #[error("{at}: unsupported: {what}")]
+    Unsupported {
+        /// Where.
+        at: Location,
+        /// What is needed.
+        what: String,
+    },
+
+    /// A meshcast cache file that cannot be used: another format version, another build,
+    /// or damaged.
+    #[error("{at}: {problem}")]
+    Cache {
+        /// Where.
+        at: Location,
+        /// What is wrong.
+        problem: crate::io::cache::CacheProblem,
     },
 
     /// A line is not valid UTF-8 (a binary or foreign-encoded file).
@@ -100,8 +194,8 @@ pub enum Error {
         found: String,
     },
 
-    /// A coordinate, texture coordinate or normal is NaN or infinite (float parsing accepts
-    /// `nan` and `inf`, and huge literals overflow).
+    /// A coordinate, texture coordinate or normal is NaN or infinite (text parsing accepts
+    /// `nan` and `inf`, huge literals overflow, binary formats store any bits).
     #[error("{at}: coordinate `{found}` is not a finite number")]
     NonFiniteValue {
         /// Where.
@@ -110,9 +204,10 @@ pub enum Error {
         found: String,
     },
 
-    /// A face refers to a vertex, texture coordinate or normal that is not defined before it
-    /// (OBJ indices are 1-based; negative ones count back from the last definition).
-    #[error("{at}: {kind} index {index} is out of range ({count} defined so far)")]
+    /// A face refers to a vertex, texture coordinate or normal that the file does not define
+    /// (for OBJ: not before the face; OBJ indices are 1-based, and negative ones count back
+    /// from the last definition).
+    #[error("{at}: {kind} index {index} is out of range ({count} defined)")]
     FaceIndexOutOfRange {
         /// Where.
         at: Location,
@@ -133,11 +228,12 @@ pub enum Error {
         corners: usize,
     },
 
+    #[cfg(feature = "obj")]
     /// tobj rejected a file that the line-by-line check accepted (no line number known).
-    #[error("{}: {source}", path.display())]
+    #[error("{at}: {source}")]
     Obj {
         /// The file.
-        path: PathBuf,
+        at: Location,
         /// tobj's error.
         #[source]
         source: tobj::LoadError,
@@ -224,6 +320,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Warning {
+    #[cfg(feature = "obj")]
     /// A material library named by `mtllib` could not be loaded; materials are not used for
     /// ray casting, so the geometry is still complete.
     #[error("material library {}: {source}", path.display())]

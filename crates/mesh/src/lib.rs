@@ -45,11 +45,11 @@
 mod closedness;
 mod error;
 mod instance;
+mod io;
 mod leaf_blocks;
 mod leaf_test;
 mod mesh;
 mod nearest;
-mod obj;
 mod pick;
 mod point_queries;
 mod query;
@@ -63,8 +63,10 @@ mod tri_mesh;
 mod vertex_normals;
 mod winding;
 
-pub use error::{Error, IndexKind, Location, Result, Warning};
+pub use error::{Error, IndexKind, Location, Place, Result, Warning};
 pub use instance::Instance;
+pub use io::cache::CacheProblem;
+pub use io::{Format, CACHE_EXTENSION};
 pub use leaf_test::LeafTest;
 pub use mesh::Mesh;
 pub use nearest::{ClosestPoint, Feature, SceneClosestPoint};

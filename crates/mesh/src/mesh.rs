@@ -213,6 +213,11 @@ impl Mesh {
         &self.tri_mesh
     }
 
+    /// The geometry, without the hierarchy.
+    pub fn into_tri_mesh(self) -> TriMesh {
+        self.tri_mesh
+    }
+
     /// The eight-wide hierarchy over the triangles (its padded leaf order is that of the
     /// triangles it holds).
     pub fn bvh(&self) -> &WideBvh {

@@ -1,8 +1,6 @@
 //! `TriMesh`: an indexed triangle mesh with optional normals, texture coordinates and group
 //! names, validated on construction. No BVH here (see [`crate::Mesh`]).
 
-use std::path::Path;
-
 use glam::{Vec2, Vec3};
 use meshcast_primitives::{Aabb, Triangle};
 
@@ -180,28 +178,6 @@ impl TriMesh {
             positions.iter().copied().map(Vec3::from).collect(),
             indices.to_vec(),
         )
-    }
-
-    /// Loads every object and group of a Wavefront OBJ file into one mesh.
-    ///
-    /// Polygons become `n - 2` triangles in file order: a convex one the fan
-    /// `(c0, ci, ci+1)` from its first corner, as tobj does, so triangle `k` is predictable
-    /// from the file; a concave one by ear clipping ([`Warning::ConcaveFaces`] counts them).
-    /// Negative (relative) indices are accepted; normals and texture coordinates are kept for
-    /// the faces that give them for every corner;
-    /// each triangle remembers the name of the last `o` or `g` statement before it (tobj
-    /// treats both alike; faces before any get `"unnamed_object"`). Line elements (`l`),
-    /// points and curves are skipped with a [`Warning`], as is a material library that cannot
-    /// be read: see [`TriMesh::warnings`]. Vertices that no face uses are dropped, and a vertex
-    /// used by several objects is repeated in each.
-    ///
-    /// # Errors
-    /// [`Error::Io`] (missing or unreadable file), [`Error::NoFaces`] (empty file or no face),
-    /// and with the file's path and line: [`Error::InvalidUtf8`], [`Error::Syntax`],
-    /// [`Error::NonFiniteValue`], [`Error::FaceIndexOutOfRange`] (an index past the elements
-    /// defined before the face, or 0), [`Error::FaceTooSmall`].
-    pub fn from_obj(path: impl AsRef<Path>) -> Result<Self> {
-        crate::obj::load(path.as_ref())
     }
 
     /// The same mesh with per-corner normals (for smooth shading at a hit).

@@ -24,7 +24,7 @@ fn line_of(err: &Error) -> Option<usize> {
         | Error::Syntax { at, .. }
         | Error::NonFiniteValue { at, .. }
         | Error::FaceIndexOutOfRange { at, .. }
-        | Error::FaceTooSmall { at, .. } => Some(at.line),
+        | Error::FaceTooSmall { at, .. } => at.line(),
         _ => None,
     }
 }

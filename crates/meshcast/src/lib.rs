@@ -160,13 +160,13 @@ pub use meshcast_primitives as primitives;
 
 pub use meshcast_bvh::{BuildOptions, Bvh, BvhStats, Kernel, Parallel, Quality, TraversalCounts};
 pub use meshcast_mesh::{
+    CacheProblem, Error, Format, IndexKind, Instance, InstanceId, LeafTest, Location, Mesh, Place,
+    Result, Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning, CACHE_EXTENSION,
+};
+pub use meshcast_mesh::{
     ClosestPoint, Containment, Culling, Facing, Feature, Filter, HitLists, KeepAll, Pick,
     PointQueries, QueryOptions, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
     ALL_LAYERS, CONTAINS_RAY_DIRECTION,
-};
-pub use meshcast_mesh::{
-    Error, IndexKind, Instance, InstanceId, LeafTest, Location, Mesh, Result, Scene, SceneHit,
-    SurfacePoint, TriMesh, VertexAttribute, Warning,
 };
 pub use meshcast_primitives::{
     Aabb, Camera, ClipPlanes, DepthConvention, Frustum, Hit, Ray, RayHit, Sphere, Triangle,

@@ -7,14 +7,13 @@
 //! line elements (`l`) blanked, since tobj reads them as faces; colours after a `v` dropped;
 //! statements tobj does not use blanked.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::path::Path;
-
 use glam::{Vec2, Vec3};
 use smallvec::{smallvec, SmallVec};
+use std::cell::RefCell;
+use std::collections::HashMap;
 
-use crate::error::{excerpt, IndexKind, Location};
+use super::Source;
+use crate::error::{excerpt, IndexKind, Location, Place};
 use crate::{Error, Result, TriMesh, VertexAttribute, Warning};
 
 /// Which per-corner attributes a face gives for *all* of its corners.
@@ -36,20 +35,17 @@ struct Checked {
     ignored: Vec<(String, usize, usize)>,
 }
 
-/// Loads every object and group of an OBJ file into one triangle mesh.
-pub(crate) fn load(path: &Path) -> Result<TriMesh> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let checked = check(path, &bytes)?;
+/// Reads every object and group of an OBJ file into one triangle mesh. Material libraries
+/// are looked up next to the file; bytes without a file have none.
+pub(crate) fn read(bytes: &[u8], source: Source) -> Result<TriMesh> {
+    let checked = check(source, bytes)?;
     if checked.faces.is_empty() {
         return Err(Error::NoFaces {
-            path: path.to_path_buf(),
+            at: source.at(Place::File),
         });
     }
 
-    let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let folder = source.folder();
     let failed_libraries = RefCell::new(Vec::new());
     // The struct update is needed when tobj's optional features add fields.
     #[allow(clippy::needless_update)]
@@ -62,6 +58,11 @@ pub(crate) fn load(path: &Path) -> Result<TriMesh> {
     };
     let (models, _materials) =
         tobj::load_obj_buf(&mut checked.cleaned.as_bytes(), &options, |library| {
+            // Materials play no part in ray casting: they are read only to warn about a
+            // library a file names but lacks.
+            let Some(folder) = folder else {
+                return Ok(Default::default());
+            };
             let loaded = tobj::load_mtl(folder.join(library));
             if let Err(source) = &loaded {
                 failed_libraries
@@ -70,9 +71,9 @@ pub(crate) fn load(path: &Path) -> Result<TriMesh> {
             }
             loaded
         })
-        .map_err(|source| Error::Obj {
-            path: path.to_path_buf(),
-            source,
+        .map_err(|error| Error::Obj {
+            at: source.at(Place::File),
+            source: error,
         })?;
 
     let (mut tri_mesh, concave) = merge(&models, &checked.faces)?;
@@ -99,7 +100,7 @@ pub(crate) fn load(path: &Path) -> Result<TriMesh> {
 }
 
 /// The line-by-line check: every error that a user can fix, with its line.
-fn check(path: &Path, bytes: &[u8]) -> Result<Checked> {
+fn check(source: Source, bytes: &[u8]) -> Result<Checked> {
     let mut counts = [0usize; 3]; // v, vt, vn defined so far
     let mut cleaned = String::with_capacity(bytes.len() + 1);
     let mut faces = Vec::new();
@@ -107,7 +108,7 @@ fn check(path: &Path, bytes: &[u8]) -> Result<Checked> {
 
     for (number, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         let line = number + 1;
-        let at = || Location::new(path, line);
+        let at = || source.at(Place::Line(line));
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let text = std::str::from_utf8(raw)
             .map_err(|_| Error::InvalidUtf8 { at: at() })?
