@@ -353,6 +353,16 @@ pub enum Warning {
         /// The first line where it appears.
         first_line: usize,
     },
+
+    /// Parts of a file that hold no triangles and were skipped, where lines do not number
+    /// them: glTF point and line primitives.
+    #[error("skipped {count} {what}")]
+    SkippedPrimitives {
+        /// How many.
+        count: usize,
+        /// What they are and where (`"LINES primitive(s) in mesh 2 (wire)"`).
+        what: String,
+    },
 }
 
 /// Shortens text quoted in an error so that a megabyte line does not become a megabyte

@@ -253,8 +253,12 @@ impl TriMesh {
     ///
     /// - OBJ: every object and group, polygons triangulated ([`TriMesh::from_obj`] tells
     ///   how triangles are numbered).
-    /// - glTF: the default scene flattened into one mesh, each node's mesh placed by its
-    ///   world transform ([`Scene::from_path`] keeps the instances instead).
+    /// - glTF: the default scene flattened into one mesh: each mesh a node places is appended
+    ///   with its positions carried into world space by the node's transform (composed in
+    ///   `f64`), normals by its inverse transpose, and triangles turned where the transform
+    ///   mirrors, so their front stays the front; a mesh placed twice appears twice, its
+    ///   groups once ([`Scene::from_gltf`] tells what is read; [`Scene::from_path`] keeps
+    ///   the instances instead).
     /// - PLY and STL: their triangles; STL's repeated corners are welded into shared
     ///   vertices.
     /// - a meshcast cache: the mesh it holds.
@@ -353,6 +357,20 @@ impl Mesh {
     }
 }
 
+/// The scene in `bytes`, in `format`: a glTF file's default scene, any other format one
+/// instance, untransformed, of its mesh.
+fn read_scene(bytes: &[u8], format: Format, source: Source) -> Result<Scene> {
+    #[cfg(feature = "gltf")]
+    if format == Format::Gltf {
+        return gltf::read_scene(bytes, source);
+    }
+    let mesh = Arc::new(read_mesh(bytes, format, source)?);
+    Ok(Scene::from_instances([Instance::new(
+        mesh,
+        glam::Affine3A::IDENTITY,
+    )?]))
+}
+
 impl Scene {
     /// Loads a file as a scene: a glTF file's default scene, its nodes becoming instances of
     /// shared meshes ([`Scene::from_gltf`]); any other format one instance, untransformed,
@@ -364,15 +382,33 @@ impl Scene {
         let path = path.as_ref();
         let bytes = read_file(path)?;
         let source = Source::file(path);
-        let format = Format::of_file(source, &bytes)?;
-        #[cfg(feature = "gltf")]
-        if format == Format::Gltf {
-            return gltf::read_scene(&bytes, source);
-        }
-        let mesh = Arc::new(read_mesh(&bytes, format, source)?);
-        Ok(Scene::from_instances([Instance::new(
-            mesh,
-            glam::Affine3A::IDENTITY,
-        )?]))
+        read_scene(&bytes, Format::of_file(source, &bytes)?, source)
+    }
+
+    /// Reads a scene from bytes in `format`, or in the format the bytes look like when
+    /// `format` is `None` ([`Format::detect`]). As [`Scene::from_path`], but a glTF file must
+    /// embed its buffers or be a GLB.
+    ///
+    /// # Errors
+    /// As [`Scene::from_path`], without [`Error::Io`]; errors name the source `<bytes>`.
+    ///
+    /// # Examples
+    /// ```
+    /// use meshcast_mesh::{Format, Scene};
+    ///
+    /// let obj = b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    /// let scene = Scene::from_bytes(obj, Some(Format::Obj))?;
+    /// assert_eq!(scene.len(), 1);
+    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8], format: Option<Format>) -> Result<Self> {
+        let source = Source::MEMORY;
+        let format = match format {
+            Some(format) => format,
+            None => Format::detect(bytes).ok_or_else(|| Error::UnknownFormat {
+                at: source.at(Place::File),
+            })?,
+        };
+        read_scene(bytes, format, source)
     }
 }
