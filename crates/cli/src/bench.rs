@@ -1,7 +1,7 @@
 //! `meshcast bench`: load, build and ray throughput of meshes, each figure a median of runs.
 //!
 //! For careful, statistically checked figures use the criterion benches (`cargo bench`); this
-//! command gives quick numbers on any OBJ file.
+//! command gives quick numbers on any mesh file.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,7 +28,7 @@ const INCOHERENT_SEED: u64 = 0x6d65_7368;
 /// `--threads 1` times a one-thread build.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// OBJ files.
+    /// Mesh files (OBJ, glTF, PLY, STL; a glTF scene flattened into one mesh).
     #[arg(value_name = "MESH", required = true)]
     meshes: Vec<PathBuf>,
 
@@ -239,7 +239,7 @@ fn bench_mesh(
 ) -> Result<MeshBench> {
     let name = path.display().to_string();
     progress.step(format!("{name}: load"));
-    let (tri_mesh, load_time) = median(runs, || loading::read_obj(path));
+    let (tri_mesh, load_time) = median(runs, || loading::read_mesh(path));
     let tri_mesh = tri_mesh?;
     let subdivided = (tri_mesh.triangle_count() as u64).saturating_mul(4u64.pow(args.subdivide));
     if subdivided > MAX_SUBDIVIDED_TRIANGLES {

@@ -4,7 +4,9 @@ use std::str::FromStr;
 
 use anyhow::{bail, Result};
 use glam::Vec3;
-use meshcast::{Camera, Mesh};
+use meshcast::Camera;
+
+use crate::target::Target;
 
 /// The largest accepted image side, in pixels.
 const MAX_IMAGE_SIDE: u32 = 16_384;
@@ -111,7 +113,7 @@ impl CameraOptions {
     ///
     /// # Errors
     /// A field of view outside (0, 180) degrees, a zero `up`, or an eye on the target.
-    pub fn camera(&self, mesh: &Mesh) -> Result<Camera> {
+    pub fn camera(&self, mesh: &impl Target) -> Result<Camera> {
         if !(self.fov > 0.0 && self.fov < 180.0) {
             bail!("--fov {} is not between 0 and 180 degrees", self.fov);
         }
@@ -137,8 +139,8 @@ impl CameraOptions {
 
 /// The camera of `pick`, `render` and the demo when none is given: the mesh's vertices fitted
 /// in the image, seen from the front right and a little above.
-pub fn default_camera(mesh: &Mesh, fov_y_degrees: f32, aspect: f32) -> Camera {
-    Camera::framing_points(mesh.tri_mesh().positions(), fov_y_degrees, aspect)
+pub fn default_camera(mesh: &impl Target, fov_y_degrees: f32, aspect: f32) -> Camera {
+    Camera::framing_points(&mesh.world_positions(), fov_y_degrees, aspect)
 }
 
 #[cfg(test)]

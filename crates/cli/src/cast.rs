@@ -4,19 +4,22 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use meshcast::{Mesh, Ray, RayQueries};
+use meshcast::Ray;
 
 use crate::input::LineReader;
+use crate::loading::{self, Loaded};
 use crate::output::{self, lines};
-use crate::{loading, rays};
+use crate::rays;
+use crate::target::Target;
 
 /// Cast rays read one per line (`ox oy oz dx dy dz`) and print one answer line per ray.
 ///
 /// Prints `hit T TRIANGLE U V` or `miss` for the closest hit, in input order; blank lines and
-/// lines starting with `#` are skipped. T is in units of the ray's direction.
+/// lines starting with `#` are skipped. T is in units of the ray's direction. A glTF file is
+/// a scene of instances: each hit also gives the instance, last (`hit T TRIANGLE U V INSTANCE`).
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The OBJ file.
+    /// The mesh file (OBJ, glTF, PLY, STL); a glTF file's nodes make a scene.
     #[arg(value_name = "MESH")]
     mesh: PathBuf,
 
@@ -57,13 +60,15 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         _ => Query::Closest,
     };
     let reader = LineReader::open(&args.rays, "rays", |line| rays::parse_ray(line, range))?;
-    let mesh = loading::load(&args.mesh)?.mesh;
-    reader.answer_each(out, |rays| answer(&mesh, rays, query))
+    match loading::load_target(&args.mesh)? {
+        Loaded::Mesh(mesh) => reader.answer_each(out, |rays| answer(mesh.as_ref(), rays, query)),
+        Loaded::Scene(scene) => reader.answer_each(out, |rays| answer(&scene, rays, query)),
+    }
 }
 
 /// The answer lines for `rays`, in order: the library's batch query, then the lines written
 /// in parallel ([`output::lines`]).
-fn answer(mesh: &Mesh, rays: &[Ray], query: Query) -> Vec<String> {
+fn answer<T: Target>(mesh: &T, rays: &[Ray], query: Query) -> Vec<String> {
     match query {
         Query::Closest => lines(&mesh.cast_batch(rays), |text, hit| {
             output::closest(text, hit.as_ref())
@@ -73,7 +78,7 @@ fn answer(mesh: &Mesh, rays: &[Ray], query: Query) -> Vec<String> {
         }),
         Query::All => {
             let lists = mesh.cast_all_batch(rays);
-            let each: Vec<&[meshcast::Hit]> = lists.iter().collect();
+            let each: Vec<&[T::Hit]> = lists.iter().collect();
             lines(&each, |text, hits| output::all(text, hits))
         }
     }

@@ -11,7 +11,7 @@ use crate::timing::{millions_per_second, ms};
 /// Print counts, bounds, load and build times, memory and BVH statistics of each mesh.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// OBJ files.
+    /// Mesh files (OBJ, glTF, PLY, STL; a glTF scene flattened into one mesh).
     #[arg(value_name = "MESH", required = true)]
     meshes: Vec<PathBuf>,
 }

@@ -1,10 +1,12 @@
-//! Loading a mesh and building its BVH, timed separately; and where the bundled bunny is.
+//! Loading a mesh file in any format and building its BVH, timed separately; a glTF file
+//! as a scene for the commands that cast rays; and where the bundled bunny is.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::Result;
-use meshcast::{BuildOptions, Mesh, Quality, TriMesh};
+use anyhow::{Context, Result};
+use meshcast::{BuildOptions, Format, Mesh, Quality, Scene, TriMesh};
 
 use crate::timing::timed;
 
@@ -18,28 +20,30 @@ pub struct LoadedMesh {
     pub build_time: Duration,
 }
 
-/// Reads an OBJ file.
+/// Reads a mesh file in any format the library reads (a glTF file's scene flattened).
 ///
 /// # Errors
-/// The library's error (missing file, a bad line with its number), with the path.
-pub fn read_obj(path: &Path) -> Result<TriMesh> {
-    TriMesh::from_obj(path).map_err(|err| {
-        // The library's messages name the file; add it only where one does not.
-        let shown = path.display().to_string();
-        if err.to_string().contains(&shown) {
-            anyhow::Error::new(err).context("loading mesh")
-        } else {
-            anyhow::Error::new(err).context(format!("loading mesh {shown}"))
-        }
-    })
+/// The library's error (missing file, unknown format, a bad line or element), with the path.
+pub fn read_mesh(path: &Path) -> Result<TriMesh> {
+    TriMesh::from_path(path).map_err(|err| with_path(err, path))
 }
 
-/// Reads an OBJ file, then builds its BVH with the default options.
+/// The library's error with the path, where its message does not name the file already.
+fn with_path(err: meshcast::Error, path: &Path) -> anyhow::Error {
+    let shown = path.display().to_string();
+    if err.to_string().contains(&shown) {
+        anyhow::Error::new(err).context("loading mesh")
+    } else {
+        anyhow::Error::new(err).context(format!("loading mesh {shown}"))
+    }
+}
+
+/// Reads a mesh file, then builds its BVH with the default options.
 ///
 /// # Errors
-/// As [`read_obj`].
+/// As [`read_mesh`].
 pub fn load(path: &Path) -> Result<LoadedMesh> {
-    let (tri_mesh, load_time) = timed(|| read_obj(path));
+    let (tri_mesh, load_time) = timed(|| read_mesh(path));
     let tri_mesh = tri_mesh?;
     let (mesh, build_time) = timed(|| build(tri_mesh, Quality::default()));
     Ok(LoadedMesh {
@@ -47,6 +51,37 @@ pub fn load(path: &Path) -> Result<LoadedMesh> {
         load_time,
         build_time,
     })
+}
+
+/// What the commands that cast rays look at: a glTF file's scene, its nodes placing shared
+/// meshes, or the mesh of any other file.
+pub enum Loaded {
+    Mesh(Box<Mesh>),
+    Scene(Scene),
+}
+
+/// Loads a file for the commands that cast rays: a glTF file (by its content) as a scene,
+/// any other as [`load`] does.
+///
+/// # Errors
+/// As [`read_mesh`].
+pub fn load_target(path: &Path) -> Result<Loaded> {
+    if !is_gltf(path)? {
+        return Ok(Loaded::Mesh(Box::new(load(path)?.mesh)));
+    }
+    Scene::from_path(path)
+        .map(Loaded::Scene)
+        .map_err(|err| with_path(err, path))
+}
+
+/// Whether a file holds glTF: its first bytes say so.
+fn is_gltf(path: &Path) -> Result<bool> {
+    const HEAD_BYTES: u64 = 1024;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(HEAD_BYTES).read_to_end(&mut head))
+        .with_context(|| format!("reading mesh {}", path.display()))?;
+    Ok(Format::detect(&head) == Some(Format::Gltf))
 }
 
 /// Builds the BVH of a loaded mesh with the default options at `quality`.

@@ -1,5 +1,5 @@
-//! The `meshcast` command: load OBJ meshes, cast rays from files or a camera, ask about points,
-//! render, measure.
+//! The `meshcast` command: load meshes (OBJ, glTF, PLY, STL), cast rays from files or a
+//! camera, ask about points, render, measure.
 //!
 //! Thin by design: every geometric answer comes from the `meshcast` library; this crate parses
 //! arguments, ray and point lines, formats answers and pictures, and reports errors.
@@ -20,6 +20,7 @@ mod progress;
 mod rays;
 mod render;
 mod shading;
+mod target;
 mod timing;
 
 use std::io::{self, Write};

@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use meshcast::Hit;
+use crate::target::HitFields;
 use rayon::prelude::*;
 
 /// Answers formatted together by one task.
@@ -26,13 +26,29 @@ pub fn lines<A: Sync>(answers: &[A], write: impl Fn(&mut String, &A) + Sync) -> 
         .collect()
 }
 
-/// Appends the closest-hit line: `hit T TRIANGLE U V` or `miss`.
-pub fn closest(out: &mut String, hit: Option<&Hit>) {
+/// Appends the closest-hit line: `hit T TRIANGLE U V` (and ` INSTANCE` in a scene) or
+/// `miss`.
+pub fn closest(out: &mut String, hit: Option<&impl HitFields>) {
     match hit {
         Some(hit) => {
-            let _ = writeln!(out, "hit {} {} {} {}", hit.t, hit.triangle, hit.u, hit.v);
+            out.push_str("hit");
+            fields(out, hit);
+            out.push('\n');
         }
         None => out.push_str("miss\n"),
+    }
+}
+
+/// Appends ` T TRIANGLE U V`, and ` INSTANCE` for a hit in a scene.
+fn fields(out: &mut String, hit: &impl HitFields) {
+    let mesh_hit = hit.mesh_hit();
+    let _ = write!(
+        out,
+        " {} {} {} {}",
+        mesh_hit.t, mesh_hit.triangle, mesh_hit.u, mesh_hit.v
+    );
+    if let Some(instance) = hit.instance() {
+        let _ = write!(out, " {instance}");
     }
 }
 
@@ -41,16 +57,16 @@ pub fn any(out: &mut String, occluded: bool) {
     out.push_str(if occluded { "hit\n" } else { "miss\n" });
 }
 
-/// Appends the all-hits line: `miss`, or `hits N` then `T TRIANGLE U V` for each hit in the
-/// order given (sorted by `t`).
-pub fn all(out: &mut String, hits: &[Hit]) {
+/// Appends the all-hits line: `miss`, or `hits N` then `T TRIANGLE U V` (and `INSTANCE` in a
+/// scene) for each hit in the order given (sorted by `t`).
+pub fn all(out: &mut String, hits: &[impl HitFields]) {
     if hits.is_empty() {
         out.push_str("miss\n");
         return;
     }
     let _ = write!(out, "hits {}", hits.len());
     for hit in hits {
-        let _ = write!(out, " {} {} {} {}", hit.t, hit.triangle, hit.u, hit.v);
+        fields(out, hit);
     }
     out.push('\n');
 }
@@ -73,13 +89,29 @@ pub fn distance(out: &mut String, distance: Option<f32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use meshcast::{Hit, InstanceId, SceneHit};
+
+    #[test]
+    fn scene_hits_give_their_instance_last() {
+        let hit = SceneHit {
+            instance: InstanceId::from_index(3),
+            hit: Hit::new(2.0, 0.25, 0.5).with_triangle(7),
+        };
+        let mut out = String::new();
+        closest(&mut out, Some(&hit));
+        all(&mut out, &[hit, hit]);
+        assert_eq!(
+            out,
+            "hit 2 7 0.25 0.5 3\nhits 2 2 7 0.25 0.5 3 2 7 0.25 0.5 3\n"
+        );
+    }
 
     #[test]
     fn lines_round_trip_their_floats() {
         let hit = Hit::new(0.1 + 0.2, 1.0 / 3.0, 1e-30).with_triangle(42);
         let mut out = String::new();
         closest(&mut out, Some(&hit));
-        closest(&mut out, None);
+        closest(&mut out, None::<&Hit>);
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[1], "miss");
         let words: Vec<&str> = lines[0].split(' ').collect();
@@ -95,7 +127,7 @@ mod tests {
         let mut out = String::new();
         any(&mut out, true);
         any(&mut out, false);
-        all(&mut out, &[]);
+        all(&mut out, &[] as &[Hit]);
         all(
             &mut out,
             &[

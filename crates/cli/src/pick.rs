@@ -4,10 +4,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use meshcast::RayQueries;
 
 use crate::camera_options::CameraOptions;
-use crate::loading;
+use crate::loading::{self, Loaded};
+use crate::target::{HitFields, Target};
 
 /// Tell what is under a pixel: triangle, object/group, world point, normals, distance.
 ///
@@ -15,7 +15,7 @@ use crate::loading;
 /// `meshcast render` uses, so a pixel of its picture can be picked.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The OBJ file.
+    /// The mesh file (OBJ, glTF, PLY, STL); a glTF file's nodes make a scene.
     #[arg(value_name = "MESH")]
     mesh: PathBuf,
 
@@ -41,8 +41,18 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
     if column >= size.width || row >= size.height {
         bail!("--pixel {column},{row} is outside the {size} image");
     }
-    let mesh = loading::load(&args.mesh)?.mesh;
-    let camera = args.camera.camera(&mesh)?;
+    match loading::load_target(&args.mesh)? {
+        Loaded::Mesh(mesh) => pick(mesh.as_ref(), args, out),
+        Loaded::Scene(scene) => pick(&scene, args, out),
+    }
+}
+
+/// Prints what the pixel's ray hits first in `mesh`: the triangle (and instance, in a scene),
+/// its group, the point, the normals and the distance.
+fn pick(mesh: &impl Target, args: &Args, out: &mut impl Write) -> Result<()> {
+    let size = args.camera.size;
+    let (column, row) = args.pixel;
+    let camera = args.camera.camera(mesh)?;
     let ray = camera.ray_through_pixel(column, row, size.width, size.height);
     let Some((hit, surface)) = mesh
         .cast(&ray)
@@ -57,7 +67,10 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
     } else {
         "back"
     };
-    writeln!(out, "triangle  {}", hit.triangle)?;
+    if let Some(instance) = hit.instance() {
+        writeln!(out, "instance  {instance}")?;
+    }
+    writeln!(out, "triangle  {}", hit.mesh_hit().triangle)?;
     writeln!(out, "group     {}", surface.group.unwrap_or("-"))?;
     writeln!(out, "point     {} {} {}", point.x, point.y, point.z)?;
     writeln!(
@@ -68,7 +81,7 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
     let shading = surface.shading_normal;
     writeln!(out, "shading   {} {} {}", shading.x, shading.y, shading.z)?;
     // Camera rays have unit directions: t is the distance from the eye.
-    writeln!(out, "distance  {}", hit.t)?;
+    writeln!(out, "distance  {}", hit.mesh_hit().t)?;
     Ok(())
 }
 

@@ -37,7 +37,7 @@ pub struct DistanceArgs {
 /// The mesh and the points of a point command.
 #[derive(clap::Args, Debug)]
 struct PointsInput {
-    /// The OBJ file.
+    /// The mesh file (OBJ, glTF, PLY, STL; a glTF scene flattened into one mesh).
     #[arg(value_name = "MESH")]
     mesh: PathBuf,
 

@@ -6,19 +6,20 @@ use std::time::Duration;
 
 use anyhow::Result;
 use glam::Vec3;
-use meshcast::{Camera, Hit, Mesh, RayQueries};
+use meshcast::Camera;
 use rayon::prelude::*;
 
 use crate::camera_options::{CameraOptions, Size};
 use crate::image::{srgb_byte, Image};
-use crate::loading;
+use crate::loading::{self, Loaded};
 use crate::shading::{self, Shading};
+use crate::target::{HitFields, Target};
 use crate::timing::{millions_per_second, ms, timed};
 
 /// Render a picture of a mesh to a PNG file.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The OBJ file.
+    /// The mesh file (OBJ, glTF, PLY, STL); a glTF file's nodes make a scene.
     #[arg(value_name = "MESH")]
     mesh: PathBuf,
 
@@ -100,17 +101,24 @@ impl RenderReport {
 }
 
 pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
-    let mesh = loading::load(&args.mesh)?.mesh;
-    let camera = args.camera.camera(&mesh)?;
-    let report = render(&mesh, &camera, args.camera.size, args.mode);
+    let report = match loading::load_target(&args.mesh)? {
+        Loaded::Mesh(mesh) => render_with_options(mesh.as_ref(), args)?,
+        Loaded::Scene(scene) => render_with_options(&scene, args)?,
+    };
     report.image.write_png(&args.output)?;
     writeln!(out, "{}", report.summary(args.mode))?;
     writeln!(out, "wrote {}", args.output.display())?;
     Ok(())
 }
 
+/// Renders a mesh or a scene through the camera the options choose.
+fn render_with_options(target: &impl Target, args: &Args) -> Result<RenderReport> {
+    let camera = args.camera.camera(target)?;
+    Ok(render(target, &camera, args.camera.size, args.mode))
+}
+
 /// Renders `mesh` through `camera` at `size`.
-pub fn render(mesh: &Mesh, camera: &Camera, size: Size, mode: Mode) -> RenderReport {
+pub fn render<T: Target>(mesh: &T, camera: &Camera, size: Size, mode: Mode) -> RenderReport {
     let ((report_parts, pixels), total_time) = timed(|| {
         let rays: Vec<meshcast::Ray> = camera.pixel_rays(size.width, size.height).collect();
         let (hits, primary_time) = timed(|| mesh.cast_batch(&rays));
@@ -138,12 +146,12 @@ pub fn render(mesh: &Mesh, camera: &Camera, size: Size, mode: Mode) -> RenderRep
 }
 
 /// The clay picture, and how many secondary rays it took.
-fn shaded(
-    mesh: &Mesh,
+fn shaded<T: Target>(
+    mesh: &T,
     camera: &Camera,
     size: Size,
     rays: &[meshcast::Ray],
-    hits: &[Option<Hit>],
+    hits: &[Option<T::Hit>],
 ) -> (Vec<[u8; 3]>, u64) {
     let shading = Shading::new(mesh, camera);
     let shades: Vec<([u8; 3], u32)> = (rays, hits)
@@ -165,10 +173,11 @@ fn shaded(
 }
 
 /// The depth picture: distances mapped from the nearest (white) to the farthest (dark).
-fn depth(size: Size, hits: &[Option<Hit>]) -> Vec<[u8; 3]> {
+fn depth<H: HitFields + Sync>(size: Size, hits: &[Option<H>]) -> Vec<[u8; 3]> {
     let (near, far) = hits
         .iter()
         .flatten()
+        .map(HitFields::mesh_hit)
         .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), hit| {
             (lo.min(hit.t), hi.max(hit.t))
         });
@@ -178,7 +187,7 @@ fn depth(size: Size, hits: &[Option<Hit>]) -> Vec<[u8; 3]> {
         .map(|(index, hit)| match hit {
             Some(hit) => {
                 // Stored linearly (not sRGB encoded), so equal steps of distance look equal.
-                let closeness = 1.0 - (hit.t - near) / span;
+                let closeness = 1.0 - (hit.mesh_hit().t - near) / span;
                 [(20.0 + 235.0 * closeness).round() as u8; 3]
             }
             None => to_bytes(background_at(index, size) * 0.3),
@@ -187,12 +196,12 @@ fn depth(size: Size, hits: &[Option<Hit>]) -> Vec<[u8; 3]> {
 }
 
 /// The normal picture.
-fn normals(
-    mesh: &Mesh,
+fn normals<T: Target>(
+    mesh: &T,
     camera: &Camera,
     size: Size,
     rays: &[meshcast::Ray],
-    hits: &[Option<Hit>],
+    hits: &[Option<T::Hit>],
 ) -> Vec<[u8; 3]> {
     let shading = Shading::new(mesh, camera);
     (rays, hits)
@@ -225,7 +234,7 @@ fn to_bytes(linear: Vec3) -> [u8; 3] {
 
 /// Renders and writes a PNG; used by the demo.
 pub fn render_to_file(
-    mesh: &Mesh,
+    mesh: &meshcast::Mesh,
     camera: &Camera,
     size: Size,
     path: &Path,

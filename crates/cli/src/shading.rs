@@ -5,7 +5,9 @@
 //! answers into colours.
 
 use glam::Vec3;
-use meshcast::{Camera, Hit, Mesh, Ray, RayQueries, SurfacePoint};
+use meshcast::{Camera, Ray, SurfacePoint};
+
+use crate::target::Target;
 
 /// Ambient occlusion rays per pixel.
 pub const AO_SAMPLES: u32 = 12;
@@ -26,9 +28,9 @@ const KEY_COLOUR: Vec3 = Vec3::new(0.85, 0.78, 0.68);
 /// The ambient light's colour and strength (linear RGB): a cool sky.
 const SKY_COLOUR: Vec3 = Vec3::new(0.55, 0.62, 0.75);
 
-/// Shades hits of one camera on one mesh.
-pub struct Shading<'a> {
-    mesh: &'a Mesh,
+/// Shades hits of one camera on one mesh or scene.
+pub struct Shading<'a, T> {
+    mesh: &'a T,
     /// Unit direction towards the key light.
     key_light: Vec3,
     ao_radius: f32,
@@ -41,19 +43,13 @@ pub struct Shade {
     pub secondary_rays: u32,
 }
 
-impl<'a> Shading<'a> {
+impl<'a, T: Target> Shading<'a, T> {
     /// Shading for `mesh` seen by `camera`: the key light sits above and to the left of the
     /// camera, so shadows fall right and down and show the shape.
-    pub fn new(mesh: &'a Mesh, camera: &Camera) -> Self {
+    pub fn new(mesh: &'a T, camera: &Camera) -> Self {
         // Compute the smooth normals now, once, rather than inside the first pixel while the
         // other threads wait for them.
-        let tri_mesh = mesh.tri_mesh();
-        if tri_mesh
-            .normals()
-            .is_none_or(|normals| normals.indices().contains(&None))
-        {
-            tri_mesh.vertex_normals();
-        }
+        mesh.prepare_normals();
         let forward = camera.forward();
         let right = forward.cross(camera.up).normalize_or_zero();
         let up = right.cross(forward);
@@ -94,7 +90,7 @@ impl<'a> Shading<'a> {
     /// The clay colour of a hit (linear RGB), with a shadow ray towards the key light and
     /// [`AO_SAMPLES`] ambient occlusion rays, decorrelated between pixels by `pixel`; black
     /// for a hit that is not of this mesh.
-    pub fn shade(&self, ray: &Ray, hit: &Hit, pixel: u32) -> Shade {
+    pub fn shade(&self, ray: &Ray, hit: &T::Hit, pixel: u32) -> Shade {
         let Some(surface) = self.mesh.surface(hit) else {
             return Shade {
                 colour: Vec3::ZERO,
