@@ -32,6 +32,7 @@ mod reference;
 mod scene_reference;
 mod scenes;
 mod shapes;
+mod writers;
 
 pub use assets::{
     all_assets, asset, assets_dir, count_obj_triangles, obj_vertex_bounds, temp_path,
@@ -48,3 +49,4 @@ pub use scene_reference::{
 };
 pub use scenes::{query_point, random_scene, small_meshes};
 pub use shapes::{cube, icosphere, torus, transformed};
+pub use writers::{ascii_stl_bytes, binary_stl_bytes, ply_bytes, PlyEncoding, PlyLayout, Polygons};
