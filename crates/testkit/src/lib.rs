@@ -5,9 +5,10 @@
 //! (its `bench` command and its tests), the criterion benches and the peer comparison use it
 //! for the repository's meshes; for seeded rays, the same for the same seed everywhere (the
 //! incoherent rays every benchmark measures with, random and adversarial rays for the tests);
-//! for random scenes; and for the brute-force references every query is checked against,
-//! loops over every triangle with the same triangle test and tie rule. `meshcast-bvh` and
-//! `meshcast-primitives` keep their own test support, as they sit below the facade.
+//! for random scenes; for the assets written as PLY and STL files; and for the brute-force
+//! references every query is checked against, loops over every triangle with the same
+//! triangle test and tie rule. `meshcast-bvh` and `meshcast-primitives` keep their own test
+//! support, as they sit below the facade.
 //!
 //! ```
 //! use meshcast::glam::Vec3;
