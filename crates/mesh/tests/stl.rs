@@ -177,3 +177,26 @@ fn detection_tells_binary_that_starts_with_solid_from_ascii() {
         Some(Format::Stl)
     );
 }
+
+/// An ASCII file may hold several solids; their triangles follow one another.
+#[test]
+fn every_solid_of_an_ascii_file_is_read() -> Result<()> {
+    let mut text = ascii("solid first", &SQUARE[..1]);
+    text.extend_from_slice(b"\n\n");
+    text.extend(ascii("  solid second", &SQUARE[1..]));
+    text.extend_from_slice(b"some trailing words\n");
+    let mesh = read(&text)?;
+    assert_eq!(mesh.indices(), &[[0, 1, 2], [0, 2, 3]]);
+    let mut broken = text.clone();
+    let at = broken.len() - 60;
+    broken.truncate(at);
+    let err = read(&broken).expect_err("the second solid is cut");
+    assert_eq!(
+        place(&err),
+        Some(&Place::Element {
+            kind: "triangle",
+            index: 1
+        })
+    );
+    Ok(())
+}

@@ -25,46 +25,19 @@ const ASCII_PROBE_BYTES: usize = 1024;
 /// Reads the triangles of an STL file in file order, welding corners whose coordinates are
 /// bit for bit equal (`-0.0` welded with `0.0`, the same point) into one vertex, numbered
 /// in order of first use. Stored facet normals and attribute bytes are ignored. An ASCII
-/// file's first `solid` is read; anything after its `endsolid` is ignored.
+/// file may hold several solids, one after another; text after the last `endsolid` line that
+/// does not start another solid is ignored.
 pub(crate) fn read(bytes: &[u8], source: Source) -> Result<TriMesh> {
-    let mut view = match encoding(bytes, source)? {
-        Encoding::Binary => Spliced {
-            head: &[0; 80],
-            tail: &bytes[80..],
-            position: 0,
-        },
-        Encoding::Ascii { body } => Spliced {
-            head: b"solid meshcast\n",
-            tail: &bytes[body..],
-            position: 0,
-        },
-    };
-    let triangles = stl_io::create_stl_reader(&mut view).map_err(|error| Error::Malformed {
-        at: source.at(Place::File),
-        format: Format::Stl,
-        problem: error.to_string(),
-    })?;
-
     let mut welder = Welder::default();
-    for (index, triangle) in triangles.enumerate() {
-        let at = || {
-            source.at(Place::Element {
-                kind: "triangle",
-                index,
-            })
-        };
-        let triangle = triangle.map_err(|error| stl_error(at(), &error))?;
-        let mut corners = [0u32; 3];
-        for (corner, vertex) in corners.iter_mut().zip(triangle.vertices) {
-            if let Some(&bad) = vertex.0.iter().find(|c| !c.is_finite()) {
-                return Err(Error::NonFiniteValue {
-                    at: at(),
-                    found: bad.to_string(),
-                });
+    match encoding(bytes, source)? {
+        Encoding::Binary => welder.read(&[0; 80], &bytes[80..], source)?,
+        Encoding::Ascii { body } => {
+            let mut body = Some(body);
+            while let Some(start) = body {
+                welder.read(b"solid meshcast\n", &bytes[start..], source)?;
+                body = next_solid(bytes, start);
             }
-            *corner = welder.vertex(Vec3::from_array(vertex.0))?;
         }
-        welder.indices.push(corners);
     }
     if welder.indices.is_empty() {
         return Err(Error::NoFaces {
@@ -72,6 +45,37 @@ pub(crate) fn read(bytes: &[u8], source: Source) -> Result<TriMesh> {
         });
     }
     TriMesh::new(welder.positions, welder.indices)
+}
+
+/// Where the facets of the next solid begin, after the solid whose facets begin at `start`:
+/// past the first line whose first word is `endsolid` (where stl_io stops), the next line
+/// that is not blank, if it starts with `solid`.
+fn next_solid(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut offset = start;
+    for line in bytes[start..].split_inclusive(|&b| b == b'\n') {
+        offset += line.len();
+        let first = line
+            .split(|b| b.is_ascii_whitespace())
+            .find(|word| !word.is_empty());
+        if first == Some(&b"endsolid"[..]) {
+            return ascii_body(bytes, offset);
+        }
+    }
+    None
+}
+
+/// Where the facets begin, if the text from `from` (after white space) starts with
+/// `solid`: after that line.
+fn ascii_body(bytes: &[u8], from: usize) -> Option<usize> {
+    let text = super::trim_start(&bytes[from..]);
+    let solid = bytes.len() - text.len();
+    text.get(..5)
+        .is_some_and(|word| word.eq_ignore_ascii_case(b"solid"))
+        .then(|| {
+            text.iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |end| solid + end + 1)
+        })
 }
 
 /// How an STL file is stored.
@@ -93,18 +97,8 @@ fn encoding(bytes: &[u8], source: Source) -> Result<Encoding> {
     if expected == Some(bytes.len() as u64) {
         return Ok(Encoding::Binary);
     }
-    let text = super::trim_start(bytes);
     let is_text = !bytes[..bytes.len().min(ASCII_PROBE_BYTES)].contains(&0);
-    if is_text
-        && text
-            .get(..5)
-            .is_some_and(|word| word.eq_ignore_ascii_case(b"solid"))
-    {
-        let solid = bytes.len() - text.len();
-        let body = text
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |end| solid + end + 1);
+    if let Some(body) = ascii_body(bytes, 0).filter(|_| is_text) {
         return Ok(Encoding::Ascii { body });
     }
     let at = source.at(Place::Byte(bytes.len() as u64));
@@ -171,6 +165,43 @@ struct Welder {
 }
 
 impl Welder {
+    /// Reads the triangles of `head` followed by `tail` with stl_io, numbering them after
+    /// those read before.
+    fn read(&mut self, head: &[u8], tail: &[u8], source: Source) -> Result<()> {
+        let mut view = Spliced {
+            head,
+            tail,
+            position: 0,
+        };
+        let triangles = stl_io::create_stl_reader(&mut view).map_err(|error| Error::Malformed {
+            at: source.at(Place::File),
+            format: Format::Stl,
+            problem: error.to_string(),
+        })?;
+        for triangle in triangles {
+            let index = self.indices.len();
+            let at = || {
+                source.at(Place::Element {
+                    kind: "triangle",
+                    index,
+                })
+            };
+            let triangle = triangle.map_err(|error| stl_error(at(), &error))?;
+            let mut corners = [0u32; 3];
+            for (corner, vertex) in corners.iter_mut().zip(triangle.vertices) {
+                if let Some(&bad) = vertex.0.iter().find(|c| !c.is_finite()) {
+                    return Err(Error::NonFiniteValue {
+                        at: at(),
+                        found: bad.to_string(),
+                    });
+                }
+                *corner = self.vertex(Vec3::from_array(vertex.0))?;
+            }
+            self.indices.push(corners);
+        }
+        Ok(())
+    }
+
     /// The vertex at `position`, added if new.
     fn vertex(&mut self, position: Vec3) -> Result<u32> {
         // Adding zero turns -0.0 into 0.0 and changes nothing else.
