@@ -342,6 +342,16 @@ pub enum Warning {
         first_line: usize,
     },
 
+    /// Concave polygons of a format that numbers its faces rather than its lines (PLY),
+    /// ear-clipped as in [`Warning::ConcaveFaces`].
+    #[error("ear-clipped {count} concave face(s), the first is face {first_face}")]
+    ConcavePolygons {
+        /// How many.
+        count: usize,
+        /// The first one's index among the file's faces, counting from 0.
+        first_face: usize,
+    },
+
     /// Statements that carry no triangles and were skipped: lines (`l`), points (`p`),
     /// free-form curves and surfaces, or unknown keywords.
     #[error("ignored {count} `{keyword}` statement(s), the first on line {first_line}")]

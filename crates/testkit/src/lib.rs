@@ -5,9 +5,10 @@
 //! (its `bench` command and its tests), the criterion benches and the peer comparison use it
 //! for the repository's meshes; for seeded rays, the same for the same seed everywhere (the
 //! incoherent rays every benchmark measures with, random and adversarial rays for the tests);
-//! for random scenes; and for the brute-force references every query is checked against,
-//! loops over every triangle with the same triangle test and tie rule. `meshcast-bvh` and
-//! `meshcast-primitives` keep their own test support, as they sit below the facade.
+//! for random scenes; for the assets written as PLY and STL files; and for the brute-force
+//! references every query is checked against, loops over every triangle with the same
+//! triangle test and tie rule. `meshcast-bvh` and `meshcast-primitives` keep their own test
+//! support, as they sit below the facade.
 //!
 //! ```
 //! use meshcast::glam::Vec3;
@@ -32,6 +33,7 @@ mod reference;
 mod scene_reference;
 mod scenes;
 mod shapes;
+mod writers;
 
 pub use assets::{
     all_assets, asset, assets_dir, count_obj_triangles, obj_vertex_bounds, temp_path,
@@ -48,3 +50,4 @@ pub use scene_reference::{
 };
 pub use scenes::{query_point, random_scene, small_meshes};
 pub use shapes::{cube, icosphere, torus, transformed};
+pub use writers::{ascii_stl_bytes, binary_stl_bytes, ply_bytes, PlyEncoding, PlyLayout, Polygons};

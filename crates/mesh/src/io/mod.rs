@@ -22,6 +22,8 @@ pub(crate) mod gltf;
 pub(crate) mod obj;
 #[cfg(feature = "ply")]
 pub(crate) mod ply;
+#[cfg(any(feature = "obj", feature = "ply"))]
+mod polygon;
 #[cfg(feature = "stl")]
 pub(crate) mod stl;
 

@@ -8,10 +8,10 @@
 //! statements tobj does not use blanked.
 
 use glam::{Vec2, Vec3};
-use smallvec::{smallvec, SmallVec};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use super::polygon::triangulate;
 use super::Source;
 use crate::error::{excerpt, IndexKind, Location, Place};
 use crate::{Error, Result, TriMesh, VertexAttribute, Warning};
@@ -412,22 +412,4 @@ fn offset(len: usize) -> Result<u32> {
         what: "vertex",
         count: len as u64,
     })
-}
-
-/// A face's triangles as corner numbers, and whether it was concave.
-///
-/// A convex face becomes the fan `(0, i, i + 1)`, the way tobj triangulates, so triangle
-/// numbers are predictable from the file; a concave one is ear-clipped
-/// ([`meshcast_primitives::triangulate`]), so its triangles cover the face and nothing else.
-fn triangulate(points: &[Vec3]) -> (SmallVec<[[usize; 3]; 2]>, bool) {
-    let fan = |i: usize| [0, i, i + 1];
-    if points.len() == 3 {
-        return (smallvec![fan(1)], false);
-    }
-    let triangles: SmallVec<[[usize; 3]; 2]> = meshcast_primitives::triangulate(points)
-        .into_iter()
-        .map(|t| t.map(|corner| corner as usize))
-        .collect();
-    let concave = triangles.iter().enumerate().any(|(i, &t)| t != fan(i + 1));
-    (triangles, concave)
 }

@@ -1,0 +1,358 @@
+//! PLY loading through the public API on small files written here: encodings, index types,
+//! attributes, polygons, and errors that name their element or line.
+
+use glam::{Vec2, Vec3};
+use meshcast_mesh::{Error, Format, IndexKind, Place, Result, TriMesh, Warning};
+
+fn read(bytes: &[u8]) -> Result<TriMesh> {
+    TriMesh::from_bytes(bytes, Some(Format::Ply))
+}
+
+/// A header for `vertices` vertices with `vertex` properties and `faces` faces with `face`
+/// properties.
+fn header(encoding: &str, vertices: u64, vertex: &str, faces: u64, face: &str) -> Vec<u8> {
+    format!(
+        "ply\nformat {encoding} 1.0\ncomment made by a test\nelement vertex {vertices}\n{vertex}\
+         element face {faces}\n{face}end_header\n"
+    )
+    .into_bytes()
+}
+
+const XYZ: &str = "property float x\nproperty float y\nproperty float z\n";
+const INDICES: &str = "property list uchar int vertex_indices\n";
+
+/// The unit square as two triangles, in ASCII.
+fn ascii_square() -> Vec<u8> {
+    let mut bytes = header("ascii", 4, XYZ, 1, INDICES);
+    bytes.extend_from_slice(b"0 0 0\n1 0 0\n1 1 0\n0 1 0\n4 0 1 2 3\n");
+    bytes
+}
+
+fn place(err: &Error) -> Option<&Place> {
+    match err {
+        Error::NonFiniteValue { at, .. }
+        | Error::FaceIndexOutOfRange { at, .. }
+        | Error::FaceTooSmall { at, .. }
+        | Error::Truncated { at, .. }
+        | Error::Malformed { at, .. }
+        | Error::InvalidUtf8 { at }
+        | Error::NoFaces { at } => Some(&at.place),
+        _ => None,
+    }
+}
+
+#[test]
+fn an_ascii_quad_becomes_its_fan() -> Result<()> {
+    let mesh = read(&ascii_square())?;
+    assert_eq!(mesh.indices(), &[[0, 1, 2], [0, 2, 3]]);
+    assert_eq!(mesh.positions()[2], Vec3::new(1.0, 1.0, 0.0));
+    assert!(mesh.warnings().is_empty());
+    assert!(mesh.normals().is_none() && mesh.uvs().is_none());
+    Ok(())
+}
+
+/// The same square in both binary byte orders, with double coordinates and every integer
+/// type for the index list.
+#[test]
+fn binary_files_in_both_byte_orders_and_any_index_type() -> Result<()> {
+    let expected = read(&ascii_square())?;
+    let xyz = "property double x\nproperty double y\nproperty double z\n";
+    for (count_type, index_type, index_bytes) in [
+        ("uchar", "uchar", 1),
+        ("ushort", "char", 1),
+        ("uint", "short", 2),
+        ("int", "ushort", 2),
+        ("char", "int", 4),
+        ("short", "uint", 4),
+    ] {
+        for big_endian in [false, true] {
+            let encoding = if big_endian {
+                "binary_big_endian"
+            } else {
+                "binary_little_endian"
+            };
+            let face = format!("property list {count_type} {index_type} vertex_index\n");
+            let mut bytes = header(encoding, 4, xyz, 1, &face);
+            let count_bytes = match count_type {
+                "uchar" | "char" => 1,
+                "ushort" | "short" => 2,
+                _ => 4,
+            };
+            let int = |value: u64, width: usize| -> Vec<u8> {
+                let le = value.to_le_bytes()[..width].to_vec();
+                if big_endian {
+                    le.into_iter().rev().collect()
+                } else {
+                    le
+                }
+            };
+            for p in expected.positions() {
+                for c in p.to_array() {
+                    let c = f64::from(c);
+                    bytes.extend(if big_endian {
+                        c.to_be_bytes()
+                    } else {
+                        c.to_le_bytes()
+                    });
+                }
+            }
+            bytes.extend(int(4, count_bytes));
+            for i in 0..4 {
+                bytes.extend(int(i, index_bytes));
+            }
+            let mesh = read(&bytes)?;
+            assert_eq!(
+                mesh.positions(),
+                expected.positions(),
+                "{count_type} {index_type}"
+            );
+            assert_eq!(mesh.indices(), expected.indices());
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn normals_and_texture_coordinates_are_kept_per_vertex() -> Result<()> {
+    for [s, t] in [["s", "t"], ["u", "v"], ["texture_u", "texture_v"]] {
+        let vertex = format!(
+            "{XYZ}property float nx\nproperty float ny\nproperty float nz\n\
+             property uchar red\nproperty float {s}\nproperty float {t}\n"
+        );
+        let mut bytes = header("ascii", 3, &vertex, 1, INDICES);
+        bytes.extend_from_slice(
+            b"0 0 0 0 0 1 255 0 0\n1 0 0 0 0 1 0 1 0\n0 1 0 0 0 1 7 0 1\n3 0 1 2\n",
+        );
+        let mesh = read(&bytes)?;
+        assert_eq!(
+            mesh.normals().and_then(|n| n.corners(0)),
+            Some([Vec3::Z; 3])
+        );
+        assert_eq!(
+            mesh.uvs().and_then(|uv| uv.corners(0)),
+            Some([Vec2::ZERO, Vec2::X, Vec2::Y]),
+            "{s} {t}"
+        );
+    }
+    Ok(())
+}
+
+/// Elements may come in any order, and elements meshcast does not use are skipped, in every
+/// encoding.
+#[test]
+fn faces_before_vertices_and_other_elements_are_read() -> Result<()> {
+    let text = "ply\nformat ascii 1.0\nelement material 2\nproperty uchar red\n\
+        property list uchar float weights\nelement face 2\nproperty list uchar uint vertex_indices\n\
+        property uchar flags\nelement vertex 4\nproperty int x\nproperty int y\nproperty int z\n\
+        element edge 1\nproperty int vertex1\nend_header\n\
+        1 2 0.5 0.5\n2 0\n3 0 1 2 9\n3 0 2 3 9\n0 0 0\n1 0 0\n1 1 0\n0 1 0\nnot even numbers\n";
+    let mesh = read(text.as_bytes())?;
+    assert_eq!(mesh.indices(), &[[0, 1, 2], [0, 2, 3]]);
+    assert_eq!(mesh.positions()[3], Vec3::Y);
+    Ok(())
+}
+
+#[test]
+fn a_concave_polygon_is_ear_clipped_with_a_warning() -> Result<()> {
+    // An arrow head: corner 2 is reflex, so the fan from corner 0 would leave the polygon.
+    let mut bytes = header("ascii", 5, XYZ, 2, INDICES);
+    bytes.extend_from_slice(b"0 0 0\n2 0 0\n1 1 0\n2 2 0\n0 2 0\n3 0 1 2\n5 0 1 2 3 4\n");
+    let mesh = read(&bytes)?;
+    assert_eq!(mesh.triangle_count(), 1 + 3);
+    assert_eq!(
+        mesh.warnings(),
+        &[Warning::ConcavePolygons {
+            count: 1,
+            first_face: 1
+        }]
+    );
+    Ok(())
+}
+
+#[test]
+fn bad_faces_name_their_element() {
+    let face = |line: &[u8]| {
+        let mut bytes = header(
+            "ascii",
+            3,
+            XYZ,
+            2,
+            "property list uchar int vertex_indices\n",
+        );
+        bytes.extend_from_slice(b"0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
+        bytes.extend_from_slice(line);
+        read(&bytes).expect_err("a bad face")
+    };
+    let at_face_1 = Some(&Place::Element {
+        kind: "face",
+        index: 1,
+    });
+    let err = face(b"2 0 1\n");
+    assert!(
+        matches!(err, Error::FaceTooSmall { corners: 2, .. }),
+        "{err}"
+    );
+    assert_eq!(place(&err), at_face_1);
+    let err = face(b"3 0 1 3\n");
+    assert!(
+        matches!(
+            err,
+            Error::FaceIndexOutOfRange {
+                kind: IndexKind::Position,
+                index: 3,
+                count: 3,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(place(&err), at_face_1);
+    let err = face(b"3 0 -1 2\n");
+    assert!(
+        matches!(err, Error::FaceIndexOutOfRange { index: -1, .. }),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "<bytes>: face 1: vertex index -1 is out of range (3 defined)"
+    );
+}
+
+#[test]
+fn non_finite_coordinates_name_their_vertex() {
+    // 1e999 overflows a float; 1e300 fits a double but not the f32 a mesh holds.
+    let mut bytes = header("ascii", 3, XYZ, 1, INDICES);
+    bytes.extend_from_slice(b"0 0 0\n1 0 1e999\n0 1 0\n3 0 1 2\n");
+    let err = read(&bytes).expect_err("infinite");
+    assert!(matches!(err, Error::NonFiniteValue { .. }), "{err}");
+    assert_eq!(
+        place(&err),
+        Some(&Place::Element {
+            kind: "vertex",
+            index: 1
+        })
+    );
+    let xyz = "property double x\nproperty double y\nproperty double z\n";
+    let mut bytes = header("ascii", 3, xyz, 1, INDICES);
+    bytes.extend_from_slice(b"0 0 0\n1 0 0\n0 1e300 0\n3 0 1 2\n");
+    let err = read(&bytes).expect_err("too large for f32");
+    assert!(
+        matches!(&err, Error::NonFiniteValue { found, .. } if found == "1e300"),
+        "{err}"
+    );
+
+    let mut bytes = header("binary_little_endian", 3, XYZ, 1, INDICES);
+    for c in [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, f32::NAN, 0.0] {
+        bytes.extend(f32::to_le_bytes(c));
+    }
+    bytes.extend([3, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]);
+    let err = read(&bytes).expect_err("NaN");
+    assert_eq!(
+        place(&err),
+        Some(&Place::Element {
+            kind: "vertex",
+            index: 2
+        })
+    );
+}
+
+#[test]
+fn missing_elements_and_properties_are_errors() {
+    let no_vertex = "ply\nformat ascii 1.0\nelement face 0\nproperty list uchar int vertex_indices\nend_header\n";
+    assert!(matches!(
+        read(no_vertex.as_bytes()),
+        Err(Error::Malformed { .. })
+    ));
+    let points = "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\n0 0 0\n";
+    assert!(matches!(
+        read(points.as_bytes()),
+        Err(Error::NoFaces { .. })
+    ));
+    let no_faces = header("ascii", 0, XYZ, 0, INDICES);
+    assert!(matches!(read(&no_faces), Err(Error::NoFaces { .. })));
+    let no_z = header(
+        "ascii",
+        0,
+        "property float x\nproperty float y\n",
+        0,
+        INDICES,
+    );
+    let err = read(&no_z).expect_err("no z");
+    assert!(err.to_string().contains("`z`"), "{err}");
+    let float_indices = header(
+        "ascii",
+        0,
+        XYZ,
+        0,
+        "property list uchar float vertex_indices\n",
+    );
+    assert!(matches!(read(&float_indices), Err(Error::Malformed { .. })));
+    let no_list = header("ascii", 0, XYZ, 0, "property int vertex_indices\n");
+    assert!(matches!(read(&no_list), Err(Error::Malformed { .. })));
+}
+
+#[test]
+fn header_and_payload_errors_give_their_line() {
+    let garbage = b"ply\nformat ascii 1.0\nelement vertex 3\nproperty floot x\nend_header\n";
+    let err = read(garbage).expect_err("bad property type");
+    assert!(matches!(err, Error::Malformed { .. }), "{err}");
+    assert_eq!(place(&err), Some(&Place::Line(4)));
+
+    let mut bytes = header("ascii", 3, XYZ, 1, INDICES);
+    bytes.extend_from_slice(b"0 0 0\n1 0 zero\n0 1 0\n3 0 1 2\n");
+    let err = read(&bytes).expect_err("a word for a number");
+    assert!(matches!(err, Error::Malformed { .. }), "{err}");
+    // ply, format, comment, element vertex and 3 properties, element face and its list,
+    // end_header: 10 header lines, then vertex 0 on line 11.
+    assert_eq!(place(&err), Some(&Place::Line(12)));
+
+    let no_end = b"ply\nformat ascii 1.0\nelement vertex 3\n";
+    assert!(matches!(read(no_end), Err(Error::Truncated { .. })));
+    let binary_header = b"ply\nformat ascii 1.0\n\xff\xfe\x00\x01 vertex 3\n";
+    assert!(read(binary_header).is_err());
+}
+
+/// Counts in a hostile header are believed only as far as the bytes go: reading stops at the
+/// end of the data, without allocating for the count.
+#[test]
+fn hostile_counts_give_truncated_without_allocating_for_them() {
+    for encoding in ["ascii", "binary_little_endian", "binary_big_endian"] {
+        for (vertices, faces) in [(u64::from(u32::MAX), 1), (3, u64::MAX >> 1)] {
+            let mut bytes = header(encoding, vertices, XYZ, faces, INDICES);
+            bytes.extend_from_slice(&[b'1'; 64]);
+            let err = read(&bytes).expect_err("hostile");
+            assert!(
+                matches!(err, Error::Truncated { .. } | Error::Malformed { .. }),
+                "{encoding}: {err}"
+            );
+        }
+        // More vertices than a u32 index reaches.
+        let bytes = header(encoding, 1 << 40, XYZ, 1, INDICES);
+        assert!(matches!(read(&bytes), Err(Error::TooLarge { .. })));
+        // A face list claiming four billion corners.
+        let face = "property list uint int vertex_indices\n";
+        let mut bytes = header(encoding, 3, XYZ, 1, face);
+        if encoding == "ascii" {
+            bytes.extend_from_slice(b"0 0 0\n1 0 0\n0 1 0\n4294967295 0 1 2\n");
+        } else {
+            bytes.extend_from_slice(&[0; 36]);
+            bytes.extend_from_slice(&[0xff; 4]);
+            bytes.extend_from_slice(&[0; 12]);
+        }
+        let err = read(&bytes).expect_err("hostile list");
+        assert!(
+            matches!(err, Error::Truncated { .. } | Error::Malformed { .. }),
+            "{encoding}: {err}"
+        );
+        // Elements without properties hold no bytes in a binary file, however many.
+        let empty = "element nothing 18446744073709551615\n";
+        let mut bytes = header(encoding, 3, XYZ, 1, INDICES);
+        let at = bytes
+            .windows(14)
+            .position(|w| w == b"element vertex")
+            .unwrap();
+        bytes.splice(at..at, empty.bytes());
+        bytes.extend_from_slice(b"0 0 0\n");
+        assert!(read(&bytes).is_err(), "{encoding}");
+    }
+}
