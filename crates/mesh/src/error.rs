@@ -377,6 +377,10 @@ pub enum Warning {
 
 /// Shortens text quoted in an error so that a megabyte line does not become a megabyte
 /// message.
+#[cfg_attr(
+    not(any(feature = "obj", feature = "gltf", feature = "stl")),
+    allow(dead_code)
+)]
 pub(crate) fn excerpt(text: &str) -> String {
     const MAX_CHARS: usize = 40;
     match text.char_indices().nth(MAX_CHARS) {

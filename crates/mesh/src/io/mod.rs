@@ -216,6 +216,7 @@ impl<'a> Source<'a> {
     }
 
     /// The folder that files named by this one are relative to (none for memory).
+    #[cfg_attr(not(any(feature = "obj", feature = "gltf")), allow(dead_code))]
     pub(crate) fn folder(self) -> Option<&'a Path> {
         self.file.map(|file| file.parent().unwrap_or(Path::new("")))
     }
