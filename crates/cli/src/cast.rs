@@ -5,10 +5,11 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use meshcast::{Mesh, Ray, RayQueries};
+use meshcast_cli::input::LineReader;
+use meshcast_cli::rays;
 
-use crate::input::LineReader;
+use crate::loading;
 use crate::output::{self, lines};
-use crate::{loading, rays};
 
 /// Cast rays read one per line (`ox oy oz dx dy dz`) and print one answer line per ray.
 ///
