@@ -378,3 +378,29 @@ fn transform_leaves_keep_culling_filters_picking_and_refits() {
     let triangles = triangles_of(transform.tri_mesh());
     check_against_brute_force("rebuilt", &transform, &triangles, &rays);
 }
+
+/// Found by the OBJ fuzz target (a vertex at `-2.931e38`): a ray whose slab slack, the
+/// widening of every box test, overflows to infinity (here, far from the mesh with a tiny
+/// direction) passed the empty lanes of wide nodes too, and the walk read a leaf that does not
+/// exist. With the slack kept finite, empty lanes stay empty and the answers are brute force's.
+#[test]
+fn fuzz_obj_infinite_slack_never_enters_empty_lanes() {
+    let tri_mesh = meshcast_testkit::cube(1.0, 2);
+    let triangles = triangles_of(&tri_mesh);
+    let mesh = Mesh::from_tri_mesh(tri_mesh, &BuildOptions::default());
+    // Each far away along its direction's dominant axis, with a tiny direction: the slack is
+    // about 4e-6 times the distance in units of `t`, which overflows.
+    let ray = |origin: [f32; 3], dir: [f32; 3]| Ray::new(origin.into(), dir.into());
+    let rays = [
+        ray([1e20, 0.1, 0.2], [-1e-30, 0.0, 0.0]),
+        ray([0.1, -1e25, 0.2], [0.0, 1e-20, 0.0]),
+        ray([0.3, 0.1, 1e30], [0.0, 0.0, -1e-9]),
+        ray([5.0, 5.0, 1e30], [0.0, 0.0, -1e-9]),
+    ];
+    let hits: Vec<bool> = rays
+        .iter()
+        .map(|ray| brute_force_cast(&triangles, ray).is_some())
+        .collect();
+    assert_eq!(hits, [true, true, true, false]);
+    check_against_brute_force("infinite slack", &mesh, &triangles, &rays);
+}

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use meshcast::Ray;
+use meshcast_cli::input::LineReader;
+use meshcast_cli::rays;
 
-use crate::input::LineReader;
 use crate::loading::{self, Loaded};
 use crate::output::{self, lines};
-use crate::rays;
 use crate::target::Target;
 
 /// Cast rays read one per line (`ox oy oz dx dy dz`) and print one answer line per ray.

@@ -13,6 +13,9 @@ pub const CHUNK_LINES: usize = 1 << 16;
 /// The `N` numbers of a line separated by white space, each read by `number`; `None` for a
 /// blank line or a comment (`#` first). `layout` names the numbers in the error for a line
 /// with too few or too many (`ox oy oz dx dy dz`).
+///
+/// # Errors
+/// A line with another count of numbers than `N`, or `number`'s error for a word.
 pub fn numbers<const N: usize>(
     line: &str,
     layout: &str,
@@ -37,12 +40,18 @@ pub fn numbers<const N: usize>(
 }
 
 /// A word as an `f32`; `nan` and `inf` are numbers.
+///
+/// # Errors
+/// A word that is not a number, quoted (cut short if long).
 pub fn number(word: &str) -> Result<f32> {
     word.parse()
         .map_err(|_| anyhow!("`{}` is not a number", excerpt(word)))
 }
 
 /// A word as a finite `f32`.
+///
+/// # Errors
+/// A word that is not a number, or not a finite one.
 pub fn finite_number(word: &str) -> Result<f32> {
     let value = number(word)?;
     if !value.is_finite() {
@@ -62,7 +71,9 @@ fn excerpt(text: &str) -> String {
 
 /// The items of one chunk of input, in order, and the error that ended it early, if any.
 pub struct Chunk<T> {
+    /// The items of the chunk's lines, in order, up to the bad line if there is one.
     pub items: Vec<T>,
+    /// The error of the line (or the read) that ended the input early, with its line.
     pub error: Option<anyhow::Error>,
 }
 
@@ -90,6 +101,9 @@ where
 {
     /// A reader of the `what` (`rays`, `points`) in the file at `path`, or in standard input
     /// for `-`, in chunks of [`CHUNK_LINES`].
+    ///
+    /// # Errors
+    /// A file that cannot be opened.
     pub fn open(path: &str, what: &'static str, parse: P) -> Result<Self> {
         if path == "-" {
             let input = Box::new(std::io::stdin().lock());
@@ -192,6 +206,9 @@ where
 
     /// Answers every chunk with `answer` (one text per item, in order) and writes the texts;
     /// a bad line ends the run with its error, after the answers of the lines before it.
+    ///
+    /// # Errors
+    /// The first bad line's error, or a failure to write.
     pub fn answer_each(
         mut self,
         out: &mut impl Write,

@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 use glam::Vec3;
 use meshcast::{Mesh, PointQueries};
+use meshcast_cli::input::LineReader;
+use meshcast_cli::point_lines::parse_point;
 
-use crate::input::{self, LineReader};
 use crate::{loading, output};
 
 /// Tell whether each point is inside the mesh: `inside` or `outside`, one line per point.
@@ -73,40 +74,4 @@ pub fn run_distance(args: &DistanceArgs, out: &mut impl Write) -> Result<()> {
             output::distance(text, *distance)
         })
     })
-}
-
-/// Parses one line into a point: three finite numbers separated by white space. Returns
-/// `None` for a blank line or a comment (`#` first).
-pub fn parse_point(line: &str) -> Result<Option<Vec3>> {
-    let numbers = input::numbers::<3>(line, "x y z", input::finite_number)?;
-    Ok(numbers.map(Vec3::from_array))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_white_space_separated_finite_numbers() {
-        let point = parse_point(" 1\t-2.5   3e-2 \r\n").unwrap();
-        assert_eq!(point, Some(Vec3::new(1.0, -2.5, 0.03)));
-        assert_eq!(
-            parse_point("-0 0 0").unwrap().unwrap().x.to_bits(),
-            (-0.0f32).to_bits()
-        );
-        assert_eq!(parse_point("   \n").unwrap(), None);
-        assert_eq!(parse_point("# 1 2 3").unwrap(), None);
-    }
-
-    #[test]
-    fn malformed_points_say_what_is_wrong() {
-        let message = |line| parse_point(line).unwrap_err().to_string();
-        assert_eq!(message("1 2"), "expected 3 numbers `x y z`, found 2");
-        assert_eq!(message("1 2 3 4"), "expected 3 numbers `x y z`, found 4");
-        assert_eq!(message("1 y 3"), "`y` is not a number");
-        assert_eq!(message("1 2 nan"), "`nan` is not a finite number");
-        assert_eq!(message("-inf 2 3"), "`-inf` is not a finite number");
-        assert_eq!(message("1e39 2 3"), "`1e39` is not a finite number");
-        assert_eq!(message("1,2,3"), "`1,2,3` is not a number");
-    }
 }

@@ -9,13 +9,18 @@ use crate::input;
 /// The accepted range of `t` given on the command line, applied to every ray.
 #[derive(Clone, Copy, Debug)]
 pub struct Range {
+    /// The smallest `t` a hit may have.
     pub t_min: f32,
+    /// The largest `t` a hit may have.
     pub t_max: f32,
 }
 
 /// Parses one line into a ray with the given range: six numbers separated by white space.
 /// Returns `None` for a blank line or a comment (`#` first). Numbers may be `nan` or `inf`;
 /// such rays are degenerate and every query treats them as a miss.
+///
+/// # Errors
+/// A line with another count of numbers than six, or a word that is not a number.
 pub fn parse_ray(line: &str, range: Range) -> Result<Option<Ray>> {
     let numbers = input::numbers::<6>(line, "ox oy oz dx dy dz", input::number)?;
     Ok(numbers.map(|[ox, oy, oz, dx, dy, dz]| {
@@ -23,7 +28,11 @@ pub fn parse_ray(line: &str, range: Range) -> Result<Option<Ray>> {
     }))
 }
 
-/// Checks a `--t-min`/`--t-max` pair.
+/// Checks a `--t-min`/`--t-max` pair; a missing bound is the default's (`t` just above 0,
+/// infinity).
+///
+/// # Errors
+/// A bound that is NaN, or a range with no `t` in it.
 pub fn range_from_options(t_min: Option<f32>, t_max: Option<f32>) -> Result<Range> {
     if t_min.is_some_and(f32::is_nan) || t_max.is_some_and(f32::is_nan) {
         bail!("--t-min and --t-max must be numbers");

@@ -122,6 +122,24 @@ fn vertex_weights_and_colours_are_read_like_tobj() {
     assert_eq!(mesh.triangle(1), None);
 }
 
+/// Found by the OBJ fuzz target's seeds: a vertex with a colour (`v x y z r g b`) lost its
+/// colour but kept its red, which tobj then read as the weight `w` and divided by, moving
+/// the vertex, or failing with "scaling (w) by zero" for a red of 0.
+#[test]
+fn fuzz_obj_vertex_colour_is_not_a_weight() {
+    let text = "v 0 0 0 0 1 0\nv 2 0 0 0.5 0.5 0.5\nv 0 2 0 1 1 1\nf 1 2 3\n";
+    let mesh = load_text("colours.obj", text).expect("valid");
+    let triangle = mesh.triangle(0).expect("one triangle");
+    assert_eq!(
+        [triangle.v0, triangle.v1, triangle.v2],
+        [
+            Vec3::ZERO,
+            Vec3::new(2.0, 0.0, 0.0),
+            Vec3::new(0.0, 2.0, 0.0)
+        ]
+    );
+}
+
 #[test]
 fn concave_faces_are_reported() {
     // An arrow head: corner 3 points inwards.

@@ -169,7 +169,11 @@ impl RaySetup {
         Self {
             origin: ray.origin,
             inv_dir: quotients.truncate(),
-            slack: quotients.w * SLAB_SLACK,
+            // Kept finite: an infinite slack (a far origin, a tiny direction) would widen the
+            // empty lanes' inverted boxes (`+inf` to `-inf`) into `inf - inf`, a NaN that
+            // passes the test, and the walk would enter a lane that holds nothing. The largest
+            // finite slack still widens every real box past any finite `t`.
+            slack: (quotients.w * SLAB_SLACK).min(f32::MAX),
             t_min: ray.t_min,
             near,
             far,

@@ -153,8 +153,11 @@ fn check(source: Source, bytes: &[u8]) -> Result<Checked> {
                     }
                 }
                 counts[0] += 1;
+                // tobj reads a fourth number as a weight to divide by: keep it only when it
+                // is one, never the red of `x y z r g b`.
+                let kept = if values.len() == 4 { 4 } else { 3 };
                 cleaned.push_str("v ");
-                cleaned.push_str(&values[..values.len().min(4)].join(" "));
+                cleaned.push_str(&values[..kept].join(" "));
             }
             "vt" => {
                 let values: Vec<&str> = words.collect();

@@ -1,0 +1,143 @@
+//! What the fuzz targets do with what a parser accepts: build the hierarchy, check it, and
+//! query it, comparing with brute force. A hostile file that a reader accepts must not make
+//! a query panic or answer wrongly either.
+
+use std::sync::OnceLock;
+
+use meshcast::glam::Vec3;
+use meshcast::{Aabb, BuildOptions, Mesh, PointQueries, Ray, RayQueries, TriMesh, Triangle};
+use meshcast_testkit::{brute_force_distance, cube as shapes_cube, same_hit, LeafReference};
+
+/// The most triangles compared with brute force, so that a large accepted input costs a
+/// bounded time per run.
+const MAX_BRUTE_FORCE_TRIANGLES: usize = 4096;
+
+/// Builds the hierarchy of an accepted mesh and runs [`exercise_mesh`] on it.
+///
+/// # Panics
+/// As [`exercise_mesh`].
+pub fn exercise_tri_mesh(tri_mesh: TriMesh) {
+    let mesh = Mesh::from_tri_mesh(tri_mesh, &BuildOptions::default());
+    exercise_mesh(&mesh);
+}
+
+/// Checks a mesh's hierarchy against its triangles, then casts rays at its bounds and
+/// vertices and asks about a few points ([`check_rays`], [`check_points`]).
+///
+/// # Panics
+/// When the hierarchy is invalid or a query answers otherwise than brute force: a bug.
+pub fn exercise_mesh(mesh: &Mesh) {
+    let triangles: Vec<Triangle> = mesh.tri_mesh().triangles().collect();
+    let boxes: Vec<Aabb> = triangles.iter().map(box_of).collect();
+    if let Err(err) = mesh.bvh().validate(&boxes) {
+        panic!("invalid hierarchy: {err}");
+    }
+    for index in 0..=triangles.len() {
+        let _ = mesh.tri_mesh().group_name(index);
+    }
+    if triangles.len() > MAX_BRUTE_FORCE_TRIANGLES {
+        return;
+    }
+    check_rays(mesh, &rays(mesh));
+    check_points(mesh, &points(mesh));
+}
+
+/// Casts each ray at `mesh` (closest hit, any hit, every hit, the surface at the hit) and
+/// compares with brute force.
+///
+/// # Panics
+/// When an answer differs from brute force.
+pub fn check_rays(mesh: &Mesh, rays: &[Ray]) {
+    let triangles: Vec<Triangle> = mesh.tri_mesh().triangles().collect();
+    let reference = LeafReference::new(mesh.leaf_test(), &triangles);
+    for ray in rays {
+        let hit = mesh.cast(ray);
+        let expected = reference.cast(ray);
+        assert!(
+            same_hit(hit, expected),
+            "{ray:?}: the hierarchy answers {hit:?}, brute force {expected:?}"
+        );
+        assert_eq!(mesh.occluded(ray), expected.is_some(), "{ray:?}");
+        let all = mesh.cast_all(ray);
+        let expected_all = reference.cast_all(ray);
+        assert_eq!(all.len(), expected_all.len(), "{ray:?}");
+        if let Some(hit) = hit {
+            assert!(
+                mesh.surface(&hit).is_some(),
+                "{ray:?}: no surface at {hit:?}"
+            );
+        }
+    }
+}
+
+/// Asks `mesh` about each point (closest point, inside, winding number, signed distance)
+/// and compares the distance with brute force.
+///
+/// # Panics
+/// When the closest point's distance differs from brute force.
+pub fn check_points(mesh: &Mesh, points: &[Vec3]) {
+    let triangles: Vec<Triangle> = mesh.tri_mesh().triangles().collect();
+    for &point in points {
+        let closest = mesh.closest_point(point, &Default::default());
+        let distance = closest.map(|c| c.distance.to_bits());
+        // A point that is not finite has no closest point.
+        let expected = point
+            .is_finite()
+            .then(|| brute_force_distance(&triangles, point))
+            .flatten()
+            .map(f32::to_bits);
+        assert_eq!(distance, expected, "closest point to {point}");
+        let _ = mesh.contains(point);
+        let _ = mesh.winding_number(point);
+        let _ = mesh.signed_distance(point);
+    }
+}
+
+/// A closed cube, `[-1, 1]^3` split once (48 triangles), built once: what the command's
+/// input lines are asked about.
+pub fn cube() -> &'static Mesh {
+    static CUBE: OnceLock<Mesh> = OnceLock::new();
+    CUBE.get_or_init(|| Mesh::from_tri_mesh(shapes_cube(1.0, 1), &BuildOptions::default()))
+}
+
+/// A triangle's box as the hierarchy holds it: empty for a degenerate triangle.
+fn box_of(triangle: &Triangle) -> Aabb {
+    if triangle.is_degenerate() {
+        Aabb::EMPTY
+    } else {
+        triangle.bounds()
+    }
+}
+
+/// Rays along each axis through the centre of the bounds, and rays at the first vertices
+/// (which lie on edges and corners, where ties are decided) from an oblique direction.
+fn rays(mesh: &Mesh) -> Vec<Ray> {
+    let bounds = mesh.bounds();
+    let centre = bounds.centroid();
+    let reach = bounds.extent().max_element() + 1.0;
+    let axes = [
+        Vec3::X,
+        Vec3::Y,
+        Vec3::Z,
+        Vec3::NEG_X,
+        Vec3::NEG_Y,
+        Vec3::NEG_Z,
+    ];
+    let mut rays: Vec<Ray> = axes
+        .into_iter()
+        .map(|dir| Ray::new(centre - dir * reach, dir))
+        .collect();
+    let oblique = Vec3::new(0.3, -0.8, 0.52);
+    for &vertex in mesh.tri_mesh().positions().iter().take(4) {
+        rays.push(Ray::new(vertex - oblique * reach, oblique));
+    }
+    rays
+}
+
+/// The centre of the bounds, a corner outside them and the first vertex.
+fn points(mesh: &Mesh) -> Vec<Vec3> {
+    let bounds = mesh.bounds();
+    let mut points = vec![bounds.centroid(), bounds.max + bounds.extent()];
+    points.extend(mesh.tri_mesh().positions().first());
+    points
+}
