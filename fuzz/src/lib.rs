@@ -2,11 +2,14 @@
 //! query it, comparing with brute force. A hostile file that a reader accepts must not make
 //! a query panic or answer wrongly either.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use meshcast::glam::Vec3;
-use meshcast::{Aabb, BuildOptions, Mesh, PointQueries, Ray, RayQueries, TriMesh, Triangle};
-use meshcast_testkit::{brute_force_distance, cube as shapes_cube, same_hit, LeafReference};
+use meshcast::{Aabb, BuildOptions, Mesh, PointQueries, Ray, RayQueries, Scene, TriMesh, Triangle};
+use meshcast_testkit::{
+    brute_force_distance, brute_force_scene_cast, cube as shapes_cube, same_hit, same_scene_hit,
+    LeafReference,
+};
 
 /// The most triangles compared with brute force, so that a large accepted input costs a
 /// bounded time per run.
@@ -40,6 +43,38 @@ pub fn exercise_mesh(mesh: &Mesh) {
     }
     check_rays(mesh, &rays(mesh));
     check_points(mesh, &points(mesh));
+}
+
+/// Checks each distinct mesh of an accepted scene ([`exercise_mesh`]), then casts rays at the
+/// scene's bounds and compares with brute force over every instance's world triangles.
+///
+/// # Panics
+/// As [`exercise_mesh`], or when the scene answers otherwise than brute force.
+pub fn exercise_scene(scene: &Scene) {
+    let mut meshes: Vec<&Arc<Mesh>> = Vec::new();
+    for (_, instance) in scene.instances() {
+        if !meshes.iter().any(|m| Arc::ptr_eq(m, instance.mesh())) {
+            meshes.push(instance.mesh());
+        }
+    }
+    let mut triangles = 0;
+    for mesh in meshes {
+        exercise_mesh(mesh);
+        triangles += mesh.tri_mesh().triangle_count();
+    }
+    if triangles > MAX_BRUTE_FORCE_TRIANGLES {
+        return;
+    }
+    let bounds = scene.bounds();
+    let (centre, reach) = (bounds.centroid(), bounds.extent().max_element() + 1.0);
+    for dir in [Vec3::X, Vec3::NEG_Y, Vec3::new(0.3, -0.8, 0.52)] {
+        let ray = Ray::new(centre - dir * reach, dir);
+        let (hit, expected) = (scene.cast(&ray), brute_force_scene_cast(scene, &ray));
+        assert!(
+            same_scene_hit(hit, expected),
+            "{ray:?}: the scene answers {hit:?}, brute force {expected:?}"
+        );
+    }
 }
 
 /// Casts each ray at `mesh` (closest hit, any hit, every hit, the surface at the hit) and
