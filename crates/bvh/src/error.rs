@@ -115,11 +115,29 @@ pub enum Error {
         /// The lane.
         lane: usize,
     },
+    /// A leaf's slots are not a build's: no primitive, padding before a primitive, or a
+    /// whole block of padding ([`crate::WideBvh::from_parts`]).
+    #[error("the leaf of node {node} at slot {first} is not padded as a build pads")]
+    MalformedLeaf {
+        /// The node holding the leaf.
+        node: usize,
+        /// The leaf's first slot.
+        first: usize,
+    },
     /// A leaf holds a primitive whose box is empty or not finite, which a build drops.
     #[error("a leaf holds primitive {primitive}, whose box is empty or not finite")]
     PrimitiveDropped {
         /// The primitive (original index).
         primitive: u32,
+    },
+    /// The box around a group of slots ([`crate::WideBvh::from_parts_with`]) is not inside
+    /// the box of the leaf holding them.
+    #[error("the box of leaf {node} does not contain its primitives in slots {first_slot}..")]
+    GroupNotContained {
+        /// The node holding the leaf.
+        node: usize,
+        /// The group's first slot.
+        first_slot: usize,
     },
     /// No leaf holds a primitive whose box is finite and not empty.
     #[error("no leaf holds primitive {primitive}")]

@@ -2,11 +2,13 @@
 //! [`WideBvh::from_parts`], which checks parts read back from storage before any walk uses
 //! them. What the bytes are stored in is the caller's business.
 
+use core::ops::Range;
+
 use glam::{Vec3, Vec4};
 use meshcast_primitives::Aabb;
 
 use crate::wide::{EMPTY_LANE, HALVES, MAX_NODES};
-use crate::{Error, Kernel, WideBvh, WideLane, WideNode, PADDING_SLOT, WIDE_WIDTH};
+use crate::{Error, Kernel, WideBvh, WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
 
 impl WideNode {
     /// The node as bytes, little-endian whatever the host: the 48 box coordinates as `f32`
@@ -78,16 +80,18 @@ impl WideBvh {
     /// On success it answers every query as the hierarchy it was taken from, with
     /// [`Kernel::preferred`].
     ///
-    /// Linear time. Every lane must be well formed (an empty lane has the empty box and
-    /// offset 0, any other a finite box), then [`WideBvh::validate`] holds, and the leaves
-    /// hold exactly the primitives a build keeps: those whose box is finite and not empty.
-    /// The depth, which sizes the traversal stack, and the root box are computed, not taken
-    /// on trust.
+    /// Linear time, one pass over the nodes. Every lane must be well formed (an empty lane
+    /// has the empty box and offset 0, any other a finite box); what
+    /// [`WideBvh::validate`] checks must hold; each leaf's padding slots must follow its
+    /// primitives, fewer than [`LEAF_ALIGNMENT`](crate::LEAF_ALIGNMENT) of them; and the
+    /// leaves must hold exactly the primitives a build keeps, those whose box is finite and
+    /// not empty. The depth, which sizes the traversal stack, and the root box are computed,
+    /// not taken on trust.
     ///
     /// # Errors
     /// [`Error::TooManyNodes`], [`Error::EmptyMismatch`], [`Error::MalformedLane`],
-    /// [`Error::SlotOutOfRange`], any error of [`WideBvh::validate`],
-    /// [`Error::PrimitiveDropped`] and [`Error::PrimitiveMissing`].
+    /// [`Error::MalformedLeaf`], [`Error::PrimitiveDropped`], [`Error::PrimitiveMissing`],
+    /// and the errors of [`WideBvh::validate`].
     ///
     /// # Examples
     /// ```
@@ -102,18 +106,46 @@ impl WideBvh {
     /// let copy = WideBvh::from_parts(wide.nodes().to_vec(), wide.primitive_order().to_vec(), &boxes)?;
     /// assert_eq!(copy.nodes(), wide.nodes());
     /// assert_eq!(copy.bounds(), wide.bounds());
-    /// // Without its last primitive's slot, the hierarchy is not the one built.
-    /// let mut order = wide.primitive_order().to_vec();
-    /// let slot = order.iter().position(|&p| p == 19).ok_or("kept")?;
-    /// order[slot] = meshcast_bvh::PADDING_SLOT;
-    /// let err = WideBvh::from_parts(wide.nodes().to_vec(), order, &boxes).unwrap_err();
-    /// assert_eq!(err, Error::PrimitiveMissing { primitive: 19 });
+    /// // One more box: a build over these would have put it in a leaf.
+    /// let mut more = boxes.clone();
+    /// more.push(Aabb::new(Vec3::ZERO, Vec3::ONE));
+    /// let err = WideBvh::from_parts(wide.nodes().to_vec(), wide.primitive_order().to_vec(), &more);
+    /// assert_eq!(err.err(), Some(Error::PrimitiveMissing { primitive: 20 }));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_parts(
         nodes: Vec<WideNode>,
         order: Vec<u32>,
         boxes: &[Aabb],
+    ) -> Result<Self, Error> {
+        let group_bounds = |_: usize, primitives: &[u32]| {
+            primitives.iter().try_fold(Aabb::EMPTY, |group, &p| {
+                let b = boxes[p as usize];
+                usable(&b).then(|| group.union(b))
+            })
+        };
+        let kept = |primitive: u32| usable(&boxes[primitive as usize]);
+        Self::from_parts_with(nodes, order, boxes.len(), group_bounds, kept)
+    }
+
+    /// [`WideBvh::from_parts`] for a caller that knows the primitives in leaf order, which
+    /// saves gathering their boxes. Slots go by groups of [`LEAF_ALIGNMENT`], group `g`
+    /// being slots `LEAF_ALIGNMENT * g ..`; `group_bounds(g, primitives)` is the box around
+    /// the boxes of the primitives group `g` holds (`primitives`, padding left out, each
+    /// below `primitive_count`), or `None` if one of those boxes is empty or not finite;
+    /// `kept(p)` is whether primitive `p`'s box is finite and not empty (asked for the
+    /// primitives no slot holds, and to name a dropped one). The checks and errors are
+    /// those of [`WideBvh::from_parts`], made against what the two functions answer, and
+    /// [`Error::GroupNotContained`] where a group's box is not in its leaf's.
+    ///
+    /// # Errors
+    /// As [`WideBvh::from_parts`].
+    pub fn from_parts_with(
+        nodes: Vec<WideNode>,
+        order: Vec<u32>,
+        primitive_count: usize,
+        group_bounds: impl Fn(usize, &[u32]) -> Option<Aabb>,
+        kept: impl Fn(u32) -> bool,
     ) -> Result<Self, Error> {
         if nodes.len() > MAX_NODES {
             return Err(Error::TooManyNodes {
@@ -127,57 +159,192 @@ impl WideBvh {
                 slots: order.len(),
             });
         }
-        // Lanes first: `validate` and the walks add a leaf's count to its offset.
-        for (index, node) in nodes.iter().enumerate() {
-            if let Some(lane) = (0..WIDE_WIDTH).find(|&lane| !node.lane_is_well_formed(lane)) {
-                return Err(Error::MalformedLane { node: index, lane });
-            }
-        }
-        let mut wide = Self {
-            nodes,
-            order,
-            bounds: Aabb::EMPTY,
-            primitive_count: boxes.len(),
-            depth: 0,
-            kernel: Kernel::preferred(),
+        let mut check = Check {
+            nodes: &nodes,
+            order: &order,
+            level: vec![0u32; nodes.len()],
+            reached: vec![0u8; nodes.len()],
+            group_leaves: vec![0u8; order.len().div_ceil(LEAF_ALIGNMENT)],
+            held: vec![0; primitive_count.div_ceil(64)],
+            primitive_count,
         };
-        wide.validate(boxes)?;
-        // `validate` found every primitive in range and in at most one slot: the leaves hold
-        // the usable boxes exactly when each one they hold is usable and they are as many.
-        let usable = |b: &Aabb| b.is_finite() && !b.is_empty();
-        let mut held = 0usize;
-        for &primitive in wide.order.iter().filter(|&&p| p != PADDING_SLOT) {
-            if !usable(&boxes[primitive as usize]) {
-                return Err(Error::PrimitiveDropped { primitive });
-            }
-            held += 1;
-        }
-        if held != boxes.iter().filter(|b| usable(b)).count() {
-            let mut in_leaf = vec![false; boxes.len()];
-            for &primitive in wide.order.iter().filter(|&&p| p != PADDING_SLOT) {
-                in_leaf[primitive as usize] = true;
-            }
-            let missing = (0..boxes.len()).find(|&p| usable(&boxes[p]) && !in_leaf[p]);
-            return Err(Error::PrimitiveMissing {
-                primitive: missing.unwrap_or_default() as u32,
-            });
-        }
-        // Children follow their parents and each is reached once: one pass gives each node
-        // its level.
-        let mut level = vec![0u32; wide.nodes.len()];
-        if let Some(root) = level.first_mut() {
+        if let Some(root) = check.level.first_mut() {
             *root = 1;
         }
-        for (index, node) in wide.nodes.iter().enumerate() {
-            for lane in 0..WIDE_WIDTH {
-                if let WideLane::Node(child) = node.lane(lane) {
-                    level[child as usize] = level[index] + 1;
+        for index in 0..nodes.len() {
+            check.node(index, &group_bounds, &kept)?;
+        }
+        check.coverage(&kept)?;
+        let depth = check.level.iter().copied().max().unwrap_or(0);
+        let bounds = nodes.first().map_or(Aabb::EMPTY, WideNode::union);
+        Ok(Self {
+            nodes,
+            order,
+            bounds,
+            primitive_count,
+            depth,
+            kernel: Kernel::preferred(),
+        })
+    }
+}
+
+/// Whether a build keeps a primitive with this box.
+fn usable(bounds: &Aabb) -> bool {
+    bounds.is_finite() && !bounds.is_empty()
+}
+
+/// The state of [`WideBvh::from_parts_with`]'s pass over the nodes.
+struct Check<'a> {
+    nodes: &'a [WideNode],
+    order: &'a [u32],
+    /// Each node's level (1 for the root); 0 until a parent reaches it.
+    level: Vec<u32>,
+    /// How often a parent reached each node, up to 255.
+    reached: Vec<u8>,
+    /// How many leaves hold each group of slots, up to 255.
+    group_leaves: Vec<u8>,
+    /// Whether a slot holds each primitive, a bit each: an eighth of the memory of a
+    /// `Vec<bool>`, which matters in a pass that sets them in random order (on the bunny
+    /// subdivided twice, that store was a sixth of loading a cache).
+    held: Vec<u64>,
+    /// The number of primitives.
+    primitive_count: usize,
+}
+
+impl Check<'_> {
+    /// Checks node `index`'s lanes and what they hold.
+    fn node(
+        &mut self,
+        index: usize,
+        group_bounds: &impl Fn(usize, &[u32]) -> Option<Aabb>,
+        kept: &impl Fn(u32) -> bool,
+    ) -> Result<(), Error> {
+        let node = &self.nodes[index];
+        for lane in 0..WIDE_WIDTH {
+            // The lane first: the rest adds a leaf's count to its offset.
+            if !node.lane_is_well_formed(lane) {
+                return Err(Error::MalformedLane { node: index, lane });
+            }
+            let bounds = node.bounds(lane);
+            match node.lane(lane) {
+                WideLane::Node(child) => {
+                    let child = child as usize;
+                    if child <= index || child >= self.nodes.len() {
+                        return Err(Error::ChildOutOfRange {
+                            node: index,
+                            child,
+                            after: index,
+                            len: self.nodes.len(),
+                        });
+                    }
+                    self.reached[child] = self.reached[child].saturating_add(1);
+                    self.level[child] = self.level[index] + 1;
+                    if !bounds.contains_box(&self.nodes[child].union()) {
+                        return Err(Error::ChildNotContained { node: index, child });
+                    }
                 }
+                WideLane::Leaf(slots) => {
+                    let slots = slots.start as usize..slots.end as usize;
+                    self.leaf(index, slots, bounds, group_bounds, kept)?;
+                }
+                WideLane::Empty => {}
             }
         }
-        wide.depth = level.iter().copied().max().unwrap_or(0);
-        wide.bounds = wide.nodes.first().map_or(Aabb::EMPTY, WideNode::union);
-        Ok(wide)
+        Ok(())
+    }
+
+    /// Checks the leaf of node `index` holding `slots`, inside `bounds`.
+    fn leaf(
+        &mut self,
+        index: usize,
+        slots: Range<usize>,
+        bounds: Aabb,
+        group_bounds: &impl Fn(usize, &[u32]) -> Option<Aabb>,
+        kept: &impl Fn(u32) -> bool,
+    ) -> Result<(), Error> {
+        let Range { start: first, end } = slots;
+        if first % LEAF_ALIGNMENT != 0 || end % LEAF_ALIGNMENT != 0 || end > self.order.len() {
+            return Err(Error::SlotOutOfRange {
+                node: index,
+                first,
+                end,
+                len: self.order.len(),
+            });
+        }
+        let held = &self.order[first..end];
+        let primitives = held.iter().take_while(|&&p| p != PADDING_SLOT).count();
+        if primitives == 0
+            || held.len() - primitives >= LEAF_ALIGNMENT
+            || held[primitives..].iter().any(|&p| p != PADDING_SLOT)
+        {
+            return Err(Error::MalformedLeaf { node: index, first });
+        }
+        for (slot, &primitive) in (first..).zip(&held[..primitives]) {
+            if primitive as usize >= self.primitive_count {
+                return Err(Error::PrimitiveOutOfRange {
+                    slot,
+                    primitive,
+                    count: self.primitive_count,
+                });
+            }
+            let (word, bit) = (primitive as usize / 64, 1u64 << (primitive % 64));
+            if self.held[word] & bit != 0 {
+                return Err(Error::PrimitiveRepeated { primitive });
+            }
+            self.held[word] |= bit;
+        }
+        for group in first / LEAF_ALIGNMENT..end / LEAF_ALIGNMENT {
+            let leaves = &mut self.group_leaves[group];
+            *leaves = leaves.saturating_add(1);
+            let start = group * LEAF_ALIGNMENT;
+            let primitives = &held[start - first..(start - first + LEAF_ALIGNMENT).min(primitives)];
+            match group_bounds(group, primitives) {
+                None => {
+                    let dropped = primitives.iter().find(|&&p| !kept(p));
+                    let primitive = dropped.or(primitives.first()).copied().unwrap_or_default();
+                    return Err(Error::PrimitiveDropped { primitive });
+                }
+                Some(b) if !bounds.contains_box(&b) => {
+                    return Err(Error::GroupNotContained {
+                        node: index,
+                        first_slot: start,
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that every node but the root was reached once, every group of slots held by
+    /// one leaf, and every primitive a build keeps held by a slot.
+    fn coverage(&self, kept: &impl Fn(u32) -> bool) -> Result<(), Error> {
+        let root = usize::from(!self.nodes.is_empty());
+        let unreached = self
+            .reached
+            .iter()
+            .enumerate()
+            .skip(root)
+            .find(|(_, &n)| n != 1);
+        if let Some((node, &times)) = unreached {
+            return Err(Error::NodeReach {
+                node,
+                times: times.into(),
+            });
+        }
+        let uncovered = self.group_leaves.iter().enumerate().find(|(_, &n)| n != 1);
+        if let Some((group, &leaves)) = uncovered {
+            return Err(Error::SlotCoverage {
+                slot: group * LEAF_ALIGNMENT,
+                leaves: leaves.into(),
+            });
+        }
+        let held = |p: u32| self.held[p as usize / 64] & (1 << (p % 64)) != 0;
+        let missing = (0..self.primitive_count as u32).find(|&p| !held(p) && kept(p));
+        match missing {
+            Some(primitive) => Err(Error::PrimitiveMissing { primitive }),
+            None => Ok(()),
+        }
     }
 }
 
@@ -323,10 +490,18 @@ mod tests {
             WideBvh::from_parts(nodes.clone(), order.clone(), &boxes).err(),
             Some(Error::PrimitiveDropped { primitive: 17 })
         );
+        // Padding before a primitive: the leaf test would number its lanes wrongly.
         order[slot] = PADDING_SLOT;
-        assert_eq!(
+        assert!(matches!(
             WideBvh::from_parts(nodes.clone(), order, &boxes).err(),
-            Some(Error::PrimitiveMissing { primitive: 40 })
+            Some(Error::MalformedLeaf { .. })
+        ));
+        // The dropped primitive's box made usable: a build would have kept it.
+        let mut usable = boxes.clone();
+        usable[17] = Aabb::new(Vec3::ZERO, Vec3::ONE);
+        assert_eq!(
+            WideBvh::from_parts(nodes.clone(), wide.order.clone(), &usable).err(),
+            Some(Error::PrimitiveMissing { primitive: 17 })
         );
         assert_eq!(
             WideBvh::from_parts(nodes.clone(), Vec::new(), &boxes).err(),
