@@ -11,7 +11,7 @@ use crate::timing::{millions_per_second, ms};
 /// Print counts, bounds, load and build times, memory and BVH statistics of each mesh.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// OBJ files.
+    /// OBJ files, or cache files from `meshcast build`.
     #[arg(value_name = "MESH", required = true)]
     meshes: Vec<PathBuf>,
 }
@@ -63,12 +63,20 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
             writeln!(out, "warning        {warning}")?;
         }
         writeln!(out, "load           {:.2} ms", ms(loaded.load_time))?;
-        writeln!(
-            out,
-            "build          {:.2} ms ({:.2} Mtris/s)",
-            ms(loaded.build_time),
-            millions_per_second(triangles, loaded.build_time)
-        )?;
+        if loaded.from_cache {
+            let quality = format!("{:?}", mesh.build_options().quality).to_lowercase();
+            writeln!(
+                out,
+                "build          none: loaded from a cache ({quality} quality)"
+            )?;
+        } else {
+            writeln!(
+                out,
+                "build          {:.2} ms ({:.2} Mtris/s)",
+                ms(loaded.build_time),
+                millions_per_second(triangles, loaded.build_time)
+            )?;
+        }
         writeln!(
             out,
             "bvh nodes      {} ({} leaves)",
