@@ -16,8 +16,14 @@ fn build_writes_a_cache_that_commands_load_without_a_build() {
     assert!(built.success, "{}", built.stderr);
     let mesh = Mesh::load(&cache).expect("a cache");
     assert_eq!(mesh.build_options().quality, Quality::High);
-    assert!(built.stdout.contains(&format!("triangles      {}", mesh.triangle_count())));
-    assert!(built.stdout.contains("bytes per triangle"), "{}", built.stdout);
+    assert!(built
+        .stdout
+        .contains(&format!("triangles      {}", mesh.triangle_count())));
+    assert!(
+        built.stdout.contains("bytes per triangle"),
+        "{}",
+        built.stdout
+    );
 
     // A cache under any name: the magic number tells.
     let renamed = dir.join("cow.bin");
@@ -25,7 +31,11 @@ fn build_writes_a_cache_that_commands_load_without_a_build() {
     for path in [&cache, &renamed] {
         let info = run(&["info", arg(path)]);
         assert!(info.success, "{}", info.stderr);
-        assert!(info.stdout.contains("loaded from a cache (high quality)"), "{}", info.stdout);
+        assert!(
+            info.stdout.contains("loaded from a cache (high quality)"),
+            "{}",
+            info.stdout
+        );
     }
 
     let rays = incoherent_rays(mesh.bounds(), 200, 3);
@@ -40,7 +50,11 @@ fn build_writes_a_cache_that_commands_load_without_a_build() {
     std::fs::write(&file, lines).expect("written");
     let from_cache = run(&["cast", arg(&cache), "--rays", arg(&file)]);
     assert!(from_cache.success, "{}", from_cache.stderr);
-    let hits = from_cache.stdout.lines().filter(|l| !l.starts_with("miss")).count();
+    let hits = from_cache
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with("miss"))
+        .count();
     let expected = rays.iter().filter(|r| mesh.cast(r).is_some()).count();
     assert_eq!(hits, expected);
     assert!(hits > 0);
@@ -58,6 +72,11 @@ fn a_damaged_cache_is_a_clean_error() {
     std::fs::write(&cache, bytes).expect("written");
     let info = run(&["info", arg(&cache)]);
     assert_clean_failure(&info, "do not match their checksum");
-    let missing = run(&["build", arg(&asset("woody.obj")), "-o", arg(&dir.join("no/such.mcache"))]);
+    let missing = run(&[
+        "build",
+        arg(&asset("woody.obj")),
+        "-o",
+        arg(&dir.join("no/such.mcache")),
+    ]);
     assert_clean_failure(&missing, "no/such.mcache");
 }
