@@ -15,7 +15,7 @@
 ///     Err(Error::PrimitiveCountMismatch { expected: 1, found: 0 })
 /// );
 /// ```
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// The boxes given are not as many as the hierarchy was built over.
     #[error("the hierarchy was built over {expected} primitives but {found} boxes were given")]
@@ -104,6 +104,54 @@ pub enum Error {
         node: usize,
         /// The primitive (original index).
         primitive: u32,
+    },
+    /// A lane of a wide node is not one a build makes: an empty lane whose box is not the
+    /// empty box or whose offset is not 0, a lane whose box is not finite or is inside out,
+    /// or a leaf whose slot range overflows ([`crate::WideBvh::from_parts`]).
+    #[error("lane {lane} of node {node} is malformed")]
+    MalformedLane {
+        /// The node.
+        node: usize,
+        /// The lane.
+        lane: usize,
+    },
+    /// A leaf's slots are not a build's: no primitive, padding before a primitive, or a
+    /// whole block of padding ([`crate::WideBvh::from_parts`]).
+    #[error("the leaf of node {node} at slot {first} is not padded as a build pads")]
+    MalformedLeaf {
+        /// The node holding the leaf.
+        node: usize,
+        /// The leaf's first slot.
+        first: usize,
+    },
+    /// A leaf holds a primitive whose box is empty or not finite, which a build drops.
+    #[error("a leaf holds primitive {primitive}, whose box is empty or not finite")]
+    PrimitiveDropped {
+        /// The primitive (original index).
+        primitive: u32,
+    },
+    /// The box around a group of slots ([`crate::WideBvh::from_parts_with`]) is not inside
+    /// the box of the leaf holding them.
+    #[error("the box of leaf {node} does not contain its primitives in slots {first_slot}..")]
+    GroupNotContained {
+        /// The node holding the leaf.
+        node: usize,
+        /// The group's first slot.
+        first_slot: usize,
+    },
+    /// No leaf holds a primitive whose box is finite and not empty.
+    #[error("no leaf holds primitive {primitive}")]
+    PrimitiveMissing {
+        /// The primitive (original index).
+        primitive: u32,
+    },
+    /// More nodes than a traversal can name.
+    #[error("{nodes} nodes, more than the {max} a hierarchy can hold")]
+    TooManyNodes {
+        /// The number of nodes.
+        nodes: usize,
+        /// The most there may be.
+        max: usize,
     },
     /// The CPU cannot run the kernel asked for.
     #[error("this CPU cannot run the {kernel} kernel")]

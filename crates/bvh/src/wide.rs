@@ -18,7 +18,7 @@ use crate::{Bvh, Error, Kernel, Node};
 pub const WIDE_WIDTH: usize = 8;
 
 /// The groups of four lanes a node's boxes are stored and tested in (one `Vec4` each).
-const HALVES: usize = WIDE_WIDTH / 4;
+pub(crate) const HALVES: usize = WIDE_WIDTH / 4;
 
 /// Every leaf's slots start at a multiple of this and are padded to one, so that a caller
 /// can test its primitives four at a time.
@@ -28,7 +28,7 @@ pub const LEAF_ALIGNMENT: usize = 4;
 pub const PADDING_SLOT: u32 = u32::MAX;
 
 /// A lane's `count` when the lane holds nothing; its box is empty.
-const EMPTY_LANE: u32 = u32::MAX;
+pub(crate) const EMPTY_LANE: u32 = u32::MAX;
 
 /// One node of a [`WideBvh`]: eight child boxes, coordinate by coordinate, and what each lane
 /// holds: another node, a leaf's slots, or nothing.
@@ -99,7 +99,7 @@ impl WideNode {
     }
 
     /// The box around every lane.
-    fn union(&self) -> Aabb {
+    pub(crate) fn union(&self) -> Aabb {
         (0..WIDE_WIDTH).fold(Aabb::EMPTY, |b, lane| b.union(self.bounds(lane)))
     }
 }
@@ -142,7 +142,7 @@ pub struct WideBvh {
 }
 
 /// The most nodes a [`WideBvh`] holds: traversal keeps a node index and a lane in 31 bits.
-const MAX_NODES: usize = 1 << 28;
+pub(crate) const MAX_NODES: usize = 1 << 28;
 
 impl WideBvh {
     /// Collapses `binary`, for traversal with [`Kernel::preferred`]: each node takes its binary

@@ -77,7 +77,7 @@ pub struct Args {
 
 /// The steps of [`Quality`], as the command line spells them.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum QualityArg {
+pub(crate) enum QualityArg {
     /// A Morton-code linear BVH: the fastest build.
     Fast,
     /// Binned SAH: the default.
@@ -87,7 +87,7 @@ enum QualityArg {
 }
 
 impl QualityArg {
-    fn quality(self) -> Quality {
+    pub(crate) fn quality(self) -> Quality {
         match self {
             Self::Fast => Quality::Fast,
             Self::Balanced => Quality::Balanced,
@@ -95,7 +95,7 @@ impl QualityArg {
         }
     }
 
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Fast => "fast",
             Self::Balanced => "balanced",

@@ -11,7 +11,8 @@ use crate::timing::{millions_per_second, ms};
 /// Print counts, bounds, load and build times, memory and BVH statistics of each mesh.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Mesh files (OBJ, glTF, PLY, STL; a glTF scene flattened into one mesh).
+    /// Mesh files (OBJ, glTF, PLY, STL; a glTF scene flattened into one mesh), or cache files
+    /// from `meshcast build`.
     #[arg(value_name = "MESH", required = true)]
     meshes: Vec<PathBuf>,
 }
@@ -63,12 +64,20 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
             writeln!(out, "warning        {warning}")?;
         }
         writeln!(out, "load           {:.2} ms", ms(loaded.load_time))?;
-        writeln!(
-            out,
-            "build          {:.2} ms ({:.2} Mtris/s)",
-            ms(loaded.build_time),
-            millions_per_second(triangles, loaded.build_time)
-        )?;
+        if loaded.from_cache {
+            let quality = format!("{:?}", mesh.build_options().quality).to_lowercase();
+            writeln!(
+                out,
+                "build          none: loaded from a cache ({quality} quality)"
+            )?;
+        } else {
+            writeln!(
+                out,
+                "build          {:.2} ms ({:.2} Mtris/s)",
+                ms(loaded.build_time),
+                millions_per_second(triangles, loaded.build_time)
+            )?;
+        }
         writeln!(
             out,
             "bvh nodes      {} ({} leaves)",

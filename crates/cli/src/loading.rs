@@ -18,6 +18,8 @@ pub struct LoadedMesh {
     pub mesh: Mesh,
     pub load_time: Duration,
     pub build_time: Duration,
+    /// Whether the mesh came from a cache file, with its hierarchy (no build).
+    pub from_cache: bool,
 }
 
 /// Reads a mesh file in any format the library reads (a glTF file's scene flattened).
@@ -43,6 +45,15 @@ fn with_path(err: meshcast::Error, path: &Path) -> anyhow::Error {
 /// # Errors
 /// As [`read_mesh`].
 pub fn load(path: &Path) -> Result<LoadedMesh> {
+    if detected(path)? == Some(Format::Cache) {
+        let (mesh, load_time) = timed(|| Mesh::from_path(path).map_err(|err| with_path(err, path)));
+        return Ok(LoadedMesh {
+            mesh: mesh?,
+            load_time,
+            build_time: Duration::ZERO,
+            from_cache: true,
+        });
+    }
     let (tri_mesh, load_time) = timed(|| read_mesh(path));
     let tri_mesh = tri_mesh?;
     let (mesh, build_time) = timed(|| build(tri_mesh, Quality::default()));
@@ -50,6 +61,7 @@ pub fn load(path: &Path) -> Result<LoadedMesh> {
         mesh: mesh?,
         load_time,
         build_time,
+        from_cache: false,
     })
 }
 
@@ -66,7 +78,7 @@ pub enum Loaded {
 /// # Errors
 /// As [`read_mesh`].
 pub fn load_target(path: &Path) -> Result<Loaded> {
-    if !is_gltf(path)? {
+    if detected(path)? != Some(Format::Gltf) {
         return Ok(Loaded::Mesh(Box::new(load(path)?.mesh)));
     }
     Scene::from_path(path)
@@ -74,14 +86,15 @@ pub fn load_target(path: &Path) -> Result<Loaded> {
         .map_err(|err| with_path(err, path))
 }
 
-/// Whether a file holds glTF: its first bytes say so.
-fn is_gltf(path: &Path) -> Result<bool> {
+/// The format a file's first bytes show, for the choices only the content decides: a
+/// glTF scene, a cache with its hierarchy ([`Mesh::save`]).
+fn detected(path: &Path) -> Result<Option<Format>> {
     const HEAD_BYTES: u64 = 1024;
     let mut head = Vec::new();
     std::fs::File::open(path)
         .and_then(|file| file.take(HEAD_BYTES).read_to_end(&mut head))
         .with_context(|| format!("reading mesh {}", path.display()))?;
-    Ok(Format::detect(&head) == Some(Format::Gltf))
+    Ok(Format::detect(&head))
 }
 
 /// Builds the BVH of a loaded mesh with the default options at `quality`.

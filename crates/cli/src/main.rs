@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 mod bench;
+mod build;
 mod camera_options;
 mod cast;
 mod demo;
@@ -46,6 +47,7 @@ enum Command {
     Pick(pick::Args),
     Render(render::Args),
     Bench(bench::Args),
+    Build(build::Args),
 }
 
 fn main() -> ExitCode {
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         Some(Command::Pick(args)) => pick::run(&args, &mut out),
         Some(Command::Render(args)) => render::run(&args, &mut out),
         Some(Command::Bench(args)) => bench::run(&args, &mut out),
+        Some(Command::Build(args)) => build::run(&args, &mut out),
     }
     .and_then(|()| Ok(out.flush()?));
     match result {

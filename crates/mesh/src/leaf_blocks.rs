@@ -8,7 +8,7 @@ use meshcast_bvh::{
     LeafIntersector, Parallel, TraversalCounts, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT,
 };
 use meshcast_primitives::{
-    BlockHits, BlockRay, Hit, Ray, TransformBlock, TransformHits, TransformRay, Triangle,
+    Aabb, BlockHits, BlockRay, Hit, Ray, TransformBlock, TransformHits, TransformRay, Triangle,
     TriangleBlock, TriangleTransform, WatertightRay, BLOCK_WIDTH,
 };
 use rayon::prelude::*;
@@ -42,29 +42,66 @@ impl LeafBlocks {
         leaf_test: LeafTest,
     ) -> Self {
         let order = wide.primitive_order();
+        Self::lay_out(tri_mesh, order, parallel, leaf_test, |_| ()).0
+    }
+
+    /// [`LeafBlocks::new`] from the padded leaf order alone, before its hierarchy is made,
+    /// and the box around each block's triangles, `None` if one is degenerate: what a cache
+    /// checks its hierarchy against ([`meshcast_bvh::WideBvh::from_parts_with`]), the
+    /// triangles being gathered only once. A slot naming no triangle of `tri_mesh` is left
+    /// empty.
+    pub(crate) fn with_block_bounds(
+        tri_mesh: &TriMesh,
+        order: &[u32],
+        parallel: Parallel,
+        leaf_test: LeafTest,
+    ) -> (Self, Vec<Option<Aabb>>) {
+        Self::lay_out(tri_mesh, order, parallel, leaf_test, |triangles| {
+            triangles.iter().try_fold(Aabb::EMPTY, |bounds, triangle| {
+                (!triangle.is_degenerate()).then(|| bounds.union(triangle.bounds()))
+            })
+        })
+    }
+
+    /// The blocks of `order`'s slots in the layout of `leaf_test`, and `extra` of each
+    /// block's triangles (padding and slots naming no triangle left out).
+    fn lay_out<X: Send>(
+        tri_mesh: &TriMesh,
+        order: &[u32],
+        parallel: Parallel,
+        leaf_test: LeafTest,
+        extra: impl Fn(&[Triangle]) -> X + Sync + Send,
+    ) -> (Self, Vec<X>) {
+        let triangles = |slots: &[u32]| -> SmallVec<[Triangle; BLOCK_WIDTH]> {
+            slots
+                .iter()
+                .filter(|&&index| index != PADDING_SLOT)
+                .filter_map(|&index| tri_mesh.triangle(index as usize))
+                .collect()
+        };
         match leaf_test {
-            LeafTest::Watertight => Self::Watertight(lay_out(order, parallel, |slots| {
-                let triangles: SmallVec<[Triangle; BLOCK_WIDTH]> = slots
-                    .iter()
-                    .filter(|&&index| index != PADDING_SLOT)
-                    .filter_map(|&index| tri_mesh.triangle(index as usize))
-                    .collect();
-                TriangleBlock::new(&triangles)
-            })),
-            LeafTest::Transform => Self::Transform(lay_out(order, parallel, |slots| {
-                let mut block = TransformBlock::EMPTY;
-                for (lane, &index) in slots.iter().enumerate() {
-                    let triangle = (index != PADDING_SLOT)
-                        .then(|| tri_mesh.triangle(index as usize))
-                        .flatten();
-                    // A transform that is not representable stays an unused lane, as the
-                    // scalar test never hits its triangle either.
-                    if let Some(transform) = triangle.as_ref().and_then(TriangleTransform::new) {
-                        block.set(lane, &transform);
+            LeafTest::Watertight => {
+                let (blocks, extras) = lay_out(order, parallel, |slots| {
+                    let triangles = triangles(slots);
+                    (TriangleBlock::new(&triangles), extra(&triangles))
+                });
+                (Self::Watertight(blocks), extras)
+            }
+            LeafTest::Transform => {
+                let (blocks, extras) = lay_out(order, parallel, |slots| {
+                    let triangles = triangles(slots);
+                    let mut block = TransformBlock::EMPTY;
+                    for (lane, triangle) in triangles.iter().enumerate() {
+                        // A transform that is not representable stays an unused lane, as the
+                        // scalar test never hits its triangle either.
+                        if let Some(transform) = TriangleTransform::new(triangle) {
+                            block.set(lane, &transform);
+                        }
                     }
-                }
-                block
-            })),
+                    (block, extra(&triangles))
+                });
+                (Self::Transform(blocks), extras)
+            }
         }
     }
 
@@ -157,19 +194,19 @@ impl LeafBlocks {
     }
 }
 
-/// The blocks of `order`'s slots, four at a time, with rayon when `parallel` says so.
-fn lay_out<B: Send>(
+/// What `block` makes of `order`'s slots, four at a time, with rayon when `parallel` says so.
+fn lay_out<B: Send, X: Send>(
     order: &[u32],
     parallel: Parallel,
-    block: impl Fn(&[u32]) -> B + Sync + Send,
-) -> Vec<B> {
+    block: impl Fn(&[u32]) -> (B, X) + Sync + Send,
+) -> (Vec<B>, Vec<X>) {
     match parallel {
         Parallel::Rayon => order
             .par_chunks(BLOCK_WIDTH)
             .with_min_len(PARALLEL_BLOCKS)
             .map(block)
-            .collect(),
-        Parallel::Sequential => order.chunks(BLOCK_WIDTH).map(block).collect(),
+            .unzip(),
+        Parallel::Sequential => order.chunks(BLOCK_WIDTH).map(block).unzip(),
     }
 }
 

@@ -65,7 +65,7 @@ mod winding;
 
 pub use error::{Error, IndexKind, Location, Place, Result, Warning};
 pub use instance::Instance;
-pub use io::cache::CacheProblem;
+pub use io::cache::{CacheProblem, CacheSection};
 pub use io::{Format, CACHE_EXTENSION};
 pub use leaf_test::LeafTest;
 pub use mesh::Mesh;

@@ -51,6 +51,8 @@ pub struct Mesh {
     blocks: LeafBlocks,
     /// The far-field expansions of the winding number, made by its first query.
     pub(crate) winding: WindingCache,
+    /// The options `wide` was built with ([`Mesh::build_options`]).
+    options: BuildOptions,
 }
 
 impl Mesh {
@@ -128,7 +130,33 @@ impl Mesh {
             wide,
             blocks,
             winding: WindingCache::default(),
+            options,
         }
+    }
+
+    /// The mesh of `tri_mesh`, a hierarchy over its triangles that was built with
+    /// `options` and checked against them ([`WideBvh::from_parts_with`]), and the leaf
+    /// blocks of its order: a cache's, with no build.
+    pub(crate) fn from_parts(
+        tri_mesh: TriMesh,
+        wide: WideBvh,
+        blocks: LeafBlocks,
+        options: BuildOptions,
+    ) -> Self {
+        Self {
+            tri_mesh,
+            wide,
+            blocks,
+            winding: WindingCache::default(),
+            options,
+        }
+    }
+
+    /// The options the hierarchy was built with (a cache remembers them): those given to
+    /// [`Mesh::from_tri_mesh`], with [`BuildOptions::leaf_block`] set to the four triangles
+    /// a leaf test takes at once.
+    pub fn build_options(&self) -> BuildOptions {
+        self.options
     }
 
     /// Moves the vertices to `positions` (one per vertex, in the same order) and refits the
@@ -136,7 +164,7 @@ impl Mesh {
     /// Triangles, normals, texture coordinates and groups are kept as they are (normals are
     /// not recomputed). Refitting keeps the tree's shape, which suits small motions; when a
     /// triangle becomes degenerate or stops being so, the hierarchy is rebuilt with the
-    /// default options instead. The [`LeafTest`] is kept.
+    /// mesh's [`Mesh::build_options`] instead. The [`LeafTest`] is kept.
     ///
     /// A mesh shared by instances sits behind an [`std::sync::Arc`]: deform a copy
     /// ([`std::sync::Arc::make_mut`]) and hand it to the scene with
@@ -198,7 +226,7 @@ impl Mesh {
                 .all(|&index| index == PADDING_SLOT || !boxes[index as usize].is_empty());
         if !same_triangles {
             let kernel = self.kernel();
-            *self = Self::build(tri_mesh, &BuildOptions::default(), self.leaf_test());
+            *self = Self::build(tri_mesh, &self.options, self.leaf_test());
             return self.set_kernel(kernel);
         }
         self.wide.refit(&boxes)?;

@@ -4,8 +4,13 @@
 use glam::{Vec2, Vec3};
 use meshcast_primitives::{Aabb, Triangle};
 
+use rayon::prelude::*;
+
 use crate::vertex_normals::VertexNormalCache;
 use crate::{Error, Result, Warning};
+
+/// Vertices or triangles one rayon task checks at least.
+const PARALLEL_GRAIN: usize = 1 << 14;
 
 /// A per-corner attribute stored the OBJ way: a list of values, and for each triangle the
 /// indices of its three corners' values, or `None` for a triangle that has none.
@@ -113,7 +118,36 @@ impl TriMesh {
     /// [`Error::IndexOutOfRange`] for a vertex index past the positions,
     /// [`Error::NonFiniteVertex`] for a NaN or infinite position, [`Error::TooLarge`] for more
     /// than `u32::MAX` vertices or triangles. An empty mesh is fine (every ray misses it).
-    pub fn new(mut positions: Vec<Vec3>, mut indices: Vec<[u32; 3]>) -> Result<Self> {
+    pub fn new(positions: Vec<Vec3>, indices: Vec<[u32; 3]>) -> Result<Self> {
+        Self::checked(positions, indices, None)
+    }
+
+    /// As [`TriMesh::new`], with closedness given rather than found and the degenerate
+    /// triangles not counted: a cache stores closedness, since finding it costs about a
+    /// sixth of a build, and its reader counts the degenerate triangles while it checks the
+    /// hierarchy, then calls [`TriMesh::set_degenerate_count`]. A wrong closedness could
+    /// only make [`crate::PointQueries::contains`] choose the parity test where the winding
+    /// number was due, or the other way round: wrong answers, never a panic.
+    pub(crate) fn with_closedness(
+        positions: Vec<Vec3>,
+        indices: Vec<[u32; 3]>,
+        closed: bool,
+    ) -> Result<Self> {
+        Self::checked(positions, indices, Some(closed))
+    }
+
+    /// Sets the count of degenerate triangles, for [`TriMesh::with_closedness`].
+    pub(crate) fn set_degenerate_count(&mut self, count: usize) {
+        self.degenerate_count = count;
+    }
+
+    /// The checks of [`TriMesh::new`], on rayon; then, unless closedness is given, the
+    /// degenerate triangles and closedness.
+    fn checked(
+        mut positions: Vec<Vec3>,
+        mut indices: Vec<[u32; 3]>,
+        closed: Option<bool>,
+    ) -> Result<Self> {
         for (what, count) in [("vertex", positions.len()), ("triangle", indices.len())] {
             if count > u32::MAX as usize {
                 return Err(Error::TooLarge {
@@ -122,35 +156,47 @@ impl TriMesh {
                 });
             }
         }
-        if let Some(vertex) = positions.iter().position(|p| !p.is_finite()) {
+        if let Some(vertex) = positions
+            .par_iter()
+            .with_min_len(PARALLEL_GRAIN)
+            .position_first(|p| !p.is_finite())
+        {
             return Err(Error::NonFiniteVertex {
                 vertex,
                 position: positions[vertex].to_array(),
             });
         }
         let vertex_count = positions.len();
-        for (triangle, corners) in indices.iter().enumerate() {
-            if let Some(&index) = corners.iter().find(|&&i| i as usize >= vertex_count) {
-                return Err(Error::IndexOutOfRange {
-                    triangle,
-                    index,
-                    vertex_count,
-                });
-            }
+        let out_of_range = |i: &u32| *i as usize >= vertex_count;
+        if let Some(triangle) = indices
+            .par_iter()
+            .with_min_len(PARALLEL_GRAIN)
+            .position_first(|corners| corners.iter().any(out_of_range))
+        {
+            let index = indices[triangle].into_iter().find(out_of_range);
+            return Err(Error::IndexOutOfRange {
+                triangle,
+                index: index.unwrap_or_default(),
+                vertex_count,
+            });
         }
-        let kept: Vec<bool> = indices
-            .iter()
-            .map(|&[a, b, c]| {
-                !Triangle::new(
-                    positions[a as usize],
-                    positions[b as usize],
-                    positions[c as usize],
-                )
-                .is_degenerate()
-            })
-            .collect();
-        let degenerate_count = kept.iter().filter(|&&kept| !kept).count();
-        let closed = crate::closedness::is_closed(&positions, &indices, &kept);
+        let kept = |&[a, b, c]: &[u32; 3]| {
+            !Triangle::new(
+                positions[a as usize],
+                positions[b as usize],
+                positions[c as usize],
+            )
+            .is_degenerate()
+        };
+        let (degenerate_count, closed) = match closed {
+            Some(closed) => (0, closed),
+            None => {
+                let kept: Vec<bool> = indices.iter().map(kept).collect();
+                let degenerate_count = kept.iter().filter(|&&kept| !kept).count();
+                let closed = crate::closedness::is_closed(&positions, &indices, &kept);
+                (degenerate_count, closed)
+            }
+        };
         // A loader fills these by pushing: keep only what the mesh holds.
         positions.shrink_to_fit();
         indices.shrink_to_fit();
@@ -369,6 +415,11 @@ impl TriMesh {
     /// The index into [`TriMesh::group_names`] of triangle `triangle`'s group.
     pub fn triangle_group(&self, triangle: usize) -> Option<u32> {
         self.triangle_groups.get(triangle).copied()
+    }
+
+    /// Each triangle's index into [`TriMesh::group_names`] (empty when there are no groups).
+    pub(crate) fn triangle_groups(&self) -> &[u32] {
+        &self.triangle_groups
     }
 
     /// The name of the object or group that triangle `triangle` came from.

@@ -159,6 +159,7 @@ pub use meshcast_bvh as bvh;
 pub use meshcast_primitives as primitives;
 
 pub use meshcast_bvh::{BuildOptions, Bvh, BvhStats, Kernel, Parallel, Quality, TraversalCounts};
+pub use meshcast_mesh::CacheSection;
 pub use meshcast_mesh::{
     CacheProblem, Error, Format, IndexKind, Instance, InstanceId, LeafTest, Location, Mesh, Place,
     Result, Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning, CACHE_EXTENSION,

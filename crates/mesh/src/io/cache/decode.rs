@@ -1,0 +1,303 @@
+//! Reading a cache: the header, the sections' extents and checksums, then their contents,
+//! each checked before the mesh is put together.
+
+use core::ops::Range;
+
+use glam::{Vec2, Vec3};
+use meshcast_bvh::{Parallel, WideBvh, WideNode, PADDING_SLOT};
+use rayon::prelude::*;
+
+use super::header::{Header, Problem, HEADER_BYTES};
+use super::{checksum, geometry_hash, CacheProblem, CacheSection};
+use crate::leaf_blocks::LeafBlocks;
+use crate::{Error, Mesh, TriMesh, VertexAttribute};
+
+/// Items one rayon task decodes or checks at least.
+const PARALLEL_GRAIN: usize = 1 << 14;
+
+/// The bytes of one section and where they start in the file.
+#[derive(Clone, Copy)]
+struct Section<'a> {
+    kind: CacheSection,
+    start: u64,
+    bytes: &'a [u8],
+}
+
+impl Section<'_> {
+    /// `problem`, at the start of the `index`th element of `size` bytes.
+    fn problem_at(&self, index: usize, size: usize, problem: CacheProblem) -> Problem {
+        (self.start + (index * size) as u64, problem)
+    }
+
+    /// Each `N`-byte element decoded, on rayon (the length is a multiple of `N`, from the
+    /// counts; a remainder would be ignored).
+    fn decode<T: Send, const N: usize>(
+        &self,
+        decode: impl Fn(&[u8; N]) -> T + Sync + Send,
+    ) -> Vec<T> {
+        let (elements, _) = self.bytes.as_chunks::<N>();
+        elements
+            .par_iter()
+            .with_min_len(PARALLEL_GRAIN)
+            .map(decode)
+            .collect()
+    }
+}
+
+/// The mesh in cache `bytes`, or the first problem found and its byte offset.
+pub(super) fn read(bytes: &[u8]) -> Result<Mesh, Problem> {
+    let header = Header::decode(bytes)?;
+    let sections = sections(bytes, &header)?;
+    let [positions, indices, normal_values, normal_corners, uv_values, uv_corners, names, triangle_groups, nodes, order] =
+        sections;
+
+    let float = |b: [u8; 4]| f32::from_le_bytes(b);
+    let vec3 = |b: &[u8; 12]| {
+        let (w, _) = b.as_chunks::<4>();
+        Vec3::new(float(w[0]), float(w[1]), float(w[2]))
+    };
+    let triple = |b: &[u8; 12]| {
+        let (w, _) = b.as_chunks::<4>();
+        [w[0], w[1], w[2]].map(u32::from_le_bytes)
+    };
+    let corners = |b: &[u8; 12]| Some(triple(b)).filter(|&c| c != [u32::MAX; 3]);
+    let word = |b: &[u8; 4]| u32::from_le_bytes(*b);
+
+    let tri_mesh = TriMesh::with_closedness(
+        positions.decode(vec3),
+        indices.decode(triple),
+        header.closed,
+    )
+    .map_err(|err| geometry_problem(err, positions, indices))?;
+    let tri_mesh = match header.normals {
+        false => tri_mesh,
+        true => {
+            let values = normal_values.decode(vec3);
+            check_finite(normal_values, &values, 12, |v| v.is_finite())?;
+            let corners = normal_corners.decode(corners);
+            check_corners(normal_corners, &corners, values.len())?;
+            tri_mesh
+                .with_normals(VertexAttribute::new(values, corners))
+                .map_err(|err| {
+                    (
+                        normal_values.start,
+                        CacheProblem::InvalidMesh(err.to_string()),
+                    )
+                })?
+        }
+    };
+    let tri_mesh = match header.uvs {
+        false => tri_mesh,
+        true => {
+            let values = uv_values.decode(|b: &[u8; 8]| {
+                let (w, _) = b.as_chunks::<4>();
+                Vec2::new(float(w[0]), float(w[1]))
+            });
+            check_finite(uv_values, &values, 8, |v| v.is_finite())?;
+            let corners = uv_corners.decode(corners);
+            check_corners(uv_corners, &corners, values.len())?;
+            tri_mesh
+                .with_uvs(VertexAttribute::new(values, corners))
+                .map_err(|err| (uv_values.start, CacheProblem::InvalidMesh(err.to_string())))?
+        }
+    };
+    let mut tri_mesh = match header.groups {
+        false => tri_mesh,
+        true => {
+            let group_names = group_names(names, header.counts.group_names)?;
+            let groups = triangle_groups.decode(word);
+            if let Some(t) = groups.iter().position(|&g| g as usize >= group_names.len()) {
+                let problem = CacheProblem::IndexOutOfRange {
+                    section: CacheSection::TriangleGroups,
+                    element: t as u64,
+                    index: groups[t],
+                    count: group_names.len() as u64,
+                };
+                return Err(triangle_groups.problem_at(t, 4, problem));
+            }
+            tri_mesh
+                .with_groups(group_names, groups)
+                .map_err(|err| (names.start, CacheProblem::InvalidMesh(err.to_string())))?
+        }
+    };
+    let order = order.decode(word);
+    // The triangles are gathered once, in leaf order, for the leaf test; the hierarchy is
+    // checked against them there, so that no check walks the triangles in random order.
+    let (blocks, block_bounds) =
+        LeafBlocks::with_block_bounds(&tri_mesh, &order, Parallel::Rayon, header.leaf_test);
+    let kept = |triangle: u32| {
+        tri_mesh
+            .triangle(triangle as usize)
+            .is_some_and(|t| !t.is_degenerate())
+    };
+    let wide = WideBvh::from_parts_with(
+        nodes.decode(|b: &[u8; WideNode::ENCODED_BYTES]| WideNode::from_le_bytes(b)),
+        order,
+        tri_mesh.triangle_count(),
+        |group, _| block_bounds.get(group).copied().flatten(),
+        kept,
+    )
+    .map_err(|err| (nodes.start, CacheProblem::InvalidTree(err)))?;
+    // Every triangle a build keeps is in a slot, and no other: the rest are degenerate.
+    let held = wide
+        .primitive_order()
+        .iter()
+        .filter(|&&s| s != PADDING_SLOT)
+        .count();
+    tri_mesh.set_degenerate_count(tri_mesh.triangle_count() - held);
+    Ok(Mesh::from_parts(tri_mesh, wide, blocks, header.options))
+}
+
+/// The body's sections, each as long as the header says and with the checksum it gives,
+/// filling the file exactly; and the geometry hash checked against theirs.
+fn sections<'a>(bytes: &'a [u8], header: &Header) -> Result<[Section<'a>; 10], Problem> {
+    let lengths = header.section_lengths()?;
+    let mut ranges: [Range<u64>; 10] = Default::default();
+    let mut start = HEADER_BYTES as u64;
+    let end = bytes.len() as u64;
+    for ((range, &kind), length) in ranges.iter_mut().zip(&CacheSection::BODY).zip(lengths) {
+        let left = end - start;
+        if length > left {
+            let problem = CacheProblem::Truncated {
+                section: kind,
+                expected: length,
+                found: left,
+            };
+            return Err((start, problem));
+        }
+        *range = start..start + length;
+        start += length;
+    }
+    if start < end {
+        return Err((start, CacheProblem::TrailingBytes { count: end - start }));
+    }
+    // Every range lies in `bytes`: each `usize` conversion below is exact.
+    let sections: [Section; 10] = core::array::from_fn(|i| Section {
+        kind: CacheSection::BODY[i],
+        start: ranges[i].start,
+        bytes: &bytes[ranges[i].start as usize..ranges[i].end as usize],
+    });
+    let sums: Vec<u64> = sections.par_iter().map(|s| checksum(s.bytes)).collect();
+    for (section, (&sum, &stored)) in sections.iter().zip(sums.iter().zip(&header.checksums)) {
+        if sum != stored {
+            let problem = CacheProblem::ChecksumMismatch {
+                section: section.kind,
+            };
+            return Err((section.start, problem));
+        }
+    }
+    let computed = geometry_hash(sums[0], sums[1]);
+    if computed != header.geometry_hash {
+        let problem = CacheProblem::GeometryHashMismatch {
+            stored: header.geometry_hash,
+            computed,
+        };
+        return Err((120, problem));
+    }
+    Ok(sections)
+}
+
+/// What [`TriMesh::with_closedness`]'s checks found, as a cache problem.
+fn geometry_problem(err: Error, positions: Section, indices: Section) -> Problem {
+    match err {
+        Error::NonFiniteVertex { vertex, .. } => positions.problem_at(
+            vertex,
+            12,
+            CacheProblem::NonFiniteValue {
+                section: CacheSection::Positions,
+                index: vertex as u64,
+            },
+        ),
+        Error::IndexOutOfRange {
+            triangle,
+            index,
+            vertex_count,
+        } => indices.problem_at(
+            triangle,
+            12,
+            CacheProblem::IndexOutOfRange {
+                section: CacheSection::Indices,
+                element: triangle as u64,
+                index,
+                count: vertex_count as u64,
+            },
+        ),
+        err => (positions.start, CacheProblem::InvalidMesh(err.to_string())),
+    }
+}
+
+/// The first value that is not finite, as a problem.
+fn check_finite<T: Sync>(
+    section: Section,
+    values: &[T],
+    size: usize,
+    is_finite: impl Fn(&T) -> bool + Sync + Send,
+) -> Result<(), Problem> {
+    let bad = values
+        .par_iter()
+        .with_min_len(PARALLEL_GRAIN)
+        .position_first(|v| !is_finite(v));
+    match bad {
+        None => Ok(()),
+        Some(index) => Err(section.problem_at(
+            index,
+            size,
+            CacheProblem::NonFiniteValue {
+                section: section.kind,
+                index: index as u64,
+            },
+        )),
+    }
+}
+
+/// The first corner index past `count` values, as a problem.
+fn check_corners(
+    section: Section,
+    corners: &[Option<[u32; 3]>],
+    count: usize,
+) -> Result<(), Problem> {
+    let out_of_range =
+        |c: &Option<[u32; 3]>| c.is_some_and(|c| c.iter().any(|&i| i as usize >= count));
+    let bad = corners
+        .par_iter()
+        .with_min_len(PARALLEL_GRAIN)
+        .position_first(out_of_range);
+    let Some(triangle) = bad else {
+        return Ok(());
+    };
+    let index = corners[triangle]
+        .and_then(|c| c.into_iter().find(|&i| i as usize >= count))
+        .unwrap_or_default();
+    Err(section.problem_at(
+        triangle,
+        12,
+        CacheProblem::IndexOutOfRange {
+            section: section.kind,
+            element: triangle as u64,
+            index,
+            count: count as u64,
+        },
+    ))
+}
+
+/// The `count` group names, each a `u32` length and that many UTF-8 bytes, filling the
+/// section exactly.
+fn group_names(section: Section, count: u64) -> Result<Vec<String>, Problem> {
+    let mut rest = section.bytes;
+    let mut names = Vec::new();
+    for group in 0..count {
+        let at = section.start + (section.bytes.len() - rest.len()) as u64;
+        let invalid = (at, CacheProblem::InvalidGroupName { group });
+        let (length, after) = rest.split_first_chunk::<4>().ok_or(invalid.clone())?;
+        let length = u32::from_le_bytes(*length) as usize;
+        let name = after.get(..length).ok_or(invalid.clone())?;
+        let name = core::str::from_utf8(name).map_err(|_| invalid)?;
+        names.push(name.to_owned());
+        rest = &after[length..];
+    }
+    if !rest.is_empty() {
+        let at = section.start + (section.bytes.len() - rest.len()) as u64;
+        return Err((at, CacheProblem::InvalidGroupName { group: count }));
+    }
+    Ok(names)
+}
