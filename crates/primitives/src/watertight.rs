@@ -131,25 +131,25 @@ impl WatertightRay {
         let mut e1 = ax * cy - ay * cx;
         let mut e2 = bx * ay - by * ax;
         if e0 == 0.0 || e1 == 0.0 || e2 == 0.0 {
-            {
-                let (ax, ay, bx, by, cx, cy) = (
-                    f64::from(ax),
-                    f64::from(ay),
-                    f64::from(bx),
-                    f64::from(by),
-                    f64::from(cx),
-                    f64::from(cy),
-                );
-                e0 = (cx * by - cy * bx) as f32;
-                e1 = (ax * cy - ay * cx) as f32;
-                e2 = (bx * ay - by * ax) as f32;
-            }
+            // In `f64` the products of `f32` values are exact, so a zero here is a true zero;
+            // the signs are taken before rounding back, as an edge function too small for an
+            // `f32` (below 1e-45) still puts the ray on one side of the edge.
+            let (ax, ay, bx, by, cx, cy) = (
+                f64::from(ax),
+                f64::from(ay),
+                f64::from(bx),
+                f64::from(by),
+                f64::from(cx),
+                f64::from(cy),
+            );
+            let exact = [cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax];
+            [e0, e1, e2] = exact.map(|e| e as f32);
             // The ray runs through an edge or a vertex: each zero edge function takes the
             // side the ray would be on if moved by an infinitesimal step (see
             // `side_of_edge`), so that exactly one of the triangles around the point owns it.
-            let s0 = side_of_edge(e0, (bx, by), (cx, cy));
-            let s1 = side_of_edge(e1, (cx, cy), (ax, ay));
-            let s2 = side_of_edge(e2, (ax, ay), (bx, by));
+            let s0 = side_of_edge(exact[0], (bx, by), (cx, cy));
+            let s1 = side_of_edge(exact[1], (cx, cy), (ax, ay));
+            let s2 = side_of_edge(exact[2], (ax, ay), (bx, by));
             if !(s0 > 0.0 && s1 > 0.0 && s2 > 0.0 || s0 < 0.0 && s1 < 0.0 && s2 < 0.0) {
                 return None;
             }
@@ -192,7 +192,7 @@ impl WatertightRay {
 /// in the plane covered by triangles that meet edge to edge. Zero only for an edge of zero
 /// length, whose triangle has no projected area and is rejected anyway.
 #[inline]
-fn side_of_edge(e: f32, from: (f32, f32), to: (f32, f32)) -> f32 {
+fn side_of_edge(e: f64, from: (f64, f64), to: (f64, f64)) -> f64 {
     if e != 0.0 {
         e
     } else if to.1 != from.1 {
@@ -206,6 +206,25 @@ fn side_of_edge(e: f32, from: (f32, f32), to: (f32, f32)) -> f32 {
 mod tests {
     use super::*;
     use crate::Triangle;
+
+    /// Found by the glTF fuzz target: an edge function of `-1.6e-47`, exact in `f64`, rounds
+    /// to zero as an `f32`; the tie rule then took it for a ray through the edge and hit a
+    /// triangle the ray passes beside (every corner has `x > 0`, the ray runs along `x = 0`),
+    /// which the hierarchy's boxes rightly miss.
+    #[test]
+    fn fuzz_gltf_edge_function_below_f32_range() {
+        let triangle = [
+            Vec3::new(2.305071e-38, 0.0, 0.0),
+            Vec3::new(0.5019531, 0.0, 0.0),
+            Vec3::new(2.3376521e-18, 1.7748073e28, 6.7715283e-10),
+        ];
+        let ray = Ray::new(Vec3::new(0.0, 2.6622211e28, 0.0), Vec3::NEG_Y);
+        let [a, b, c] = triangle;
+        assert_eq!(WatertightRay::new(&ray).intersect(a, b, c), None);
+        // Moved to the inside of that edge by the same tiny amount, the ray hits.
+        let inside = Ray::new(Vec3::new(3e-38, 2.6622211e28, 0.0), Vec3::NEG_Y);
+        assert!(WatertightRay::new(&inside).intersect(a, b, c).is_some());
+    }
 
     /// A fan of triangles around a centre vertex: rays through the shared centre vertex and
     /// through every shared edge hit exactly one of them (no crack, no double count).
