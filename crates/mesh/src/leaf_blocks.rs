@@ -12,7 +12,6 @@ use meshcast_primitives::{
     TriangleBlock, TriangleTransform, WatertightRay, BLOCK_WIDTH,
 };
 use rayon::prelude::*;
-use smallvec::SmallVec;
 
 use crate::query::FaceCulling;
 use crate::{LeafTest, TriMesh};
@@ -41,67 +40,63 @@ impl LeafBlocks {
         parallel: Parallel,
         leaf_test: LeafTest,
     ) -> Self {
-        let order = wide.primitive_order();
-        Self::lay_out(tri_mesh, order, parallel, leaf_test, |_| ()).0
+        Self::from_order(tri_mesh, wide.primitive_order(), parallel, leaf_test)
     }
 
     /// [`LeafBlocks::new`] from the padded leaf order alone, before its hierarchy is made,
     /// and the box around each block's triangles, `None` if one is degenerate: what a cache
-    /// checks its hierarchy against ([`meshcast_bvh::WideBvh::from_parts_with`]), the
-    /// triangles being gathered only once. A slot naming no triangle of `tri_mesh` is left
-    /// empty.
+    /// checks its hierarchy against ([`meshcast_bvh::WideBvh::from_parts_with`]). A slot
+    /// naming no triangle of `tri_mesh` is left empty.
+    ///
+    /// Watertight blocks hold their corners, so the boxes come from them in one streaming
+    /// pass rather than from a second gather of the triangles in leaf order.
     pub(crate) fn with_block_bounds(
         tri_mesh: &TriMesh,
         order: &[u32],
         parallel: Parallel,
         leaf_test: LeafTest,
     ) -> (Self, Vec<Option<Aabb>>) {
-        Self::lay_out(tri_mesh, order, parallel, leaf_test, |triangles| {
-            triangles.iter().try_fold(Aabb::EMPTY, |bounds, triangle| {
-                (!triangle.is_degenerate()).then(|| bounds.union(triangle.bounds()))
-            })
-        })
+        let laid_out = Self::from_order(tri_mesh, order, parallel, leaf_test);
+        let bounds = match &laid_out {
+            Self::Watertight(blocks) => map(blocks, parallel, |block| {
+                // Unused lanes have NaN corners; a mesh's corners are finite.
+                let lanes = (0..BLOCK_WIDTH).map(|lane| block.triangle(lane));
+                block_bounds(lanes.filter(|t| t.v0.is_finite()))
+            }),
+            Self::Transform(_) => blocks(order, parallel, |slots| {
+                block_bounds(triangles(tri_mesh, slots))
+            }),
+        };
+        (laid_out, bounds)
     }
 
-    /// The blocks of `order`'s slots in the layout of `leaf_test`, and `extra` of each
-    /// block's triangles (padding and slots naming no triangle left out).
-    fn lay_out<X: Send>(
+    /// The blocks of `order`'s slots in the layout of `leaf_test`, each filled lane by lane
+    /// from the slots naming a triangle of `tri_mesh`.
+    fn from_order(
         tri_mesh: &TriMesh,
         order: &[u32],
         parallel: Parallel,
         leaf_test: LeafTest,
-        extra: impl Fn(&[Triangle]) -> X + Sync + Send,
-    ) -> (Self, Vec<X>) {
-        let triangles = |slots: &[u32]| -> SmallVec<[Triangle; BLOCK_WIDTH]> {
-            slots
-                .iter()
-                .filter(|&&index| index != PADDING_SLOT)
-                .filter_map(|&index| tri_mesh.triangle(index as usize))
-                .collect()
-        };
+    ) -> Self {
         match leaf_test {
-            LeafTest::Watertight => {
-                let (blocks, extras) = lay_out(order, parallel, |slots| {
-                    let triangles = triangles(slots);
-                    (TriangleBlock::new(&triangles), extra(&triangles))
-                });
-                (Self::Watertight(blocks), extras)
-            }
-            LeafTest::Transform => {
-                let (blocks, extras) = lay_out(order, parallel, |slots| {
-                    let triangles = triangles(slots);
-                    let mut block = TransformBlock::EMPTY;
-                    for (lane, triangle) in triangles.iter().enumerate() {
-                        // A transform that is not representable stays an unused lane, as the
-                        // scalar test never hits its triangle either.
-                        if let Some(transform) = TriangleTransform::new(triangle) {
-                            block.set(lane, &transform);
-                        }
+            LeafTest::Watertight => Self::Watertight(blocks(order, parallel, |slots| {
+                let mut block = TriangleBlock::EMPTY;
+                for (lane, triangle) in triangles(tri_mesh, slots).enumerate() {
+                    block.set(lane, &triangle);
+                }
+                block
+            })),
+            LeafTest::Transform => Self::Transform(blocks(order, parallel, |slots| {
+                let mut block = TransformBlock::EMPTY;
+                for (lane, triangle) in triangles(tri_mesh, slots).enumerate() {
+                    // A transform that is not representable stays an unused lane, as the
+                    // scalar test never hits its triangle either.
+                    if let Some(transform) = TriangleTransform::new(&triangle) {
+                        block.set(lane, &transform);
                     }
-                    (block, extra(&triangles))
-                });
-                (Self::Transform(blocks), extras)
-            }
+                }
+                block
+            })),
         }
     }
 
@@ -194,20 +189,51 @@ impl LeafBlocks {
     }
 }
 
-/// What `block` makes of `order`'s slots, four at a time, with rayon when `parallel` says so.
-fn lay_out<B: Send, X: Send>(
+/// `f` of each item, in order, on rayon when `parallel` says so.
+fn map<T: Sync, B: Send>(
+    items: &[T],
+    parallel: Parallel,
+    f: impl Fn(&T) -> B + Sync + Send,
+) -> Vec<B> {
+    match parallel {
+        Parallel::Rayon => items
+            .par_iter()
+            .with_min_len(PARALLEL_BLOCKS)
+            .map(f)
+            .collect(),
+        Parallel::Sequential => items.iter().map(f).collect(),
+    }
+}
+
+/// `block` of each block's slots of `order`, in order, on rayon when `parallel` says so.
+fn blocks<B: Send>(
     order: &[u32],
     parallel: Parallel,
-    block: impl Fn(&[u32]) -> (B, X) + Sync + Send,
-) -> (Vec<B>, Vec<X>) {
+    block: impl Fn(&[u32]) -> B + Sync + Send,
+) -> Vec<B> {
     match parallel {
         Parallel::Rayon => order
             .par_chunks(BLOCK_WIDTH)
             .with_min_len(PARALLEL_BLOCKS)
             .map(block)
-            .unzip(),
-        Parallel::Sequential => order.chunks(BLOCK_WIDTH).map(block).unzip(),
+            .collect(),
+        Parallel::Sequential => order.chunks(BLOCK_WIDTH).map(block).collect(),
     }
+}
+
+/// The triangles of a block's slots, padding and slots naming no triangle left out.
+fn triangles<'a>(tri_mesh: &'a TriMesh, slots: &'a [u32]) -> impl Iterator<Item = Triangle> + 'a {
+    slots
+        .iter()
+        .filter(|&&index| index != PADDING_SLOT)
+        .filter_map(|&index| tri_mesh.triangle(index as usize))
+}
+
+/// The box around these triangles, `None` if one is degenerate.
+fn block_bounds(mut triangles: impl Iterator<Item = Triangle>) -> Option<Aabb> {
+    triangles.try_fold(Aabb::EMPTY, |bounds, triangle| {
+        (!triangle.is_degenerate()).then(|| bounds.union(triangle.bounds()))
+    })
 }
 
 /// The corners of triangle `index` of `tri_mesh`, or NaN corners for a padding slot.
