@@ -8,7 +8,7 @@ use meshcast_bvh::{Parallel, WideBvh, WideNode, PADDING_SLOT};
 use rayon::prelude::*;
 
 use super::header::{Header, Problem, HEADER_BYTES};
-use super::{checksum, geometry_hash, CacheProblem, CacheSection};
+use super::{checksum, geometry_hash, matches, CacheProblem, CacheSection};
 use crate::leaf_blocks::LeafBlocks;
 use crate::{Error, Mesh, TriMesh, VertexAttribute};
 
@@ -179,7 +179,7 @@ fn sections<'a>(bytes: &'a [u8], header: &Header) -> Result<[Section<'a>; 10], P
     });
     let sums: Vec<u64> = sections.par_iter().map(|s| checksum(s.bytes)).collect();
     for (section, (&sum, &stored)) in sections.iter().zip(sums.iter().zip(&header.checksums)) {
-        if sum != stored {
+        if !matches(sum, stored) {
             let problem = CacheProblem::ChecksumMismatch {
                 section: section.kind,
             };
@@ -187,7 +187,7 @@ fn sections<'a>(bytes: &'a [u8], header: &Header) -> Result<[Section<'a>; 10], P
         }
     }
     let computed = geometry_hash(sums[0], sums[1]);
-    if computed != header.geometry_hash {
+    if !matches(computed, header.geometry_hash) {
         let problem = CacheProblem::GeometryHashMismatch {
             stored: header.geometry_hash,
             computed,

@@ -24,7 +24,7 @@
 
 use meshcast_bvh::{BuildOptions, Quality, WideNode, LEAF_ALIGNMENT, WIDE_WIDTH};
 
-use super::{checksum, CacheProblem, CacheSection, VERSION};
+use super::{checksum, matches, CacheProblem, CacheSection, VERSION};
 use crate::LeafTest;
 
 /// The first bytes of every cache file.
@@ -171,7 +171,7 @@ impl Header {
         let sum_at = HEADER_BYTES - 8;
         let mut stored = [0u8; 8];
         stored.copy_from_slice(&bytes[sum_at..HEADER_BYTES]);
-        if checksum(&bytes[..sum_at]) != u64::from_le_bytes(stored) {
+        if !matches(checksum(&bytes[..sum_at]), u64::from_le_bytes(stored)) {
             let problem = CacheProblem::ChecksumMismatch {
                 section: CacheSection::Header,
             };
