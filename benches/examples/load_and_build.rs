@@ -1,9 +1,9 @@
-//! Times loading an OBJ file and building its BVH (the ogre, 124k triangles, by default),
+//! Times loading a mesh file (any format) and building its BVH (the ogre, 124k triangles, by default),
 //! optionally after subdividing the mesh `levels` times (each level: four times the
 //! triangles):
 //!
 //! ```text
-//! cargo run --release -p meshcast-benches --example load_and_build [-- path/to/file.obj [levels]]
+//! cargo run --release -p meshcast-benches --example load_and_build [-- path/to/mesh [levels]]
 //! ```
 //!
 //! A measurement, not a benchmark: run each phase a few times and print the best.
@@ -31,7 +31,7 @@ fn main() -> Result<(), meshcast_mesh::Error> {
     let mut mesh = None;
     for _ in 0..RUNS {
         let start = Instant::now();
-        let tri_mesh = TriMesh::from_obj(&path)?;
+        let tri_mesh = TriMesh::from_path(&path)?;
         let loaded = Instant::now();
         let tri_mesh = tri_mesh.subdivide(levels)?;
         let subdivided = Instant::now();
