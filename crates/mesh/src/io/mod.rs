@@ -298,12 +298,12 @@ impl TriMesh {
     /// Reads a mesh from a reader, to its end: [`TriMesh::from_bytes`] on what it gives.
     ///
     /// # Errors
-    /// [`Error::Io`] (with an empty path) if reading fails; otherwise as
+    /// [`Error::Io`] (with the path `<reader>`) if reading fails; otherwise as
     /// [`TriMesh::from_bytes`].
     pub fn from_reader(mut reader: impl Read, format: Option<Format>) -> Result<Self> {
         let mut bytes = Vec::new();
         reader.read_to_end(&mut bytes).map_err(|source| Error::Io {
-            path: Default::default(),
+            path: "<reader>".into(),
             source,
         })?;
         Self::from_bytes(&bytes, format)
