@@ -30,6 +30,11 @@ fi
 flags=(--release --debug-assertions --sanitizer none)
 # A slow input (over 10 s) or one that allocates over 1 GiB is a finding too.
 limits=(-timeout=10 -rss_limit_mb=1024 -print_final_stats=1)
+# FUZZ_SEED fixes libFuzzer's random seed (CI sets one, so that its runs repeat); unset, each
+# run takes a new seed.
+if [[ -n ${FUZZ_SEED:-} ]]; then
+    limits+=(-seed="$FUZZ_SEED")
+fi
 
 ./seed.sh
 echo "== building the fuzz targets"
