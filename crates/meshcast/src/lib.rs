@@ -1,6 +1,9 @@
 //! meshcast: BVH-accelerated ray casting on triangle meshes.
 //!
-//! Load a mesh from a Wavefront OBJ file or from slices, then ask where rays hit it. Place
+//! Load a mesh from a file (OBJ, glTF, PLY, STL: [`Mesh::from_path`], [`TriMesh::from_bytes`],
+//! [`Scene::from_path`] for a glTF scene's instances; each format a cargo feature) or from
+//! slices, or from a cache that skips the build ([`Mesh::save`], [`Mesh::load`]), then ask
+//! where rays hit it. Place
 //! shared meshes in a world with [`Instance`]s (affine transforms) and query them together as
 //! a [`Scene`], a two-level hierarchy. Answers are exact: the same as testing every triangle
 //! with the watertight test (Woop, Benthin and Wald 2013), hits ordered by `t` and ties going
@@ -48,7 +51,7 @@
 //! use meshcast::glam::Vec3;
 //! use meshcast::{Mesh, Ray, RayQueries};
 //!
-//! let mesh = Mesh::from_obj(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/cow.obj"))?;
+//! let mesh = Mesh::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/cow.obj"))?;
 //! assert_eq!(mesh.triangle_count(), 5804);
 //!
 //! let bounds = mesh.bounds();
@@ -73,7 +76,7 @@
 //! use meshcast::glam::{Affine3A, Vec3};
 //! use meshcast::{Instance, Mesh, Ray, RayQueries, Scene};
 //!
-//! let cow = Arc::new(Mesh::from_obj(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/cow.obj"))?);
+//! let cow = Arc::new(Mesh::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/cow.obj"))?);
 //! let width = cow.bounds().extent().x;
 //! let scene = Scene::from_instances([
 //!     Instance::new(cow.clone(), Affine3A::IDENTITY)?,
@@ -111,7 +114,7 @@
 //!     PointQueries, QueryOptions, Scene, Volume,
 //! };
 //!
-//! let cow = Arc::new(Mesh::from_obj(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/cow.obj"))?);
+//! let cow = Arc::new(Mesh::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/cow.obj"))?);
 //! let width = cow.bounds().extent().x * 1.5;
 //! let mut scene = Scene::new();
 //! let left = scene.add(Instance::new(cow.clone(), Affine3A::IDENTITY)?);
