@@ -1,7 +1,7 @@
 //! Triangle meshes for meshcast: loaded from OBJ, glTF, PLY or STL files, bytes or slices
 //! (`io/`, each format behind a cargo feature) or from a cache with their hierarchy, wrapped
-//! around a BVH and queried in their own space; instances that place shared meshes by affine transforms, and
-//! scenes of many instances under a top-level BVH.
+//! around a BVH and queried in their own space; instances that place shared meshes by affine
+//! transforms, and scenes of many instances under a top-level BVH.
 //!
 //! The layer above `meshcast-bvh` and `meshcast-primitives`. [`TriMesh`] holds validated
 //! geometry (positions, triangles, optional normals, texture coordinates and group names);
