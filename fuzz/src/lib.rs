@@ -5,7 +5,10 @@
 use std::sync::{Arc, OnceLock};
 
 use meshcast::glam::Vec3;
-use meshcast::{Aabb, BuildOptions, Mesh, PointQueries, Ray, RayQueries, Scene, TriMesh, Triangle};
+use meshcast::{
+    Aabb, BuildOptions, Hit, LeafTest, Mesh, PointQueries, Ray, RayQueries, Scene, TriMesh,
+    Triangle,
+};
 use meshcast_testkit::{
     brute_force_distance, brute_force_scene_cast, cube as shapes_cube, same_hit, same_scene_hit,
     LeafReference,
@@ -78,24 +81,36 @@ pub fn exercise_scene(scene: &Scene) {
 }
 
 /// Casts each ray at `mesh` (closest hit, any hit, every hit, the surface at the hit) and
-/// compares with brute force.
+/// compares with brute force: equal answers for the watertight leaf test; for
+/// [`LeafTest::Transform`], whose rounding can put a hit outside its triangle's box for rays
+/// from very far away (as its docs say), every hit reported must be a brute-force hit.
 ///
 /// # Panics
 /// When an answer differs from brute force.
 pub fn check_rays(mesh: &Mesh, rays: &[Ray]) {
     let triangles: Vec<Triangle> = mesh.tri_mesh().triangles().collect();
     let reference = LeafReference::new(mesh.leaf_test(), &triangles);
+    let exact = mesh.leaf_test() == LeafTest::Watertight;
     for ray in rays {
         let hit = mesh.cast(ray);
-        let expected = reference.cast(ray);
-        assert!(
-            same_hit(hit, expected),
-            "{ray:?}: the hierarchy answers {hit:?}, brute force {expected:?}"
-        );
-        assert_eq!(mesh.occluded(ray), expected.is_some(), "{ray:?}");
         let all = mesh.cast_all(ray);
         let expected_all = reference.cast_all(ray);
-        assert_eq!(all.len(), expected_all.len(), "{ray:?}");
+        if exact {
+            let expected = reference.cast(ray);
+            assert!(
+                same_hit(hit, expected),
+                "{ray:?}: the hierarchy answers {hit:?}, brute force {expected:?}"
+            );
+            assert_eq!(mesh.occluded(ray), expected.is_some(), "{ray:?}");
+            assert_eq!(all.len(), expected_all.len(), "{ray:?}");
+        } else {
+            let found = |h: &Hit| expected_all.iter().any(|e| same_hit(Some(*e), Some(*h)));
+            assert!(
+                all.iter().chain(&hit).all(found),
+                "{ray:?}: the hierarchy answers {all:?}, brute force {expected_all:?}"
+            );
+            assert!(!mesh.occluded(ray) || !expected_all.is_empty(), "{ray:?}");
+        }
         if let Some(hit) = hit {
             assert!(
                 mesh.surface(&hit).is_some(),
