@@ -262,8 +262,10 @@ impl TriMesh {
     ///   mirrors, so their front stays the front; a mesh placed twice appears twice, its
     ///   groups once ([`Scene::from_gltf`] tells what is read; [`Scene::from_path`] keeps
     ///   the instances instead).
-    /// - PLY and STL: their triangles; STL's repeated corners are welded into shared
-    ///   vertices.
+    /// - PLY: its faces, polygons triangulated as OBJ's are, with normals and texture
+    ///   coordinates when the vertices have them.
+    /// - STL: its triangles, the corners that repeat welded into shared vertices (by exact
+    ///   equality, `-0.0` as `0.0`), so that closed surfaces stay closed.
     /// - a meshcast cache: the mesh it holds.
     ///
     /// # Errors
