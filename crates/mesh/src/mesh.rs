@@ -125,18 +125,12 @@ impl Mesh {
         // The binary tree is only a step: the SAH chose its leaves, the wide tree keeps them.
         let wide = WideBvh::from_binary(&Bvh::build(&boxes, &options));
         let blocks = LeafBlocks::new(&tri_mesh, &wide, options.parallel, leaf_test);
-        Self {
-            tri_mesh,
-            wide,
-            blocks,
-            winding: WindingCache::default(),
-            options,
-        }
+        Self::from_parts(tri_mesh, wide, blocks, options)
     }
 
-    /// The mesh of `tri_mesh`, a hierarchy over its triangles that was built with
-    /// `options` and checked against them ([`WideBvh::from_parts_with`]), and the leaf
-    /// blocks of its order: a cache's, with no build.
+    /// The mesh of `tri_mesh`, a hierarchy over its triangles built with `options` (here, or
+    /// by a cache's writer and checked by [`WideBvh::from_parts_with`]), and the leaf blocks
+    /// of its order.
     pub(crate) fn from_parts(
         tri_mesh: TriMesh,
         wide: WideBvh,

@@ -121,6 +121,15 @@ impl Format {
         }
     }
 
+    /// `format` if given, else the one `bytes` look like.
+    fn given_or_detected(format: Option<Self>, bytes: &[u8], source: Source) -> Result<Self> {
+        format
+            .or_else(|| Self::detect(bytes))
+            .ok_or_else(|| Error::UnknownFormat {
+                at: source.at(Place::File),
+            })
+    }
+
     /// The format of a file: its extension's when its bytes look like that format, else
     /// the one its bytes look like, else its extension's (whose reader then says what is
     /// wrong).
@@ -288,12 +297,7 @@ impl TriMesh {
     /// As [`TriMesh::from_path`], without [`Error::Io`]; errors name the source `<bytes>`.
     pub fn from_bytes(bytes: &[u8], format: Option<Format>) -> Result<Self> {
         let source = Source::MEMORY;
-        let format = match format {
-            Some(format) => format,
-            None => Format::detect(bytes).ok_or_else(|| Error::UnknownFormat {
-                at: source.at(Place::File),
-            })?,
-        };
+        let format = Format::given_or_detected(format, bytes, source)?;
         read_tri_mesh(bytes, format, source)
     }
 
@@ -408,12 +412,7 @@ impl Scene {
     /// ```
     pub fn from_bytes(bytes: &[u8], format: Option<Format>) -> Result<Self> {
         let source = Source::MEMORY;
-        let format = match format {
-            Some(format) => format,
-            None => Format::detect(bytes).ok_or_else(|| Error::UnknownFormat {
-                at: source.at(Place::File),
-            })?,
-        };
+        let format = Format::given_or_detected(format, bytes, source)?;
         read_scene(bytes, format, source)
     }
 }
