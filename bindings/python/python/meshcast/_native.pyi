@@ -1,0 +1,135 @@
+"""Type stubs of meshcast's native module (checked against it by tests/test_stubs.py)."""
+
+from os import PathLike
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+ArrayLike = npt.ArrayLike
+StrPath = Union[str, "PathLike[str]"]
+
+INVALID_ID: int
+__version__: str
+
+class MeshcastError(ValueError): ...
+
+class Geometry:
+    def cast_rays(
+        self,
+        rays: Optional[ArrayLike] = None,
+        *,
+        origins: Optional[ArrayLike] = None,
+        directions: Optional[ArrayLike] = None,
+        threads: Optional[int] = None,
+    ) -> Dict[str, np.ndarray]: ...
+    def test_occlusions(
+        self,
+        rays: Optional[ArrayLike] = None,
+        tnear: Optional[float] = None,
+        tfar: Optional[float] = None,
+        *,
+        origins: Optional[ArrayLike] = None,
+        directions: Optional[ArrayLike] = None,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
+    def count_intersections(
+        self,
+        rays: Optional[ArrayLike] = None,
+        *,
+        origins: Optional[ArrayLike] = None,
+        directions: Optional[ArrayLike] = None,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
+    def list_intersections(
+        self,
+        rays: Optional[ArrayLike] = None,
+        *,
+        origins: Optional[ArrayLike] = None,
+        directions: Optional[ArrayLike] = None,
+        threads: Optional[int] = None,
+    ) -> Dict[str, np.ndarray]: ...
+    def compute_closest_points(
+        self, query_points: ArrayLike, *, threads: Optional[int] = None
+    ) -> Dict[str, np.ndarray]: ...
+    def compute_distance(self, query_points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
+    def compute_signed_distance(
+        self, query_points: ArrayLike, *, threads: Optional[int] = None
+    ) -> np.ndarray: ...
+    def compute_occupancy(self, query_points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
+    def contains(self, points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
+    def winding_number(self, points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
+    @property
+    def bounds(self) -> np.ndarray: ...
+    @staticmethod
+    def create_rays_pinhole(
+        fov_deg: float,
+        center: Sequence[float],
+        eye: Sequence[float],
+        up: Sequence[float],
+        width_px: int,
+        height_px: int,
+    ) -> np.ndarray: ...
+
+class Mesh(Geometry):
+    def __new__(cls, vertices: ArrayLike, faces: ArrayLike) -> "Mesh": ...
+    @staticmethod
+    def load(path: StrPath) -> "Mesh": ...
+    @staticmethod
+    def from_bytes(data: bytes) -> "Mesh": ...
+    def to_bytes(self) -> bytes: ...
+    def save(self, path: StrPath) -> None: ...
+    @property
+    def vertices(self) -> np.ndarray: ...
+    @property
+    def faces(self) -> np.ndarray: ...
+    @property
+    def triangle_count(self) -> int: ...
+    @property
+    def vertex_count(self) -> int: ...
+    @property
+    def is_closed(self) -> bool: ...
+    @property
+    def geometry_hash(self) -> int: ...
+    def __reduce__(self) -> Any: ...
+
+class Scene(Geometry):
+    def __new__(cls) -> "Scene": ...
+    @staticmethod
+    def load(path: StrPath) -> "Scene": ...
+    def add(self, mesh: Mesh, transform: Optional[ArrayLike] = None, layers: Optional[int] = None) -> int: ...
+    def add_triangles(self, vertices: Union[Mesh, ArrayLike], faces: Optional[ArrayLike] = None) -> int: ...
+    def remove(self, id: int) -> None: ...
+    def set_transform(self, id: int, transform: ArrayLike) -> None: ...
+    def transform(self, id: int) -> np.ndarray: ...
+    def mesh(self, id: int) -> Mesh: ...
+    @property
+    def geometry_ids(self) -> List[int]: ...
+    def __len__(self) -> int: ...
+    def pick(
+        self,
+        pixels: ArrayLike,
+        *,
+        eye: Sequence[float],
+        center: Sequence[float],
+        up: Sequence[float] = ...,
+        fov_deg: float = 60.0,
+        width_px: int,
+        height_px: int,
+        threads: Optional[int] = None,
+    ) -> Dict[str, Any]: ...
+    def __reduce__(self) -> Any: ...
+    @staticmethod
+    def _from_state(state: Any) -> "Scene": ...
+
+def create_rays_pinhole(
+    fov_deg: float,
+    center: Sequence[float],
+    eye: Sequence[float],
+    up: Sequence[float],
+    width_px: int,
+    height_px: int,
+) -> np.ndarray: ...
+def _rust_cast_batch_seconds(
+    mesh: Mesh, rays: ArrayLike, threads: Optional[int] = None, repeat: int = 5
+) -> float: ...

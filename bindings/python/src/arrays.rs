@@ -1,0 +1,314 @@
+//! numpy in and out: rows of floats of any float (or integer) dtype and any leading shape
+//! read without a copy where numpy already holds them as C-contiguous `float32` or
+//! `float64`; answers handed to numpy without a copy (`PyArray::from_vec`).
+
+use meshcast::glam::Vec3;
+use meshcast::Ray;
+use numpy::{
+    Element, PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use rayon::prelude::*;
+
+/// A C-contiguous array of floats, as numpy holds it.
+pub enum Floats<'py> {
+    F32(PyReadonlyArrayDyn<'py, f32>),
+    F64(PyReadonlyArrayDyn<'py, f64>),
+}
+
+/// The same floats, borrowed: what crosses into the threads that run without the GIL.
+#[derive(Clone, Copy)]
+pub enum FloatSlice<'a> {
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+}
+
+/// An array of shape `(..., width)`: rows of `width` numbers.
+pub struct Rows<'py> {
+    floats: Floats<'py>,
+    /// The shape before the last axis: the answers' shape.
+    pub leading: Vec<usize>,
+    /// What the caller called the array, for messages.
+    pub name: &'static str,
+}
+
+impl<'py> Rows<'py> {
+    /// Reads `array` as rows of `width` numbers: any float, integer or boolean dtype, any
+    /// leading shape, any memory layout (copied only when numpy does not hold it as
+    /// C-contiguous `float32` or `float64`).
+    ///
+    /// # Errors
+    /// `TypeError` for something that is not an array of numbers, `ValueError` for a shape
+    /// that does not end in `width`.
+    pub fn new(array: &Bound<'py, PyAny>, name: &'static str, width: usize) -> PyResult<Self> {
+        let floats = floats(array, name)?;
+        let shape = match &floats {
+            Floats::F32(a) => a.shape().to_vec(),
+            Floats::F64(a) => a.shape().to_vec(),
+        };
+        match shape.split_last() {
+            Some((&last, leading)) if last == width => Ok(Self {
+                floats,
+                leading: leading.to_vec(),
+                name,
+            }),
+            _ => Err(PyValueError::new_err(format!(
+                "{name} must have shape (..., {width}), not {}",
+                python_shape(&shape)
+            ))),
+        }
+    }
+
+    /// The numbers and their shape, for the threads that run without the GIL (a `Rows`
+    /// holds Python references, which may not go there).
+    pub fn view(&self) -> RowsView<'_> {
+        let slice = match &self.floats {
+            // Both arrays were made C-contiguous in `floats`.
+            Floats::F32(a) => FloatSlice::F32(a.as_slice().expect("C-contiguous")),
+            Floats::F64(a) => FloatSlice::F64(a.as_slice().expect("C-contiguous")),
+        };
+        RowsView {
+            slice,
+            leading: &self.leading,
+            name: self.name,
+        }
+    }
+
+    /// The numpy array the rows are read from.
+    pub fn array(&self) -> Bound<'py, PyAny> {
+        match &self.floats {
+            Floats::F32(a) => a.as_any().clone(),
+            Floats::F64(a) => a.as_any().clone(),
+        }
+    }
+}
+
+/// The rows of a [`Rows`], borrowed: what crosses into the threads.
+#[derive(Clone, Copy)]
+pub struct RowsView<'a> {
+    slice: FloatSlice<'a>,
+    leading: &'a [usize],
+    name: &'static str,
+}
+
+impl<'a> RowsView<'a> {
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.leading.iter().product()
+    }
+
+    /// The rows in parallel chunks of `rows` rows (the last one shorter).
+    pub fn chunks(&self, rows: usize) -> impl IndexedParallelIterator<Item = FloatSlice<'a>> + 'a {
+        let width = match self.slice {
+            FloatSlice::F32(s) => s.len() / self.len().max(1),
+            FloatSlice::F64(s) => s.len() / self.len().max(1),
+        };
+        let (f32s, f64s): (&[f32], &[f64]) = match self.slice {
+            FloatSlice::F32(s) => (s, &[]),
+            FloatSlice::F64(s) => (&[], s),
+        };
+        let step = (rows * width).max(1);
+        f32s.par_chunks(step)
+            .map(FloatSlice::F32)
+            .chain(f64s.par_chunks(step).map(FloatSlice::F64))
+    }
+
+    /// The `ValueError` of the ray at `index`, which is not finite.
+    pub fn not_finite(&self, index: usize) -> PyErr {
+        let row = |s: &[f32]| s[6 * index..6 * index + 6].to_vec();
+        let numbers = match self.slice {
+            FloatSlice::F32(s) => row(s),
+            FloatSlice::F64(s) => s[6 * index..6 * index + 6]
+                .iter()
+                .map(|&x| x as f32)
+                .collect(),
+        };
+        PyValueError::new_err(format!(
+            "{} is not finite: {:?}",
+            self.position(index),
+            numbers
+        ))
+    }
+
+    /// `f` of every row of `W` numbers (as `f32`), in parallel, in order.
+    pub fn map_rows<const W: usize, T: Send>(&self, f: impl Fn([f32; W]) -> T + Sync) -> Vec<T> {
+        self.slice.map_rows(f)
+    }
+
+    /// Where the row at `index` sits in the caller's array, as numpy would print the index.
+    pub fn position(&self, index: usize) -> String {
+        let mut rest = index;
+        let mut place: Vec<usize> = self
+            .leading
+            .iter()
+            .rev()
+            .map(|&len| {
+                let at = rest % len.max(1);
+                rest /= len.max(1);
+                at
+            })
+            .collect();
+        place.reverse();
+        if place.is_empty() {
+            return self.name.to_string();
+        }
+        let place: Vec<String> = place.iter().map(ToString::to_string).collect();
+        format!("{}[{}]", self.name, place.join(", "))
+    }
+}
+
+impl FloatSlice<'_> {
+    /// Fills `rays` from rows `(ox, oy, oz, dx, dy, dz)`, one ray per row, each accepting
+    /// `t` in `range` (`None`: every `t > 0`, as [`Ray::new`]).
+    pub fn fill_rays(self, rays: &mut [Ray], range: Option<(f32, f32)>) {
+        let make = |row: [f32; 6]| {
+            let ray = Ray::new(
+                Vec3::new(row[0], row[1], row[2]),
+                Vec3::new(row[3], row[4], row[5]),
+            );
+            match range {
+                Some((t_min, t_max)) => ray.with_range(t_min, t_max),
+                None => ray,
+            }
+        };
+        match self {
+            Self::F32(s) => {
+                for (ray, row) in rays.iter_mut().zip(s.chunks_exact(6)) {
+                    *ray = make(std::array::from_fn(|i| row[i]));
+                }
+            }
+            Self::F64(s) => {
+                for (ray, row) in rays.iter_mut().zip(s.chunks_exact(6)) {
+                    *ray = make(std::array::from_fn(|i| row[i] as f32));
+                }
+            }
+        }
+    }
+
+    /// `f` of every row of `W` numbers (as `f32`), in parallel, in order.
+    pub fn map_rows<const W: usize, T: Send>(self, f: impl Fn([f32; W]) -> T + Sync) -> Vec<T> {
+        match self {
+            Self::F32(s) => s
+                .par_chunks_exact(W)
+                .map(|row| f(std::array::from_fn(|i| row[i])))
+                .collect(),
+            Self::F64(s) => s
+                .par_chunks_exact(W)
+                .map(|row| f(std::array::from_fn(|i| row[i] as f32)))
+                .collect(),
+        }
+    }
+}
+
+/// `array` as C-contiguous `float32` or `float64`, converted by numpy when it is anything
+/// else.
+fn floats<'py>(array: &Bound<'py, PyAny>, name: &str) -> PyResult<Floats<'py>> {
+    if let Ok(a) = array.cast::<PyArrayDyn<f32>>() {
+        if a.is_c_contiguous() {
+            return Ok(Floats::F32(a.readonly()));
+        }
+    }
+    if let Ok(a) = array.cast::<PyArrayDyn<f64>>() {
+        if a.is_c_contiguous() {
+            return Ok(Floats::F64(a.readonly()));
+        }
+    }
+    let numpy = array.py().import("numpy")?;
+    let converted = numpy.call_method1("asarray", (array,)).map_err(|err| {
+        PyTypeError::new_err(format!("{name} must be an array of numbers: {err}"))
+    })?;
+    let dtype = converted.getattr("dtype")?;
+    let kind: String = dtype.getattr("kind")?.extract()?;
+    let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+    let wide = match kind.as_str() {
+        "f" => itemsize >= 8,
+        "i" | "u" | "b" => true,
+        _ => {
+            return Err(PyTypeError::new_err(format!(
+                "{name} must hold real numbers, not {}",
+                dtype.str()?
+            )))
+        }
+    };
+    let target = if wide { "float64" } else { "float32" };
+    let contiguous = numpy.call_method1("ascontiguousarray", (converted, target))?;
+    Ok(if wide {
+        Floats::F64(contiguous.cast::<PyArrayDyn<f64>>()?.readonly())
+    } else {
+        Floats::F32(contiguous.cast::<PyArrayDyn<f32>>()?.readonly())
+    })
+}
+
+/// A shape as Python prints a tuple.
+fn python_shape(shape: &[usize]) -> String {
+    match shape {
+        [one] => format!("({one},)"),
+        _ => {
+            let parts: Vec<String> = shape.iter().map(ToString::to_string).collect();
+            format!("({})", parts.join(", "))
+        }
+    }
+}
+
+/// The rays of rows `(ox, oy, oz, dx, dy, dz)`, each accepting `t` in `range` (`None`: every
+/// `t > 0`, as [`Ray::new`]).
+///
+/// # Errors
+/// `ValueError` naming the first ray with a NaN or infinite number.
+pub fn rays(rows: &RowsView<'_>, range: Option<(f32, f32)>) -> PyResult<Vec<Ray>> {
+    let rays = rows.slice.map_rows(|[ox, oy, oz, dx, dy, dz]: [f32; 6]| {
+        let ray = Ray::new(Vec3::new(ox, oy, oz), Vec3::new(dx, dy, dz));
+        match range {
+            Some((t_min, t_max)) => ray.with_range(t_min, t_max),
+            None => ray,
+        }
+    });
+    let bad = rays
+        .par_iter()
+        .position_first(|ray| !(ray.origin.is_finite() && ray.dir.is_finite()));
+    match bad {
+        Some(index) => {
+            let ray = rays[index];
+            Err(PyValueError::new_err(format!(
+                "{} is not finite: origin {} direction {}",
+                rows.position(index),
+                ray.origin,
+                ray.dir
+            )))
+        }
+        None => Ok(rays),
+    }
+}
+
+/// Whether a ray's origin and direction are finite.
+pub fn is_finite(ray: &Ray) -> bool {
+    ray.origin.is_finite() && ray.dir.is_finite()
+}
+
+/// The points of rows `(x, y, z)`.
+///
+/// # Errors
+/// `ValueError` naming the first point with a NaN or infinite coordinate.
+pub fn points(rows: &RowsView<'_>) -> PyResult<Vec<Vec3>> {
+    let points = rows.slice.map_rows(Vec3::from_array);
+    match points.par_iter().position_first(|p| !p.is_finite()) {
+        Some(index) => Err(PyValueError::new_err(format!(
+            "{} is not finite: {}",
+            rows.position(index),
+            points[index]
+        ))),
+        None => Ok(points),
+    }
+}
+
+/// `data` as a numpy array of shape `leading + tail`, without a copy.
+pub fn to_numpy<'py, T: Element>(
+    py: Python<'py>,
+    data: Vec<T>,
+    leading: &[usize],
+    tail: &[usize],
+) -> PyResult<Bound<'py, PyAny>> {
+    let shape: Vec<usize> = leading.iter().chain(tail).copied().collect();
+    Ok(PyArray1::from_vec(py, data).reshape(shape)?.into_any())
+}

@@ -1,0 +1,660 @@
+//! `Geometry`, what every query is asked of, and its subclass `Mesh`; the camera helper.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
+use std::time::Instant;
+
+use meshcast::glam::Vec3;
+use meshcast::{Camera, PointQueries, RayQueries};
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyTuple};
+
+use crate::arrays::{self, to_numpy, Rows};
+use crate::queries;
+use crate::threads;
+use crate::to_py;
+
+/// What a `Geometry` holds: a mesh (shared, never changed) or a scene (changed by its
+/// methods while no query runs).
+pub enum Level {
+    /// The mesh, and its triangles' unit normals once a query has needed them.
+    Mesh(Arc<meshcast::Mesh>, OnceLock<Vec<Vec3>>),
+    Scene(RwLock<meshcast::Scene>),
+}
+
+/// A scene for reading: a panic while it was written leaves it as the last write left it,
+/// whole, since every change goes through one `Scene` method.
+pub fn read(scene: &RwLock<meshcast::Scene>) -> RwLockReadGuard<'_, meshcast::Scene> {
+    scene
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Runs `$body` with `$target` bound to the mesh or the scene, on the pool of `$threads`
+/// threads with the GIL released (the body is compiled once for each level).
+macro_rules! on_target {
+    ($geometry:expr, $py:expr, $threads:expr, |$target:ident| $body:expr) => {
+        on_target!($geometry, $py, $threads, |$target, _normals| $body)
+    };
+    ($geometry:expr, $py:expr, $threads:expr, |$target:ident, $normals:ident| $body:expr) => {
+        match &$geometry.level {
+            Level::Mesh(mesh, normals) => threads::run($py, $threads, || {
+                let $target: &meshcast::Mesh = mesh;
+                let $normals: Option<&[Vec3]> =
+                    Some(normals.get_or_init(|| queries::unit_normals(mesh)));
+                $body
+            }),
+            Level::Scene(scene) => threads::run($py, $threads, || {
+                let guard = read(scene);
+                let $target: &meshcast::Scene = &guard;
+                let $normals: Option<&[Vec3]> = None;
+                $body
+            }),
+        }
+    };
+}
+
+/// A mesh or a scene: every query of meshcast, on numpy arrays, with the names and shapes of
+/// Open3D's `RaycastingScene`.
+///
+/// Rays are arrays of shape `(..., 6)`, `(ox, oy, oz, dx, dy, dz)` (or `origins` and
+/// `directions` of shape `(..., 3)`, broadcast together); points `(..., 3)`. Any real dtype
+/// is accepted (`float32` and `float64` without a copy). Answers have the rays' or points'
+/// leading shape. A ray hits at `t > 0`, in units of its direction; every answer is exact:
+/// rays through shared edges and vertices never slip through and cross a closed surface once.
+/// Work runs with the GIL released on every core, or on `threads` threads.
+#[pyclass(subclass, frozen, module = "meshcast")]
+pub struct Geometry {
+    pub level: Level,
+}
+
+/// Rays from `rays`, or from `origins` and `directions` broadcast together.
+fn ray_rows<'py>(
+    py: Python<'py>,
+    rays: Option<&Bound<'py, PyAny>>,
+    origins: Option<&Bound<'py, PyAny>>,
+    directions: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Rows<'py>> {
+    match (rays, origins, directions) {
+        (Some(rays), None, None) => Rows::new(rays, "rays", 6),
+        (None, Some(origins), Some(directions)) => {
+            let numpy = py.import("numpy")?;
+            let origins = Rows::new(origins, "origins", 3)?;
+            let directions = Rows::new(directions, "directions", 3)?;
+            let (o, d) = (origins.array(), directions.array());
+            let both =
+                numpy
+                    .call_method1("broadcast_arrays", (&o, &d))
+                    .map_err(|_| {
+                        PyValueError::new_err(format!(
+                    "origins of shape {} and directions of shape {} do not broadcast together",
+                    o.getattr("shape").map_or_else(|_| "?".into(), |s| s.to_string()),
+                    d.getattr("shape").map_or_else(|_| "?".into(), |s| s.to_string()),
+                ))
+                    })?;
+            let joined = numpy.call_method1("concatenate", (both, -1))?;
+            Rows::new(&joined, "rays", 6)
+        }
+        _ => Err(PyTypeError::new_err(
+            "give either rays of shape (..., 6) or both origins and directions of shape (..., 3)",
+        )),
+    }
+}
+
+/// The range `[tnear, tfar]` of an occlusion test, `None` for the default `t > 0`.
+fn range(tnear: Option<f32>, tfar: Option<f32>) -> PyResult<Option<(f32, f32)>> {
+    if tnear.is_none() && tfar.is_none() {
+        return Ok(None);
+    }
+    let (near, far) = (
+        tnear.unwrap_or(meshcast::Ray::new(Vec3::ZERO, Vec3::X).t_min),
+        tfar.unwrap_or(f32::INFINITY),
+    );
+    if near.is_nan() || far.is_nan() {
+        return Err(PyValueError::new_err("tnear and tfar must not be NaN"));
+    }
+    Ok(Some((near, far)))
+}
+
+#[pymethods]
+impl Geometry {
+    /// The closest hit of each ray, as Open3D's `cast_rays`: a dict of `t_hit` (inf on a
+    /// miss), `geometry_ids` and `primitive_ids` (uint32, `INVALID_ID` on a miss),
+    /// `primitive_uvs` (..., 2) and `primitive_normals` (..., 3, the unit geometric normal).
+    #[pyo3(signature = (rays=None, *, origins=None, directions=None, threads=None))]
+    fn cast_rays<'py>(
+        &self,
+        py: Python<'py>,
+        rays: Option<&Bound<'py, PyAny>>,
+        origins: Option<&Bound<'py, PyAny>>,
+        directions: Option<&Bound<'py, PyAny>>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let rows = ray_rows(py, rays, origins, directions)?;
+        let view = rows.view();
+        let cast = on_target!(self, py, threads, |target, normals| {
+            queries::cast(target, normals, &view)
+        })?;
+        let lead = &rows.leading;
+        let dict = PyDict::new(py);
+        dict.set_item("t_hit", to_numpy(py, cast.t_hit, lead, &[])?)?;
+        dict.set_item("geometry_ids", to_numpy(py, cast.geometry_ids, lead, &[])?)?;
+        dict.set_item(
+            "primitive_ids",
+            to_numpy(py, cast.primitive_ids, lead, &[])?,
+        )?;
+        dict.set_item(
+            "primitive_uvs",
+            to_numpy(py, cast.primitive_uvs, lead, &[2])?,
+        )?;
+        dict.set_item(
+            "primitive_normals",
+            to_numpy(py, cast.primitive_normals, lead, &[3])?,
+        )?;
+        Ok(dict)
+    }
+
+    /// Whether each ray hits anything with `tnear <= t <= tfar` (default `t > 0`), stopping
+    /// at the first hit found: Open3D's `test_occlusions` (bool).
+    #[pyo3(signature = (rays=None, tnear=None, tfar=None, *, origins=None, directions=None, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn test_occlusions<'py>(
+        &self,
+        py: Python<'py>,
+        rays: Option<&Bound<'py, PyAny>>,
+        tnear: Option<f32>,
+        tfar: Option<f32>,
+        origins: Option<&Bound<'py, PyAny>>,
+        directions: Option<&Bound<'py, PyAny>>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let rows = ray_rows(py, rays, origins, directions)?;
+        let view = rows.view();
+        let range = range(tnear, tfar)?;
+        let occluded = on_target!(self, py, threads, |target| {
+            let rays = arrays::rays(&view, range)?;
+            Ok(target.occluded_batch(&rays))
+        })?;
+        to_numpy(py, occluded, &rows.leading, &[])
+    }
+
+    /// The number of surface crossings of each ray (int32), each exactly once, also through
+    /// shared edges and vertices: Open3D's `count_intersections`.
+    #[pyo3(signature = (rays=None, *, origins=None, directions=None, threads=None))]
+    fn count_intersections<'py>(
+        &self,
+        py: Python<'py>,
+        rays: Option<&Bound<'py, PyAny>>,
+        origins: Option<&Bound<'py, PyAny>>,
+        directions: Option<&Bound<'py, PyAny>>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let rows = ray_rows(py, rays, origins, directions)?;
+        let view = rows.view();
+        let counts = on_target!(self, py, threads, |target| {
+            let rays = arrays::rays(&view, None)?;
+            Ok(queries::count(target, &rays))
+        })?;
+        to_numpy(py, counts, &rows.leading, &[])
+    }
+
+    /// Every hit of every ray, nearest first, in flat arrays: Open3D's `list_intersections`.
+    /// Ray `i` (counted over the flattened leading shape) has the hits
+    /// `ray_splits[i]:ray_splits[i + 1]` of `ray_ids`, `geometry_ids`, `primitive_ids`,
+    /// `primitive_uvs` (k, 2) and `t_hit`.
+    #[pyo3(signature = (rays=None, *, origins=None, directions=None, threads=None))]
+    fn list_intersections<'py>(
+        &self,
+        py: Python<'py>,
+        rays: Option<&Bound<'py, PyAny>>,
+        origins: Option<&Bound<'py, PyAny>>,
+        directions: Option<&Bound<'py, PyAny>>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let rows = ray_rows(py, rays, origins, directions)?;
+        let view = rows.view();
+        let list = on_target!(self, py, threads, |target| {
+            let rays = arrays::rays(&view, None)?;
+            Ok(queries::list(target, &rays))
+        })?;
+        let dict = PyDict::new(py);
+        dict.set_item("ray_splits", PyArray1::from_vec(py, list.ray_splits))?;
+        dict.set_item("ray_ids", PyArray1::from_vec(py, list.ray_ids))?;
+        dict.set_item("geometry_ids", PyArray1::from_vec(py, list.geometry_ids))?;
+        dict.set_item("primitive_ids", PyArray1::from_vec(py, list.primitive_ids))?;
+        let hits = list.t_hit.len();
+        dict.set_item(
+            "primitive_uvs",
+            to_numpy(py, list.primitive_uvs, &[hits], &[2])?,
+        )?;
+        dict.set_item("t_hit", PyArray1::from_vec(py, list.t_hit))?;
+        Ok(dict)
+    }
+
+    /// The nearest surface point to each point: Open3D's `compute_closest_points`, a dict of
+    /// `points` (..., 3), `geometry_ids`, `primitive_ids`, `primitive_uvs` (..., 2),
+    /// `primitive_normals` (..., 3) and `distance` (NaN points, `INVALID_ID` and inf where
+    /// there is no surface).
+    #[pyo3(signature = (query_points, *, threads=None))]
+    fn compute_closest_points<'py>(
+        &self,
+        py: Python<'py>,
+        query_points: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let rows = Rows::new(query_points, "query_points", 3)?;
+        let view = rows.view();
+        let closest = on_target!(self, py, threads, |target| {
+            let points = arrays::points(&view)?;
+            Ok(queries::closest(target, &points))
+        })?;
+        let lead = &rows.leading;
+        let dict = PyDict::new(py);
+        dict.set_item("points", to_numpy(py, closest.points, lead, &[3])?)?;
+        dict.set_item(
+            "geometry_ids",
+            to_numpy(py, closest.geometry_ids, lead, &[])?,
+        )?;
+        dict.set_item(
+            "primitive_ids",
+            to_numpy(py, closest.primitive_ids, lead, &[])?,
+        )?;
+        dict.set_item(
+            "primitive_uvs",
+            to_numpy(py, closest.primitive_uvs, lead, &[2])?,
+        )?;
+        dict.set_item(
+            "primitive_normals",
+            to_numpy(py, closest.primitive_normals, lead, &[3])?,
+        )?;
+        dict.set_item("distance", to_numpy(py, closest.distance, lead, &[])?)?;
+        Ok(dict)
+    }
+
+    /// The distance from each point to the surface (float32; inf where there is none).
+    #[pyo3(signature = (query_points, *, threads=None))]
+    fn compute_distance<'py>(
+        &self,
+        py: Python<'py>,
+        query_points: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let rows = Rows::new(query_points, "query_points", 3)?;
+        let view = rows.view();
+        let distances = on_target!(self, py, threads, |target| {
+            Ok(queries::distance(target, &arrays::points(&view)?))
+        })?;
+        to_numpy(py, distances, &rows.leading, &[])
+    }
+
+    /// The signed distance from each point to the surface, negative inside (float32): inside
+    /// is exact on closed meshes (the parity of one ray's crossings) and the generalised
+    /// winding number elsewhere.
+    #[pyo3(signature = (query_points, *, threads=None))]
+    fn compute_signed_distance<'py>(
+        &self,
+        py: Python<'py>,
+        query_points: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let rows = Rows::new(query_points, "query_points", 3)?;
+        let view = rows.view();
+        let distances = on_target!(self, py, threads, |target| {
+            Ok(queries::signed_distance(target, &arrays::points(&view)?))
+        })?;
+        to_numpy(py, distances, &rows.leading, &[])
+    }
+
+    /// 1.0 for each point inside, 0.0 outside (float32, as Open3D's `compute_occupancy`);
+    /// see `contains`.
+    #[pyo3(signature = (query_points, *, threads=None))]
+    fn compute_occupancy<'py>(
+        &self,
+        py: Python<'py>,
+        query_points: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let rows = Rows::new(query_points, "query_points", 3)?;
+        let view = rows.view();
+        let inside = on_target!(self, py, threads, |target| {
+            let points = arrays::points(&view)?;
+            Ok(target
+                .contains_batch(&points)
+                .into_iter()
+                .map(|inside| if inside { 1.0_f32 } else { 0.0 })
+                .collect::<Vec<f32>>())
+        })?;
+        to_numpy(py, inside, &rows.leading, &[])
+    }
+
+    /// Whether each point is inside (bool): exact on closed meshes (the parity of the
+    /// crossings of one ray), the generalised winding number at least 0.5 on others.
+    #[pyo3(signature = (points, *, threads=None))]
+    fn contains<'py>(
+        &self,
+        py: Python<'py>,
+        points: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let rows = Rows::new(points, "points", 3)?;
+        let view = rows.view();
+        let inside = on_target!(self, py, threads, |target| {
+            Ok(target.contains_batch(&arrays::points(&view)?))
+        })?;
+        to_numpy(py, inside, &rows.leading, &[])
+    }
+
+    /// The generalised winding number at each point (float32; Jacobson et al. 2013): about 1
+    /// inside a closed, outward-facing surface and 0 outside.
+    #[pyo3(signature = (points, *, threads=None))]
+    fn winding_number<'py>(
+        &self,
+        py: Python<'py>,
+        points: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let rows = Rows::new(points, "points", 3)?;
+        let view = rows.view();
+        let winding = on_target!(self, py, threads, |target| {
+            Ok(target.winding_number_batch(&arrays::points(&view)?))
+        })?;
+        to_numpy(py, winding, &rows.leading, &[])
+    }
+
+    /// The box around everything: `[[min x, y, z], [max x, y, z]]` (float32).
+    #[getter]
+    fn bounds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let bounds = match &self.level {
+            Level::Mesh(mesh, _) => mesh.bounds(),
+            Level::Scene(scene) => read(scene).bounds(),
+        };
+        let corners = [bounds.min.to_array(), bounds.max.to_array()].concat();
+        to_numpy(py, corners, &[2], &[3])
+    }
+
+    /// The rays of a pinhole camera through the centre of every pixel, shape
+    /// `(height_px, width_px, 6)` (float32, unit directions), row by row from the top-left,
+    /// as Open3D's `create_rays_pinhole`: `fov_deg` is the horizontal field of view, the
+    /// camera at `eye` looks at `center` with `up` up.
+    #[staticmethod]
+    fn create_rays_pinhole<'py>(
+        py: Python<'py>,
+        fov_deg: f32,
+        center: [f32; 3],
+        eye: [f32; 3],
+        up: [f32; 3],
+        width_px: u32,
+        height_px: u32,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        create_rays_pinhole(py, fov_deg, center, eye, up, width_px, height_px)
+    }
+}
+
+/// See [`Geometry::create_rays_pinhole`].
+#[pyfunction]
+pub fn create_rays_pinhole<'py>(
+    py: Python<'py>,
+    fov_deg: f32,
+    center: [f32; 3],
+    eye: [f32; 3],
+    up: [f32; 3],
+    width_px: u32,
+    height_px: u32,
+) -> PyResult<Bound<'py, PyAny>> {
+    if width_px == 0 || height_px == 0 {
+        return Err(PyValueError::new_err(
+            "width_px and height_px must be at least 1",
+        ));
+    }
+    if !(fov_deg > 0.0 && fov_deg < 180.0) {
+        return Err(PyValueError::new_err(format!(
+            "fov_deg must be between 0 and 180 degrees, not {fov_deg}"
+        )));
+    }
+    let aspect = width_px as f32 / height_px as f32;
+    let half_horizontal = (0.5 * fov_deg).to_radians();
+    let fov_y = 2.0 * (half_horizontal.tan() / aspect).atan().to_degrees();
+    let camera = Camera::new(eye.into(), center.into(), up.into(), fov_y, aspect);
+    let rays: Vec<f32> = camera
+        .pixel_rays(width_px, height_px)
+        .flat_map(|ray| [ray.origin.to_array(), ray.dir.to_array()].concat())
+        .collect();
+    to_numpy(py, rays, &[height_px as usize, width_px as usize], &[6])
+}
+
+/// The seconds `Mesh::cast_batch` of the Rust library takes on `rays` (already made into
+/// `Ray`s) on `threads` threads, best of `repeat`: what the Python call's overhead is measured
+/// against (`benchmarks/throughput.py`).
+#[pyfunction]
+#[pyo3(name = "_rust_cast_batch_seconds", signature = (mesh, rays, threads=None, repeat=5))]
+pub fn rust_cast_batch_seconds(
+    py: Python<'_>,
+    mesh: &Bound<'_, Mesh>,
+    rays: &Bound<'_, PyAny>,
+    threads: Option<i64>,
+    repeat: usize,
+) -> PyResult<f64> {
+    let mesh = Mesh::shared(mesh);
+    let rows = Rows::new(rays, "rays", 6)?;
+    let view = rows.view();
+    threads::run(py, threads, || {
+        let rays = arrays::rays(&view, None)?;
+        let mut best = f64::INFINITY;
+        for _ in 0..repeat.max(1) {
+            let start = Instant::now();
+            let hits = mesh.cast_batch(&rays);
+            best = best.min(start.elapsed().as_secs_f64());
+            std::hint::black_box(hits);
+        }
+        Ok(best)
+    })
+}
+
+/// A triangle mesh with its BVH, queried in its own space.
+///
+/// `Mesh(vertices, faces)` builds one from a `(N, 3)` array of positions and a `(M, 3)`
+/// array of vertex indices (any integer dtype); `Mesh.load(path)` reads OBJ, glTF (the scene
+/// flattened), PLY, STL or a meshcast cache. A mesh never changes; it pickles through
+/// `to_bytes` (the geometry and its BVH, so unpickling does not rebuild).
+#[pyclass(extends = Geometry, frozen, module = "meshcast")]
+pub struct Mesh;
+
+impl Mesh {
+    /// The shared mesh of a `Mesh` object.
+    pub fn shared(mesh: &Bound<'_, Self>) -> Arc<meshcast::Mesh> {
+        match &mesh.as_super().get().level {
+            Level::Mesh(mesh, _) => mesh.clone(),
+            Level::Scene(_) => unreachable!("a Mesh object holds a mesh"),
+        }
+    }
+
+    /// A `Mesh` object of `mesh`.
+    pub fn object(py: Python<'_>, mesh: Arc<meshcast::Mesh>) -> PyResult<Bound<'_, Self>> {
+        let init = PyClassInitializer::from(Geometry {
+            level: Level::Mesh(mesh, OnceLock::new()),
+        })
+        .add_subclass(Mesh);
+        Bound::new(py, init)
+    }
+}
+
+/// The vertex indices of `faces` as `u32` triples.
+fn faces_of(py: Python<'_>, faces: &Bound<'_, PyAny>) -> PyResult<Vec<[u32; 3]>> {
+    let numpy = py.import("numpy")?;
+    let array = numpy.call_method1("asarray", (faces,))?;
+    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    let shape: Vec<usize> = array.getattr("shape")?.extract()?;
+    let empty = shape.iter().product::<usize>() == 0;
+    if !(kind == "i" || kind == "u" || empty) {
+        return Err(PyTypeError::new_err(format!(
+            "faces must hold integer vertex indices, not {}",
+            array.getattr("dtype")?.str()?
+        )));
+    }
+    if shape.len() != 2 || shape[1] != 3 {
+        return Err(PyValueError::new_err(format!(
+            "faces must have shape (M, 3), not {}",
+            array.getattr("shape")?
+        )));
+    }
+    let wide = numpy.call_method1("ascontiguousarray", (array, "int64"))?;
+    let wide = wide.cast::<numpy::PyArray2<i64>>()?.readonly();
+    let indices = wide.as_slice()?;
+    let mut faces = Vec::with_capacity(shape[0]);
+    for (face, corners) in indices.chunks_exact(3).enumerate() {
+        let mut triple = [0_u32; 3];
+        for (slot, &corner) in triple.iter_mut().zip(corners) {
+            *slot = u32::try_from(corner).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "faces[{face}] refers to vertex {corner}, which no mesh has"
+                ))
+            })?;
+        }
+        faces.push(triple);
+    }
+    Ok(faces)
+}
+
+/// Builds the mesh of `vertices`, an `(N, 3)` array of positions, and `faces`, with the
+/// GIL released.
+pub fn build(
+    py: Python<'_>,
+    vertices: &Bound<'_, PyAny>,
+    faces: &Bound<'_, PyAny>,
+) -> PyResult<Arc<meshcast::Mesh>> {
+    let rows = Rows::new(vertices, "vertices", 3)?;
+    if rows.leading.len() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "vertices must have shape (N, 3), not {}",
+            rows.array().getattr("shape")?
+        )));
+    }
+    let faces = faces_of(py, faces)?;
+    let view = rows.view();
+    threads::run(py, None, || {
+        let positions = view.map_rows(|row: [f32; 3]| row);
+        meshcast::Mesh::from_triangles(&positions, &faces)
+            .map(Arc::new)
+            .map_err(to_py)
+    })
+}
+
+#[pymethods]
+impl Mesh {
+    #[new]
+    fn new(
+        py: Python<'_>,
+        vertices: &Bound<'_, PyAny>,
+        faces: &Bound<'_, PyAny>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let mesh = build(py, vertices, faces)?;
+        Ok(PyClassInitializer::from(Geometry {
+            level: Level::Mesh(mesh, OnceLock::new()),
+        })
+        .add_subclass(Mesh))
+    }
+
+    /// Reads a mesh file (OBJ, glTF, PLY, STL, the format from the extension or the content)
+    /// and builds its BVH, or loads a meshcast cache (`save`) without a build.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, Self>> {
+        let mesh = threads::run(py, None, || meshcast::Mesh::from_path(&path).map_err(to_py))?;
+        Self::object(py, Arc::new(mesh))
+    }
+
+    /// The mesh in `data`, bytes from `to_bytes`: checked whole (checksums, every index, the
+    /// tree) before use, so corrupt or hostile bytes raise `MeshcastError`.
+    #[staticmethod]
+    fn from_bytes<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, Self>> {
+        let mesh = threads::run(py, None, || meshcast::Mesh::from_bytes(data).map_err(to_py))?;
+        Self::object(py, Arc::new(mesh))
+    }
+
+    /// The mesh and its BVH as bytes (a meshcast cache): `from_bytes` gives the same mesh
+    /// back, answering bit for bit alike, in any process.
+    fn to_bytes<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyBytes>> {
+        let mesh = Self::shared(slf);
+        let bytes = slf.py().detach(|| mesh.to_bytes());
+        Ok(PyBytes::new(slf.py(), &bytes))
+    }
+
+    /// Writes the mesh and its BVH to a cache file (through a temporary file and a rename),
+    /// for `Mesh.load`.
+    fn save(slf: &Bound<'_, Self>, path: PathBuf) -> PyResult<()> {
+        let mesh = Self::shared(slf);
+        slf.py().detach(|| mesh.save(&path)).map_err(to_py)
+    }
+
+    /// The vertex positions, `(N, 3)` float32 (a copy).
+    #[getter]
+    fn vertices<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let mesh = Self::shared(slf);
+        let positions: Vec<f32> = mesh
+            .tri_mesh()
+            .positions()
+            .iter()
+            .flat_map(|p| p.to_array())
+            .collect();
+        to_numpy(slf.py(), positions, &[mesh.tri_mesh().vertex_count()], &[3])
+    }
+
+    /// The triangles' vertex indices, `(M, 3)` uint32 (a copy).
+    #[getter]
+    fn faces<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let mesh = Self::shared(slf);
+        let faces: Vec<u32> = mesh
+            .tri_mesh()
+            .indices()
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
+        to_numpy(slf.py(), faces, &[mesh.triangle_count()], &[3])
+    }
+
+    /// The number of triangles.
+    #[getter]
+    fn triangle_count(slf: &Bound<'_, Self>) -> usize {
+        Self::shared(slf).triangle_count()
+    }
+
+    /// The number of vertices.
+    #[getter]
+    fn vertex_count(slf: &Bound<'_, Self>) -> usize {
+        Self::shared(slf).tri_mesh().vertex_count()
+    }
+
+    /// Whether every edge is shared by exactly two consistently oriented triangles (then
+    /// `contains` counts crossings exactly).
+    #[getter]
+    fn is_closed(slf: &Bound<'_, Self>) -> bool {
+        Self::shared(slf).is_closed()
+    }
+
+    /// A 64-bit hash of the positions and triangles: equal meshes have equal hashes.
+    #[getter]
+    fn geometry_hash(slf: &Bound<'_, Self>) -> u64 {
+        Self::shared(slf).tri_mesh().geometry_hash()
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let from_bytes = slf.get_type().getattr("from_bytes")?;
+        let bytes = Self::to_bytes(slf)?;
+        PyTuple::new(
+            slf.py(),
+            [from_bytes, PyTuple::new(slf.py(), [bytes])?.into_any()],
+        )
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> String {
+        let mesh = Self::shared(slf);
+        format!(
+            "meshcast.Mesh({} triangles, {} vertices{})",
+            mesh.triangle_count(),
+            mesh.tri_mesh().vertex_count(),
+            if mesh.is_closed() { ", closed" } else { "" }
+        )
+    }
+}

@@ -1,0 +1,45 @@
+//! meshcast for Python: exact BVH ray casting on numpy arrays, with Open3D's
+//! `RaycastingScene` names and shapes. The Python package (`python/meshcast`) wraps this
+//! module, `meshcast._native`, and adds the trimesh drop-in and the Dask path.
+
+mod arrays;
+mod geometry;
+mod queries;
+mod scene;
+mod threads;
+
+use pyo3::prelude::*;
+
+pyo3::create_exception!(
+    meshcast,
+    MeshcastError,
+    pyo3::exceptions::PyValueError,
+    "A mesh, scene or cache meshcast cannot read or build: the message names the file and the place in it."
+);
+
+/// The native module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<geometry::Geometry>()?;
+    m.add_class::<geometry::Mesh>()?;
+    m.add_class::<scene::Scene>()?;
+    m.add("MeshcastError", m.py().get_type::<MeshcastError>())?;
+    m.add("INVALID_ID", queries::INVALID_ID)?;
+    m.add_function(wrap_pyfunction!(geometry::create_rays_pinhole, m)?)?;
+    m.add_function(wrap_pyfunction!(geometry::rust_cast_batch_seconds, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
+
+/// A meshcast error as a Python exception: a missing file as `FileNotFoundError`, other
+/// failures to read as `OSError`, everything else as [`MeshcastError`] (a `ValueError`).
+pub fn to_py(err: meshcast::Error) -> PyErr {
+    use pyo3::exceptions::{PyFileNotFoundError, PyOSError};
+    match &err {
+        meshcast::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            PyFileNotFoundError::new_err(err.to_string())
+        }
+        meshcast::Error::Io { .. } => PyOSError::new_err(err.to_string()),
+        _ => MeshcastError::new_err(err.to_string()),
+    }
+}

@@ -1,0 +1,351 @@
+//! The queries of a mesh or a scene on many rays or points, with their answers laid out as
+//! Open3D's `RaycastingScene` lays them out: one generic function per query, over
+//! [`Target`], for both levels.
+
+use meshcast::glam::Vec3;
+use meshcast::{Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use pyo3::PyResult;
+use rayon::prelude::*;
+
+use crate::arrays::{self, RowsView};
+
+/// The id of no geometry and no primitive: what a miss answers (Open3D's `INVALID_ID`).
+pub const INVALID_ID: u32 = u32::MAX;
+
+/// What a hit or a closest point names, as the answers give it.
+#[derive(Clone, Copy)]
+pub struct Record {
+    /// The instance in a scene; 0 on a mesh.
+    pub geometry: u32,
+    /// The triangle.
+    pub primitive: u32,
+    /// Barycentric weights of the triangle's second and third corners.
+    pub uv: [f32; 2],
+    /// The triangle's unit geometric normal, in the query's space.
+    pub normal: Vec3,
+}
+
+impl Record {
+    /// The record of a triangle of a mesh placed by an instance (or not).
+    fn of(
+        geometry: u32,
+        triangle: Option<meshcast::Triangle>,
+        primitive: u32,
+        uv: [f32; 2],
+    ) -> Self {
+        Self {
+            geometry,
+            primitive,
+            uv,
+            normal: triangle.map_or(Vec3::ZERO, |t| t.normal().normalize_or_zero()),
+        }
+    }
+}
+
+/// A mesh or a scene: what the Python classes query.
+///
+/// `normals`, when given, holds each triangle's unit normal ([`unit_normals`]): a mesh reads
+/// a hit's normal there, one load where the triangle's corners would be four, most of them
+/// cache misses.
+pub trait Target: RayQueries + PointQueries {
+    /// What `hit` names.
+    fn hit_record(&self, hit: &<Self as RayQueries>::Hit, normals: Option<&[Vec3]>) -> Record;
+    /// The distance along the ray of `hit`, in units of its direction.
+    fn hit_t(hit: &<Self as RayQueries>::Hit) -> f32;
+    /// The barycentric weights of `hit`'s second and third corners.
+    fn hit_uv(hit: &<Self as RayQueries>::Hit) -> [f32; 2];
+    /// What `closest` names, and its point.
+    fn closest_record(&self, closest: &<Self as PointQueries>::Closest) -> (Record, Vec3, f32);
+}
+
+impl Target for Mesh {
+    fn hit_record(&self, hit: &meshcast::Hit, normals: Option<&[Vec3]>) -> Record {
+        let uv = [hit.u, hit.v];
+        match normals.and_then(|normals| normals.get(hit.triangle as usize)) {
+            Some(&normal) => Record {
+                geometry: 0,
+                primitive: hit.triangle,
+                uv,
+                normal,
+            },
+            None => Record::of(
+                0,
+                self.tri_mesh().triangle(hit.triangle as usize),
+                hit.triangle,
+                uv,
+            ),
+        }
+    }
+
+    fn hit_t(hit: &meshcast::Hit) -> f32 {
+        hit.t
+    }
+
+    fn hit_uv(hit: &meshcast::Hit) -> [f32; 2] {
+        [hit.u, hit.v]
+    }
+
+    fn closest_record(&self, closest: &meshcast::ClosestPoint) -> (Record, Vec3, f32) {
+        let triangle = self.tri_mesh().triangle(closest.triangle as usize);
+        let record = Record::of(0, triangle, closest.triangle, [closest.u, closest.v]);
+        (record, closest.point, closest.distance)
+    }
+}
+
+impl Target for Scene {
+    fn hit_record(&self, hit: &meshcast::SceneHit, _: Option<&[Vec3]>) -> Record {
+        let triangle = self
+            .instance(hit.instance)
+            .and_then(|instance| instance.world_triangle(hit.hit.triangle as usize));
+        let uv = [hit.hit.u, hit.hit.v];
+        Record::of(hit.instance.index(), triangle, hit.hit.triangle, uv)
+    }
+
+    fn hit_t(hit: &meshcast::SceneHit) -> f32 {
+        hit.hit.t
+    }
+
+    fn hit_uv(hit: &meshcast::SceneHit) -> [f32; 2] {
+        [hit.hit.u, hit.hit.v]
+    }
+
+    fn closest_record(&self, closest: &meshcast::SceneClosestPoint) -> (Record, Vec3, f32) {
+        let on = closest.closest;
+        let triangle = self
+            .instance(closest.instance)
+            .and_then(|instance| instance.world_triangle(on.triangle as usize));
+        let record = Record::of(
+            closest.instance.index(),
+            triangle,
+            on.triangle,
+            [on.u, on.v],
+        );
+        (record, on.point, on.distance)
+    }
+}
+
+/// The closest hit of each ray: Open3D's `cast_rays`.
+pub struct Cast {
+    pub t_hit: Vec<f32>,
+    pub geometry_ids: Vec<u32>,
+    pub primitive_ids: Vec<u32>,
+    pub primitive_uvs: Vec<f32>,
+    pub primitive_normals: Vec<f32>,
+}
+
+/// Rays answered per task when the answers are laid out.
+const GRAIN: usize = 1024;
+
+/// Rays made, cast and laid out together, so that none of them leaves the cache between.
+const CHUNK: usize = 256;
+
+/// [`RayQueries::cast_batch`], laid out: `t_hit` infinite, ids [`INVALID_ID`] and the rest
+/// zero on a miss. The rays are made from `rows` chunk by chunk as they are cast.
+///
+/// # Errors
+/// `ValueError` naming the first ray with a NaN or infinite number.
+pub fn cast<T: Target>(
+    target: &T,
+    normals: Option<&[Vec3]>,
+    rows: &RowsView<'_>,
+) -> PyResult<Cast> {
+    let n = rows.len();
+    let mut out = Cast {
+        t_hit: vec![0.0; n],
+        geometry_ids: vec![0; n],
+        primitive_ids: vec![0; n],
+        primitive_uvs: vec![0.0; 2 * n],
+        primitive_normals: vec![0.0; 3 * n],
+    };
+    let first_bad = AtomicUsize::new(usize::MAX);
+    (
+        rows.chunks(CHUNK),
+        out.t_hit.par_chunks_mut(CHUNK),
+        out.geometry_ids.par_chunks_mut(CHUNK),
+        out.primitive_ids.par_chunks_mut(CHUNK),
+        out.primitive_uvs.par_chunks_mut(2 * CHUNK),
+        out.primitive_normals.par_chunks_mut(3 * CHUNK),
+    )
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(chunk, (rows, t, geometry, primitive, uv, normal))| {
+            let mut rays = [Ray::new(Vec3::ZERO, Vec3::ZERO); CHUNK];
+            let rays = &mut rays[..t.len()];
+            rows.fill_rays(rays, None);
+            if let Some(bad) = rays.iter().position(|ray| !arrays::is_finite(ray)) {
+                first_bad.fetch_min(chunk * CHUNK + bad, Ordering::Relaxed);
+                return;
+            }
+            // Normals in a second loop: their loads (cache misses on a large mesh) are
+            // independent of one another there, so they overlap, where after each ray's walk
+            // they would not.
+            let mut hits = [None; CHUNK];
+            for ((ray, hit), i) in rays.iter().zip(&mut hits).zip(0..) {
+                *hit = target.cast(ray);
+                match hit {
+                    Some(hit) => {
+                        t[i] = T::hit_t(hit);
+                        uv[2 * i..2 * i + 2].copy_from_slice(&T::hit_uv(hit));
+                    }
+                    None => {
+                        t[i] = f32::INFINITY;
+                        geometry[i] = INVALID_ID;
+                        primitive[i] = INVALID_ID;
+                    }
+                }
+            }
+            for (i, hit) in hits[..rays.len()].iter().enumerate() {
+                if let Some(hit) = hit {
+                    let record = target.hit_record(hit, normals);
+                    geometry[i] = record.geometry;
+                    primitive[i] = record.primitive;
+                    normal[3 * i..3 * i + 3].copy_from_slice(&record.normal.to_array());
+                }
+            }
+        });
+    match first_bad.into_inner() {
+        usize::MAX => Ok(out),
+        bad => Err(rows.not_finite(bad)),
+    }
+}
+
+/// Every hit of every ray: Open3D's `list_intersections`.
+pub struct Intersections {
+    pub ray_splits: Vec<u32>,
+    pub ray_ids: Vec<u32>,
+    pub geometry_ids: Vec<u32>,
+    pub primitive_ids: Vec<u32>,
+    pub primitive_uvs: Vec<f32>,
+    pub t_hit: Vec<f32>,
+}
+
+/// [`RayQueries::cast_all_batch`], laid out flat: ray `i`'s hits are
+/// `ray_splits[i]..ray_splits[i + 1]`, nearest first.
+pub fn list<T: Target>(target: &T, rays: &[Ray]) -> Intersections {
+    let (ray_splits, hits) = target.cast_all_batch(rays).into_parts();
+    let records: Vec<(Record, f32)> = hits
+        .par_iter()
+        .with_min_len(GRAIN)
+        .map(|hit| (target.hit_record(hit, None), T::hit_t(hit)))
+        .collect();
+    let ray_ids = ray_splits
+        .par_windows(2)
+        .enumerate()
+        .flat_map_iter(|(ray, range)| {
+            std::iter::repeat_n(ray as u32, (range[1] - range[0]) as usize)
+        })
+        .collect();
+    Intersections {
+        ray_ids,
+        geometry_ids: records.iter().map(|(r, _)| r.geometry).collect(),
+        primitive_ids: records.iter().map(|(r, _)| r.primitive).collect(),
+        primitive_uvs: records.iter().flat_map(|(r, _)| r.uv).collect(),
+        t_hit: records.iter().map(|&(_, t)| t).collect(),
+        ray_splits,
+    }
+}
+
+/// The number of hits of each ray (each crossing of a closed surface once): Open3D's
+/// `count_intersections`.
+pub fn count<T: Target>(target: &T, rays: &[Ray]) -> Vec<i32> {
+    rays.par_iter()
+        .with_min_len(64)
+        .map(|ray| i32::try_from(target.cast_all(ray).len()).unwrap_or(i32::MAX))
+        .collect()
+}
+
+/// The closest surface point of each query point: Open3D's `compute_closest_points`.
+pub struct Closest {
+    pub points: Vec<f32>,
+    pub geometry_ids: Vec<u32>,
+    pub primitive_ids: Vec<u32>,
+    pub primitive_uvs: Vec<f32>,
+    pub primitive_normals: Vec<f32>,
+    /// Not one of Open3D's: the distance to the point found (infinite when none).
+    pub distance: Vec<f32>,
+}
+
+/// [`PointQueries::closest_point_batch`], laid out: points NaN, ids [`INVALID_ID`] and
+/// distance infinite where there is no surface.
+pub fn closest<T: Target>(target: &T, points: &[Vec3]) -> Closest {
+    let found = target.closest_point_batch(points, &QueryOptions::new());
+    let n = points.len();
+    let mut out = Closest {
+        points: vec![0.0; 3 * n],
+        geometry_ids: vec![0; n],
+        primitive_ids: vec![0; n],
+        primitive_uvs: vec![0.0; 2 * n],
+        primitive_normals: vec![0.0; 3 * n],
+        distance: vec![0.0; n],
+    };
+    (
+        found.par_iter(),
+        out.points.par_chunks_exact_mut(3),
+        out.geometry_ids.par_iter_mut(),
+        out.primitive_ids.par_iter_mut(),
+        out.primitive_uvs.par_chunks_exact_mut(2),
+        out.primitive_normals.par_chunks_exact_mut(3),
+        out.distance.par_iter_mut(),
+    )
+        .into_par_iter()
+        .with_min_len(GRAIN)
+        .for_each(
+            |(found, point, geometry, primitive, uv, normal, distance)| match found {
+                Some(found) => {
+                    let (record, at, d) = target.closest_record(found);
+                    point.copy_from_slice(&at.to_array());
+                    *geometry = record.geometry;
+                    *primitive = record.primitive;
+                    uv.copy_from_slice(&record.uv);
+                    normal.copy_from_slice(&record.normal.to_array());
+                    *distance = d;
+                }
+                None => {
+                    point.fill(f32::NAN);
+                    *geometry = INVALID_ID;
+                    *primitive = INVALID_ID;
+                    *distance = f32::INFINITY;
+                }
+            },
+        );
+    out
+}
+
+/// The distance of each point to the surface, infinite where there is none.
+pub fn distance<T: Target>(target: &T, points: &[Vec3]) -> Vec<f32> {
+    target
+        .closest_point_batch(points, &QueryOptions::new())
+        .par_iter()
+        .map(|found| {
+            found
+                .as_ref()
+                .map_or(f32::INFINITY, |c| target.closest_record(c).2)
+        })
+        .collect()
+}
+
+/// The signed distance of each point, negative inside (infinite where there is no
+/// surface).
+pub fn signed_distance<T: Target>(target: &T, points: &[Vec3]) -> Vec<f32> {
+    target
+        .signed_distance_batch(points)
+        .into_par_iter()
+        .map(|d| d.unwrap_or(f32::INFINITY))
+        .collect()
+}
+
+/// The unit normal of each triangle of `mesh` (zero for a degenerate one), as
+/// [`Record::of`] computes it.
+pub fn unit_normals(mesh: &Mesh) -> Vec<Vec3> {
+    let tri_mesh = mesh.tri_mesh();
+    (0..tri_mesh.triangle_count())
+        .into_par_iter()
+        .map(|i| {
+            tri_mesh
+                .triangle(i)
+                .map_or(Vec3::ZERO, |t| t.normal().normalize_or_zero())
+        })
+        .collect()
+}

@@ -1,0 +1,413 @@
+//! `Scene`: instances of shared meshes, placed by 4x4 transforms; picking from a camera.
+
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+
+use meshcast::glam::{Affine3A, DMat4, Mat4};
+use meshcast::{Camera, Facing, Instance, InstanceId, QueryOptions};
+use numpy::PyArrayMethods;
+use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use rayon::prelude::*;
+
+use crate::arrays::{to_numpy, Rows};
+use crate::geometry::{build, read, Geometry, Level, Mesh};
+use crate::queries::INVALID_ID;
+use crate::{threads, to_py};
+
+/// Instances of meshes, each placed by a 4x4 affine transform (mesh space to world space),
+/// under a BVH of their boxes: the same queries as a `Mesh`, in world space, with
+/// `geometry_ids` naming the instance; and `pick` from a camera.
+///
+/// `Scene.load(path)` reads a glTF file's default scene (one shared mesh per glTF mesh) or
+/// any other mesh file as one instance. A mesh added many times is stored once. Instance ids
+/// count from 0 in the order of `add` and are never reused. A scene pickles with its meshes'
+/// BVHs (each shared mesh once).
+#[pyclass(extends = Geometry, frozen, module = "meshcast")]
+pub struct Scene;
+
+/// The affine map of a 4x4 (or 3x4) matrix whose last row is `0 0 0 1`.
+fn affine(py: Python<'_>, transform: Option<&Bound<'_, PyAny>>) -> PyResult<Affine3A> {
+    let Some(transform) = transform else {
+        return Ok(Affine3A::IDENTITY);
+    };
+    let numpy = py.import("numpy")?;
+    let matrix = numpy.call_method1("asarray", (transform, "float64"))?;
+    let shape: Vec<usize> = matrix.getattr("shape")?.extract()?;
+    let matrix = numpy.call_method1("ascontiguousarray", (matrix,))?;
+    let values = matrix.cast::<numpy::PyArrayDyn<f64>>()?.readonly();
+    let values = values.as_slice()?;
+    let mut rows = [[0.0_f64; 4]; 4];
+    match shape.as_slice() {
+        [3 | 4, 4] => {
+            for (row, chunk) in rows.iter_mut().zip(values.chunks_exact(4)) {
+                row.copy_from_slice(chunk);
+            }
+            if shape[0] == 3 {
+                rows[3] = [0.0, 0.0, 0.0, 1.0];
+            }
+        }
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "transform must have shape (4, 4) or (3, 4), not {}",
+                matrix.getattr("shape")?
+            )))
+        }
+    }
+    if rows[3] != [0.0, 0.0, 0.0, 1.0] {
+        return Err(PyValueError::new_err(format!(
+            "transform must be affine (last row 0 0 0 1), not {:?}",
+            rows[3]
+        )));
+    }
+    let matrix = DMat4::from_cols_array_2d(&rows).transpose();
+    Ok(Affine3A::from_mat4(matrix.as_mat4()))
+}
+
+impl Scene {
+    /// The lock of a `Scene` object's scene.
+    fn lock<'a>(scene: &'a Bound<'_, Self>) -> &'a RwLock<meshcast::Scene> {
+        match &scene.as_super().get().level {
+            Level::Scene(scene) => scene,
+            Level::Mesh(..) => unreachable!("a Scene object holds a scene"),
+        }
+    }
+
+    /// Changes the scene with the GIL released (a query may be running: it is waited for).
+    fn change<T: Send>(
+        scene: &Bound<'_, Self>,
+        change: impl FnOnce(&mut meshcast::Scene) -> meshcast::Result<T> + Send,
+    ) -> PyResult<T> {
+        let lock = Self::lock(scene);
+        scene
+            .py()
+            .detach(|| {
+                let mut scene = lock
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                change(&mut scene)
+            })
+            .map_err(to_py)
+    }
+
+    /// A `Scene` object of `scene`.
+    fn object(py: Python<'_>, scene: meshcast::Scene) -> PyResult<Bound<'_, Self>> {
+        let init = PyClassInitializer::from(Geometry {
+            level: Level::Scene(RwLock::new(scene)),
+        })
+        .add_subclass(Scene);
+        Bound::new(py, init)
+    }
+}
+
+#[pymethods]
+impl Scene {
+    #[new]
+    fn new() -> PyClassInitializer<Self> {
+        PyClassInitializer::from(Geometry {
+            level: Level::Scene(RwLock::new(meshcast::Scene::new())),
+        })
+        .add_subclass(Scene)
+    }
+
+    /// Reads a glTF file's default scene (its nodes become instances of shared meshes), or
+    /// any other mesh file or cache as one untransformed instance.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, Self>> {
+        let scene = threads::run(py, None, || {
+            meshcast::Scene::from_path(&path).map_err(to_py)
+        })?;
+        Self::object(py, scene)
+    }
+
+    /// Places `mesh` by `transform` (4x4 or 3x4, mesh to world; identity by default) on
+    /// `layers` (a 32-bit mask, every layer by default); returns the instance's id.
+    #[pyo3(signature = (mesh, transform=None, layers=None))]
+    fn add(
+        slf: &Bound<'_, Self>,
+        mesh: &Bound<'_, Mesh>,
+        transform: Option<&Bound<'_, PyAny>>,
+        layers: Option<u32>,
+    ) -> PyResult<u32> {
+        let transform = affine(slf.py(), transform)?;
+        let mesh = Mesh::shared(mesh);
+        let instance = Instance::new(mesh, transform).map_err(to_py)?;
+        let instance = match layers {
+            Some(layers) => instance.with_layers(layers),
+            None => instance,
+        };
+        Self::change(slf, |scene| Ok(scene.add(instance).index()))
+    }
+
+    /// Open3D's `add_triangles`: adds a `Mesh`, or the mesh of `vertices` and `faces`, once,
+    /// untransformed; returns its id.
+    #[pyo3(signature = (vertices, faces=None))]
+    fn add_triangles(
+        slf: &Bound<'_, Self>,
+        vertices: &Bound<'_, PyAny>,
+        faces: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<u32> {
+        let mesh = match (vertices.cast::<Mesh>(), faces) {
+            (Ok(mesh), None) => Mesh::shared(mesh),
+            (_, Some(faces)) => build(slf.py(), vertices, faces)?,
+            (Err(_), None) => {
+                return Err(PyValueError::new_err(
+                    "add_triangles takes a Mesh, or vertices and faces",
+                ))
+            }
+        };
+        let instance = Instance::new(mesh, Affine3A::IDENTITY).map_err(to_py)?;
+        Self::change(slf, |scene| Ok(scene.add(instance).index()))
+    }
+
+    /// Removes an instance (its id is not reused).
+    fn remove(slf: &Bound<'_, Self>, id: u32) -> PyResult<()> {
+        Self::change(slf, |scene| {
+            scene.remove(InstanceId::from_index(id)).map(drop)
+        })
+    }
+
+    /// Moves an instance to `transform` (4x4 or 3x4).
+    fn set_transform(slf: &Bound<'_, Self>, id: u32, transform: &Bound<'_, PyAny>) -> PyResult<()> {
+        let transform = affine(slf.py(), Some(transform))?;
+        Self::change(slf, |scene| {
+            scene.set_transform(InstanceId::from_index(id), transform)
+        })
+    }
+
+    /// An instance's transform, 4x4 float64.
+    fn transform<'py>(slf: &Bound<'py, Self>, id: u32) -> PyResult<Bound<'py, PyAny>> {
+        let scene = read(Self::lock(slf));
+        let instance = scene
+            .instance(InstanceId::from_index(id))
+            .ok_or_else(|| PyKeyError::new_err(format!("the scene has no instance {id}")))?;
+        let matrix = Mat4::from(instance.transform()).as_dmat4().transpose();
+        to_numpy(slf.py(), matrix.to_cols_array().to_vec(), &[4], &[4])
+    }
+
+    /// An instance's mesh (shared with every instance of it).
+    fn mesh<'py>(slf: &Bound<'py, Self>, id: u32) -> PyResult<Bound<'py, Mesh>> {
+        let mesh = {
+            let scene = read(Self::lock(slf));
+            let instance = scene
+                .instance(InstanceId::from_index(id))
+                .ok_or_else(|| PyKeyError::new_err(format!("the scene has no instance {id}")))?;
+            instance.mesh().clone()
+        };
+        Mesh::object(slf.py(), mesh)
+    }
+
+    /// The ids of the instances, in order.
+    #[getter]
+    fn geometry_ids(slf: &Bound<'_, Self>) -> Vec<u32> {
+        read(Self::lock(slf))
+            .instances()
+            .map(|(id, _)| id.index())
+            .collect()
+    }
+
+    fn __len__(slf: &Bound<'_, Self>) -> usize {
+        read(Self::lock(slf)).len()
+    }
+
+    /// What lies under each pixel of a pinhole camera at `eye` looking at `center` (`up`
+    /// up, `fov_deg` the vertical field of view, an image of `width_px` x `height_px`):
+    /// `pixels` is `(..., 2)`, `(x, y)` from the image's top-left corner (a pixel's centre is
+    /// `(column + 0.5, row + 0.5)`). A dict of `geometry_ids`, `primitive_ids` (INVALID_ID
+    /// where nothing is hit), `t_hit` and `distance` (inf), `points`, `normals` (geometric)
+    /// and `shading_normals` (..., 3; NaN), `front` (bool: the side the triangle's corners
+    /// run counter-clockwise) and `groups` (a list of object or group names, None where
+    /// there is none).
+    #[pyo3(signature = (pixels, *, eye, center, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px, height_px, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn pick<'py>(
+        slf: &Bound<'py, Self>,
+        pixels: &Bound<'py, PyAny>,
+        eye: [f32; 3],
+        center: [f32; 3],
+        up: [f32; 3],
+        fov_deg: f32,
+        width_px: u32,
+        height_px: u32,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let py = slf.py();
+        if width_px == 0 || height_px == 0 {
+            return Err(PyValueError::new_err(
+                "width_px and height_px must be at least 1",
+            ));
+        }
+        let rows = Rows::new(pixels, "pixels", 2)?;
+        let view = rows.view();
+        let camera = Camera::new(
+            eye.into(),
+            center.into(),
+            up.into(),
+            fov_deg,
+            width_px as f32 / height_px as f32,
+        );
+        let lock = Self::lock(slf);
+        let picks = threads::run(py, threads, || {
+            let scene = read(lock);
+            let picks: Vec<Picked> = view
+                .map_rows(|[x, y]: [f32; 2]| camera.ray_through(x, y, width_px, height_px))
+                .par_iter()
+                .map(|ray| {
+                    scene.pick(ray, &QueryOptions::new()).map(|pick| Picked {
+                        geometry: pick.instance.index(),
+                        primitive: pick.hit.triangle,
+                        t: pick.hit.t,
+                        distance: pick.distance,
+                        point: pick.surface.point.to_array(),
+                        normal: pick.surface.geometric_normal.to_array(),
+                        shading_normal: pick.surface.shading_normal.to_array(),
+                        front: pick.facing == Facing::Front,
+                        group: pick.surface.group.map(str::to_owned),
+                    })
+                })
+                .map(Option::unwrap_or_default)
+                .collect();
+            Ok(picks)
+        })?;
+        let lead = &rows.leading;
+        let column = |f: fn(&Picked) -> f32| picks.iter().map(f).collect::<Vec<f32>>();
+        let triple = |f: fn(&Picked) -> [f32; 3]| picks.iter().flat_map(f).collect::<Vec<f32>>();
+        let dict = PyDict::new(py);
+        dict.set_item(
+            "geometry_ids",
+            to_numpy(py, picks.iter().map(|p| p.geometry).collect(), lead, &[])?,
+        )?;
+        dict.set_item(
+            "primitive_ids",
+            to_numpy(py, picks.iter().map(|p| p.primitive).collect(), lead, &[])?,
+        )?;
+        dict.set_item("t_hit", to_numpy(py, column(|p| p.t), lead, &[])?)?;
+        dict.set_item("distance", to_numpy(py, column(|p| p.distance), lead, &[])?)?;
+        dict.set_item("points", to_numpy(py, triple(|p| p.point), lead, &[3])?)?;
+        dict.set_item("normals", to_numpy(py, triple(|p| p.normal), lead, &[3])?)?;
+        dict.set_item(
+            "shading_normals",
+            to_numpy(py, triple(|p| p.shading_normal), lead, &[3])?,
+        )?;
+        dict.set_item(
+            "front",
+            to_numpy(py, picks.iter().map(|p| p.front).collect(), lead, &[])?,
+        )?;
+        let groups: Vec<Option<&str>> = picks.iter().map(|p| p.group.as_deref()).collect();
+        dict.set_item("groups", PyList::new(py, groups)?)?;
+        Ok(dict)
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let (meshes, slots) = {
+            let scene = read(Self::lock(slf));
+            let mut meshes: Vec<Arc<meshcast::Mesh>> = Vec::new();
+            let mut slots: Vec<Option<Slot>> = Vec::new();
+            for (id, instance) in scene.instances() {
+                slots.resize(id.index() as usize, None);
+                let mesh = match meshes.iter().position(|m| Arc::ptr_eq(m, instance.mesh())) {
+                    Some(at) => at,
+                    None => {
+                        meshes.push(instance.mesh().clone());
+                        meshes.len() - 1
+                    }
+                };
+                let matrix = Mat4::from(instance.transform()).as_dmat4().transpose();
+                slots.push(Some((
+                    mesh,
+                    matrix.to_cols_array().to_vec(),
+                    instance.layers(),
+                )));
+            }
+            (meshes, slots)
+        };
+        let meshes: Vec<Bound<'py, Mesh>> = meshes
+            .into_iter()
+            .map(|mesh| Mesh::object(py, mesh))
+            .collect::<PyResult<_>>()?;
+        let rebuild = slf.get_type().getattr("_from_state")?;
+        let state = (meshes, slots).into_pyobject(py)?;
+        PyTuple::new(py, [rebuild, PyTuple::new(py, [state])?.into_any()])
+    }
+
+    /// The scene `__reduce__` describes: the meshes, and for each id its mesh, 4x4 transform
+    /// (row by row) and layers, or None for a removed instance.
+    #[staticmethod]
+    fn _from_state<'py>(
+        py: Python<'py>,
+        state: (Vec<Bound<'py, Mesh>>, Vec<Option<Slot>>),
+    ) -> PyResult<Bound<'py, Self>> {
+        let (meshes, slots) = state;
+        let meshes: Vec<Arc<meshcast::Mesh>> = meshes.iter().map(Mesh::shared).collect();
+        let mut instances = Vec::with_capacity(slots.len());
+        let mut removed = Vec::new();
+        for (id, slot) in slots.iter().enumerate() {
+            let (mesh, matrix, layers) = match slot {
+                Some((mesh, matrix, layers)) => (*mesh, matrix.as_slice(), *layers),
+                None => {
+                    // Held by a stand-in, removed once every id is placed.
+                    removed.push(InstanceId::from_index(id as u32));
+                    (
+                        0,
+                        &[
+                            1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0,
+                            0.0, 1.0,
+                        ][..],
+                        0,
+                    )
+                }
+            };
+            let mesh = meshes
+                .get(mesh)
+                .cloned()
+                .or_else(|| meshes.first().cloned());
+            let Some(mesh) = mesh.filter(|_| matrix.len() == 16) else {
+                return Err(PyValueError::new_err("not a pickled meshcast scene"));
+            };
+            let matrix = DMat4::from_cols_slice(matrix).transpose();
+            let instance =
+                Instance::new(mesh, Affine3A::from_mat4(matrix.as_mat4())).map_err(to_py)?;
+            instances.push(instance.with_layers(layers));
+        }
+        let mut scene = meshcast::Scene::from_instances(instances);
+        for id in removed {
+            scene.remove(id).map_err(to_py)?;
+        }
+        Self::object(py, scene)
+    }
+}
+
+/// A pickled instance: its mesh (an index into the pickled meshes), its 4x4 transform row
+/// by row, and its layers.
+type Slot = (usize, Vec<f64>, u32);
+
+/// One pixel's pick, as the answer lays it out (nothing hit: the default).
+struct Picked {
+    geometry: u32,
+    primitive: u32,
+    t: f32,
+    distance: f32,
+    point: [f32; 3],
+    normal: [f32; 3],
+    shading_normal: [f32; 3],
+    front: bool,
+    group: Option<String>,
+}
+
+impl Default for Picked {
+    fn default() -> Self {
+        Self {
+            geometry: INVALID_ID,
+            primitive: INVALID_ID,
+            t: f32::INFINITY,
+            distance: f32::INFINITY,
+            point: [f32::NAN; 3],
+            normal: [f32::NAN; 3],
+            shading_normal: [f32::NAN; 3],
+            front: false,
+            group: None,
+        }
+    }
+}
