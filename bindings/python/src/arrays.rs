@@ -9,6 +9,7 @@ use numpy::{
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::IntoPyDict;
 use rayon::prelude::*;
 
 /// A C-contiguous array of floats, as numpy holds it.
@@ -232,7 +233,9 @@ fn floats<'py>(array: &Bound<'py, PyAny>, name: &str) -> PyResult<Floats<'py>> {
         }
     };
     let target = if wide { "float64" } else { "float32" };
-    let contiguous = numpy.call_method1("ascontiguousarray", (converted, target))?;
+    // `asarray` with an order keeps a 0-d array 0-d (`ascontiguousarray` would not).
+    let kwargs = [("dtype", target), ("order", "C")].into_py_dict(array.py())?;
+    let contiguous = numpy.call_method("asarray", (converted,), Some(&kwargs))?;
     Ok(if wide {
         Floats::F64(contiguous.cast::<PyArrayDyn<f64>>()?.readonly())
     } else {
