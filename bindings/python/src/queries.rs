@@ -338,10 +338,13 @@ pub fn signed_distance<T: Target>(target: &T, points: &[Vec3]) -> Vec<f32> {
 
 /// The unit normal of each triangle of `mesh` (zero for a degenerate one), as
 /// [`Record::of`] computes it.
+///
+/// On one thread: it runs inside a `OnceLock`'s initialisation, where a rayon worker that
+/// stole another query's job would wait on itself (two Python threads casting on a fresh
+/// mesh can meet there).
 pub fn unit_normals(mesh: &Mesh) -> Vec<Vec3> {
     let tri_mesh = mesh.tri_mesh();
     (0..tri_mesh.triangle_count())
-        .into_par_iter()
         .map(|i| {
             tri_mesh
                 .triangle(i)

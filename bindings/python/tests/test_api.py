@@ -184,3 +184,27 @@ def test_list_intersections_counts_each_crossing_once(bunny):
         assert (np.diff(hits) >= 0).all()
     first = listed["ray_splits"][:-1][counts > 0]
     np.testing.assert_array_equal(t[first], bunny.cast_rays(rays)["t_hit"][counts > 0])
+
+
+def test_python_threads_casting_on_a_fresh_mesh_do_not_hang(bunny):
+    # The first cast on a mesh makes its table of normals. Made with rayon inside the
+    # lock that guards it, a worker waiting there could steal another thread's cast, wait
+    # on itself, and hang the process.
+    import threading
+
+    data = bunny.to_bytes()
+    rays = random_rays(bunny, 20000, 13)
+    expected = bunny.cast_rays(rays)["primitive_ids"]
+    for _ in range(20):
+        fresh = meshcast.Mesh.from_bytes(data)
+        answers = []
+        threads = [
+            threading.Thread(target=lambda: answers.append(fresh.cast_rays(rays, threads=2)["primitive_ids"]))
+            for _ in range(4)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert not any(thread.is_alive() for thread in threads), "a cast hung"
+        assert len(answers) == 4 and all((a == expected).all() for a in answers)
