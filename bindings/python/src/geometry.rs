@@ -64,7 +64,8 @@ macro_rules! on_target {
 /// is accepted (`float32` and `float64` without a copy). Answers have the rays' or points'
 /// leading shape. A ray hits at `t > 0`, in units of its direction; every answer is exact:
 /// rays through shared edges and vertices never slip through and cross a closed surface once.
-/// Work runs with the GIL released on every core, or on `threads` threads.
+/// A ray or point with a NaN or infinite number is an error (`ValueError` naming it), not a
+/// miss. Work runs with the GIL released on every core, or on `threads` threads.
 #[pyclass(subclass, frozen, module = "meshcast")]
 pub struct Geometry {
     pub level: Level,
