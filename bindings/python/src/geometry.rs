@@ -393,17 +393,20 @@ impl Geometry {
     }
 }
 
-/// See [`Geometry::create_rays_pinhole`].
-#[pyfunction]
-pub fn create_rays_pinhole<'py>(
-    py: Python<'py>,
+/// The pinhole camera at `eye` looking at `center` with `up` up, of an image of
+/// `width_px` x `height_px` pixels whose *horizontal* field of view is `fov_deg` (Open3D's
+/// convention).
+///
+/// # Errors
+/// `ValueError` for an empty image or a field of view outside `(0, 180)` degrees.
+pub fn pinhole(
     fov_deg: f32,
     center: [f32; 3],
     eye: [f32; 3],
     up: [f32; 3],
     width_px: u32,
     height_px: u32,
-) -> PyResult<Bound<'py, PyAny>> {
+) -> PyResult<Camera> {
     if width_px == 0 || height_px == 0 {
         return Err(PyValueError::new_err(
             "width_px and height_px must be at least 1",
@@ -417,7 +420,27 @@ pub fn create_rays_pinhole<'py>(
     let aspect = width_px as f32 / height_px as f32;
     let half_horizontal = (0.5 * fov_deg).to_radians();
     let fov_y = 2.0 * (half_horizontal.tan() / aspect).atan().to_degrees();
-    let camera = Camera::new(eye.into(), center.into(), up.into(), fov_y, aspect);
+    Ok(Camera::new(
+        eye.into(),
+        center.into(),
+        up.into(),
+        fov_y,
+        aspect,
+    ))
+}
+
+/// See [`Geometry::create_rays_pinhole`].
+#[pyfunction]
+pub fn create_rays_pinhole<'py>(
+    py: Python<'py>,
+    fov_deg: f32,
+    center: [f32; 3],
+    eye: [f32; 3],
+    up: [f32; 3],
+    width_px: u32,
+    height_px: u32,
+) -> PyResult<Bound<'py, PyAny>> {
+    let camera = pinhole(fov_deg, center, eye, up, width_px, height_px)?;
     let rays: Vec<f32> = camera
         .pixel_rays(width_px, height_px)
         .flat_map(|ray| [ray.origin.to_array(), ray.dir.to_array()].concat())

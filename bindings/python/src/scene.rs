@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use meshcast::glam::{Affine3A, DMat4, Mat4};
-use meshcast::{Camera, Facing, Instance, InstanceId, QueryOptions};
+use meshcast::{Facing, Instance, InstanceId, QueryOptions};
 use numpy::PyArrayMethods;
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
@@ -12,7 +12,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use rayon::prelude::*;
 
 use crate::arrays::{to_numpy, Rows};
-use crate::geometry::{build, read, Geometry, Level, Mesh};
+use crate::geometry::{build, pinhole, read, Geometry, Level, Mesh};
 use crate::queries::INVALID_ID;
 use crate::{threads, to_py};
 
@@ -212,7 +212,8 @@ impl Scene {
     }
 
     /// What lies under each pixel of a pinhole camera at `eye` looking at `center` (`up`
-    /// up, `fov_deg` the vertical field of view, an image of `width_px` x `height_px`):
+    /// up, `fov_deg` the horizontal field of view as in `create_rays_pinhole`, an image of
+    /// `width_px` x `height_px`):
     /// `pixels` is `(..., 2)`, `(x, y)` from the image's top-left corner (a pixel's centre is
     /// `(column + 0.5, row + 0.5)`). A dict of `geometry_ids`, `primitive_ids` (INVALID_ID
     /// where nothing is hit), `t_hit` and `distance` (inf), `points`, `normals` (geometric)
@@ -233,20 +234,9 @@ impl Scene {
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let py = slf.py();
-        if width_px == 0 || height_px == 0 {
-            return Err(PyValueError::new_err(
-                "width_px and height_px must be at least 1",
-            ));
-        }
         let rows = Rows::new(pixels, "pixels", 2)?;
         let view = rows.view();
-        let camera = Camera::new(
-            eye.into(),
-            center.into(),
-            up.into(),
-            fov_deg,
-            width_px as f32 / height_px as f32,
-        );
+        let camera = pinhole(fov_deg, center, eye, up, width_px, height_px)?;
         let lock = Self::lock(slf);
         let picks = threads::run(py, threads, || {
             let scene = read(lock);

@@ -158,6 +158,15 @@ def test_pick_finds_what_is_under_the_pixel(bunny):
     np.testing.assert_allclose(picks["distance"][0], cast["t_hit"][0], rtol=1e-5)
     assert picks["front"][0] and np.isnan(picks["points"][1]).all()
     assert picks["groups"][1] is None
+    # The same camera as create_rays_pinhole: pixel centres pick what its rays hit.
+    rays = meshcast.create_rays_pinhole(45, center, eye, [0, 1, 0], 64, 48)
+    rows, columns = np.mgrid[0:48, 0:64]
+    centres = np.stack([columns + 0.5, rows + 0.5], axis=-1)
+    picks = scene.pick(centres, eye=eye, center=center, fov_deg=45, width_px=64, height_px=48)
+    cast = scene.cast_rays(rays)
+    assert (cast["geometry_ids"] == 0).sum() > 300
+    np.testing.assert_array_equal(picks["primitive_ids"], cast["primitive_ids"])
+    np.testing.assert_array_equal(picks["t_hit"], cast["t_hit"])
 
 
 def test_pinhole_rays_are_open3d_shaped(bunny):
