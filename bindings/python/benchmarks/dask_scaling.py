@@ -15,7 +15,7 @@ anything else than the workers and this process (client and scheduler), read fro
 the workers' CPU seconds stay put but the wall time does not halve and "others" is large,
 something else had the cores.
 
-    /tmp/pyenv/bin/python bindings/python/benchmarks/dask_scaling.py [--rays N] [--chunk N]
+    python bindings/python/benchmarks/dask_scaling.py [--rays N] [--chunk N]
 """
 
 import argparse
