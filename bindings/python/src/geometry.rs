@@ -56,6 +56,21 @@ macro_rules! on_target {
     };
 }
 
+/// One answer per point of `$points` (an array of shape `(..., 3)` the caller calls
+/// `$name`), from `$answer`, a `Vec` computed with `$target` the mesh or scene and `$found`
+/// the points: the body of every point query that answers one array.
+macro_rules! per_point {
+    ($geometry:expr, $py:expr, $points:expr, $name:literal, $threads:expr, |$target:ident, $found:ident| $answer:expr) => {{
+        let rows = Rows::new($points, $name, 3)?;
+        let view = rows.view();
+        let answers = on_target!($geometry, $py, $threads, |$target| {
+            let $found = arrays::points(&view)?;
+            Ok($answer)
+        })?;
+        to_numpy($py, answers, &rows.leading, &[])
+    }};
+}
+
 /// A mesh or a scene: every query of meshcast, on numpy arrays, with the names and shapes of
 /// Open3D's `RaycastingScene`.
 ///
@@ -282,12 +297,14 @@ impl Geometry {
         query_points: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let rows = Rows::new(query_points, "query_points", 3)?;
-        let view = rows.view();
-        let distances = on_target!(self, py, threads, |target| {
-            Ok(queries::distance(target, &arrays::points(&view)?))
-        })?;
-        to_numpy(py, distances, &rows.leading, &[])
+        per_point!(
+            self,
+            py,
+            query_points,
+            "query_points",
+            threads,
+            |target, points| queries::distance(target, &points)
+        )
     }
 
     /// The signed distance from each point to the surface, negative inside (float32): inside
@@ -300,12 +317,14 @@ impl Geometry {
         query_points: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let rows = Rows::new(query_points, "query_points", 3)?;
-        let view = rows.view();
-        let distances = on_target!(self, py, threads, |target| {
-            Ok(queries::signed_distance(target, &arrays::points(&view)?))
-        })?;
-        to_numpy(py, distances, &rows.leading, &[])
+        per_point!(
+            self,
+            py,
+            query_points,
+            "query_points",
+            threads,
+            |target, points| queries::signed_distance(target, &points)
+        )
     }
 
     /// 1.0 for each point inside, 0.0 outside (float32, as Open3D's `compute_occupancy`);
@@ -317,17 +336,20 @@ impl Geometry {
         query_points: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let rows = Rows::new(query_points, "query_points", 3)?;
-        let view = rows.view();
-        let inside = on_target!(self, py, threads, |target| {
-            let points = arrays::points(&view)?;
-            Ok(target
-                .contains_batch(&points)
-                .into_iter()
-                .map(|inside| if inside { 1.0_f32 } else { 0.0 })
-                .collect::<Vec<f32>>())
-        })?;
-        to_numpy(py, inside, &rows.leading, &[])
+        per_point!(
+            self,
+            py,
+            query_points,
+            "query_points",
+            threads,
+            |target, points| {
+                target
+                    .contains_batch(&points)
+                    .into_iter()
+                    .map(|inside| if inside { 1.0_f32 } else { 0.0 })
+                    .collect::<Vec<f32>>()
+            }
+        )
     }
 
     /// Whether each point is inside (bool): exact on closed meshes (the parity of the
@@ -339,12 +361,9 @@ impl Geometry {
         points: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let rows = Rows::new(points, "points", 3)?;
-        let view = rows.view();
-        let inside = on_target!(self, py, threads, |target| {
-            Ok(target.contains_batch(&arrays::points(&view)?))
-        })?;
-        to_numpy(py, inside, &rows.leading, &[])
+        per_point!(self, py, points, "points", threads, |target, points| {
+            target.contains_batch(&points)
+        })
     }
 
     /// The generalised winding number at each point (float32; Jacobson et al. 2013): about 1
@@ -356,12 +375,9 @@ impl Geometry {
         points: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let rows = Rows::new(points, "points", 3)?;
-        let view = rows.view();
-        let winding = on_target!(self, py, threads, |target| {
-            Ok(target.winding_number_batch(&arrays::points(&view)?))
-        })?;
-        to_numpy(py, winding, &rows.leading, &[])
+        per_point!(self, py, points, "points", threads, |target, points| {
+            target.winding_number_batch(&points)
+        })
     }
 
     /// The box around everything: `[[min x, y, z], [max x, y, z]]` (float32).
