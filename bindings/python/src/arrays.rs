@@ -117,18 +117,12 @@ impl<'a> RowsView<'a> {
 
     /// The `ValueError` of the ray at `index`, which is not finite.
     pub fn not_finite(&self, index: usize) -> PyErr {
-        let row = |s: &[f32]| s[6 * index..6 * index + 6].to_vec();
-        let numbers = match self.slice {
-            FloatSlice::F32(s) => row(s),
-            FloatSlice::F64(s) => s[6 * index..6 * index + 6]
-                .iter()
-                .map(|&x| x as f32)
-                .collect(),
-        };
+        let ray = ray_of(self.slice.row(index), None);
         PyValueError::new_err(format!(
-            "{} is not finite: {:?}",
+            "{} is not finite: origin {} direction {}",
             self.position(index),
-            numbers
+            ray.origin,
+            ray.dir
         ))
     }
 
@@ -163,27 +157,25 @@ impl FloatSlice<'_> {
     /// Fills `rays` from rows `(ox, oy, oz, dx, dy, dz)`, one ray per row, each accepting
     /// `t` in `range` (`None`: every `t > 0`, as [`Ray::new`]).
     pub fn fill_rays(self, rays: &mut [Ray], range: Option<(f32, f32)>) {
-        let make = |row: [f32; 6]| {
-            let ray = Ray::new(
-                Vec3::new(row[0], row[1], row[2]),
-                Vec3::new(row[3], row[4], row[5]),
-            );
-            match range {
-                Some((t_min, t_max)) => ray.with_range(t_min, t_max),
-                None => ray,
-            }
-        };
         match self {
             Self::F32(s) => {
                 for (ray, row) in rays.iter_mut().zip(s.chunks_exact(6)) {
-                    *ray = make(std::array::from_fn(|i| row[i]));
+                    *ray = ray_of(std::array::from_fn(|i| row[i]), range);
                 }
             }
             Self::F64(s) => {
                 for (ray, row) in rays.iter_mut().zip(s.chunks_exact(6)) {
-                    *ray = make(std::array::from_fn(|i| row[i] as f32));
+                    *ray = ray_of(std::array::from_fn(|i| row[i] as f32), range);
                 }
             }
+        }
+    }
+
+    /// Row `index` of `W` numbers, as `f32`.
+    fn row<const W: usize>(self, index: usize) -> [f32; W] {
+        match self {
+            Self::F32(s) => std::array::from_fn(|i| s[W * index + i]),
+            Self::F64(s) => std::array::from_fn(|i| s[W * index + i] as f32),
         }
     }
 
@@ -260,27 +252,20 @@ fn python_shape(shape: &[usize]) -> String {
 /// # Errors
 /// `ValueError` naming the first ray with a NaN or infinite number.
 pub fn rays(rows: &RowsView<'_>, range: Option<(f32, f32)>) -> PyResult<Vec<Ray>> {
-    let rays = rows.slice.map_rows(|[ox, oy, oz, dx, dy, dz]: [f32; 6]| {
-        let ray = Ray::new(Vec3::new(ox, oy, oz), Vec3::new(dx, dy, dz));
-        match range {
-            Some((t_min, t_max)) => ray.with_range(t_min, t_max),
-            None => ray,
-        }
-    });
-    let bad = rays
-        .par_iter()
-        .position_first(|ray| !(ray.origin.is_finite() && ray.dir.is_finite()));
-    match bad {
-        Some(index) => {
-            let ray = rays[index];
-            Err(PyValueError::new_err(format!(
-                "{} is not finite: origin {} direction {}",
-                rows.position(index),
-                ray.origin,
-                ray.dir
-            )))
-        }
+    let rays = rows.slice.map_rows(|row| ray_of(row, range));
+    match rays.par_iter().position_first(|ray| !is_finite(ray)) {
+        Some(index) => Err(rows.not_finite(index)),
         None => Ok(rays),
+    }
+}
+
+/// The ray of a row `(ox, oy, oz, dx, dy, dz)`, accepting `t` in `range` (`None`: every
+/// `t > 0`, as [`Ray::new`]).
+fn ray_of([ox, oy, oz, dx, dy, dz]: [f32; 6], range: Option<(f32, f32)>) -> Ray {
+    let ray = Ray::new(Vec3::new(ox, oy, oz), Vec3::new(dx, dy, dz));
+    match range {
+        Some((t_min, t_max)) => ray.with_range(t_min, t_max),
+        None => ray,
     }
 }
 
