@@ -37,10 +37,14 @@ mod closest_point;
 mod error;
 mod frustum;
 mod hit;
+mod lanes;
 pub mod moller_trumbore;
 mod plane;
 mod polygon;
 mod ray;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod simd;
 mod sphere;
 #[cfg(test)]
 mod test_rng;
@@ -52,6 +56,7 @@ mod triangulation;
 mod viewport;
 mod volume;
 pub mod watertight;
+mod watertight_packet;
 
 pub use aabb::{slab, slab_slack, Aabb, SLAB_SLACK};
 pub use camera::Camera;
@@ -59,6 +64,9 @@ pub use closest_point::{box_distance_squared, distance_squared, TrianglePoint};
 pub use error::Error;
 pub use frustum::Frustum;
 pub use hit::{Hit, RayHit};
+#[cfg(target_arch = "x86_64")]
+pub use lanes::Avx2;
+pub use lanes::{Lanes, Portable, Simd, ALL_LANES, PACKET_WIDTH};
 pub use plane::Plane;
 pub use polygon::{Polygon, PLANARITY_TOLERANCE};
 pub use ray::{Ray, T_MIN_POSITIVE};
@@ -71,3 +79,4 @@ pub use triangulation::triangulate;
 pub use viewport::{ClipPlanes, DepthConvention, Viewport};
 pub use volume::{Overlap, Volume};
 pub use watertight::WatertightRay;
+pub use watertight_packet::{PacketHits, WatertightPacket};

@@ -89,12 +89,22 @@ impl TriangleBlock {
     pub fn triangle(&self, lane: usize) -> Triangle {
         let corner = |c: usize| {
             Vec3::new(
-                self.corners[c][0][lane],
-                self.corners[c][1][lane],
-                self.corners[c][2][lane],
+                self.coordinate(c, 0, lane),
+                self.coordinate(c, 1, lane),
+                self.coordinate(c, 2, lane),
             )
         };
         Triangle::new(corner(0), corner(1), corner(2))
+    }
+
+    /// Coordinate `axis` of corner `corner` of the triangle in `lane` (NaN for an unused lane).
+    ///
+    /// # Panics
+    /// If `corner`, `axis` or `lane` is out of range.
+    #[inline(always)]
+    pub fn coordinate(&self, corner: usize, axis: usize, lane: usize) -> f32 {
+        let lanes: &[f32; BLOCK_WIDTH] = self.corners[corner][axis].as_ref();
+        lanes[lane]
     }
 }
 

@@ -66,13 +66,8 @@ impl WatertightRay {
     /// every triangle.
     #[inline]
     pub fn new(ray: &Ray) -> Self {
-        let kz = ray.dir.abs().max_position();
+        let [kx, ky, kz] = Self::axes_of(ray);
         let d = ray.dir.to_array();
-        let mut kx = (kz + 1) % 3;
-        let mut ky = (kx + 1) % 3;
-        if d[kz] < 0.0 {
-            core::mem::swap(&mut kx, &mut ky);
-        }
         let (t_min, t_max) = if ray.is_valid() {
             (ray.t_min, ray.t_max)
         } else {
@@ -90,6 +85,19 @@ impl WatertightRay {
             t_min,
             t_max,
         }
+    }
+
+    /// The axes of `ray`'s set-up: the dominant direction axis `kz`, after the other two
+    /// (`kx`, `ky`) in the order that keeps a triangle's winding.
+    #[inline]
+    pub fn axes_of(ray: &Ray) -> [usize; 3] {
+        let kz = ray.dir.abs().max_position();
+        let mut kx = (kz + 1) % 3;
+        let mut ky = (kx + 1) % 3;
+        if ray.dir[kz] < 0.0 {
+            core::mem::swap(&mut kx, &mut ky);
+        }
+        [kx, ky, kz]
     }
 
     /// The same set-up with a new accepted range (a BVH shrinks `t_max` as it finds hits).

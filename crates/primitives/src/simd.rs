@@ -1,0 +1,132 @@
+//! The AVX2 form of [`Simd`]: eight lanes in one 256-bit register. This module holds the
+//! crate's only `unsafe` code: the intrinsics, which are sound to call once the CPU was found
+//! to run AVX2, as every [`Avx2`] value proves.
+
+use core::arch::x86_64::{
+    __m256, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256, _mm256_blendv_ps,
+    _mm256_castps256_ps128, _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cmpeq_epi32, _mm256_div_ps,
+    _mm256_extractf128_ps, _mm256_loadu_ps, _mm256_max_ps, _mm256_min_ps, _mm256_movemask_ps,
+    _mm256_mul_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_set_m128, _mm256_setr_epi32,
+    _mm256_storeu_ps, _mm256_sub_ps, _mm_cvtss_f32, _mm_min_ps, _mm_movehl_ps, _mm_shuffle_ps,
+    _CMP_EQ_OQ, _CMP_LE_OQ, _CMP_LT_OQ, _CMP_NEQ_UQ,
+};
+
+use glam::Vec4;
+
+use crate::lanes::{Simd, PACKET_WIDTH};
+
+/// AVX2's eight lanes: a zero-sized proof that this CPU runs AVX2, made by [`Avx2::detect`]
+/// (or, inside code compiled for AVX2, by [`Avx2::new_unchecked`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Avx2(());
+
+impl Avx2 {
+    /// The proof, if this CPU (and the operating system) run AVX2.
+    pub fn detect() -> Option<Self> {
+        is_x86_feature_detected!("avx2").then_some(Self(()))
+    }
+
+    /// The proof, unchecked.
+    ///
+    /// # Safety
+    /// The CPU must run AVX2.
+    #[inline(always)]
+    pub unsafe fn new_unchecked() -> Self {
+        Self(())
+    }
+}
+
+/// Defines a lane-by-lane operation of two operands as one intrinsic.
+macro_rules! binary {
+    ($name:ident, $intrinsic:expr) => {
+        #[inline(always)]
+        fn $name(self, a: __m256, b: __m256) -> __m256 {
+            // SAFETY: an `Avx2` value exists only on a CPU that runs AVX2.
+            unsafe { $intrinsic(a, b) }
+        }
+    };
+}
+
+/// Defines a comparison as one compare and a move of the lanes' sign bits.
+macro_rules! compare {
+    ($name:ident, $predicate:ident) => {
+        #[inline(always)]
+        fn $name(self, a: __m256, b: __m256) -> u32 {
+            // SAFETY: an `Avx2` value exists only on a CPU that runs AVX2.
+            unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<$predicate>(a, b)) as u32 }
+        }
+    };
+}
+
+impl Simd for Avx2 {
+    type F32x8 = __m256;
+
+    #[inline(always)]
+    fn splat(self, value: f32) -> __m256 {
+        // SAFETY: an `Avx2` value exists only on a CPU that runs AVX2.
+        unsafe { _mm256_set1_ps(value) }
+    }
+
+    #[inline(always)]
+    fn load(self, lanes: [f32; PACKET_WIDTH]) -> __m256 {
+        // SAFETY: AVX2 as above; the load reads the array's eight `f32`s, unaligned.
+        unsafe { _mm256_loadu_ps(lanes.as_ptr()) }
+    }
+
+    #[inline(always)]
+    fn join(self, [low, high]: [Vec4; 2]) -> __m256 {
+        // SAFETY: an `Avx2` value exists only on a CPU that runs AVX2.
+        unsafe { _mm256_set_m128(high.into(), low.into()) }
+    }
+
+    #[inline(always)]
+    fn to_array(self, v: __m256) -> [f32; PACKET_WIDTH] {
+        let mut lanes = [0.0; PACKET_WIDTH];
+        // SAFETY: AVX2 as above; the store writes the array's eight `f32`s, unaligned.
+        unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), v) };
+        lanes
+    }
+
+    binary!(add, _mm256_add_ps);
+    binary!(sub, _mm256_sub_ps);
+    binary!(mul, _mm256_mul_ps);
+    binary!(div, _mm256_div_ps);
+    // `maxps` and `minps` return their second operand when the first is not larger (smaller),
+    // NaN included: the rule `Simd` names.
+    binary!(max, _mm256_max_ps);
+    binary!(min, _mm256_min_ps);
+
+    #[inline(always)]
+    fn abs(self, a: __m256) -> __m256 {
+        // SAFETY: an `Avx2` value exists only on a CPU that runs AVX2.
+        unsafe { _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(i32::MAX))) }
+    }
+
+    compare!(lt, _CMP_LT_OQ);
+    compare!(le, _CMP_LE_OQ);
+    compare!(eq, _CMP_EQ_OQ);
+    // Unordered: a NaN lane is unequal, as `!=` answers.
+    compare!(ne, _CMP_NEQ_UQ);
+
+    #[inline(always)]
+    fn select(self, bits: u32, a: __m256, b: __m256) -> __m256 {
+        // SAFETY: an `Avx2` value exists only on a CPU that runs AVX2.
+        unsafe {
+            let lane_bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+            let set = _mm256_and_si256(_mm256_set1_epi32(bits as i32), lane_bits);
+            let mask = _mm256_castsi256_ps(_mm256_cmpeq_epi32(set, lane_bits));
+            _mm256_blendv_ps(b, a, mask)
+        }
+    }
+
+    #[inline(always)]
+    fn min_lane(self, a: __m256) -> f32 {
+        // SAFETY: an `Avx2` value exists only on a CPU that runs AVX2.
+        unsafe {
+            let four = _mm_min_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps::<1>(a));
+            let two = _mm_min_ps(four, _mm_movehl_ps(four, four));
+            let one = _mm_min_ps(two, _mm_shuffle_ps::<0b01>(two, two));
+            _mm_cvtss_f32(one)
+        }
+    }
+}

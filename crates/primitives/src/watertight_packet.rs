@@ -1,0 +1,426 @@
+//! One triangle against up to eight rays at once: the watertight test of [`crate::watertight`]
+//! with a ray in each lane, for packets of rays that share the test's axis permutation (rays
+//! of one camera tile, say). Each lane evaluates the same operations in the same order as
+//! [`WatertightRay::intersect`], and lanes whose edge functions round to zero are redone by
+//! that test, so every lane answers what the scalar test answers for its ray, bit for bit.
+
+use glam::{Vec3, Vec4};
+
+use crate::lanes::{Lanes, Simd, PACKET_WIDTH};
+use crate::{Hit, Ray, Triangle, TriangleBlock, WatertightRay};
+
+/// The watertight set-ups of up to eight rays that share their axes ([`WatertightRay`]'s
+/// dominant axis and winding-preserving order), spread lane by lane.
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use meshcast_primitives::{Lanes, Portable, Ray, Triangle, WatertightPacket, WatertightRay};
+///
+/// let triangle = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
+/// let rays: [Ray; 8] =
+///     core::array::from_fn(|i| Ray::new(Vec3::new(0.1 * i as f32, 0.15, 1.0), Vec3::NEG_Z));
+/// let packet = WatertightPacket::new(&rays, 0xff).expect("the rays share their axes");
+/// let hits = packet.intersect(&triangle, Lanes::splat(Portable, f32::INFINITY), 0xff);
+/// // The rays at x = 0, ..., 0.8 hit; the one at x = 0.9 passes beside the hypotenuse.
+/// assert_eq!(hits.lanes(), 0b0111_1111);
+/// let single = WatertightRay::new(&rays[3]).intersect(triangle.v0, triangle.v1, triangle.v2);
+/// assert_eq!(hits.hit(3), single);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct WatertightPacket {
+    axes: [usize; 3],
+    /// The origins' `kx`, `ky`, `kz` coordinates, lane by lane.
+    origin: [[f32; PACKET_WIDTH]; 3],
+    /// The shears `sx`, `sy`, `sz`.
+    shear: [[f32; PACKET_WIDTH]; 3],
+    t_min: [f32; PACKET_WIDTH],
+}
+
+/// What [`WatertightPacket::intersect`] found: `t`, `u`, `v` per lane and the lanes that hit.
+#[derive(Clone, Copy, Debug)]
+pub struct PacketHits<S: Simd> {
+    t: Lanes<S>,
+    u: Lanes<S>,
+    v: Lanes<S>,
+    lanes: u32,
+}
+
+impl<S: Simd> PacketHits<S> {
+    /// A bit per lane that hit.
+    #[inline(always)]
+    pub fn lanes(&self) -> u32 {
+        self.lanes
+    }
+
+    /// Each lane's `t` (meaningful in the lanes that hit).
+    #[inline(always)]
+    pub fn t(&self) -> Lanes<S> {
+        self.t
+    }
+
+    /// Each lane's `u`.
+    #[inline(always)]
+    pub fn u(&self) -> Lanes<S> {
+        self.u
+    }
+
+    /// Each lane's `v`.
+    #[inline(always)]
+    pub fn v(&self) -> Lanes<S> {
+        self.v
+    }
+
+    /// The hit in `lane` (its `triangle` field 0), or `None` if that lane missed.
+    #[inline(always)]
+    pub fn hit(&self, lane: usize) -> Option<Hit> {
+        (self.lanes & (1 << lane) != 0)
+            .then(|| Hit::new(self.t.lane(lane), self.u.lane(lane), self.v.lane(lane)))
+    }
+}
+
+impl WatertightPacket {
+    /// The packet of `rays`' lanes in `lanes` (bits; valid rays, [`Ray::is_valid`]), or `None`
+    /// if those lanes do not all share their axes (or `lanes` is empty). Other lanes are never
+    /// tested. Each lane is the set-up
+    /// [`WatertightRay::new`] makes for its ray, bit for bit: the same axes, and the shear's
+    /// quotients, each correctly rounded, computed four lanes at a time.
+    #[inline]
+    pub fn new(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> Option<Self> {
+        if lanes == 0 {
+            return None;
+        }
+        let first = lanes.trailing_zeros() as usize;
+        let axes = WatertightRay::axes_of(&rays[first]);
+        let mut rest = lanes;
+        while rest != 0 {
+            let lane = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            if WatertightRay::axes_of(&rays[lane]) != axes {
+                return None;
+            }
+        }
+        let [kx, ky, kz] = axes;
+        let mut origin = [[0.0; PACKET_WIDTH]; 3];
+        let mut dir = [[1.0; PACKET_WIDTH]; 3];
+        let mut t_min = [0.0; PACKET_WIDTH];
+        for (lane, ray) in rays.iter().enumerate() {
+            let used = if lanes & (1 << lane) != 0 {
+                ray
+            } else {
+                &rays[first]
+            };
+            let (o, d) = (used.origin.to_array(), used.dir.to_array());
+            for (k, axis) in [kx, ky, kz].into_iter().enumerate() {
+                origin[k][lane] = o[axis];
+                dir[k][lane] = d[axis];
+            }
+            t_min[lane] = used.t_min;
+        }
+        let halves = |lanes: &[f32; PACKET_WIDTH]| {
+            [Vec4::from_slice(&lanes[..4]), Vec4::from_slice(&lanes[4..])]
+        };
+        let [dx, dy, dz] = [halves(&dir[0]), halves(&dir[1]), halves(&dir[2])];
+        let mut shear = [[0.0; PACKET_WIDTH]; 3];
+        for half in 0..2 {
+            let lanes = 4 * half..4 * half + 4;
+            (dx[half] / dz[half]).write_to_slice(&mut shear[0][lanes.clone()]);
+            (dy[half] / dz[half]).write_to_slice(&mut shear[1][lanes.clone()]);
+            (Vec4::ONE / dz[half]).write_to_slice(&mut shear[2][lanes]);
+        }
+        Some(Self {
+            axes,
+            origin,
+            shear,
+            t_min,
+        })
+    }
+
+    /// Tests `triangle` against the rays in `lanes` (bits), lane `i` accepting `t` in
+    /// `[t_min, t_max[i]]`. Lane `i` hits exactly when [`WatertightRay::intersect`] of ray
+    /// `i` hits with that range, with the same `t`, `u` and `v` bit for bit.
+    #[inline(always)]
+    pub fn intersect<S: Simd>(
+        &self,
+        triangle: &Triangle,
+        t_max: Lanes<S>,
+        lanes: u32,
+    ) -> PacketHits<S> {
+        let corners = [
+            triangle.v0.to_array(),
+            triangle.v1.to_array(),
+            triangle.v2.to_array(),
+        ];
+        self.intersect_corners(triangle, |corner, axis| corners[corner][axis], t_max, lanes)
+    }
+
+    /// [`WatertightPacket::intersect`] of the triangle in `lane` of `block`, read from the
+    /// block.
+    #[inline(always)]
+    pub fn intersect_block<S: Simd>(
+        &self,
+        block: &TriangleBlock,
+        lane: usize,
+        t_max: Lanes<S>,
+        lanes: u32,
+    ) -> PacketHits<S> {
+        self.intersect_corners(
+            &block.triangle(lane),
+            |corner, axis| block.coordinate(corner, axis, lane),
+            t_max,
+            lanes,
+        )
+    }
+
+    /// The test of the triangle whose coordinate `axis` of corner `corner` is
+    /// `coordinate(corner, axis)`; `triangle` is read only by lanes the scalar test redoes.
+    #[inline(always)]
+    fn intersect_corners<S: Simd>(
+        &self,
+        triangle: &Triangle,
+        coordinate: impl Fn(usize, usize) -> f32,
+        t_max: Lanes<S>,
+        lanes: u32,
+    ) -> PacketHits<S> {
+        let [kx, ky, kz] = self.axes;
+        let simd = t_max.simd();
+        // Written out rather than mapped: a closure would be compiled apart from the caller's
+        // instruction set, and the lanes' intrinsics would not be inlined into it.
+        let sx = Lanes::from_array(simd, self.shear[0]);
+        let sy = Lanes::from_array(simd, self.shear[1]);
+        let sz = Lanes::from_array(simd, self.shear[2]);
+        let ox = Lanes::from_array(simd, self.origin[0]);
+        let oy = Lanes::from_array(simd, self.origin[1]);
+        let oz = Lanes::from_array(simd, self.origin[2]);
+        // The corners relative to the origins, sheared so that each ray runs along +z.
+        let a_z = Lanes::splat(simd, coordinate(0, kz)) - oz;
+        let b_z = Lanes::splat(simd, coordinate(1, kz)) - oz;
+        let c_z = Lanes::splat(simd, coordinate(2, kz)) - oz;
+        let ax = (Lanes::splat(simd, coordinate(0, kx)) - ox) - sx * a_z;
+        let ay = (Lanes::splat(simd, coordinate(0, ky)) - oy) - sy * a_z;
+        let bx = (Lanes::splat(simd, coordinate(1, kx)) - ox) - sx * b_z;
+        let by = (Lanes::splat(simd, coordinate(1, ky)) - oy) - sy * b_z;
+        let cx = (Lanes::splat(simd, coordinate(2, kx)) - ox) - sx * c_z;
+        let cy = (Lanes::splat(simd, coordinate(2, ky)) - oy) - sy * c_z;
+
+        let e0 = cx * by - cy * bx;
+        let e1 = ax * cy - ay * cx;
+        let e2 = bx * ay - by * ax;
+        let zero = Lanes::splat(simd, 0.0);
+        let negative = e0.lt(zero) | e1.lt(zero) | e2.lt(zero);
+        let positive = zero.lt(e0) | zero.lt(e1) | zero.lt(e2);
+        let det = e0 + e1 + e2;
+        let inside = !(negative & positive);
+        let usable = det.ne(zero) & det.abs().lt(Lanes::splat(simd, f32::INFINITY));
+        // An edge function that rounds to zero is recomputed in f64 by the scalar test.
+        let redo = (e0.eq(zero) | e1.eq(zero) | e2.eq(zero)) & lanes;
+        let candidates = inside & usable & lanes;
+        if candidates | redo == 0 {
+            return PacketHits {
+                t: zero,
+                u: zero,
+                v: zero,
+                lanes: 0,
+            };
+        }
+        let t_scaled = e0 * (sz * a_z) + e1 * (sz * b_z) + e2 * (sz * c_z);
+        let inv_det = Lanes::splat(simd, 1.0) / det;
+        let t = t_scaled * inv_det;
+        let in_range = Lanes::from_array(simd, self.t_min).le(t) & t.le(t_max);
+        let mut hits = PacketHits {
+            t,
+            u: e1 * inv_det,
+            v: e2 * inv_det,
+            lanes: candidates & in_range & !redo,
+        };
+        if redo != 0 {
+            self.redo_lanes(triangle, t_max, redo, &mut hits);
+        }
+        hits
+    }
+
+    /// Replaces the lanes in `redo` with the scalar test's answers.
+    #[cold]
+    #[inline(never)]
+    fn redo_lanes<S: Simd>(
+        &self,
+        triangle: &Triangle,
+        t_max: Lanes<S>,
+        mut redo: u32,
+        hits: &mut PacketHits<S>,
+    ) {
+        while redo != 0 {
+            let lane = redo.trailing_zeros() as usize;
+            redo &= redo - 1;
+            let ray = self.ray(lane, t_max.lane(lane));
+            if let Some(hit) = ray.intersect(triangle.v0, triangle.v1, triangle.v2) {
+                hits.t = hits.t.with_lane(lane, hit.t);
+                hits.u = hits.u.with_lane(lane, hit.u);
+                hits.v = hits.v.with_lane(lane, hit.v);
+                hits.lanes |= 1 << lane;
+            }
+        }
+    }
+
+    /// The single-ray set-up of `lane` with the range `[t_min, t_max]`, put back together from
+    /// the lanes.
+    fn ray(&self, lane: usize, t_max: f32) -> WatertightRay {
+        let mut origin = Vec3::ZERO;
+        for (k, &axis) in self.axes.iter().enumerate() {
+            origin[axis] = self.origin[k][lane];
+        }
+        let [sx, sy, sz] = self.shear.map(|s| s[lane]);
+        WatertightRay {
+            origin,
+            axes: self.axes,
+            shear: Vec3::new(sx, sy, sz),
+            t_min: self.t_min[lane],
+            t_max,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::Xorshift;
+    use crate::{Portable, Ray};
+
+    /// Checks every lane of `rays` against the scalar test on `triangle`, in every instruction
+    /// set this CPU runs.
+    fn assert_lanes_match(rays: &[Ray; PACKET_WIDTH], triangle: &Triangle, t_max: [f32; 8]) -> u32 {
+        let hit = assert_lanes_match_in(Portable, rays, triangle, t_max);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = crate::Avx2::detect() {
+            assert_eq!(assert_lanes_match_in(avx2, rays, triangle, t_max), hit);
+        }
+        hit
+    }
+
+    fn assert_lanes_match_in<S: Simd>(
+        simd: S,
+        rays: &[Ray; PACKET_WIDTH],
+        triangle: &Triangle,
+        t_max: [f32; 8],
+    ) -> u32 {
+        let set_up = rays.map(|r| WatertightRay::new(&r));
+        // Group the lanes by axes, as a walk does, and test each group.
+        let mut left = crate::ALL_LANES;
+        let mut hit = 0;
+        while left != 0 {
+            let axes = set_up[left.trailing_zeros() as usize].axes;
+            let lanes = (0..PACKET_WIDTH)
+                .filter(|&l| left & (1 << l) != 0 && set_up[l].axes == axes)
+                .fold(0, |m, l| m | 1 << l);
+            left &= !lanes;
+            let packet = WatertightPacket::new(rays, lanes).expect("shared axes");
+            let hits = packet.intersect(triangle, Lanes::from_array(simd, t_max), lanes);
+            assert_eq!(hits.lanes() & !lanes, 0);
+            for lane in (0..PACKET_WIDTH).filter(|&l| lanes & (1 << l) != 0) {
+                let expected = set_up[lane]
+                    .with_range(rays[lane].t_min, t_max[lane])
+                    .intersect(triangle.v0, triangle.v1, triangle.v2);
+                let bits =
+                    |h: Option<Hit>| h.map(|h| (h.t.to_bits(), h.u.to_bits(), h.v.to_bits()));
+                assert_eq!(
+                    bits(hits.hit(lane)),
+                    bits(expected),
+                    "lane {lane}, {:?}",
+                    rays[lane]
+                );
+            }
+            hit |= hits.lanes();
+        }
+        hit
+    }
+
+    #[test]
+    fn lanes_equal_the_scalar_test_on_random_triangles_and_rays() {
+        let mut rng = Xorshift(0x2545_f491_4f6c_dd1d);
+        let mut hits = 0;
+        for round in 0..3000 {
+            let scale = [1.0, 1e-3, 1e4][round % 3];
+            let triangle = Triangle::new(rng.point(scale), rng.point(scale), rng.point(scale));
+            let origin = rng.point(3.0 * scale);
+            let rays: [Ray; PACKET_WIDTH] = core::array::from_fn(|_| {
+                // A shared origin (a camera) or nearby ones (shadow rays), towards the triangle.
+                let from = if round % 2 == 0 {
+                    origin
+                } else {
+                    origin + rng.point(0.1 * scale)
+                };
+                Ray::new(from, triangle.centroid() + rng.point(0.6 * scale) - from)
+            });
+            let t_max = core::array::from_fn(|lane| [f32::INFINITY, 2.0, 0.5][(lane + round) % 3]);
+            hits += assert_lanes_match(&rays, &triangle, t_max).count_ones();
+        }
+        assert!(hits > 2500, "{hits}");
+    }
+
+    #[test]
+    fn lanes_equal_the_scalar_test_through_shared_edges_and_vertices() {
+        // A fan around a shared vertex, hit through the vertex and along the spokes, with
+        // signed zero direction components; the rays of one packet through all of them.
+        let centre = Vec3::new(0.5, 0.25, 0.0);
+        let rim = [
+            Vec3::new(1.5, 0.25, 0.0),
+            Vec3::new(0.5, 1.25, 0.0),
+            Vec3::new(-0.5, 0.25, 0.0),
+            Vec3::new(0.5, -0.75, 0.0),
+        ];
+        let targets = [
+            centre,
+            centre.lerp(rim[0], 0.5),
+            centre.lerp(rim[1], 0.25),
+            centre.lerp(rim[2], 0.75),
+        ];
+        let dirs = [
+            Vec3::new(0.0, 0.0, -1.0),
+            Vec3::new(-0.0, -0.0, 1.0),
+            Vec3::new(0.3, -0.2, -1.0),
+            Vec3::new(-0.0, 0.1, -1.0),
+        ];
+        let rays: [Ray; PACKET_WIDTH] = core::array::from_fn(|i| {
+            let (target, dir) = (targets[i % 4], dirs[i / 2]);
+            Ray::new(target - dir * 2.0, dir)
+        });
+        let mut owned = 0;
+        for i in 0..4 {
+            let triangle = Triangle::new(centre, rim[i], rim[(i + 1) % 4]);
+            owned |= assert_lanes_match(&rays, &triangle, [f32::INFINITY; 8]);
+        }
+        assert_eq!(owned, crate::ALL_LANES, "a ray fell through the fan");
+    }
+
+    #[test]
+    fn degenerate_rays_and_lanes_left_out_never_hit() {
+        let triangle = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
+        let good = Ray::new(Vec3::new(0.2, 0.2, 1.0), Vec3::NEG_Z);
+        let rays = [
+            good,
+            Ray::new(Vec3::NAN, Vec3::NEG_Z),
+            Ray::new(
+                Vec3::new(0.2, 0.2, 1.0),
+                Vec3::new(0.0, 0.0, -f32::INFINITY),
+            ),
+            good.with_range(2.0, 1.0),
+            good,
+            good,
+            good,
+            good,
+        ];
+        let hit = assert_lanes_match(&rays, &triangle, [f32::INFINITY; 8]);
+        assert_eq!(hit, 0b1111_0001);
+        let packet = WatertightPacket::new(&rays, 0b1001_0000).expect("shared axes");
+        let hits = packet.intersect(
+            &triangle,
+            Lanes::splat(Portable, f32::INFINITY),
+            0b1001_0000,
+        );
+        assert_eq!(hits.lanes(), 0b1001_0000);
+        assert!(WatertightPacket::new(&rays, 0).is_none());
+        let mut mixed = rays;
+        mixed[1] = Ray::new(Vec3::ZERO, Vec3::X);
+        assert!(WatertightPacket::new(&mixed, 0b11).is_none());
+    }
+}
