@@ -47,6 +47,7 @@ mod simd;
 mod stats;
 mod traverse;
 mod wide;
+mod wide_packet;
 mod wide_parts;
 mod wide_traverse;
 
@@ -62,4 +63,5 @@ pub use simd::{Kernel, UnknownKernel, KERNEL_ENV};
 pub use stats::{BvhStats, SAH_TRAVERSAL_COST};
 pub use traverse::STACK_INLINE_CAPACITY;
 pub use wide::{WideBvh, WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
+pub use wide_packet::PacketLeaves;
 pub use wide_traverse::{LeafIntersector, TraversalCounts};

@@ -33,20 +33,20 @@ use crate::wide::{WideNode, WIDE_WIDTH};
 use crate::{Kernel, WideBvh, LEAF_ALIGNMENT};
 
 /// Entries of the fixed traversal stack: enough for trees of [`MAX_FIXED_STACK_DEPTH`] levels.
-const STACK_CAPACITY: usize = (WIDE_WIDTH - 1) * MAX_FIXED_STACK_DEPTH;
+pub(crate) const STACK_CAPACITY: usize = (WIDE_WIDTH - 1) * MAX_FIXED_STACK_DEPTH;
 
 /// The deepest tree (in node levels) walked with the fixed stack.
-const MAX_FIXED_STACK_DEPTH: usize = 24;
+pub(crate) const MAX_FIXED_STACK_DEPTH: usize = 24;
 
 /// Set in a [`Pending::reference`] that names a leaf lane rather than a node.
-const LEAF_REFERENCE: u32 = 1 << 31;
+pub(crate) const LEAF_REFERENCE: u32 = 1 << 31;
 
 /// A subtree waiting on the stack: a node index, or [`LEAF_REFERENCE`] with the node and lane
 /// of a leaf (`node << 3 | lane`), and the distance at which the ray enters its box.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Pending {
-    reference: u32,
-    entry: f32,
+    pub(crate) reference: u32,
+    pub(crate) entry: f32,
 }
 
 /// The stack of a traversal.
@@ -429,7 +429,7 @@ impl WideBvh {
 
     /// The slots of the leaf a [`LEAF_REFERENCE`] names.
     #[inline(always)]
-    fn leaf_slots(&self, reference: u32) -> Range<u32> {
+    pub(crate) fn leaf_slots(&self, reference: u32) -> Range<u32> {
         let node = &self.nodes[((reference & !LEAF_REFERENCE) >> 3) as usize];
         let lane = (reference & 7) as usize;
         node.offset[lane]..node.offset[lane] + node.count[lane]
@@ -438,7 +438,7 @@ impl WideBvh {
 
 /// What `lane` of node `index` holds, as a stack reference.
 #[inline(always)]
-fn reference(index: u32, node: &WideNode, lane: usize) -> u32 {
+pub(crate) fn reference(index: u32, node: &WideNode, lane: usize) -> u32 {
     if node.count[lane] == 0 {
         node.offset[lane]
     } else {
@@ -448,7 +448,7 @@ fn reference(index: u32, node: &WideNode, lane: usize) -> u32 {
 
 /// Pushes every lane in `mask` (not empty) but the first, and returns the first.
 #[inline(always)]
-fn push_in_lane_order(
+pub(crate) fn push_in_lane_order(
     index: u32,
     node: &WideNode,
     mut mask: u32,
@@ -474,7 +474,7 @@ fn push_in_lane_order(
 /// place is its rank: the number of lanes in `mask` that are nearer, or as near and earlier.
 /// The ranks come from SIMD compares, with no branch on the distances.
 #[inline(always)]
-fn push_nearest_last(
+pub(crate) fn push_nearest_last(
     index: u32,
     node: &WideNode,
     mask: u32,
@@ -523,7 +523,7 @@ fn push_nearest_last(
 /// The lanes whose entry distance (in `halves`, four lanes each) is smaller than `entry`, or
 /// equal with a smaller lane than `lane`, as bits. Entries are never NaN.
 #[inline(always)]
-fn nearer_lanes(halves: &[Vec4; 2], entry: f32, lane: usize) -> u32 {
+pub(crate) fn nearer_lanes(halves: &[Vec4; 2], entry: f32, lane: usize) -> u32 {
     let entry = Vec4::splat(entry);
     let [low, high] = halves;
     let smaller = low.cmplt(entry).bitmask() | high.cmplt(entry).bitmask() << 4;

@@ -16,9 +16,10 @@ use core::fmt;
 use std::sync::OnceLock;
 
 use glam::{Vec3, Vec4};
-use meshcast_primitives::{Aabb, Hit, Ray, SLAB_SLACK};
+use meshcast_primitives::{Aabb, Hit, Ray, PACKET_WIDTH, SLAB_SLACK};
 
 use crate::wide::WideNode;
+use crate::wide_packet::PacketLeaves;
 use crate::wide_traverse::{Counters, LeafIntersector, TraversalStack};
 use crate::WideBvh;
 
@@ -153,6 +154,12 @@ pub(crate) struct RaySetup {
 }
 
 impl RaySetup {
+    /// The near and far planes of each axis.
+    #[inline(always)]
+    pub(crate) fn planes(&self) -> ([Plane; 3], [Plane; 3]) {
+        (self.near, self.far)
+    }
+
     /// The set-up of `ray` in a hierarchy whose root box is `bounds`.
     #[inline(always)]
     pub(crate) fn new(ray: &Ray, bounds: &Aabb) -> Self {
@@ -260,6 +267,36 @@ where
         // SAFETY: as above.
         Kernel::Avx512 => unsafe { x86::walk_avx512::<S, C, L, ANY>(bvh, ray, leaf, counters) },
         _ => bvh.walk::<Portable, S, C, L, ANY>(ray, leaf, counters),
+    }
+}
+
+/// Runs the packet walk of `bvh` compiled for its kernel's instruction set, with that
+/// instruction set's eight lanes ([`meshcast_primitives::Simd`]).
+#[inline(always)]
+pub(crate) fn walk_packet<S, L, const ANY: bool>(
+    bvh: &WideBvh,
+    rays: &[Ray; PACKET_WIDTH],
+    lanes: u32,
+    leaf: &mut L,
+) -> u32
+where
+    S: TraversalStack,
+    L: PacketLeaves,
+{
+    match bvh.kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a hierarchy's kernel is only set to one that `is_supported` confirmed this
+        // CPU runs (`WideBvh::from_binary`, `WideBvh::set_kernel`).
+        Kernel::Avx2 => unsafe { x86::walk_packet_avx2::<S, L, ANY>(bvh, rays, lanes, leaf) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Kernel::Avx512 => unsafe { x86::walk_packet_avx512::<S, L, ANY>(bvh, rays, lanes, leaf) },
+        _ => bvh.walk_packet::<meshcast_primitives::Portable, S, L, ANY>(
+            meshcast_primitives::Portable,
+            rays,
+            lanes,
+            leaf,
+        ),
     }
 }
 

@@ -6,10 +6,11 @@ use core::arch::x86_64::{
     _mm256_movemask_ps, _mm256_mul_ps, _mm256_set1_ps, _mm256_storeu_ps, _mm256_sub_ps, _CMP_LE_OQ,
 };
 
-use meshcast_primitives::{Hit, Ray};
+use meshcast_primitives::{Hit, Ray, PACKET_WIDTH};
 
 use super::{NodeKernel, Plane, RaySetup};
 use crate::wide::WideNode;
+use crate::wide_packet::PacketLeaves;
 use crate::wide_traverse::{Counters, LeafIntersector, TraversalStack};
 use crate::WideBvh;
 
@@ -63,6 +64,43 @@ walk_compiled_for!(
     /// The traversal loop with AVX-512 enabled (the same node test; the compiler gets 32
     /// vector registers and mask compares for the leaf test and the child ordering).
     walk_avx512,
+    "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vl,avx512bw,avx512dq"
+);
+
+/// Defines a packet walk entry point: [`WideBvh::walk_packet`] with AVX2's eight lanes,
+/// compiled with `$features` enabled, so that the lanes' intrinsics (node tests and the
+/// caller's leaf test) are inlined.
+macro_rules! walk_packet_compiled_for {
+    ($(#[$doc:meta])* $name:ident, $features:literal) => {
+        $(#[$doc])*
+        #[target_feature(enable = $features)]
+        pub(super) fn $name<S, L, const ANY: bool>(
+            bvh: &WideBvh,
+            rays: &[Ray; PACKET_WIDTH],
+            lanes: u32,
+            leaf: &mut L,
+        ) -> u32
+        where
+            S: TraversalStack,
+            L: PacketLeaves,
+        {
+            // SAFETY: this function runs only where the CPU has AVX2 (its callers check the
+            // kernel with `is_supported`), which is what `Avx2::new_unchecked` requires.
+            let simd = unsafe { meshcast_primitives::Avx2::new_unchecked() };
+            bvh.walk_packet::<meshcast_primitives::Avx2, S, L, ANY>(simd, rays, lanes, leaf)
+        }
+    };
+}
+
+walk_packet_compiled_for!(
+    /// The packet walk with AVX2 enabled: eight rays in one 256-bit register.
+    walk_packet_avx2,
+    "avx2,bmi1,bmi2,lzcnt,popcnt"
+);
+
+walk_packet_compiled_for!(
+    /// The packet walk with AVX-512 enabled.
+    walk_packet_avx512,
     "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vl,avx512bw,avx512dq"
 );
 

@@ -1,0 +1,330 @@
+//! Packets: up to eight coherent rays walking a [`WideBvh`] together (Wald, Slusallek,
+//! Benthin, Wagner, *Interactive Rendering with Coherent Ray Tracing*, 2001), for a camera
+//! tile or shadow rays towards one light.
+//!
+//! The packet visits a node's children with one test of all eight boxes against the whole
+//! packet: interval arithmetic over the rays' origins and reciprocal directions (Boulos,
+//! Wald, Benthin, *Geometric and Arithmetic Culling Methods for Entire Ray Packets*, 2006),
+//! which bounds each ray's own slab test. It is exact with respect to that test: rounding is
+//! monotonic, so computing the slab test's operations at the ends of the intervals bounds
+//! every ray's computed entry and exit, and a box that some ray's single-ray test enters
+//! (with its widening and its `t_max`) passes the packet's test. Every box that holds a ray's
+//! hit is therefore visited, each leaf tests every ray of the packet with the ray's own
+//! triangle test, and each ray's answer is its single-ray answer, bit for bit. What the packet
+//! saves is the walking: one node test, one ordering and one stack entry for all its rays.
+//!
+//! The rays of one walk share their direction signs, so one choice of near and far planes
+//! serves them all, and have finite reciprocal directions, so the intervals hold no NaN;
+//! [`WideBvh::cast_packet`] and [`WideBvh::occluded_packet`] split a packet by direction
+//! octant, and walk a ray with an infinite reciprocal component alone (a packet of one ray,
+//! whose interval test is exactly its single-ray test).
+
+use core::ops::Range;
+
+use meshcast_primitives::{Aabb, Lanes, Ray, Simd, ALL_LANES, PACKET_WIDTH, SLAB_SLACK};
+
+use crate::simd::{self, Plane, RaySetup};
+use crate::wide::{WideNode, WIDE_WIDTH};
+use crate::wide_traverse::{
+    push_in_lane_order, push_nearest_last, FixedStack, Pending, TraversalStack, LEAF_REFERENCE,
+    MAX_FIXED_STACK_DEPTH,
+};
+use crate::WideBvh;
+
+/// The leaves of a [`WideBvh`] as a packet walk tests them: a whole leaf against several rays.
+///
+/// Implementations whose methods are `#[inline(always)]` are compiled into each kernel's
+/// packet walk, with that kernel's instruction set.
+pub trait PacketLeaves {
+    /// Tests the rays in `lanes` (bits) against the primitives in leaf slots `slots` (a range
+    /// of [`WideBvh::primitive_order`], padding included): ray `i` accepts hits with `t` in
+    /// `[t_min, t_max[i]]` (inclusive), keeps the closest by its own order and lowers
+    /// `t_max[i]` to it. The lanes are in the walk's instruction set `S`.
+    fn closest<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &mut Lanes<S>);
+
+    /// The rays among `lanes` that hit any primitive in leaf slots `slots` with `t` in
+    /// `[t_min, t_max[i]]`, as bits.
+    fn any<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &Lanes<S>) -> u32;
+}
+
+/// A packet's rays as intervals, for the node test: the smallest and largest origin and
+/// reciprocal direction on each axis, the largest widening and the smallest `t_min`, splatted
+/// over the eight boxes of a node.
+pub(crate) struct PacketInterval<S: Simd> {
+    origin: [[Lanes<S>; 2]; 3],
+    inv_dir: [[Lanes<S>; 2]; 3],
+    slack: Lanes<S>,
+    t_min: Lanes<S>,
+    neg_inf: Lanes<S>,
+    inf: Lanes<S>,
+    near: [Plane; 3],
+    far: [Plane; 3],
+}
+
+impl<S: Simd> PacketInterval<S> {
+    /// The intervals of the rays in `lanes` (valid rays of one direction octant, with finite
+    /// reciprocal directions) in a hierarchy whose root box is `bounds`. Each ray's values are
+    /// those of its [`RaySetup::new`], bit for bit (correctly rounded quotients, computed
+    /// eight at once).
+    #[inline(always)]
+    fn new(simd: S, rays: &[Ray; PACKET_WIDTH], lanes: u32, bounds: &Aabb) -> Self {
+        let first = lanes.trailing_zeros() as usize;
+        let mut origin = [[0.0; PACKET_WIDTH]; 3];
+        let mut dir = [[0.0; PACKET_WIDTH]; 3];
+        let mut t_min = [0.0; PACKET_WIDTH];
+        // Along each ray's dominant axis: the origin, the root's planes and the component.
+        let mut axis_origin = [0.0; PACKET_WIDTH];
+        let mut axis_min = [0.0; PACKET_WIDTH];
+        let mut axis_max = [0.0; PACKET_WIDTH];
+        let mut axis_dir = [0.0; PACKET_WIDTH];
+        let (low, high) = (bounds.min.to_array(), bounds.max.to_array());
+        for lane in 0..PACKET_WIDTH {
+            let ray = &rays[if lanes & (1 << lane) != 0 {
+                lane
+            } else {
+                first
+            }];
+            let (o, d) = (ray.origin.to_array(), ray.dir.to_array());
+            for axis in 0..3 {
+                origin[axis][lane] = o[axis];
+                dir[axis][lane] = d[axis];
+            }
+            t_min[lane] = ray.t_min;
+            let axis = ray.dir.abs().max_position();
+            axis_origin[lane] = o[axis];
+            axis_min[lane] = low[axis];
+            axis_max[lane] = high[axis];
+            axis_dir[lane] = d[axis];
+        }
+        // No closures here: one would be compiled apart from the caller's instruction set, and
+        // the lanes' intrinsics would not be inlined into it.
+        let one = Lanes::splat(simd, 1.0);
+        let o = Lanes::from_array(simd, axis_origin);
+        let reach = (Lanes::from_array(simd, axis_min) - o)
+            .abs()
+            .max((Lanes::from_array(simd, axis_max) - o).abs());
+        // `slab_slack`'s widening, kept finite as `RaySetup::new` keeps it.
+        let slack = (reach / Lanes::from_array(simd, axis_dir).abs()
+            * Lanes::splat(simd, SLAB_SLACK))
+        .min(Lanes::splat(simd, f32::MAX));
+        let (near, far) = RaySetup::new(&rays[first], bounds).planes();
+        Self {
+            origin: [
+                ends(Lanes::from_array(simd, origin[0]), lanes),
+                ends(Lanes::from_array(simd, origin[1]), lanes),
+                ends(Lanes::from_array(simd, origin[2]), lanes),
+            ],
+            inv_dir: [
+                ends(one / Lanes::from_array(simd, dir[0]), lanes),
+                ends(one / Lanes::from_array(simd, dir[1]), lanes),
+                ends(one / Lanes::from_array(simd, dir[2]), lanes),
+            ],
+            slack: Lanes::splat(simd, slack.max_of(lanes)),
+            t_min: Lanes::splat(simd, Lanes::from_array(simd, t_min).min_of(lanes)),
+            neg_inf: Lanes::splat(simd, f32::NEG_INFINITY),
+            inf: Lanes::splat(simd, f32::INFINITY),
+            near,
+            far,
+        }
+    }
+
+    /// The lanes of `node` whose box some ray of the packet may enter within
+    /// `[t_min, t_max]`, as bits, and a lower bound of the rays' entry distances per lane.
+    ///
+    /// The single-ray test of `simd/` (`NodeKernel::test`) with each product taken at the
+    /// four corners of its operands' intervals: the smallest bounds the near distances, the
+    /// largest the far ones, and the widening and range are taken at their most generous.
+    #[inline(always)]
+    fn test(&self, node: &WideNode, t_max: f32) -> (u32, [f32; WIDE_WIDTH]) {
+        let simd = self.slack.simd();
+        let near_x = self.smallest(plane(simd, node, self.near[0]), 0);
+        let near_y = self.smallest(plane(simd, node, self.near[1]), 1);
+        let near_z = self.smallest(plane(simd, node, self.near[2]), 2);
+        let far_x = self.largest(plane(simd, node, self.far[0]), 0);
+        let far_y = self.largest(plane(simd, node, self.far[1]), 1);
+        let far_z = self.largest(plane(simd, node, self.far[2]), 2);
+        let near = near_x.max(near_y.max(near_z.max(self.neg_inf)));
+        let far = far_x.min(far_y.min(far_z.min(self.inf)));
+        let entry = (near - self.slack).max(self.t_min);
+        let exit = (far + self.slack).min(Lanes::splat(simd, t_max));
+        (entry.le(exit), entry.to_array())
+    }
+
+    /// The smallest `(plane - origin) * inv_dir` on `axis` over the intervals.
+    #[inline(always)]
+    fn smallest(&self, plane: Lanes<S>, axis: usize) -> Lanes<S> {
+        let [o_lo, o_hi] = self.origin[axis];
+        let [i_lo, i_hi] = self.inv_dir[axis];
+        let (d_lo, d_hi) = (plane - o_hi, plane - o_lo);
+        (d_lo * i_lo)
+            .min(d_lo * i_hi)
+            .min((d_hi * i_lo).min(d_hi * i_hi))
+    }
+
+    /// The largest `(plane - origin) * inv_dir` on `axis` over the intervals.
+    #[inline(always)]
+    fn largest(&self, plane: Lanes<S>, axis: usize) -> Lanes<S> {
+        let [o_lo, o_hi] = self.origin[axis];
+        let [i_lo, i_hi] = self.inv_dir[axis];
+        let (d_lo, d_hi) = (plane - o_hi, plane - o_lo);
+        (d_lo * i_lo)
+            .max(d_lo * i_hi)
+            .max((d_hi * i_lo).max(d_hi * i_hi))
+    }
+}
+
+/// The smallest and the largest lane among `lanes` (bits), each splatted.
+#[inline(always)]
+fn ends<S: Simd>(values: Lanes<S>, lanes: u32) -> [Lanes<S>; 2] {
+    let simd = values.simd();
+    [
+        Lanes::splat(simd, values.min_of(lanes)),
+        Lanes::splat(simd, values.max_of(lanes)),
+    ]
+}
+
+/// Plane `p` of the eight boxes of `node`.
+#[inline(always)]
+fn plane<S: Simd>(simd: S, node: &WideNode, p: Plane) -> Lanes<S> {
+    Lanes::from_halves(simd, node.planes[p as usize])
+}
+
+impl WideBvh {
+    /// Closest hits of the rays of `rays` in `lanes` (bits), walked together: `leaf`
+    /// ([`PacketLeaves::closest`]) keeps each ray's closest hit. Degenerate rays
+    /// ([`Ray::is_valid`]) are left out; rays of different direction octants walk apart.
+    ///
+    /// Every leaf that holds a ray's closest hit is visited with that ray among the tested
+    /// lanes, so a leaf test that answers each ray as the single-ray leaf test does gives each
+    /// ray the single-ray answer ([`WideBvh::cast_leaves`]), bit for bit.
+    pub fn cast_packet(&self, rays: &[Ray; PACKET_WIDTH], lanes: u32, mut leaf: impl PacketLeaves) {
+        self.run_packet::<false>(rays, lanes, &mut leaf);
+    }
+
+    /// Which of the rays of `rays` in `lanes` (bits) hit anything, walked together and each
+    /// leaving the walk at its first hit ([`PacketLeaves::any`]), as bits. Degenerate rays are
+    /// left out (never hit).
+    pub fn occluded_packet(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        mut leaf: impl PacketLeaves,
+    ) -> u32 {
+        self.run_packet::<true>(rays, lanes, &mut leaf)
+    }
+
+    /// Splits `lanes` by direction octant, leaving out degenerate rays and walking rays with
+    /// an infinite reciprocal direction component alone, and walks each part.
+    #[inline(always)]
+    fn run_packet<const ANY: bool>(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        leaf: &mut impl PacketLeaves,
+    ) -> u32 {
+        if self.nodes.is_empty() {
+            return 0;
+        }
+        let mut left = lanes & ALL_LANES;
+        let mut alone = 0;
+        for (lane, ray) in rays.iter().enumerate() {
+            if !ray.is_valid() {
+                left &= !(1 << lane);
+            } else if !ray.dir.recip().is_finite() {
+                alone |= 1 << lane;
+            }
+        }
+        let mut hit = 0;
+        while left != 0 {
+            let first = left.trailing_zeros() as usize;
+            let part = if alone & (1 << first) != 0 {
+                1 << first
+            } else {
+                let first_octant = octant(&rays[first]);
+                let mut part = 0;
+                for (lane, ray) in rays.iter().enumerate() {
+                    if left & !alone & (1 << lane) != 0 && octant(ray) == first_octant {
+                        part |= 1 << lane;
+                    }
+                }
+                part
+            };
+            left &= !part;
+            hit |= if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
+                simd::walk_packet::<FixedStack, _, ANY>(self, rays, part, leaf)
+            } else {
+                self.walk_packet::<meshcast_primitives::Portable, Vec<Pending>, _, ANY>(
+                    meshcast_primitives::Portable,
+                    rays,
+                    part,
+                    leaf,
+                )
+            };
+        }
+        hit
+    }
+
+    /// The packet walk of the rays in `lanes` (valid, of one direction octant, with finite
+    /// reciprocal directions, or a single ray) in the lanes of `simd`: closest hits, or with
+    /// `ANY` which rays hit anything (returned as bits; closest hits return 0).
+    ///
+    /// The single-ray walk's loop ([`WideBvh::walk`]) with the packet's node test and leaf
+    /// test, and the largest `t_max` of the rays as the range every box is tested against.
+    #[inline(always)]
+    pub(crate) fn walk_packet<V: Simd, S: TraversalStack, L: PacketLeaves, const ANY: bool>(
+        &self,
+        simd: V,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        leaf: &mut L,
+    ) -> u32 {
+        let interval = PacketInterval::new(simd, rays, lanes, &self.bounds);
+        let mut t_max = Lanes::from_fn(simd, |lane| rays[lane].t_max);
+        let mut farthest = t_max.max_of(lanes);
+        // The rays still walking: with `ANY`, those that found no hit yet.
+        let mut active = lanes;
+        let mut stack = S::default();
+        let mut current = 0u32;
+        loop {
+            if current & LEAF_REFERENCE == 0 {
+                let node = &self.nodes[current as usize];
+                let (mask, entries) = interval.test(node, farthest);
+                if mask != 0 {
+                    current = if ANY {
+                        push_in_lane_order(current, node, mask, &mut stack)
+                    } else {
+                        push_nearest_last(current, node, mask, &entries, &mut stack)
+                    };
+                    continue;
+                }
+            } else {
+                let slots = self.leaf_slots(current);
+                if ANY {
+                    active &= !leaf.any(slots, active, &t_max);
+                    if active == 0 {
+                        return lanes;
+                    }
+                } else {
+                    leaf.closest(slots, active, &mut t_max);
+                    farthest = t_max.max_of(active);
+                }
+            }
+            loop {
+                match stack.pop() {
+                    None => return lanes & !active,
+                    Some(next) if ANY || next.entry <= farthest => {
+                        current = next.reference;
+                        break;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+}
+
+/// The octant of a direction: the sign of each component, `-0.0` negative.
+#[inline(always)]
+fn octant(ray: &Ray) -> [bool; 3] {
+    ray.dir.to_array().map(f32::is_sign_negative)
+}
