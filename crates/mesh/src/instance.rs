@@ -3,9 +3,11 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, DAffine3, DVec3, Mat3, Mat3A, Vec3, Vec3A};
-use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
+use meshcast_primitives::{Aabb, Hit, Ray, Triangle, PACKET_WIDTH};
 
+use crate::packets;
 use crate::query::FaceCulling;
+use crate::ray_queries::for_each_lane;
 use crate::{
     Culling, Error, Facing, Filter, Mesh, QueryOptions, RayQueries, Result, SurfacePoint,
     ALL_LAYERS,
@@ -216,6 +218,41 @@ impl Instance {
         self.mesh.any(&self.to_local(ray), culling, filter)
     }
 
+    /// Writes to `hits[i]` the closest hit of each world ray `rays[i]` in `lanes` (bits, valid
+    /// rays), as [`Instance::closest`] answers it: the rays are carried into the mesh's space
+    /// together and traced there as packets, one per [`packets::RayClass`] they fall into.
+    pub(crate) fn closest_packet(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        culling: Culling,
+        filter: &impl Filter<u32>,
+        hits: &mut [Option<Hit>; PACKET_WIDTH],
+    ) {
+        let culling = FaceCulling::new(culling, self.mirrored);
+        let local = rays.map(|ray| self.to_local(&ray));
+        for class in packets::by_class(&local, valid_lanes(&local, lanes)) {
+            self.mesh
+                .closest_packet(&local, class, culling, filter, hits);
+        }
+    }
+
+    /// Which world rays of `rays` in `lanes` hit the instance (as [`Instance::closest_packet`]),
+    /// as bits.
+    pub(crate) fn any_packet(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        culling: Culling,
+        filter: &impl Filter<u32>,
+    ) -> u32 {
+        let culling = FaceCulling::new(culling, self.mirrored);
+        let local = rays.map(|ray| self.to_local(&ray));
+        packets::by_class(&local, valid_lanes(&local, lanes))
+            .map(|class| self.mesh.any_packet(&local, class, culling, filter))
+            .fold(0, |hit, class_hit| hit | class_hit)
+    }
+
     /// Every hit of a valid world ray (as [`Instance::closest`]).
     pub(crate) fn all(&self, ray: &Ray, culling: Culling, filter: &impl Filter<u32>) -> Vec<Hit> {
         let culling = FaceCulling::new(culling, self.mirrored);
@@ -283,6 +320,41 @@ impl RayQueries for Instance {
         }
         self.all(ray, options.culling, &options.filter)
     }
+
+    fn walk_closest_packet<F: Filter<u32>>(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        options: &QueryOptions<F>,
+        hits: &mut [Option<Hit>; PACKET_WIDTH],
+    ) {
+        if !options.matches_layers(self.layers) {
+            for_each_lane(lanes, |lane| hits[lane] = None);
+            return;
+        }
+        self.closest_packet(rays, lanes, options.culling, &options.filter, hits);
+    }
+
+    fn walk_any_packet<F: Filter<u32>>(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        options: &QueryOptions<F>,
+    ) -> u32 {
+        if !options.matches_layers(self.layers) {
+            return 0;
+        }
+        self.any_packet(rays, lanes, options.culling, &options.filter)
+    }
+}
+
+/// The lanes of `lanes` whose ray is valid: a world ray carried into a mesh's space can
+/// overflow (a huge direction through a shrinking transform), and then hits nothing, as the
+/// single-ray walk answers.
+fn valid_lanes(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> u32 {
+    (0..PACKET_WIDTH)
+        .filter(|&lane| lanes & (1 << lane) != 0 && rays[lane].is_valid())
+        .fold(0, |valid, lane| valid | 1 << lane)
 }
 
 /// The `f64` inverse of `transform` and the inverse transpose of its linear part.

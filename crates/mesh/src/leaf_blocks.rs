@@ -5,11 +5,12 @@
 use core::ops::Range;
 
 use meshcast_bvh::{
-    LeafIntersector, Parallel, TraversalCounts, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT,
+    LeafIntersector, PacketLeaves, Parallel, TraversalCounts, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT,
 };
 use meshcast_primitives::{
-    Aabb, BlockHits, BlockRay, Hit, Ray, TransformBlock, TransformHits, TransformRay, Triangle,
-    TriangleBlock, TriangleTransform, WatertightRay, BLOCK_WIDTH,
+    Aabb, BlockHits, BlockRay, Hit, Lanes, Ray, Simd, TransformBlock, TransformHits, TransformRay,
+    Triangle, TriangleBlock, TriangleTransform, WatertightPacket, WatertightRay, BLOCK_WIDTH,
+    PACKET_WIDTH,
 };
 use rayon::prelude::*;
 
@@ -187,6 +188,419 @@ impl LeafBlocks {
             }
         }
     }
+}
+
+impl LeafBlocks {
+    /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits, valid rays
+    /// of one direction octant), as [`LeafBlocks::cast`] answers it, the rays traced as one
+    /// packet ([`WideBvh::cast_packet`]). `keeps_everything` says that `keep` accepts every
+    /// triangle.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn cast_packet(
+        &self,
+        wide: &WideBvh,
+        tri_mesh: &TriMesh,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        culling: FaceCulling,
+        keep: &impl Fn(u32) -> bool,
+        keeps_everything: bool,
+        hits: &mut [Option<Hit>; PACKET_WIDTH],
+    ) {
+        match self {
+            Self::Watertight(blocks) => {
+                let leaves = Leaves::new(blocks, wide, tri_mesh);
+                let mut leaf =
+                    PacketLeaf::new(&leaves, rays, lanes, culling, keep, keeps_everything);
+                wide.cast_packet(rays, lanes, &mut leaf);
+                leaf.best.write(lanes, hits);
+            }
+            // The transform test has no packet form: each ray walks alone.
+            Self::Transform(_) => crate::ray_queries::for_each_lane(lanes, |lane| {
+                hits[lane] = self.cast(wide, tri_mesh, &rays[lane], culling, keep, None);
+            }),
+        }
+    }
+
+    /// Which rays of `rays` in `lanes` (bits) hit anything, as [`LeafBlocks::occluded`]
+    /// answers each, traced as one packet ([`WideBvh::occluded_packet`]), as bits.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn occluded_packet(
+        &self,
+        wide: &WideBvh,
+        tri_mesh: &TriMesh,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        culling: FaceCulling,
+        keep: &impl Fn(u32) -> bool,
+        keeps_everything: bool,
+    ) -> u32 {
+        match self {
+            Self::Watertight(blocks) => {
+                let leaves = Leaves::new(blocks, wide, tri_mesh);
+                let mut leaf =
+                    PacketLeaf::new(&leaves, rays, lanes, culling, keep, keeps_everything);
+                wide.occluded_packet(rays, lanes, &mut leaf)
+            }
+            Self::Transform(_) => (0..PACKET_WIDTH)
+                .filter(|&lane| lanes & (1 << lane) != 0)
+                .filter(|&lane| self.occluded(wide, tri_mesh, &rays[lane], culling, keep, None))
+                .fold(0, |hit, lane| hit | 1 << lane),
+        }
+    }
+}
+
+/// The fewest rays of a packet tested together against a leaf's triangles; fewer are tested
+/// one by one, each against four triangles at once.
+const PACKET_LEAF_RAYS: u32 = 3;
+
+/// A packet's leaf test over watertight blocks: each triangle against every ray of the leaf at
+/// once ([`WatertightPacket`]) when the rays share their axes and are many enough, else each
+/// ray by its single-ray leaf test. Either way a ray's hits are those of its single-ray test,
+/// culled, filtered and ordered the same way, so its answer is [`LeafBlocks::cast`]'s.
+struct PacketLeaf<'l, 'a, K> {
+    rays: PacketRays<'l, 'a, K>,
+    lanes: u32,
+    /// The rays' set-ups for the triangle-by-triangle test, made at the first leaf (`None`
+    /// until then); `Some(None)` if the rays do not share their axes.
+    packet: Option<Option<WatertightPacket>>,
+    /// Whether hits are kept whatever their triangle and side (no culling, a filter that keeps
+    /// everything), so that the closest can be chosen lane by lane without a branch.
+    plain: bool,
+    best: BestHits,
+}
+
+/// What a packet's leaf test reads: the blocks, the rays and which hits to keep.
+struct PacketRays<'l, 'a, K> {
+    leaves: &'l Leaves<'a, TriangleBlock>,
+    rays: &'l [Ray; PACKET_WIDTH],
+    culling: FaceCulling,
+    keep: &'l K,
+}
+
+/// Each ray's closest hit so far, lane by lane.
+struct BestHits {
+    t: [f32; PACKET_WIDTH],
+    u: [f32; PACKET_WIDTH],
+    v: [f32; PACKET_WIDTH],
+    /// The triangle, [`NO_HIT`] while there is none.
+    triangle: [u32; PACKET_WIDTH],
+}
+
+/// A [`BestHits`] lane without a hit.
+const NO_HIT: u32 = u32::MAX;
+
+impl BestHits {
+    /// The hit in `lane`.
+    #[inline(always)]
+    fn get(&self, lane: usize) -> Option<Hit> {
+        (self.triangle[lane] != NO_HIT).then(|| {
+            Hit::new(self.t[lane], self.u[lane], self.v[lane]).with_triangle(self.triangle[lane])
+        })
+    }
+
+    /// Keeps `hit` in `lane` if it comes before the hit there ([`Hit::order`]); returns
+    /// whether it did.
+    #[inline(always)]
+    fn offer(&mut self, lane: usize, hit: Hit) -> bool {
+        if self
+            .get(lane)
+            .is_some_and(|best| !hit.is_closer_than(&best))
+        {
+            return false;
+        }
+        self.t[lane] = hit.t;
+        self.u[lane] = hit.u;
+        self.v[lane] = hit.v;
+        self.triangle[lane] = hit.triangle;
+        true
+    }
+
+    /// Writes the hits of `lanes` to `hits`.
+    fn write(&self, lanes: u32, hits: &mut [Option<Hit>; PACKET_WIDTH]) {
+        crate::ray_queries::for_each_lane(lanes, |lane| hits[lane] = self.get(lane));
+    }
+}
+
+impl<'l, 'a, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, K> {
+    fn new(
+        leaves: &'l Leaves<'a, TriangleBlock>,
+        rays: &'l [Ray; PACKET_WIDTH],
+        lanes: u32,
+        culling: FaceCulling,
+        keep: &'l K,
+        keeps_everything: bool,
+    ) -> Self {
+        Self {
+            rays: PacketRays {
+                leaves,
+                rays,
+                culling,
+                keep,
+            },
+            lanes,
+            packet: None,
+            plain: keeps_everything && !culling.is_on(),
+            best: BestHits {
+                t: [0.0; PACKET_WIDTH],
+                u: [0.0; PACKET_WIDTH],
+                v: [0.0; PACKET_WIDTH],
+                triangle: [NO_HIT; PACKET_WIDTH],
+            },
+        }
+    }
+
+    /// The packet test, if the rays share their axes and `lanes` holds enough of them.
+    #[inline(always)]
+    fn packet(&mut self, lanes: u32) -> Option<WatertightPacket> {
+        if lanes.count_ones() < PACKET_LEAF_RAYS {
+            return None;
+        }
+        let (rays, all) = (self.rays.rays, self.lanes);
+        *self.packet.get_or_insert_with(|| set_up_packet(rays, all))
+    }
+
+    /// [`PacketLeaves::closest`] with the packet test and no culling or filter: each
+    /// triangle's hits that are strictly nearer than a ray's `t_max` replace its best hit lane
+    /// by lane; a hit exactly at `t_max` (a tie, or a first hit at the range's end) goes
+    /// through [`BestHits::offer`] and the hit order.
+    #[inline(always)]
+    fn closest_plain<S: Simd>(
+        &mut self,
+        packet: &WatertightPacket,
+        slots: Range<u32>,
+        lanes: u32,
+        t_max: &mut Lanes<S>,
+    ) {
+        let simd = t_max.simd();
+        let best = &mut self.best;
+        let mut best_t = Lanes::from_array(simd, best.t);
+        let mut best_u = Lanes::from_array(simd, best.u);
+        let mut best_v = Lanes::from_array(simd, best.v);
+        let mut best_triangle = Lanes::from_array(simd, best.triangle.map(f32::from_bits));
+        let leaves = self.rays.leaves;
+        for slot in slots {
+            let index = leaves.order[slot as usize];
+            if index == PADDING_SLOT {
+                continue;
+            }
+            let block = &leaves.blocks[slot as usize / BLOCK_WIDTH];
+            let hits = packet.intersect_block(block, slot as usize % BLOCK_WIDTH, *t_max, lanes);
+            let hit = hits.lanes();
+            if hit == 0 {
+                continue;
+            }
+            let nearer = hit & hits.t().lt(*t_max);
+            if nearer != 0 {
+                // Bit patterns, not numbers: `select` copies them unchanged.
+                let triangle_bits = Lanes::splat(simd, f32::from_bits(index));
+                *t_max = hits.t().select(nearer, *t_max);
+                best_t = hits.t().select(nearer, best_t);
+                best_u = hits.u().select(nearer, best_u);
+                best_v = hits.v().select(nearer, best_v);
+                best_triangle = triangle_bits.select(nearer, best_triangle);
+            }
+            let at_end = hit & !nearer;
+            if at_end != 0 {
+                best.t = best_t.to_array();
+                best.u = best_u.to_array();
+                best.v = best_v.to_array();
+                best.triangle = best_triangle.to_array().map(f32::to_bits);
+                for_each_set_lane(at_end, |lane| {
+                    if let Some(found) = hits.hit(lane) {
+                        best.offer(lane, found.with_triangle(index));
+                    }
+                });
+                best_t = Lanes::from_array(simd, best.t);
+                best_u = Lanes::from_array(simd, best.u);
+                best_v = Lanes::from_array(simd, best.v);
+                best_triangle = Lanes::from_array(simd, best.triangle.map(f32::from_bits));
+                *t_max = Lanes::from_array(simd, lane_t_max(t_max.to_array(), best, at_end));
+            }
+        }
+        best.t = best_t.to_array();
+        best.u = best_u.to_array();
+        best.v = best_v.to_array();
+        best.triangle = best_triangle.to_array().map(f32::to_bits);
+    }
+}
+
+/// `t_max` with the lanes of `lanes` cut to their best hit's `t`.
+#[inline(always)]
+fn lane_t_max(mut t_max: [f32; PACKET_WIDTH], best: &BestHits, lanes: u32) -> [f32; PACKET_WIDTH] {
+    for_each_set_lane(lanes, |lane| {
+        if best.triangle[lane] != NO_HIT {
+            t_max[lane] = best.t[lane];
+        }
+    });
+    t_max
+}
+
+/// Calls `f` with each set bit's index of `lanes`, lowest first.
+#[inline(always)]
+fn for_each_set_lane(lanes: u32, f: impl FnMut(usize)) {
+    crate::ray_queries::for_each_lane(lanes, f);
+}
+
+impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
+    /// The single-ray leaf query of `lane`.
+    #[inline(always)]
+    fn query(&self, lane: usize) -> LeafQuery<BlockRay, &'l K> {
+        Leaves::<TriangleBlock>::query(&self.rays[lane], self.culling, self.keep)
+    }
+
+    /// Calls `found(lane, hit)` for every ray in `lanes` and every triangle of the leaf `slots`
+    /// it hits within `[t_min, t_max[lane]]` that culling and the filter keep, in slot order,
+    /// each triangle tested against all the rays at once. `found` says what the ray does next
+    /// ([`Next`]).
+    #[inline(always)]
+    fn for_each_hit<S: Simd>(
+        &self,
+        packet: &WatertightPacket,
+        slots: Range<u32>,
+        mut lanes: u32,
+        t_max: &mut Lanes<S>,
+        mut found: impl FnMut(usize, Hit) -> Next,
+    ) {
+        for slot in slots {
+            let index = self.leaves.order[slot as usize];
+            if index == PADDING_SLOT {
+                continue;
+            }
+            let block = &self.leaves.blocks[slot as usize / BLOCK_WIDTH];
+            let triangle = block.triangle(slot as usize % BLOCK_WIDTH);
+            let hits = packet.intersect(&triangle, *t_max, lanes);
+            let mut hit_lanes = hits.lanes();
+            while hit_lanes != 0 {
+                let lane = hit_lanes.trailing_zeros() as usize;
+                hit_lanes &= hit_lanes - 1;
+                if self.culling.is_on()
+                    && self.culling.culls(
+                        triangle.v0,
+                        triangle.v1,
+                        triangle.v2,
+                        self.rays[lane].dir,
+                    )
+                {
+                    continue;
+                }
+                if !(self.keep)(index) {
+                    continue;
+                }
+                let Some(hit) = hits.hit(lane) else { continue };
+                match found(lane, hit.with_triangle(index)) {
+                    Next::Continue => {}
+                    Next::Shorten(t) => *t_max = t_max.with_lane(lane, t),
+                    Next::Leave => {
+                        lanes &= !(1 << lane);
+                        if lanes == 0 {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What a ray of a packet does after a hit in a leaf.
+enum Next {
+    /// Goes on with its range.
+    Continue,
+    /// Goes on with its range cut to the hit's `t`.
+    Shorten(f32),
+    /// Stops (an any-hit query found what it asked).
+    Leave,
+}
+
+impl<K: Fn(u32) -> bool> PacketLeaves for &mut PacketLeaf<'_, '_, K> {
+    #[inline(always)]
+    fn closest<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &mut Lanes<S>) {
+        if let Some(packet) = self.packet(lanes) {
+            if self.plain {
+                self.closest_plain(&packet, slots, lanes, t_max);
+                return;
+            }
+            let best = &mut self.best;
+            self.rays
+                .for_each_hit(&packet, slots, lanes, t_max, |lane, hit| {
+                    if best.offer(lane, hit) {
+                        Next::Shorten(hit.t)
+                    } else {
+                        Next::Continue
+                    }
+                });
+            return;
+        }
+        let mut rest = lanes;
+        while rest != 0 {
+            let lane = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let mut query = self.rays.query(lane);
+            let found = self
+                .rays
+                .leaves
+                .closest(slots.clone(), t_max.lane(lane), &mut query);
+            if let Some(hit) = found {
+                if self.best.offer(lane, hit) {
+                    *t_max = t_max.with_lane(lane, hit.t);
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn any<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &Lanes<S>) -> u32 {
+        let mut hit = 0;
+        if let Some(packet) = self.packet(lanes) {
+            if self.plain {
+                let leaves = self.rays.leaves;
+                for slot in slots {
+                    let index = leaves.order[slot as usize];
+                    if index == PADDING_SLOT {
+                        continue;
+                    }
+                    let block = &leaves.blocks[slot as usize / BLOCK_WIDTH];
+                    let lane = slot as usize % BLOCK_WIDTH;
+                    hit |= packet
+                        .intersect_block(block, lane, *t_max, lanes & !hit)
+                        .lanes();
+                    if hit == lanes {
+                        break;
+                    }
+                }
+                return hit;
+            }
+            let mut limit = *t_max;
+            self.rays
+                .for_each_hit(&packet, slots, lanes, &mut limit, |lane, _| {
+                    hit |= 1 << lane;
+                    Next::Leave
+                });
+            return hit;
+        }
+        let mut rest = lanes;
+        while rest != 0 {
+            let lane = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let mut query = self.rays.query(lane);
+            if self
+                .rays
+                .leaves
+                .any(slots.clone(), t_max.lane(lane), &mut query)
+            {
+                hit |= 1 << lane;
+            }
+        }
+        hit
+    }
+}
+
+/// The packet test's set-up of `rays` in `lanes`, out of line so that packets that reach no
+/// leaf never make it.
+#[inline(never)]
+fn set_up_packet(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> Option<WatertightPacket> {
+    WatertightPacket::new(rays, lanes)
 }
 
 /// `f` of each item, in order, on rayon when `parallel` says so.

@@ -51,6 +51,7 @@ mod leaf_blocks;
 mod leaf_test;
 mod mesh;
 mod nearest;
+mod packets;
 mod pick;
 mod point_queries;
 mod query;

@@ -4,11 +4,13 @@ use std::path::Path;
 
 use glam::Vec3;
 use meshcast_bvh::{BuildOptions, Bvh, Kernel, Parallel, TraversalCounts, WideBvh, PADDING_SLOT};
-use meshcast_primitives::{Aabb, Hit, Ray, Triangle, BLOCK_WIDTH};
+use meshcast_primitives::{Aabb, Hit, Ray, Triangle, BLOCK_WIDTH, PACKET_WIDTH};
 use rayon::prelude::*;
 
 use crate::leaf_blocks::LeafBlocks;
+use crate::packets::PACKET_MIN_RAYS;
 use crate::query::FaceCulling;
+use crate::ray_queries::for_each_lane;
 use crate::winding::WindingCache;
 use crate::{Filter, LeafTest, QueryOptions, RayQueries, Result, SurfacePoint, TriMesh};
 
@@ -282,6 +284,67 @@ impl Mesh {
             .cast(&self.wide, &self.tri_mesh, ray, culling, keep, None)
     }
 
+    /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits, valid rays of
+    /// one [`packets::RayClass`]), as [`Mesh::closest`] answers it: traced together when there
+    /// are [`PACKET_MIN_RAYS`] of them, else one by one.
+    pub(crate) fn closest_packet(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        culling: FaceCulling,
+        filter: &impl Filter<u32>,
+        hits: &mut [Option<Hit>; PACKET_WIDTH],
+    ) {
+        if lanes.count_ones() < PACKET_MIN_RAYS {
+            for_each_lane(lanes, |lane| {
+                hits[lane] = self.closest(&rays[lane], culling, filter)
+            });
+            return;
+        }
+        let keep = |triangle| filter.keep(triangle);
+        let everything = filter.keeps_everything();
+        self.blocks.cast_packet(
+            &self.wide,
+            &self.tri_mesh,
+            rays,
+            lanes,
+            culling,
+            &keep,
+            everything,
+            hits,
+        );
+    }
+
+    /// Which rays of `rays` in `lanes` hit anything (as [`Mesh::closest_packet`]), as bits.
+    pub(crate) fn any_packet(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        culling: FaceCulling,
+        filter: &impl Filter<u32>,
+    ) -> u32 {
+        if lanes.count_ones() < PACKET_MIN_RAYS {
+            let mut hit = 0;
+            for_each_lane(lanes, |lane| {
+                if self.any(&rays[lane], culling, filter) {
+                    hit |= 1 << lane;
+                }
+            });
+            return hit;
+        }
+        let keep = |triangle| filter.keep(triangle);
+        let everything = filter.keeps_everything();
+        self.blocks.occluded_packet(
+            &self.wide,
+            &self.tri_mesh,
+            rays,
+            lanes,
+            culling,
+            &keep,
+            everything,
+        )
+    }
+
     /// Whether `ray` hits any triangle that `filter` keeps and `culling` does not skip.
     #[inline]
     pub(crate) fn any(&self, ray: &Ray, culling: FaceCulling, filter: &impl Filter<u32>) -> bool {
@@ -412,6 +475,27 @@ impl RayQueries for Mesh {
             FaceCulling::new(options.culling, false),
             &options.filter,
         )
+    }
+
+    fn walk_closest_packet<F: Filter<u32>>(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        options: &QueryOptions<F>,
+        hits: &mut [Option<Hit>; PACKET_WIDTH],
+    ) {
+        let culling = FaceCulling::new(options.culling, false);
+        self.closest_packet(rays, lanes, culling, &options.filter, hits);
+    }
+
+    fn walk_any_packet<F: Filter<u32>>(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        options: &QueryOptions<F>,
+    ) -> u32 {
+        let culling = FaceCulling::new(options.culling, false);
+        self.any_packet(rays, lanes, culling, &options.filter)
     }
 }
 

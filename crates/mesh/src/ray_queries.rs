@@ -9,9 +9,10 @@
 use core::fmt::Debug;
 use core::ops::Index;
 
-use meshcast_primitives::{Ray, RayHit};
+use meshcast_primitives::{Ray, RayHit, PACKET_WIDTH};
 use rayon::prelude::*;
 
+use crate::packets;
 use crate::{Filter, QueryOptions};
 
 /// Rays (or points) one rayon task answers at least: enough to pay for the task, few enough
@@ -104,6 +105,43 @@ pub trait RayQueries: Sync + sealed::Level {
         options: &QueryOptions<F>,
     ) -> Vec<Self::Hit>;
 
+    /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits; valid rays
+    /// already cut to the options' distance limit, of one [`packets::RayClass`] and coherent:
+    /// [`packets::coherent`]), as [`RayQueries::walk_closest`] answers it. Levels that trace
+    /// packets override it.
+    #[doc(hidden)]
+    #[inline]
+    fn walk_closest_packet<F: Filter<Self::Candidate>>(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        options: &QueryOptions<F>,
+        hits: &mut [Option<Self::Hit>; PACKET_WIDTH],
+    ) {
+        for_each_lane(lanes, |lane| {
+            hits[lane] = self.walk_closest(&rays[lane], options)
+        });
+    }
+
+    /// Which rays of `rays` in `lanes` hit anything (as [`RayQueries::walk_closest_packet`]
+    /// takes them), as bits.
+    #[doc(hidden)]
+    #[inline]
+    fn walk_any_packet<F: Filter<Self::Candidate>>(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        options: &QueryOptions<F>,
+    ) -> u32 {
+        let mut hit = 0;
+        for_each_lane(lanes, |lane| {
+            if self.walk_any(&rays[lane], options) {
+                hit |= 1 << lane;
+            }
+        });
+        hit
+    }
+
     /// The closest hit within the ray's range (the first in [`RayHit::order`]), or `None`.
     #[inline]
     fn cast(&self, ray: &Ray) -> Option<Self::Hit> {
@@ -172,24 +210,65 @@ pub trait RayQueries: Sync + sealed::Level {
 
     /// [`RayQueries::cast`] for every ray, in parallel on the current rayon thread pool; the
     /// answers are those of `cast`, in the order of `rays`.
+    ///
+    /// Coherent neighbours (a camera image in row-major order, shadow rays from neighbouring
+    /// points towards one light) are traced together as packets of up to eight rays, which
+    /// share the work of walking the hierarchy; the others one by one. Either way each answer
+    /// is `cast`'s, bit for bit.
     fn cast_batch(&self, rays: &[Ray]) -> Vec<Option<Self::Hit>> {
         self.cast_batch_with(rays, &QueryOptions::new())
     }
 
     /// [`RayQueries::cast_with`] for every ray, in parallel (the filter is shared by the
-    /// threads, hence `Sync`).
+    /// threads, hence `Sync`), coherent rays traced as packets ([`RayQueries::cast_batch`]).
     fn cast_batch_with<F: Filter<Self::Candidate> + Sync>(
         &self,
         rays: &[Ray],
         options: &QueryOptions<F>,
     ) -> Vec<Option<Self::Hit>> {
-        rays.par_iter()
-            .with_min_len(BATCH_GRAIN)
-            .map(|ray| self.cast_with(ray, options))
-            .collect()
+        let mut hits = vec![None; rays.len()];
+        rays.par_chunks(BATCH_GRAIN)
+            .zip(hits.par_chunks_mut(BATCH_GRAIN))
+            .for_each(|(rays, hits)| self.cast_batch_serial_with(rays, options, hits));
+        hits
     }
 
-    /// [`RayQueries::occluded`] for every ray, in parallel, in the order of `rays`.
+    /// [`RayQueries::cast_batch`] on the calling thread, for callers that run their own
+    /// threads: `hits[i]` is the closest hit of `rays[i]`.
+    ///
+    /// # Panics
+    /// If `rays` and `hits` differ in length.
+    fn cast_batch_serial(&self, rays: &[Ray], hits: &mut [Option<Self::Hit>]) {
+        self.cast_batch_serial_with(rays, &QueryOptions::new(), hits);
+    }
+
+    /// [`RayQueries::cast_batch_with`] on the calling thread.
+    ///
+    /// # Panics
+    /// If `rays` and `hits` differ in length.
+    fn cast_batch_serial_with<F: Filter<Self::Candidate>>(
+        &self,
+        rays: &[Ray],
+        options: &QueryOptions<F>,
+        hits: &mut [Option<Self::Hit>],
+    ) {
+        assert_eq!(rays.len(), hits.len(), "one answer per ray");
+        for (rays, hits) in rays.chunks(PACKET_WIDTH).zip(hits.chunks_mut(PACKET_WIDTH)) {
+            let (limited, lanes) = limit_rays(rays, options);
+            let (packets, alone) = packets::coherent(&limited, lanes);
+            let mut answers: [Option<Self::Hit>; PACKET_WIDTH] = [None; PACKET_WIDTH];
+            for packet in packets {
+                self.walk_closest_packet(&limited, packet, options, &mut answers);
+            }
+            for_each_lane(alone, |lane| {
+                answers[lane] = self.walk_closest(&limited[lane], options)
+            });
+            hits.copy_from_slice(&answers[..hits.len()]);
+        }
+    }
+
+    /// [`RayQueries::occluded`] for every ray, in parallel, in the order of `rays`, coherent
+    /// rays traced as packets ([`RayQueries::cast_batch`]).
     fn occluded_batch(&self, rays: &[Ray]) -> Vec<bool> {
         self.occluded_batch_with(rays, &QueryOptions::new())
     }
@@ -200,10 +279,49 @@ pub trait RayQueries: Sync + sealed::Level {
         rays: &[Ray],
         options: &QueryOptions<F>,
     ) -> Vec<bool> {
-        rays.par_iter()
-            .with_min_len(BATCH_GRAIN)
-            .map(|ray| self.occluded_with(ray, options))
-            .collect()
+        let mut hits = vec![false; rays.len()];
+        rays.par_chunks(BATCH_GRAIN)
+            .zip(hits.par_chunks_mut(BATCH_GRAIN))
+            .for_each(|(rays, hits)| self.occluded_batch_serial_with(rays, options, hits));
+        hits
+    }
+
+    /// [`RayQueries::occluded_batch`] on the calling thread: `hits[i]` is whether `rays[i]`
+    /// hits anything.
+    ///
+    /// # Panics
+    /// If `rays` and `hits` differ in length.
+    fn occluded_batch_serial(&self, rays: &[Ray], hits: &mut [bool]) {
+        self.occluded_batch_serial_with(rays, &QueryOptions::new(), hits);
+    }
+
+    /// [`RayQueries::occluded_batch_with`] on the calling thread.
+    ///
+    /// # Panics
+    /// If `rays` and `hits` differ in length.
+    fn occluded_batch_serial_with<F: Filter<Self::Candidate>>(
+        &self,
+        rays: &[Ray],
+        options: &QueryOptions<F>,
+        hits: &mut [bool],
+    ) {
+        assert_eq!(rays.len(), hits.len(), "one answer per ray");
+        for (rays, hits) in rays.chunks(PACKET_WIDTH).zip(hits.chunks_mut(PACKET_WIDTH)) {
+            let (limited, lanes) = limit_rays(rays, options);
+            let (packets, alone) = packets::coherent(&limited, lanes);
+            let mut hit = 0;
+            for packet in packets {
+                hit |= self.walk_any_packet(&limited, packet, options) & packet;
+            }
+            for_each_lane(alone, |lane| {
+                if self.walk_any(&limited[lane], options) {
+                    hit |= 1 << lane;
+                }
+            });
+            for (lane, answer) in hits.iter_mut().enumerate() {
+                *answer = hit & (1 << lane) != 0;
+            }
+        }
     }
 
     /// [`RayQueries::cast_all`] for every ray, in parallel: ray `i`'s hits are
@@ -373,6 +491,36 @@ impl<H, L: IntoIterator<Item = H>> FromIterator<L> for HitLists<H> {
 
 /// The levels that answer [`RayQueries`] and [`crate::PointQueries`]: this crate's `Mesh`,
 /// `Instance` and `Scene`.
+/// Up to [`PACKET_WIDTH`] rays cut to the options' distance limit, and the bits of those
+/// that are valid (the others hit nothing); unused lanes hold a placeholder.
+#[inline]
+fn limit_rays<F>(rays: &[Ray], options: &QueryOptions<F>) -> ([Ray; PACKET_WIDTH], u32) {
+    let mut limited = [Ray::new(glam::Vec3::ZERO, glam::Vec3::X); PACKET_WIDTH];
+    let mut lanes = 0;
+    let unlimited = options.max_distance == f32::INFINITY;
+    for (lane, ray) in rays.iter().enumerate().take(PACKET_WIDTH) {
+        let ray = if unlimited {
+            Some(*ray)
+        } else {
+            options.limit_ray(ray)
+        };
+        if let Some(ray) = ray.filter(Ray::is_valid) {
+            limited[lane] = ray;
+            lanes |= 1 << lane;
+        }
+    }
+    (limited, lanes)
+}
+
+/// Calls `f` with each set bit's index of `lanes`, lowest first.
+#[inline]
+pub(crate) fn for_each_lane(mut lanes: u32, mut f: impl FnMut(usize)) {
+    while lanes != 0 {
+        f(lanes.trailing_zeros() as usize);
+        lanes &= lanes - 1;
+    }
+}
+
 pub(crate) mod sealed {
     pub trait Level {}
     impl Level for crate::Mesh {}

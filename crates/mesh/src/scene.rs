@@ -4,8 +4,9 @@
 use core::cmp::Ordering;
 
 use meshcast_bvh::{BuildOptions, Bvh};
-use meshcast_primitives::{Aabb, Hit, Ray, RayHit};
+use meshcast_primitives::{Aabb, Hit, Ray, RayHit, PACKET_WIDTH};
 
+use crate::ray_queries::for_each_lane;
 use crate::{Error, Filter, Instance, QueryOptions, RayQueries, Result, SurfacePoint};
 
 /// An instance's handle in a [`Scene`]: stable while the instance is there, never reused after
@@ -416,6 +417,69 @@ impl RayQueries for Scene {
         })
     }
 
+    /// The top-level walk of [`Bvh::cast_packet`]: each instance that some rays reach
+    /// traces them as a packet ([`Instance::closest_packet`]), each ray in its own range up to
+    /// its best hit so far; each ray keeps its first hit by [`SceneHit::order`], as
+    /// [`Scene::walk_closest`] does.
+    fn walk_closest_packet<F: Filter<(InstanceId, u32)>>(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        options: &QueryOptions<F>,
+        hits: &mut [Option<SceneHit>; PACKET_WIDTH],
+    ) {
+        let mut best: [Option<SceneHit>; PACKET_WIDTH] = [None; PACKET_WIDTH];
+        self.top_level
+            .cast_packet(rays, lanes, |slot, lanes, t_max| {
+                let Some((id, instance)) = self.searched(slot, options.mask) else {
+                    return;
+                };
+                let filter = InstanceFilter {
+                    id,
+                    filter: &options.filter,
+                };
+                let ranges: [Ray; PACKET_WIDTH] = core::array::from_fn(|lane| {
+                    rays[lane].with_range(rays[lane].t_min, t_max[lane])
+                });
+                let mut found = [None; PACKET_WIDTH];
+                instance.closest_packet(&ranges, lanes, options.culling, &filter, &mut found);
+                for_each_lane(lanes, |lane| {
+                    let Some(hit) = found[lane] else {
+                        return;
+                    };
+                    let hit = SceneHit { instance: id, hit };
+                    if best[lane].is_none_or(|b| hit.is_closer_than(&b))
+                        && ranges[lane].contains_t(hit.t())
+                    {
+                        best[lane] = Some(hit);
+                        t_max[lane] = hit.t();
+                    }
+                });
+            });
+        for_each_lane(lanes, |lane| hits[lane] = best[lane]);
+    }
+
+    /// The top-level walk of [`Bvh::occluded_packet`]: each instance that some rays reach
+    /// tests them as a packet ([`Instance::any_packet`]), and the rays that hit leave the
+    /// walk.
+    fn walk_any_packet<F: Filter<(InstanceId, u32)>>(
+        &self,
+        rays: &[Ray; PACKET_WIDTH],
+        lanes: u32,
+        options: &QueryOptions<F>,
+    ) -> u32 {
+        self.top_level.occluded_packet(rays, lanes, |slot, lanes| {
+            self.searched(slot, options.mask)
+                .map_or(0, |(id, instance)| {
+                    let filter = InstanceFilter {
+                        id,
+                        filter: &options.filter,
+                    };
+                    instance.any_packet(rays, lanes, options.culling, &filter) & lanes
+                })
+        })
+    }
+
     fn walk_all<F: Filter<(InstanceId, u32)>>(
         &self,
         ray: &Ray,
@@ -433,5 +497,142 @@ impl RayQueries for Scene {
             }
         });
         hits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use glam::{Affine3A, Quat, Vec3};
+    use meshcast_bvh::Kernel;
+    use meshcast_primitives::Camera;
+
+    use super::*;
+    use crate::{Culling, Mesh};
+
+    /// A scene hit as exact bits: instance, triangle, `t`, `u`, `v`.
+    type Key = (u32, u32, u32, u32, u32);
+
+    /// A scene hit as exact bits, to compare without float tolerance.
+    fn key(hit: &SceneHit) -> Key {
+        let h = hit.hit;
+        (
+            hit.instance.index(),
+            h.triangle,
+            h.t.to_bits(),
+            h.u.to_bits(),
+            h.v.to_bits(),
+        )
+    }
+
+    fn keys(hits: &[Option<SceneHit>]) -> Vec<Option<Key>> {
+        hits.iter().map(|hit| hit.as_ref().map(key)).collect()
+    }
+
+    /// Suzanne placed seven times, with the node kernel `kernel`: a grid of rotated, scaled
+    /// and mirrored copies, three exactly on top of each other (every hit ties), one on
+    /// another layer and one removed.
+    fn suzannes(kernel: Kernel) -> Scene {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/suzanne.obj");
+        let mut mesh = Mesh::from_obj(path).expect("suzanne loads");
+        mesh.set_kernel(kernel).expect("a supported kernel");
+        let mesh = Arc::new(mesh);
+        let at = |x: f32, y: f32| Vec3::new(x * 2.5, y * 2.5, 0.0);
+        let transforms = [
+            Affine3A::from_translation(at(0.0, 0.0)),
+            Affine3A::from_translation(at(0.0, 0.0)),
+            Affine3A::from_rotation_translation(Quat::from_rotation_y(0.7), at(1.0, 0.0)),
+            Affine3A::from_scale_rotation_translation(
+                Vec3::new(-1.0, 1.2, 0.8),
+                Quat::from_rotation_z(0.3),
+                at(2.0, 0.0),
+            ),
+            Affine3A::from_translation(at(0.0, 1.0)),
+            Affine3A::from_scale_rotation_translation(
+                Vec3::splat(1.5),
+                Quat::from_rotation_x(-0.4),
+                at(1.5, 1.0) + Vec3::Z,
+            ),
+            Affine3A::from_translation(at(0.0, 0.0)),
+        ];
+        let centre = Affine3A::from_translation(-mesh.bounds().centroid());
+        let mut scene = Scene::from_instances(
+            transforms.map(|t| Instance::new(mesh.clone(), t * centre).expect("valid transform")),
+        );
+        scene.set_layers(InstanceId(2), 0b10).expect("held");
+        scene.remove(InstanceId(4)).expect("held");
+        scene
+    }
+
+    /// A `width` x `height` camera image framing the scene, in row-major order.
+    fn camera(scene: &Scene, width: u32, height: u32) -> Vec<Ray> {
+        Camera::framing(scene.bounds(), 50.0, width as f32 / height as f32)
+            .pixel_rays(width, height)
+            .collect()
+    }
+
+    #[test]
+    fn scene_batches_answer_as_single_rays_on_a_camera_image() {
+        for kernel in Kernel::supported() {
+            let scene = suzannes(kernel);
+            let rays = camera(&scene, 64, 48);
+            let expected: Vec<Option<SceneHit>> = rays.iter().map(|ray| scene.cast(ray)).collect();
+            let hits = expected.iter().flatten().count();
+            assert!(hits * 10 > rays.len(), "{kernel}: too few hits ({hits})");
+            assert!(
+                expected
+                    .iter()
+                    .flatten()
+                    .any(|h| h.instance == InstanceId(0)),
+                "{kernel}: the tie between instances 0, 1 and 6 is never met"
+            );
+            assert_eq!(keys(&scene.cast_batch(&rays)), keys(&expected), "{kernel}");
+            let mut serial = vec![None; rays.len()];
+            scene.cast_batch_serial(&rays, &mut serial);
+            assert_eq!(keys(&serial), keys(&expected), "{kernel}: serial");
+            let occluded: Vec<bool> = rays.iter().map(|ray| scene.occluded(ray)).collect();
+            assert_eq!(scene.occluded_batch(&rays), occluded, "{kernel}");
+
+            // A distance limit (cutting the nearest hits' range in half), culling, a layer
+            // mask and a filter.
+            let distance = median_distance(&rays, &expected);
+            let options = QueryOptions::new()
+                .with_max_distance(distance)
+                .with_culling(Culling::BackFaces)
+                .with_mask(0b1)
+                .with_filter(|id: InstanceId, triangle: u32| {
+                    !(id.index() + triangle).is_multiple_of(3)
+                });
+            let expected: Vec<Option<SceneHit>> = rays
+                .iter()
+                .map(|ray| scene.cast_with(ray, &options))
+                .collect();
+            let hits = expected.iter().flatten().count();
+            assert!(
+                hits * 40 > rays.len(),
+                "{kernel}: too few hits ({hits}) with options"
+            );
+            let batch = scene.cast_batch_with(&rays, &options);
+            assert_eq!(keys(&batch), keys(&expected), "{kernel}: with options");
+            let occluded: Vec<bool> = rays
+                .iter()
+                .map(|ray| scene.occluded_with(ray, &options))
+                .collect();
+            let mut serial = vec![false; rays.len()];
+            scene.occluded_batch_serial_with(&rays, &options, &mut serial);
+            assert_eq!(serial, occluded, "{kernel}: occluded with options");
+        }
+    }
+
+    /// The median world distance of the hits.
+    fn median_distance(rays: &[Ray], hits: &[Option<SceneHit>]) -> f32 {
+        let mut distances: Vec<f32> = rays
+            .iter()
+            .zip(hits)
+            .filter_map(|(ray, hit)| Some(hit.as_ref()?.hit.t * ray.dir.length()))
+            .collect();
+        distances.sort_unstable_by(f32::total_cmp);
+        distances[distances.len() / 2]
     }
 }
