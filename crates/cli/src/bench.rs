@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use meshcast::{Camera, Kernel, LeafTest, Mesh, Quality, Ray, RayQueries, TraversalCounts};
 use meshcast_testkit::incoherent_rays;
+use rayon::prelude::*;
 use serde_json::json;
 
 use crate::camera_options::DEFAULT_FOV_DEGREES;
@@ -24,8 +25,9 @@ const MAX_SUBDIVIDED_TRIANGLES: u64 = 100_000_000;
 const INCOHERENT_SEED: u64 = 0x6d65_7368;
 
 /// Measure load and build time and rays per second (closest and any hit; camera and random
-/// rays; one thread and all threads). The build runs on the "all threads" pool, so
-/// `--threads 1` times a one-thread build.
+/// rays; one ray at a time and as one batch, which traces coherent rays as packets; one
+/// thread and all threads). The build runs on the "all threads" pool, so `--threads 1`
+/// times a one-thread build.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Mesh files (OBJ, glTF, PLY, STL; a glTF scene flattened into one mesh).
@@ -148,6 +150,36 @@ impl RaySet {
     }
 }
 
+/// How a throughput figure hands the rays to the library.
+#[derive(Clone, Copy, Debug)]
+enum Method {
+    /// Each ray by `cast` or `occluded`, on its own; the rays shared among the threads.
+    Single,
+    /// All rays in one `cast_batch` or `occluded_batch`, which traces coherent neighbours
+    /// as packets.
+    Batch,
+}
+
+impl Method {
+    /// The name in JSON.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Single => "single",
+            Self::Batch => "batch",
+        }
+    }
+
+    /// What the table adds after the query: packets where the rays are coherent enough to
+    /// form them, otherwise just the batch.
+    fn label(self, rays: RaySet) -> &'static str {
+        match (self, rays) {
+            (Self::Single, _) => "",
+            (Self::Batch, RaySet::Coherent) => " (packets)",
+            (Self::Batch, RaySet::Incoherent) => " (batch)",
+        }
+    }
+}
+
 /// Which query a throughput figure measures.
 #[derive(Clone, Copy, Debug)]
 enum Query {
@@ -181,6 +213,7 @@ impl Visits {
 struct Throughput {
     rays: RaySet,
     query: Query,
+    method: Method,
     threads: usize,
     count: usize,
     hits: usize,
@@ -217,7 +250,8 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         })
         .collect::<Result<Vec<_>>>()?;
     let runs = args.runs as usize;
-    let mut progress = Progress::new(args.meshes.len() as u64 * 10);
+    // Load, build, and 16 throughput figures: 2 ray sets x 2 methods x 2 queries x 2 pools.
+    let mut progress = Progress::new(args.meshes.len() as u64 * 18);
     let mut results = Vec::new();
     for path in &args.meshes {
         results.push(bench_mesh(path, args, &pools, runs, &mut progress)?);
@@ -291,24 +325,30 @@ fn bench_mesh(
     ];
     let mut throughput = Vec::new();
     for (set, rays) in &ray_sets {
-        for query in [Query::Closest, Query::Any] {
-            for pool in pools {
-                let threads = pool.current_num_threads();
-                progress.step(format!(
-                    "{name}: {} {}, {threads} thread(s)",
-                    set.name(),
-                    query.name()
-                ));
-                let (hits, time) = median(runs, || pool.install(|| count_hits(&mesh, rays, query)));
-                throughput.push(Throughput {
-                    rays: *set,
-                    query,
-                    threads,
-                    count: rays.len(),
-                    hits,
-                    time,
-                });
-                progress.done();
+        for method in [Method::Single, Method::Batch] {
+            for query in [Query::Closest, Query::Any] {
+                for pool in pools {
+                    let threads = pool.current_num_threads();
+                    progress.step(format!(
+                        "{name}: {} {}{}, {threads} thread(s)",
+                        set.name(),
+                        query.name(),
+                        method.label(*set)
+                    ));
+                    let (hits, time) = median(runs, || {
+                        pool.install(|| count_hits(&mesh, rays, query, method))
+                    });
+                    throughput.push(Throughput {
+                        rays: *set,
+                        query,
+                        method,
+                        threads,
+                        count: rays.len(),
+                        hits,
+                        time,
+                    });
+                    progress.done();
+                }
             }
         }
     }
@@ -357,12 +397,38 @@ fn count_visits(mesh: &Mesh, rays: &[Ray], query: Query) -> TraversalCounts {
     counts
 }
 
-/// Answers every ray in the current rayon pool and counts the hits.
-fn count_hits(mesh: &Mesh, rays: &[Ray], query: Query) -> usize {
-    match query {
-        Query::Closest => mesh.cast_batch(rays).iter().flatten().count(),
-        Query::Any => mesh.occluded_batch(rays).iter().filter(|&&hit| hit).count(),
+/// Answers every ray in the current rayon pool, the way `method` says, and counts the hits.
+fn count_hits(mesh: &Mesh, rays: &[Ray], query: Query, method: Method) -> usize {
+    match (query, method) {
+        (Query::Closest, Method::Single) => one_by_one(rays, |ray| mesh.cast(ray))
+            .iter()
+            .flatten()
+            .count(),
+        (Query::Closest, Method::Batch) => mesh.cast_batch(rays).iter().flatten().count(),
+        (Query::Any, Method::Single) => one_by_one(rays, |ray| mesh.occluded(ray))
+            .iter()
+            .filter(|&&hit| hit)
+            .count(),
+        (Query::Any, Method::Batch) => mesh.occluded_batch(rays).iter().filter(|&&hit| hit).count(),
     }
+}
+
+/// Rays one task answers in [`one_by_one`], as many as the library's batch calls give one,
+/// so that the single-ray and batch figures differ only in how each task traces its rays.
+const SINGLE_RAY_GRAIN: usize = 64;
+
+/// The answer of each ray, in order, asked one ray at a time in the current rayon pool: the
+/// work of a batch call without its packets.
+fn one_by_one<A: Copy + Default + Send>(rays: &[Ray], answer: impl Fn(&Ray) -> A + Sync) -> Vec<A> {
+    let mut answers = vec![A::default(); rays.len()];
+    rays.par_chunks(SINGLE_RAY_GRAIN)
+        .zip(answers.par_chunks_mut(SINGLE_RAY_GRAIN))
+        .for_each(|(rays, answers)| {
+            for (ray, slot) in rays.iter().zip(answers) {
+                *slot = answer(ray);
+            }
+        });
+    answers
 }
 
 fn write_table(
@@ -402,15 +468,16 @@ fn write_table(
         )?;
         writeln!(
             out,
-            "  Mrays/s                 1 thread  {threads:>2} threads   rays    hit"
+            "  Mrays/s                           1 thread  {threads:>2} threads   rays    hit"
         )?;
         for pair in bench.throughput.chunks(2) {
             let [one, all] = pair else { continue };
+            let query = format!("{}{}", one.query.name(), one.method.label(one.rays));
             writeln!(
                 out,
-                "  {:<11} {:<8} {:>10.2} {:>11.2} {:>8} {:>5.1}%",
+                "  {:<11} {:<18} {:>10.2} {:>11.2} {:>8} {:>5.1}%",
                 one.rays.name(),
-                one.query.name(),
+                query,
                 millions_per_second(one.count, one.time),
                 millions_per_second(all.count, all.time),
                 one.count,
@@ -451,6 +518,7 @@ fn write_json(
                     json!({
                         "rays": t.rays.name(),
                         "query": t.query.name(),
+                        "method": t.method.name(),
                         "threads": t.threads,
                         "count": t.count,
                         "hits": t.hits,

@@ -6,13 +6,13 @@ use std::time::Duration;
 
 use anyhow::Result;
 use glam::Vec3;
-use meshcast::Camera;
+use meshcast::{Camera, Ray};
 use rayon::prelude::*;
 
 use crate::camera_options::{CameraOptions, Size};
 use crate::image::{srgb_byte, Image};
 use crate::loading::{self, Loaded};
-use crate::shading::{self, Shading};
+use crate::shading::{self, Shading, ShadingPoint, AO_SAMPLES};
 use crate::target::{HitFields, Target};
 use crate::timing::{millions_per_second, ms, timed};
 
@@ -120,7 +120,7 @@ fn render_with_options(target: &impl Target, args: &Args) -> Result<RenderReport
 /// Renders `mesh` through `camera` at `size`.
 pub fn render<T: Target>(mesh: &T, camera: &Camera, size: Size, mode: Mode) -> RenderReport {
     let ((report_parts, pixels), total_time) = timed(|| {
-        let rays: Vec<meshcast::Ray> = camera.pixel_rays(size.width, size.height).collect();
+        let rays: Vec<Ray> = camera.pixel_rays(size.width, size.height).collect();
         let (hits, primary_time) = timed(|| mesh.cast_batch(&rays));
         let (pixels, secondary_rays) = match mode {
             Mode::Shaded => shaded(mesh, camera, size, &rays, &hits),
@@ -145,31 +145,107 @@ pub fn render<T: Target>(mesh: &T, camera: &Camera, size: Size, mode: Mode) -> R
     }
 }
 
+/// Pixels shaded together: their secondary rays (up to `1 + AO_SAMPLES` a pixel, 32 bytes
+/// each) are held at once, about 13 MB, whatever the size of the picture.
+const SHADING_BAND_PIXELS: usize = 1 << 15;
+
 /// The clay picture, and how many secondary rays it took.
 fn shaded<T: Target>(
     mesh: &T,
     camera: &Camera,
     size: Size,
-    rays: &[meshcast::Ray],
+    rays: &[Ray],
     hits: &[Option<T::Hit>],
 ) -> (Vec<[u8; 3]>, u64) {
+    shaded_in_bands(mesh, camera, size, rays, hits, SHADING_BAND_PIXELS)
+}
+
+/// [`shaded`], `band` pixels at a time.
+fn shaded_in_bands<T: Target>(
+    mesh: &T,
+    camera: &Camera,
+    size: Size,
+    rays: &[Ray],
+    hits: &[Option<T::Hit>],
+    band: usize,
+) -> (Vec<[u8; 3]>, u64) {
     let shading = Shading::new(mesh, camera);
-    let shades: Vec<([u8; 3], u32)> = (rays, hits)
+    let mut pixels = Vec::with_capacity(rays.len());
+    let mut secondary = 0;
+    for (index, (rays, hits)) in rays.chunks(band).zip(hits.chunks(band)).enumerate() {
+        let first = index * band;
+        secondary += shade_band(&shading, mesh, size, first, rays, hits, &mut pixels);
+    }
+    (pixels, secondary)
+}
+
+/// Shades the pixels from `first` on, whose camera rays and hits are given, appends their
+/// colours to `pixels` and returns how many secondary rays they took.
+///
+/// The secondary rays go to the library in two batches, each in pixel order (row-major, one
+/// pixel's rays together): a shadow ray for each pixel whose surface faces the key light,
+/// parallel rays from neighbouring points that are traced as packets, then each pixel's
+/// ambient occlusion rays. The picture is the one asking each ray alone would make.
+fn shade_band<T: Target>(
+    shading: &Shading<'_, T>,
+    mesh: &T,
+    size: Size,
+    first: usize,
+    rays: &[Ray],
+    hits: &[Option<T::Hit>],
+    pixels: &mut Vec<[u8; 3]>,
+) -> u64 {
+    let points: Vec<Option<ShadingPoint>> = (rays, hits)
         .into_par_iter()
+        .map(|(ray, hit)| hit.as_ref().and_then(|hit| shading.point(ray, hit)))
+        .collect();
+    let shadow_rays: Vec<Ray> = points
+        .iter()
+        .flatten()
+        .filter_map(|point| shading.shadow_ray(point))
+        .collect();
+    let occlusion_rays: Vec<Ray> = points
+        .par_iter()
         .enumerate()
-        .map(|(index, (ray, hit))| match hit {
-            Some(hit) => {
-                let shade = shading.shade(ray, hit, index as u32);
-                (to_bytes(shade.colour), shade.secondary_rays)
-            }
-            None => (to_bytes(background_at(index, size)), 0),
+        .flat_map_iter(|(index, point)| {
+            let pixel = (first + index) as u32;
+            point
+                .iter()
+                .flat_map(move |point| shading.occlusion_rays(point, pixel))
         })
         .collect();
-    let secondary = shades.iter().map(|&(_, n)| u64::from(n)).sum();
-    (
-        shades.into_iter().map(|(pixel, _)| pixel).collect(),
-        secondary,
-    )
+    let shadowed = mesh.occluded_batch(&shadow_rays);
+    let occluded = mesh.occluded_batch(&occlusion_rays);
+
+    // Each pixel's answers, taken in the order its rays were laid out: whether the key light
+    // reaches it, and how many occlusion rays found nothing.
+    let mut shadowed = shadowed.iter();
+    let mut occluded = occluded.chunks_exact(AO_SAMPLES as usize);
+    let visibility: Vec<Option<(bool, u32)>> = points
+        .iter()
+        .map(|point| {
+            let point = point.as_ref()?;
+            let key_light_visible = point.faces_key_light() && shadowed.next() == Some(&false);
+            let open = occluded.next()?.iter().filter(|&&hit| !hit).count();
+            Some((key_light_visible, open as u32))
+        })
+        .collect();
+    pixels.par_extend(
+        (&points, &visibility, hits)
+            .into_par_iter()
+            .enumerate()
+            .map(|(index, (point, visibility, hit))| {
+                match (point.as_ref().zip(*visibility), hit) {
+                    (Some((point, (visible, open))), _) => {
+                        to_bytes(shading.colour(point, visible, open))
+                    }
+                    // A hit that is not of this mesh: nothing to shade.
+                    (None, Some(_)) => to_bytes(Vec3::ZERO),
+                    (None, None) => to_bytes(background_at(first + index, size)),
+                }
+            }),
+    );
+    (shadow_rays.len() + occlusion_rays.len()) as u64
 }
 
 /// The depth picture: distances mapped from the nearest (white) to the farthest (dark).
@@ -200,7 +276,7 @@ fn normals<T: Target>(
     mesh: &T,
     camera: &Camera,
     size: Size,
-    rays: &[meshcast::Ray],
+    rays: &[Ray],
     hits: &[Option<T::Hit>],
 ) -> Vec<[u8; 3]> {
     let shading = Shading::new(mesh, camera);
@@ -242,4 +318,91 @@ pub fn render_to_file(
     let report = render(mesh, camera, size, Mode::Shaded);
     report.image.write_png(path)?;
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use meshcast::{Kernel, Mesh, Scene};
+    use meshcast_testkit::asset;
+
+    use super::*;
+    use crate::camera_options::{default_camera, DEFAULT_FOV_DEGREES};
+
+    /// The clay picture with every ray asked alone, pixel by pixel: camera rays by `cast`,
+    /// shadow and occlusion rays by `occluded`.
+    fn shaded_one_ray_at_a_time<T: Target>(
+        mesh: &T,
+        camera: &Camera,
+        size: Size,
+    ) -> (Vec<[u8; 3]>, u64) {
+        let shading = Shading::new(mesh, camera);
+        let mut secondary = 0;
+        let pixels = camera
+            .pixel_rays(size.width, size.height)
+            .enumerate()
+            .map(|(index, ray)| {
+                let Some(hit) = mesh.cast(&ray) else {
+                    return to_bytes(background_at(index, size));
+                };
+                let Some(point) = shading.point(&ray, &hit) else {
+                    return to_bytes(Vec3::ZERO);
+                };
+                let shadow = shading.shadow_ray(&point);
+                let visible = shadow.is_some_and(|ray| !mesh.occluded(&ray));
+                let mut open = 0;
+                for probe in shading.occlusion_rays(&point, index as u32) {
+                    open += u32::from(!mesh.occluded(&probe));
+                    secondary += 1;
+                }
+                secondary += u64::from(shadow.is_some());
+                to_bytes(shading.colour(&point, visible, open))
+            })
+            .collect();
+        (pixels, secondary)
+    }
+
+    /// Renders `mesh` in bands of several sizes (one pixel, a band that ends mid-row, the
+    /// whole picture) and checks each picture, and its count of secondary rays, against
+    /// [`shaded_one_ray_at_a_time`].
+    fn check_batched_shading_matches_single_rays<T: Target>(mesh: &T, size: Size, what: &str) {
+        let aspect = size.width as f32 / size.height as f32;
+        let camera = default_camera(mesh, DEFAULT_FOV_DEGREES, aspect);
+        let (expected, expected_secondary) = shaded_one_ray_at_a_time(mesh, &camera, size);
+        assert!(expected_secondary > 0, "{what}: the camera sees the mesh");
+        let rays: Vec<Ray> = camera.pixel_rays(size.width, size.height).collect();
+        let hits = mesh.cast_batch(&rays);
+        for band in [1, 1000, SHADING_BAND_PIXELS] {
+            let (pixels, secondary) = shaded_in_bands(mesh, &camera, size, &rays, &hits, band);
+            assert_eq!(secondary, expected_secondary, "{what}, bands of {band}");
+            let differing = pixels.iter().zip(&expected).position(|(a, b)| a != b);
+            assert_eq!(pixels.len(), expected.len(), "{what}, bands of {band}");
+            assert_eq!(
+                differing, None,
+                "{what}, bands of {band}: first differing pixel"
+            );
+        }
+    }
+
+    #[test]
+    fn batched_shading_matches_single_rays_on_a_mesh_with_every_kernel() {
+        let mut bunny = Mesh::from_obj(asset("stanford-bunny.obj")).unwrap();
+        let size = Size {
+            width: 97,
+            height: 61,
+        };
+        for kernel in Kernel::supported() {
+            bunny.set_kernel(kernel).unwrap();
+            check_batched_shading_matches_single_rays(&bunny, size, kernel.name());
+        }
+    }
+
+    #[test]
+    fn batched_shading_matches_single_rays_on_a_scene() {
+        let scene = Scene::from_path(asset("gltf/SimpleMeshes.gltf")).unwrap();
+        let size = Size {
+            width: 80,
+            height: 40,
+        };
+        check_batched_shading_matches_single_rays(&scene, size, "SimpleMeshes.gltf");
+    }
 }

@@ -1,8 +1,8 @@
 //! The colours of `meshcast render`: a clay look lit by a key light with shadow rays, a
 //! headlight fill and ambient occlusion, plus the depth and normal views.
 //!
-//! Every visibility question is the library's `occluded` (any hit); this module only turns
-//! answers into colours.
+//! Every visibility question is an any-hit query the caller asks the library (in batches,
+//! `occluded_batch`); this module makes the rays and turns the answers into colours.
 
 use glam::Vec3;
 use meshcast::{Camera, Ray, SurfacePoint};
@@ -35,12 +35,6 @@ pub struct Shading<'a, T> {
     key_light: Vec3,
     ao_radius: f32,
     offset: f32,
-}
-
-/// A shaded pixel's colour and how many secondary rays it took.
-pub struct Shade {
-    pub colour: Vec3,
-    pub secondary_rays: u32,
 }
 
 impl<'a, T: Target> Shading<'a, T> {
@@ -87,32 +81,36 @@ impl<'a, T: Target> Shading<'a, T> {
         }
     }
 
-    /// The clay colour of a hit (linear RGB), with a shadow ray towards the key light and
-    /// [`AO_SAMPLES`] ambient occlusion rays, decorrelated between pixels by `pixel`; black
-    /// for a hit that is not of this mesh.
-    pub fn shade(&self, ray: &Ray, hit: &T::Hit, pixel: u32) -> Shade {
-        let Some(surface) = self.mesh.surface(hit) else {
-            return Shade {
-                colour: Vec3::ZERO,
-                secondary_rays: 0,
-            };
-        };
+    /// Where `ray` met the surface at `hit`, as shading needs it; `None` for a hit that is
+    /// not of this mesh.
+    pub fn point(&self, ray: &Ray, hit: &T::Hit) -> Option<ShadingPoint> {
+        let surface = self.mesh.surface(hit)?;
         let normal = self.facing_normal(ray, &surface);
-        let origin = surface.point + normal * self.offset;
+        Some(ShadingPoint {
+            normal,
+            origin: surface.point + normal * self.offset,
+            key: normal.dot(self.key_light).max(0.0),
+            headlight: normal.dot(-ray.dir).max(0.0),
+        })
+    }
 
-        let key = normal.dot(self.key_light).max(0.0);
-        let lit = if key > 0.0 && !self.mesh.occluded(&Ray::new(origin, self.key_light)) {
-            key
-        } else {
-            0.0
-        };
-        let headlight = normal.dot(-ray.dir).max(0.0);
+    /// The shadow ray from `point` towards the key light, or `None` where the light is behind
+    /// the surface and leaves it dark whatever lies in between.
+    pub fn shadow_ray(&self, point: &ShadingPoint) -> Option<Ray> {
+        point
+            .faces_key_light()
+            .then(|| Ray::new(point.origin, self.key_light))
+    }
 
+    /// The [`AO_SAMPLES`] ambient occlusion rays of `point`: cosine-weighted directions
+    /// around its normal, as long as the occlusion radius, rotated by `pixel` so that
+    /// neighbouring pixels sample differently.
+    pub fn occlusion_rays(&self, point: &ShadingPoint, pixel: u32) -> impl Iterator<Item = Ray> {
+        let (normal, origin, ao_radius) = (point.normal, point.origin, self.ao_radius);
         let (tangent, bitangent) = normal.any_orthonormal_pair();
         let rotation = hash_unit(pixel);
         let rotation2 = hash_unit(pixel ^ 0x9e37_79b9);
-        let mut open = 0;
-        for i in 0..AO_SAMPLES {
+        (0..AO_SAMPLES).map(move |i| {
             // Cosine-weighted directions from a rotated Hammersley set.
             let u = ((i as f32 + 0.5) / AO_SAMPLES as f32 + rotation).fract();
             let v = (radical_inverse(i) + rotation2).fract();
@@ -121,17 +119,39 @@ impl<'a, T: Target> Shading<'a, T> {
             let dir = tangent * (radius * angle.cos())
                 + bitangent * (radius * angle.sin())
                 + normal * (1.0 - u).max(0.0).sqrt();
-            let probe = Ray::new(origin, dir).with_range(0.0, self.ao_radius);
-            if !self.mesh.occluded(&probe) {
-                open += 1;
-            }
-        }
+            Ray::new(origin, dir).with_range(0.0, ao_radius)
+        })
+    }
+
+    /// The clay colour (linear RGB) of `point`, given whether its shadow ray reached the key
+    /// light (`false` where it has none) and how many of its occlusion rays hit nothing.
+    pub fn colour(&self, point: &ShadingPoint, key_light_visible: bool, open: u32) -> Vec3 {
+        let lit = if key_light_visible { point.key } else { 0.0 };
         let ambient = open as f32 / AO_SAMPLES as f32;
-        let light = KEY_COLOUR * lit + SKY_COLOUR * (ambient * (0.15 + 0.35 * headlight));
-        Shade {
-            colour: ALBEDO * light,
-            secondary_rays: AO_SAMPLES + u32::from(key > 0.0),
-        }
+        let light = KEY_COLOUR * lit + SKY_COLOUR * (ambient * (0.15 + 0.35 * point.headlight));
+        ALBEDO * light
+    }
+}
+
+/// A camera ray's hit as shading needs it: the normal, where secondary rays start and how
+/// the lights fall.
+pub struct ShadingPoint {
+    /// The unit shading normal, facing the camera ray.
+    normal: Vec3,
+    /// Just off the surface on the camera's side, so secondary rays miss the triangle they
+    /// leave.
+    origin: Vec3,
+    /// The cosine towards the key light, 0 where the light is behind the surface.
+    key: f32,
+    /// The cosine towards the eye.
+    headlight: f32,
+}
+
+impl ShadingPoint {
+    /// Whether the key light shines on the surface here (before shadows), so a shadow ray
+    /// is worth tracing.
+    pub fn faces_key_light(&self) -> bool {
+        self.key > 0.0
     }
 }
 

@@ -370,8 +370,8 @@ fn bench_json_has_every_figure() {
     let figures = mesh["throughput"].as_array().unwrap();
     assert_eq!(
         figures.len(),
-        8,
-        "coherent/incoherent x closest/any x 1/all threads"
+        16,
+        "coherent/incoherent x single/batch x closest/any x 1/all threads"
     );
     for figure in figures {
         assert!(
@@ -379,6 +379,27 @@ fn bench_json_has_every_figure() {
             "{figure}"
         );
         assert!(figure["hits"].as_u64().is_some_and(|h| h > 0), "{figure}");
+    }
+    // Each ray set, query and pool is measured both ways, and both ways answer alike.
+    for rays in ["coherent", "incoherent"] {
+        for query in ["closest", "any"] {
+            for threads in [1, 2] {
+                let hits = |method: &str| {
+                    let found: Vec<_> = figures
+                        .iter()
+                        .filter(|f| {
+                            f["rays"] == rays
+                                && f["query"] == query
+                                && f["threads"] == threads
+                                && f["method"] == method
+                        })
+                        .collect();
+                    assert_eq!(found.len(), 1, "{rays} {query} {threads} {method}");
+                    found[0]["hits"].as_u64()
+                };
+                assert_eq!(hits("single"), hits("batch"), "{rays} {query} {threads}");
+            }
+        }
     }
 
     // The transform leaf test keeps more bytes per triangle and says so.
@@ -416,7 +437,32 @@ fn bench_json_has_every_figure() {
         "{}",
         table.stdout
     );
-    assert!(table.stdout.contains("incoherent"), "{}", table.stdout);
+    // One row per ray set and query, asked one ray at a time and then as one batch.
+    let rows: Vec<String> = table
+        .stdout
+        .lines()
+        .filter(|line| line.ends_with('%'))
+        .map(|line| {
+            let words = line.split_whitespace();
+            let label: Vec<&str> = words.take_while(|w| w.parse::<f64>().is_err()).collect();
+            label.join(" ")
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "coherent closest",
+            "coherent any",
+            "coherent closest (packets)",
+            "coherent any (packets)",
+            "incoherent closest",
+            "incoherent any",
+            "incoherent closest (batch)",
+            "incoherent any (batch)",
+        ],
+        "{}",
+        table.stdout
+    );
 }
 
 #[test]
