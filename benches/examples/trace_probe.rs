@@ -6,7 +6,8 @@
 //! cost). Environment: `MESHCAST_KERNEL` picks the node kernel; `PROBE_SUBDIVIDE=N` subdivides
 //! the mesh N times; `PROBE_SKIP=1` builds everything but traces nothing (subtract it to count
 //! the tracing alone); `PROBE_TIME=N` prints the best Mrays/s of N timed passes instead;
-//! `PROBE_COUNT=1` prints the nodes, leaves and blocks visited per ray.
+//! `PROBE_COUNT=1` prints the nodes, leaves and blocks visited per ray; `PROBE_BATCH=1` traces
+//! with `cast_batch_serial` / `occluded_batch_serial` (packets for coherent rays).
 //!
 //! ```sh
 //! PROBE_TIME=5 cargo run --release -p meshcast-benches --example trace_probe -- \
@@ -47,7 +48,19 @@ fn main() {
         _ => incoherent_rays(mesh.bounds(), count, 7),
     };
     let any = query == "any";
+    let batch = std::env::var("PROBE_BATCH").is_ok();
     let trace = |rays: &[Ray]| {
+        if batch {
+            return if any {
+                let mut hits = vec![false; rays.len()];
+                mesh.occluded_batch_serial(rays, &mut hits);
+                hits.iter().filter(|&&h| h).count()
+            } else {
+                let mut hits = vec![None; rays.len()];
+                mesh.cast_batch_serial(rays, &mut hits);
+                hits.iter().flatten().count()
+            };
+        }
         rays.iter()
             .filter(|r| {
                 if any {

@@ -15,7 +15,7 @@ use crate::Options;
 const FONT_PATH: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
 /// Bar colours per row, in row order.
-const COLOURS: [RGBColor; 7] = [
+const COLOURS: [RGBColor; 8] = [
     RGBColor(214, 39, 40),
     RGBColor(31, 119, 180),
     RGBColor(44, 160, 44),
@@ -23,6 +23,7 @@ const COLOURS: [RGBColor; 7] = [
     RGBColor(255, 127, 14),
     RGBColor(140, 86, 75),
     RGBColor(127, 127, 127),
+    RGBColor(227, 119, 194),
 ];
 
 /// Registers the font once; plotters keeps a `'static` reference to its bytes.

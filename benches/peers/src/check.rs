@@ -5,12 +5,17 @@
 //! Libraries use different triangle tests, so rays through an exact edge or vertex may go
 //! either way; the counts are reported as they are. meshcast promises the brute-force answer
 //! exactly, so for it any difference in the bits of `t` counts.
+//!
+//! A packet row is also compared with its own library's single-ray answers on every ray of
+//! both sets, traced in the benchmark's order and chunks (so the packets are the measured
+//! ones): meshcast's batch call must answer what `Mesh::cast` does, bit for bit.
 
 use meshcast::{Ray, Triangle};
 use meshcast_testkit::brute_force_cast;
 use rayon::prelude::*;
 
 use crate::tracer::Tracer;
+use crate::CHUNK;
 
 /// The relative tolerance on `t` for the peers.
 pub const RELATIVE_T_TOLERANCE: f32 = 1e-4;
@@ -25,12 +30,28 @@ pub struct CheckResult {
     pub name: String,
     /// Rays checked (both sets).
     pub rays: usize,
+    /// Whether the row promises the brute-force answer exactly (meshcast's rows).
+    pub exact: bool,
     /// Hit where brute force misses, or the reverse.
     pub hit_miss: usize,
     /// Both hit, but `t` differs beyond the tolerance (for meshcast: in any bit).
     pub distance: usize,
     /// Any-hit answer differs from the row's own closest-hit hit/miss (blank for packet rows).
     pub any_vs_closest: Option<usize>,
+    /// For a packet row: rays whose packet answer differs from the library's single-ray
+    /// answer (hit/miss, or `t` beyond the tolerance; for meshcast in any bit), and how many
+    /// rays were compared.
+    pub packet_vs_single: Option<(usize, usize)>,
+}
+
+impl CheckResult {
+    /// Every disagreement the check found.
+    pub fn disagreements(&self) -> usize {
+        self.hit_miss
+            + self.distance
+            + self.any_vs_closest.unwrap_or(0)
+            + self.packet_vs_single.map_or(0, |(differ, _)| differ)
+    }
 }
 
 /// How many rays of each set to check on a mesh of `triangles`, at most `wanted`.
@@ -69,6 +90,7 @@ pub fn compare(
     let mut result = CheckResult {
         name: name.to_string(),
         rays: reference.len(),
+        exact,
         any_vs_closest: any.map(|_| 0),
         ..CheckResult::default()
     };
@@ -109,13 +131,31 @@ pub fn check_tracer(
     compare(name, reference, &closest, Some(&any), exact)
 }
 
-/// Checks a tracer's packet path on `rays` against `reference`.
+/// Checks a tracer's packet path on the sample `rays` against `reference`, and on every ray
+/// of `sets` against the tracer's own single-ray answers (in the current rayon pool, in the
+/// chunks of the all-threads loop); `exact` asks for equal bits in both.
 pub fn check_packets(
     name: &str,
     tracer: &dyn Tracer,
     rays: &[Ray],
     reference: &[Option<f32>],
+    sets: &[&[Ray]],
+    exact: bool,
 ) -> CheckResult {
     let closest = tracer.packet_closest(rays);
-    compare(name, reference, &closest, None, false)
+    let mut result = compare(name, reference, &closest, None, exact);
+    let mut differ = 0;
+    let mut compared = 0;
+    for set in sets {
+        let single: Vec<Option<f32>> = set.par_iter().map(|ray| tracer.closest(ray)).collect();
+        let packets: Vec<Option<f32>> = set
+            .par_chunks(CHUNK)
+            .flat_map_iter(|chunk| tracer.packet_closest(chunk))
+            .collect();
+        let check = compare(name, &single, &packets, None, exact);
+        differ += check.hit_miss + check.distance;
+        compared += set.len();
+    }
+    result.packet_vs_single = Some((differ, compared));
+    result
 }

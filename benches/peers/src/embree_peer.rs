@@ -8,7 +8,7 @@ use anyhow::Result;
 use meshcast::Ray;
 
 use crate::embree::{Device, PacketRay, Scene, SceneFlags};
-use crate::results::{EMBREE, EMBREE_ROBUST};
+use crate::results::{EMBREE, EMBREE_PACKETS, EMBREE_ROBUST};
 use crate::tracer::{xyz, Geometry, Library, Threads, Tracer};
 
 /// Embree, with one device per thread setting, made once so that device start-up (its thread
@@ -108,7 +108,7 @@ impl Tracer for EmbreeTracer {
     /// Only the default scene has a packet row: the targets name single-ray queries, and one
     /// packet row shows what packets add.
     fn packet_name(&self) -> Option<&'static str> {
-        (self.flags == SceneFlags::Default).then_some("Embree ×16")
+        (self.flags == SceneFlags::Default).then_some(EMBREE_PACKETS)
     }
 
     fn packet_closest(&self, rays: &[Ray]) -> Vec<Option<f32>> {

@@ -115,6 +115,7 @@ fn check_table(result: &MeshResult) -> Table {
         "hit/miss".to_string(),
         "t off".to_string(),
         "any ≠ closest".to_string(),
+        "packets ≠ single ray".to_string(),
     ]];
     for check in &result.check {
         rows.push(vec![
@@ -125,6 +126,11 @@ fn check_table(result: &MeshResult) -> Table {
             check
                 .any_vs_closest
                 .map_or("–".to_string(), |n| n.to_string()),
+            check
+                .packet_vs_single
+                .map_or("–".to_string(), |(differ, rays)| {
+                    format!("{differ} of {rays}")
+                }),
         ]);
     }
     Table { rows }
@@ -186,7 +192,7 @@ pub fn print_mesh(result: &MeshResult, options: &Options, libraries: &[Box<dyn L
     }
     println!("  {}", hit_summary(result));
     println!(
-        "  correctness on {} + {} rays vs brute force (watertight `Triangle::intersect`; t within {RELATIVE_T_TOLERANCE:e} relative, meshcast exact):",
+        "  correctness on {} + {} rays vs brute force (watertight `Triangle::intersect`; t within {RELATIVE_T_TOLERANCE:e} relative, meshcast exact); packet rows also vs their single-ray answers on every ray:",
         result.checked_rays, result.checked_rays
     );
     print!("{}", check_table(result).text());
@@ -300,8 +306,11 @@ pub fn markdown(run: &Run, results: &[MeshResult]) -> String {
          device) and on all threads where the library can build in parallel (parry3d cannot). \
          Throughput calls each library's single-ray query once per ray, on one thread or from \
          a rayon pool of all threads (chunks of 256 rays); Embree robust is Embree with \
-         `RTC_SCENE_FLAG_ROBUST` set on its scene; Embree's 16-ray packets (default scene) are \
-         an extra row, measured on the coherent rays only.\n"
+         `RTC_SCENE_FLAG_ROBUST` set on its scene. Two packet rows are measured on the \
+         coherent rays only, in their row-by-row order: *meshcast batch* \
+         (`Mesh::cast_batch_serial`, which traces runs of up to 8 similar rays as packets, \
+         256 rays per call) and *Embree ×16* (`rtcIntersect16`, default scene); on all \
+         threads each chunk of 256 rays is answered by one thread's packet calls.\n"
     );
     let _ = writeln!(md, "Meshes: `bunny` is `assets/stanford-bunny.obj`, `ogre` is `assets/ogre.obj`, `bunny-x16` and `bunny-x64` are the bunny with every triangle split into 4 twice and three times (`TriMesh::subdivide`). Rays: *coherent* is a square camera image framing the mesh (`Camera::framing`, 40° field of view, as `meshcast bench`), one ray per pixel, row by row (`Camera::pixel_rays`); *incoherent* is `meshcast_testkit::incoherent_rays` (from a sphere around the mesh towards random points in its box, seed 0x6d657368); *occlusion* is an any-hit query on the incoherent rays.\n");
     let _ = writeln!(
@@ -346,8 +355,11 @@ pub fn markdown(run: &Run, results: &[MeshResult]) -> String {
          *hit/miss* counts rays where one hits and the other does not; *t off* counts hits \
          whose distance differs by more than {RELATIVE_T_TOLERANCE:e} relative (for meshcast: in any bit); \
          *any ≠ closest* counts rays whose any-hit answer differs from the library's own \
-         closest-hit hit/miss. Libraries use different triangle tests, so rays through exact \
-         edges may go either way; counts are reported as they are.\n"
+         closest-hit hit/miss; *packets ≠ single ray*, for a packet row, counts rays of both \
+         whole sets (not only the sample) whose packet answer differs from the same library's \
+         single-ray answer in the same way (for meshcast's batch row: in any bit, against \
+         `Mesh::cast`). Libraries use different triangle tests, so rays through exact edges \
+         may go either way; counts are reported as they are.\n"
     );
     for result in results {
         let _ = writeln!(

@@ -9,6 +9,10 @@ pub const MESHCAST: &str = "meshcast";
 pub const EMBREE: &str = "Embree";
 /// Embree's row with a robust scene (`RTC_SCENE_FLAG_ROBUST`), the summary's second reference.
 pub const EMBREE_ROBUST: &str = "Embree robust";
+/// meshcast's packet row: `cast_batch_serial` on the camera rays.
+pub const MESHCAST_BATCH: &str = "meshcast batch";
+/// Embree's packet row (`rtcIntersect16`, default scene), the reference of meshcast's.
+pub const EMBREE_PACKETS: &str = "Embree ×16";
 
 /// A measured quantity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,8 +1,10 @@
 //! meshcast against the figures its targets name, one line per mesh: its one-thread throughput
-//! over Embree's (default scene, then robust scene), its own all-threads over one-thread
-//! closest-hit throughput, and its build time over Embree's.
+//! over Embree's (default scene, then robust scene), its packet row's over Embree's packets,
+//! its own all-threads over one-thread closest-hit throughput, and its build time over Embree's.
 
-use crate::results::{Figure, MeshResult, Row, EMBREE, EMBREE_ROBUST, MESHCAST};
+use crate::results::{
+    Figure, MeshResult, Row, EMBREE, EMBREE_PACKETS, EMBREE_ROBUST, MESHCAST, MESHCAST_BATCH,
+};
 use crate::table::Table;
 use crate::tracer::Threads;
 
@@ -11,7 +13,9 @@ pub fn caption(threads: usize) -> String {
     format!(
         "Each throughput cell is meshcast's one-thread Mrays/s over Embree's with a default \
          scene / with a robust scene (`RTC_SCENE_FLAG_ROBUST`), single-ray queries \
-         (`rtcIntersect1`, `rtcOccluded1`); the targets are at least 1.0× / 1.3×. The scaling \
+         (`rtcIntersect1`, `rtcOccluded1`); the targets are at least 1.0× / 1.3×. The packets \
+         cell is meshcast's packet row (`Mesh::cast_batch_serial`) over Embree's \
+         (`rtcIntersect16`), one thread, coherent rays (target at least 1.0×). The scaling \
          cells are meshcast's closest-hit Mrays/s on {threads} threads over one thread (target \
          at least 1.9× on two cores). The build cells are meshcast's build time over Embree's \
          (default scene), on one thread and on {threads}; below 1 is faster, the target is at \
@@ -27,6 +31,7 @@ pub fn table(results: &[MeshResult], threads: usize) -> Table {
         "coherent 1T".to_string(),
         "incoherent 1T".to_string(),
         "occlusion 1T".to_string(),
+        "packets coherent 1T".to_string(),
         format!("coherent {all}/1T"),
         format!("incoherent {all}/1T"),
         "build 1T".to_string(),
@@ -36,6 +41,8 @@ pub fn table(results: &[MeshResult], threads: usize) -> Table {
         let meshcast = result.row(MESHCAST);
         let embree = result.row(EMBREE);
         let robust = result.row(EMBREE_ROBUST);
+        let batch = result.row(MESHCAST_BATCH);
+        let packets = result.row(EMBREE_PACKETS);
         let figure =
             |row: Option<&Row>, figure, threads| row.and_then(|r| r.median(figure, threads));
         let mut cells = vec![result.name.to_string()];
@@ -47,6 +54,10 @@ pub fn table(results: &[MeshResult], threads: usize) -> Table {
                 times(ratio(ours, figure(robust, f, Threads::One)))
             ));
         }
+        cells.push(times(ratio(
+            figure(batch, Figure::Coherent, Threads::One),
+            figure(packets, Figure::Coherent, Threads::One),
+        )));
         for f in [Figure::Coherent, Figure::Incoherent] {
             cells.push(times(ratio(
                 figure(meshcast, f, Threads::All),
@@ -68,7 +79,8 @@ pub fn table(results: &[MeshResult], threads: usize) -> Table {
 pub fn text(results: &[MeshResult], threads: usize) -> String {
     format!(
         "\nmeshcast vs peers: Mrays/s over Embree's / Embree robust's on one thread (targets \
-         ≥1.0× / ≥1.3×); {threads}T/1T closest-hit scaling (target ≥1.9×); build time over \
+         ≥1.0× / ≥1.3×); packets: meshcast batch over Embree ×16, coherent, one thread \
+         (target ≥1.0×); {threads}T/1T closest-hit scaling (target ≥1.9×); build time over \
          Embree's (target ≤1.0×)\n{}",
         table(results, threads).text()
     )
