@@ -181,9 +181,11 @@ pub fn cast<T: Target>(
             // Normals in a second loop: their loads (cache misses on a large mesh) are
             // independent of one another there, so they overlap, where after each ray's walk
             // they would not.
+            // One serial batch per chunk: coherent neighbours (a camera image) are traced
+            // as packets, the threads being this pool's.
             let mut hits = [None; CHUNK];
-            for ((ray, hit), i) in rays.iter().zip(&mut hits).zip(0..) {
-                *hit = target.cast(ray);
+            target.cast_batch_serial(rays, &mut hits[..rays.len()]);
+            for (hit, i) in hits[..rays.len()].iter().zip(0..) {
                 match hit {
                     Some(hit) => {
                         t[i] = T::hit_t(hit);
