@@ -47,44 +47,60 @@ impl RayClass {
 
 /// The lanes of `rays` in `lanes` (bits), split into groups of one [`RayClass`]: bits per group.
 #[inline]
-pub(crate) fn by_class(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> impl Iterator<Item = u32> + '_ {
-    let classes = rays.map(|ray| RayClass::of(&ray));
+pub(crate) fn by_class(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> impl Iterator<Item = u32> {
+    // The eight classes as the bytes of one word, so that the lanes of a class are found by a
+    // few word operations rather than a loop.
+    let classes = rays.iter().enumerate().fold(0u64, |word, (lane, ray)| {
+        word | u64::from(RayClass::of(ray).0) << (8 * lane)
+    });
     let mut left = lanes;
     core::iter::from_fn(move || {
-        let first = classes[left.checked_next()?];
-        let group = select(left, |lane| classes[lane] == first);
+        let first = left.checked_next()?;
+        let group = equal_bytes(classes, (classes >> (8 * first)) & 0xff) & left;
         left &= !group;
         Some(group)
     })
+}
+
+/// The bytes of `word` equal to `byte`, a bit each.
+#[inline]
+fn equal_bytes(word: u64, byte: u64) -> u32 {
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let diff = word ^ (byte * 0x0101_0101_0101_0101);
+    // 0x80 in each byte of `diff` that is zero, exactly (no carries between bytes).
+    let zero = !(((diff & LOW) + LOW) | diff | LOW);
+    // Gathers the eight high bits into the top byte.
+    ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
 }
 
 /// The packets among the rays of `rays` in `lanes` (bits, valid rays): bits per packet, each
 /// of one [`RayClass`], and the bits of the rays that walk alone.
 #[inline]
 pub(crate) fn coherent(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> (Packets, u32) {
-    let mut classes = [RayClass(0); PACKET_WIDTH];
-    let mut unit = [glam::Vec3::ZERO; PACKET_WIDTH];
-    let mut length = [0.0f32; PACKET_WIDTH];
-    for (lane, ray) in rays.iter().enumerate() {
-        classes[lane] = RayClass::of(ray);
-        length[lane] = ray.dir.length();
-        unit[lane] = ray.dir / length[lane];
-    }
     let mut packets = Packets::new();
     let mut alone = 0;
-    let mut left = lanes;
-    while let Some(first) = left.checked_next() {
-        let group = select(left, |lane| {
-            classes[lane] == classes[first]
-                && unit[lane].dot(unit[first]) >= PACKET_CONE_COS
-                && rays[lane].origin.distance(rays[first].origin)
-                    <= PACKET_ORIGIN_SPREAD * length[first]
-        }) | 1 << first;
-        left &= !group;
-        if group.count_ones() >= PACKET_MIN_RAYS {
-            packets.push(group);
-        } else {
-            alone |= group;
+    // Classes first, which are cheap: random rays rarely have enough of one, and then need
+    // nothing more.
+    for class in by_class(rays, lanes) {
+        if class.count_ones() < PACKET_MIN_RAYS {
+            alone |= class;
+            continue;
+        }
+        let mut left = class;
+        while let Some(first) = left.checked_next() {
+            let (lead, length) = (rays[first], rays[first].dir.length());
+            let unit = lead.dir / length;
+            let group = select(left, |lane| {
+                let ray = &rays[lane];
+                ray.dir.dot(unit) >= PACKET_CONE_COS * ray.dir.length()
+                    && ray.origin.distance(lead.origin) <= PACKET_ORIGIN_SPREAD * length
+            }) | 1 << first;
+            left &= !group;
+            if group.count_ones() >= PACKET_MIN_RAYS {
+                packets.push(group);
+            } else {
+                alone |= group;
+            }
         }
     }
     (packets, alone)
@@ -117,6 +133,16 @@ mod tests {
 
     fn rays(dirs: [Vec3; PACKET_WIDTH]) -> [Ray; PACKET_WIDTH] {
         dirs.map(|dir| Ray::new(Vec3::ZERO, dir))
+    }
+
+    #[test]
+    fn equal_bytes_are_found_exactly() {
+        let word = u64::from_le_bytes([3, 0, 3, 255, 128, 3, 1, 3]);
+        assert_eq!(equal_bytes(word, 3), 0b1010_0101);
+        assert_eq!(equal_bytes(word, 0), 0b0000_0010);
+        assert_eq!(equal_bytes(word, 255), 0b0000_1000);
+        assert_eq!(equal_bytes(word, 128), 0b0001_0000);
+        assert_eq!(equal_bytes(word, 2), 0);
     }
 
     #[test]
