@@ -19,10 +19,10 @@ use crate::{Hit, Ray, Triangle, TriangleBlock, WatertightRay};
 ///
 /// let triangle = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
 /// let rays: [Ray; 8] =
-///     core::array::from_fn(|i| Ray::new(Vec3::new(0.1 * i as f32, 0.15, 1.0), Vec3::NEG_Z));
+///     core::array::from_fn(|i| Ray::new(Vec3::new(0.13 * i as f32, 0.15, 1.0), Vec3::NEG_Z));
 /// let packet = WatertightPacket::new(&rays, 0xff).expect("the rays share their axes");
 /// let hits = packet.intersect(&triangle, Lanes::splat(Portable, f32::INFINITY), 0xff);
-/// // The rays at x = 0, ..., 0.8 hit; the one at x = 0.9 passes beside the hypotenuse.
+/// // The rays at x = 0, ..., 0.78 hit; the one at x = 0.91 passes beside the hypotenuse.
 /// assert_eq!(hits.lanes(), 0b0111_1111);
 /// let single = WatertightRay::new(&rays[3]).intersect(triangle.v0, triangle.v1, triangle.v2);
 /// assert_eq!(hits.hit(3), single);
