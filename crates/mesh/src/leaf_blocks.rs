@@ -15,6 +15,7 @@ use meshcast_primitives::{
 use rayon::prelude::*;
 
 use crate::query::FaceCulling;
+use crate::ray_queries::for_each_lane;
 use crate::{LeafTest, TriMesh};
 
 const _: () = assert!(BLOCK_WIDTH == LEAF_ALIGNMENT);
@@ -216,7 +217,7 @@ impl LeafBlocks {
                 leaf.best.write(lanes, hits);
             }
             // The transform test has no packet form: each ray walks alone.
-            Self::Transform(_) => crate::ray_queries::for_each_lane(lanes, |lane| {
+            Self::Transform(_) => for_each_lane(lanes, |lane| {
                 hits[lane] = self.cast(wide, tri_mesh, &rays[lane], culling, keep, None);
             }),
         }
@@ -318,7 +319,7 @@ impl BestHits {
 
     /// Writes the hits of `lanes` to `hits`.
     fn write(&self, lanes: u32, hits: &mut [Option<Hit>; PACKET_WIDTH]) {
-        crate::ray_queries::for_each_lane(lanes, |lane| hits[lane] = self.get(lane));
+        for_each_lane(lanes, |lane| hits[lane] = self.get(lane));
     }
 }
 
@@ -406,7 +407,7 @@ impl<'l, 'a, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, K> {
                 best.u = best_u.to_array();
                 best.v = best_v.to_array();
                 best.triangle = best_triangle.to_array().map(f32::to_bits);
-                for_each_set_lane(at_end, |lane| {
+                for_each_lane(at_end, |lane| {
                     if let Some(found) = hits.hit(lane) {
                         best.offer(lane, found.with_triangle(index));
                     }
@@ -428,18 +429,12 @@ impl<'l, 'a, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, K> {
 /// `t_max` with the lanes of `lanes` cut to their best hit's `t`.
 #[inline(always)]
 fn lane_t_max(mut t_max: [f32; PACKET_WIDTH], best: &BestHits, lanes: u32) -> [f32; PACKET_WIDTH] {
-    for_each_set_lane(lanes, |lane| {
+    for_each_lane(lanes, |lane| {
         if best.triangle[lane] != NO_HIT {
             t_max[lane] = best.t[lane];
         }
     });
     t_max
-}
-
-/// Calls `f` with each set bit's index of `lanes`, lowest first.
-#[inline(always)]
-fn for_each_set_lane(lanes: u32, f: impl FnMut(usize)) {
-    crate::ray_queries::for_each_lane(lanes, f);
 }
 
 impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
