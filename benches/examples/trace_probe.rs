@@ -7,7 +7,8 @@
 //! the mesh N times; `PROBE_SKIP=1` builds everything but traces nothing (subtract it to count
 //! the tracing alone); `PROBE_TIME=N` prints the best Mrays/s of N timed passes instead;
 //! `PROBE_COUNT=1` prints the nodes, leaves and blocks visited per ray; `PROBE_BATCH=1` traces
-//! with `cast_batch_serial` / `occluded_batch_serial` (packets for coherent rays).
+//! with `cast_batch_serial` / `occluded_batch_serial` (packets for coherent rays);
+//! `PROBE_FOV=D` sets the camera's field of view in degrees (default 60; `benches/peers` uses 40).
 //!
 //! ```sh
 //! PROBE_TIME=5 cargo run --release -p meshcast-benches --example trace_probe -- \
@@ -37,7 +38,8 @@ fn main() {
     let rays: Vec<Ray> = match set.as_str() {
         "coherent" => {
             let side = (count as f64).sqrt() as u32;
-            Camera::framing(mesh.bounds(), 60.0, 1.0)
+            let fov: f32 = std::env::var("PROBE_FOV").map_or(60.0, |v| v.parse().expect("fov"));
+            Camera::framing(mesh.bounds(), fov, 1.0)
                 .pixel_rays(side, side)
                 .collect()
         }
@@ -61,15 +63,15 @@ fn main() {
                 hits.iter().flatten().count()
             };
         }
-        rays.iter()
-            .filter(|r| {
-                if any {
-                    mesh.occluded(r)
-                } else {
-                    mesh.cast(r).is_some()
-                }
-            })
-            .count()
+        // Answers kept as the batch calls keep them, so that the two cost the same outside
+        // the queries.
+        if any {
+            let hits: Vec<bool> = rays.iter().map(|r| mesh.occluded(r)).collect();
+            hits.iter().filter(|&&h| h).count()
+        } else {
+            let hits: Vec<_> = rays.iter().map(|r| mesh.cast(r)).collect();
+            hits.iter().flatten().count()
+        }
     };
     if let Ok(passes) = std::env::var("PROBE_TIME") {
         let best = (0..passes.parse::<usize>().expect("passes"))

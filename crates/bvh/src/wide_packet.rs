@@ -21,7 +21,8 @@
 
 use core::ops::Range;
 
-use meshcast_primitives::{Aabb, Lanes, Ray, Simd, ALL_LANES, PACKET_WIDTH, SLAB_SLACK};
+use glam::Vec3A;
+use meshcast_primitives::{Aabb, Lanes, Ray, Simd, PACKET_WIDTH, SLAB_SLACK};
 
 use crate::simd::{self, Plane, RaySetup};
 use crate::wide::{WideNode, WIDE_WIDTH};
@@ -225,14 +226,20 @@ impl WideBvh {
         if self.nodes.is_empty() {
             return 0;
         }
-        let mut left = lanes & ALL_LANES;
+        // One pass over the rays: which are valid, which walk alone, and each one's octant.
+        let mut left = 0;
         let mut alone = 0;
+        let mut octants = [0u8; PACKET_WIDTH];
         for (lane, ray) in rays.iter().enumerate() {
-            if !ray.is_valid() {
-                left &= !(1 << lane);
-            } else if !ray.dir.recip().is_finite() {
-                alone |= 1 << lane;
+            let bit = 1 << lane;
+            if lanes & bit == 0 || !ray.is_valid() {
+                continue;
             }
+            left |= bit;
+            if !Vec3A::from(ray.dir).recip().is_finite() {
+                alone |= bit;
+            }
+            octants[lane] = octant(ray);
         }
         let mut hit = 0;
         while left != 0 {
@@ -240,14 +247,11 @@ impl WideBvh {
             let part = if alone & (1 << first) != 0 {
                 1 << first
             } else {
-                let first_octant = octant(&rays[first]);
                 let mut part = 0;
-                for (lane, ray) in rays.iter().enumerate() {
-                    if left & !alone & (1 << lane) != 0 && octant(ray) == first_octant {
-                        part |= 1 << lane;
-                    }
+                for (lane, &octant) in octants.iter().enumerate() {
+                    part |= u32::from(octant == octants[first]) << lane;
                 }
-                part
+                part & left & !alone
             };
             left &= !part;
             hit |= if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
@@ -323,8 +327,9 @@ impl WideBvh {
     }
 }
 
-/// The octant of a direction: the sign of each component, `-0.0` negative.
+/// The octant of a ray's direction: a bit per component's sign, `-0.0` negative.
 #[inline(always)]
-fn octant(ray: &Ray) -> [bool; 3] {
-    ray.dir.to_array().map(f32::is_sign_negative)
+fn octant(ray: &Ray) -> u8 {
+    let [x, y, z] = ray.dir.to_array().map(|c| u8::from(c.is_sign_negative()));
+    x | y << 1 | z << 2
 }

@@ -7,7 +7,7 @@ use meshcast_primitives::{Aabb, Hit, Ray, Triangle, PACKET_WIDTH};
 
 use crate::packets;
 use crate::query::FaceCulling;
-use crate::ray_queries::for_each_lane;
+use crate::ray_queries::{for_each_lane, valid_lanes};
 use crate::{
     Culling, Error, Facing, Filter, Mesh, QueryOptions, RayQueries, Result, SurfacePoint,
     ALL_LAYERS,
@@ -231,6 +231,8 @@ impl Instance {
     ) {
         let culling = FaceCulling::new(culling, self.mirrored);
         let local = rays.map(|ray| self.to_local(&ray));
+        // A world ray carried into the mesh's space can overflow (a huge direction through a
+        // shrinking transform), and then hits nothing, as the single-ray walk answers.
         for class in packets::by_class(&local, valid_lanes(&local, lanes)) {
             self.mesh
                 .closest_packet(&local, class, culling, filter, hits);
@@ -346,15 +348,6 @@ impl RayQueries for Instance {
         }
         self.any_packet(rays, lanes, options.culling, &options.filter)
     }
-}
-
-/// The lanes of `lanes` whose ray is valid: a world ray carried into a mesh's space can
-/// overflow (a huge direction through a shrinking transform), and then hits nothing, as the
-/// single-ray walk answers.
-fn valid_lanes(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> u32 {
-    (0..PACKET_WIDTH)
-        .filter(|&lane| lanes & (1 << lane) != 0 && rays[lane].is_valid())
-        .fold(0, |valid, lane| valid | 1 << lane)
 }
 
 /// The `f64` inverse of `transform` and the inverse transpose of its linear part.

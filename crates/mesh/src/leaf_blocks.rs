@@ -15,7 +15,7 @@ use meshcast_primitives::{
 use rayon::prelude::*;
 
 use crate::query::FaceCulling;
-use crate::ray_queries::for_each_lane;
+use crate::ray_queries::{at_least, for_each_lane};
 use crate::{LeafTest, TriMesh};
 
 const _: () = assert!(BLOCK_WIDTH == LEAF_ALIGNMENT);
@@ -354,7 +354,7 @@ impl<'l, 'a, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, K> {
     /// The packet test, if the rays share their axes and `lanes` holds enough of them.
     #[inline(always)]
     fn packet(&mut self, lanes: u32) -> Option<WatertightPacket> {
-        if lanes.count_ones() < PACKET_LEAF_RAYS {
+        if !at_least(lanes, PACKET_LEAF_RAYS) {
             return None;
         }
         let (rays, all) = (self.rays.rays, self.lanes);

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::leaf_blocks::LeafBlocks;
 use crate::packets::PACKET_MIN_RAYS;
 use crate::query::FaceCulling;
-use crate::ray_queries::for_each_lane;
+use crate::ray_queries::{at_least, for_each_lane};
 use crate::winding::WindingCache;
 use crate::{Filter, LeafTest, QueryOptions, RayQueries, Result, SurfacePoint, TriMesh};
 
@@ -295,7 +295,7 @@ impl Mesh {
         filter: &impl Filter<u32>,
         hits: &mut [Option<Hit>; PACKET_WIDTH],
     ) {
-        if lanes.count_ones() < PACKET_MIN_RAYS {
+        if !at_least(lanes, PACKET_MIN_RAYS) {
             for_each_lane(lanes, |lane| {
                 hits[lane] = self.closest(&rays[lane], culling, filter)
             });
@@ -323,7 +323,7 @@ impl Mesh {
         culling: FaceCulling,
         filter: &impl Filter<u32>,
     ) -> u32 {
-        if lanes.count_ones() < PACKET_MIN_RAYS {
+        if !at_least(lanes, PACKET_MIN_RAYS) {
             let mut hit = 0;
             for_each_lane(lanes, |lane| {
                 if self.any(&rays[lane], culling, filter) {

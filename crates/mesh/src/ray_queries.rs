@@ -9,7 +9,7 @@
 use core::fmt::Debug;
 use core::ops::Index;
 
-use meshcast_primitives::{Ray, RayHit, PACKET_WIDTH};
+use meshcast_primitives::{Ray, RayHit, ALL_LANES, PACKET_WIDTH};
 use rayon::prelude::*;
 
 use crate::packets;
@@ -253,17 +253,27 @@ pub trait RayQueries: Sync + sealed::Level {
         hits: &mut [Option<Self::Hit>],
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
+        let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
         for (rays, hits) in rays.chunks(PACKET_WIDTH).zip(hits.chunks_mut(PACKET_WIDTH)) {
-            let (limited, lanes) = limit_rays(rays, options);
-            let (packets, alone) = packets::coherent(&limited, lanes);
-            let mut answers: [Option<Self::Hit>; PACKET_WIDTH] = [None; PACKET_WIDTH];
-            for packet in packets {
-                self.walk_closest_packet(&limited, packet, options, &mut answers);
+            let (rays, lanes) = packet_rays(rays, options, &mut scratch);
+            let answer = |answers: &mut [Option<Self::Hit>; PACKET_WIDTH]| {
+                let (packets, alone) = packets::coherent(rays, lanes);
+                for packet in packets {
+                    self.walk_closest_packet(rays, packet, options, answers);
+                }
+                for_each_lane(alone, |lane| {
+                    answers[lane] = self.walk_closest(&rays[lane], options)
+                });
+                for_each_lane(!lanes & ALL_LANES, |lane| answers[lane] = None);
+            };
+            match <&mut [_; PACKET_WIDTH]>::try_from(&mut *hits) {
+                Ok(answers) => answer(answers),
+                Err(_) => {
+                    let mut answers = [None; PACKET_WIDTH];
+                    answer(&mut answers);
+                    hits.copy_from_slice(&answers[..hits.len()]);
+                }
             }
-            for_each_lane(alone, |lane| {
-                answers[lane] = self.walk_closest(&limited[lane], options)
-            });
-            hits.copy_from_slice(&answers[..hits.len()]);
         }
     }
 
@@ -306,15 +316,16 @@ pub trait RayQueries: Sync + sealed::Level {
         hits: &mut [bool],
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
+        let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
         for (rays, hits) in rays.chunks(PACKET_WIDTH).zip(hits.chunks_mut(PACKET_WIDTH)) {
-            let (limited, lanes) = limit_rays(rays, options);
-            let (packets, alone) = packets::coherent(&limited, lanes);
+            let (rays, lanes) = packet_rays(rays, options, &mut scratch);
+            let (packets, alone) = packets::coherent(rays, lanes);
             let mut hit = 0;
             for packet in packets {
-                hit |= self.walk_any_packet(&limited, packet, options) & packet;
+                hit |= self.walk_any_packet(rays, packet, options) & packet;
             }
             for_each_lane(alone, |lane| {
-                if self.walk_any(&limited[lane], options) {
+                if self.walk_any(&rays[lane], options) {
                     hit |= 1 << lane;
                 }
             });
@@ -491,25 +502,52 @@ impl<H, L: IntoIterator<Item = H>> FromIterator<L> for HitLists<H> {
 
 /// The levels that answer [`RayQueries`] and [`crate::PointQueries`]: this crate's `Mesh`,
 /// `Instance` and `Scene`.
-/// Up to [`PACKET_WIDTH`] rays cut to the options' distance limit, and the bits of those
-/// that are valid (the others hit nothing); unused lanes hold a placeholder.
+/// What fills the lanes of a packet that hold no ray.
+const PLACEHOLDER_RAY: Ray = Ray::new(glam::Vec3::ZERO, glam::Vec3::X);
+
+/// Up to [`PACKET_WIDTH`] rays of a batch as a packet, cut to the options' distance limit, and
+/// the bits of the lanes that hold a ray to answer (the others hit nothing). The rays may be
+/// invalid ([`Ray::is_valid`]): [`packets::coherent`] leaves those out of packets, and the
+/// single-ray walks answer them with no hit. A whole packet of rays that need no cut is read
+/// where it lies; otherwise the rays are copied to `scratch`, whose unused lanes hold a
+/// placeholder.
 #[inline]
-fn limit_rays<F>(rays: &[Ray], options: &QueryOptions<F>) -> ([Ray; PACKET_WIDTH], u32) {
-    let mut limited = [Ray::new(glam::Vec3::ZERO, glam::Vec3::X); PACKET_WIDTH];
-    let mut lanes = 0;
+fn packet_rays<'r, F>(
+    rays: &'r [Ray],
+    options: &QueryOptions<F>,
+    scratch: &'r mut [Ray; PACKET_WIDTH],
+) -> (&'r [Ray; PACKET_WIDTH], u32) {
     let unlimited = options.max_distance == f32::INFINITY;
+    if let (true, Ok(whole)) = (unlimited, <&[Ray; PACKET_WIDTH]>::try_from(rays)) {
+        return (whole, ALL_LANES);
+    }
+    let mut lanes = 0;
     for (lane, ray) in rays.iter().enumerate().take(PACKET_WIDTH) {
-        let ray = if unlimited {
-            Some(*ray)
-        } else {
-            options.limit_ray(ray)
-        };
-        if let Some(ray) = ray.filter(Ray::is_valid) {
-            limited[lane] = ray;
+        if let Some(ray) = options.limit_ray(ray) {
+            scratch[lane] = ray;
             lanes |= 1 << lane;
         }
     }
-    (limited, lanes)
+    (scratch, lanes)
+}
+
+/// The lanes of `lanes` whose ray is valid ([`Ray::is_valid`]).
+#[inline]
+pub(crate) fn valid_lanes(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> u32 {
+    (0..PACKET_WIDTH)
+        .filter(|&lane| lanes & (1 << lane) != 0 && rays[lane].is_valid())
+        .fold(0, |valid, lane| valid | 1 << lane)
+}
+
+/// Whether `lanes` has at least `count` bits set: the lowest `count - 1` cleared, something is
+/// left. Cheaper than `count_ones`, which without the `popcnt` instruction (not in the
+/// baseline x86-64 a plain build targets) is a dozen operations.
+#[inline(always)]
+pub(crate) fn at_least(mut lanes: u32, count: u32) -> bool {
+    for _ in 1..count {
+        lanes &= lanes.wrapping_sub(1);
+    }
+    lanes != 0
 }
 
 /// Calls `f` with each set bit's index of `lanes`, lowest first.

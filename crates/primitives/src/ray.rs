@@ -97,12 +97,14 @@ impl Ray {
     /// range `t_min <= t_max` with no NaN (infinite bounds are fine).
     #[inline]
     pub fn is_valid(&self) -> bool {
-        self.origin.is_finite()
-            && self.dir.is_finite()
-            && self.dir != Vec3::ZERO
-            && self.t_min <= self.t_max // false when either is NaN
-            && self.t_min < f32::INFINITY
-            && self.t_max > f32::NEG_INFINITY
+        // `&`, not `&&`: every condition is cheap, and without branches a batch checks its
+        // rays faster.
+        self.origin.is_finite_mask().all()
+            & self.dir.is_finite_mask().all()
+            & (self.dir != Vec3::ZERO)
+            & (self.t_min <= self.t_max) // false when either is NaN
+            & (self.t_min < f32::INFINITY)
+            & (self.t_max > f32::NEG_INFINITY)
     }
 
     /// Whether `t` lies in the accepted range (false for NaN).
