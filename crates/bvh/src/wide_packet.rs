@@ -21,8 +21,7 @@
 
 use core::ops::Range;
 
-use glam::Vec3A;
-use meshcast_primitives::{Aabb, Lanes, Ray, Simd, PACKET_WIDTH, SLAB_SLACK};
+use meshcast_primitives::{lanes_like, Aabb, Lanes, Portable, RayPacket, Simd, SLAB_SLACK};
 
 use crate::simd::{self, Plane, RaySetup};
 use crate::wide::{WideNode, WIDE_WIDTH};
@@ -68,62 +67,38 @@ impl<S: Simd> PacketInterval<S> {
     /// those of its [`RaySetup::new`], bit for bit (correctly rounded quotients, computed
     /// eight at once).
     #[inline(always)]
-    fn new(simd: S, rays: &[Ray; PACKET_WIDTH], lanes: u32, bounds: &Aabb) -> Self {
-        let first = lanes.trailing_zeros() as usize;
-        let mut origin = [[0.0; PACKET_WIDTH]; 3];
-        let mut dir = [[0.0; PACKET_WIDTH]; 3];
-        let mut t_min = [0.0; PACKET_WIDTH];
-        // Along each ray's dominant axis: the origin, the root's planes and the component.
-        let mut axis_origin = [0.0; PACKET_WIDTH];
-        let mut axis_min = [0.0; PACKET_WIDTH];
-        let mut axis_max = [0.0; PACKET_WIDTH];
-        let mut axis_dir = [0.0; PACKET_WIDTH];
-        let (low, high) = (bounds.min.to_array(), bounds.max.to_array());
-        for lane in 0..PACKET_WIDTH {
-            let ray = &rays[if lanes & (1 << lane) != 0 {
-                lane
-            } else {
-                first
-            }];
-            let (o, d) = (ray.origin.to_array(), ray.dir.to_array());
-            for axis in 0..3 {
-                origin[axis][lane] = o[axis];
-                dir[axis][lane] = d[axis];
-            }
-            t_min[lane] = ray.t_min;
-            let axis = ray.dir.abs().max_position();
-            axis_origin[lane] = o[axis];
-            axis_min[lane] = low[axis];
-            axis_max[lane] = high[axis];
-            axis_dir[lane] = d[axis];
-        }
+    fn new(simd: S, rays: &RayPacket, lanes: u32, bounds: &Aabb) -> Self {
         // No closures here: one would be compiled apart from the caller's instruction set, and
         // the lanes' intrinsics would not be inlined into it.
-        let one = Lanes::splat(simd, 1.0);
-        let o = Lanes::from_array(simd, axis_origin);
-        let reach = (Lanes::from_array(simd, axis_min) - o)
+        let [ox, oy, oz] = rays.origin_lanes(simd);
+        let [dx, dy, dz] = rays.dir_lanes(simd);
+        // Along each ray's dominant axis: the origin, the root's planes and the component.
+        let along = rays.dominant(simd);
+        let splat = |value: f32| Lanes::splat(simd, value);
+        let (low, high) = (bounds.min, bounds.max);
+        let axis_origin = on_axis(along, [ox, oy, oz]);
+        let axis_min = on_axis(along, [splat(low.x), splat(low.y), splat(low.z)]);
+        let axis_max = on_axis(along, [splat(high.x), splat(high.y), splat(high.z)]);
+        let axis_dir = on_axis(along, [dx, dy, dz]);
+        let reach = (axis_min - axis_origin)
             .abs()
-            .max((Lanes::from_array(simd, axis_max) - o).abs());
+            .max((axis_max - axis_origin).abs());
         // `slab_slack`'s widening, kept finite as `RaySetup::new` keeps it.
-        let slack = (reach / Lanes::from_array(simd, axis_dir).abs()
-            * Lanes::splat(simd, SLAB_SLACK))
-        .min(Lanes::splat(simd, f32::MAX));
-        let (near, far) = RaySetup::new(&rays[first], bounds).planes();
+        let slack = (reach / axis_dir.abs() * splat(SLAB_SLACK)).min(splat(f32::MAX));
+        let first = lanes.trailing_zeros() as usize;
+        let (near, far) = RaySetup::new(&rays.ray(first), bounds).planes();
+        let one = splat(1.0);
         Self {
-            origin: [
-                ends(Lanes::from_array(simd, origin[0]), lanes),
-                ends(Lanes::from_array(simd, origin[1]), lanes),
-                ends(Lanes::from_array(simd, origin[2]), lanes),
-            ],
+            origin: [ends(ox, lanes), ends(oy, lanes), ends(oz, lanes)],
             inv_dir: [
-                ends(one / Lanes::from_array(simd, dir[0]), lanes),
-                ends(one / Lanes::from_array(simd, dir[1]), lanes),
-                ends(one / Lanes::from_array(simd, dir[2]), lanes),
+                ends(one / dx, lanes),
+                ends(one / dy, lanes),
+                ends(one / dz, lanes),
             ],
-            slack: Lanes::splat(simd, slack.max_of(lanes)),
-            t_min: Lanes::splat(simd, Lanes::from_array(simd, t_min).min_of(lanes)),
-            neg_inf: Lanes::splat(simd, f32::NEG_INFINITY),
-            inf: Lanes::splat(simd, f32::INFINITY),
+            slack: splat(slack.max_of(lanes)),
+            t_min: splat(Lanes::from_array(simd, rays.t_min).min_of(lanes)),
+            neg_inf: splat(f32::NEG_INFINITY),
+            inf: splat(f32::INFINITY),
             near,
             far,
         }
@@ -174,6 +149,13 @@ impl<S: Simd> PacketInterval<S> {
     }
 }
 
+/// Lane by lane, the value of `values` on the lane's dominant axis (`along`: the lanes along
+/// y and along z, [`RayPacket::dominant`]).
+#[inline(always)]
+fn on_axis<S: Simd>([along_y, along_z]: [u32; 2], [x, y, z]: [Lanes<S>; 3]) -> Lanes<S> {
+    z.select(along_z, y.select(along_y, x))
+}
+
 /// The smallest and the largest lane among `lanes` (bits), each splatted.
 #[inline(always)]
 fn ends<S: Simd>(values: Lanes<S>, lanes: u32) -> [Lanes<S>; 2] {
@@ -193,12 +175,12 @@ fn plane<S: Simd>(simd: S, node: &WideNode, p: Plane) -> Lanes<S> {
 impl WideBvh {
     /// Closest hits of the rays of `rays` in `lanes` (bits), walked together: `leaf`
     /// ([`PacketLeaves::closest`]) keeps each ray's closest hit. Degenerate rays
-    /// ([`Ray::is_valid`]) are left out; rays of different direction octants walk apart.
+    /// ([`meshcast_primitives::Ray::is_valid`]) are left out; rays of different direction octants walk apart.
     ///
     /// Every leaf that holds a ray's closest hit is visited with that ray among the tested
     /// lanes, so a leaf test that answers each ray as the single-ray leaf test does gives each
     /// ray the single-ray answer ([`WideBvh::cast_leaves`]), bit for bit.
-    pub fn cast_packet(&self, rays: &[Ray; PACKET_WIDTH], lanes: u32, mut leaf: impl PacketLeaves) {
+    pub fn cast_packet(&self, rays: &RayPacket, lanes: u32, mut leaf: impl PacketLeaves) {
         self.run_packet::<false>(rays, lanes, &mut leaf);
     }
 
@@ -207,7 +189,7 @@ impl WideBvh {
     /// left out (never hit).
     pub fn occluded_packet(
         &self,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         mut leaf: impl PacketLeaves,
     ) -> u32 {
@@ -219,50 +201,35 @@ impl WideBvh {
     #[inline(always)]
     fn run_packet<const ANY: bool>(
         &self,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         leaf: &mut impl PacketLeaves,
     ) -> u32 {
         if self.nodes.is_empty() {
             return 0;
         }
-        // One pass over the rays: which are valid, which walk alone, and each one's octant.
-        let mut left = 0;
-        let mut alone = 0;
-        let mut octants = [0u8; PACKET_WIDTH];
-        for (lane, ray) in rays.iter().enumerate() {
-            let bit = 1 << lane;
-            if lanes & bit == 0 || !ray.is_valid() {
-                continue;
-            }
-            left |= bit;
-            if !Vec3A::from(ray.dir).recip().is_finite() {
-                alone |= bit;
-            }
-            octants[lane] = octant(ray);
-        }
+        // Which rays are valid, which walk alone, and each one's octant, for all at once.
+        let simd = Portable;
+        let mut left = lanes & rays.valid(simd);
+        let inf = Lanes::splat(simd, f32::INFINITY);
+        let [inv_x, inv_y, inv_z] = rays.dir_lanes(simd).map(|d| Lanes::splat(simd, 1.0) / d);
+        let finite = inv_x.abs().lt(inf) & inv_y.abs().lt(inf) & inv_z.abs().lt(inf);
+        let alone = left & !finite;
+        let [x, y, z] = rays.negative(simd);
         let mut hit = 0;
         while left != 0 {
             let first = left.trailing_zeros() as usize;
             let part = if alone & (1 << first) != 0 {
                 1 << first
             } else {
-                let mut part = 0;
-                for (lane, &octant) in octants.iter().enumerate() {
-                    part |= u32::from(octant == octants[first]) << lane;
-                }
-                part & left & !alone
+                let like = |bits| lanes_like(bits, first);
+                like(x) & like(y) & like(z) & left & !alone
             };
             left &= !part;
             hit |= if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
                 simd::walk_packet::<FixedStack, _, ANY>(self, rays, part, leaf)
             } else {
-                self.walk_packet::<meshcast_primitives::Portable, Vec<Pending>, _, ANY>(
-                    meshcast_primitives::Portable,
-                    rays,
-                    part,
-                    leaf,
-                )
+                self.walk_packet::<Portable, Vec<Pending>, _, ANY>(Portable, rays, part, leaf)
             };
         }
         hit
@@ -278,12 +245,12 @@ impl WideBvh {
     pub(crate) fn walk_packet<V: Simd, S: TraversalStack, L: PacketLeaves, const ANY: bool>(
         &self,
         simd: V,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         leaf: &mut L,
     ) -> u32 {
         let interval = PacketInterval::new(simd, rays, lanes, &self.bounds);
-        let mut t_max = Lanes::from_fn(simd, |lane| rays[lane].t_max);
+        let mut t_max = Lanes::from_array(simd, rays.t_max);
         let mut farthest = t_max.max_of(lanes);
         // The rays still walking: with `ANY`, those that found no hit yet.
         let mut active = lanes;
@@ -325,11 +292,4 @@ impl WideBvh {
             }
         }
     }
-}
-
-/// The octant of a ray's direction: a bit per component's sign, `-0.0` negative.
-#[inline(always)]
-fn octant(ray: &Ray) -> u8 {
-    let [x, y, z] = ray.dir.to_array().map(|c| u8::from(c.is_sign_negative()));
-    x | y << 1 | z << 2
 }

@@ -3,11 +3,11 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, DAffine3, DVec3, Mat3, Mat3A, Vec3, Vec3A};
-use meshcast_primitives::{Aabb, Hit, Ray, Triangle, PACKET_WIDTH};
+use meshcast_primitives::{Aabb, Hit, Portable, Ray, RayPacket, Triangle, PACKET_WIDTH};
 
 use crate::packets;
 use crate::query::FaceCulling;
-use crate::ray_queries::{for_each_lane, valid_lanes};
+use crate::ray_queries::for_each_lane;
 use crate::{
     Culling, Error, Facing, Filter, Mesh, QueryOptions, RayQueries, Result, SurfacePoint,
     ALL_LAYERS,
@@ -230,10 +230,10 @@ impl Instance {
         hits: &mut [Option<Hit>; PACKET_WIDTH],
     ) {
         let culling = FaceCulling::new(culling, self.mirrored);
-        let local = rays.map(|ray| self.to_local(&ray));
+        let local = RayPacket::new(&rays.map(|ray| self.to_local(&ray)));
         // A world ray carried into the mesh's space can overflow (a huge direction through a
         // shrinking transform), and then hits nothing, as the single-ray walk answers.
-        for class in packets::by_class(&local, valid_lanes(&local, lanes)) {
+        for class in packets::by_class(&local, local.valid(Portable) & lanes) {
             self.mesh
                 .closest_packet(&local, class, culling, filter, hits);
         }
@@ -249,8 +249,8 @@ impl Instance {
         filter: &impl Filter<u32>,
     ) -> u32 {
         let culling = FaceCulling::new(culling, self.mirrored);
-        let local = rays.map(|ray| self.to_local(&ray));
-        packets::by_class(&local, valid_lanes(&local, lanes))
+        let local = RayPacket::new(&rays.map(|ray| self.to_local(&ray)));
+        packets::by_class(&local, local.valid(Portable) & lanes)
             .map(|class| self.mesh.any_packet(&local, class, culling, filter))
             .fold(0, |hit, class_hit| hit | class_hit)
     }
@@ -325,7 +325,7 @@ impl RayQueries for Instance {
 
     fn walk_closest_packet<F: Filter<u32>>(
         &self,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         options: &QueryOptions<F>,
         hits: &mut [Option<Hit>; PACKET_WIDTH],
@@ -334,19 +334,19 @@ impl RayQueries for Instance {
             for_each_lane(lanes, |lane| hits[lane] = None);
             return;
         }
-        self.closest_packet(rays, lanes, options.culling, &options.filter, hits);
+        self.closest_packet(&rays.rays(), lanes, options.culling, &options.filter, hits);
     }
 
     fn walk_any_packet<F: Filter<u32>>(
         &self,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         options: &QueryOptions<F>,
     ) -> u32 {
         if !options.matches_layers(self.layers) {
             return 0;
         }
-        self.any_packet(rays, lanes, options.culling, &options.filter)
+        self.any_packet(&rays.rays(), lanes, options.culling, &options.filter)
     }
 }
 

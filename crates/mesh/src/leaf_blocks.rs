@@ -8,9 +8,9 @@ use meshcast_bvh::{
     LeafIntersector, PacketLeaves, Parallel, TraversalCounts, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT,
 };
 use meshcast_primitives::{
-    Aabb, BlockHits, BlockRay, Hit, Lanes, Ray, Simd, TransformBlock, TransformHits, TransformRay,
-    Triangle, TriangleBlock, TriangleTransform, WatertightPacket, WatertightRay, BLOCK_WIDTH,
-    PACKET_WIDTH,
+    Aabb, BlockHits, BlockRay, Hit, Lanes, Ray, RayPacket, Simd, TransformBlock, TransformHits,
+    TransformRay, Triangle, TriangleBlock, TriangleTransform, WatertightPacket, WatertightRay,
+    BLOCK_WIDTH, PACKET_WIDTH,
 };
 use rayon::prelude::*;
 
@@ -201,7 +201,7 @@ impl LeafBlocks {
         &self,
         wide: &WideBvh,
         tri_mesh: &TriMesh,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         culling: FaceCulling,
         keep: &impl Fn(u32) -> bool,
@@ -218,7 +218,7 @@ impl LeafBlocks {
             }
             // The transform test has no packet form: each ray walks alone.
             Self::Transform(_) => for_each_lane(lanes, |lane| {
-                hits[lane] = self.cast(wide, tri_mesh, &rays[lane], culling, keep, None);
+                hits[lane] = self.cast(wide, tri_mesh, &rays.ray(lane), culling, keep, None);
             }),
         }
     }
@@ -230,7 +230,7 @@ impl LeafBlocks {
         &self,
         wide: &WideBvh,
         tri_mesh: &TriMesh,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         culling: FaceCulling,
         keep: &impl Fn(u32) -> bool,
@@ -245,7 +245,7 @@ impl LeafBlocks {
             }
             Self::Transform(_) => (0..PACKET_WIDTH)
                 .filter(|&lane| lanes & (1 << lane) != 0)
-                .filter(|&lane| self.occluded(wide, tri_mesh, &rays[lane], culling, keep, None))
+                .filter(|&lane| self.occluded(wide, tri_mesh, &rays.ray(lane), culling, keep, None))
                 .fold(0, |hit, lane| hit | 1 << lane),
         }
     }
@@ -274,7 +274,7 @@ struct PacketLeaf<'l, 'a, K> {
 /// What a packet's leaf test reads: the blocks, the rays and which hits to keep.
 struct PacketRays<'l, 'a, K> {
     leaves: &'l Leaves<'a, TriangleBlock>,
-    rays: &'l [Ray; PACKET_WIDTH],
+    rays: &'l RayPacket,
     culling: FaceCulling,
     keep: &'l K,
 }
@@ -326,7 +326,7 @@ impl BestHits {
 impl<'l, 'a, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, K> {
     fn new(
         leaves: &'l Leaves<'a, TriangleBlock>,
-        rays: &'l [Ray; PACKET_WIDTH],
+        rays: &'l RayPacket,
         lanes: u32,
         culling: FaceCulling,
         keep: &'l K,
@@ -441,7 +441,7 @@ impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
     /// The single-ray leaf query of `lane`.
     #[inline(always)]
     fn query(&self, lane: usize) -> LeafQuery<BlockRay, &'l K> {
-        Leaves::<TriangleBlock>::query(&self.rays[lane], self.culling, self.keep)
+        Leaves::<TriangleBlock>::query(&self.rays.ray(lane), self.culling, self.keep)
     }
 
     /// Calls `found(lane, hit)` for every ray in `lanes` and every triangle of the leaf `slots`
@@ -474,7 +474,7 @@ impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
                         triangle.v0,
                         triangle.v1,
                         triangle.v2,
-                        self.rays[lane].dir,
+                        self.rays.ray(lane).dir,
                     )
                 {
                     continue;
@@ -594,7 +594,7 @@ impl<K: Fn(u32) -> bool> PacketLeaves for &mut PacketLeaf<'_, '_, K> {
 /// The packet test's set-up of `rays` in `lanes`, out of line so that packets that reach no
 /// leaf never make it.
 #[inline(never)]
-fn set_up_packet(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> Option<WatertightPacket> {
+fn set_up_packet(rays: &RayPacket, lanes: u32) -> Option<WatertightPacket> {
     WatertightPacket::new(rays, lanes)
 }
 

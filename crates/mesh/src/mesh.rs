@@ -4,7 +4,7 @@ use std::path::Path;
 
 use glam::Vec3;
 use meshcast_bvh::{BuildOptions, Bvh, Kernel, Parallel, TraversalCounts, WideBvh, PADDING_SLOT};
-use meshcast_primitives::{Aabb, Hit, Ray, Triangle, BLOCK_WIDTH, PACKET_WIDTH};
+use meshcast_primitives::{Aabb, Hit, Ray, RayPacket, Triangle, BLOCK_WIDTH, PACKET_WIDTH};
 use rayon::prelude::*;
 
 use crate::leaf_blocks::LeafBlocks;
@@ -289,7 +289,7 @@ impl Mesh {
     /// are [`PACKET_MIN_RAYS`] of them, else one by one.
     pub(crate) fn closest_packet(
         &self,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         culling: FaceCulling,
         filter: &impl Filter<u32>,
@@ -297,7 +297,7 @@ impl Mesh {
     ) {
         if !at_least(lanes, PACKET_MIN_RAYS) {
             for_each_lane(lanes, |lane| {
-                hits[lane] = self.closest(&rays[lane], culling, filter)
+                hits[lane] = self.closest(&rays.ray(lane), culling, filter)
             });
             return;
         }
@@ -318,7 +318,7 @@ impl Mesh {
     /// Which rays of `rays` in `lanes` hit anything (as [`Mesh::closest_packet`]), as bits.
     pub(crate) fn any_packet(
         &self,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         culling: FaceCulling,
         filter: &impl Filter<u32>,
@@ -326,7 +326,7 @@ impl Mesh {
         if !at_least(lanes, PACKET_MIN_RAYS) {
             let mut hit = 0;
             for_each_lane(lanes, |lane| {
-                if self.any(&rays[lane], culling, filter) {
+                if self.any(&rays.ray(lane), culling, filter) {
                     hit |= 1 << lane;
                 }
             });
@@ -479,7 +479,7 @@ impl RayQueries for Mesh {
 
     fn walk_closest_packet<F: Filter<u32>>(
         &self,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         options: &QueryOptions<F>,
         hits: &mut [Option<Hit>; PACKET_WIDTH],
@@ -490,7 +490,7 @@ impl RayQueries for Mesh {
 
     fn walk_any_packet<F: Filter<u32>>(
         &self,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         options: &QueryOptions<F>,
     ) -> u32 {

@@ -12,13 +12,17 @@
 //! pay next to nothing for the search.
 
 use glam::Vec3A;
-use meshcast_primitives::{Ray, PACKET_WIDTH};
+use meshcast_primitives::{Lanes, Portable, Ray, RayPacket, PACKET_WIDTH};
 use smallvec::SmallVec;
 
-use crate::ray_queries::{at_least, valid_lanes};
+use crate::ray_queries::at_least;
 
-/// The packets found among a batch's rays: bits per packet.
-pub(crate) type Packets = SmallVec<[u32; PACKET_WIDTH]>;
+/// The packets found among a batch's rays: the rays lane by lane, and bits per packet.
+#[derive(Debug)]
+pub(crate) struct Packets {
+    pub(crate) rays: RayPacket,
+    pub(crate) lanes: SmallVec<[u32; 2]>,
+}
 
 /// The fewest rays traced as a packet; fewer coherent rays walk one by one.
 pub(crate) const PACKET_MIN_RAYS: u32 = 4;
@@ -34,7 +38,7 @@ pub(crate) const PACKET_CONE_COS: f32 = 0.99;
 
 /// What the rays of one packet share: the sign of each direction component (`-0.0` counted as
 /// negative, as the node tests choose planes) and the dominant axis (the watertight test's
-/// `kz`).
+/// `kz`), as [`meshcast_primitives::RayClasses`] tells them for a whole packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct RayClass(u8);
 
@@ -58,76 +62,52 @@ impl RayClass {
 
 /// The lanes of `rays` in `lanes` (bits), split into groups of one [`RayClass`]: bits per group.
 #[inline]
-pub(crate) fn by_class(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> impl Iterator<Item = u32> {
-    let classes = class_bytes(rays);
+pub(crate) fn by_class(rays: &RayPacket, lanes: u32) -> impl Iterator<Item = u32> {
+    let classes = rays.classes(Portable);
     let mut left = lanes;
     core::iter::from_fn(move || {
-        let first = left.checked_next()?;
-        let group = equal_bytes(classes, (classes >> (8 * first)) & 0xff) & left;
+        let group = classes.like(left.checked_next()?) & left;
         left &= !group;
         Some(group)
     })
 }
 
-/// The [`RayClass`] of each ray as the bytes of one word, so that the lanes of a class are
-/// found by a few word operations rather than a loop.
-#[inline]
-fn class_bytes(rays: &[Ray; PACKET_WIDTH]) -> u64 {
-    rays.iter().enumerate().fold(0u64, |word, (lane, ray)| {
-        word | u64::from(RayClass::of(ray).0) << (8 * lane)
-    })
-}
-
-/// The bytes of `word` equal to `byte`, a bit each.
-#[inline]
-fn equal_bytes(word: u64, byte: u64) -> u32 {
-    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let diff = word ^ (byte * 0x0101_0101_0101_0101);
-    // 0x80 in each byte of `diff` that is zero, exactly (no carries between bytes).
-    let zero = !(((diff & LOW) + LOW) | diff | LOW);
-    // Gathers the eight high bits into the top byte.
-    ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
-}
-
-/// The packets among the rays of `rays` in `lanes` (bits): bits per packet, each of valid
-/// rays ([`Ray::is_valid`]) of one [`RayClass`], and the bits of the rays that walk alone,
-/// invalid ones included.
+/// The packets among the rays of `rays` in `lanes` (bits), each of valid rays
+/// ([`Ray::is_valid`]) of one [`RayClass`], and the bits of the rays that walk alone, invalid
+/// ones included.
 ///
 /// Random rays seldom hold a packet, so a batch of them should pay next to nothing here: unless
 /// one of two pairs of neighbouring lanes shares a class, as neighbours in a camera image or a
-/// fan of shadow rays do, every ray walks alone without a closer look.
+/// fan of shadow rays do, every ray walks alone without a closer look (and `None` stands for
+/// no packets).
 #[inline]
-pub(crate) fn coherent(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> (Packets, u32) {
-    // Two pairs of neighbours first; the other classes only if one pair shares its class.
-    let class = |lane: usize| u64::from(RayClass::of(&rays[lane]).0);
-    let (first, second) = (class(0), class(1));
-    let (last_but_one, last) = (class(PACKET_WIDTH - 2), class(PACKET_WIDTH - 1));
-    if first != second && last_but_one != last {
-        return (Packets::new(), lanes);
+pub(crate) fn coherent(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> (Option<Packets>, u32) {
+    let class = |lane: usize| RayClass::of(&rays[lane]);
+    if class(0) != class(1) && class(PACKET_WIDTH - 2) != class(PACKET_WIDTH - 1) {
+        return (None, lanes);
     }
-    let classes = (2..PACKET_WIDTH - 2).fold(
-        first
-            | second << 8
-            | last_but_one << (8 * (PACKET_WIDTH - 2))
-            | last << (8 * (PACKET_WIDTH - 1)),
-        |word, lane| word | class(lane) << (8 * lane),
-    );
-    let valid = valid_lanes(rays, lanes);
-    let (packets, alone) = coherent_valid(rays, classes, valid);
-    (packets, alone | (lanes & !valid))
+    let rays = RayPacket::new(rays);
+    let valid = rays.valid(Portable) & lanes;
+    let (packets, alone) = coherent_valid(rays, valid);
+    (Some(packets), alone | (lanes & !valid))
 }
 
-/// [`coherent`] of the valid rays in `lanes`, whose classes are the bytes of `classes`.
+/// [`coherent`] of the valid rays of `rays` in `lanes`.
 #[inline]
-fn coherent_valid(rays: &[Ray; PACKET_WIDTH], classes: u64, lanes: u32) -> (Packets, u32) {
-    let mut packets = Packets::new();
+fn coherent_valid(rays: RayPacket, lanes: u32) -> (Packets, u32) {
+    let simd = Portable;
+    let classes = rays.classes(simd);
+    let [ox, oy, oz] = rays.origin_lanes(simd);
+    let [dx, dy, dz] = rays.dir_lanes(simd);
+    let length_squared = dx * dx + dy * dy + dz * dz;
+    let zero = Lanes::splat(simd, 0.0);
+    let mut packets = SmallVec::new();
     let mut alone = 0;
     // Classes first, which are cheap: random rays rarely have enough of one, and then need
     // nothing more. Once too few rays are left for a packet, the rest walk alone.
     let mut unsorted = lanes;
     while at_least(unsorted, PACKET_MIN_RAYS) {
-        let first = unsorted.trailing_zeros();
-        let class = equal_bytes(classes, (classes >> (8 * first)) & 0xff) & unsorted;
+        let class = classes.like(unsorted.trailing_zeros() as usize) & unsorted;
         unsorted &= !class;
         if !at_least(class, PACKET_MIN_RAYS) {
             alone |= class;
@@ -136,23 +116,23 @@ fn coherent_valid(rays: &[Ray; PACKET_WIDTH], classes: u64, lanes: u32) -> (Pack
         let mut left = class;
         while at_least(left, PACKET_MIN_RAYS) {
             let first = left.trailing_zeros() as usize;
-            let lead = &rays[first];
             // The cone and the spread in squares, which need no root or quotient.
-            let length_squared = lead.dir.length_squared();
-            let cone = PACKET_CONE_COS * PACKET_CONE_COS * length_squared;
-            let spread = PACKET_ORIGIN_SPREAD * PACKET_ORIGIN_SPREAD * length_squared;
-            let mut group = 0;
-            let mut rest = left;
-            while let Some(lane) = rest.checked_next() {
-                rest &= rest - 1;
-                let ray = &rays[lane];
-                let dot = ray.dir.dot(lead.dir);
-                let near = (dot > 0.0)
-                    & (dot * dot >= cone * ray.dir.length_squared())
-                    & (ray.origin.distance_squared(lead.origin) <= spread);
-                group |= u32::from(near) << lane;
-            }
-            group |= 1 << first;
+            let lead = |lanes: Lanes<Portable>| Lanes::splat(simd, lanes.lane(first));
+            let lead_length_squared = length_squared.lane(first);
+            let cone = Lanes::splat(
+                simd,
+                PACKET_CONE_COS * PACKET_CONE_COS * lead_length_squared,
+            );
+            let spread = Lanes::splat(
+                simd,
+                PACKET_ORIGIN_SPREAD * PACKET_ORIGIN_SPREAD * lead_length_squared,
+            );
+            let dot = dx * lead(dx) + dy * lead(dy) + dz * lead(dz);
+            let (ex, ey, ez) = (ox - lead(ox), oy - lead(oy), oz - lead(oz));
+            let near = zero.lt(dot)
+                & (cone * length_squared).le(dot * dot)
+                & (ex * ex + ey * ey + ez * ez).le(spread);
+            let group = (near & left) | 1 << first;
             left &= !group;
             if at_least(group, PACKET_MIN_RAYS) {
                 packets.push(group);
@@ -162,6 +142,10 @@ fn coherent_valid(rays: &[Ray; PACKET_WIDTH], classes: u64, lanes: u32) -> (Pack
         }
         alone |= left;
     }
+    let packets = Packets {
+        rays,
+        lanes: packets,
+    };
     (packets, alone | unsorted)
 }
 
@@ -186,14 +170,14 @@ mod tests {
         dirs.map(|dir| Ray::new(Vec3::ZERO, dir))
     }
 
-    #[test]
-    fn equal_bytes_are_found_exactly() {
-        let word = u64::from_le_bytes([3, 0, 3, 255, 128, 3, 1, 3]);
-        assert_eq!(equal_bytes(word, 3), 0b1010_0101);
-        assert_eq!(equal_bytes(word, 0), 0b0000_0010);
-        assert_eq!(equal_bytes(word, 255), 0b0000_1000);
-        assert_eq!(equal_bytes(word, 128), 0b0001_0000);
-        assert_eq!(equal_bytes(word, 2), 0);
+    /// [`coherent`]'s packets (none for `None`) and the rays that walk alone.
+    fn found(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> (Vec<u32>, u32) {
+        let (packets, alone) = coherent(rays, lanes);
+        (packets.map_or(Vec::new(), |p| p.lanes.to_vec()), alone)
+    }
+
+    fn classes(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> Vec<u32> {
+        by_class(&RayPacket::new(rays), lanes).collect()
     }
 
     #[test]
@@ -204,13 +188,10 @@ mod tests {
         dirs[PACKET_WIDTH - 1].z = 1.0; // and so do the last two
         let packet = rays(dirs);
         // Lanes 1 to 6 would make a packet, but random rays look like this and are not sorted.
-        assert_eq!(coherent(&packet, 0xff), (Packets::new(), 0xff));
+        assert!(coherent(&packet, 0xff).0.is_none());
+        assert_eq!(found(&packet, 0xff), (vec![], 0xff));
         dirs[PACKET_WIDTH - 1].z = -1.0;
-        let (packets, alone) = coherent(&rays(dirs), 0xff);
-        assert_eq!(
-            (packets.as_slice(), alone),
-            (&[0b1111_1110][..], 0b0000_0001)
-        );
+        assert_eq!(found(&rays(dirs), 0xff), (vec![0b1111_1110], 0b0000_0001));
     }
 
     #[test]
@@ -220,10 +201,7 @@ mod tests {
         }));
         packet[3].origin.x = f32::NAN;
         packet[5] = packet[5].with_range(2.0, 1.0);
-        assert_eq!(
-            coherent(&packet, 0xff),
-            (Packets::from_slice(&[0b1101_0111]), 0b0010_1000)
-        );
+        assert_eq!(found(&packet, 0xff), (vec![0b1101_0111], 0b0010_1000));
     }
 
     #[test]
@@ -244,9 +222,9 @@ mod tests {
         let packet = rays(core::array::from_fn(|i| {
             Vec3::new(0.01 * i as f32, 0.02, -1.0)
         }));
-        assert_eq!(coherent(&packet, 0xff), (Packets::from_slice(&[0xff]), 0));
-        assert_eq!(coherent(&packet, 0b1011), (Packets::new(), 0b1011));
-        assert_eq!(by_class(&packet, 0xff).collect::<Vec<_>>(), [0xff]);
+        assert_eq!(found(&packet, 0xff), (vec![0xff], 0));
+        assert_eq!(found(&packet, 0b1011), (vec![], 0b1011));
+        assert_eq!(classes(&packet, 0xff), [0xff]);
     }
 
     #[test]
@@ -257,10 +235,10 @@ mod tests {
         dirs[1] = Vec3::new(2.0, 0.0, -1.0); // another dominant axis
         dirs[2] = Vec3::new(0.3, 0.02, -1.0); // the right signs and axis, 17 degrees off
         let packet = rays(dirs);
-        let (packets, alone) = coherent(&packet, 0xff);
-        assert_eq!(packets.as_slice(), [0b1111_1000]);
-        assert_eq!(alone, 0b0000_0111);
-        let classes: Vec<u32> = by_class(&packet, 0xff).collect();
-        assert_eq!(classes, [0b0000_0001, 0b0000_0010, 0b1111_1100]);
+        assert_eq!(found(&packet, 0xff), (vec![0b1111_1000], 0b0000_0111));
+        assert_eq!(
+            classes(&packet, 0xff),
+            [0b0000_0001, 0b0000_0010, 0b1111_1100]
+        );
     }
 }

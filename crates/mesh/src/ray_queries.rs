@@ -9,7 +9,7 @@
 use core::fmt::Debug;
 use core::ops::Index;
 
-use meshcast_primitives::{Ray, RayHit, ALL_LANES, PACKET_WIDTH};
+use meshcast_primitives::{Ray, RayHit, RayPacket, ALL_LANES, PACKET_WIDTH};
 use rayon::prelude::*;
 
 use crate::packets;
@@ -105,21 +105,21 @@ pub trait RayQueries: Sync + sealed::Level {
         options: &QueryOptions<F>,
     ) -> Vec<Self::Hit>;
 
-    /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits; valid rays
-    /// already cut to the options' distance limit, of one [`packets::RayClass`] and coherent:
-    /// [`packets::coherent`]), as [`RayQueries::walk_closest`] answers it. Levels that trace
-    /// packets override it.
+    /// Writes to `hits[i]` the closest hit of the ray in each lane `i` of `rays` in `lanes`
+    /// (bits; valid rays already cut to the options' distance limit, of one
+    /// [`packets::RayClass`] and coherent: [`packets::coherent`]), as
+    /// [`RayQueries::walk_closest`] answers it. Levels that trace packets override it.
     #[doc(hidden)]
     #[inline]
     fn walk_closest_packet<F: Filter<Self::Candidate>>(
         &self,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         options: &QueryOptions<F>,
         hits: &mut [Option<Self::Hit>; PACKET_WIDTH],
     ) {
         for_each_lane(lanes, |lane| {
-            hits[lane] = self.walk_closest(&rays[lane], options)
+            hits[lane] = self.walk_closest(&rays.ray(lane), options)
         });
     }
 
@@ -129,13 +129,13 @@ pub trait RayQueries: Sync + sealed::Level {
     #[inline]
     fn walk_any_packet<F: Filter<Self::Candidate>>(
         &self,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         options: &QueryOptions<F>,
     ) -> u32 {
         let mut hit = 0;
         for_each_lane(lanes, |lane| {
-            if self.walk_any(&rays[lane], options) {
+            if self.walk_any(&rays.ray(lane), options) {
                 hit |= 1 << lane;
             }
         });
@@ -258,8 +258,10 @@ pub trait RayQueries: Sync + sealed::Level {
             let (rays, lanes) = packet_rays(rays, options, &mut scratch);
             let answer = |answers: &mut [Option<Self::Hit>; PACKET_WIDTH]| {
                 let (packets, alone) = packets::coherent(rays, lanes);
-                for packet in packets {
-                    self.walk_closest_packet(rays, packet, options, answers);
+                if let Some(packets) = &packets {
+                    for &packet in &packets.lanes {
+                        self.walk_closest_packet(&packets.rays, packet, options, answers);
+                    }
                 }
                 for_each_lane(alone, |lane| {
                     answers[lane] = self.walk_closest(&rays[lane], options)
@@ -321,8 +323,10 @@ pub trait RayQueries: Sync + sealed::Level {
             let (rays, lanes) = packet_rays(rays, options, &mut scratch);
             let (packets, alone) = packets::coherent(rays, lanes);
             let mut hit = 0;
-            for packet in packets {
-                hit |= self.walk_any_packet(rays, packet, options) & packet;
+            if let Some(packets) = &packets {
+                for &packet in &packets.lanes {
+                    hit |= self.walk_any_packet(&packets.rays, packet, options) & packet;
+                }
             }
             for_each_lane(alone, |lane| {
                 if self.walk_any(&rays[lane], options) {
@@ -529,14 +533,6 @@ fn packet_rays<'r, F>(
         }
     }
     (scratch, lanes)
-}
-
-/// The lanes of `lanes` whose ray is valid ([`Ray::is_valid`]).
-#[inline]
-pub(crate) fn valid_lanes(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> u32 {
-    (0..PACKET_WIDTH)
-        .filter(|&lane| lanes & (1 << lane) != 0 && rays[lane].is_valid())
-        .fold(0, |valid, lane| valid | 1 << lane)
 }
 
 /// Whether `lanes` has at least `count` bits set: the lowest `count - 1` cleared, something is

@@ -4,7 +4,7 @@
 use core::cmp::Ordering;
 
 use meshcast_bvh::{BuildOptions, Bvh};
-use meshcast_primitives::{Aabb, Hit, Ray, RayHit, PACKET_WIDTH};
+use meshcast_primitives::{Aabb, Hit, Ray, RayHit, RayPacket, PACKET_WIDTH};
 
 use crate::ray_queries::for_each_lane;
 use crate::{Error, Filter, Instance, QueryOptions, RayQueries, Result, SurfacePoint};
@@ -423,11 +423,12 @@ impl RayQueries for Scene {
     /// [`Scene::walk_closest`] does.
     fn walk_closest_packet<F: Filter<(InstanceId, u32)>>(
         &self,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         options: &QueryOptions<F>,
         hits: &mut [Option<SceneHit>; PACKET_WIDTH],
     ) {
+        let rays = &rays.rays();
         let mut best: [Option<SceneHit>; PACKET_WIDTH] = [None; PACKET_WIDTH];
         self.top_level
             .cast_packet(rays, lanes, |slot, lanes, t_max| {
@@ -464,10 +465,11 @@ impl RayQueries for Scene {
     /// walk.
     fn walk_any_packet<F: Filter<(InstanceId, u32)>>(
         &self,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         options: &QueryOptions<F>,
     ) -> u32 {
+        let rays = &rays.rays();
         self.top_level.occluded_packet(rays, lanes, |slot, lanes| {
             self.searched(slot, options.mask)
                 .map_or(0, |(id, instance)| {

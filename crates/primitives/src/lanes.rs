@@ -62,6 +62,8 @@ pub trait Simd: Copy + fmt::Debug {
     fn eq(self, a: Self::F32x8, b: Self::F32x8) -> u32;
     /// The lanes where `a != b` (a NaN lane included), as bits.
     fn ne(self, a: Self::F32x8, b: Self::F32x8) -> u32;
+    /// The lanes whose sign bit is set (`-0.0` and negative NaNs included), as bits.
+    fn sign_bits(self, a: Self::F32x8) -> u32;
     /// `a` in the lanes of `bits`, `b` in the others.
     fn select(self, bits: u32, a: Self::F32x8, b: Self::F32x8) -> Self::F32x8;
     /// The smallest lane (lanes are not NaN).
@@ -158,6 +160,11 @@ impl Simd for Portable {
     #[inline(always)]
     fn ne(self, [a, b]: [Vec4; 2], [c, d]: [Vec4; 2]) -> u32 {
         a.cmpne(c).bitmask() | b.cmpne(d).bitmask() << 4
+    }
+
+    #[inline(always)]
+    fn sign_bits(self, [a, b]: [Vec4; 2]) -> u32 {
+        a.is_negative_bitmask() | b.is_negative_bitmask() << 4
     }
 
     #[inline(always)]
@@ -307,6 +314,12 @@ impl<S: Simd> Lanes<S> {
         self.simd.ne(self.v, other.v)
     }
 
+    /// The lanes whose sign bit is set (`-0.0` included), as bits.
+    #[inline(always)]
+    pub fn sign_bits(self) -> u32 {
+        self.simd.sign_bits(self.v)
+    }
+
     /// The smallest lane among `lanes` (bits), `+inf` if there is none. Lanes are not NaN.
     #[inline(always)]
     pub fn min_of(self, lanes: u32) -> f32 {
@@ -371,6 +384,20 @@ mod tests {
         assert_eq!(a.eq(b), 0b0000_1000);
         assert_eq!(a.ne(b), 0b1111_0111);
         assert_eq!(lanes([f32::NAN; 8]).ne(b), ALL_LANES);
+        assert_eq!(
+            lanes([
+                -0.0,
+                0.0,
+                -1.0,
+                1.0,
+                f32::NAN,
+                -f32::NAN,
+                f32::NEG_INFINITY,
+                2.0
+            ])
+            .sign_bits(),
+            0b0110_0101
+        );
         assert_eq!(a.min_of(0b0110_0000), 5.0);
         assert_eq!(a.min_of(0b1000_0000), 7.0);
         assert_eq!(a.min_of(0), f32::INFINITY);

@@ -42,6 +42,7 @@ pub mod moller_trumbore;
 mod plane;
 mod polygon;
 mod ray;
+mod ray_packet;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod simd;
@@ -70,6 +71,7 @@ pub use lanes::{Lanes, Portable, Simd, ALL_LANES, PACKET_WIDTH};
 pub use plane::Plane;
 pub use polygon::{Polygon, PLANARITY_TOLERANCE};
 pub use ray::{Ray, T_MIN_POSITIVE};
+pub use ray_packet::{lanes_like, RayClasses, RayPacket};
 pub use sphere::Sphere;
 pub use transform_block::{TransformBlock, TransformHits, TransformRay};
 pub use triangle::Triangle;

@@ -109,6 +109,12 @@ impl Simd for Avx2 {
     compare!(ne, _CMP_NEQ_UQ);
 
     #[inline(always)]
+    fn sign_bits(self, a: __m256) -> u32 {
+        // SAFETY: an `Avx2` value exists only on a CPU that runs AVX2.
+        unsafe { _mm256_movemask_ps(a) as u32 }
+    }
+
+    #[inline(always)]
     fn select(self, bits: u32, a: __m256, b: __m256) -> __m256 {
         // SAFETY: an `Avx2` value exists only on a CPU that runs AVX2.
         unsafe {

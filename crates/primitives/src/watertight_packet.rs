@@ -4,10 +4,10 @@
 //! [`WatertightRay::intersect`], and lanes whose edge functions round to zero are redone by
 //! that test, so every lane answers what the scalar test answers for its ray, bit for bit.
 
-use glam::{Vec3, Vec4};
+use glam::Vec3;
 
-use crate::lanes::{Lanes, Simd, PACKET_WIDTH};
-use crate::{Hit, Ray, Triangle, TriangleBlock, WatertightRay};
+use crate::lanes::{Lanes, Portable, Simd, PACKET_WIDTH};
+use crate::{lanes_like, Hit, RayPacket, Triangle, TriangleBlock, WatertightRay};
 
 /// The watertight set-ups of up to eight rays that share their axes ([`WatertightRay`]'s
 /// dominant axis and winding-preserving order), spread lane by lane.
@@ -15,12 +15,12 @@ use crate::{Hit, Ray, Triangle, TriangleBlock, WatertightRay};
 /// # Examples
 /// ```
 /// use glam::Vec3;
-/// use meshcast_primitives::{Lanes, Portable, Ray, Triangle, WatertightPacket, WatertightRay};
+/// use meshcast_primitives::{Lanes, Portable, Ray, RayPacket, Triangle, WatertightPacket, WatertightRay};
 ///
 /// let triangle = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
 /// let rays: [Ray; 8] =
 ///     core::array::from_fn(|i| Ray::new(Vec3::new(0.13 * i as f32, 0.15, 1.0), Vec3::NEG_Z));
-/// let packet = WatertightPacket::new(&rays, 0xff).expect("the rays share their axes");
+/// let packet = WatertightPacket::new(&RayPacket::new(&rays), 0xff).expect("the rays share their axes");
 /// let hits = packet.intersect(&triangle, Lanes::splat(Portable, f32::INFINITY), 0xff);
 /// // The rays at x = 0, ..., 0.78 hit; the one at x = 0.91 passes beside the hypotenuse.
 /// assert_eq!(hits.lanes(), 0b0111_1111);
@@ -80,59 +80,54 @@ impl<S: Simd> PacketHits<S> {
 }
 
 impl WatertightPacket {
-    /// The packet of `rays`' lanes in `lanes` (bits; valid rays, [`Ray::is_valid`]), or `None`
+    /// The packet of `rays`' lanes in `lanes` (bits; valid rays, [`crate::Ray::is_valid`]), or `None`
     /// if those lanes do not all share their axes (or `lanes` is empty). Other lanes are never
-    /// tested. Each lane is the set-up
-    /// [`WatertightRay::new`] makes for its ray, bit for bit: the same axes, and the shear's
-    /// quotients, each correctly rounded, computed four lanes at a time.
+    /// tested. Each lane is the set-up [`WatertightRay::new`] makes for its ray, bit for bit:
+    /// the same axes, and the shear's quotients, each correctly rounded, computed lane by
+    /// lane.
     #[inline]
-    pub fn new(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> Option<Self> {
+    pub fn new(rays: &RayPacket, lanes: u32) -> Option<Self> {
         if lanes == 0 {
             return None;
         }
+        let simd = Portable;
         let first = lanes.trailing_zeros() as usize;
-        let axes = WatertightRay::axes_of(&rays[first]);
-        let mut rest = lanes;
-        while rest != 0 {
-            let lane = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            if WatertightRay::axes_of(&rays[lane]) != axes {
-                return None;
-            }
-        }
+        let axes = WatertightRay::axes_of(&rays.ray(first));
         let [kx, ky, kz] = axes;
-        let mut origin = [[0.0; PACKET_WIDTH]; 3];
-        let mut dir = [[1.0; PACKET_WIDTH]; 3];
-        let mut t_min = [0.0; PACKET_WIDTH];
-        for (lane, ray) in rays.iter().enumerate() {
-            let used = if lanes & (1 << lane) != 0 {
-                ray
-            } else {
-                &rays[first]
-            };
-            let (o, d) = (used.origin.to_array(), used.dir.to_array());
-            for (k, axis) in [kx, ky, kz].into_iter().enumerate() {
-                origin[k][lane] = o[axis];
-                dir[k][lane] = d[axis];
-            }
-            t_min[lane] = used.t_min;
+        // The lanes whose `kz` is the first's, and whose component along it has the same
+        // sign, which decides the order of `kx` and `ky`.
+        let [along_y, along_z] = rays.dominant(simd);
+        let zero = Lanes::splat(simd, 0.0);
+        let down = Lanes::from_array(simd, rays.dir[kz]).lt(zero);
+        let like = |bits| lanes_like(bits, first);
+        if lanes & !(like(along_y) & like(along_z) & like(down)) != 0 {
+            return None;
         }
-        let halves = |lanes: &[f32; PACKET_WIDTH]| {
-            [Vec4::from_slice(&lanes[..4]), Vec4::from_slice(&lanes[4..])]
+        // Lanes left out take the first ray's values, so that every lane computes with
+        // ordinary numbers.
+        let used = |values: &[f32; PACKET_WIDTH]| {
+            let lanes_ = Lanes::from_array(simd, *values);
+            lanes_.select(lanes, Lanes::splat(simd, values[first]))
         };
-        let [dx, dy, dz] = [halves(&dir[0]), halves(&dir[1]), halves(&dir[2])];
-        let mut shear = [[0.0; PACKET_WIDTH]; 3];
-        for half in 0..2 {
-            let lanes = 4 * half..4 * half + 4;
-            (dx[half] / dz[half]).write_to_slice(&mut shear[0][lanes.clone()]);
-            (dy[half] / dz[half]).write_to_slice(&mut shear[1][lanes.clone()]);
-            (Vec4::ONE / dz[half]).write_to_slice(&mut shear[2][lanes]);
-        }
+        let [dx, dy, dz] = [
+            used(&rays.dir[kx]),
+            used(&rays.dir[ky]),
+            used(&rays.dir[kz]),
+        ];
+        let one = Lanes::splat(simd, 1.0);
         Some(Self {
             axes,
-            origin,
-            shear,
-            t_min,
+            origin: [
+                used(&rays.origin[kx]).to_array(),
+                used(&rays.origin[ky]).to_array(),
+                used(&rays.origin[kz]).to_array(),
+            ],
+            shear: [
+                (dx / dz).to_array(),
+                (dy / dz).to_array(),
+                (one / dz).to_array(),
+            ],
+            t_min: used(&rays.t_min).to_array(),
         })
     }
 
@@ -313,7 +308,7 @@ mod tests {
                 .filter(|&l| left & (1 << l) != 0 && set_up[l].axes == axes)
                 .fold(0, |m, l| m | 1 << l);
             left &= !lanes;
-            let packet = WatertightPacket::new(rays, lanes).expect("shared axes");
+            let packet = WatertightPacket::new(&RayPacket::new(rays), lanes).expect("shared axes");
             let hits = packet.intersect(triangle, Lanes::from_array(simd, t_max), lanes);
             assert_eq!(hits.lanes() & !lanes, 0);
             for lane in (0..PACKET_WIDTH).filter(|&l| lanes & (1 << l) != 0) {
@@ -411,16 +406,17 @@ mod tests {
         ];
         let hit = assert_lanes_match(&rays, &triangle, [f32::INFINITY; 8]);
         assert_eq!(hit, 0b1111_0001);
-        let packet = WatertightPacket::new(&rays, 0b1001_0000).expect("shared axes");
+        let packet =
+            WatertightPacket::new(&RayPacket::new(&rays), 0b1001_0000).expect("shared axes");
         let hits = packet.intersect(
             &triangle,
             Lanes::splat(Portable, f32::INFINITY),
             0b1001_0000,
         );
         assert_eq!(hits.lanes(), 0b1001_0000);
-        assert!(WatertightPacket::new(&rays, 0).is_none());
+        assert!(WatertightPacket::new(&RayPacket::new(&rays), 0).is_none());
         let mut mixed = rays;
         mixed[1] = Ray::new(Vec3::ZERO, Vec3::X);
-        assert!(WatertightPacket::new(&mixed, 0b11).is_none());
+        assert!(WatertightPacket::new(&RayPacket::new(&mixed), 0b11).is_none());
     }
 }

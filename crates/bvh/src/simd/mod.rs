@@ -16,7 +16,7 @@ use core::fmt;
 use std::sync::OnceLock;
 
 use glam::{Vec3, Vec4};
-use meshcast_primitives::{Aabb, Hit, Ray, PACKET_WIDTH, SLAB_SLACK};
+use meshcast_primitives::{Aabb, Hit, Ray, RayPacket, SLAB_SLACK};
 
 use crate::wide::WideNode;
 use crate::wide_packet::PacketLeaves;
@@ -275,7 +275,7 @@ where
 #[inline(always)]
 pub(crate) fn walk_packet<S, L, const ANY: bool>(
     bvh: &WideBvh,
-    rays: &[Ray; PACKET_WIDTH],
+    rays: &RayPacket,
     lanes: u32,
     leaf: &mut L,
 ) -> u32

@@ -6,7 +6,7 @@ use core::arch::x86_64::{
     _mm256_movemask_ps, _mm256_mul_ps, _mm256_set1_ps, _mm256_storeu_ps, _mm256_sub_ps, _CMP_LE_OQ,
 };
 
-use meshcast_primitives::{Hit, Ray, PACKET_WIDTH};
+use meshcast_primitives::{Hit, Ray, RayPacket};
 
 use super::{NodeKernel, Plane, RaySetup};
 use crate::wide::WideNode;
@@ -76,7 +76,7 @@ macro_rules! walk_packet_compiled_for {
         #[target_feature(enable = $features)]
         pub(super) fn $name<S, L, const ANY: bool>(
             bvh: &WideBvh,
-            rays: &[Ray; PACKET_WIDTH],
+            rays: &RayPacket,
             lanes: u32,
             leaf: &mut L,
         ) -> u32
