@@ -141,12 +141,7 @@ impl WatertightPacket {
         t_max: Lanes<S>,
         lanes: u32,
     ) -> PacketHits<S> {
-        let corners = [
-            triangle.v0.to_array(),
-            triangle.v1.to_array(),
-            triangle.v2.to_array(),
-        ];
-        self.intersect_corners(triangle, |corner, axis| corners[corner][axis], t_max, lanes)
+        self.intersect_corners(triangle, t_max, lanes)
     }
 
     /// [`WatertightPacket::intersect`] of the triangle in `lane` of `block`, read from the
@@ -159,24 +154,18 @@ impl WatertightPacket {
         t_max: Lanes<S>,
         lanes: u32,
     ) -> PacketHits<S> {
-        self.intersect_corners(
-            &block.triangle(lane),
-            |corner, axis| block.coordinate(corner, axis, lane),
-            t_max,
-            lanes,
-        )
+        self.intersect_corners(&BlockLane { block, lane }, t_max, lanes)
     }
 
-    /// The test of the triangle whose coordinate `axis` of corner `corner` is
-    /// `coordinate(corner, axis)`; `triangle` is read only by lanes the scalar test redoes.
+    /// The test of the triangle `corners`.
     #[inline(always)]
     fn intersect_corners<S: Simd>(
         &self,
-        triangle: &Triangle,
-        coordinate: impl Fn(usize, usize) -> f32,
+        corners: &impl Corners,
         t_max: Lanes<S>,
         lanes: u32,
     ) -> PacketHits<S> {
+        let coordinate = |corner, axis| corners.coordinate(corner, axis);
         let [kx, ky, kz] = self.axes;
         let simd = t_max.simd();
         // Written out rather than mapped: a closure would be compiled apart from the caller's
@@ -229,7 +218,7 @@ impl WatertightPacket {
             lanes: candidates & in_range & !redo,
         };
         if redo != 0 {
-            self.redo_lanes(triangle, t_max, redo, &mut hits);
+            self.redo_lanes(&corners.triangle(), t_max, redo, &mut hits);
         }
         hits
     }
@@ -272,6 +261,46 @@ impl WatertightPacket {
             t_min: self.t_min[lane],
             t_max,
         }
+    }
+}
+
+/// A triangle as the packet test reads it: one coordinate at a time, and whole only for the
+/// lanes the scalar test redoes (rarely, so a triangle kept in a block is not put together
+/// for every test).
+trait Corners {
+    /// Coordinate `axis` of corner `corner`.
+    fn coordinate(&self, corner: usize, axis: usize) -> f32;
+    /// The whole triangle.
+    fn triangle(&self) -> Triangle;
+}
+
+impl Corners for Triangle {
+    #[inline(always)]
+    fn coordinate(&self, corner: usize, axis: usize) -> f32 {
+        [self.v0, self.v1, self.v2][corner].to_array()[axis]
+    }
+
+    #[inline(always)]
+    fn triangle(&self) -> Triangle {
+        *self
+    }
+}
+
+/// The triangle in one lane of a [`TriangleBlock`].
+struct BlockLane<'a> {
+    block: &'a TriangleBlock,
+    lane: usize,
+}
+
+impl Corners for BlockLane<'_> {
+    #[inline(always)]
+    fn coordinate(&self, corner: usize, axis: usize) -> f32 {
+        self.block.coordinate(corner, axis, self.lane)
+    }
+
+    #[inline(always)]
+    fn triangle(&self) -> Triangle {
+        self.block.triangle(self.lane)
     }
 }
 
