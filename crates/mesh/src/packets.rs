@@ -17,11 +17,60 @@ use smallvec::SmallVec;
 
 use crate::ray_queries::at_least;
 
-/// The packets found among a batch's rays: the rays lane by lane, and bits per packet.
+/// The packets of one chunk of a batch: bits per packet.
+pub(crate) type PacketLanes = SmallVec<[u32; 2]>;
+
+/// Looks for packets in a batch, chunk after chunk ([`coherent`]), and keeps the rays of the
+/// last chunk that held any lane by lane ([`PacketFinder::rays`]).
+///
+/// Random rays rarely hold a packet, and a batch of them should cost what its rays cost one
+/// by one. So after a chunk whose neighbours share no class the finder passes over the next
+/// chunks without a look, one after the first such chunk, then two, four, up to
+/// [`MAX_SKIPPED_CHUNKS`], and looks at every chunk again once one holds a packet. Which rays
+/// walk together changes only the time taken: every ray's answer is its single-ray answer.
 #[derive(Debug)]
-pub(crate) struct Packets {
-    pub(crate) rays: RayPacket,
-    pub(crate) lanes: SmallVec<[u32; 2]>,
+pub(crate) struct PacketFinder {
+    rays: RayPacket,
+    /// The chunks to pass over after the next miss.
+    backoff: u32,
+    /// The chunks still to pass over.
+    skipping: u32,
+}
+
+/// The most chunks a [`PacketFinder`] passes over after chunks of random rays.
+pub(crate) const MAX_SKIPPED_CHUNKS: u32 = 16;
+
+impl PacketFinder {
+    pub(crate) fn new() -> Self {
+        Self {
+            rays: RayPacket::new(&[Ray::new(glam::Vec3::ZERO, glam::Vec3::X); PACKET_WIDTH]),
+            backoff: 1,
+            skipping: 0,
+        }
+    }
+
+    /// The packets among `rays` in `lanes` and the rays that walk alone ([`coherent`]).
+    #[inline]
+    pub(crate) fn find(&mut self, rays: &[Ray; PACKET_WIDTH], lanes: u32) -> (PacketLanes, u32) {
+        if self.skipping > 0 {
+            self.skipping -= 1;
+            return (PacketLanes::new(), lanes);
+        }
+        let (packets, alone) = coherent(rays, lanes, &mut self.rays);
+        if packets.is_empty() {
+            self.skipping = self.backoff;
+            self.backoff = (2 * self.backoff).min(MAX_SKIPPED_CHUNKS);
+        } else {
+            self.backoff = 1;
+        }
+        (packets, alone)
+    }
+
+    /// The rays of the chunk [`PacketFinder::find`] last found packets in, lane by lane.
+    #[inline]
+    pub(crate) fn rays(&self) -> &RayPacket {
+        &self.rays
+    }
 }
 
 /// The fewest rays traced as a packet; fewer coherent rays walk one by one.
@@ -74,34 +123,37 @@ pub(crate) fn by_class(rays: &RayPacket, lanes: u32) -> impl Iterator<Item = u32
 
 /// The packets among the rays of `rays` in `lanes` (bits), each of valid rays
 /// ([`Ray::is_valid`]) of one [`RayClass`], and the bits of the rays that walk alone, invalid
-/// ones included.
+/// ones included. If there are packets, `packet` holds the rays lane by lane.
 ///
 /// Random rays seldom hold a packet, so a batch of them should pay next to nothing here: unless
 /// one of two pairs of neighbouring lanes shares a class, as neighbours in a camera image or a
-/// fan of shadow rays do, every ray walks alone without a closer look (and `None` stands for
-/// no packets).
+/// fan of shadow rays do, every ray walks alone without a closer look.
 #[inline]
-pub(crate) fn coherent(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> (Option<Packets>, u32) {
+pub(crate) fn coherent(
+    rays: &[Ray; PACKET_WIDTH],
+    lanes: u32,
+    packet: &mut RayPacket,
+) -> (PacketLanes, u32) {
     let class = |lane: usize| RayClass::of(&rays[lane]);
     if class(0) != class(1) && class(PACKET_WIDTH - 2) != class(PACKET_WIDTH - 1) {
-        return (None, lanes);
+        return (PacketLanes::new(), lanes);
     }
-    let rays = RayPacket::new(rays);
-    let valid = rays.valid(Portable) & lanes;
-    let (packets, alone) = coherent_valid(rays, valid);
-    (Some(packets), alone | (lanes & !valid))
+    *packet = RayPacket::new(rays);
+    let valid = packet.valid(Portable) & lanes;
+    let (packets, alone) = coherent_valid(packet, valid);
+    (packets, alone | (lanes & !valid))
 }
 
 /// [`coherent`] of the valid rays of `rays` in `lanes`.
 #[inline]
-fn coherent_valid(rays: RayPacket, lanes: u32) -> (Packets, u32) {
+fn coherent_valid(rays: &RayPacket, lanes: u32) -> (PacketLanes, u32) {
     let simd = Portable;
     let classes = rays.classes(simd);
     let [ox, oy, oz] = rays.origin_lanes(simd);
     let [dx, dy, dz] = rays.dir_lanes(simd);
     let length_squared = dx * dx + dy * dy + dz * dz;
     let zero = Lanes::splat(simd, 0.0);
-    let mut packets = SmallVec::new();
+    let mut packets = PacketLanes::new();
     let mut alone = 0;
     // Classes first, which are cheap: random rays rarely have enough of one, and then need
     // nothing more. Once too few rays are left for a packet, the rest walk alone.
@@ -142,10 +194,6 @@ fn coherent_valid(rays: RayPacket, lanes: u32) -> (Packets, u32) {
         }
         alone |= left;
     }
-    let packets = Packets {
-        rays,
-        lanes: packets,
-    };
     (packets, alone | unsorted)
 }
 
@@ -172,8 +220,13 @@ mod tests {
 
     /// [`coherent`]'s packets (none for `None`) and the rays that walk alone.
     fn found(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> (Vec<u32>, u32) {
-        let (packets, alone) = coherent(rays, lanes);
-        (packets.map_or(Vec::new(), |p| p.lanes.to_vec()), alone)
+        let mut packet = RayPacket::new(rays);
+        let (packets, alone) = coherent(rays, lanes, &mut packet);
+        if !packets.is_empty() {
+            // As text, so that NaN lanes compare equal.
+            assert_eq!(format!("{packet:?}"), format!("{:?}", RayPacket::new(rays)));
+        }
+        (packets.to_vec(), alone)
     }
 
     fn classes(rays: &[Ray; PACKET_WIDTH], lanes: u32) -> Vec<u32> {
@@ -188,7 +241,6 @@ mod tests {
         dirs[PACKET_WIDTH - 1].z = 1.0; // and so do the last two
         let packet = rays(dirs);
         // Lanes 1 to 6 would make a packet, but random rays look like this and are not sorted.
-        assert!(coherent(&packet, 0xff).0.is_none());
         assert_eq!(found(&packet, 0xff), (vec![], 0xff));
         dirs[PACKET_WIDTH - 1].z = -1.0;
         assert_eq!(found(&rays(dirs), 0xff), (vec![0b1111_1110], 0b0000_0001));
@@ -202,6 +254,39 @@ mod tests {
         packet[3].origin.x = f32::NAN;
         packet[5] = packet[5].with_range(2.0, 1.0);
         assert_eq!(found(&packet, 0xff), (vec![0b1101_0111], 0b0010_1000));
+    }
+
+    #[test]
+    fn the_finder_looks_at_fewer_chunks_of_random_rays_and_at_every_coherent_one() {
+        let coherent_rays = rays(core::array::from_fn(|i| {
+            Vec3::new(0.01 * i as f32, 0.02, -1.0)
+        }));
+        let mut random_dirs = [Vec3::new(0.1, 0.2, -1.0); PACKET_WIDTH];
+        random_dirs[1].x = -0.1;
+        random_dirs[PACKET_WIDTH - 1].z = 1.0;
+        let random_rays = rays(random_dirs);
+        let mut finder = PacketFinder::new();
+        // Misses: chunk 0 is looked at, 1 passed over, 2 looked at, 3 and 4 passed over, ...
+        let looked: Vec<bool> = (0..80)
+            .map(|_| {
+                let skipping = finder.skipping > 0;
+                finder.find(&random_rays, 0xff);
+                !skipping
+            })
+            .collect();
+        let looked_at: Vec<usize> = (0..80).filter(|&i| looked[i]).collect();
+        assert_eq!(looked_at[..6], [0, 2, 5, 10, 19, 36]);
+        assert_eq!(looked_at[6] - looked_at[5], MAX_SKIPPED_CHUNKS as usize + 1);
+        // Passed-over chunks walk alone; once a coherent chunk is looked at, every chunk is.
+        while finder.skipping > 0 {
+            assert!(finder.find(&coherent_rays, 0xff).0.is_empty());
+        }
+        for _ in 0..3 {
+            assert_eq!(finder.find(&coherent_rays, 0xff).0.as_slice(), [0xff]);
+            assert_eq!(finder.rays(), &RayPacket::new(&coherent_rays));
+        }
+        finder.find(&random_rays, 0xff);
+        assert_eq!(finder.skipping, 1, "the back-off starts over");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use core::ops::Index;
 use meshcast_primitives::{Ray, RayHit, RayPacket, ALL_LANES, PACKET_WIDTH};
 use rayon::prelude::*;
 
-use crate::packets;
+use crate::packets::PacketFinder;
 use crate::{Filter, QueryOptions};
 
 /// Rays (or points) one rayon task answers at least: enough to pay for the task, few enough
@@ -107,7 +107,7 @@ pub trait RayQueries: Sync + sealed::Level {
 
     /// Writes to `hits[i]` the closest hit of the ray in each lane `i` of `rays` in `lanes`
     /// (bits; valid rays already cut to the options' distance limit, of one
-    /// [`packets::RayClass`] and coherent: [`packets::coherent`]), as
+    /// [`crate::packets::RayClass`] and coherent: [`crate::packets::coherent`]), as
     /// [`RayQueries::walk_closest`] answers it. Levels that trace packets override it.
     #[doc(hidden)]
     #[inline]
@@ -254,14 +254,13 @@ pub trait RayQueries: Sync + sealed::Level {
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
         let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
+        let mut finder = PacketFinder::new();
         for (rays, hits) in rays.chunks(PACKET_WIDTH).zip(hits.chunks_mut(PACKET_WIDTH)) {
             let (rays, lanes) = packet_rays(rays, options, &mut scratch);
-            let answer = |answers: &mut [Option<Self::Hit>; PACKET_WIDTH]| {
-                let (packets, alone) = packets::coherent(rays, lanes);
-                if let Some(packets) = &packets {
-                    for &packet in &packets.lanes {
-                        self.walk_closest_packet(&packets.rays, packet, options, answers);
-                    }
+            let mut answer = |answers: &mut [Option<Self::Hit>; PACKET_WIDTH]| {
+                let (packets, alone) = finder.find(rays, lanes);
+                for packet in packets {
+                    self.walk_closest_packet(finder.rays(), packet, options, answers);
                 }
                 for_each_lane(alone, |lane| {
                     answers[lane] = self.walk_closest(&rays[lane], options)
@@ -319,14 +318,13 @@ pub trait RayQueries: Sync + sealed::Level {
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
         let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
+        let mut finder = PacketFinder::new();
         for (rays, hits) in rays.chunks(PACKET_WIDTH).zip(hits.chunks_mut(PACKET_WIDTH)) {
             let (rays, lanes) = packet_rays(rays, options, &mut scratch);
-            let (packets, alone) = packets::coherent(rays, lanes);
+            let (packets, alone) = finder.find(rays, lanes);
             let mut hit = 0;
-            if let Some(packets) = &packets {
-                for &packet in &packets.lanes {
-                    hit |= self.walk_any_packet(&packets.rays, packet, options) & packet;
-                }
+            for packet in packets {
+                hit |= self.walk_any_packet(finder.rays(), packet, options) & packet;
             }
             for_each_lane(alone, |lane| {
                 if self.walk_any(&rays[lane], options) {
@@ -511,7 +509,7 @@ const PLACEHOLDER_RAY: Ray = Ray::new(glam::Vec3::ZERO, glam::Vec3::X);
 
 /// Up to [`PACKET_WIDTH`] rays of a batch as a packet, cut to the options' distance limit, and
 /// the bits of the lanes that hold a ray to answer (the others hit nothing). The rays may be
-/// invalid ([`Ray::is_valid`]): [`packets::coherent`] leaves those out of packets, and the
+/// invalid ([`Ray::is_valid`]): [`crate::packets::coherent`] leaves those out of packets, and the
 /// single-ray walks answer them with no hit. A whole packet of rays that need no cut is read
 /// where it lies; otherwise the rays are copied to `scratch`, whose unused lanes hold a
 /// placeholder.
