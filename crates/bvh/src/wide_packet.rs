@@ -26,8 +26,8 @@ use meshcast_primitives::{lanes_like, Aabb, Lanes, Portable, RayPacket, Simd, SL
 use crate::simd::{self, Plane, RaySetup};
 use crate::wide::{WideNode, WIDE_WIDTH};
 use crate::wide_traverse::{
-    push_in_lane_order, push_nearest_last, FixedStack, Pending, TraversalStack, LEAF_REFERENCE,
-    MAX_FIXED_STACK_DEPTH,
+    leaf_parent, push_in_lane_order, push_nearest_last, FixedStack, Pending, TraversalStack,
+    LEAF_REFERENCE, MAX_FIXED_STACK_DEPTH,
 };
 use crate::WideBvh;
 
@@ -51,6 +51,9 @@ pub trait PacketLeaves {
 /// reciprocal direction on each axis, the largest widening and the smallest `t_min`, splatted
 /// over the eight boxes of a node.
 pub(crate) struct PacketInterval<S: Simd> {
+    /// Each ray's own slab test set-up, lane by lane ([`RaySetup::new`]'s values), for the
+    /// test of the rays that reach a leaf.
+    rays: RayLanes<S>,
     origin: [[Lanes<S>; 2]; 3],
     inv_dir: [[Lanes<S>; 2]; 3],
     slack: Lanes<S>,
@@ -59,6 +62,14 @@ pub(crate) struct PacketInterval<S: Simd> {
     inf: Lanes<S>,
     near: [Plane; 3],
     far: [Plane; 3],
+}
+
+/// Each ray's own slab test set-up, lane by lane.
+struct RayLanes<S: Simd> {
+    origin: [Lanes<S>; 3],
+    inv_dir: [Lanes<S>; 3],
+    slack: Lanes<S>,
+    t_min: Lanes<S>,
 }
 
 impl<S: Simd> PacketInterval<S> {
@@ -88,15 +99,19 @@ impl<S: Simd> PacketInterval<S> {
         let first = lanes.trailing_zeros() as usize;
         let (near, far) = RaySetup::new(&rays.ray(first), bounds).planes();
         let one = splat(1.0);
+        let (ix, iy, iz) = (one / dx, one / dy, one / dz);
+        let t_min = Lanes::from_array(simd, rays.t_min);
         Self {
+            rays: RayLanes {
+                origin: [ox, oy, oz],
+                inv_dir: [ix, iy, iz],
+                slack,
+                t_min,
+            },
             origin: [ends(ox, lanes), ends(oy, lanes), ends(oz, lanes)],
-            inv_dir: [
-                ends(one / dx, lanes),
-                ends(one / dy, lanes),
-                ends(one / dz, lanes),
-            ],
+            inv_dir: [ends(ix, lanes), ends(iy, lanes), ends(iz, lanes)],
             slack: splat(slack.max_of(lanes)),
-            t_min: splat(Lanes::from_array(simd, rays.t_min).min_of(lanes)),
+            t_min: splat(t_min.min_of(lanes)),
             neg_inf: splat(f32::NEG_INFINITY),
             inf: splat(f32::INFINITY),
             near,
@@ -124,6 +139,36 @@ impl<S: Simd> PacketInterval<S> {
         let entry = (near - self.slack).max(self.t_min);
         let exit = (far + self.slack).min(Lanes::splat(simd, t_max));
         (entry.le(exit), entry.to_array())
+    }
+
+    /// The rays among `lanes` whose own slab test enters box `child` of `node` within
+    /// `[t_min, t_max]`, as bits: the single-ray test of `simd/` (`NodeKernel::test`), the
+    /// same operations on the same values, one ray per lane, so that a ray reaches a leaf
+    /// exactly when its own test of the leaf's box lets it in.
+    ///
+    /// The interval test lets a packet into a box if any of its rays might enter it; at a
+    /// leaf, where each ray would test every triangle, this keeps out the rays that miss the
+    /// leaf's box (on a camera image, most of them: leaves are about a pixel wide there).
+    #[inline(always)]
+    fn rays_entering(&self, node: &WideNode, child: usize, t_max: Lanes<S>, lanes: u32) -> u32 {
+        let simd = t_max.simd();
+        let RayLanes {
+            origin: [ox, oy, oz],
+            inv_dir: [ix, iy, iz],
+            slack,
+            t_min,
+        } = self.rays;
+        let near_x = (box_plane(simd, node, self.near[0], child) - ox) * ix;
+        let near_y = (box_plane(simd, node, self.near[1], child) - oy) * iy;
+        let near_z = (box_plane(simd, node, self.near[2], child) - oz) * iz;
+        let far_x = (box_plane(simd, node, self.far[0], child) - ox) * ix;
+        let far_y = (box_plane(simd, node, self.far[1], child) - oy) * iy;
+        let far_z = (box_plane(simd, node, self.far[2], child) - oz) * iz;
+        let near = near_x.max(near_y.max(near_z.max(self.neg_inf)));
+        let far = far_x.min(far_y.min(far_z.min(self.inf)));
+        let entry = (near - slack).max(t_min);
+        let exit = (far + slack).min(t_max);
+        entry.le(exit) & lanes
     }
 
     /// The smallest `(plane - origin) * inv_dir` on `axis` over the intervals.
@@ -164,6 +209,15 @@ fn ends<S: Simd>(values: Lanes<S>, lanes: u32) -> [Lanes<S>; 2] {
         Lanes::splat(simd, values.min_of(lanes)),
         Lanes::splat(simd, values.max_of(lanes)),
     ]
+}
+
+/// Plane `p` of box `child` of `node`, splatted.
+#[inline(always)]
+fn box_plane<S: Simd>(simd: S, node: &WideNode, p: Plane, child: usize) -> Lanes<S> {
+    Lanes::splat(
+        simd,
+        node.planes[p as usize][child / 4].to_array()[child % 4],
+    )
 }
 
 /// Plane `p` of the eight boxes of `node`.
@@ -269,15 +323,19 @@ impl WideBvh {
                     continue;
                 }
             } else {
-                let slots = self.leaf_slots(current);
-                if ANY {
-                    active &= !leaf.any(slots, active, &t_max);
-                    if active == 0 {
-                        return lanes;
+                let (parent, child) = leaf_parent(current);
+                let entering = interval.rays_entering(&self.nodes[parent], child, t_max, active);
+                if entering != 0 {
+                    let slots = self.leaf_slots(current);
+                    if ANY {
+                        active &= !leaf.any(slots, entering, &t_max);
+                        if active == 0 {
+                            return lanes;
+                        }
+                    } else {
+                        leaf.closest(slots, entering, &mut t_max);
+                        farthest = t_max.max_of(active);
                     }
-                } else {
-                    leaf.closest(slots, active, &mut t_max);
-                    farthest = t_max.max_of(active);
                 }
             }
             loop {

@@ -430,10 +430,19 @@ impl WideBvh {
     /// The slots of the leaf a [`LEAF_REFERENCE`] names.
     #[inline(always)]
     pub(crate) fn leaf_slots(&self, reference: u32) -> Range<u32> {
-        let node = &self.nodes[((reference & !LEAF_REFERENCE) >> 3) as usize];
-        let lane = (reference & 7) as usize;
+        let (parent, lane) = leaf_parent(reference);
+        let node = &self.nodes[parent];
         node.offset[lane]..node.offset[lane] + node.count[lane]
     }
+}
+
+/// The node and the lane of the leaf a [`LEAF_REFERENCE`] names.
+#[inline(always)]
+pub(crate) fn leaf_parent(reference: u32) -> (usize, usize) {
+    (
+        ((reference & !LEAF_REFERENCE) >> 3) as usize,
+        (reference & 7) as usize,
+    )
 }
 
 /// What `lane` of node `index` holds, as a stack reference.
