@@ -3,7 +3,7 @@
 //! they point, how far apart they are) is a few operations on whole registers rather than a
 //! loop over rays.
 
-use glam::Vec3;
+use glam::{Mat4, Vec3, Vec4};
 
 use crate::lanes::{Lanes, Simd, ALL_LANES, PACKET_WIDTH};
 use crate::Ray;
@@ -13,7 +13,7 @@ use crate::Ray;
 ///
 /// # Examples
 /// ```
-/// use glam::Vec3;
+/// use glam::{Mat4, Vec3, Vec4};
 /// use meshcast_primitives::{Portable, Ray, RayPacket, PACKET_WIDTH};
 ///
 /// let mut rays = [Ray::new(Vec3::ZERO, Vec3::NEG_Z); PACKET_WIDTH];
@@ -39,6 +39,10 @@ pub struct RayPacket {
 
 impl RayPacket {
     /// The packet of `rays`, ray `i` in lane `i`.
+    ///
+    /// Four rays at a time, as two 4x4 transposes in registers: writing the lanes one by one
+    /// and reading them back four at a time would stall each read (a store is forwarded to a
+    /// load of the same size only).
     #[inline]
     pub fn new(rays: &[Ray; PACKET_WIDTH]) -> Self {
         let mut packet = Self {
@@ -47,8 +51,31 @@ impl RayPacket {
             t_min: [0.0; PACKET_WIDTH],
             t_max: [0.0; PACKET_WIDTH],
         };
-        for (lane, ray) in rays.iter().enumerate() {
-            packet.set(lane, ray);
+        for (group, four) in rays.chunks_exact(4).enumerate() {
+            let lanes = 4 * group..4 * group + 4;
+            let [a, b, c, d] = [&four[0], &four[1], &four[2], &four[3]];
+            let front = |r: &Ray| Vec4::new(r.origin.x, r.origin.y, r.origin.z, r.dir.x);
+            let back = |r: &Ray| Vec4::new(r.dir.y, r.dir.z, r.t_min, r.t_max);
+            let front = Mat4::from_cols(front(a), front(b), front(c), front(d)).transpose();
+            let back = Mat4::from_cols(back(a), back(b), back(c), back(d)).transpose();
+            front
+                .x_axis
+                .write_to_slice(&mut packet.origin[0][lanes.clone()]);
+            front
+                .y_axis
+                .write_to_slice(&mut packet.origin[1][lanes.clone()]);
+            front
+                .z_axis
+                .write_to_slice(&mut packet.origin[2][lanes.clone()]);
+            front
+                .w_axis
+                .write_to_slice(&mut packet.dir[0][lanes.clone()]);
+            back.x_axis
+                .write_to_slice(&mut packet.dir[1][lanes.clone()]);
+            back.y_axis
+                .write_to_slice(&mut packet.dir[2][lanes.clone()]);
+            back.z_axis.write_to_slice(&mut packet.t_min[lanes.clone()]);
+            back.w_axis.write_to_slice(&mut packet.t_max[lanes]);
         }
         packet
     }
@@ -194,10 +221,12 @@ mod tests {
         let negative = packet.negative(simd);
         let [along_y, along_z] = packet.dominant(simd);
         for (lane, ray) in rays.iter().enumerate() {
-            assert_eq!(
-                packet.ray(lane).origin.to_array().map(f32::to_bits),
-                ray.origin.to_array().map(f32::to_bits)
-            );
+            // Bit for bit, NaNs included.
+            let bits = |r: Ray| {
+                let [o, d] = [r.origin, r.dir].map(|v| v.to_array().map(f32::to_bits));
+                (o, d, r.t_min.to_bits(), r.t_max.to_bits())
+            };
+            assert_eq!(bits(packet.ray(lane)), bits(*ray));
             let bit = |bits: u32| bits & (1 << lane) != 0;
             assert_eq!(bit(valid), ray.is_valid(), "{ray:?}");
             let d = ray.dir.to_array();
