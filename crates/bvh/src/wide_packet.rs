@@ -314,6 +314,14 @@ impl WideBvh {
             if current & LEAF_REFERENCE == 0 {
                 let node = &self.nodes[current as usize];
                 let (mask, entries) = interval.test(node, farthest);
+                let mut inner = mask;
+                while inner != 0 {
+                    let lane = inner.trailing_zeros() as usize;
+                    inner &= inner - 1;
+                    if node.count[lane] == 0 {
+                        simd::prefetch(&self.nodes[node.offset[lane] as usize]);
+                    }
+                }
                 if mask != 0 {
                     current = if ANY {
                         push_in_lane_order(current, node, mask, &mut stack)
