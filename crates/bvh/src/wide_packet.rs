@@ -21,6 +21,7 @@
 
 use core::ops::Range;
 
+use glam::Vec3;
 use meshcast_primitives::{lanes_like, Aabb, Lanes, Portable, RayPacket, Simd, SLAB_SLACK};
 
 use crate::simd::{self, Plane, RaySetup};
@@ -85,20 +86,20 @@ impl<S: Simd> PacketInterval<S> {
         let [dx, dy, dz] = rays.dir_lanes(simd);
         // Along each ray's dominant axis: the origin, the root's planes and the component.
         let along = rays.dominant(simd);
-        let splat = |value: f32| Lanes::splat(simd, value);
         let (low, high) = (bounds.min, bounds.max);
         let axis_origin = on_axis(along, [ox, oy, oz]);
-        let axis_min = on_axis(along, [splat(low.x), splat(low.y), splat(low.z)]);
-        let axis_max = on_axis(along, [splat(high.x), splat(high.y), splat(high.z)]);
+        let axis_min = on_axis(along, splat3(simd, low));
+        let axis_max = on_axis(along, splat3(simd, high));
         let axis_dir = on_axis(along, [dx, dy, dz]);
         let reach = (axis_min - axis_origin)
             .abs()
             .max((axis_max - axis_origin).abs());
         // `slab_slack`'s widening, kept finite as `RaySetup::new` keeps it.
-        let slack = (reach / axis_dir.abs() * splat(SLAB_SLACK)).min(splat(f32::MAX));
+        let slack = (reach / axis_dir.abs() * Lanes::splat(simd, SLAB_SLACK))
+            .min(Lanes::splat(simd, f32::MAX));
         let first = lanes.trailing_zeros() as usize;
         let (near, far) = RaySetup::new(&rays.ray(first), bounds).planes();
-        let one = splat(1.0);
+        let one = Lanes::splat(simd, 1.0);
         let (ix, iy, iz) = (one / dx, one / dy, one / dz);
         let t_min = Lanes::from_array(simd, rays.t_min);
         Self {
@@ -110,10 +111,10 @@ impl<S: Simd> PacketInterval<S> {
             },
             origin: [ends(ox, lanes), ends(oy, lanes), ends(oz, lanes)],
             inv_dir: [ends(ix, lanes), ends(iy, lanes), ends(iz, lanes)],
-            slack: splat(slack.max_of(lanes)),
-            t_min: splat(t_min.min_of(lanes)),
-            neg_inf: splat(f32::NEG_INFINITY),
-            inf: splat(f32::INFINITY),
+            slack: Lanes::splat(simd, slack.max_of(lanes)),
+            t_min: Lanes::splat(simd, t_min.min_of(lanes)),
+            neg_inf: Lanes::splat(simd, f32::NEG_INFINITY),
+            inf: Lanes::splat(simd, f32::INFINITY),
             near,
             far,
         }
@@ -201,6 +202,16 @@ fn on_axis<S: Simd>([along_y, along_z]: [u32; 2], [x, y, z]: [Lanes<S>; 3]) -> L
     z.select(along_z, y.select(along_y, x))
 }
 
+/// The coordinates of `point`, each splatted.
+#[inline(always)]
+fn splat3<S: Simd>(simd: S, point: Vec3) -> [Lanes<S>; 3] {
+    [
+        Lanes::splat(simd, point.x),
+        Lanes::splat(simd, point.y),
+        Lanes::splat(simd, point.z),
+    ]
+}
+
 /// The smallest and the largest lane among `lanes` (bits), each splatted.
 #[inline(always)]
 fn ends<S: Simd>(values: Lanes<S>, lanes: u32) -> [Lanes<S>; 2] {
@@ -229,7 +240,8 @@ fn plane<S: Simd>(simd: S, node: &WideNode, p: Plane) -> Lanes<S> {
 impl WideBvh {
     /// Closest hits of the rays of `rays` in `lanes` (bits), walked together: `leaf`
     /// ([`PacketLeaves::closest`]) keeps each ray's closest hit. Degenerate rays
-    /// ([`meshcast_primitives::Ray::is_valid`]) are left out; rays of different direction octants walk apart.
+    /// ([`meshcast_primitives::Ray::is_valid`]) are left out; rays of different direction
+    /// octants walk apart.
     ///
     /// Every leaf that holds a ray's closest hit is visited with that ray among the tested
     /// lanes, so a leaf test that answers each ray as the single-ray leaf test does gives each

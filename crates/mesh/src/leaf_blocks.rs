@@ -253,12 +253,14 @@ impl LeafBlocks {
 
 /// A packet's leaf test over watertight blocks: each triangle against every ray of the leaf at
 /// once ([`WatertightPacket`]) when the rays share their axes, else each ray by its
-/// single-ray leaf test. The walk hands it only the rays whose own test enters the leaf's box
-/// ([`WideBvh::cast_packet`]); testing even one of them with the packet test, whose cost does
-/// not depend on how many lanes are in use, measured faster than testing up to two rays one by
-/// one (camera images of the bunny and the ogre, one thread: 3% to 12%), as the choice between
-/// the two is a branch the CPU cannot predict. Either way a ray's hits are those of its single-ray test,
-/// culled, filtered and ordered the same way, so its answer is [`LeafBlocks::cast`]'s.
+/// single-ray leaf test. Either way a ray's hits are those of its single-ray test, culled,
+/// filtered and ordered the same way, so its answer is [`LeafBlocks::cast`]'s.
+///
+/// The walk hands it only the rays whose own test enters the leaf's box
+/// ([`WideBvh::cast_packet`]). Testing even one of them with the packet test, whose cost does
+/// not depend on how many lanes are in use, measured faster than testing up to two rays one
+/// by one (camera images of the bunny and the ogre, one thread: 3% to 12%): the choice between
+/// the two is a branch the CPU cannot predict.
 struct PacketLeaf<'l, 'a, K> {
     rays: PacketRays<'l, 'a, K>,
     lanes: u32,

@@ -15,12 +15,13 @@ use crate::{lanes_like, Hit, RayPacket, Triangle, TriangleBlock, WatertightRay};
 /// # Examples
 /// ```
 /// use glam::Vec3;
-/// use meshcast_primitives::{Lanes, Portable, Ray, RayPacket, Triangle, WatertightPacket, WatertightRay};
+/// use meshcast_primitives::{Lanes, Portable, Ray, RayPacket, Triangle};
+/// use meshcast_primitives::{WatertightPacket, WatertightRay};
 ///
 /// let triangle = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
 /// let rays: [Ray; 8] =
 ///     core::array::from_fn(|i| Ray::new(Vec3::new(0.13 * i as f32, 0.15, 1.0), Vec3::NEG_Z));
-/// let packet = WatertightPacket::new(&RayPacket::new(&rays), 0xff).expect("the rays share their axes");
+/// let packet = WatertightPacket::new(&RayPacket::new(&rays), 0xff).expect("shared axes");
 /// let hits = packet.intersect(&triangle, Lanes::splat(Portable, f32::INFINITY), 0xff);
 /// // The rays at x = 0, ..., 0.78 hit; the one at x = 0.91 passes beside the hypotenuse.
 /// assert_eq!(hits.lanes(), 0b0111_1111);
@@ -80,10 +81,10 @@ impl<S: Simd> PacketHits<S> {
 }
 
 impl WatertightPacket {
-    /// The packet of `rays`' lanes in `lanes` (bits; valid rays, [`crate::Ray::is_valid`]), or `None`
-    /// if those lanes do not all share their axes (or `lanes` is empty). Other lanes are never
-    /// tested. Each lane is the set-up [`WatertightRay::new`] makes for its ray, bit for bit:
-    /// the same axes, and the shear's quotients, each correctly rounded, computed lane by
+    /// The packet of `rays`' lanes in `lanes` (bits; valid rays, [`crate::Ray::is_valid`]), or
+    /// `None` if those lanes do not all share their axes (or `lanes` is empty). Other lanes are
+    /// never tested. Each lane is the set-up [`WatertightRay::new`] makes for its ray, bit for
+    /// bit: the same axes, and the shear's quotients, each correctly rounded, computed lane by
     /// lane.
     #[inline]
     pub fn new(rays: &RayPacket, lanes: u32) -> Option<Self> {
