@@ -43,7 +43,7 @@ pub(crate) const MAX_SKIPPED_CHUNKS: u32 = 16;
 impl PacketFinder {
     pub(crate) fn new() -> Self {
         Self {
-            rays: RayPacket::new(&[Ray::new(glam::Vec3::ZERO, glam::Vec3::X); PACKET_WIDTH]),
+            rays: RayPacket::default(),
             backoff: 1,
             skipping: 0,
         }

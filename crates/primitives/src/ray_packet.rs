@@ -25,7 +25,7 @@ use crate::Ray;
 /// // Lanes 0 and 2 point to -z, but only lane 0 runs mostly along z.
 /// assert_eq!(packet.classes(Portable).like(0) & 0b101, 0b001);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RayPacket {
     /// The origins' coordinates, one array per axis.
     pub origin: [[f32; PACKET_WIDTH]; 3],
@@ -45,12 +45,7 @@ impl RayPacket {
     /// load of the same size only).
     #[inline]
     pub fn new(rays: &[Ray; PACKET_WIDTH]) -> Self {
-        let mut packet = Self {
-            origin: [[0.0; PACKET_WIDTH]; 3],
-            dir: [[0.0; PACKET_WIDTH]; 3],
-            t_min: [0.0; PACKET_WIDTH],
-            t_max: [0.0; PACKET_WIDTH],
-        };
+        let mut packet = Self::default();
         for (group, four) in rays.chunks_exact(4).enumerate() {
             let lanes = 4 * group..4 * group + 4;
             let [a, b, c, d] = [&four[0], &four[1], &four[2], &four[3]];
@@ -78,18 +73,6 @@ impl RayPacket {
             back.w_axis.write_to_slice(&mut packet.t_max[lanes]);
         }
         packet
-    }
-
-    /// Puts `ray` in lane `lane`.
-    #[inline]
-    pub fn set(&mut self, lane: usize, ray: &Ray) {
-        let (o, d) = (ray.origin.to_array(), ray.dir.to_array());
-        for axis in 0..3 {
-            self.origin[axis][lane] = o[axis];
-            self.dir[axis][lane] = d[axis];
-        }
-        self.t_min[lane] = ray.t_min;
-        self.t_max[lane] = ray.t_max;
     }
 
     /// The ray in lane `lane`.

@@ -107,8 +107,7 @@ impl WatertightPacket {
         // Lanes left out take the first ray's values, so that every lane computes with
         // ordinary numbers.
         let used = |values: &[f32; PACKET_WIDTH]| {
-            let lanes_ = Lanes::from_array(simd, *values);
-            lanes_.select(lanes, Lanes::splat(simd, values[first]))
+            Lanes::from_array(simd, *values).select(lanes, Lanes::splat(simd, values[first]))
         };
         let [dx, dy, dz] = [
             used(&rays.dir[kx]),
