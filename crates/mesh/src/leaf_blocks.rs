@@ -194,8 +194,7 @@ impl LeafBlocks {
 impl LeafBlocks {
     /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits, valid rays
     /// of one direction octant), as [`LeafBlocks::cast`] answers it, the rays traced as one
-    /// packet ([`WideBvh::cast_packet`]). `keeps_everything` says that `keep` accepts every
-    /// triangle.
+    /// packet ([`WideBvh::cast_packet`]).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn cast_packet(
         &self,
@@ -205,14 +204,12 @@ impl LeafBlocks {
         lanes: u32,
         culling: FaceCulling,
         keep: &impl Fn(u32) -> bool,
-        keeps_everything: bool,
         hits: &mut [Option<Hit>; PACKET_WIDTH],
     ) {
         match self {
             Self::Watertight(blocks) => {
                 let leaves = Leaves::new(blocks, wide, tri_mesh);
-                let mut leaf =
-                    PacketLeaf::new(&leaves, rays, lanes, culling, keep, keeps_everything);
+                let mut leaf = PacketLeaf::new(&leaves, rays, lanes, culling, keep);
                 wide.cast_packet(rays, lanes, &mut leaf);
                 leaf.best.write(lanes, hits);
             }
@@ -225,7 +222,6 @@ impl LeafBlocks {
 
     /// Which rays of `rays` in `lanes` (bits) hit anything, as [`LeafBlocks::occluded`]
     /// answers each, traced as one packet ([`WideBvh::occluded_packet`]), as bits.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn occluded_packet(
         &self,
         wide: &WideBvh,
@@ -234,13 +230,11 @@ impl LeafBlocks {
         lanes: u32,
         culling: FaceCulling,
         keep: &impl Fn(u32) -> bool,
-        keeps_everything: bool,
     ) -> u32 {
         match self {
             Self::Watertight(blocks) => {
                 let leaves = Leaves::new(blocks, wide, tri_mesh);
-                let mut leaf =
-                    PacketLeaf::new(&leaves, rays, lanes, culling, keep, keeps_everything);
+                let mut leaf = PacketLeaf::new(&leaves, rays, lanes, culling, keep);
                 wide.occluded_packet(rays, lanes, &mut leaf)
             }
             Self::Transform(_) => (0..PACKET_WIDTH)
@@ -251,25 +245,22 @@ impl LeafBlocks {
     }
 }
 
-/// A packet's leaf test over watertight blocks: each triangle against every ray of the leaf at
-/// once ([`WatertightPacket`]) when the rays share their axes, else each ray by its
+/// A packet's leaf test over watertight blocks: when the rays share their axes, two rays
+/// against a block's four triangles in one eight-lane test ([`meshcast_primitives::RayPair`]), else each ray by its
 /// single-ray leaf test. Either way a ray's hits are those of its single-ray test, culled,
 /// filtered and ordered the same way, so its answer is [`LeafBlocks::cast`]'s.
 ///
 /// The walk hands it only the rays whose own test enters the leaf's box
-/// ([`WideBvh::cast_packet`]). Testing even one of them with the packet test, whose cost does
-/// not depend on how many lanes are in use, measured faster than testing up to two rays one
-/// by one (camera images of the bunny and the ogre, one thread: 3% to 12%): the choice between
-/// the two is a branch the CPU cannot predict.
+/// ([`WideBvh::cast_packet`]): on a camera image about three of eight, as leaves are about a
+/// pixel wide there. Two rays per test make a block cost one test per pair of those rays
+/// rather than one per triangle, as testing each triangle against all eight lanes did
+/// (bunny, 512 x 512 camera image, one thread: 548 to 481 instructions per ray).
 struct PacketLeaf<'l, 'a, K> {
     rays: PacketRays<'l, 'a, K>,
     lanes: u32,
-    /// The rays' set-ups for the triangle-by-triangle test, made at the first leaf (`None`
-    /// until then); `Some(None)` if the rays do not share their axes.
+    /// The rays' set-ups for the pair test, made at the first leaf (`None` until then);
+    /// `Some(None)` if the rays do not share their axes.
     packet: Option<Option<WatertightPacket>>,
-    /// Whether hits are kept whatever their triangle and side (no culling, a filter that keeps
-    /// everything), so that the closest can be chosen lane by lane without a branch.
-    plain: bool,
     best: BestHits,
 }
 
@@ -283,45 +274,26 @@ struct PacketRays<'l, 'a, K> {
 
 /// Each ray's closest hit so far, lane by lane.
 struct BestHits {
-    t: [f32; PACKET_WIDTH],
-    u: [f32; PACKET_WIDTH],
-    v: [f32; PACKET_WIDTH],
-    /// The triangle, [`NO_HIT`] while there is none.
-    triangle: [u32; PACKET_WIDTH],
+    hits: [Option<Hit>; PACKET_WIDTH],
 }
 
-/// A [`BestHits`] lane without a hit.
-const NO_HIT: u32 = u32::MAX;
-
 impl BestHits {
-    /// The hit in `lane`.
-    #[inline(always)]
-    fn get(&self, lane: usize) -> Option<Hit> {
-        (self.triangle[lane] != NO_HIT).then(|| {
-            Hit::new(self.t[lane], self.u[lane], self.v[lane]).with_triangle(self.triangle[lane])
-        })
-    }
-
     /// Keeps `hit` in `lane` if it comes before the hit there ([`Hit::order`]); returns
     /// whether it did.
     #[inline(always)]
     fn offer(&mut self, lane: usize, hit: Hit) -> bool {
-        if self
-            .get(lane)
-            .is_some_and(|best| !hit.is_closer_than(&best))
-        {
+        let best = &mut self.hits[lane];
+        if best.is_some_and(|best| !hit.is_closer_than(&best)) {
             return false;
         }
-        self.t[lane] = hit.t;
-        self.u[lane] = hit.u;
-        self.v[lane] = hit.v;
-        self.triangle[lane] = hit.triangle;
+        *best = Some(hit);
         true
     }
 
     /// Writes the hits of `lanes` to `hits`.
+    #[inline(always)]
     fn write(&self, lanes: u32, hits: &mut [Option<Hit>; PACKET_WIDTH]) {
-        for_each_lane(lanes, |lane| hits[lane] = self.get(lane));
+        for_each_lane(lanes, |lane| hits[lane] = self.hits[lane]);
     }
 }
 
@@ -332,7 +304,6 @@ impl<'l, 'a, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, K> {
         lanes: u32,
         culling: FaceCulling,
         keep: &'l K,
-        keeps_everything: bool,
     ) -> Self {
         Self {
             rays: PacketRays {
@@ -343,97 +314,11 @@ impl<'l, 'a, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, K> {
             },
             lanes,
             packet: None,
-            plain: keeps_everything && !culling.is_on(),
             best: BestHits {
-                t: [0.0; PACKET_WIDTH],
-                u: [0.0; PACKET_WIDTH],
-                v: [0.0; PACKET_WIDTH],
-                triangle: [NO_HIT; PACKET_WIDTH],
+                hits: [None; PACKET_WIDTH],
             },
         }
     }
-
-    /// The packet test, if the rays share their axes.
-    #[inline(always)]
-    fn packet(&mut self) -> Option<WatertightPacket> {
-        let (rays, all) = (self.rays.rays, self.lanes);
-        *self.packet.get_or_insert_with(|| set_up_packet(rays, all))
-    }
-
-    /// [`PacketLeaves::closest`] with the packet test and no culling or filter: each
-    /// triangle's hits that are strictly nearer than a ray's `t_max` replace its best hit lane
-    /// by lane; a hit exactly at `t_max` (a tie, or a first hit at the range's end) goes
-    /// through [`BestHits::offer`] and the hit order.
-    #[inline(always)]
-    fn closest_plain<S: Simd>(
-        &mut self,
-        packet: &WatertightPacket,
-        slots: Range<u32>,
-        lanes: u32,
-        t_max: &mut Lanes<S>,
-    ) {
-        let simd = t_max.simd();
-        let best = &mut self.best;
-        let mut best_t = Lanes::from_array(simd, best.t);
-        let mut best_u = Lanes::from_array(simd, best.u);
-        let mut best_v = Lanes::from_array(simd, best.v);
-        let mut best_triangle = Lanes::from_array(simd, best.triangle.map(f32::from_bits));
-        let leaves = self.rays.leaves;
-        for slot in slots {
-            let index = leaves.order[slot as usize];
-            if index == PADDING_SLOT {
-                continue;
-            }
-            let block = &leaves.blocks[slot as usize / BLOCK_WIDTH];
-            let hits = packet.intersect_block(block, slot as usize % BLOCK_WIDTH, *t_max, lanes);
-            let hit = hits.lanes();
-            if hit == 0 {
-                continue;
-            }
-            let nearer = hit & hits.t().lt(*t_max);
-            if nearer != 0 {
-                // Bit patterns, not numbers: `select` copies them unchanged.
-                let triangle_bits = Lanes::splat(simd, f32::from_bits(index));
-                *t_max = hits.t().select(nearer, *t_max);
-                best_t = hits.t().select(nearer, best_t);
-                best_u = hits.u().select(nearer, best_u);
-                best_v = hits.v().select(nearer, best_v);
-                best_triangle = triangle_bits.select(nearer, best_triangle);
-            }
-            let at_end = hit & !nearer;
-            if at_end != 0 {
-                best.t = best_t.to_array();
-                best.u = best_u.to_array();
-                best.v = best_v.to_array();
-                best.triangle = best_triangle.to_array().map(f32::to_bits);
-                for_each_lane(at_end, |lane| {
-                    if let Some(found) = hits.hit(lane) {
-                        best.offer(lane, found.with_triangle(index));
-                    }
-                });
-                best_t = Lanes::from_array(simd, best.t);
-                best_u = Lanes::from_array(simd, best.u);
-                best_v = Lanes::from_array(simd, best.v);
-                best_triangle = Lanes::from_array(simd, best.triangle.map(f32::from_bits));
-                *t_max = Lanes::from_array(simd, lane_t_max(t_max.to_array(), best, at_end));
-            }
-        }
-        best.t = best_t.to_array();
-        best.u = best_u.to_array();
-        best.v = best_v.to_array();
-        best.triangle = best_triangle.to_array().map(f32::to_bits);
-    }
-}
-
-/// `t_max` with the lanes of `lanes` cut to their best hit's `t`.
-#[inline(always)]
-fn lane_t_max(mut t_max: [f32; PACKET_WIDTH], best: &BestHits, lanes: u32) -> [f32; PACKET_WIDTH] {
-    for_each_lane(lanes, |lane| {
-        if best.triangle[lane] != NO_HIT {
-            t_max[lane] = best.t[lane];
-        }
-    });
-    t_max
 }
 
 impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
@@ -445,54 +330,82 @@ impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
 
     /// Calls `found(lane, hit)` for every ray in `lanes` and every triangle of the leaf `slots`
     /// it hits within `[t_min, t_max[lane]]` that culling and the filter keep, in slot order,
-    /// each triangle tested against all the rays at once. `found` says what the ray does next
-    /// ([`Next`]).
+    /// testing two rays against a block's four triangles at once ([`meshcast_primitives::RayPair`]). `found` says
+    /// what the ray does next ([`Next`]).
     #[inline(always)]
     fn for_each_hit<S: Simd>(
         &self,
         packet: &WatertightPacket,
         slots: Range<u32>,
-        mut lanes: u32,
+        lanes: u32,
         t_max: &mut Lanes<S>,
         mut found: impl FnMut(usize, Hit) -> Next,
     ) {
-        for slot in slots {
-            let index = self.leaves.order[slot as usize];
-            if index == PADDING_SLOT {
-                continue;
-            }
-            let block = &self.leaves.blocks[slot as usize / BLOCK_WIDTH];
-            let triangle = block.triangle(slot as usize % BLOCK_WIDTH);
-            let hits = packet.intersect(&triangle, *t_max, lanes);
-            let mut hit_lanes = hits.lanes();
-            while hit_lanes != 0 {
-                let lane = hit_lanes.trailing_zeros() as usize;
-                hit_lanes &= hit_lanes - 1;
-                if self.culling.is_on()
-                    && self.culling.culls(
-                        triangle.v0,
-                        triangle.v1,
-                        triangle.v2,
-                        self.rays.ray(lane).dir,
-                    )
-                {
+        let simd = t_max.simd();
+        let first = slots.start as usize / BLOCK_WIDTH;
+        let blocks = &self.leaves.blocks[first..slots.end as usize / BLOCK_WIDTH];
+        let mut rest = lanes;
+        while rest != 0 {
+            // The next two rays, or the last one twice (its second half then goes unread).
+            let a = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let b = if rest != 0 {
+                rest.trailing_zeros() as usize
+            } else {
+                a
+            };
+            rest &= rest.wrapping_sub(1);
+            let rays = [a, b];
+            let pair = packet.pair(simd, a, b);
+            let mut limits = [t_max.lane(a), t_max.lane(b)];
+            // Bit `r` for each of the pair's rays still testing.
+            let mut testing = if b == a { 0b01 } else { 0b11 };
+            for (i, block) in blocks.iter().enumerate() {
+                let hits = pair.intersect(block, limits);
+                if hits.lanes() == 0 {
                     continue;
                 }
-                if !(self.keep)(index) {
-                    continue;
-                }
-                let Some(hit) = hits.hit(lane) else { continue };
-                match found(lane, hit.with_triangle(index)) {
-                    Next::Continue => {}
-                    Next::Shorten(t) => *t_max = t_max.with_lane(lane, t),
-                    Next::Leave => {
-                        lanes &= !(1 << lane);
-                        if lanes == 0 {
-                            return;
+                for (r, &ray) in rays.iter().enumerate() {
+                    if testing & (1 << r) == 0 {
+                        continue;
+                    }
+                    let mut triangles = (hits.lanes() >> (BLOCK_WIDTH * r)) & 0xf;
+                    while triangles != 0 {
+                        let lane = triangles.trailing_zeros() as usize;
+                        triangles &= triangles - 1;
+                        let index = self.leaves.order[(first + i) * BLOCK_WIDTH + lane];
+                        if self.culling.is_on() {
+                            let triangle = block.triangle(lane);
+                            let dir = self.rays.ray(ray).dir;
+                            if self
+                                .culling
+                                .culls(triangle.v0, triangle.v1, triangle.v2, dir)
+                            {
+                                continue;
+                            }
+                        }
+                        if !(self.keep)(index) {
+                            continue;
+                        }
+                        let Some(hit) = hits.hit(BLOCK_WIDTH * r + lane) else {
+                            continue;
+                        };
+                        match found(ray, hit.with_triangle(index)) {
+                            Next::Continue => {}
+                            Next::Shorten(t) => limits[r] = t,
+                            Next::Leave => {
+                                testing &= !(1 << r);
+                                break;
+                            }
                         }
                     }
                 }
+                if testing == 0 {
+                    break;
+                }
             }
+            // `b` first: when it is `a`, `a`'s limit is the one kept.
+            *t_max = t_max.with_lane(b, limits[1]).with_lane(a, limits[0]);
         }
     }
 }
@@ -510,14 +423,11 @@ enum Next {
 impl<K: Fn(u32) -> bool> PacketLeaves for &mut PacketLeaf<'_, '_, K> {
     #[inline(always)]
     fn closest<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &mut Lanes<S>) {
-        if let Some(packet) = self.packet() {
-            if self.plain {
-                self.closest_plain(&packet, slots, lanes, t_max);
-                return;
-            }
-            let best = &mut self.best;
+        let (rays, all) = (self.rays.rays, self.lanes);
+        let best = &mut self.best;
+        if let Some(packet) = self.packet.get_or_insert_with(|| set_up_packet(rays, all)) {
             self.rays
-                .for_each_hit(&packet, slots, lanes, t_max, |lane, hit| {
+                .for_each_hit(packet, slots, lanes, t_max, |lane, hit| {
                     if best.offer(lane, hit) {
                         Next::Shorten(hit.t)
                     } else {
@@ -536,7 +446,7 @@ impl<K: Fn(u32) -> bool> PacketLeaves for &mut PacketLeaf<'_, '_, K> {
                 .leaves
                 .closest(slots.clone(), t_max.lane(lane), &mut query);
             if let Some(hit) = found {
-                if self.best.offer(lane, hit) {
+                if best.offer(lane, hit) {
                     *t_max = t_max.with_lane(lane, hit.t);
                 }
             }
@@ -545,29 +455,12 @@ impl<K: Fn(u32) -> bool> PacketLeaves for &mut PacketLeaf<'_, '_, K> {
 
     #[inline(always)]
     fn any<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &Lanes<S>) -> u32 {
+        let (rays, all) = (self.rays.rays, self.lanes);
         let mut hit = 0;
-        if let Some(packet) = self.packet() {
-            if self.plain {
-                let leaves = self.rays.leaves;
-                for slot in slots {
-                    let index = leaves.order[slot as usize];
-                    if index == PADDING_SLOT {
-                        continue;
-                    }
-                    let block = &leaves.blocks[slot as usize / BLOCK_WIDTH];
-                    let lane = slot as usize % BLOCK_WIDTH;
-                    hit |= packet
-                        .intersect_block(block, lane, *t_max, lanes & !hit)
-                        .lanes();
-                    if hit == lanes {
-                        break;
-                    }
-                }
-                return hit;
-            }
+        if let Some(packet) = self.packet.get_or_insert_with(|| set_up_packet(rays, all)) {
             let mut limit = *t_max;
             self.rays
-                .for_each_hit(&packet, slots, lanes, &mut limit, |lane, _| {
+                .for_each_hit(packet, slots, lanes, &mut limit, |lane, _| {
                     hit |= 1 << lane;
                     Next::Leave
                 });

@@ -302,7 +302,6 @@ impl Mesh {
             return;
         }
         let keep = |triangle| filter.keep(triangle);
-        let everything = filter.keeps_everything();
         self.blocks.cast_packet(
             &self.wide,
             &self.tri_mesh,
@@ -310,7 +309,6 @@ impl Mesh {
             lanes,
             culling,
             &keep,
-            everything,
             hits,
         );
     }
@@ -333,16 +331,8 @@ impl Mesh {
             return hit;
         }
         let keep = |triangle| filter.keep(triangle);
-        let everything = filter.keeps_everything();
-        self.blocks.occluded_packet(
-            &self.wide,
-            &self.tri_mesh,
-            rays,
-            lanes,
-            culling,
-            &keep,
-            everything,
-        )
+        self.blocks
+            .occluded_packet(&self.wide, &self.tri_mesh, rays, lanes, culling, &keep)
     }
 
     /// Whether `ray` hits any triangle that `filter` keeps and `culling` does not skip.

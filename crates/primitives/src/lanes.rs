@@ -260,13 +260,12 @@ impl<S: Simd> Lanes<S> {
         self.to_array()[lane]
     }
 
-    /// These lanes with lane `lane` set to `value`.
+    /// These lanes with lane `lane` set to `value`. A blend in registers: writing the lane in
+    /// memory and reading the lanes back would wait for the store.
     #[inline(always)]
     #[must_use]
     pub fn with_lane(self, lane: usize, value: f32) -> Self {
-        let mut lanes = self.to_array();
-        lanes[lane] = value;
-        Self::from_array(self.simd, lanes)
+        Self::splat(self.simd, value).select(1 << lane, self)
     }
 
     /// Lane by lane: `self` where it is the larger, else `other` (also when either is NaN).

@@ -81,4 +81,4 @@ pub use triangulation::triangulate;
 pub use viewport::{ClipPlanes, DepthConvention, Viewport};
 pub use volume::{Overlap, Volume};
 pub use watertight::WatertightRay;
-pub use watertight_packet::{PacketHits, WatertightPacket};
+pub use watertight_packet::{PacketHits, RayPair, WatertightPacket};

@@ -97,6 +97,12 @@ impl TriangleBlock {
         Triangle::new(corner(0), corner(1), corner(2))
     }
 
+    /// Coordinate `axis` of corner `corner` of the four triangles, lane by lane.
+    #[inline(always)]
+    pub fn coordinates(&self, corner: usize, axis: usize) -> Vec4 {
+        self.corners[corner][axis]
+    }
+
     /// Coordinate `axis` of corner `corner` of the triangle in `lane` (NaN for an unused lane).
     ///
     /// # Panics

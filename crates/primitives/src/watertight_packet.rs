@@ -1,13 +1,17 @@
-//! One triangle against up to eight rays at once: the watertight test of [`crate::watertight`]
-//! with a ray in each lane, for packets of rays that share the test's axis permutation (rays
-//! of one camera tile, say). Each lane evaluates the same operations in the same order as
-//! [`WatertightRay::intersect`], and lanes whose edge functions round to zero are redone by
-//! that test, so every lane answers what the scalar test answers for its ray, bit for bit.
+//! The watertight test of [`crate::watertight`] over eight lanes, for packets of rays that
+//! share the test's axis permutation (rays of one camera tile, say): one triangle against up
+//! to eight rays ([`WatertightPacket::intersect`]), or two rays against the four triangles of
+//! a [`TriangleBlock`] ([`RayPair::intersect`]), which is what a packet's leaf test uses when
+//! only a few of its rays reach a leaf. Each lane evaluates the same operations in the same
+//! order as [`WatertightRay::intersect`], and lanes whose edge functions round to zero are
+//! redone by that test, so every lane answers what the scalar test answers, bit for bit.
 
 use glam::Vec3;
 
-use crate::lanes::{Lanes, Portable, Simd, PACKET_WIDTH};
-use crate::{lanes_like, Hit, RayPacket, Triangle, TriangleBlock, WatertightRay};
+use glam::Vec4;
+
+use crate::lanes::{Lanes, Portable, Simd, ALL_LANES, PACKET_WIDTH};
+use crate::{lanes_like, Hit, RayPacket, Triangle, TriangleBlock, WatertightRay, BLOCK_WIDTH};
 
 /// The watertight set-ups of up to eight rays that share their axes ([`WatertightRay`]'s
 /// dominant axis and winding-preserving order), spread lane by lane.
@@ -80,6 +84,155 @@ impl<S: Simd> PacketHits<S> {
     }
 }
 
+/// The ray half of the eight-lane watertight test: each lane's origin (`kx`, `ky`, `kz`),
+/// shear and `t_min`.
+#[derive(Clone, Copy, Debug)]
+struct LaneRays<S: Simd> {
+    origin: [Lanes<S>; 3],
+    shear: [Lanes<S>; 3],
+    t_min: Lanes<S>,
+}
+
+impl<S: Simd> LaneRays<S> {
+    /// The watertight test of each lane's ray against each lane's triangle (`corners[c]`: the
+    /// `kx`, `ky`, `kz` coordinates of corner `c`), with the operations of
+    /// [`WatertightRay::intersect`] in its order, in the lanes of `lanes` (bits). Returns the
+    /// hits and the lanes whose edge functions round to zero, which the scalar test redoes
+    /// (not yet counted as hits).
+    #[inline(always)]
+    fn intersect(
+        &self,
+        [a, b, c]: [[Lanes<S>; 3]; 3],
+        t_max: Lanes<S>,
+        lanes: u32,
+    ) -> (PacketHits<S>, u32) {
+        let simd = t_max.simd();
+        let [ox, oy, oz] = self.origin;
+        let [sx, sy, sz] = self.shear;
+        // The corners relative to the origins, sheared so that each ray runs along +z.
+        let a_z = a[2] - oz;
+        let b_z = b[2] - oz;
+        let c_z = c[2] - oz;
+        let ax = (a[0] - ox) - sx * a_z;
+        let ay = (a[1] - oy) - sy * a_z;
+        let bx = (b[0] - ox) - sx * b_z;
+        let by = (b[1] - oy) - sy * b_z;
+        let cx = (c[0] - ox) - sx * c_z;
+        let cy = (c[1] - oy) - sy * c_z;
+
+        let e0 = cx * by - cy * bx;
+        let e1 = ax * cy - ay * cx;
+        let e2 = bx * ay - by * ax;
+        let zero = Lanes::splat(simd, 0.0);
+        let negative = e0.lt(zero) | e1.lt(zero) | e2.lt(zero);
+        let positive = zero.lt(e0) | zero.lt(e1) | zero.lt(e2);
+        let det = e0 + e1 + e2;
+        let inside = !(negative & positive);
+        let usable = det.ne(zero) & det.abs().lt(Lanes::splat(simd, f32::INFINITY));
+        // An edge function that rounds to zero is recomputed in f64 by the scalar test.
+        let redo = (e0.eq(zero) | e1.eq(zero) | e2.eq(zero)) & lanes;
+        let candidates = inside & usable & lanes;
+        if candidates | redo == 0 {
+            let none = PacketHits {
+                t: zero,
+                u: zero,
+                v: zero,
+                lanes: 0,
+            };
+            return (none, 0);
+        }
+        let t_scaled = e0 * (sz * a_z) + e1 * (sz * b_z) + e2 * (sz * c_z);
+        let inv_det = Lanes::splat(simd, 1.0) / det;
+        let t = t_scaled * inv_det;
+        let in_range = self.t_min.le(t) & t.le(t_max);
+        let hits = PacketHits {
+            t,
+            u: e1 * inv_det,
+            v: e2 * inv_det,
+            lanes: candidates & in_range & !redo,
+        };
+        (hits, redo)
+    }
+}
+
+/// Two rays of a [`WatertightPacket`] against the four triangles of a [`TriangleBlock`] in
+/// one eight-lane test ([`WatertightPacket::pair`]): lanes 0 to 3 test the first ray against
+/// the block's triangles 0 to 3, lanes 4 to 7 the second. Where few rays of a packet reach a
+/// leaf, a block costs one test per two rays instead of one per triangle.
+#[derive(Clone, Copy, Debug)]
+pub struct RayPair<'p, S: Simd> {
+    packet: &'p WatertightPacket,
+    rays: [usize; 2],
+    lanes: LaneRays<S>,
+}
+
+impl<S: Simd> RayPair<'_, S> {
+    /// Tests the block's triangles, the first ray accepting `t` in `[t_min, t_max[0]]` and
+    /// the second in `[t_min, t_max[1]]`. Lane `4 r + i` hits exactly when
+    /// [`WatertightRay::intersect`] of ray `r` hits triangle `i` with that range, with the
+    /// same `t`, `u` and `v` bit for bit.
+    #[inline(always)]
+    pub fn intersect(&self, block: &TriangleBlock, t_max: [f32; 2]) -> PacketHits<S> {
+        let simd = self.lanes.t_min.simd();
+        let [kx, ky, kz] = self.packet.axes;
+        let corners = [
+            [
+                twice(simd, block, 0, kx),
+                twice(simd, block, 0, ky),
+                twice(simd, block, 0, kz),
+            ],
+            [
+                twice(simd, block, 1, kx),
+                twice(simd, block, 1, ky),
+                twice(simd, block, 1, kz),
+            ],
+            [
+                twice(simd, block, 2, kx),
+                twice(simd, block, 2, ky),
+                twice(simd, block, 2, kz),
+            ],
+        ];
+        let limit = halves(simd, t_max[0], t_max[1]);
+        let (mut hits, mut redo) = self.lanes.intersect(corners, limit, ALL_LANES);
+        while redo != 0 {
+            let lane = redo.trailing_zeros() as usize;
+            redo &= redo - 1;
+            let (ray, triangle) = (lane / BLOCK_WIDTH, block.triangle(lane % BLOCK_WIDTH));
+            let single = self.packet.ray(self.rays[ray], t_max[ray]);
+            if let Some(hit) = single.intersect(triangle.v0, triangle.v1, triangle.v2) {
+                hits.t = hits.t.with_lane(lane, hit.t);
+                hits.u = hits.u.with_lane(lane, hit.u);
+                hits.v = hits.v.with_lane(lane, hit.v);
+                hits.lanes |= 1 << lane;
+            }
+        }
+        hits
+    }
+}
+
+/// Each of `values`, splatted.
+#[inline(always)]
+fn splat3<S: Simd>(simd: S, [x, y, z]: [f32; 3]) -> [Lanes<S>; 3] {
+    [
+        Lanes::splat(simd, x),
+        Lanes::splat(simd, y),
+        Lanes::splat(simd, z),
+    ]
+}
+
+/// `a` in the first four lanes, `b` in the last four.
+#[inline(always)]
+fn halves<S: Simd>(simd: S, a: f32, b: f32) -> Lanes<S> {
+    Lanes::from_halves(simd, [Vec4::splat(a), Vec4::splat(b)])
+}
+
+/// Coordinate `axis` of corner `corner` of `block`'s four triangles, in both halves.
+#[inline(always)]
+fn twice<S: Simd>(simd: S, block: &TriangleBlock, corner: usize, axis: usize) -> Lanes<S> {
+    let lanes = block.coordinates(corner, axis);
+    Lanes::from_halves(simd, [lanes, lanes])
+}
+
 impl WatertightPacket {
     /// The packet of `rays`' lanes in `lanes` (bits; valid rays, [`crate::Ray::is_valid`]), or
     /// `None` if those lanes do not all share their axes (or `lanes` is empty). Other lanes are
@@ -141,86 +294,58 @@ impl WatertightPacket {
         t_max: Lanes<S>,
         lanes: u32,
     ) -> PacketHits<S> {
-        self.intersect_corners(triangle, t_max, lanes)
-    }
-
-    /// [`WatertightPacket::intersect`] of the triangle in `lane` of `block`, read from the
-    /// block.
-    #[inline(always)]
-    pub fn intersect_block<S: Simd>(
-        &self,
-        block: &TriangleBlock,
-        lane: usize,
-        t_max: Lanes<S>,
-        lanes: u32,
-    ) -> PacketHits<S> {
-        self.intersect_corners(&BlockLane { block, lane }, t_max, lanes)
-    }
-
-    /// The test of the triangle `corners`.
-    #[inline(always)]
-    fn intersect_corners<S: Simd>(
-        &self,
-        corners: &impl Corners,
-        t_max: Lanes<S>,
-        lanes: u32,
-    ) -> PacketHits<S> {
-        let coordinate = |corner, axis| corners.coordinate(corner, axis);
         let [kx, ky, kz] = self.axes;
         let simd = t_max.simd();
         // Written out rather than mapped: a closure would be compiled apart from the caller's
         // instruction set, and the lanes' intrinsics would not be inlined into it.
-        let sx = Lanes::from_array(simd, self.shear[0]);
-        let sy = Lanes::from_array(simd, self.shear[1]);
-        let sz = Lanes::from_array(simd, self.shear[2]);
-        let ox = Lanes::from_array(simd, self.origin[0]);
-        let oy = Lanes::from_array(simd, self.origin[1]);
-        let oz = Lanes::from_array(simd, self.origin[2]);
-        // The corners relative to the origins, sheared so that each ray runs along +z.
-        let a_z = Lanes::splat(simd, coordinate(0, kz)) - oz;
-        let b_z = Lanes::splat(simd, coordinate(1, kz)) - oz;
-        let c_z = Lanes::splat(simd, coordinate(2, kz)) - oz;
-        let ax = (Lanes::splat(simd, coordinate(0, kx)) - ox) - sx * a_z;
-        let ay = (Lanes::splat(simd, coordinate(0, ky)) - oy) - sy * a_z;
-        let bx = (Lanes::splat(simd, coordinate(1, kx)) - ox) - sx * b_z;
-        let by = (Lanes::splat(simd, coordinate(1, ky)) - oy) - sy * b_z;
-        let cx = (Lanes::splat(simd, coordinate(2, kx)) - ox) - sx * c_z;
-        let cy = (Lanes::splat(simd, coordinate(2, ky)) - oy) - sy * c_z;
-
-        let e0 = cx * by - cy * bx;
-        let e1 = ax * cy - ay * cx;
-        let e2 = bx * ay - by * ax;
-        let zero = Lanes::splat(simd, 0.0);
-        let negative = e0.lt(zero) | e1.lt(zero) | e2.lt(zero);
-        let positive = zero.lt(e0) | zero.lt(e1) | zero.lt(e2);
-        let det = e0 + e1 + e2;
-        let inside = !(negative & positive);
-        let usable = det.ne(zero) & det.abs().lt(Lanes::splat(simd, f32::INFINITY));
-        // An edge function that rounds to zero is recomputed in f64 by the scalar test.
-        let redo = (e0.eq(zero) | e1.eq(zero) | e2.eq(zero)) & lanes;
-        let candidates = inside & usable & lanes;
-        if candidates | redo == 0 {
-            return PacketHits {
-                t: zero,
-                u: zero,
-                v: zero,
-                lanes: 0,
-            };
-        }
-        let t_scaled = e0 * (sz * a_z) + e1 * (sz * b_z) + e2 * (sz * c_z);
-        let inv_det = Lanes::splat(simd, 1.0) / det;
-        let t = t_scaled * inv_det;
-        let in_range = Lanes::from_array(simd, self.t_min).le(t) & t.le(t_max);
-        let mut hits = PacketHits {
-            t,
-            u: e1 * inv_det,
-            v: e2 * inv_det,
-            lanes: candidates & in_range & !redo,
+        let rays = LaneRays {
+            origin: [
+                Lanes::from_array(simd, self.origin[0]),
+                Lanes::from_array(simd, self.origin[1]),
+                Lanes::from_array(simd, self.origin[2]),
+            ],
+            shear: [
+                Lanes::from_array(simd, self.shear[0]),
+                Lanes::from_array(simd, self.shear[1]),
+                Lanes::from_array(simd, self.shear[2]),
+            ],
+            t_min: Lanes::from_array(simd, self.t_min),
         };
+        let [a, b, c] = [triangle.v0, triangle.v1, triangle.v2];
+        let corners = [
+            splat3(simd, [a[kx], a[ky], a[kz]]),
+            splat3(simd, [b[kx], b[ky], b[kz]]),
+            splat3(simd, [c[kx], c[ky], c[kz]]),
+        ];
+        let (mut hits, redo) = rays.intersect(corners, t_max, lanes);
         if redo != 0 {
-            self.redo_lanes(&corners.triangle(), t_max, redo, &mut hits);
+            self.redo_lanes(triangle, t_max, redo, &mut hits);
         }
         hits
+    }
+
+    /// Rays `a` and `b` set up for [`RayPair::intersect`]: ray `a` in the first four lanes,
+    /// ray `b` in the last four.
+    #[inline(always)]
+    pub fn pair<S: Simd>(&self, simd: S, a: usize, b: usize) -> RayPair<'_, S> {
+        let [o, s] = [&self.origin, &self.shear];
+        RayPair {
+            packet: self,
+            rays: [a, b],
+            lanes: LaneRays {
+                origin: [
+                    halves(simd, o[0][a], o[0][b]),
+                    halves(simd, o[1][a], o[1][b]),
+                    halves(simd, o[2][a], o[2][b]),
+                ],
+                shear: [
+                    halves(simd, s[0][a], s[0][b]),
+                    halves(simd, s[1][a], s[1][b]),
+                    halves(simd, s[2][a], s[2][b]),
+                ],
+                t_min: halves(simd, self.t_min[a], self.t_min[b]),
+            },
+        }
     }
 
     /// Replaces the lanes in `redo` with the scalar test's answers.
@@ -264,46 +389,6 @@ impl WatertightPacket {
     }
 }
 
-/// A triangle as the packet test reads it: one coordinate at a time, and whole only for the
-/// lanes the scalar test redoes (rarely, so a triangle kept in a block is not put together
-/// for every test).
-trait Corners {
-    /// Coordinate `axis` of corner `corner`.
-    fn coordinate(&self, corner: usize, axis: usize) -> f32;
-    /// The whole triangle.
-    fn triangle(&self) -> Triangle;
-}
-
-impl Corners for Triangle {
-    #[inline(always)]
-    fn coordinate(&self, corner: usize, axis: usize) -> f32 {
-        [self.v0, self.v1, self.v2][corner].to_array()[axis]
-    }
-
-    #[inline(always)]
-    fn triangle(&self) -> Triangle {
-        *self
-    }
-}
-
-/// The triangle in one lane of a [`TriangleBlock`].
-struct BlockLane<'a> {
-    block: &'a TriangleBlock,
-    lane: usize,
-}
-
-impl Corners for BlockLane<'_> {
-    #[inline(always)]
-    fn coordinate(&self, corner: usize, axis: usize) -> f32 {
-        self.block.coordinate(corner, axis, self.lane)
-    }
-
-    #[inline(always)]
-    fn triangle(&self) -> Triangle {
-        self.block.triangle(self.lane)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,6 +402,64 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = crate::Avx2::detect() {
             assert_eq!(assert_lanes_match_in(avx2, rays, triangle, t_max), hit);
+        }
+        hit
+    }
+
+    /// Checks every pair of lanes of `rays` that share their axes, both orders and each lane
+    /// with itself, against the scalar test on each triangle of `triangles` (at most four,
+    /// one block), in every instruction set this CPU runs. Returns the lanes that hit any.
+    fn assert_pairs_match(
+        rays: &[Ray; PACKET_WIDTH],
+        triangles: &[Triangle],
+        t_max: [f32; 8],
+    ) -> u32 {
+        let hit = assert_pairs_match_in(Portable, rays, triangles, t_max);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = crate::Avx2::detect() {
+            assert_eq!(assert_pairs_match_in(avx2, rays, triangles, t_max), hit);
+        }
+        hit
+    }
+
+    fn assert_pairs_match_in<S: Simd>(
+        simd: S,
+        rays: &[Ray; PACKET_WIDTH],
+        triangles: &[Triangle],
+        t_max: [f32; 8],
+    ) -> u32 {
+        let block = TriangleBlock::new(triangles);
+        let set_up = rays.map(|r| WatertightRay::new(&r));
+        let bits = |h: Option<Hit>| h.map(|h| (h.t.to_bits(), h.u.to_bits(), h.v.to_bits()));
+        let mut hit = 0;
+        for a in 0..PACKET_WIDTH {
+            let lanes = (0..PACKET_WIDTH)
+                .filter(|&l| set_up[l].axes == set_up[a].axes)
+                .fold(0, |m, l| m | 1 << l);
+            let packet = WatertightPacket::new(&RayPacket::new(rays), lanes).expect("shared axes");
+            for b in (0..PACKET_WIDTH).filter(|&b| lanes & (1 << b) != 0) {
+                let hits = packet
+                    .pair(simd, a, b)
+                    .intersect(&block, [t_max[a], t_max[b]]);
+                for (r, ray) in [a, b].into_iter().enumerate() {
+                    for lane in 0..BLOCK_WIDTH {
+                        let expected = triangles.get(lane).and_then(|t| {
+                            set_up[ray]
+                                .with_range(rays[ray].t_min, t_max[ray])
+                                .intersect(t.v0, t.v1, t.v2)
+                        });
+                        let found = hits.hit(BLOCK_WIDTH * r + lane);
+                        assert_eq!(
+                            bits(found),
+                            bits(expected),
+                            "rays {a}, {b}, triangle {lane}"
+                        );
+                        if found.is_some() {
+                            hit |= 1 << ray;
+                        }
+                    }
+                }
+            }
         }
         hit
     }
@@ -361,7 +504,7 @@ mod tests {
     #[test]
     fn lanes_equal_the_scalar_test_on_random_triangles_and_rays() {
         let mut rng = Xorshift(0x2545_f491_4f6c_dd1d);
-        let mut hits = 0;
+        let (mut hits, mut pair_hits) = (0, 0);
         for round in 0..3000 {
             let scale = [1.0, 1e-3, 1e4][round % 3];
             let triangle = Triangle::new(rng.point(scale), rng.point(scale), rng.point(scale));
@@ -377,8 +520,20 @@ mod tests {
             });
             let t_max = core::array::from_fn(|lane| [f32::INFINITY, 2.0, 0.5][(lane + round) % 3]);
             hits += assert_lanes_match(&rays, &triangle, t_max).count_ones();
+            // In a block with up to three others, around the same centroid.
+            let others = (0..round % 4).map(|_| {
+                let shift = rng.point(0.5 * scale);
+                Triangle::new(
+                    triangle.v0 + shift,
+                    triangle.v2 - shift,
+                    triangle.v1 + shift,
+                )
+            });
+            let block: Vec<Triangle> = core::iter::once(triangle).chain(others).collect();
+            pair_hits += assert_pairs_match(&rays, &block, t_max).count_ones();
         }
         assert!(hits > 2500, "{hits}");
+        assert!(pair_hits > 2500, "{pair_hits}");
     }
 
     #[test]
@@ -408,12 +563,20 @@ mod tests {
             let (target, dir) = (targets[i % 4], dirs[i / 2]);
             Ray::new(target - dir * 2.0, dir)
         });
+        let fan: [Triangle; 4] =
+            core::array::from_fn(|i| Triangle::new(centre, rim[i], rim[(i + 1) % 4]));
         let mut owned = 0;
-        for i in 0..4 {
-            let triangle = Triangle::new(centre, rim[i], rim[(i + 1) % 4]);
-            owned |= assert_lanes_match(&rays, &triangle, [f32::INFINITY; 8]);
+        for triangle in &fan {
+            owned |= assert_lanes_match(&rays, triangle, [f32::INFINITY; 8]);
         }
         assert_eq!(owned, crate::ALL_LANES, "a ray fell through the fan");
+        // The fan as one block, two rays at a time.
+        let owned = assert_pairs_match(&rays, &fan, [f32::INFINITY; 8]);
+        assert_eq!(
+            owned,
+            crate::ALL_LANES,
+            "a ray fell through the fan's block"
+        );
     }
 
     #[test]
