@@ -75,11 +75,12 @@ struct RayLanes<S: Simd> {
 
 impl<S: Simd> PacketInterval<S> {
     /// The intervals of the rays in `lanes` (valid rays of one direction octant, with finite
-    /// reciprocal directions) in a hierarchy whose root box is `bounds`. Each ray's values are
-    /// those of its [`RaySetup::new`], bit for bit (correctly rounded quotients, computed
-    /// eight at once).
+    /// reciprocal directions `inv_dir`) in a hierarchy whose root box is `bounds`. Each ray's
+    /// values are those of its [`RaySetup::new`], bit for bit (correctly rounded quotients,
+    /// computed eight at once).
     #[inline(always)]
-    fn new(simd: S, rays: &RayPacket, lanes: u32, bounds: &Aabb) -> Self {
+    fn new(rays: &RayPacket, inv_dir: [Lanes<S>; 3], lanes: u32, bounds: &Aabb) -> Self {
+        let simd = inv_dir[0].simd();
         // No closures here: one would be compiled apart from the caller's instruction set, and
         // the lanes' intrinsics would not be inlined into it.
         let [ox, oy, oz] = rays.origin_lanes(simd);
@@ -99,8 +100,7 @@ impl<S: Simd> PacketInterval<S> {
             .min(Lanes::splat(simd, f32::MAX));
         let first = lanes.trailing_zeros() as usize;
         let (near, far) = RaySetup::new(&rays.ray(first), bounds).planes();
-        let one = Lanes::splat(simd, 1.0);
-        let (ix, iy, iz) = (one / dx, one / dy, one / dz);
+        let [ix, iy, iz] = inv_dir;
         let t_min = Lanes::from_array(simd, rays.t_min);
         Self {
             rays: RayLanes {
@@ -262,8 +262,8 @@ impl WideBvh {
         self.run_packet::<true>(rays, lanes, &mut leaf)
     }
 
-    /// Splits `lanes` by direction octant, leaving out degenerate rays and walking rays with
-    /// an infinite reciprocal direction component alone, and walks each part.
+    /// Walks the rays of `rays` in `lanes` with the hierarchy's kernel
+    /// ([`WideBvh::split_packet`]).
     #[inline(always)]
     fn run_packet<const ANY: bool>(
         &self,
@@ -274,12 +274,30 @@ impl WideBvh {
         if self.nodes.is_empty() {
             return 0;
         }
-        // Which rays are valid, which walk alone, and each one's octant, for all at once.
-        let simd = Portable;
+        if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
+            simd::split_packet::<FixedStack, _, ANY>(self, rays, lanes, leaf)
+        } else {
+            self.split_packet::<Portable, Vec<Pending>, _, ANY>(Portable, rays, lanes, leaf)
+        }
+    }
+
+    /// Splits `lanes` by direction octant, leaving out degenerate rays and walking rays with
+    /// an infinite reciprocal direction component alone, and walks each part in the lanes of
+    /// `simd`. The reciprocal directions are computed once, for all parts.
+    #[inline(always)]
+    pub(crate) fn split_packet<V: Simd, S: TraversalStack, L: PacketLeaves, const ANY: bool>(
+        &self,
+        simd: V,
+        rays: &RayPacket,
+        lanes: u32,
+        leaf: &mut L,
+    ) -> u32 {
         let mut left = lanes & rays.valid(simd);
+        let one = Lanes::splat(simd, 1.0);
+        let [dx, dy, dz] = rays.dir_lanes(simd);
+        let inv_dir = [one / dx, one / dy, one / dz];
         let inf = Lanes::splat(simd, f32::INFINITY);
-        let [inv_x, inv_y, inv_z] = rays.dir_lanes(simd).map(|d| Lanes::splat(simd, 1.0) / d);
-        let finite = inv_x.abs().lt(inf) & inv_y.abs().lt(inf) & inv_z.abs().lt(inf);
+        let finite = inv_dir[0].abs().lt(inf) & inv_dir[1].abs().lt(inf) & inv_dir[2].abs().lt(inf);
         let alone = left & !finite;
         let [x, y, z] = rays.negative(simd);
         let mut hit = 0;
@@ -288,34 +306,30 @@ impl WideBvh {
             let part = if alone & (1 << first) != 0 {
                 1 << first
             } else {
-                let like = |bits| lanes_like(bits, first);
-                like(x) & like(y) & like(z) & left & !alone
+                lanes_like(x, first) & lanes_like(y, first) & lanes_like(z, first) & left & !alone
             };
             left &= !part;
-            hit |= if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
-                simd::walk_packet::<FixedStack, _, ANY>(self, rays, part, leaf)
-            } else {
-                self.walk_packet::<Portable, Vec<Pending>, _, ANY>(Portable, rays, part, leaf)
-            };
+            hit |= self.walk_packet::<V, S, L, ANY>(rays, inv_dir, part, leaf);
         }
         hit
     }
 
     /// The packet walk of the rays in `lanes` (valid, of one direction octant, with finite
-    /// reciprocal directions, or a single ray) in the lanes of `simd`: closest hits, or with
-    /// `ANY` which rays hit anything (returned as bits; closest hits return 0).
+    /// reciprocal directions `inv_dir`, or a single ray) in `inv_dir`'s lanes: closest hits,
+    /// or with `ANY` which rays hit anything (returned as bits; closest hits return 0).
     ///
     /// The single-ray walk's loop ([`WideBvh::walk`]) with the packet's node test and leaf
     /// test, and the largest `t_max` of the rays as the range every box is tested against.
     #[inline(always)]
-    pub(crate) fn walk_packet<V: Simd, S: TraversalStack, L: PacketLeaves, const ANY: bool>(
+    fn walk_packet<V: Simd, S: TraversalStack, L: PacketLeaves, const ANY: bool>(
         &self,
-        simd: V,
         rays: &RayPacket,
+        inv_dir: [Lanes<V>; 3],
         lanes: u32,
         leaf: &mut L,
     ) -> u32 {
-        let interval = PacketInterval::new(simd, rays, lanes, &self.bounds);
+        let simd = inv_dir[0].simd();
+        let interval = PacketInterval::new(rays, inv_dir, lanes, &self.bounds);
         let mut t_max = Lanes::from_array(simd, rays.t_max);
         let mut farthest = t_max.max_of(lanes);
         // The rays still walking: with `ANY`, those that found no hit yet.

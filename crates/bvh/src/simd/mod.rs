@@ -293,10 +293,10 @@ pub(crate) fn prefetch(node: &WideNode) {
     let _ = node;
 }
 
-/// Runs the packet walk of `bvh` compiled for its kernel's instruction set, with that
-/// instruction set's eight lanes ([`meshcast_primitives::Simd`]).
+/// Runs the packet walk of `bvh` ([`WideBvh::split_packet`]) compiled for its kernel's
+/// instruction set, with that instruction set's eight lanes ([`meshcast_primitives::Simd`]).
 #[inline(always)]
-pub(crate) fn walk_packet<S, L, const ANY: bool>(
+pub(crate) fn split_packet<S, L, const ANY: bool>(
     bvh: &WideBvh,
     rays: &RayPacket,
     lanes: u32,
@@ -310,11 +310,11 @@ where
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a hierarchy's kernel is only set to one that `is_supported` confirmed this
         // CPU runs (`WideBvh::from_binary`, `WideBvh::set_kernel`).
-        Kernel::Avx2 => unsafe { x86::walk_packet_avx2::<S, L, ANY>(bvh, rays, lanes, leaf) },
+        Kernel::Avx2 => unsafe { x86::split_packet_avx2::<S, L, ANY>(bvh, rays, lanes, leaf) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Kernel::Avx512 => unsafe { x86::walk_packet_avx512::<S, L, ANY>(bvh, rays, lanes, leaf) },
-        _ => bvh.walk_packet::<meshcast_primitives::Portable, S, L, ANY>(
+        Kernel::Avx512 => unsafe { x86::split_packet_avx512::<S, L, ANY>(bvh, rays, lanes, leaf) },
+        _ => bvh.split_packet::<meshcast_primitives::Portable, S, L, ANY>(
             meshcast_primitives::Portable,
             rays,
             lanes,
