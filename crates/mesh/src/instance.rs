@@ -233,7 +233,9 @@ impl Instance {
         let local = RayPacket::new(&rays.map(|ray| self.to_local(&ray)));
         // A world ray carried into the mesh's space can overflow (a huge direction through a
         // shrinking transform), and then hits nothing, as the single-ray walk answers.
-        for class in packets::by_class(&local, local.valid(Portable) & lanes) {
+        let valid = local.valid(Portable) & lanes;
+        for_each_lane(lanes & !valid, |lane| hits[lane] = None);
+        for class in packets::by_class(&local, valid) {
             self.mesh
                 .closest_packet(&local, class, culling, filter, hits);
         }
@@ -506,6 +508,35 @@ mod tests {
         assert!(surface.geometric_normal.dot(ex).abs() < 1e-6);
         assert!(surface.geometric_normal.dot(ey).abs() < 1e-6);
         assert!((surface.geometric_normal.length() - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn batch_rays_that_overflow_in_the_mesh_space_miss() {
+        use crate::RayQueries;
+        // Shrunk 1e-30 times: a long direction overflows when carried into the mesh's space.
+        let instance = Instance::new(unit_square(), Affine3A::from_scale(Vec3::splat(1e-30)))
+            .expect("invertible");
+        let target = Vec3::new(0.5e-30, 0.5e-30, 0.0);
+        let rays: Vec<Ray> = (0..16)
+            .map(|i| {
+                let length = if i % 3 == 1 { 1e9 } else { 1e-30 };
+                let origin = target + Vec3::new(0.0, 0.0, 1e-30 * (1.0 + i as f32));
+                Ray::new(origin, Vec3::new(0.0, 0.0, -length))
+            })
+            .collect();
+        assert!(rays.iter().all(Ray::is_valid));
+        let single: Vec<_> = rays.iter().map(|ray| instance.cast(ray)).collect();
+        for (i, hit) in single.iter().enumerate() {
+            assert_eq!(hit.is_some(), i % 3 != 1, "ray {i}");
+        }
+        // Answers start wrong, so that one left unwritten shows.
+        let mut batch = vec![Some(Hit::new(-1.0, 0.0, 0.0)); rays.len()];
+        instance.cast_batch_serial(&rays, &mut batch);
+        assert_eq!(batch, single);
+        let mut occluded = vec![true; rays.len()];
+        instance.occluded_batch_serial(&rays, &mut occluded);
+        let expected: Vec<bool> = rays.iter().map(|ray| instance.occluded(ray)).collect();
+        assert_eq!(occluded, expected);
     }
 
     #[test]
