@@ -192,9 +192,9 @@ impl LeafBlocks {
 }
 
 impl LeafBlocks {
-    /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits, valid rays
-    /// of one direction octant), as [`LeafBlocks::cast`] answers it, the rays traced as one
-    /// packet ([`WideBvh::cast_packet`]).
+    /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits, valid rays),
+    /// as [`LeafBlocks::cast`] answers it, the rays traced as one packet
+    /// ([`WideBvh::cast_packet`], which splits it by direction octant).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn cast_packet(
         &self,
@@ -330,8 +330,8 @@ impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
 
     /// Calls `found(lane, hit)` for every ray in `lanes` and every triangle of the leaf `slots`
     /// it hits within `[t_min, t_max[lane]]` that culling and the filter keep, in slot order,
-    /// testing two rays against a block's four triangles at once ([`meshcast_primitives::RayPair`]). `found` says
-    /// what the ray does next ([`Next`]).
+    /// testing two rays against a block's four triangles at once
+    /// ([`meshcast_primitives::RayPair`]). `found` says what the ray does next ([`Next`]).
     #[inline(always)]
     fn for_each_hit<S: Simd>(
         &self,
@@ -341,7 +341,6 @@ impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
         t_max: &mut Lanes<S>,
         mut found: impl FnMut(usize, Hit) -> Next,
     ) {
-        let simd = t_max.simd();
         let first = slots.start as usize / BLOCK_WIDTH;
         let blocks = &self.leaves.blocks[first..slots.end as usize / BLOCK_WIDTH];
         let mut rest = lanes;
@@ -356,12 +355,13 @@ impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
             };
             rest &= rest.wrapping_sub(1);
             let rays = [a, b];
-            let pair = packet.pair(simd, a, b);
-            let mut limits = [t_max.lane(a), t_max.lane(b)];
+            let mut pair = packet.pair(a, b, *t_max);
+            // Bit `r` for each of the pair's rays whose range a hit cut.
+            let mut shortened = 0;
             // Bit `r` for each of the pair's rays still testing.
             let mut testing = if b == a { 0b01 } else { 0b11 };
             for (i, block) in blocks.iter().enumerate() {
-                let hits = pair.intersect(block, limits);
+                let hits = pair.intersect(block);
                 if hits.lanes() == 0 {
                     continue;
                 }
@@ -392,7 +392,10 @@ impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
                         };
                         match found(ray, hit.with_triangle(index)) {
                             Next::Continue => {}
-                            Next::Shorten(t) => limits[r] = t,
+                            Next::Shorten(t) => {
+                                pair.shorten(r, t);
+                                shortened |= 1 << r;
+                            }
                             Next::Leave => {
                                 testing &= !(1 << r);
                                 break;
@@ -404,8 +407,11 @@ impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
                     break;
                 }
             }
-            // `b` first: when it is `a`, `a`'s limit is the one kept.
-            *t_max = t_max.with_lane(b, limits[1]).with_lane(a, limits[0]);
+            for (r, &ray) in rays.iter().enumerate() {
+                if shortened & (1 << r) != 0 {
+                    *t_max = t_max.with_lane(ray, pair.t_max(r));
+                }
+            }
         }
     }
 }

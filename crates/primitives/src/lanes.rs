@@ -68,6 +68,8 @@ pub trait Simd: Copy + fmt::Debug {
     fn select(self, bits: u32, a: Self::F32x8, b: Self::F32x8) -> Self::F32x8;
     /// The smallest lane (lanes are not NaN).
     fn min_lane(self, a: Self::F32x8) -> f32;
+    /// Lane `a` of `v` in lanes 0 to 3, lane `b` in lanes 4 to 7 (bit patterns unchanged).
+    fn pair(self, v: Self::F32x8, a: usize, b: usize) -> Self::F32x8;
 }
 
 /// The portable eight lanes: two glam `Vec4`s, so SSE2 on x86-64 and NEON on aarch64. Runs
@@ -179,6 +181,12 @@ impl Simd for Portable {
     #[inline(always)]
     fn min_lane(self, [a, b]: [Vec4; 2]) -> f32 {
         a.min(b).min_element()
+    }
+
+    #[inline(always)]
+    fn pair(self, v: [Vec4; 2], a: usize, b: usize) -> [Vec4; 2] {
+        let lanes = self.to_array(v);
+        [Vec4::splat(lanes[a]), Vec4::splat(lanes[b])]
     }
 }
 
@@ -326,6 +334,13 @@ impl<S: Simd> Lanes<S> {
         self.simd.min_lane(self.simd.select(lanes, self.v, inf))
     }
 
+    /// Lane `a` in lanes 0 to 3 and lane `b` in lanes 4 to 7 (bit patterns copied unchanged).
+    #[inline(always)]
+    #[must_use]
+    pub fn pair(self, a: usize, b: usize) -> Self {
+        self.with(self.simd.pair(self.v, a, b))
+    }
+
     /// The largest lane among `lanes` (bits), `-inf` if there is none. Lanes are not NaN.
     #[inline(always)]
     pub fn max_of(self, lanes: u32) -> f32 {
@@ -410,6 +425,17 @@ mod tests {
         assert_eq!((a - b).abs().lane(0), 3.0);
         assert_eq!((a * b / b + b).lane(7), 10.0);
         assert_eq!(a.with_lane(2, -5.0).to_array()[..3], [0.0, 1.0, -5.0]);
+        assert_eq!(
+            a.pair(6, 1).to_array(),
+            [6.0, 6.0, 6.0, 6.0, 1.0, 1.0, 1.0, 1.0]
+        );
+        assert_eq!(a.pair(7, 7).to_array(), [7.0; 8]);
+        let nan = f32::from_bits(0x7fc0_1234);
+        let odd = lanes([0.0, -0.0, nan, 1.0, 2.0, 3.0, 4.0, 5.0]).pair(2, 1);
+        assert_eq!(
+            odd.to_array().map(f32::to_bits)[3..5],
+            [nan.to_bits(), (-0.0f32).to_bits()]
+        );
         let halves = [Vec4::new(1.0, 2.0, 3.0, 4.0), Vec4::new(5.0, 6.0, 7.0, 8.0)];
         assert_eq!(
             Lanes::from_halves(simd, halves).to_array(),

@@ -6,9 +6,10 @@ use core::arch::x86_64::{
     __m256, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256, _mm256_blendv_ps,
     _mm256_castps256_ps128, _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cmpeq_epi32, _mm256_div_ps,
     _mm256_extractf128_ps, _mm256_loadu_ps, _mm256_max_ps, _mm256_min_ps, _mm256_movemask_ps,
-    _mm256_mul_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_set_m128, _mm256_setr_epi32,
-    _mm256_storeu_ps, _mm256_sub_ps, _mm_cvtss_f32, _mm_min_ps, _mm_movehl_ps, _mm_shuffle_ps,
-    _CMP_EQ_OQ, _CMP_LE_OQ, _CMP_LT_OQ, _CMP_NEQ_UQ,
+    _mm256_mul_ps, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_set_m128,
+    _mm256_set_m128i, _mm256_setr_epi32, _mm256_storeu_ps, _mm256_sub_ps, _mm_cvtss_f32,
+    _mm_min_ps, _mm_movehl_ps, _mm_set1_epi32, _mm_shuffle_ps, _CMP_EQ_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
+    _CMP_NEQ_UQ,
 };
 
 use glam::Vec4;
@@ -122,6 +123,16 @@ impl Simd for Avx2 {
             let set = _mm256_and_si256(_mm256_set1_epi32(bits as i32), lane_bits);
             let mask = _mm256_castsi256_ps(_mm256_cmpeq_epi32(set, lane_bits));
             _mm256_blendv_ps(b, a, mask)
+        }
+    }
+
+    #[inline(always)]
+    fn pair(self, v: __m256, a: usize, b: usize) -> __m256 {
+        // SAFETY: an `Avx2` value exists only on a CPU that runs AVX2. The permutation reads
+        // the low three bits of each index, and `a` and `b` are lanes (below eight).
+        unsafe {
+            let index = _mm256_set_m128i(_mm_set1_epi32(b as i32), _mm_set1_epi32(a as i32));
+            _mm256_permutevar8x32_ps(v, index)
         }
     }
 

@@ -8,8 +8,6 @@
 
 use glam::Vec3;
 
-use glam::Vec4;
-
 use crate::lanes::{Lanes, Portable, Simd, ALL_LANES, PACKET_WIDTH};
 use crate::{lanes_like, Hit, RayPacket, Triangle, TriangleBlock, WatertightRay, BLOCK_WIDTH};
 
@@ -164,16 +162,30 @@ pub struct RayPair<'p, S: Simd> {
     packet: &'p WatertightPacket,
     rays: [usize; 2],
     lanes: LaneRays<S>,
+    /// The first ray's `t_max` in lanes 0 to 3, the second's in lanes 4 to 7.
+    t_max: Lanes<S>,
 }
 
 impl<S: Simd> RayPair<'_, S> {
-    /// Tests the block's triangles, the first ray accepting `t` in `[t_min, t_max[0]]` and
-    /// the second in `[t_min, t_max[1]]`. Lane `4 r + i` hits exactly when
-    /// [`WatertightRay::intersect`] of ray `r` hits triangle `i` with that range, with the
-    /// same `t`, `u` and `v` bit for bit.
+    /// The `t_max` of ray `r` (0 or 1) of the pair.
     #[inline(always)]
-    pub fn intersect(&self, block: &TriangleBlock, t_max: [f32; 2]) -> PacketHits<S> {
-        let simd = self.lanes.t_min.simd();
+    pub fn t_max(&self, r: usize) -> f32 {
+        self.t_max.lane(BLOCK_WIDTH * r)
+    }
+
+    /// Cuts the range of ray `r` (0 or 1) of the pair to end at `t`.
+    #[inline(always)]
+    pub fn shorten(&mut self, r: usize, t: f32) {
+        let half = 0xf << (BLOCK_WIDTH * r);
+        self.t_max = Lanes::splat(self.t_max.simd(), t).select(half, self.t_max);
+    }
+
+    /// Tests the block's triangles, each ray accepting `t` in `[t_min, t_max]`. Lane
+    /// `4 r + i` hits exactly when [`WatertightRay::intersect`] of ray `r` hits triangle `i`
+    /// with that range, with the same `t`, `u` and `v` bit for bit.
+    #[inline(always)]
+    pub fn intersect(&self, block: &TriangleBlock) -> PacketHits<S> {
+        let simd = self.t_max.simd();
         let [kx, ky, kz] = self.packet.axes;
         let corners = [
             [
@@ -192,13 +204,12 @@ impl<S: Simd> RayPair<'_, S> {
                 twice(simd, block, 2, kz),
             ],
         ];
-        let limit = halves(simd, t_max[0], t_max[1]);
-        let (mut hits, mut redo) = self.lanes.intersect(corners, limit, ALL_LANES);
+        let (mut hits, mut redo) = self.lanes.intersect(corners, self.t_max, ALL_LANES);
         while redo != 0 {
             let lane = redo.trailing_zeros() as usize;
             redo &= redo - 1;
             let (ray, triangle) = (lane / BLOCK_WIDTH, block.triangle(lane % BLOCK_WIDTH));
-            let single = self.packet.ray(self.rays[ray], t_max[ray]);
+            let single = self.packet.ray(self.rays[ray], self.t_max(ray));
             if let Some(hit) = single.intersect(triangle.v0, triangle.v1, triangle.v2) {
                 hits.t = hits.t.with_lane(lane, hit.t);
                 hits.u = hits.u.with_lane(lane, hit.u);
@@ -220,10 +231,10 @@ fn splat3<S: Simd>(simd: S, [x, y, z]: [f32; 3]) -> [Lanes<S>; 3] {
     ]
 }
 
-/// `a` in the first four lanes, `b` in the last four.
+/// Lane `a` of `values` in the first four lanes, lane `b` in the last four.
 #[inline(always)]
-fn halves<S: Simd>(simd: S, a: f32, b: f32) -> Lanes<S> {
-    Lanes::from_halves(simd, [Vec4::splat(a), Vec4::splat(b)])
+fn paired<S: Simd>(simd: S, values: &[f32; PACKET_WIDTH], a: usize, b: usize) -> Lanes<S> {
+    Lanes::from_array(simd, *values).pair(a, b)
 }
 
 /// Coordinate `axis` of corner `corner` of `block`'s four triangles, in both halves.
@@ -324,27 +335,29 @@ impl WatertightPacket {
         hits
     }
 
-    /// Rays `a` and `b` set up for [`RayPair::intersect`]: ray `a` in the first four lanes,
-    /// ray `b` in the last four.
+    /// Rays `a` and `b` set up for [`RayPair::intersect`], with the ranges ending at their
+    /// lanes of `t_max`: ray `a` in the first four lanes, ray `b` in the last four.
     #[inline(always)]
-    pub fn pair<S: Simd>(&self, simd: S, a: usize, b: usize) -> RayPair<'_, S> {
+    pub fn pair<S: Simd>(&self, a: usize, b: usize, t_max: Lanes<S>) -> RayPair<'_, S> {
+        let simd = t_max.simd();
         let [o, s] = [&self.origin, &self.shear];
         RayPair {
             packet: self,
             rays: [a, b],
             lanes: LaneRays {
                 origin: [
-                    halves(simd, o[0][a], o[0][b]),
-                    halves(simd, o[1][a], o[1][b]),
-                    halves(simd, o[2][a], o[2][b]),
+                    paired(simd, &o[0], a, b),
+                    paired(simd, &o[1], a, b),
+                    paired(simd, &o[2], a, b),
                 ],
                 shear: [
-                    halves(simd, s[0][a], s[0][b]),
-                    halves(simd, s[1][a], s[1][b]),
-                    halves(simd, s[2][a], s[2][b]),
+                    paired(simd, &s[0], a, b),
+                    paired(simd, &s[1], a, b),
+                    paired(simd, &s[2], a, b),
                 ],
-                t_min: halves(simd, self.t_min[a], self.t_min[b]),
+                t_min: paired(simd, &self.t_min, a, b),
             },
+            t_max: t_max.pair(a, b),
         }
     }
 
@@ -438,9 +451,9 @@ mod tests {
                 .fold(0, |m, l| m | 1 << l);
             let packet = WatertightPacket::new(&RayPacket::new(rays), lanes).expect("shared axes");
             for b in (0..PACKET_WIDTH).filter(|&b| lanes & (1 << b) != 0) {
-                let hits = packet
-                    .pair(simd, a, b)
-                    .intersect(&block, [t_max[a], t_max[b]]);
+                let pair = packet.pair(a, b, Lanes::from_array(simd, t_max));
+                assert_eq!([pair.t_max(0), pair.t_max(1)], [t_max[a], t_max[b]]);
+                let hits = pair.intersect(&block);
                 for (r, ray) in [a, b].into_iter().enumerate() {
                     for lane in 0..BLOCK_WIDTH {
                         let expected = triangles.get(lane).and_then(|t| {
