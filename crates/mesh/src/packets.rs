@@ -5,14 +5,15 @@
 //! what the packet walk and the packet triangle test need shared (the signs of their direction
 //! components and their dominant axis, [`RayClass`]) and their directions lie within
 //! [`PACKET_CONE_COS`] of each other and their origins within [`PACKET_ORIGIN_SPREAD`], so
-//! that they tend to enter the same boxes: neighbouring
-//! pixels of a camera image, shadow rays from nearby points towards one light. A packet needs
-//! at least [`PACKET_MIN_RAYS`] rays; the others walk alone. Random rays are recognised by a
-//! look at two pairs of neighbours and walk alone without being sorted, so incoherent batches
-//! pay next to nothing for the search.
+//! that they tend to enter the same boxes: neighbouring pixels of a camera image, shadow rays
+//! from nearby points towards one light. A chunk whose first and last rays agree so is taken
+//! whole, as a camera row is, without a look at the rays between. A packet needs at least
+//! [`PACKET_MIN_RAYS`] rays; the others walk alone. Random rays are recognised by a look at
+//! their first and last rays and two pairs of neighbours, and walk alone without being sorted,
+//! so incoherent batches pay next to nothing for the search.
 
 use glam::Vec3A;
-use meshcast_primitives::{Lanes, Portable, Ray, RayPacket, PACKET_WIDTH};
+use meshcast_primitives::{Lanes, Portable, Ray, RayPacket, ALL_LANES, PACKET_WIDTH};
 use smallvec::SmallVec;
 
 use crate::ray_queries::at_least;
@@ -122,8 +123,14 @@ pub(crate) fn by_class(rays: &RayPacket, lanes: u32) -> impl Iterator<Item = u32
 }
 
 /// The packets among the rays of `rays` in `lanes` (bits), each of valid rays
-/// ([`Ray::is_valid`]) of one [`RayClass`], and the bits of the rays that walk alone, invalid
-/// ones included. If there are packets, `packet` holds the rays lane by lane.
+/// ([`Ray::is_valid`]), and the bits of the rays that walk alone, invalid ones included. If
+/// there are packets, `packet` holds the rays lane by lane.
+///
+/// A whole chunk whose first and last rays share a [`RayClass`] and lie within each other's
+/// cone and spread is one packet of its valid rays, those between taken on trust, as the rays
+/// of a camera row can be: a ray that breaks ranks costs time, never its answer, since the
+/// walks split a packet by direction octant and test leaves ray by ray when axes differ.
+/// Other chunks are sorted ray by ray ([`coherent_valid`]), each packet of one class.
 ///
 /// Random rays seldom hold a packet, so a batch of them should pay next to nothing here: unless
 /// one of two pairs of neighbouring lanes shares a class, as neighbours in a camera image or a
@@ -135,6 +142,17 @@ pub(crate) fn coherent(
     packet: &mut RayPacket,
 ) -> (PacketLanes, u32) {
     let class = |lane: usize| RayClass::of(&rays[lane]);
+    let last = PACKET_WIDTH - 1;
+    if lanes == ALL_LANES && class(0) == class(last) && near(&rays[0], &rays[last]) {
+        *packet = RayPacket::new(rays);
+        let valid = packet.valid(Portable);
+        if at_least(valid, PACKET_MIN_RAYS) {
+            let mut packets = PacketLanes::new();
+            packets.push(valid);
+            return (packets, lanes & !valid);
+        }
+        return (PacketLanes::new(), lanes);
+    }
     if class(0) != class(1) && class(PACKET_WIDTH - 2) != class(PACKET_WIDTH - 1) {
         return (PacketLanes::new(), lanes);
     }
@@ -142,6 +160,19 @@ pub(crate) fn coherent(
     let valid = packet.valid(Portable) & lanes;
     let (packets, alone) = coherent_valid(packet, valid);
     (packets, alone | (lanes & !valid))
+}
+
+/// Whether `ray` lies within the cone and spread of `lead` ([`PACKET_CONE_COS`],
+/// [`PACKET_ORIGIN_SPREAD`]), as [`coherent_valid`] tests a packet's rays against its first.
+#[inline]
+fn near(lead: &Ray, ray: &Ray) -> bool {
+    let lead_length_squared = lead.dir.length_squared();
+    let dot = lead.dir.dot(ray.dir);
+    dot > 0.0
+        && PACKET_CONE_COS * PACKET_CONE_COS * lead_length_squared * ray.dir.length_squared()
+            <= dot * dot
+        && (ray.origin - lead.origin).length_squared()
+            <= PACKET_ORIGIN_SPREAD * PACKET_ORIGIN_SPREAD * lead_length_squared
 }
 
 /// [`coherent`] of the valid rays of `rays` in `lanes`.
@@ -300,6 +331,21 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_chunk_whose_ends_agree_is_one_packet_of_its_valid_rays() {
+        let mut dirs: [Vec3; PACKET_WIDTH] =
+            core::array::from_fn(|i| Vec3::new(0.01 * i as f32, 0.02, -1.0));
+        dirs[3] = Vec3::X; // another class, taken on trust
+        let mut packet = rays(dirs);
+        packet[5].origin.x = f32::NAN;
+        assert_eq!(found(&packet, 0xff), (vec![0b1101_1111], 0b0010_0000));
+        // Part of a chunk is sorted ray by ray.
+        assert_eq!(found(&packet, 0x7f), (vec![0b0101_0111], 0b0010_1000));
+        // Ends too far apart: sorted ray by ray too.
+        packet[7].dir = Vec3::new(0.3, 0.02, -1.0);
+        assert_eq!(found(&packet, 0xff), (vec![0b0101_0111], 0b1010_1000));
     }
 
     #[test]

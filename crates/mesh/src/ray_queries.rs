@@ -106,9 +106,9 @@ pub trait RayQueries: Sync + sealed::Level {
     ) -> Vec<Self::Hit>;
 
     /// Writes to `hits[i]` the closest hit of the ray in each lane `i` of `rays` in `lanes`
-    /// (bits; valid rays already cut to the options' distance limit, of one
-    /// [`crate::packets::RayClass`] and coherent: [`crate::packets::coherent`]), as
-    /// [`RayQueries::walk_closest`] answers it. Levels that trace packets override it.
+    /// (bits; valid rays already cut to the options' distance limit, coherent as
+    /// [`crate::packets::coherent`] groups them), as [`RayQueries::walk_closest`] answers it,
+    /// whatever their directions. Levels that trace packets override it.
     #[doc(hidden)]
     #[inline]
     fn walk_closest_packet<F: Filter<Self::Candidate>>(
