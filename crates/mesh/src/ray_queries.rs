@@ -9,7 +9,7 @@
 use core::fmt::Debug;
 use core::ops::Index;
 
-use meshcast_primitives::{Ray, RayHit, RayPacket, ALL_LANES, PACKET_WIDTH};
+use meshcast_primitives::{prefetch, Ray, RayHit, RayPacket, ALL_LANES, PACKET_WIDTH};
 use rayon::prelude::*;
 
 use crate::packets::PacketFinder;
@@ -255,7 +255,7 @@ pub trait RayQueries: Sync + sealed::Level {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
         let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
         let mut finder = PacketFinder::new();
-        for (rays, hits) in rays.chunks(PACKET_WIDTH).zip(hits.chunks_mut(PACKET_WIDTH)) {
+        for (rays, hits) in chunks_prefetched(rays).zip(hits.chunks_mut(PACKET_WIDTH)) {
             let (rays, lanes) = packet_rays(rays, options, &mut scratch);
             let mut answer = |answers: &mut [Option<Self::Hit>; PACKET_WIDTH]| {
                 let (packets, alone) = finder.find(rays, lanes);
@@ -319,7 +319,7 @@ pub trait RayQueries: Sync + sealed::Level {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
         let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
         let mut finder = PacketFinder::new();
-        for (rays, hits) in rays.chunks(PACKET_WIDTH).zip(hits.chunks_mut(PACKET_WIDTH)) {
+        for (rays, hits) in chunks_prefetched(rays).zip(hits.chunks_mut(PACKET_WIDTH)) {
             let (rays, lanes) = packet_rays(rays, options, &mut scratch);
             let (packets, alone) = finder.find(rays, lanes);
             let mut hit = 0;
@@ -506,6 +506,26 @@ impl<H, L: IntoIterator<Item = H>> FromIterator<L> for HitLists<H> {
 /// `Instance` and `Scene`.
 /// What fills the lanes of a packet that hold no ray.
 const PLACEHOLDER_RAY: Ray = Ray::new(glam::Vec3::ZERO, glam::Vec3::X);
+
+/// How many chunks ahead of the one it works on a serial batch call asks the CPU to fetch.
+const PREFETCH_CHUNKS: usize = 2;
+
+/// The chunks of [`PACKET_WIDTH`] rays of `rays`, each handed out after asking the CPU to fetch
+/// the chunk [`PREFETCH_CHUNKS`] further on ([`meshcast_primitives::prefetch`]): the walks
+/// between fill the caches with the hierarchy, and a batch's rays, read once, would otherwise
+/// come from memory while the CPU waits (bunny camera image: the first reads of a chunk took
+/// half the time of finding its packets).
+fn chunks_prefetched(rays: &[Ray]) -> impl Iterator<Item = &[Ray]> {
+    let ahead = rays.chunks(PACKET_WIDTH).skip(PREFETCH_CHUNKS).map(Some);
+    rays.chunks(PACKET_WIDTH)
+        .zip(ahead.chain(core::iter::repeat(None)))
+        .map(|(chunk, ahead)| {
+            if let Some(ahead) = ahead {
+                prefetch(ahead);
+            }
+            chunk
+        })
+}
 
 /// Up to [`PACKET_WIDTH`] rays of a batch as a packet, cut to the options' distance limit, and
 /// the bits of the lanes that hold a ray to answer (the others hit nothing). The rays may be

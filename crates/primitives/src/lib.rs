@@ -72,6 +72,8 @@ pub use plane::Plane;
 pub use polygon::{Polygon, PLANARITY_TOLERANCE};
 pub use ray::{Ray, T_MIN_POSITIVE};
 pub use ray_packet::{lanes_like, RayClasses, RayPacket};
+#[cfg(target_arch = "x86_64")]
+pub use simd::prefetch;
 pub use sphere::Sphere;
 pub use transform_block::{TransformBlock, TransformHits, TransformRay};
 pub use triangle::Triangle;
@@ -81,4 +83,10 @@ pub use triangulation::triangulate;
 pub use viewport::{ClipPlanes, DepthConvention, Viewport};
 pub use volume::{Overlap, Volume};
 pub use watertight::WatertightRay;
+/// Asks the CPU to bring `values` into its caches ahead of use, where it can (x86-64); here a
+/// hint with nothing to do.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub fn prefetch<T>(_values: &[T]) {}
+
 pub use watertight_packet::{PacketHits, RayPair, WatertightPacket};

@@ -1,6 +1,6 @@
-//! The AVX2 form of [`Simd`]: eight lanes in one 256-bit register. This module holds the
-//! crate's only `unsafe` code: the intrinsics, which are sound to call once the CPU was found
-//! to run AVX2, as every [`Avx2`] value proves.
+//! The AVX2 form of [`Simd`]: eight lanes in one 256-bit register, and [`prefetch`]. This
+//! module holds the crate's only `unsafe` code: the intrinsics, which are sound to call once
+//! the CPU was found to run AVX2, as every [`Avx2`] value proves, and the prefetch hint.
 
 use core::arch::x86_64::{
     __m256, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256, _mm256_blendv_ps,
@@ -8,13 +8,33 @@ use core::arch::x86_64::{
     _mm256_extractf128_ps, _mm256_loadu_ps, _mm256_max_ps, _mm256_min_ps, _mm256_movemask_ps,
     _mm256_mul_ps, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_set_m128,
     _mm256_set_m128i, _mm256_setr_epi32, _mm256_storeu_ps, _mm256_sub_ps, _mm_cvtss_f32,
-    _mm_min_ps, _mm_movehl_ps, _mm_set1_epi32, _mm_shuffle_ps, _CMP_EQ_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
-    _CMP_NEQ_UQ,
+    _mm_min_ps, _mm_movehl_ps, _mm_prefetch, _mm_set1_epi32, _mm_shuffle_ps, _CMP_EQ_OQ,
+    _CMP_LE_OQ, _CMP_LT_OQ, _CMP_NEQ_UQ, _MM_HINT_T0,
 };
 
 use glam::Vec4;
 
 use crate::lanes::{Simd, PACKET_WIDTH};
+
+/// Asks the CPU to bring the cache lines that hold `values` into its caches ahead of their
+/// use. A hint only: it reads nothing the program sees and changes no result.
+#[inline(always)]
+pub fn prefetch<T>(values: &[T]) {
+    const LINE: usize = 64;
+    let start = values.as_ptr().cast::<i8>();
+    let bytes = core::mem::size_of_val(values);
+    if bytes == 0 {
+        return;
+    }
+    // From the line of the first byte to the line of the last.
+    let lines = (start as usize % LINE + bytes - 1) / LINE + 1;
+    for line in 0..lines {
+        // SAFETY: a prefetch never faults, whatever the address, and SSE, which it needs, is
+        // part of every x86-64 CPU. The addresses are those of `values`' lines, made without
+        // dereferencing anything.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(line * LINE)) };
+    }
+}
 
 /// AVX2's eight lanes: a zero-sized proof that this CPU runs AVX2, made by [`Avx2::detect`]
 /// (or, inside code compiled for AVX2, by [`Avx2::new_unchecked`]).

@@ -10,8 +10,7 @@
 //! Every kernel answers bit for bit what the portable one answers: the same operations in the
 //! same order, no fused multiply-add, the same NaN rules. This module holds the crate's only
 //! `unsafe` code: the aligned loads of the x86 kernels, the calls into the functions
-//! compiled for an instruction set the CPU was checked to have, and the packet walk's
-//! prefetches.
+//! compiled for an instruction set the CPU was checked to have.
 
 use core::fmt;
 use std::sync::OnceLock;
@@ -275,22 +274,7 @@ where
 /// for the children it will visit, whose node tests would otherwise wait on memory.
 #[inline(always)]
 pub(crate) fn prefetch(node: &WideNode) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let at = (node as *const WideNode).cast::<i8>();
-        // SAFETY: a prefetch is a hint: it reads nothing the program sees and never faults,
-        // and SSE, which it needs, is part of every x86-64 CPU. The addresses lie in `node`
-        // (four 64-byte lines of its 256 bytes).
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(at);
-            _mm_prefetch::<_MM_HINT_T0>(at.add(64));
-            _mm_prefetch::<_MM_HINT_T0>(at.add(128));
-            _mm_prefetch::<_MM_HINT_T0>(at.add(192));
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = node;
+    meshcast_primitives::prefetch(core::slice::from_ref(node));
 }
 
 /// Runs the packet walk of `bvh` ([`WideBvh::split_packet`]) compiled for its kernel's
