@@ -48,14 +48,18 @@ pub trait PacketLeaves {
     fn any<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &Lanes<S>) -> u32;
 }
 
-/// A packet's rays as intervals, for the node test: the smallest and largest origin and
-/// reciprocal direction on each axis, the largest widening and the smallest `t_min`, splatted
+/// A packet's rays as intervals, for the node test: on each axis the origin that bounds the
+/// rays' distances to a near plane and the one that bounds them to a far plane, the smallest
+/// and largest reciprocal direction, the largest widening and the smallest `t_min`, splatted
 /// over the eight boxes of a node.
 pub(crate) struct PacketInterval<S: Simd> {
     /// Each ray's own slab test set-up, lane by lane ([`RaySetup::new`]'s values), for the
     /// test of the rays that reach a leaf.
     rays: RayLanes<S>,
-    origin: [[Lanes<S>; 2]; 3],
+    /// Per axis, the largest origin coordinate if the rays run up the axis, else the smallest.
+    near_origin: [Lanes<S>; 3],
+    /// Per axis, the other end of the origins.
+    far_origin: [Lanes<S>; 3],
     inv_dir: [[Lanes<S>; 2]; 3],
     slack: Lanes<S>,
     t_min: Lanes<S>,
@@ -99,7 +103,11 @@ impl<S: Simd> PacketInterval<S> {
         let slack = (reach / axis_dir.abs() * Lanes::splat(simd, SLAB_SLACK))
             .min(Lanes::splat(simd, f32::MAX));
         let first = lanes.trailing_zeros() as usize;
-        let (near, far) = RaySetup::new(&rays.ray(first), bounds).planes();
+        let lead = rays.ray(first);
+        let (near, far) = RaySetup::new(&lead, bounds).planes();
+        // The rays share their direction's signs (or there is one ray).
+        let [x, y, z] = [ends(ox, lanes), ends(oy, lanes), ends(oz, lanes)];
+        let [down_x, down_y, down_z] = lead.dir.to_array().map(f32::is_sign_negative);
         let [ix, iy, iz] = inv_dir;
         let t_min = Lanes::from_array(simd, rays.t_min);
         Self {
@@ -109,7 +117,16 @@ impl<S: Simd> PacketInterval<S> {
                 slack,
                 t_min,
             },
-            origin: [ends(ox, lanes), ends(oy, lanes), ends(oz, lanes)],
+            near_origin: [
+                x[usize::from(!down_x)],
+                y[usize::from(!down_y)],
+                z[usize::from(!down_z)],
+            ],
+            far_origin: [
+                x[usize::from(down_x)],
+                y[usize::from(down_y)],
+                z[usize::from(down_z)],
+            ],
             inv_dir: [ends(ix, lanes), ends(iy, lanes), ends(iz, lanes)],
             slack: Lanes::splat(simd, slack.max_of(lanes)),
             t_min: Lanes::splat(simd, t_min.min_of(lanes)),
@@ -124,7 +141,7 @@ impl<S: Simd> PacketInterval<S> {
     /// `[t_min, t_max]`, as bits, and a lower bound of the rays' entry distances per lane.
     ///
     /// The single-ray test of `simd/` (`NodeKernel::test`) with each product taken at the
-    /// four corners of its operands' intervals: the smallest bounds the near distances, the
+    /// corners of its operands' intervals: the smallest bounds the near distances, the
     /// largest the far ones, and the widening and range are taken at their most generous.
     #[inline(always)]
     fn test(&self, node: &WideNode, t_max: f32) -> (u32, [f32; WIDE_WIDTH]) {
@@ -172,26 +189,25 @@ impl<S: Simd> PacketInterval<S> {
         entry.le(exit) & lanes
     }
 
-    /// The smallest `(plane - origin) * inv_dir` on `axis` over the intervals.
+    /// The smallest `(plane - origin) * inv_dir` on `axis` over the intervals, for a near
+    /// plane. The rays' reciprocals share their sign, and rounded differences and products
+    /// keep the order of their operands, so over the origins the product is smallest at
+    /// [`PacketInterval::near_origin`], and over the reciprocals at one of their two ends:
+    /// the smallest of the intervals' four corners, found from two of them.
     #[inline(always)]
     fn smallest(&self, plane: Lanes<S>, axis: usize) -> Lanes<S> {
-        let [o_lo, o_hi] = self.origin[axis];
         let [i_lo, i_hi] = self.inv_dir[axis];
-        let (d_lo, d_hi) = (plane - o_hi, plane - o_lo);
-        (d_lo * i_lo)
-            .min(d_lo * i_hi)
-            .min((d_hi * i_lo).min(d_hi * i_hi))
+        let d = plane - self.near_origin[axis];
+        (d * i_lo).min(d * i_hi)
     }
 
-    /// The largest `(plane - origin) * inv_dir` on `axis` over the intervals.
+    /// The largest `(plane - origin) * inv_dir` on `axis` over the intervals, for a far plane
+    /// (as [`PacketInterval::smallest`]).
     #[inline(always)]
     fn largest(&self, plane: Lanes<S>, axis: usize) -> Lanes<S> {
-        let [o_lo, o_hi] = self.origin[axis];
         let [i_lo, i_hi] = self.inv_dir[axis];
-        let (d_lo, d_hi) = (plane - o_hi, plane - o_lo);
-        (d_lo * i_lo)
-            .max(d_lo * i_hi)
-            .max((d_hi * i_lo).max(d_hi * i_hi))
+        let d = plane - self.far_origin[axis];
+        (d * i_lo).max(d * i_hi)
     }
 }
 
