@@ -51,12 +51,19 @@ impl PacketFinder {
     }
 
     /// The packets among `rays` in `lanes` and the rays that walk alone ([`coherent`]).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn find(&mut self, rays: &[Ray; PACKET_WIDTH], lanes: u32) -> (PacketLanes, u32) {
         if self.skipping > 0 {
             self.skipping -= 1;
             return (PacketLanes::new(), lanes);
         }
+        self.look(rays, lanes)
+    }
+
+    /// [`PacketFinder::find`] of a chunk not passed over, out of line: the check for a chunk
+    /// to pass over is all that random rays pay for most chunks.
+    #[inline(never)]
+    fn look(&mut self, rays: &[Ray; PACKET_WIDTH], lanes: u32) -> (PacketLanes, u32) {
         let (packets, alone) = coherent(rays, lanes, &mut self.rays);
         if packets.is_empty() {
             self.skipping = self.backoff;

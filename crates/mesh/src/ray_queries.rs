@@ -257,8 +257,19 @@ pub trait RayQueries: Sync + sealed::Level {
         let mut finder = PacketFinder::new();
         for (rays, hits) in chunks_prefetched(rays).zip(hits.chunks_mut(PACKET_WIDTH)) {
             let (rays, lanes) = packet_rays(rays, options, &mut scratch);
-            let mut answer = |answers: &mut [Option<Self::Hit>; PACKET_WIDTH]| {
-                let (packets, alone) = finder.find(rays, lanes);
+            let (packets, alone) = finder.find(rays, lanes);
+            if packets.is_empty() {
+                // Rays that walk alone, answered in place, as a loop of single-ray calls is.
+                for (lane, (ray, hit)) in rays.iter().zip(hits).enumerate() {
+                    *hit = if lanes & (1 << lane) != 0 {
+                        self.walk_closest(ray, options)
+                    } else {
+                        None
+                    };
+                }
+                continue;
+            }
+            let answer = |answers: &mut [Option<Self::Hit>; PACKET_WIDTH]| {
                 for packet in packets {
                     self.walk_closest_packet(finder.rays(), packet, options, answers);
                 }
@@ -322,6 +333,13 @@ pub trait RayQueries: Sync + sealed::Level {
         for (rays, hits) in chunks_prefetched(rays).zip(hits.chunks_mut(PACKET_WIDTH)) {
             let (rays, lanes) = packet_rays(rays, options, &mut scratch);
             let (packets, alone) = finder.find(rays, lanes);
+            if packets.is_empty() {
+                // Rays that walk alone, answered in place, as a loop of single-ray calls is.
+                for (lane, (ray, hit)) in rays.iter().zip(hits).enumerate() {
+                    *hit = lanes & (1 << lane) != 0 && self.walk_any(ray, options);
+                }
+                continue;
+            }
             let mut hit = 0;
             for packet in packets {
                 hit |= self.walk_any_packet(finder.rays(), packet, options) & packet;
@@ -533,7 +551,7 @@ fn chunks_prefetched(rays: &[Ray]) -> impl Iterator<Item = &[Ray]> {
 /// single-ray walks answer them with no hit. A whole packet of rays that need no cut is read
 /// where it lies; otherwise the rays are copied to `scratch`, whose unused lanes hold a
 /// placeholder.
-#[inline]
+#[inline(always)]
 fn packet_rays<'r, F>(
     rays: &'r [Ray],
     options: &QueryOptions<F>,
