@@ -246,9 +246,10 @@ impl LeafBlocks {
 }
 
 /// A packet's leaf test over watertight blocks: when the rays share their axes, two rays
-/// against a block's four triangles in one eight-lane test ([`meshcast_primitives::RayPair`]), else each ray by its
-/// single-ray leaf test. Either way a ray's hits are those of its single-ray test, culled,
-/// filtered and ordered the same way, so its answer is [`LeafBlocks::cast`]'s.
+/// against a block's four triangles in one eight-lane test ([`meshcast_primitives::RayPair`]),
+/// else each ray by its single-ray leaf test. Either way a ray's hits are those of its
+/// single-ray test, culled, filtered and ordered the same way, so its answer is
+/// [`LeafBlocks::cast`]'s.
 ///
 /// The walk hands it only the rays whose own test enters the leaf's box
 /// ([`WideBvh::cast_packet`]): on a camera image about three of eight, as leaves are about a
