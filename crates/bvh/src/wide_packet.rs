@@ -22,7 +22,9 @@
 use core::ops::Range;
 
 use glam::Vec3;
-use meshcast_primitives::{lanes_like, Aabb, Lanes, Portable, RayPacket, Simd, SLAB_SLACK};
+use meshcast_primitives::{
+    lanes_like, prefetch, Aabb, Lanes, Portable, RayPacket, Simd, SLAB_SLACK,
+};
 
 use crate::simd::{self, Plane, RaySetup};
 use crate::wide::{WideNode, WIDE_WIDTH};
@@ -356,12 +358,15 @@ impl WideBvh {
             if current & LEAF_REFERENCE == 0 {
                 let node = &self.nodes[current as usize];
                 let (mask, entries) = interval.test(node, farthest);
+                // The inner children let in, fetched ahead: their node tests would otherwise
+                // wait on memory.
                 let mut inner = mask;
                 while inner != 0 {
                     let lane = inner.trailing_zeros() as usize;
                     inner &= inner - 1;
                     if node.count[lane] == 0 {
-                        simd::prefetch(&self.nodes[node.offset[lane] as usize]);
+                        let child = &self.nodes[node.offset[lane] as usize];
+                        prefetch(core::slice::from_ref(child));
                     }
                 }
                 if mask != 0 {

@@ -270,13 +270,6 @@ where
     }
 }
 
-/// Asks the CPU to bring `node` into the cache, where it can (x86-64): a packet walk calls it
-/// for the children it will visit, whose node tests would otherwise wait on memory.
-#[inline(always)]
-pub(crate) fn prefetch(node: &WideNode) {
-    meshcast_primitives::prefetch(core::slice::from_ref(node));
-}
-
 /// Runs the packet walk of `bvh` ([`WideBvh::split_packet`]) compiled for its kernel's
 /// instruction set, with that instruction set's eight lanes ([`meshcast_primitives::Simd`]).
 #[inline(always)]
