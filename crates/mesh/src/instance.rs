@@ -218,9 +218,10 @@ impl Instance {
         self.mesh.any(&self.to_local(ray), culling, filter)
     }
 
-    /// Writes to `hits[i]` the closest hit of each world ray `rays[i]` in `lanes` (bits, valid
-    /// rays), as [`Instance::closest`] answers it: the rays are carried into the mesh's space
-    /// together and traced there as packets, one per [`packets::RayClass`] they fall into.
+    /// Writes to `hits[i]` the closest hit of each world ray `rays[i]` in `lanes` (bits;
+    /// degenerate rays miss), as [`Instance::closest`] answers it: the rays are carried into
+    /// the mesh's space together and traced there as packets, one per [`packets::RayClass`]
+    /// they fall into.
     pub(crate) fn closest_packet(
         &self,
         rays: &[Ray; PACKET_WIDTH],

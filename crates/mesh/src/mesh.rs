@@ -284,9 +284,10 @@ impl Mesh {
             .cast(&self.wide, &self.tri_mesh, ray, culling, keep, None)
     }
 
-    /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits, valid rays,
-    /// coherent as [`packets::coherent`] groups them), as [`Mesh::closest`] answers it: traced
-    /// together when there are [`PACKET_MIN_RAYS`] of them, else one by one.
+    /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits; coherent
+    /// as [`packets::coherent`] groups them, degenerate rays among them), as [`Mesh::closest`]
+    /// answers it: traced together when there are [`PACKET_MIN_RAYS`] of them, else one by
+    /// one.
     pub(crate) fn closest_packet(
         &self,
         rays: &RayPacket,

@@ -129,15 +129,15 @@ pub(crate) fn by_class(rays: &RayPacket, lanes: u32) -> impl Iterator<Item = u32
     })
 }
 
-/// The packets among the rays of `rays` in `lanes` (bits), each of valid rays
-/// ([`Ray::is_valid`]), and the bits of the rays that walk alone, invalid ones included. If
-/// there are packets, `packet` holds the rays lane by lane.
+/// The packets among the rays of `rays` in `lanes` (bits) and the bits of the rays that walk
+/// alone. If there are packets, `packet` holds the rays lane by lane.
 ///
 /// A whole chunk whose first and last rays share a [`RayClass`] and lie within each other's
-/// cone and spread is one packet of its valid rays, those between taken on trust, as the rays
-/// of a camera row can be: a ray that breaks ranks costs time, never its answer, since the
-/// walks split a packet by direction octant and test leaves ray by ray when axes differ.
-/// Other chunks are sorted ray by ray ([`coherent_valid`]), each packet of one class.
+/// cone and spread is one packet, the rays between taken on trust, as the rays of a camera row
+/// can be: a ray that breaks ranks costs time, never its answer, since the walks leave out
+/// degenerate rays ([`Ray::is_valid`]), split a packet by direction octant and test leaves ray
+/// by ray when axes differ. Other chunks are sorted ray by ray ([`coherent_valid`]), each
+/// packet of valid rays of one class, and degenerate rays walk alone.
 ///
 /// Random rays seldom hold a packet, so a batch of them should pay next to nothing here: unless
 /// one of two pairs of neighbouring lanes shares a class, as neighbours in a camera image or a
@@ -152,13 +152,9 @@ pub(crate) fn coherent(
     let last = PACKET_WIDTH - 1;
     if lanes == ALL_LANES && class(0) == class(last) && near(&rays[0], &rays[last]) {
         *packet = RayPacket::new(rays);
-        let valid = packet.valid(Portable);
-        if at_least(valid, PACKET_MIN_RAYS) {
-            let mut packets = PacketLanes::new();
-            packets.push(valid);
-            return (packets, lanes & !valid);
-        }
-        return (PacketLanes::new(), lanes);
+        let mut packets = PacketLanes::new();
+        packets.push(lanes);
+        return (packets, 0);
     }
     if class(0) != class(1) && class(PACKET_WIDTH - 2) != class(PACKET_WIDTH - 1) {
         return (PacketLanes::new(), lanes);
@@ -285,13 +281,16 @@ mod tests {
     }
 
     #[test]
-    fn invalid_rays_walk_alone() {
+    fn invalid_rays_walk_alone_unless_taken_on_trust() {
         let mut packet = rays(core::array::from_fn(|i| {
             Vec3::new(0.01 * i as f32, 0.02, -1.0)
         }));
         packet[3].origin.x = f32::NAN;
         packet[5] = packet[5].with_range(2.0, 1.0);
-        assert_eq!(found(&packet, 0xff), (vec![0b1101_0111], 0b0010_1000));
+        // Sorted ray by ray (the chunk is not whole), the invalid rays walk alone.
+        assert_eq!(found(&packet, 0x7f), (vec![0b0101_0111], 0b0010_1000));
+        // Between a whole chunk's ends they are taken on trust: the walk leaves them out.
+        assert_eq!(found(&packet, 0xff), (vec![0xff], 0));
     }
 
     #[test]
@@ -341,13 +340,13 @@ mod tests {
     }
 
     #[test]
-    fn a_chunk_whose_ends_agree_is_one_packet_of_its_valid_rays() {
+    fn a_chunk_whose_ends_agree_is_one_packet() {
         let mut dirs: [Vec3; PACKET_WIDTH] =
             core::array::from_fn(|i| Vec3::new(0.01 * i as f32, 0.02, -1.0));
         dirs[3] = Vec3::X; // another class, taken on trust
         let mut packet = rays(dirs);
         packet[5].origin.x = f32::NAN;
-        assert_eq!(found(&packet, 0xff), (vec![0b1101_1111], 0b0010_0000));
+        assert_eq!(found(&packet, 0xff), (vec![0xff], 0));
         // Part of a chunk is sorted ray by ray.
         assert_eq!(found(&packet, 0x7f), (vec![0b0101_0111], 0b0010_1000));
         // Ends too far apart: sorted ray by ray too.
