@@ -10,7 +10,7 @@ use meshcast_bvh::{
 use meshcast_primitives::{
     Aabb, BlockHits, BlockRay, Hit, Lanes, Ray, RayPacket, Simd, TransformBlock, TransformHits,
     TransformRay, Triangle, TriangleBlock, TriangleTransform, WatertightPacket, WatertightRay,
-    BLOCK_WIDTH, PACKET_WIDTH,
+    ALL_LANES, BLOCK_WIDTH, PACKET_WIDTH,
 };
 use rayon::prelude::*;
 
@@ -192,8 +192,8 @@ impl LeafBlocks {
 }
 
 impl LeafBlocks {
-    /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits, valid rays),
-    /// as [`LeafBlocks::cast`] answers it, the rays traced as one packet
+    /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits; degenerate
+    /// rays miss), as [`LeafBlocks::cast`] answers it, the rays traced as one packet
     /// ([`WideBvh::cast_packet`], which splits it by direction octant).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn cast_packet(
@@ -291,10 +291,15 @@ impl BestHits {
         true
     }
 
-    /// Writes the hits of `lanes` to `hits`.
+    /// Writes the hits of `lanes` to `hits`: a whole packet's in one copy, as a camera
+    /// image's are (a loop over the lanes cost 15 instructions a ray).
     #[inline(always)]
     fn write(&self, lanes: u32, hits: &mut [Option<Hit>; PACKET_WIDTH]) {
-        for_each_lane(lanes, |lane| hits[lane] = self.hits[lane]);
+        if lanes == ALL_LANES {
+            *hits = self.hits;
+        } else {
+            for_each_lane(lanes, |lane| hits[lane] = self.hits[lane]);
+        }
     }
 }
 
@@ -432,7 +437,7 @@ impl<K: Fn(u32) -> bool> PacketLeaves for &mut PacketLeaf<'_, '_, K> {
     fn closest<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &mut Lanes<S>) {
         let (rays, all) = (self.rays.rays, self.lanes);
         let best = &mut self.best;
-        if let Some(packet) = self.packet.get_or_insert_with(|| set_up_packet(rays, all)) {
+        if let Some(packet) = set_up(&mut self.packet, t_max.simd(), rays, all) {
             self.rays
                 .for_each_hit(packet, slots, lanes, t_max, |lane, hit| {
                     if best.offer(lane, hit) {
@@ -464,7 +469,7 @@ impl<K: Fn(u32) -> bool> PacketLeaves for &mut PacketLeaf<'_, '_, K> {
     fn any<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &Lanes<S>) -> u32 {
         let (rays, all) = (self.rays.rays, self.lanes);
         let mut hit = 0;
-        if let Some(packet) = self.packet.get_or_insert_with(|| set_up_packet(rays, all)) {
+        if let Some(packet) = set_up(&mut self.packet, t_max.simd(), rays, all) {
             let mut limit = *t_max;
             self.rays
                 .for_each_hit(packet, slots, lanes, &mut limit, |lane, _| {
@@ -490,11 +495,19 @@ impl<K: Fn(u32) -> bool> PacketLeaves for &mut PacketLeaf<'_, '_, K> {
     }
 }
 
-/// The packet test's set-up of `rays` in `lanes`, out of line so that packets that reach no
-/// leaf never make it.
-#[inline(never)]
-fn set_up_packet(rays: &RayPacket, lanes: u32) -> Option<WatertightPacket> {
-    WatertightPacket::new(rays, lanes)
+/// The pair test's set-up of `rays` in `lanes`, kept in `packet`: made at the first leaf, so
+/// that packets that reach no leaf never make it, in the lanes of the walk.
+#[inline(always)]
+fn set_up<'p, S: Simd>(
+    packet: &'p mut Option<Option<WatertightPacket>>,
+    simd: S,
+    rays: &RayPacket,
+    lanes: u32,
+) -> Option<&'p WatertightPacket> {
+    if packet.is_none() {
+        *packet = Some(WatertightPacket::new(simd, rays, lanes));
+    }
+    packet.as_ref().and_then(Option::as_ref)
 }
 
 /// `f` of each item, in order, on rayon when `parallel` says so.

@@ -106,9 +106,10 @@ pub trait RayQueries: Sync + sealed::Level {
     ) -> Vec<Self::Hit>;
 
     /// Writes to `hits[i]` the closest hit of the ray in each lane `i` of `rays` in `lanes`
-    /// (bits; valid rays already cut to the options' distance limit, coherent as
-    /// [`crate::packets::coherent`] groups them), as [`RayQueries::walk_closest`] answers it,
-    /// whatever their directions. Levels that trace packets override it.
+    /// (bits; rays already cut to the options' distance limit, coherent as
+    /// [`crate::packets::coherent`] groups them, degenerate ones among them), as
+    /// [`RayQueries::walk_closest`] answers it, whatever their directions. Levels that trace
+    /// packets override it.
     #[doc(hidden)]
     #[inline]
     fn walk_closest_packet<F: Filter<Self::Candidate>>(
@@ -269,22 +270,22 @@ pub trait RayQueries: Sync + sealed::Level {
                 }
                 continue;
             }
-            let answer = |answers: &mut [Option<Self::Hit>; PACKET_WIDTH]| {
-                for packet in packets {
-                    self.walk_closest_packet(finder.rays(), packet, options, answers);
-                }
-                for_each_lane(alone, |lane| {
-                    answers[lane] = self.walk_closest(&rays[lane], options)
-                });
-                for_each_lane(!lanes & ALL_LANES, |lane| answers[lane] = None);
+            // The answers go to the caller's slice, or for a last chunk of fewer rays to `tail`
+            // first: one copy of the code below, inlined.
+            let mut tail = [None; PACKET_WIDTH];
+            let (answers, whole) = match <&mut [_; PACKET_WIDTH]>::try_from(&mut *hits) {
+                Ok(answers) => (answers, true),
+                Err(_) => (&mut tail, false),
             };
-            match <&mut [_; PACKET_WIDTH]>::try_from(&mut *hits) {
-                Ok(answers) => answer(answers),
-                Err(_) => {
-                    let mut answers = [None; PACKET_WIDTH];
-                    answer(&mut answers);
-                    hits.copy_from_slice(&answers[..hits.len()]);
-                }
+            for packet in packets {
+                self.walk_closest_packet(finder.rays(), packet, options, answers);
+            }
+            for_each_lane(alone, |lane| {
+                answers[lane] = self.walk_closest(&rays[lane], options)
+            });
+            for_each_lane(!lanes & ALL_LANES, |lane| answers[lane] = None);
+            if !whole {
+                hits.copy_from_slice(&tail[..hits.len()]);
             }
         }
     }
@@ -547,10 +548,10 @@ fn chunks_prefetched(rays: &[Ray]) -> impl Iterator<Item = &[Ray]> {
 
 /// Up to [`PACKET_WIDTH`] rays of a batch as a packet, cut to the options' distance limit, and
 /// the bits of the lanes that hold a ray to answer (the others hit nothing). The rays may be
-/// invalid ([`Ray::is_valid`]): [`crate::packets::coherent`] leaves those out of packets, and the
-/// single-ray walks answer them with no hit. A whole packet of rays that need no cut is read
-/// where it lies; otherwise the rays are copied to `scratch`, whose unused lanes hold a
-/// placeholder.
+/// invalid ([`Ray::is_valid`]): a packet walk leaves them out and the single-ray walks answer
+/// them, with no hit either way ([`crate::packets::coherent`]). A whole packet of rays that
+/// need no cut is read where it lies; otherwise the rays are copied to `scratch`, whose unused
+/// lanes hold a placeholder.
 #[inline(always)]
 fn packet_rays<'r, F>(
     rays: &'r [Ray],

@@ -8,7 +8,7 @@
 
 use glam::Vec3;
 
-use crate::lanes::{Lanes, Portable, Simd, ALL_LANES, PACKET_WIDTH};
+use crate::lanes::{Lanes, Simd, ALL_LANES, PACKET_WIDTH};
 use crate::{lanes_like, Hit, RayPacket, Triangle, TriangleBlock, WatertightRay, BLOCK_WIDTH};
 
 /// The watertight set-ups of up to eight rays that share their axes ([`WatertightRay`]'s
@@ -23,7 +23,8 @@ use crate::{lanes_like, Hit, RayPacket, Triangle, TriangleBlock, WatertightRay, 
 /// let triangle = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
 /// let rays: [Ray; 8] =
 ///     core::array::from_fn(|i| Ray::new(Vec3::new(0.13 * i as f32, 0.15, 1.0), Vec3::NEG_Z));
-/// let packet = WatertightPacket::new(&RayPacket::new(&rays), 0xff).expect("shared axes");
+/// let packet = WatertightPacket::new(Portable, &RayPacket::new(&rays), 0xff);
+/// let packet = packet.expect("shared axes");
 /// let hits = packet.intersect(&triangle, Lanes::splat(Portable, f32::INFINITY), 0xff);
 /// // The rays at x = 0, ..., 0.78 hit; the one at x = 0.91 passes beside the hypotenuse.
 /// assert_eq!(hits.lanes(), 0b0111_1111);
@@ -32,12 +33,33 @@ use crate::{lanes_like, Hit, RayPacket, Triangle, TriangleBlock, WatertightRay, 
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct WatertightPacket {
-    axes: [usize; 3],
+    axes: [Axis; 3],
     /// The origins' `kx`, `ky`, `kz` coordinates, lane by lane.
     origin: [[f32; PACKET_WIDTH]; 3],
     /// The shears `sx`, `sy`, `sz`.
     shear: [[f32; PACKET_WIDTH]; 3],
     t_min: [f32; PACKET_WIDTH],
+}
+
+/// An axis of space, as an enum: indexing with it needs no bounds check (the pair test reads
+/// a block's coordinates by the packet's axes at every block).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Axis {
+    X,
+    Y,
+    Z,
+}
+
+impl Axis {
+    /// Axis `index` (0, 1 or 2; larger indices are z).
+    fn of(index: usize) -> Self {
+        match index {
+            0 => Self::X,
+            1 => Self::Y,
+            _ => Self::Z,
+        }
+    }
 }
 
 /// What [`WatertightPacket::intersect`] found: `t`, `u`, `v` per lane and the lanes that hit.
@@ -239,23 +261,30 @@ fn paired<S: Simd>(simd: S, values: &[f32; PACKET_WIDTH], a: usize, b: usize) ->
 
 /// Coordinate `axis` of corner `corner` of `block`'s four triangles, in both halves.
 #[inline(always)]
-fn twice<S: Simd>(simd: S, block: &TriangleBlock, corner: usize, axis: usize) -> Lanes<S> {
-    let lanes = block.coordinates(corner, axis);
+fn twice<S: Simd>(simd: S, block: &TriangleBlock, corner: usize, axis: Axis) -> Lanes<S> {
+    let lanes = block.coordinates(corner, axis as usize);
     Lanes::from_halves(simd, [lanes, lanes])
 }
 
+/// `values` in `lanes` (bits), lane `first`'s value in the others.
+#[inline(always)]
+fn used<S: Simd>(simd: S, values: &[f32; PACKET_WIDTH], lanes: u32, first: usize) -> Lanes<S> {
+    Lanes::from_array(simd, *values).select(lanes, Lanes::splat(simd, values[first]))
+}
+
 impl WatertightPacket {
-    /// The packet of `rays`' lanes in `lanes` (bits; valid rays, [`crate::Ray::is_valid`]), or
-    /// `None` if those lanes do not all share their axes (or `lanes` is empty). Other lanes are
-    /// never tested. Each lane is the set-up [`WatertightRay::new`] makes for its ray, bit for
-    /// bit: the same axes, and the shear's quotients, each correctly rounded, computed lane by
-    /// lane.
-    #[inline]
-    pub fn new(rays: &RayPacket, lanes: u32) -> Option<Self> {
+    /// The packet of `rays`' lanes in `lanes` (bits), or `None` if those lanes do not all
+    /// share their axes (or `lanes` is empty). Other lanes are never tested. A lane of a
+    /// degenerate ray ([`crate::Ray::is_valid`]) may be among `lanes`, as a packet walk leaves
+    /// such rays out: its set-up is made from what the ray holds and must not be tested. Each
+    /// lane is the set-up [`WatertightRay::new`] makes for its ray, bit for bit: the same
+    /// axes, and the shear's quotients, each correctly rounded, computed lane by lane, in the
+    /// lanes of `simd`.
+    #[inline(always)]
+    pub fn new<S: Simd>(simd: S, rays: &RayPacket, lanes: u32) -> Option<Self> {
         if lanes == 0 {
             return None;
         }
-        let simd = Portable;
         let first = lanes.trailing_zeros() as usize;
         let axes = WatertightRay::axes_of(&rays.ray(first));
         let [kx, ky, kz] = axes;
@@ -269,29 +298,27 @@ impl WatertightPacket {
             return None;
         }
         // Lanes left out take the first ray's values, so that every lane computes with
-        // ordinary numbers.
-        let used = |values: &[f32; PACKET_WIDTH]| {
-            Lanes::from_array(simd, *values).select(lanes, Lanes::splat(simd, values[first]))
-        };
+        // ordinary numbers. No closures here: one would be compiled apart from the caller's
+        // instruction set.
         let [dx, dy, dz] = [
-            used(&rays.dir[kx]),
-            used(&rays.dir[ky]),
-            used(&rays.dir[kz]),
+            used(simd, &rays.dir[kx], lanes, first),
+            used(simd, &rays.dir[ky], lanes, first),
+            used(simd, &rays.dir[kz], lanes, first),
         ];
         let one = Lanes::splat(simd, 1.0);
         Some(Self {
-            axes,
+            axes: axes.map(Axis::of),
             origin: [
-                used(&rays.origin[kx]).to_array(),
-                used(&rays.origin[ky]).to_array(),
-                used(&rays.origin[kz]).to_array(),
+                used(simd, &rays.origin[kx], lanes, first).to_array(),
+                used(simd, &rays.origin[ky], lanes, first).to_array(),
+                used(simd, &rays.origin[kz], lanes, first).to_array(),
             ],
             shear: [
                 (dx / dz).to_array(),
                 (dy / dz).to_array(),
                 (one / dz).to_array(),
             ],
-            t_min: used(&rays.t_min).to_array(),
+            t_min: used(simd, &rays.t_min, lanes, first).to_array(),
         })
     }
 
@@ -305,7 +332,7 @@ impl WatertightPacket {
         t_max: Lanes<S>,
         lanes: u32,
     ) -> PacketHits<S> {
-        let [kx, ky, kz] = self.axes;
+        let [kx, ky, kz] = self.axes.map(|axis| axis as usize);
         let simd = t_max.simd();
         // Written out rather than mapped: a closure would be compiled apart from the caller's
         // instruction set, and the lanes' intrinsics would not be inlined into it.
@@ -388,13 +415,14 @@ impl WatertightPacket {
     /// the lanes.
     fn ray(&self, lane: usize, t_max: f32) -> WatertightRay {
         let mut origin = Vec3::ZERO;
-        for (k, &axis) in self.axes.iter().enumerate() {
+        let axes = self.axes.map(|axis| axis as usize);
+        for (k, &axis) in axes.iter().enumerate() {
             origin[axis] = self.origin[k][lane];
         }
         let [sx, sy, sz] = self.shear.map(|s| s[lane]);
         WatertightRay {
             origin,
-            axes: self.axes,
+            axes,
             shear: Vec3::new(sx, sy, sz),
             t_min: self.t_min[lane],
             t_max,
@@ -449,7 +477,8 @@ mod tests {
             let lanes = (0..PACKET_WIDTH)
                 .filter(|&l| set_up[l].axes == set_up[a].axes)
                 .fold(0, |m, l| m | 1 << l);
-            let packet = WatertightPacket::new(&RayPacket::new(rays), lanes).expect("shared axes");
+            let packet =
+                WatertightPacket::new(simd, &RayPacket::new(rays), lanes).expect("shared axes");
             for b in (0..PACKET_WIDTH).filter(|&b| lanes & (1 << b) != 0) {
                 let pair = packet.pair(a, b, Lanes::from_array(simd, t_max));
                 assert_eq!([pair.t_max(0), pair.t_max(1)], [t_max[a], t_max[b]]);
@@ -493,7 +522,8 @@ mod tests {
                 .filter(|&l| left & (1 << l) != 0 && set_up[l].axes == axes)
                 .fold(0, |m, l| m | 1 << l);
             left &= !lanes;
-            let packet = WatertightPacket::new(&RayPacket::new(rays), lanes).expect("shared axes");
+            let packet =
+                WatertightPacket::new(simd, &RayPacket::new(rays), lanes).expect("shared axes");
             let hits = packet.intersect(triangle, Lanes::from_array(simd, t_max), lanes);
             assert_eq!(hits.lanes() & !lanes, 0);
             for lane in (0..PACKET_WIDTH).filter(|&l| lanes & (1 << l) != 0) {
@@ -611,17 +641,17 @@ mod tests {
         ];
         let hit = assert_lanes_match(&rays, &triangle, [f32::INFINITY; 8]);
         assert_eq!(hit, 0b1111_0001);
-        let packet =
-            WatertightPacket::new(&RayPacket::new(&rays), 0b1001_0000).expect("shared axes");
+        let packet = WatertightPacket::new(Portable, &RayPacket::new(&rays), 0b1001_0000)
+            .expect("shared axes");
         let hits = packet.intersect(
             &triangle,
             Lanes::splat(Portable, f32::INFINITY),
             0b1001_0000,
         );
         assert_eq!(hits.lanes(), 0b1001_0000);
-        assert!(WatertightPacket::new(&RayPacket::new(&rays), 0).is_none());
+        assert!(WatertightPacket::new(Portable, &RayPacket::new(&rays), 0).is_none());
         let mut mixed = rays;
         mixed[1] = Ray::new(Vec3::ZERO, Vec3::X);
-        assert!(WatertightPacket::new(&RayPacket::new(&mixed), 0b11).is_none());
+        assert!(WatertightPacket::new(Portable, &RayPacket::new(&mixed), 0b11).is_none());
     }
 }
