@@ -26,7 +26,7 @@ use meshcast_primitives::{
     lanes_like, prefetch, Aabb, Lanes, Portable, RayPacket, Simd, SLAB_SLACK,
 };
 
-use crate::simd::{self, Plane, RaySetup};
+use crate::simd::{self, Plane};
 use crate::wide::{WideNode, WIDE_WIDTH};
 use crate::wide_traverse::{
     leaf_parent, push_in_lane_order, push_nearest_last, FixedStack, Pending, TraversalStack,
@@ -55,7 +55,7 @@ pub trait PacketLeaves {
 /// and largest reciprocal direction, the largest widening and the smallest `t_min`, splatted
 /// over the eight boxes of a node.
 pub(crate) struct PacketInterval<S: Simd> {
-    /// Each ray's own slab test set-up, lane by lane ([`RaySetup::new`]'s values), for the
+    /// Each ray's own slab test set-up, lane by lane ([`simd::RaySetup::new`]'s values), for the
     /// test of the rays that reach a leaf.
     rays: RayLanes<S>,
     /// Per axis, the largest origin coordinate if the rays run up the axis, else the smallest.
@@ -82,7 +82,7 @@ struct RayLanes<S: Simd> {
 impl<S: Simd> PacketInterval<S> {
     /// The intervals of the rays in `lanes` (valid rays of one direction octant, with finite
     /// reciprocal directions `inv_dir`) in a hierarchy whose root box is `bounds`. Each ray's
-    /// values are those of its [`RaySetup::new`], bit for bit (correctly rounded quotients,
+    /// values are those of its [`simd::RaySetup::new`], bit for bit (correctly rounded quotients,
     /// computed eight at once).
     #[inline(always)]
     fn new(rays: &RayPacket, inv_dir: [Lanes<S>; 3], lanes: u32, bounds: &Aabb) -> Self {
@@ -101,12 +101,12 @@ impl<S: Simd> PacketInterval<S> {
         let reach = (axis_min - axis_origin)
             .abs()
             .max((axis_max - axis_origin).abs());
-        // `slab_slack`'s widening, kept finite as `RaySetup::new` keeps it.
+        // `slab_slack`'s widening, kept finite as `simd::RaySetup::new` keeps it.
         let slack = (reach / axis_dir.abs() * Lanes::splat(simd, SLAB_SLACK))
             .min(Lanes::splat(simd, f32::MAX));
         let first = lanes.trailing_zeros() as usize;
         let lead = rays.ray(first);
-        let (near, far) = RaySetup::new(&lead, bounds).planes();
+        let (near, far) = simd::near_far_planes(&lead);
         // The rays share their direction's signs (or there is one ray).
         let [x, y, z] = [ends(ox, lanes), ends(oy, lanes), ends(oz, lanes)];
         let [down_x, down_y, down_z] = lead.dir.to_array().map(f32::is_sign_negative);

@@ -68,6 +68,8 @@ pub trait Simd: Copy + fmt::Debug {
     fn select(self, bits: u32, a: Self::F32x8, b: Self::F32x8) -> Self::F32x8;
     /// The smallest lane (lanes are not NaN).
     fn min_lane(self, a: Self::F32x8) -> f32;
+    /// The largest lane (lanes are not NaN).
+    fn max_lane(self, a: Self::F32x8) -> f32;
     /// Lane `a` of `v` in lanes 0 to 3, lane `b` in lanes 4 to 7 (bit patterns unchanged).
     fn pair(self, v: Self::F32x8, a: usize, b: usize) -> Self::F32x8;
 }
@@ -181,6 +183,11 @@ impl Simd for Portable {
     #[inline(always)]
     fn min_lane(self, [a, b]: [Vec4; 2]) -> f32 {
         a.min(b).min_element()
+    }
+
+    #[inline(always)]
+    fn max_lane(self, [a, b]: [Vec4; 2]) -> f32 {
+        a.max(b).max_element()
     }
 
     #[inline(always)]
@@ -330,6 +337,9 @@ impl<S: Simd> Lanes<S> {
     /// The smallest lane among `lanes` (bits), `+inf` if there is none. Lanes are not NaN.
     #[inline(always)]
     pub fn min_of(self, lanes: u32) -> f32 {
+        if lanes == ALL_LANES {
+            return self.simd.min_lane(self.v);
+        }
         let inf = self.simd.splat(f32::INFINITY);
         self.simd.min_lane(self.simd.select(lanes, self.v, inf))
     }
@@ -344,12 +354,11 @@ impl<S: Simd> Lanes<S> {
     /// The largest lane among `lanes` (bits), `-inf` if there is none. Lanes are not NaN.
     #[inline(always)]
     pub fn max_of(self, lanes: u32) -> f32 {
+        if lanes == ALL_LANES {
+            return self.simd.max_lane(self.v);
+        }
         let neg_inf = self.simd.splat(f32::NEG_INFINITY);
-        let negated = self.simd.sub(
-            self.simd.splat(0.0),
-            self.simd.select(lanes, self.v, neg_inf),
-        );
-        -self.simd.min_lane(negated)
+        self.simd.max_lane(self.simd.select(lanes, self.v, neg_inf))
     }
 }
 
@@ -417,6 +426,16 @@ mod tests {
         assert_eq!(a.min_of(0), f32::INFINITY);
         assert_eq!(a.max_of(0b0110_0001), 6.0);
         assert_eq!(a.max_of(0), f32::NEG_INFINITY);
+        assert_eq!((a.min_of(ALL_LANES), a.max_of(ALL_LANES)), (0.0, 7.0));
+        let signed = lanes([-3.0, 1.0, -7.0, 2.5, -0.5, 2.0, -1.0, 0.5]);
+        assert_eq!(
+            (signed.min_of(ALL_LANES), signed.max_of(ALL_LANES)),
+            (-7.0, 2.5)
+        );
+        assert_eq!(
+            (signed.min_of(0b1001_0010), signed.max_of(0b0110_0001)),
+            (-0.5, 2.0)
+        );
         assert_eq!(
             Lanes::from_array(simd, [9.0; 8]).min_of(ALL_LANES),
             9.0,

@@ -8,8 +8,8 @@ use core::arch::x86_64::{
     _mm256_extractf128_ps, _mm256_loadu_ps, _mm256_max_ps, _mm256_min_ps, _mm256_movemask_ps,
     _mm256_mul_ps, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_set_m128,
     _mm256_set_m128i, _mm256_setr_epi32, _mm256_storeu_ps, _mm256_sub_ps, _mm_cvtss_f32,
-    _mm_min_ps, _mm_movehl_ps, _mm_prefetch, _mm_set1_epi32, _mm_shuffle_ps, _CMP_EQ_OQ,
-    _CMP_LE_OQ, _CMP_LT_OQ, _CMP_NEQ_UQ, _MM_HINT_T0,
+    _mm_max_ps, _mm_min_ps, _mm_movehl_ps, _mm_prefetch, _mm_set1_epi32, _mm_shuffle_ps,
+    _CMP_EQ_OQ, _CMP_LE_OQ, _CMP_LT_OQ, _CMP_NEQ_UQ, _MM_HINT_T0,
 };
 
 use glam::Vec4;
@@ -163,6 +163,17 @@ impl Simd for Avx2 {
             let four = _mm_min_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps::<1>(a));
             let two = _mm_min_ps(four, _mm_movehl_ps(four, four));
             let one = _mm_min_ps(two, _mm_shuffle_ps::<0b01>(two, two));
+            _mm_cvtss_f32(one)
+        }
+    }
+
+    #[inline(always)]
+    fn max_lane(self, a: __m256) -> f32 {
+        // SAFETY: an `Avx2` value exists only on a CPU that runs AVX2.
+        unsafe {
+            let four = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps::<1>(a));
+            let two = _mm_max_ps(four, _mm_movehl_ps(four, four));
+            let one = _mm_max_ps(two, _mm_shuffle_ps::<0b01>(two, two));
             _mm_cvtss_f32(one)
         }
     }

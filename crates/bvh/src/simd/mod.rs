@@ -154,12 +154,6 @@ pub(crate) struct RaySetup {
 }
 
 impl RaySetup {
-    /// The near and far planes of each axis.
-    #[inline(always)]
-    pub(crate) fn planes(&self) -> ([Plane; 3], [Plane; 3]) {
-        (self.near, self.far)
-    }
-
     /// The set-up of `ray` in a hierarchy whose root box is `bounds`.
     #[inline(always)]
     pub(crate) fn new(ray: &Ray, bounds: &Aabb) -> Self {
@@ -211,7 +205,7 @@ pub(crate) trait NodeKernel {
 /// (the minimum for a positive component, the maximum for a negative one, `-0.0` included),
 /// and of the plane it leaves by.
 #[inline(always)]
-fn near_far_planes(ray: &Ray) -> ([Plane; 3], [Plane; 3]) {
+pub(crate) fn near_far_planes(ray: &Ray) -> ([Plane; 3], [Plane; 3]) {
     let near = |axis: usize| Plane::of(axis, ray.dir[axis].is_sign_negative());
     let far = |axis: usize| Plane::of(axis, !ray.dir[axis].is_sign_negative());
     ([near(0), near(1), near(2)], [far(0), far(1), far(2)])
