@@ -209,9 +209,12 @@ impl LeafBlocks {
         match self {
             Self::Watertight(blocks) => {
                 let leaves = Leaves::new(blocks, wide, tri_mesh);
-                let mut leaf = PacketLeaf::new(&leaves, rays, lanes, culling, keep);
-                wide.cast_packet(rays, lanes, &mut leaf);
-                leaf.best.write(lanes, hits);
+                let best = BestHits::clear(lanes, hits);
+                wide.cast_packet(
+                    rays,
+                    lanes,
+                    &mut PacketLeaf::new(&leaves, rays, lanes, culling, keep, best),
+                );
             }
             // The transform test has no packet form: each ray walks alone.
             Self::Transform(_) => for_each_lane(lanes, |lane| {
@@ -234,8 +237,14 @@ impl LeafBlocks {
         match self {
             Self::Watertight(blocks) => {
                 let leaves = Leaves::new(blocks, wide, tri_mesh);
-                let mut leaf = PacketLeaf::new(&leaves, rays, lanes, culling, keep);
-                wide.occluded_packet(rays, lanes, &mut leaf)
+                // An any-hit walk keeps no hits.
+                let mut none = [None; PACKET_WIDTH];
+                let best = BestHits::clear(0, &mut none);
+                wide.occluded_packet(
+                    rays,
+                    lanes,
+                    &mut PacketLeaf::new(&leaves, rays, lanes, culling, keep, best),
+                )
             }
             Self::Transform(_) => (0..PACKET_WIDTH)
                 .filter(|&lane| lanes & (1 << lane) != 0)
@@ -256,13 +265,13 @@ impl LeafBlocks {
 /// pixel wide there. Two rays per test make a block cost one test per pair of those rays
 /// rather than one per triangle, as testing each triangle against all eight lanes did
 /// (bunny, 512 x 512 camera image, one thread: 548 to 481 instructions per ray).
-struct PacketLeaf<'l, 'a, K> {
+struct PacketLeaf<'l, 'a, 'h, K> {
     rays: PacketRays<'l, 'a, K>,
     lanes: u32,
     /// The rays' set-ups for the pair test, made at the first leaf (`None` until then);
     /// `Some(None)` if the rays do not share their axes.
     packet: Option<Option<WatertightPacket>>,
-    best: BestHits,
+    best: BestHits<'h>,
 }
 
 /// What a packet's leaf test reads: the blocks, the rays and which hits to keep.
@@ -273,12 +282,24 @@ struct PacketRays<'l, 'a, K> {
     keep: &'l K,
 }
 
-/// Each ray's closest hit so far, lane by lane.
-struct BestHits {
-    hits: [Option<Hit>; PACKET_WIDTH],
+/// Each ray's closest hit so far, lane by lane, kept in the caller's answers: copying a whole
+/// packet's hits there at the end was a call to `memcpy`.
+struct BestHits<'h> {
+    hits: &'h mut [Option<Hit>; PACKET_WIDTH],
 }
 
-impl BestHits {
+impl<'h> BestHits<'h> {
+    /// The hits of `hits`, none yet in the lanes of `lanes` (bits).
+    #[inline(always)]
+    fn clear(lanes: u32, hits: &'h mut [Option<Hit>; PACKET_WIDTH]) -> Self {
+        if lanes == ALL_LANES {
+            *hits = [None; PACKET_WIDTH];
+        } else {
+            for_each_lane(lanes, |lane| hits[lane] = None);
+        }
+        Self { hits }
+    }
+
     /// Keeps `hit` in `lane` if it comes before the hit there ([`Hit::order`]); returns
     /// whether it did.
     #[inline(always)]
@@ -290,26 +311,16 @@ impl BestHits {
         *best = Some(hit);
         true
     }
-
-    /// Writes the hits of `lanes` to `hits`: a whole packet's in one copy, as a camera
-    /// image's are (a loop over the lanes cost 15 instructions a ray).
-    #[inline(always)]
-    fn write(&self, lanes: u32, hits: &mut [Option<Hit>; PACKET_WIDTH]) {
-        if lanes == ALL_LANES {
-            *hits = self.hits;
-        } else {
-            for_each_lane(lanes, |lane| hits[lane] = self.hits[lane]);
-        }
-    }
 }
 
-impl<'l, 'a, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, K> {
+impl<'l, 'a, 'h, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, 'h, K> {
     fn new(
         leaves: &'l Leaves<'a, TriangleBlock>,
         rays: &'l RayPacket,
         lanes: u32,
         culling: FaceCulling,
         keep: &'l K,
+        best: BestHits<'h>,
     ) -> Self {
         Self {
             rays: PacketRays {
@@ -320,9 +331,7 @@ impl<'l, 'a, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, K> {
             },
             lanes,
             packet: None,
-            best: BestHits {
-                hits: [None; PACKET_WIDTH],
-            },
+            best,
         }
     }
 }
@@ -432,7 +441,7 @@ enum Next {
     Leave,
 }
 
-impl<K: Fn(u32) -> bool> PacketLeaves for &mut PacketLeaf<'_, '_, K> {
+impl<K: Fn(u32) -> bool> PacketLeaves for &mut PacketLeaf<'_, '_, '_, K> {
     #[inline(always)]
     fn closest<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &mut Lanes<S>) {
         let (rays, all) = (self.rays.rays, self.lanes);
