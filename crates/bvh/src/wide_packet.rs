@@ -23,7 +23,7 @@ use core::ops::Range;
 
 use glam::Vec3;
 use meshcast_primitives::{
-    lanes_like, prefetch, Aabb, Lanes, Portable, RayPacket, Simd, SLAB_SLACK,
+    prefetch, Aabb, Lanes, Portable, RayPacket, Simd, ALL_LANES, PACKET_WIDTH, SLAB_SLACK,
 };
 
 use crate::simd::{self, Plane};
@@ -50,14 +50,14 @@ pub trait PacketLeaves {
     fn any<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &Lanes<S>) -> u32;
 }
 
-/// A packet's rays as intervals, for the node test: on each axis the origin that bounds the
+/// A walk's rays as intervals, for the node test: on each axis the origin that bounds the
 /// rays' distances to a near plane and the one that bounds them to a far plane, the smallest
 /// and largest reciprocal direction, the largest widening and the smallest `t_min`, splatted
 /// over the eight boxes of a node.
-pub(crate) struct PacketInterval<S: Simd> {
+pub(crate) struct PacketInterval<S: Simd, const H: usize> {
     /// Each ray's own slab test set-up, lane by lane ([`simd::RaySetup::new`]'s values), for the
     /// test of the rays that reach a leaf.
-    rays: RayLanes<S>,
+    rays: RayLanes<S, H>,
     /// Per axis, the largest origin coordinate if the rays run up the axis, else the smallest.
     near_origin: [Lanes<S>; 3],
     /// Per axis, the other end of the origins.
@@ -71,54 +71,92 @@ pub(crate) struct PacketInterval<S: Simd> {
     far: [Plane; 3],
 }
 
-/// Each ray's own slab test set-up, lane by lane.
-struct RayLanes<S: Simd> {
-    origin: [Lanes<S>; 3],
-    inv_dir: [Lanes<S>; 3],
-    slack: Lanes<S>,
-    t_min: Lanes<S>,
+/// Each ray's own slab test set-up, lane by lane, packet by packet: `origin[axis][p]` holds
+/// the origins of packet `p`.
+struct RayLanes<S: Simd, const H: usize> {
+    origin: [[Lanes<S>; H]; 3],
+    inv_dir: [[Lanes<S>; H]; 3],
+    slack: [Lanes<S>; H],
+    t_min: [Lanes<S>; H],
 }
 
-impl<S: Simd> PacketInterval<S> {
-    /// The intervals of the rays in `lanes` (valid rays of one direction octant, with finite
-    /// reciprocal directions `inv_dir`) in a hierarchy whose root box is `bounds`. Each ray's
-    /// values are those of its [`simd::RaySetup::new`], bit for bit (correctly rounded quotients,
-    /// computed eight at once).
+impl<S: Simd, const H: usize> RayLanes<S, H> {
+    /// The set-ups of the rays of `rays`, whose reciprocal directions are `inv_dir`, in a
+    /// hierarchy whose root box is `bounds`.
     #[inline(always)]
-    fn new(rays: &RayPacket, inv_dir: [Lanes<S>; 3], lanes: u32, bounds: &Aabb) -> Self {
-        let simd = inv_dir[0].simd();
-        // No closures here: one would be compiled apart from the caller's instruction set, and
-        // the lanes' intrinsics would not be inlined into it.
-        let [ox, oy, oz] = rays.origin_lanes(simd);
-        let [dx, dy, dz] = rays.dir_lanes(simd);
-        // Along each ray's dominant axis: the origin, the root's planes and the component.
-        let along = rays.dominant(simd);
-        let (low, high) = (bounds.min, bounds.max);
-        let axis_origin = on_axis(along, [ox, oy, oz]);
-        let axis_min = on_axis(along, splat3(simd, low));
-        let axis_max = on_axis(along, splat3(simd, high));
-        let axis_dir = on_axis(along, [dx, dy, dz]);
-        let reach = (axis_min - axis_origin)
-            .abs()
-            .max((axis_max - axis_origin).abs());
-        // `slab_slack`'s widening, kept finite as `simd::RaySetup::new` keeps it.
-        let slack = (reach / axis_dir.abs() * Lanes::splat(simd, SLAB_SLACK))
-            .min(Lanes::splat(simd, f32::MAX));
-        let first = lanes.trailing_zeros() as usize;
-        let lead = rays.ray(first);
+    fn new(rays: [&RayPacket; H], inv_dir: &[[Lanes<S>; 3]; H], bounds: &Aabb) -> Self {
+        let simd = inv_dir[0][0].simd();
+        let zero = [Lanes::splat(simd, 0.0); H];
+        let mut set_up = Self {
+            origin: [zero; 3],
+            inv_dir: [zero; 3],
+            slack: zero,
+            t_min: zero,
+        };
+        // Loops, and no closures or `map` here: those would be compiled apart from the
+        // caller's instruction set, and the lanes' intrinsics would not be inlined into them.
+        for p in 0..H {
+            let origin = rays[p].origin_lanes(simd);
+            let dir = rays[p].dir_lanes(simd);
+            // Along each ray's dominant axis: the origin, the root's planes and the component.
+            let along = rays[p].dominant(simd);
+            let axis_origin = on_axis(along, origin);
+            let axis_min = on_axis(along, splat3(simd, bounds.min));
+            let axis_max = on_axis(along, splat3(simd, bounds.max));
+            let axis_dir = on_axis(along, dir);
+            let reach = (axis_min - axis_origin)
+                .abs()
+                .max((axis_max - axis_origin).abs());
+            // `slab_slack`'s widening, kept finite as `simd::RaySetup::new` keeps it.
+            set_up.slack[p] = (reach / axis_dir.abs() * Lanes::splat(simd, SLAB_SLACK))
+                .min(Lanes::splat(simd, f32::MAX));
+            set_up.t_min[p] = Lanes::from_array(simd, rays[p].t_min);
+            for axis in 0..3 {
+                set_up.origin[axis][p] = origin[axis];
+                set_up.inv_dir[axis][p] = inv_dir[p][axis];
+            }
+        }
+        set_up
+    }
+}
+
+/// The first ray in `lanes` of the packets `rays`.
+#[inline(always)]
+fn lead_ray<const H: usize>(rays: [&RayPacket; H], lanes: [u32; H]) -> meshcast_primitives::Ray {
+    let mut packet = 0;
+    while packet + 1 < H && lanes[packet] == 0 {
+        packet += 1;
+    }
+    rays[packet].ray(lanes[packet].trailing_zeros() as usize % PACKET_WIDTH)
+}
+
+impl<S: Simd, const H: usize> PacketInterval<S, H> {
+    /// The intervals of the rays of packets `rays` in `lanes` (valid rays of one direction
+    /// octant, with finite reciprocal directions `inv_dir`) in a hierarchy whose root box is
+    /// `bounds`. Each ray's values are those of its [`simd::RaySetup::new`], bit for bit
+    /// (correctly rounded quotients, computed eight at once).
+    #[inline(always)]
+    fn new(
+        rays: [&RayPacket; H],
+        inv_dir: &[[Lanes<S>; 3]; H],
+        lanes: [u32; H],
+        bounds: &Aabb,
+    ) -> Self {
+        let simd = inv_dir[0][0].simd();
+        let set_up = RayLanes::new(rays, inv_dir, bounds);
+        let lead = lead_ray(rays, lanes);
         let (near, far) = simd::near_far_planes(&lead);
         // The rays share their direction's signs (or there is one ray).
-        let [x, y, z] = [ends(ox, lanes), ends(oy, lanes), ends(oz, lanes)];
         let [down_x, down_y, down_z] = lead.dir.to_array().map(f32::is_sign_negative);
-        let [ix, iy, iz] = inv_dir;
-        let t_min = Lanes::from_array(simd, rays.t_min);
+        let x = ends(set_up.origin[0], lanes);
+        let y = ends(set_up.origin[1], lanes);
+        let z = ends(set_up.origin[2], lanes);
+        let inv_dir = [
+            ends(set_up.inv_dir[0], lanes),
+            ends(set_up.inv_dir[1], lanes),
+            ends(set_up.inv_dir[2], lanes),
+        ];
         Self {
-            rays: RayLanes {
-                origin: [ox, oy, oz],
-                inv_dir: [ix, iy, iz],
-                slack,
-                t_min,
-            },
             near_origin: [
                 x[usize::from(!down_x)],
                 y[usize::from(!down_y)],
@@ -129,11 +167,12 @@ impl<S: Simd> PacketInterval<S> {
                 y[usize::from(down_y)],
                 z[usize::from(down_z)],
             ],
-            inv_dir: [ends(ix, lanes), ends(iy, lanes), ends(iz, lanes)],
-            slack: Lanes::splat(simd, slack.max_of(lanes)),
-            t_min: Lanes::splat(simd, t_min.min_of(lanes)),
+            inv_dir,
+            slack: Lanes::splat(simd, largest_of(set_up.slack, lanes)),
+            t_min: Lanes::splat(simd, smallest_of(set_up.t_min, lanes)),
             neg_inf: Lanes::splat(simd, f32::NEG_INFINITY),
             inf: Lanes::splat(simd, f32::INFINITY),
+            rays: set_up,
             near,
             far,
         }
@@ -161,7 +200,8 @@ impl<S: Simd> PacketInterval<S> {
         (entry.le(exit), entry.to_array())
     }
 
-    /// The rays among `lanes` whose own slab test enters box `child` of `node` within
+    /// The rays among `lanes` of packet `packet` whose own slab test enters box `child` of
+    /// `node` within
     /// `[t_min, t_max]`, as bits: the single-ray test of `simd/` (`NodeKernel::test`), the
     /// same operations on the same values, one ray per lane, so that a ray reaches a leaf
     /// exactly when its own test of the leaf's box lets it in.
@@ -170,14 +210,21 @@ impl<S: Simd> PacketInterval<S> {
     /// leaf, where each ray would test every triangle, this keeps out the rays that miss the
     /// leaf's box (on a camera image, most of them: leaves are about a pixel wide there).
     #[inline(always)]
-    fn rays_entering(&self, node: &WideNode, child: usize, t_max: Lanes<S>, lanes: u32) -> u32 {
+    fn rays_entering(
+        &self,
+        packet: usize,
+        node: &WideNode,
+        child: usize,
+        t_max: Lanes<S>,
+        lanes: u32,
+    ) -> u32 {
         let simd = t_max.simd();
-        let RayLanes {
-            origin: [ox, oy, oz],
-            inv_dir: [ix, iy, iz],
-            slack,
-            t_min,
-        } = self.rays;
+        let rays = &self.rays;
+        let [x, y, z] = &rays.origin;
+        let [ox, oy, oz] = [x[packet], y[packet], z[packet]];
+        let [x, y, z] = &rays.inv_dir;
+        let [ix, iy, iz] = [x[packet], y[packet], z[packet]];
+        let (slack, t_min) = (rays.slack[packet], rays.t_min[packet]);
         let near_x = (box_plane(simd, node, self.near[0], child) - ox) * ix;
         let near_y = (box_plane(simd, node, self.near[1], child) - oy) * iy;
         let near_z = (box_plane(simd, node, self.near[2], child) - oz) * iz;
@@ -230,13 +277,42 @@ fn splat3<S: Simd>(simd: S, point: Vec3) -> [Lanes<S>; 3] {
     ]
 }
 
-/// The smallest and the largest lane among `lanes` (bits), each splatted.
+/// The smallest lane among `lanes` (bits) of the packets' `values`, `+inf` if there is none.
 #[inline(always)]
-fn ends<S: Simd>(values: Lanes<S>, lanes: u32) -> [Lanes<S>; 2] {
-    let simd = values.simd();
+fn smallest_of<S: Simd, const H: usize>(values: [Lanes<S>; H], lanes: [u32; H]) -> f32 {
+    if H == 1 {
+        return values[0].min_of(lanes[0]);
+    }
+    let inf = Lanes::splat(values[0].simd(), f32::INFINITY);
+    let mut all = inf;
+    for (v, l) in values.iter().zip(lanes) {
+        all = all.min(v.select(l, inf));
+    }
+    all.min_of(ALL_LANES)
+}
+
+/// The largest lane among `lanes` (bits) of the packets' `values`, `-inf` if there is none.
+#[inline(always)]
+fn largest_of<S: Simd, const H: usize>(values: [Lanes<S>; H], lanes: [u32; H]) -> f32 {
+    if H == 1 {
+        return values[0].max_of(lanes[0]);
+    }
+    let neg_inf = Lanes::splat(values[0].simd(), f32::NEG_INFINITY);
+    let mut all = neg_inf;
+    for (v, l) in values.iter().zip(lanes) {
+        all = all.max(v.select(l, neg_inf));
+    }
+    all.max_of(ALL_LANES)
+}
+
+/// The smallest and the largest lane among `lanes` (bits) of the packets' `values`, each
+/// splatted.
+#[inline(always)]
+fn ends<S: Simd, const H: usize>(values: [Lanes<S>; H], lanes: [u32; H]) -> [Lanes<S>; 2] {
+    let simd = values[0].simd();
     [
-        Lanes::splat(simd, values.min_of(lanes)),
-        Lanes::splat(simd, values.max_of(lanes)),
+        Lanes::splat(simd, smallest_of(values, lanes)),
+        Lanes::splat(simd, largest_of(values, lanes)),
     ]
 }
 
@@ -256,46 +332,53 @@ fn plane<S: Simd>(simd: S, node: &WideNode, p: Plane) -> Lanes<S> {
 }
 
 impl WideBvh {
-    /// Closest hits of the rays of `rays` in `lanes` (bits), walked together: `leaf`
-    /// ([`PacketLeaves::closest`]) keeps each ray's closest hit. Degenerate rays
+    /// Closest hits of the rays of packets `rays` in `lanes` (bits, packet by packet), walked
+    /// together: `leaves[p]` ([`PacketLeaves::closest`]) keeps the closest hit of each ray of
+    /// packet `p`. One packet or two: two packets of neighbouring rays (sixteen pixels of a
+    /// camera row) share each node test. Degenerate rays
     /// ([`meshcast_primitives::Ray::is_valid`]) are left out; rays of different direction
     /// octants walk apart.
     ///
     /// Every leaf that holds a ray's closest hit is visited with that ray among the tested
     /// lanes, so a leaf test that answers each ray as the single-ray leaf test does gives each
     /// ray the single-ray answer ([`WideBvh::cast_leaves`]), bit for bit.
-    pub fn cast_packet(&self, rays: &RayPacket, lanes: u32, mut leaf: impl PacketLeaves) {
-        self.run_packet::<false>(rays, lanes, &mut leaf);
+    pub fn cast_packets<const H: usize>(
+        &self,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        leaves: &mut [impl PacketLeaves; H],
+    ) {
+        self.run_packets::<false, H>(rays, lanes, leaves);
     }
 
-    /// Which of the rays of `rays` in `lanes` (bits) hit anything, walked together and each
-    /// leaving the walk at its first hit ([`PacketLeaves::any`]), as bits. Degenerate rays are
-    /// left out (never hit).
-    pub fn occluded_packet(
+    /// Which of the rays of packets `rays` in `lanes` (bits, packet by packet) hit anything,
+    /// walked together and each leaving the walk at its first hit ([`PacketLeaves::any`]), as
+    /// bits per packet. Degenerate rays are left out (never hit).
+    pub fn occluded_packets<const H: usize>(
         &self,
-        rays: &RayPacket,
-        lanes: u32,
-        mut leaf: impl PacketLeaves,
-    ) -> u32 {
-        self.run_packet::<true>(rays, lanes, &mut leaf)
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        leaves: &mut [impl PacketLeaves; H],
+    ) -> [u32; H] {
+        self.run_packets::<true, H>(rays, lanes, leaves)
     }
 
     /// Walks the rays of `rays` in `lanes` with the hierarchy's kernel
-    /// ([`WideBvh::split_packet`]).
+    /// ([`WideBvh::split_packets`]).
     #[inline(always)]
-    fn run_packet<const ANY: bool>(
+    fn run_packets<const ANY: bool, const H: usize>(
         &self,
-        rays: &RayPacket,
-        lanes: u32,
-        leaf: &mut impl PacketLeaves,
-    ) -> u32 {
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        leaves: &mut [impl PacketLeaves; H],
+    ) -> [u32; H] {
         if self.nodes.is_empty() {
-            return 0;
+            return [0; H];
         }
         if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
-            simd::split_packet::<FixedStack, _, ANY>(self, rays, lanes, leaf)
+            simd::split_packets::<FixedStack, _, ANY, H>(self, rays, lanes, leaves)
         } else {
-            self.split_packet::<Portable, Vec<Pending>, _, ANY>(Portable, rays, lanes, leaf)
+            self.split_packets::<Portable, Vec<Pending>, _, ANY, H>(Portable, rays, lanes, leaves)
         }
     }
 
@@ -303,53 +386,94 @@ impl WideBvh {
     /// an infinite reciprocal direction component alone, and walks each part in the lanes of
     /// `simd`. The reciprocal directions are computed once, for all parts.
     #[inline(always)]
-    pub(crate) fn split_packet<V: Simd, S: TraversalStack, L: PacketLeaves, const ANY: bool>(
+    pub(crate) fn split_packets<
+        V: Simd,
+        S: TraversalStack,
+        L: PacketLeaves,
+        const ANY: bool,
+        const H: usize,
+    >(
         &self,
         simd: V,
-        rays: &RayPacket,
-        lanes: u32,
-        leaf: &mut L,
-    ) -> u32 {
-        let mut left = lanes & rays.valid(simd);
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        leaves: &mut [L; H],
+    ) -> [u32; H] {
         let one = Lanes::splat(simd, 1.0);
-        let [dx, dy, dz] = rays.dir_lanes(simd);
-        let inv_dir = [one / dx, one / dy, one / dz];
         let inf = Lanes::splat(simd, f32::INFINITY);
-        let finite = inv_dir[0].abs().lt(inf) & inv_dir[1].abs().lt(inf) & inv_dir[2].abs().lt(inf);
-        let alone = left & !finite;
-        let [x, y, z] = rays.negative(simd);
-        let mut hit = 0;
-        while left != 0 {
-            let first = left.trailing_zeros() as usize;
-            let part = if alone & (1 << first) != 0 {
-                1 << first
+        let mut inv_dir = [[one; 3]; H];
+        let mut left = [0; H];
+        let mut alone = [0; H];
+        let mut negative = [[0; 3]; H];
+        for p in 0..H {
+            let [dx, dy, dz] = rays[p].dir_lanes(simd);
+            inv_dir[p] = [one / dx, one / dy, one / dz];
+            left[p] = lanes[p] & rays[p].valid(simd);
+            let [ix, iy, iz] = inv_dir[p];
+            let finite = ix.abs().lt(inf) & iy.abs().lt(inf) & iz.abs().lt(inf);
+            alone[p] = left[p] & !finite;
+            negative[p] = rays[p].negative(simd);
+        }
+        let mut hit = [0; H];
+        while let Some(lead) = left.iter().position(|&l| l != 0) {
+            let first = left[lead].trailing_zeros() as usize;
+            let mut part = [0; H];
+            if alone[lead] & (1 << first) != 0 {
+                part[lead] = 1 << first;
             } else {
-                lanes_like(x, first) & lanes_like(y, first) & lanes_like(z, first) & left & !alone
-            };
-            left &= !part;
-            hit |= self.walk_packet::<V, S, L, ANY>(rays, inv_dir, part, leaf);
+                // The rays whose direction signs are the first ray's.
+                let signs = negative[lead].map(|bits| bits & (1 << first) != 0);
+                for p in 0..H {
+                    let like = |axis: usize| {
+                        let bits = negative[p][axis];
+                        if signs[axis] {
+                            bits
+                        } else {
+                            !bits
+                        }
+                    };
+                    part[p] = like(0) & like(1) & like(2) & left[p] & !alone[p];
+                }
+            }
+            for p in 0..H {
+                left[p] &= !part[p];
+            }
+            let found = self.walk_packets::<V, S, L, ANY, H>(rays, &inv_dir, part, leaves);
+            for p in 0..H {
+                hit[p] |= found[p];
+            }
         }
         hit
     }
 
-    /// The packet walk of the rays in `lanes` (valid, of one direction octant, with finite
-    /// reciprocal directions `inv_dir`, or a single ray) in `inv_dir`'s lanes: closest hits,
-    /// or with `ANY` which rays hit anything (returned as bits; closest hits return 0).
+    /// The packet walk of the rays of `rays` in `lanes` (valid, of one direction octant, with
+    /// finite reciprocal directions `inv_dir`, or a single ray) in `inv_dir`'s lanes: closest
+    /// hits, or with `ANY` which rays hit anything (returned as bits per packet; closest hits
+    /// return 0).
     ///
-    /// The single-ray walk's loop ([`WideBvh::walk`]) with the packet's node test and leaf
+    /// The single-ray walk's loop ([`WideBvh::walk`]) with the packets' node test and leaf
     /// test, and the largest `t_max` of the rays as the range every box is tested against.
     #[inline(always)]
-    fn walk_packet<V: Simd, S: TraversalStack, L: PacketLeaves, const ANY: bool>(
+    fn walk_packets<
+        V: Simd,
+        S: TraversalStack,
+        L: PacketLeaves,
+        const ANY: bool,
+        const H: usize,
+    >(
         &self,
-        rays: &RayPacket,
-        inv_dir: [Lanes<V>; 3],
-        lanes: u32,
-        leaf: &mut L,
-    ) -> u32 {
-        let simd = inv_dir[0].simd();
+        rays: [&RayPacket; H],
+        inv_dir: &[[Lanes<V>; 3]; H],
+        lanes: [u32; H],
+        leaves: &mut [L; H],
+    ) -> [u32; H] {
+        let simd = inv_dir[0][0].simd();
         let interval = PacketInterval::new(rays, inv_dir, lanes, &self.bounds);
-        let mut t_max = Lanes::from_array(simd, rays.t_max);
-        let mut farthest = t_max.max_of(lanes);
+        let mut t_max = [Lanes::splat(simd, 0.0); H];
+        for p in 0..H {
+            t_max[p] = Lanes::from_array(simd, rays[p].t_max);
+        }
+        let mut farthest = largest_of(t_max, lanes);
         // The rays still walking: with `ANY`, those that found no hit yet.
         let mut active = lanes;
         let mut stack = S::default();
@@ -379,23 +503,40 @@ impl WideBvh {
                 }
             } else {
                 let (parent, child) = leaf_parent(current);
-                let entering = interval.rays_entering(&self.nodes[parent], child, t_max, active);
-                if entering != 0 {
+                let parent = &self.nodes[parent];
+                let mut tested = false;
+                for p in 0..H {
+                    if H > 1 && active[p] == 0 {
+                        continue;
+                    }
+                    let entering = interval.rays_entering(p, parent, child, t_max[p], active[p]);
+                    if entering == 0 {
+                        continue;
+                    }
                     let slots = self.leaf_slots(current);
                     if ANY {
-                        active &= !leaf.any(slots, entering, &t_max);
-                        if active == 0 {
-                            return lanes;
-                        }
+                        active[p] &= !leaves[p].any(slots, entering, &t_max[p]);
                     } else {
-                        leaf.closest(slots, entering, &mut t_max);
-                        farthest = t_max.max_of(active);
+                        leaves[p].closest(slots, entering, &mut t_max[p]);
+                        tested = true;
                     }
+                }
+                if ANY && active == [0; H] {
+                    return lanes;
+                }
+                if tested {
+                    farthest = largest_of(t_max, active);
                 }
             }
             loop {
                 match stack.pop() {
-                    None => return lanes & !active,
+                    None => {
+                        let mut hit = [0; H];
+                        for p in 0..H {
+                            hit[p] = lanes[p] & !active[p];
+                        }
+                        return hit;
+                    }
                     Some(next) if ANY || next.entry <= farthest => {
                         current = next.reference;
                         break;

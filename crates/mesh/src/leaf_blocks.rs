@@ -192,64 +192,82 @@ impl LeafBlocks {
 }
 
 impl LeafBlocks {
-    /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits; degenerate
-    /// rays miss), as [`LeafBlocks::cast`] answers it, the rays traced as one packet
-    /// ([`WideBvh::cast_packet`], which splits it by direction octant).
+    /// Writes to `hits[p][i]` the closest hit of each ray `rays[p][i]` in `lanes[p]` (bits;
+    /// degenerate rays miss), as [`LeafBlocks::cast`] answers it, the rays of the `H` packets
+    /// traced together ([`WideBvh::cast_packets`], which splits them by direction octant).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn cast_packet(
+    pub(crate) fn cast_packets<const H: usize>(
         &self,
         wide: &WideBvh,
         tri_mesh: &TriMesh,
-        rays: &RayPacket,
-        lanes: u32,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
         culling: FaceCulling,
         keep: &impl Fn(u32) -> bool,
-        hits: &mut [Option<Hit>; PACKET_WIDTH],
+        hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
     ) {
         match self {
             Self::Watertight(blocks) => {
                 let leaves = Leaves::new(blocks, wide, tri_mesh);
-                let best = BestHits::clear(lanes, hits);
-                wide.cast_packet(
-                    rays,
-                    lanes,
-                    &mut PacketLeaf::new(&leaves, rays, lanes, culling, keep, best),
-                );
+                let mut p = 0;
+                let mut packets = hits.map(|hits| {
+                    let best = BestHits::clear(lanes[p], hits);
+                    let leaf = PacketLeaf::new(&leaves, rays[p], lanes[p], culling, keep, best);
+                    p += 1;
+                    leaf
+                });
+                wide.cast_packets(rays, lanes, &mut packets);
             }
             // The transform test has no packet form: each ray walks alone.
-            Self::Transform(_) => for_each_lane(lanes, |lane| {
-                hits[lane] = self.cast(wide, tri_mesh, &rays.ray(lane), culling, keep, None);
-            }),
+            Self::Transform(_) => {
+                for (p, hits) in hits.into_iter().enumerate() {
+                    for_each_lane(lanes[p], |lane| {
+                        let ray = rays[p].ray(lane);
+                        hits[lane] = self.cast(wide, tri_mesh, &ray, culling, keep, None);
+                    });
+                }
+            }
         }
     }
 
-    /// Which rays of `rays` in `lanes` (bits) hit anything, as [`LeafBlocks::occluded`]
-    /// answers each, traced as one packet ([`WideBvh::occluded_packet`]), as bits.
-    pub(crate) fn occluded_packet(
+    /// Which rays of `rays[p]` in `lanes[p]` (bits) hit anything, as [`LeafBlocks::occluded`]
+    /// answers each, the rays of the `H` packets traced together
+    /// ([`WideBvh::occluded_packets`]), as bits per packet.
+    pub(crate) fn occluded_packets<const H: usize>(
         &self,
         wide: &WideBvh,
         tri_mesh: &TriMesh,
-        rays: &RayPacket,
-        lanes: u32,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
         culling: FaceCulling,
         keep: &impl Fn(u32) -> bool,
-    ) -> u32 {
+    ) -> [u32; H] {
         match self {
             Self::Watertight(blocks) => {
                 let leaves = Leaves::new(blocks, wide, tri_mesh);
                 // An any-hit walk keeps no hits.
-                let mut none = [None; PACKET_WIDTH];
-                let best = BestHits::clear(0, &mut none);
-                wide.occluded_packet(
-                    rays,
-                    lanes,
-                    &mut PacketLeaf::new(&leaves, rays, lanes, culling, keep, best),
-                )
+                let mut none = [[None; PACKET_WIDTH]; H];
+                let mut p = 0;
+                let mut packets = none.each_mut().map(|none| {
+                    let best = BestHits::clear(0, none);
+                    let leaf = PacketLeaf::new(&leaves, rays[p], lanes[p], culling, keep, best);
+                    p += 1;
+                    leaf
+                });
+                wide.occluded_packets(rays, lanes, &mut packets)
             }
-            Self::Transform(_) => (0..PACKET_WIDTH)
-                .filter(|&lane| lanes & (1 << lane) != 0)
-                .filter(|&lane| self.occluded(wide, tri_mesh, &rays.ray(lane), culling, keep, None))
-                .fold(0, |hit, lane| hit | 1 << lane),
+            Self::Transform(_) => {
+                let mut hit = [0; H];
+                for (p, hit) in hit.iter_mut().enumerate() {
+                    for_each_lane(lanes[p], |lane| {
+                        let ray = rays[p].ray(lane);
+                        if self.occluded(wide, tri_mesh, &ray, culling, keep, None) {
+                            *hit |= 1 << lane;
+                        }
+                    });
+                }
+                hit
+            }
         }
     }
 }
@@ -441,7 +459,7 @@ enum Next {
     Leave,
 }
 
-impl<K: Fn(u32) -> bool> PacketLeaves for &mut PacketLeaf<'_, '_, '_, K> {
+impl<K: Fn(u32) -> bool> PacketLeaves for PacketLeaf<'_, '_, '_, K> {
     #[inline(always)]
     fn closest<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &mut Lanes<S>) {
         let (rays, all) = (self.rays.rays, self.lanes);

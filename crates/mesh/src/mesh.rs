@@ -302,8 +302,20 @@ impl Mesh {
             });
             return;
         }
+        self.closest_packets([rays], [lanes], culling, filter, [hits]);
+    }
+
+    /// [`Mesh::closest_packet`] of `H` packets walked together, each with enough rays.
+    pub(crate) fn closest_packets<const H: usize>(
+        &self,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        culling: FaceCulling,
+        filter: &impl Filter<u32>,
+        hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
+    ) {
         let keep = |triangle| filter.keep(triangle);
-        self.blocks.cast_packet(
+        self.blocks.cast_packets(
             &self.wide,
             &self.tri_mesh,
             rays,
@@ -333,7 +345,7 @@ impl Mesh {
         }
         let keep = |triangle| filter.keep(triangle);
         self.blocks
-            .occluded_packet(&self.wide, &self.tri_mesh, rays, lanes, culling, &keep)
+            .occluded_packets(&self.wide, &self.tri_mesh, [rays], [lanes], culling, &keep)[0]
     }
 
     /// Whether `ray` hits any triangle that `filter` keeps and `culling` does not skip.
@@ -477,6 +489,22 @@ impl RayQueries for Mesh {
     ) {
         let culling = FaceCulling::new(options.culling, false);
         self.closest_packet(rays, lanes, culling, &options.filter, hits);
+    }
+
+    fn walk_closest_packet_pair<F: Filter<u32>>(
+        &self,
+        rays: [&RayPacket; 2],
+        options: &QueryOptions<F>,
+        hits: [&mut [Option<Hit>; PACKET_WIDTH]; 2],
+    ) {
+        let culling = FaceCulling::new(options.culling, false);
+        self.closest_packets(
+            rays,
+            [meshcast_primitives::ALL_LANES; 2],
+            culling,
+            &options.filter,
+            hits,
+        );
     }
 
     fn walk_any_packet<F: Filter<u32>>(

@@ -31,7 +31,9 @@ pub(crate) type PacketLanes = SmallVec<[u32; 2]>;
 /// walk together changes only the time taken: every ray's answer is its single-ray answer.
 #[derive(Debug)]
 pub(crate) struct PacketFinder {
-    rays: RayPacket,
+    /// The rays of the last chunk that held a packet, or of the last pair of chunks that
+    /// made one ([`PacketFinder::find_pair`]).
+    rays: [RayPacket; 2],
     /// The chunks to pass over after the next miss.
     backoff: u32,
     /// The chunks still to pass over.
@@ -44,7 +46,7 @@ pub(crate) const MAX_SKIPPED_CHUNKS: u32 = 16;
 impl PacketFinder {
     pub(crate) fn new() -> Self {
         Self {
-            rays: RayPacket::default(),
+            rays: [RayPacket::default(); 2],
             backoff: 1,
             skipping: 0,
         }
@@ -64,7 +66,7 @@ impl PacketFinder {
     /// to pass over is all that random rays pay for most chunks.
     #[inline(never)]
     fn look(&mut self, rays: &[Ray; PACKET_WIDTH], lanes: u32) -> (PacketLanes, u32) {
-        let (packets, alone) = coherent(rays, lanes, &mut self.rays);
+        let (packets, alone) = coherent(rays, lanes, &mut self.rays[0]);
         if packets.is_empty() {
             self.skipping = self.backoff;
             self.backoff = (2 * self.backoff).min(MAX_SKIPPED_CHUNKS);
@@ -74,10 +76,36 @@ impl PacketFinder {
         (packets, alone)
     }
 
+    /// Whether two neighbouring whole chunks, `front` then `back`, make one packet of
+    /// sixteen rays: whether the first ray of `front` and the last of `back` share a
+    /// [`RayClass`] and lie within each other's cone and spread, the rays between taken on
+    /// trust as [`coherent`] takes a whole chunk's. If so the finder keeps their rays
+    /// ([`PacketFinder::pair`]); if not it has looked at neither chunk.
+    #[inline(always)]
+    pub(crate) fn find_pair(
+        &mut self,
+        front: &[Ray; PACKET_WIDTH],
+        back: &[Ray; PACKET_WIDTH],
+    ) -> bool {
+        let (first, last) = (&front[0], &back[PACKET_WIDTH - 1]);
+        if self.skipping > 0 || RayClass::of(first) != RayClass::of(last) || !near(first, last) {
+            return false;
+        }
+        self.rays = [RayPacket::new(front), RayPacket::new(back)];
+        self.backoff = 1;
+        true
+    }
+
     /// The rays of the chunk [`PacketFinder::find`] last found packets in, lane by lane.
     #[inline]
     pub(crate) fn rays(&self) -> &RayPacket {
-        &self.rays
+        &self.rays[0]
+    }
+
+    /// The rays of the pair of chunks [`PacketFinder::find_pair`] last took, lane by lane.
+    #[inline]
+    pub(crate) fn pair(&self) -> [&RayPacket; 2] {
+        [&self.rays[0], &self.rays[1]]
     }
 }
 

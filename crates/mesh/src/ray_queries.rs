@@ -124,6 +124,21 @@ pub trait RayQueries: Sync + sealed::Level {
         });
     }
 
+    /// [`RayQueries::walk_closest_packet`] of two whole packets of neighbouring rays, which
+    /// levels that trace packets walk together.
+    #[doc(hidden)]
+    #[inline]
+    fn walk_closest_packet_pair<F: Filter<Self::Candidate>>(
+        &self,
+        rays: [&RayPacket; 2],
+        options: &QueryOptions<F>,
+        hits: [&mut [Option<Self::Hit>; PACKET_WIDTH]; 2],
+    ) {
+        for (rays, hits) in rays.into_iter().zip(hits) {
+            self.walk_closest_packet(rays, ALL_LANES, options, hits);
+        }
+    }
+
     /// Which rays of `rays` in `lanes` hit anything (as [`RayQueries::walk_closest_packet`]
     /// takes them), as bits.
     #[doc(hidden)]
@@ -256,36 +271,23 @@ pub trait RayQueries: Sync + sealed::Level {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
         let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
         let mut finder = PacketFinder::new();
-        for (rays, hits) in chunks_prefetched(rays).zip(hits.chunks_mut(PACKET_WIDTH)) {
-            let (rays, lanes) = packet_rays(rays, options, &mut scratch);
-            let (packets, alone) = finder.find(rays, lanes);
-            if packets.is_empty() {
-                // Rays that walk alone, answered in place, as a loop of single-ray calls is.
-                for (lane, (ray, hit)) in rays.iter().zip(hits).enumerate() {
-                    *hit = if lanes & (1 << lane) != 0 {
-                        self.walk_closest(ray, options)
-                    } else {
-                        None
-                    };
+        let unlimited = options.max_distance == f32::INFINITY;
+        for (rays, hits) in chunks_prefetched::<PAIR_WIDTH>(rays).zip(hits.chunks_mut(PAIR_WIDTH)) {
+            if let (true, Ok(pair), Ok(answers)) = (
+                unlimited,
+                <&[Ray; PAIR_WIDTH]>::try_from(rays),
+                <&mut [_; PAIR_WIDTH]>::try_from(&mut *hits),
+            ) {
+                let (front, back) = halves(pair);
+                if finder.find_pair(front, back) {
+                    let (front, back) = answers.split_at_mut(PACKET_WIDTH);
+                    let answers = [front, back].map(|half| half.try_into().expect("half a pair"));
+                    self.walk_closest_packet_pair(finder.pair(), options, answers);
+                    continue;
                 }
-                continue;
             }
-            // The answers go to the caller's slice, or for a last chunk of fewer rays to `tail`
-            // first: one copy of the code below, inlined.
-            let mut tail = [None; PACKET_WIDTH];
-            let (answers, whole) = match <&mut [_; PACKET_WIDTH]>::try_from(&mut *hits) {
-                Ok(answers) => (answers, true),
-                Err(_) => (&mut tail, false),
-            };
-            for packet in packets {
-                self.walk_closest_packet(finder.rays(), packet, options, answers);
-            }
-            for_each_lane(alone, |lane| {
-                answers[lane] = self.walk_closest(&rays[lane], options)
-            });
-            for_each_lane(!lanes & ALL_LANES, |lane| answers[lane] = None);
-            if !whole {
-                hits.copy_from_slice(&tail[..hits.len()]);
+            for (rays, hits) in rays.chunks(PACKET_WIDTH).zip(hits.chunks_mut(PACKET_WIDTH)) {
+                cast_chunk(self, rays, options, &mut finder, &mut scratch, hits);
             }
         }
     }
@@ -331,7 +333,9 @@ pub trait RayQueries: Sync + sealed::Level {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
         let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
         let mut finder = PacketFinder::new();
-        for (rays, hits) in chunks_prefetched(rays).zip(hits.chunks_mut(PACKET_WIDTH)) {
+        for (rays, hits) in
+            chunks_prefetched::<PACKET_WIDTH>(rays).zip(hits.chunks_mut(PACKET_WIDTH))
+        {
             let (rays, lanes) = packet_rays(rays, options, &mut scratch);
             let (packets, alone) = finder.find(rays, lanes);
             if packets.is_empty() {
@@ -526,17 +530,31 @@ impl<H, L: IntoIterator<Item = H>> FromIterator<L> for HitLists<H> {
 /// What fills the lanes of a packet that hold no ray.
 const PLACEHOLDER_RAY: Ray = Ray::new(glam::Vec3::ZERO, glam::Vec3::X);
 
-/// How many chunks ahead of the one it works on a serial batch call asks the CPU to fetch.
-const PREFETCH_CHUNKS: usize = 2;
+/// How many rays ahead of the chunk it works on a serial batch call asks the CPU to fetch.
+const PREFETCH_RAYS: usize = 16;
+
+/// The rays of two neighbouring chunks, which may walk as one packet
+/// ([`PacketFinder::find_pair`]).
+const PAIR_WIDTH: usize = 2 * PACKET_WIDTH;
+
+/// The two halves of a pair of chunks.
+#[inline(always)]
+fn halves(pair: &[Ray; PAIR_WIDTH]) -> (&[Ray; PACKET_WIDTH], &[Ray; PACKET_WIDTH]) {
+    let (front, back) = pair.split_at(PACKET_WIDTH);
+    (
+        front.try_into().expect("half a pair"),
+        back.try_into().expect("half a pair"),
+    )
+}
 
 /// The chunks of [`PACKET_WIDTH`] rays of `rays`, each handed out after asking the CPU to fetch
 /// the chunk [`PREFETCH_CHUNKS`] further on ([`meshcast_primitives::prefetch`]): the walks
 /// between fill the caches with the hierarchy, and a batch's rays, read once, would otherwise
 /// come from memory while the CPU waits (bunny camera image: the first reads of a chunk took
 /// half the time of finding its packets).
-fn chunks_prefetched(rays: &[Ray]) -> impl Iterator<Item = &[Ray]> {
-    let ahead = rays.chunks(PACKET_WIDTH).skip(PREFETCH_CHUNKS).map(Some);
-    rays.chunks(PACKET_WIDTH)
+fn chunks_prefetched<const WIDTH: usize>(rays: &[Ray]) -> impl Iterator<Item = &[Ray]> {
+    let ahead = rays.chunks(WIDTH).skip(PREFETCH_RAYS / WIDTH).map(Some);
+    rays.chunks(WIDTH)
         .zip(ahead.chain(core::iter::repeat(None)))
         .map(|(chunk, ahead)| {
             if let Some(ahead) = ahead {
@@ -544,6 +562,49 @@ fn chunks_prefetched(rays: &[Ray]) -> impl Iterator<Item = &[Ray]> {
             }
             chunk
         })
+}
+
+/// The closest hits of a chunk of up to [`PACKET_WIDTH`] rays of a batch, in `hits`, as
+/// packets where `finder` finds them.
+#[inline(always)]
+fn cast_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
+    level: &L,
+    rays: &[Ray],
+    options: &QueryOptions<F>,
+    finder: &mut PacketFinder,
+    scratch: &mut [Ray; PACKET_WIDTH],
+    hits: &mut [Option<L::Hit>],
+) {
+    let (rays, lanes) = packet_rays(rays, options, scratch);
+    let (packets, alone) = finder.find(rays, lanes);
+    if packets.is_empty() {
+        // Rays that walk alone, answered in place, as a loop of single-ray calls is.
+        for (lane, (ray, hit)) in rays.iter().zip(hits).enumerate() {
+            *hit = if lanes & (1 << lane) != 0 {
+                level.walk_closest(ray, options)
+            } else {
+                None
+            };
+        }
+        return;
+    }
+    // The answers go to the caller's slice, or for a last chunk of fewer rays to `tail`
+    // first: one copy of the code below, inlined.
+    let mut tail = [None; PACKET_WIDTH];
+    let (answers, whole) = match <&mut [_; PACKET_WIDTH]>::try_from(&mut *hits) {
+        Ok(answers) => (answers, true),
+        Err(_) => (&mut tail, false),
+    };
+    for packet in packets {
+        level.walk_closest_packet(finder.rays(), packet, options, answers);
+    }
+    for_each_lane(alone, |lane| {
+        answers[lane] = level.walk_closest(&rays[lane], options)
+    });
+    for_each_lane(!lanes & ALL_LANES, |lane| answers[lane] = None);
+    if !whole {
+        hits.copy_from_slice(&tail[..hits.len()]);
+    }
 }
 
 /// Up to [`PACKET_WIDTH`] rays of a batch as a packet, cut to the options' distance limit, and

@@ -264,15 +264,15 @@ where
     }
 }
 
-/// Runs the packet walk of `bvh` ([`WideBvh::split_packet`]) compiled for its kernel's
+/// Runs the packet walk of `bvh` ([`WideBvh::split_packets`]) compiled for its kernel's
 /// instruction set, with that instruction set's eight lanes ([`meshcast_primitives::Simd`]).
 #[inline(always)]
-pub(crate) fn split_packet<S, L, const ANY: bool>(
+pub(crate) fn split_packets<S, L, const ANY: bool, const H: usize>(
     bvh: &WideBvh,
-    rays: &RayPacket,
-    lanes: u32,
-    leaf: &mut L,
-) -> u32
+    rays: [&RayPacket; H],
+    lanes: [u32; H],
+    leaves: &mut [L; H],
+) -> [u32; H]
 where
     S: TraversalStack,
     L: PacketLeaves,
@@ -281,15 +281,19 @@ where
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a hierarchy's kernel is only set to one that `is_supported` confirmed this
         // CPU runs (`WideBvh::from_binary`, `WideBvh::set_kernel`).
-        Kernel::Avx2 => unsafe { x86::split_packet_avx2::<S, L, ANY>(bvh, rays, lanes, leaf) },
+        Kernel::Avx2 => unsafe {
+            x86::split_packets_avx2::<S, L, ANY, H>(bvh, rays, lanes, leaves)
+        },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Kernel::Avx512 => unsafe { x86::split_packet_avx512::<S, L, ANY>(bvh, rays, lanes, leaf) },
-        _ => bvh.split_packet::<meshcast_primitives::Portable, S, L, ANY>(
+        Kernel::Avx512 => unsafe {
+            x86::split_packets_avx512::<S, L, ANY, H>(bvh, rays, lanes, leaves)
+        },
+        _ => bvh.split_packets::<meshcast_primitives::Portable, S, L, ANY, H>(
             meshcast_primitives::Portable,
             rays,
             lanes,
-            leaf,
+            leaves,
         ),
     }
 }

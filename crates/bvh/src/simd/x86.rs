@@ -67,19 +67,19 @@ walk_compiled_for!(
     "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vl,avx512bw,avx512dq"
 );
 
-/// Defines a packet walk entry point: [`WideBvh::split_packet`] with AVX2's eight lanes,
+/// Defines a packet walk entry point: [`WideBvh::split_packets`] with AVX2's eight lanes,
 /// compiled with `$features` enabled, so that the lanes' intrinsics (node tests and the
 /// caller's leaf test) are inlined.
-macro_rules! split_packet_compiled_for {
+macro_rules! split_packets_compiled_for {
     ($(#[$doc:meta])* $name:ident, $features:literal) => {
         $(#[$doc])*
         #[target_feature(enable = $features)]
-        pub(super) fn $name<S, L, const ANY: bool>(
+        pub(super) fn $name<S, L, const ANY: bool, const H: usize>(
             bvh: &WideBvh,
-            rays: &RayPacket,
-            lanes: u32,
-            leaf: &mut L,
-        ) -> u32
+            rays: [&RayPacket; H],
+            lanes: [u32; H],
+            leaves: &mut [L; H],
+        ) -> [u32; H]
         where
             S: TraversalStack,
             L: PacketLeaves,
@@ -87,20 +87,20 @@ macro_rules! split_packet_compiled_for {
             // SAFETY: this function runs only where the CPU has AVX2 (its callers check the
             // kernel with `is_supported`), which is what `Avx2::new_unchecked` requires.
             let simd = unsafe { meshcast_primitives::Avx2::new_unchecked() };
-            bvh.split_packet::<meshcast_primitives::Avx2, S, L, ANY>(simd, rays, lanes, leaf)
+            bvh.split_packets::<meshcast_primitives::Avx2, S, L, ANY, H>(simd, rays, lanes, leaves)
         }
     };
 }
 
-split_packet_compiled_for!(
+split_packets_compiled_for!(
     /// The packet walk with AVX2 enabled: eight rays in one 256-bit register.
-    split_packet_avx2,
+    split_packets_avx2,
     "avx2,bmi1,bmi2,lzcnt,popcnt"
 );
 
-split_packet_compiled_for!(
+split_packets_compiled_for!(
     /// The packet walk with AVX-512 enabled.
-    split_packet_avx512,
+    split_packets_avx512,
     "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vl,avx512bw,avx512dq"
 );
 
