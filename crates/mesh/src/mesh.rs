@@ -343,9 +343,21 @@ impl Mesh {
             });
             return hit;
         }
+        self.any_packets([rays], [lanes], culling, filter)[0]
+    }
+
+    /// [`Mesh::any_packet`] of `H` packets walked together, each with enough rays, as bits
+    /// per packet.
+    pub(crate) fn any_packets<const H: usize>(
+        &self,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        culling: FaceCulling,
+        filter: &impl Filter<u32>,
+    ) -> [u32; H] {
         let keep = |triangle| filter.keep(triangle);
         self.blocks
-            .occluded_packets(&self.wide, &self.tri_mesh, [rays], [lanes], culling, &keep)[0]
+            .occluded_packets(&self.wide, &self.tri_mesh, rays, lanes, culling, &keep)
     }
 
     /// Whether `ray` hits any triangle that `filter` keeps and `culling` does not skip.
@@ -515,6 +527,20 @@ impl RayQueries for Mesh {
     ) -> u32 {
         let culling = FaceCulling::new(options.culling, false);
         self.any_packet(rays, lanes, culling, &options.filter)
+    }
+
+    fn walk_any_packet_pair<F: Filter<u32>>(
+        &self,
+        rays: [&RayPacket; 2],
+        options: &QueryOptions<F>,
+    ) -> [u32; 2] {
+        let culling = FaceCulling::new(options.culling, false);
+        self.any_packets(
+            rays,
+            [meshcast_primitives::ALL_LANES; 2],
+            culling,
+            &options.filter,
+        )
     }
 }
 

@@ -139,6 +139,18 @@ pub trait RayQueries: Sync + sealed::Level {
         }
     }
 
+    /// [`RayQueries::walk_any_packet`] of two whole packets of neighbouring rays, which
+    /// levels that trace packets walk together, as bits per packet.
+    #[doc(hidden)]
+    #[inline]
+    fn walk_any_packet_pair<F: Filter<Self::Candidate>>(
+        &self,
+        rays: [&RayPacket; 2],
+        options: &QueryOptions<F>,
+    ) -> [u32; 2] {
+        rays.map(|rays| self.walk_any_packet(rays, ALL_LANES, options))
+    }
+
     /// Which rays of `rays` in `lanes` hit anything (as [`RayQueries::walk_closest_packet`]
     /// takes them), as bits.
     #[doc(hidden)]
@@ -270,26 +282,13 @@ pub trait RayQueries: Sync + sealed::Level {
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
         let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
-        let mut finder = PacketFinder::new();
-        let unlimited = options.max_distance == f32::INFINITY;
-        for (rays, hits) in chunks_prefetched::<PAIR_WIDTH>(rays).zip(hits.chunks_mut(PAIR_WIDTH)) {
-            if let (true, Ok(pair), Ok(answers)) = (
-                unlimited,
-                <&[Ray; PAIR_WIDTH]>::try_from(rays),
-                <&mut [_; PAIR_WIDTH]>::try_from(&mut *hits),
-            ) {
-                let (front, back) = halves(pair);
-                if finder.find_pair(front, back) {
-                    let (front, back) = answers.split_at_mut(PACKET_WIDTH);
-                    let answers = [front, back].map(|half| half.try_into().expect("half a pair"));
-                    self.walk_closest_packet_pair(finder.pair(), options, answers);
-                    continue;
-                }
-            }
-            for (rays, hits) in rays.chunks(PACKET_WIDTH).zip(hits.chunks_mut(PACKET_WIDTH)) {
-                cast_chunk(self, rays, options, &mut finder, &mut scratch, hits);
-            }
-        }
+        serial_batch(
+            rays,
+            options,
+            hits,
+            |rays, answers| self.walk_closest_packet_pair(rays, options, answers),
+            |finder, rays, hits| cast_chunk(self, rays, options, finder, &mut scratch, hits),
+        );
     }
 
     /// [`RayQueries::occluded`] for every ray, in parallel, in the order of `rays`, coherent
@@ -332,32 +331,20 @@ pub trait RayQueries: Sync + sealed::Level {
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
         let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
-        let mut finder = PacketFinder::new();
-        for (rays, hits) in
-            chunks_prefetched::<PACKET_WIDTH>(rays).zip(hits.chunks_mut(PACKET_WIDTH))
-        {
-            let (rays, lanes) = packet_rays(rays, options, &mut scratch);
-            let (packets, alone) = finder.find(rays, lanes);
-            if packets.is_empty() {
-                // Rays that walk alone, answered in place, as a loop of single-ray calls is.
-                for (lane, (ray, hit)) in rays.iter().zip(hits).enumerate() {
-                    *hit = lanes & (1 << lane) != 0 && self.walk_any(ray, options);
+        serial_batch(
+            rays,
+            options,
+            hits,
+            |rays, answers| {
+                let hit = self.walk_any_packet_pair(rays, options);
+                for (hit, answers) in hit.into_iter().zip(answers) {
+                    for (lane, answer) in answers.iter_mut().enumerate() {
+                        *answer = hit & (1 << lane) != 0;
+                    }
                 }
-                continue;
-            }
-            let mut hit = 0;
-            for packet in packets {
-                hit |= self.walk_any_packet(finder.rays(), packet, options) & packet;
-            }
-            for_each_lane(alone, |lane| {
-                if self.walk_any(&rays[lane], options) {
-                    hit |= 1 << lane;
-                }
-            });
-            for (lane, answer) in hits.iter_mut().enumerate() {
-                *answer = hit & (1 << lane) != 0;
-            }
-        }
+            },
+            |finder, rays, hits| occluded_chunk(self, rays, options, finder, &mut scratch, hits),
+        );
     }
 
     /// [`RayQueries::cast_all`] for every ray, in parallel: ray `i`'s hits are
@@ -562,6 +549,78 @@ fn chunks_prefetched<const WIDTH: usize>(rays: &[Ray]) -> impl Iterator<Item = &
             }
             chunk
         })
+}
+
+/// A serial batch call's loop: the rays and their `answers` [`PAIR_WIDTH`] at a time. Two
+/// whole chunks that make one packet ([`PacketFinder::find_pair`]; rays with no distance limit
+/// to apply, read where they lie) go to `pair`; the chunks of other pairs go to `chunk` one by
+/// one, with the finder to look for their packets.
+#[inline(always)]
+fn serial_batch<A, F>(
+    rays: &[Ray],
+    options: &QueryOptions<F>,
+    answers: &mut [A],
+    mut pair: impl FnMut([&RayPacket; 2], [&mut [A; PACKET_WIDTH]; 2]),
+    mut chunk: impl FnMut(&mut PacketFinder, &[Ray], &mut [A]),
+) {
+    let mut finder = PacketFinder::new();
+    let unlimited = options.max_distance == f32::INFINITY;
+    for (rays, answers) in chunks_prefetched::<PAIR_WIDTH>(rays).zip(answers.chunks_mut(PAIR_WIDTH))
+    {
+        if let (true, Ok(both), Ok(both_answers)) = (
+            unlimited,
+            <&[Ray; PAIR_WIDTH]>::try_from(rays),
+            <&mut [A; PAIR_WIDTH]>::try_from(&mut *answers),
+        ) {
+            let (front, back) = halves(both);
+            if finder.find_pair(front, back) {
+                let (front, back) = both_answers.split_at_mut(PACKET_WIDTH);
+                let halves = [front, back].map(|half| half.try_into().expect("half a pair"));
+                pair(finder.pair(), halves);
+                continue;
+            }
+        }
+        for (rays, answers) in rays
+            .chunks(PACKET_WIDTH)
+            .zip(answers.chunks_mut(PACKET_WIDTH))
+        {
+            chunk(&mut finder, rays, answers);
+        }
+    }
+}
+
+/// Which rays of a chunk of up to [`PACKET_WIDTH`] rays of a batch hit anything, in `hits`, as
+/// packets where `finder` finds them.
+#[inline(always)]
+fn occluded_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
+    level: &L,
+    rays: &[Ray],
+    options: &QueryOptions<F>,
+    finder: &mut PacketFinder,
+    scratch: &mut [Ray; PACKET_WIDTH],
+    hits: &mut [bool],
+) {
+    let (rays, lanes) = packet_rays(rays, options, scratch);
+    let (packets, alone) = finder.find(rays, lanes);
+    if packets.is_empty() {
+        // Rays that walk alone, answered in place, as a loop of single-ray calls is.
+        for (lane, (ray, hit)) in rays.iter().zip(hits).enumerate() {
+            *hit = lanes & (1 << lane) != 0 && level.walk_any(ray, options);
+        }
+        return;
+    }
+    let mut hit = 0;
+    for packet in packets {
+        hit |= level.walk_any_packet(finder.rays(), packet, options) & packet;
+    }
+    for_each_lane(alone, |lane| {
+        if level.walk_any(&rays[lane], options) {
+            hit |= 1 << lane;
+        }
+    });
+    for (lane, answer) in hits.iter_mut().enumerate() {
+        *answer = hit & (1 << lane) != 0;
+    }
 }
 
 /// The closest hits of a chunk of up to [`PACKET_WIDTH`] rays of a batch, in `hits`, as
