@@ -756,16 +756,20 @@ fn poisoned(kind: usize, ray: Ray) -> Ray {
     }
 }
 
-/// Every group of `bases` with one lane poisoned, each way in turn, the lane moving from
-/// group to group: the other seven rays of each group hit.
+/// Every group of `bases` twice in a row, one lane of each copy poisoned, each way in turn,
+/// the lanes moving from group to group: the other fourteen rays of each pair of groups hit.
+/// Where the first ray of the first copy and the last of the second are not poisoned, the
+/// sixteen rays walk as one packet (batches read them sixteen at a time from a multiple of
+/// sixteen); where either is, each copy is sorted on its own.
 fn poisoned_packets(bases: &[[Ray; 8]]) -> Vec<Ray> {
     let mut rays = Vec::new();
     for (b, base) in bases.iter().enumerate() {
         for kind in 0..POISONS {
-            let lane = (b + kind) % 8;
-            let mut group = *base;
-            group[lane] = poisoned(kind, group[lane]);
-            rays.extend(group);
+            for lane in [(b + kind) % 8, (b + kind + 3) % 8] {
+                let mut group = *base;
+                group[lane] = poisoned(kind, group[lane]);
+                rays.extend(group);
+            }
         }
     }
     rays
@@ -810,8 +814,11 @@ fn adversarial() -> Adversarial {
             "{hits} of {} designed rays hit",
             rays.len()
         );
-        // The poisoned groups go last, each on the grid of eight.
+        // The poisoned groups go last, each pair on the grid of sixteen.
         assert_eq!(rays.len() % 8, 0);
+        if rays.len() % 16 != 0 {
+            rays.extend(bases[0]);
+        }
         rays.extend(poisoned_packets(&bases));
         batches.push(rays);
     }

@@ -355,6 +355,36 @@ mod tests {
     }
 
     #[test]
+    fn two_chunks_whose_outer_ends_agree_are_one_packet() {
+        let row = |first: usize| {
+            rays(core::array::from_fn(|i| {
+                Vec3::new(0.01 * (first + i) as f32, 0.02, -1.0)
+            }))
+        };
+        let (front, back) = (row(0), row(PACKET_WIDTH));
+        let mut finder = PacketFinder::new();
+        assert!(finder.find_pair(&front, &back));
+        assert_eq!(
+            finder.pair(),
+            [&RayPacket::new(&front), &RayPacket::new(&back)]
+        );
+        // The rays between the ends are taken on trust.
+        let mut odd = back;
+        odd[2].dir = Vec3::X;
+        assert!(finder.find_pair(&front, &odd));
+        // Ends of other classes, or too far apart, are not one packet.
+        let mut turned = back;
+        turned[PACKET_WIDTH - 1].dir.z = 1.0;
+        assert!(!finder.find_pair(&front, &turned));
+        let mut wide = back;
+        wide[PACKET_WIDTH - 1].dir.x = 0.3;
+        assert!(!finder.find_pair(&front, &wide));
+        // A finder passing over chunks of random rays does not look at pairs either.
+        finder.skipping = 1;
+        assert!(!finder.find_pair(&front, &back));
+    }
+
+    #[test]
     fn at_least_counts_bits() {
         for bits in 0..=0x1ffu32 {
             for count in 1..=9 {
