@@ -816,7 +816,7 @@ fn adversarial() -> Adversarial {
         );
         // The poisoned groups go last, each pair on the grid of sixteen.
         assert_eq!(rays.len() % 8, 0);
-        if rays.len() % 16 != 0 {
+        if !rays.len().is_multiple_of(16) {
             rays.extend(bases[0]);
         }
         rays.extend(poisoned_packets(&bases));

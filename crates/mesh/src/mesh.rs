@@ -8,7 +8,7 @@ use meshcast_primitives::{Aabb, Hit, Ray, RayPacket, Triangle, BLOCK_WIDTH, PACK
 use rayon::prelude::*;
 
 use crate::leaf_blocks::LeafBlocks;
-use crate::packets::PACKET_MIN_RAYS;
+use crate::packets::{PairSpan, PACKET_MIN_RAYS};
 use crate::query::FaceCulling;
 use crate::ray_queries::{at_least, for_each_lane};
 use crate::winding::WindingCache;
@@ -501,6 +501,10 @@ impl RayQueries for Mesh {
     ) {
         let culling = FaceCulling::new(options.culling, false);
         self.closest_packet(rays, lanes, culling, &options.filter, hits);
+    }
+
+    fn pair_span(&self) -> Option<PairSpan> {
+        Some(PairSpan::of_mesh(self.bounds(), self.triangle_count()))
     }
 
     fn walk_closest_packet_pair<F: Filter<u32>>(

@@ -12,7 +12,7 @@ use core::ops::Index;
 use meshcast_primitives::{prefetch, Ray, RayHit, RayPacket, ALL_LANES, PACKET_WIDTH};
 use rayon::prelude::*;
 
-use crate::packets::PacketFinder;
+use crate::packets::{PacketFinder, PairSpan};
 use crate::{Filter, QueryOptions};
 
 /// Rays (or points) one rayon task answers at least: enough to pay for the task, few enough
@@ -122,6 +122,15 @@ pub trait RayQueries: Sync + sealed::Level {
         for_each_lane(lanes, |lane| {
             hits[lane] = self.walk_closest(&rays.ray(lane), options)
         });
+    }
+
+    /// When two whole chunks of neighbouring rays walk as one packet
+    /// ([`RayQueries::walk_closest_packet_pair`]) rather than chunk by chunk; `None` for levels
+    /// that do not walk pairs together.
+    #[doc(hidden)]
+    #[inline]
+    fn pair_span(&self) -> Option<PairSpan> {
+        None
     }
 
     /// [`RayQueries::walk_closest_packet`] of two whole packets of neighbouring rays, which
@@ -286,6 +295,7 @@ pub trait RayQueries: Sync + sealed::Level {
             rays,
             options,
             hits,
+            self,
             |rays, answers| self.walk_closest_packet_pair(rays, options, answers),
             |finder, rays, hits| cast_chunk(self, rays, options, finder, &mut scratch, hits),
         );
@@ -335,6 +345,7 @@ pub trait RayQueries: Sync + sealed::Level {
             rays,
             options,
             hits,
+            self,
             |rays, answers| {
                 let hit = self.walk_any_packet_pair(rays, options);
                 for (hit, answers) in hit.into_iter().zip(answers) {
@@ -553,27 +564,32 @@ fn chunks_prefetched<const WIDTH: usize>(rays: &[Ray]) -> impl Iterator<Item = &
 
 /// A serial batch call's loop: the rays and their `answers` [`PAIR_WIDTH`] at a time. Two
 /// whole chunks that make one packet ([`PacketFinder::find_pair`]; rays with no distance limit
-/// to apply, read where they lie) go to `pair`; the chunks of other pairs go to `chunk` one by
-/// one, with the finder to look for their packets.
+/// to apply, read where they lie) go to `pair` where `level` walks such pairs
+/// ([`RayQueries::pair_span`]); the chunks of other pairs go to `chunk` one by one, with the
+/// finder to look for their packets.
 #[inline(always)]
-fn serial_batch<A, F>(
+fn serial_batch<A, F, L: RayQueries + ?Sized>(
     rays: &[Ray],
     options: &QueryOptions<F>,
     answers: &mut [A],
+    level: &L,
     mut pair: impl FnMut([&RayPacket; 2], [&mut [A; PACKET_WIDTH]; 2]),
     mut chunk: impl FnMut(&mut PacketFinder, &[Ray], &mut [A]),
 ) {
     let mut finder = PacketFinder::new();
-    let unlimited = options.max_distance == f32::INFINITY;
+    // Pairs are read where they lie: their rays need no distance limit applied.
+    let span = level
+        .pair_span()
+        .filter(|_| options.max_distance == f32::INFINITY);
     for (rays, answers) in chunks_prefetched::<PAIR_WIDTH>(rays).zip(answers.chunks_mut(PAIR_WIDTH))
     {
-        if let (true, Ok(both), Ok(both_answers)) = (
-            unlimited,
+        if let (Some(span), Ok(both), Ok(both_answers)) = (
+            span,
             <&[Ray; PAIR_WIDTH]>::try_from(rays),
             <&mut [A; PAIR_WIDTH]>::try_from(&mut *answers),
         ) {
             let (front, back) = halves(both);
-            if finder.find_pair(front, back) {
+            if span.allows(&front[0], &back[PACKET_WIDTH - 1]) && finder.find_pair(front, back) {
                 let (front, back) = both_answers.split_at_mut(PACKET_WIDTH);
                 let halves = [front, back].map(|half| half.try_into().expect("half a pair"));
                 pair(finder.pair(), halves);
