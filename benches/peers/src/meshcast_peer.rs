@@ -56,7 +56,7 @@ impl Library for Meshcast {
          `Parallel::Sequential` / `Parallel::Rayon`); `Mesh::cast` and `Mesh::occluded` per \
          ray; watertight two-sided triangle test, four triangles at a time; \
          `Mesh::cast_batch_serial` on the camera rays in their row-by-row order (packets of up \
-         to 8 rays, the same answers as `Mesh::cast`) as an extra row"
+         to 16 rays, the same answers as `Mesh::cast`) as an extra row"
     }
 
     fn build(&self, geometry: &Geometry, threads: Threads) -> Result<Box<dyn Tracer>> {

@@ -308,7 +308,7 @@ pub fn markdown(run: &Run, results: &[MeshResult]) -> String {
          a rayon pool of all threads (chunks of 256 rays); Embree robust is Embree with \
          `RTC_SCENE_FLAG_ROBUST` set on its scene. Two packet rows are measured on the \
          coherent rays only, in their row-by-row order: *meshcast batch* \
-         (`Mesh::cast_batch_serial`, which traces runs of up to 8 similar rays as packets, \
+         (`Mesh::cast_batch_serial`, which traces runs of up to 16 similar rays as packets, \
          256 rays per call) and *Embree ×16* (`rtcIntersect16`, default scene); on all \
          threads each chunk of 256 rays is answered by one thread's packet calls.\n"
     );

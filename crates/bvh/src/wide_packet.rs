@@ -1,21 +1,24 @@
-//! Packets: up to eight coherent rays walking a [`WideBvh`] together (Wald, Slusallek,
+//! Packets: eight or sixteen coherent rays walking a [`WideBvh`] together (Wald, Slusallek,
 //! Benthin, Wagner, *Interactive Rendering with Coherent Ray Tracing*, 2001), for a camera
 //! tile or shadow rays towards one light.
 //!
-//! The packet visits a node's children with one test of all eight boxes against the whole
-//! packet: interval arithmetic over the rays' origins and reciprocal directions (Boulos,
-//! Wald, Benthin, *Geometric and Arithmetic Culling Methods for Entire Ray Packets*, 2006),
-//! which bounds each ray's own slab test. It is exact with respect to that test: rounding is
+//! The packet visits a node's children with one test of all eight boxes against all its rays:
+//! interval arithmetic over the rays' origins and reciprocal directions (Boulos, Wald,
+//! Benthin, *Geometric and Arithmetic Culling Methods for Entire Ray Packets*, 2006), which
+//! bounds each ray's own slab test. It is exact with respect to that test: rounding is
 //! monotonic, so computing the slab test's operations at the ends of the intervals bounds
 //! every ray's computed entry and exit, and a box that some ray's single-ray test enters
 //! (with its widening and its `t_max`) passes the packet's test. Every box that holds a ray's
-//! hit is therefore visited, each leaf tests every ray of the packet with the ray's own
+//! hit is therefore visited, each leaf tests every ray that enters its box with the ray's own
 //! triangle test, and each ray's answer is its single-ray answer, bit for bit. What the packet
 //! saves is the walking: one node test, one ordering and one stack entry for all its rays.
 //!
+//! Sixteen rays walk as two packets of eight lanes each ([`WideBvh::cast_packets`] with
+//! `H = 2`): the node test spans both, and at a leaf each packet tests its own rays.
+//!
 //! The rays of one walk share their direction signs, so one choice of near and far planes
 //! serves them all, and have finite reciprocal directions, so the intervals hold no NaN;
-//! [`WideBvh::cast_packet`] and [`WideBvh::occluded_packet`] split a packet by direction
+//! [`WideBvh::cast_packets`] and [`WideBvh::occluded_packets`] split the rays by direction
 //! octant, and walk a ray with an infinite reciprocal component alone (a packet of one ray,
 //! whose interval test is exactly its single-ray test).
 
@@ -201,8 +204,7 @@ impl<S: Simd, const H: usize> PacketInterval<S, H> {
     }
 
     /// The rays among `lanes` of packet `packet` whose own slab test enters box `child` of
-    /// `node` within
-    /// `[t_min, t_max]`, as bits: the single-ray test of `simd/` (`NodeKernel::test`), the
+    /// `node` within `[t_min, t_max]`, as bits: the single-ray test of `simd/` (`NodeKernel::test`), the
     /// same operations on the same values, one ray per lane, so that a ray reaches a leaf
     /// exactly when its own test of the leaf's box lets it in.
     ///

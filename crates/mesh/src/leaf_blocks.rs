@@ -279,7 +279,7 @@ impl LeafBlocks {
 /// [`LeafBlocks::cast`]'s.
 ///
 /// The walk hands it only the rays whose own test enters the leaf's box
-/// ([`WideBvh::cast_packet`]): on a camera image about three of eight, as leaves are about a
+/// ([`WideBvh::cast_packets`]): on a camera image about three of eight, as leaves are about a
 /// pixel wide there. Two rays per test make a block cost one test per pair of those rays
 /// rather than one per triangle, as testing each triangle against all eight lanes did
 /// (bunny, 512 x 512 camera image, one thread: 548 to 481 instructions per ray).

@@ -249,7 +249,7 @@ pub trait RayQueries: Sync + sealed::Level {
     /// answers are those of `cast`, in the order of `rays`.
     ///
     /// Coherent neighbours (a camera image in row-major order, shadow rays from neighbouring
-    /// points towards one light) are traced together as packets of up to eight rays, which
+    /// points towards one light) are traced together as packets of up to sixteen rays, which
     /// share the work of walking the hierarchy; the others one by one. Either way each answer
     /// is `cast`'s, bit for bit.
     fn cast_batch(&self, rays: &[Ray]) -> Vec<Option<Self::Hit>> {
