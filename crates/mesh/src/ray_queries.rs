@@ -528,9 +528,6 @@ impl<H, L: IntoIterator<Item = H>> FromIterator<L> for HitLists<H> {
 /// What fills the lanes of a packet that hold no ray.
 const PLACEHOLDER_RAY: Ray = Ray::new(glam::Vec3::ZERO, glam::Vec3::X);
 
-/// How many rays ahead of the chunk it works on a serial batch call asks the CPU to fetch.
-const PREFETCH_RAYS: usize = 16;
-
 /// The rays of two neighbouring chunks, which may walk as one packet
 /// ([`PacketFinder::find_pair`]).
 const PAIR_WIDTH: usize = 2 * PACKET_WIDTH;
@@ -545,20 +542,20 @@ fn halves(pair: &[Ray; PAIR_WIDTH]) -> (&[Ray; PACKET_WIDTH], &[Ray; PACKET_WIDT
     )
 }
 
-/// The chunks of [`PACKET_WIDTH`] rays of `rays`, each handed out after asking the CPU to fetch
-/// the chunk [`PREFETCH_CHUNKS`] further on ([`meshcast_primitives::prefetch`]): the walks
+/// The pairs of chunks of `rays` ([`PAIR_WIDTH`] rays, the last perhaps fewer), each handed
+/// out after asking the CPU to fetch the next ([`meshcast_primitives::prefetch`]): the walks
 /// between fill the caches with the hierarchy, and a batch's rays, read once, would otherwise
 /// come from memory while the CPU waits (bunny camera image: the first reads of a chunk took
 /// half the time of finding its packets).
-fn chunks_prefetched<const WIDTH: usize>(rays: &[Ray]) -> impl Iterator<Item = &[Ray]> {
-    let ahead = rays.chunks(WIDTH).skip(PREFETCH_RAYS / WIDTH).map(Some);
-    rays.chunks(WIDTH)
+fn pairs_prefetched(rays: &[Ray]) -> impl Iterator<Item = &[Ray]> {
+    let ahead = rays.chunks(PAIR_WIDTH).skip(1).map(Some);
+    rays.chunks(PAIR_WIDTH)
         .zip(ahead.chain(core::iter::repeat(None)))
-        .map(|(chunk, ahead)| {
+        .map(|(pair, ahead)| {
             if let Some(ahead) = ahead {
                 prefetch(ahead);
             }
-            chunk
+            pair
         })
 }
 
@@ -581,8 +578,7 @@ fn serial_batch<A, F, L: RayQueries + ?Sized>(
     let span = level
         .pair_span()
         .filter(|_| options.max_distance == f32::INFINITY);
-    for (rays, answers) in chunks_prefetched::<PAIR_WIDTH>(rays).zip(answers.chunks_mut(PAIR_WIDTH))
-    {
+    for (rays, answers) in pairs_prefetched(rays).zip(answers.chunks_mut(PAIR_WIDTH)) {
         if let (Some(span), Ok(both), Ok(both_answers)) = (
             span,
             <&[Ray; PAIR_WIDTH]>::try_from(rays),
