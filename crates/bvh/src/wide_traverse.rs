@@ -345,8 +345,8 @@ impl WideBvh {
         Ok(())
     }
 
-    /// Checks the ray, then runs the loop with the fixed stack and the hierarchy's kernel, or
-    /// for a tree too deep for that stack, with a heap stack and the portable kernel.
+    /// Runs the loop with the fixed stack and the hierarchy's kernel, or for a tree too deep
+    /// for that stack, with a heap stack and the portable kernel.
     #[inline(always)]
     fn run<const ANY: bool, L, C>(&self, ray: &Ray, leaf: &mut L, counters: &mut C) -> Option<Hit>
     where
@@ -354,7 +354,7 @@ impl WideBvh {
         C: Counters,
     {
         counters.ray();
-        if self.nodes.is_empty() || !ray.is_valid() {
+        if self.nodes.is_empty() {
             return None;
         }
         if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
@@ -365,7 +365,10 @@ impl WideBvh {
     }
 
     /// The traversal loop, for kernel `K`: closest hit, or with `ANY` the first leaf that
-    /// reports a hit (every leaf, for a closure that never does).
+    /// reports a hit (every leaf, for a closure that never does). A degenerate ray misses.
+    ///
+    /// Everything a ray costs before its first node test, the validity check included, is
+    /// compiled here, in the kernel's instruction set.
     #[inline(always)]
     pub(crate) fn walk<K, S, C, L, const ANY: bool>(
         &self,
@@ -379,6 +382,9 @@ impl WideBvh {
         C: Counters,
         L: LeafIntersector,
     {
+        if !ray.is_valid() {
+            return None;
+        }
         let kernel_ray = K::prepare(&RaySetup::new(ray, &self.bounds));
         let mut best: Option<Hit> = None;
         let mut t_max = ray.t_max;

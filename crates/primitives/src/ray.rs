@@ -97,11 +97,16 @@ impl Ray {
     /// range `t_min <= t_max` with no NaN (infinite bounds are fine).
     #[inline]
     pub fn is_valid(&self) -> bool {
+        let (o, d) = (self.origin, self.dir);
+        // `x * 0` is zero for a finite `x` and NaN otherwise, and a NaN survives the sum: one
+        // comparison checks all six coordinates.
+        let finite = o.x * 0.0 + o.y * 0.0 + o.z * 0.0 + d.x * 0.0 + d.y * 0.0 + d.z * 0.0 == 0.0;
+        // A sum of magnitudes is zero only if each is (and it cannot underflow to zero).
+        let moving = d.x.abs() + d.y.abs() + d.z.abs() > 0.0;
         // `&`, not `&&`: every condition is cheap, and without branches a batch checks its
         // rays faster.
-        self.origin.is_finite_mask().all()
-            & self.dir.is_finite_mask().all()
-            & (self.dir != Vec3::ZERO)
+        finite
+            & moving
             & (self.t_min <= self.t_max) // false when either is NaN
             & (self.t_min < f32::INFINITY)
             & (self.t_max > f32::NEG_INFINITY)
