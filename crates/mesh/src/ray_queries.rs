@@ -12,7 +12,7 @@ use core::ops::Index;
 use meshcast_primitives::{prefetch, Ray, RayHit, RayPacket, ALL_LANES, PACKET_WIDTH};
 use rayon::prelude::*;
 
-use crate::packets::{PacketFinder, PairSpan};
+use crate::packets::{image_width, PacketFinder, PairSpan, TILE_SIDE};
 use crate::{Filter, QueryOptions};
 
 /// Rays (or points) one rayon task answers at least: enough to pay for the task, few enough
@@ -264,8 +264,9 @@ pub trait RayQueries: Sync + sealed::Level {
         options: &QueryOptions<F>,
     ) -> Vec<Option<Self::Hit>> {
         let mut hits = vec![None; rays.len()];
-        rays.par_chunks(BATCH_GRAIN)
-            .zip(hits.par_chunks_mut(BATCH_GRAIN))
+        let grain = batch_grain(rays);
+        rays.par_chunks(grain)
+            .zip(hits.par_chunks_mut(grain))
             .for_each(|(rays, hits)| self.cast_batch_serial_with(rays, options, hits));
         hits
     }
@@ -314,8 +315,9 @@ pub trait RayQueries: Sync + sealed::Level {
         options: &QueryOptions<F>,
     ) -> Vec<bool> {
         let mut hits = vec![false; rays.len()];
-        rays.par_chunks(BATCH_GRAIN)
-            .zip(hits.par_chunks_mut(BATCH_GRAIN))
+        let grain = batch_grain(rays);
+        rays.par_chunks(grain)
+            .zip(hits.par_chunks_mut(grain))
             .for_each(|(rays, hits)| self.occluded_batch_serial_with(rays, options, hits));
         hits
     }
@@ -532,6 +534,18 @@ const PLACEHOLDER_RAY: Ray = Ray::new(glam::Vec3::ZERO, glam::Vec3::X);
 /// ([`PacketFinder::find_pair`]).
 const PAIR_WIDTH: usize = 2 * PACKET_WIDTH;
 
+/// How many rays of a batch one rayon task answers: [`BATCH_GRAIN`], or for a camera image
+/// ([`image_width`]) whole bands of [`TILE_SIDE`] rows, so that each task traces tiles.
+fn batch_grain(rays: &[Ray]) -> usize {
+    match image_width(rays) {
+        Some(width) => {
+            let band = TILE_SIDE * width;
+            band * BATCH_GRAIN.div_ceil(band)
+        }
+        None => BATCH_GRAIN,
+    }
+}
+
 /// The two halves of a pair of chunks.
 #[inline(always)]
 fn halves(pair: &[Ray; PAIR_WIDTH]) -> (&[Ray; PACKET_WIDTH], &[Ray; PACKET_WIDTH]) {
@@ -559,13 +573,16 @@ fn pairs_prefetched(rays: &[Ray]) -> impl Iterator<Item = &[Ray]> {
         })
 }
 
-/// A serial batch call's loop: the rays and their `answers` [`PAIR_WIDTH`] at a time. Two
-/// whole chunks that make one packet ([`PacketFinder::find_pair`]; rays with no distance limit
-/// to apply, read where they lie) go to `pair` where `level` walks such pairs
-/// ([`RayQueries::pair_span`]); the chunks of other pairs go to `chunk` one by one, with the
-/// finder to look for their packets.
+/// A serial batch call's loop: the rays and their `answers` sixteen at a time, as a pair of
+/// chunks of [`PACKET_WIDTH`]. A camera image in row-major order ([`image_width`]) is read in
+/// square tiles of [`TILE_SIDE`] rows and columns, its top two rows one chunk and its bottom
+/// two the other, as Embree's users trace images; other batches in order. Two whole chunks
+/// that make one packet ([`PacketFinder::find_pair`]; rays with no distance limit to apply)
+/// go to `pair` where `level` walks such pairs ([`RayQueries::pair_span`]); the chunks of
+/// other pairs go to `chunk` one by one, with the finder to look for their packets. Answers
+/// land in the rays' order whatever the order of the walks.
 #[inline(always)]
-fn serial_batch<A, F, L: RayQueries + ?Sized>(
+fn serial_batch<A: Copy + Default, F, L: RayQueries + ?Sized>(
     rays: &[Ray],
     options: &QueryOptions<F>,
     answers: &mut [A],
@@ -578,7 +595,7 @@ fn serial_batch<A, F, L: RayQueries + ?Sized>(
     let span = level
         .pair_span()
         .filter(|_| options.max_distance == f32::INFINITY);
-    for (rays, answers) in pairs_prefetched(rays).zip(answers.chunks_mut(PAIR_WIDTH)) {
+    let mut sixteen = |rays: &[Ray], answers: &mut [A]| {
         if let (Some(span), Ok(both), Ok(both_answers)) = (
             span,
             <&[Ray; PAIR_WIDTH]>::try_from(rays),
@@ -589,7 +606,7 @@ fn serial_batch<A, F, L: RayQueries + ?Sized>(
                 let (front, back) = both_answers.split_at_mut(PACKET_WIDTH);
                 let halves = [front, back].map(|half| half.try_into().expect("half a pair"));
                 pair(finder.pair(), halves);
-                continue;
+                return;
             }
         }
         for (rays, answers) in rays
@@ -598,6 +615,48 @@ fn serial_batch<A, F, L: RayQueries + ?Sized>(
         {
             chunk(&mut finder, rays, answers);
         }
+    };
+    let mut rest = 0;
+    if let Some(width) = image_width(rays) {
+        let band = TILE_SIDE * width;
+        for (rays, answers) in rays.chunks_exact(band).zip(answers.chunks_mut(band)) {
+            for_each_tile(rays, answers, width, &mut sixteen);
+        }
+        rest = rays.len() / band * band;
+    }
+    for (rays, answers) in
+        pairs_prefetched(&rays[rest..]).zip(answers[rest..].chunks_mut(PAIR_WIDTH))
+    {
+        sixteen(rays, answers);
+    }
+}
+
+/// Hands `walk` the rays and answers of each [`TILE_SIDE`]-square tile of a band of
+/// [`TILE_SIDE`] image rows `width` rays wide, row by row within a tile, then the rays left at
+/// the band's right end a row at a time; writes the answers back in the rays' order.
+#[inline(always)]
+fn for_each_tile<A: Copy + Default>(
+    rays: &[Ray],
+    answers: &mut [A],
+    width: usize,
+    mut walk: impl FnMut(&[Ray], &mut [A]),
+) {
+    let mut tile_rays = [PLACEHOLDER_RAY; PAIR_WIDTH];
+    let mut tile_answers = [A::default(); PAIR_WIDTH];
+    let whole = width / TILE_SIDE * TILE_SIDE;
+    for column in (0..whole).step_by(TILE_SIDE) {
+        let place = |row: usize| row * width + column..row * width + column + TILE_SIDE;
+        for row in 0..TILE_SIDE {
+            tile_rays[row * TILE_SIDE..][..TILE_SIDE].copy_from_slice(&rays[place(row)]);
+        }
+        walk(&tile_rays, &mut tile_answers);
+        for row in 0..TILE_SIDE {
+            answers[place(row)].copy_from_slice(&tile_answers[row * TILE_SIDE..][..TILE_SIDE]);
+        }
+    }
+    for row in 0..TILE_SIDE {
+        let edge = row * width + whole..(row + 1) * width;
+        walk(&rays[edge.clone()], &mut answers[edge]);
     }
 }
 
