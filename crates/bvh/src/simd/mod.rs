@@ -206,27 +206,9 @@ pub(crate) trait NodeKernel {
 /// and of the plane it leaves by.
 #[inline(always)]
 pub(crate) fn near_far_planes(ray: &Ray) -> ([Plane; 3], [Plane; 3]) {
-    // Selects, not a table: three sign tests and six conditional moves per ray.
-    let [x, y, z] = ray.dir.to_array().map(f32::is_sign_negative);
-    let pick = |negative: bool, positive: Plane, other: Plane| {
-        if negative {
-            other
-        } else {
-            positive
-        }
-    };
-    (
-        [
-            pick(x, Plane::MinX, Plane::MaxX),
-            pick(y, Plane::MinY, Plane::MaxY),
-            pick(z, Plane::MinZ, Plane::MaxZ),
-        ],
-        [
-            pick(x, Plane::MaxX, Plane::MinX),
-            pick(y, Plane::MaxY, Plane::MinY),
-            pick(z, Plane::MaxZ, Plane::MinZ),
-        ],
-    )
+    let near = |axis: usize| Plane::of(axis, ray.dir[axis].is_sign_negative());
+    let far = |axis: usize| Plane::of(axis, !ray.dir[axis].is_sign_negative());
+    ([near(0), near(1), near(2)], [far(0), far(1), far(2)])
 }
 
 /// One of the six planes of a [`WideNode`], in its storage order; as an enum, indexing the
@@ -240,6 +222,21 @@ pub(crate) enum Plane {
     MaxX,
     MaxY,
     MaxZ,
+}
+
+impl Plane {
+    #[inline(always)]
+    fn of(axis: usize, max: bool) -> Self {
+        const PLANES: [Plane; 6] = [
+            Plane::MinX,
+            Plane::MinY,
+            Plane::MinZ,
+            Plane::MaxX,
+            Plane::MaxY,
+            Plane::MaxZ,
+        ];
+        PLANES[(axis + 3 * usize::from(max)) % 6]
+    }
 }
 
 /// Runs the traversal loop of `bvh` compiled for its kernel.
