@@ -14,8 +14,7 @@ use meshcast::{Ray, Triangle};
 use meshcast_testkit::brute_force_cast;
 use rayon::prelude::*;
 
-use crate::tracer::Tracer;
-use crate::CHUNK;
+use crate::tracer::{Tracer, TILE};
 
 /// The relative tolerance on `t` for the peers.
 pub const RELATIVE_T_TOLERANCE: f32 = 1e-4;
@@ -132,25 +131,26 @@ pub fn check_tracer(
 }
 
 /// Checks a tracer's packet path on the sample `rays` against `reference`, and on every ray
-/// of `sets` against the tracer's own single-ray answers (in the current rayon pool, in the
-/// chunks of the all-threads loop); `exact` asks for equal bits in both.
+/// of `sets` (each with the width of its image's rows) against the tracer's own single-ray
+/// answers (in the current rayon pool, in the bands of the all-threads loop); `exact` asks for
+/// equal bits in both.
 pub fn check_packets(
     name: &str,
     tracer: &dyn Tracer,
     rays: &[Ray],
     reference: &[Option<f32>],
-    sets: &[&[Ray]],
+    sets: &[(&[Ray], usize)],
     exact: bool,
 ) -> CheckResult {
-    let closest = tracer.packet_closest(rays);
+    let closest = tracer.packet_closest(rays, rays.len());
     let mut result = compare(name, reference, &closest, None, exact);
     let mut differ = 0;
     let mut compared = 0;
-    for set in sets {
+    for &(set, width) in sets {
         let single: Vec<Option<f32>> = set.par_iter().map(|ray| tracer.closest(ray)).collect();
         let packets: Vec<Option<f32>> = set
-            .par_chunks(CHUNK)
-            .flat_map_iter(|chunk| tracer.packet_closest(chunk))
+            .par_chunks(TILE * width)
+            .flat_map_iter(|band| tracer.packet_closest(band, width))
             .collect();
         let check = compare(name, &single, &packets, None, exact);
         differ += check.hit_miss + check.distance;

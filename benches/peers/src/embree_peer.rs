@@ -1,6 +1,6 @@
 //! Embree 3 through [`crate::embree`]: `rtcIntersect1` and `rtcOccluded1` per ray, on a
-//! default scene and on a robust one (`RTC_SCENE_FLAG_ROBUST`), and `rtcIntersect16` on
-//! packets of 16 coherent rays as an extra row of the default scene.
+//! default scene and on a robust one (`RTC_SCENE_FLAG_ROBUST`), and `rtcIntersect16` on the
+//! camera image's 4 x 4 pixel tiles as an extra row of the default scene.
 
 use std::sync::Arc;
 
@@ -8,33 +8,32 @@ use anyhow::Result;
 use meshcast::Ray;
 
 use crate::embree::{Device, PacketRay, Scene, SceneFlags};
+use crate::embree_build;
 use crate::results::{EMBREE, EMBREE_PACKETS, EMBREE_ROBUST};
-use crate::tracer::{xyz, Geometry, Library, Threads, Tracer};
+use crate::tracer::{xyz, Geometry, Library, Threads, Tracer, TILE};
 
-/// Embree, with one device per thread setting, made once so that device start-up (its thread
-/// pool) is not counted as build time.
+/// Embree, with its default device (every hardware thread) made once, so that device
+/// start-up (its thread pool) is not counted as build time. Its one-thread builds are
+/// measured in a process of their own (`embree_build.rs`), as a device asking for one thread
+/// beside this one would build on every core.
 pub struct Embree {
-    one: Arc<Device>,
-    all: Arc<Device>,
+    device: Arc<Device>,
     flags: SceneFlags,
 }
 
 impl Embree {
-    /// Starts the two devices: one build thread, and Embree's default (every hardware thread).
-    /// Scenes get the default flags.
+    /// Starts the device. Scenes get the default flags.
     pub fn new() -> Result<Self> {
         Ok(Self {
-            one: Device::new("threads=1")?,
-            all: Device::new("")?,
+            device: Device::new("")?,
             flags: SceneFlags::Default,
         })
     }
 
-    /// The same devices, building scenes with `flags`.
+    /// The same device, building scenes with `flags`.
     pub fn with_flags(&self, flags: SceneFlags) -> Self {
         Self {
-            one: self.one.clone(),
-            all: self.all.clone(),
+            device: self.device.clone(),
             flags,
         }
     }
@@ -55,7 +54,7 @@ impl Library for Embree {
     }
 
     fn version(&self) -> String {
-        format!("{} (system libembree3)", self.all.version())
+        format!("{} (system libembree3)", self.device.version())
     }
 
     fn builds_in_parallel(&self) -> bool {
@@ -65,9 +64,10 @@ impl Library for Embree {
     fn notes(&self) -> &'static str {
         match self.flags {
             SceneFlags::Default => {
-                "`rtcCommitScene` with default quality and flags (device \"threads=1\" or \
-                 default); `rtcIntersect1` / `rtcOccluded1` per ray (incoherent context), \
-                 `rtcIntersect16` on 16-ray packets (coherent context); its own two-sided \
+                "`rtcCommitScene` with default quality and flags (one thread: a \"threads=1\" \
+                 device alone in a process of its own; all threads: the default device); `rtcIntersect1` / `rtcOccluded1` per ray (incoherent context), \
+                 `rtcIntersect16` on the camera image in 4 x 4 pixel tiles (coherent context), as \
+                 Embree's tutorials trace images; its own two-sided \
                  triangle test"
             }
             SceneFlags::Robust => {
@@ -79,12 +79,17 @@ impl Library for Embree {
         }
     }
 
-    fn build(&self, geometry: &Geometry, threads: Threads) -> Result<Box<dyn Tracer>> {
-        let device = match threads {
-            Threads::One => &self.one,
-            Threads::All => &self.all,
-        };
-        let scene = Scene::triangles(device, geometry.positions, geometry.indices, self.flags)?;
+    fn one_thread_builds(&self, mesh: &str, rounds: usize) -> Result<Option<Vec<f64>>> {
+        embree_build::one_thread_builds(mesh, rounds, self.flags).map(Some)
+    }
+
+    fn build(&self, geometry: &Geometry, _threads: Threads) -> Result<Box<dyn Tracer>> {
+        let scene = Scene::triangles(
+            &self.device,
+            geometry.positions,
+            geometry.indices,
+            self.flags,
+        )?;
         Ok(Box::new(EmbreeTracer {
             scene,
             flags: self.flags,
@@ -111,33 +116,63 @@ impl Tracer for EmbreeTracer {
         (self.flags == SceneFlags::Default).then_some(EMBREE_PACKETS)
     }
 
-    fn packet_closest(&self, rays: &[Ray]) -> Vec<Option<f32>> {
+    fn packet_closest(&self, rays: &[Ray], width: usize) -> Vec<Option<f32>> {
         let mut out = vec![None; rays.len()];
-        for (chunk, hits) in rays.chunks(16).zip(out.chunks_mut(16)) {
-            let (rays, n) = packet(chunk);
-            self.scene.intersect16(&rays[..n], hits);
-        }
+        let mut hits = [None; 16];
+        for_each_tile(rays.len(), width, |tile| {
+            let (packet, n) = packet(tile.iter().map(|&i| &rays[i]));
+            self.scene.intersect16(&packet[..n], &mut hits);
+            for (&i, hit) in tile.iter().zip(hits) {
+                out[i] = hit;
+            }
+        });
         out
     }
 
-    fn count_packet_closest(&self, rays: &[Ray]) -> usize {
+    fn count_packet_closest(&self, rays: &[Ray], width: usize) -> usize {
         let mut hits = [None; 16];
-        rays.chunks(16)
-            .map(|chunk| {
-                let (rays, n) = packet(chunk);
-                self.scene.intersect16(&rays[..n], &mut hits);
-                hits[..chunk.len()].iter().flatten().count()
-            })
-            .sum()
+        let mut count = 0;
+        for_each_tile(rays.len(), width, |tile| {
+            let (packet, n) = packet(tile.iter().map(|&i| &rays[i]));
+            self.scene.intersect16(&packet[..n], &mut hits);
+            count += hits[..n].iter().flatten().count();
+        });
+        count
     }
 }
 
 /// Up to 16 rays as (origin, direction, end), on the stack, and how many there are.
 #[inline]
-fn packet(rays: &[Ray]) -> ([PacketRay; 16], usize) {
+fn packet<'r>(rays: impl Iterator<Item = &'r Ray>) -> ([PacketRay; 16], usize) {
     let mut out = [([0.0; 3], [0.0; 3], 0.0); 16];
+    let mut n = 0;
     for (slot, ray) in out.iter_mut().zip(rays) {
         *slot = (xyz(ray.origin), xyz(ray.dir), ray.t_max);
+        n += 1;
     }
-    (out, rays.len().min(16))
+    (out, n)
+}
+
+/// Calls `tile` with the indices of the rays of each [`TILE`] x [`TILE`] tile of the image
+/// of `rays` rays, `width` to a row, row-major: tile row after tile row, each tile's rays row
+/// by row. Tiles at the right and bottom edges hold what is left.
+pub fn for_each_tile(rays: usize, width: usize, mut tile: impl FnMut(&[usize])) {
+    let width = width.max(1);
+    let rows = rays.div_ceil(width);
+    let mut indices = [0; TILE * TILE];
+    for top in (0..rows).step_by(TILE) {
+        for left in (0..width).step_by(TILE) {
+            let mut count = 0;
+            for row in top..(top + TILE).min(rows) {
+                for column in left..(left + TILE).min(width) {
+                    let index = row * width + column;
+                    if index < rays {
+                        indices[count] = index;
+                        count += 1;
+                    }
+                }
+            }
+            tile(&indices[..count]);
+        }
+    }
 }

@@ -12,6 +12,8 @@ mod check;
 #[cfg(feature = "embree")]
 mod embree;
 #[cfg(feature = "embree")]
+mod embree_build;
+#[cfg(feature = "embree")]
 mod embree_isa;
 #[cfg(feature = "embree")]
 mod embree_peer;
@@ -36,11 +38,11 @@ use rayon::prelude::*;
 use rayon::ThreadPool;
 
 use crate::results::{Figure, MeshResult, Row, MESHCAST};
-use crate::tracer::{Geometry, Library, Threads, Tracer};
+use crate::tracer::{Geometry, Library, Threads, Tracer, TILE};
 use crate::workload::{mesh_spec, MeshSpec, Workload, MESHES};
 
-/// Rays per work item in the all-threads loops: a multiple of 16 (and 8) for the packet rows,
-/// and large enough that scheduling costs nothing.
+/// Rays per work item in the all-threads loops of single rays: large enough that scheduling
+/// costs nothing. The packet rows share an image among threads in bands of four rows.
 pub const CHUNK: usize = 256;
 
 const USAGE: &str = "\
@@ -140,7 +142,7 @@ fn main() -> ExitCode {
 
 /// The repository root: where `assets/` is, from the current folder or from this crate's
 /// source folder.
-fn repository_root() -> PathBuf {
+pub fn repository_root() -> PathBuf {
     let here = Path::new(".");
     if here.join("assets").is_dir() {
         return here.to_path_buf();
@@ -183,6 +185,10 @@ fn run() -> Result<()> {
     #[cfg(feature = "embree")]
     if std::env::args().nth(1).as_deref() == Some(embree_isa::PROBE_FLAG) {
         return embree_isa::probe();
+    }
+    #[cfg(feature = "embree")]
+    if std::env::args().nth(1).as_deref() == Some(embree_build::PROBE_FLAG) {
+        return embree_build::probe(&std::env::args().skip(2).collect::<Vec<_>>());
     }
     let started = Instant::now();
     let command_line = std::env::args().collect::<Vec<_>>().join(" ");
@@ -277,7 +283,10 @@ fn pool_for(pools: &[ThreadPool; 2], threads: Threads) -> &ThreadPool {
 enum Query {
     Closest,
     Occluded,
-    Packets,
+    /// The packet path over a camera image of rows this many rays wide.
+    Packets {
+        width: usize,
+    },
 }
 
 /// Runs `query` over `rays` on one thread or on every thread of the pool; returns the hits
@@ -292,12 +301,17 @@ fn trace(
     let run = |chunk: &[Ray]| match query {
         Query::Closest => tracer.count_closest(chunk),
         Query::Occluded => tracer.count_occluded(chunk),
-        Query::Packets => tracer.count_packet_closest(chunk),
+        Query::Packets { width } => tracer.count_packet_closest(chunk, width),
+    };
+    // An image is shared among threads in bands of whole tile rows.
+    let chunk = match query {
+        Query::Packets { width } => TILE * width,
+        _ => CHUNK,
     };
     let start = Instant::now();
     let hits = pool.install(|| match threads {
         Threads::One => run(rays),
-        Threads::All => rays.par_chunks(CHUNK).map(run).sum(),
+        Threads::All => rays.par_chunks(chunk).map(run).sum(),
     });
     (hits, start.elapsed())
 }
@@ -323,6 +337,10 @@ fn bench_mesh(
     let mut tracers: Vec<Option<Box<dyn Tracer>>> = libraries.iter().map(|_| None).collect();
     let mut meshcast_bytes = None;
 
+    let elsewhere = libraries
+        .iter()
+        .map(|library| library.one_thread_builds(workload.name, options.rounds))
+        .collect::<Result<Vec<_>>>()?;
     for round in 0..options.rounds {
         eprintln!(
             "  {}: round {}/{}",
@@ -334,6 +352,10 @@ fn bench_mesh(
         for threads in [Threads::One, Threads::All] {
             for (i, library) in libraries.iter().enumerate() {
                 if threads == Threads::All && !library.builds_in_parallel() {
+                    continue;
+                }
+                if let (Threads::One, Some(times)) = (threads, &elsewhere[i]) {
+                    rows[i].push(Figure::Build, threads, times[round]);
                     continue;
                 }
                 tracers[i] = None;
@@ -374,7 +396,10 @@ fn bench_mesh(
                 if figure == Figure::Coherent {
                     for (i, row) in &mut packet_rows {
                         let tracer = tracers[*i].as_deref().context("no build")?;
-                        let (hits, time) = trace(tracer, rays, Query::Packets, pool, threads);
+                        let packets = Query::Packets {
+                            width: workload.width,
+                        };
+                        let (hits, time) = trace(tracer, rays, packets, pool, threads);
                         row.push(figure, threads, mrays(rays.len(), time));
                         row.hits[figure as usize] = hits;
                     }
@@ -410,6 +435,7 @@ fn bench_mesh(
         let tracer = tracers[*i].as_deref().context("no build")?;
         let exact = libraries[*i].name() == MESHCAST;
         let sets = [&workload.coherent[..], &workload.incoherent[..]];
+        let sets = sets.map(|set| (set, workload.width));
         checks.push(pools[1].install(|| {
             check::check_packets(&row.name, tracer, &sample, &reference, &sets, exact)
         }));

@@ -2,15 +2,10 @@
 //! and `Mesh::cast_batch_serial` on the camera rays as an extra packet row.
 
 use anyhow::{Context, Result};
-use meshcast::{BuildOptions, Hit, Mesh, Parallel, Ray, RayQueries, TriMesh};
+use meshcast::{BuildOptions, Mesh, Parallel, Ray, RayQueries, TriMesh};
 
 use crate::results::{MESHCAST, MESHCAST_BATCH};
-use crate::tracer::{Geometry, Library, Threads, Tracer};
-
-/// Rays per `cast_batch_serial` call in the timed packet loop: the answers go to a buffer on
-/// the stack rather than to one allocated per call. A multiple of the packet width (8), so the
-/// packets formed are those of one call over all the rays.
-const BATCH_BLOCK: usize = 256;
+use crate::tracer::{Geometry, Library, Threads, Tracer, TILE};
 
 /// The engine under test.
 pub struct Meshcast;
@@ -55,8 +50,9 @@ impl Library for Meshcast {
         "`Mesh::from_tri_mesh` (binned SAH collapsed to an eight-wide tree, \
          `Parallel::Sequential` / `Parallel::Rayon`); `Mesh::cast` and `Mesh::occluded` per \
          ray; watertight two-sided triangle test, four triangles at a time; \
-         `Mesh::cast_batch_serial` on the camera rays in their row-by-row order (packets of up \
-         to 16 rays, the same answers as `Mesh::cast`) as an extra row"
+         `Mesh::cast_batch_serial` on the camera rays in their row-major order, four rows per \
+         call (it finds the image's width and traces 4 x 4 tiles as packets of 16 rays, with \
+         the same answers as `Mesh::cast`) as an extra row"
     }
 
     fn build(&self, geometry: &Geometry, threads: Threads) -> Result<Box<dyn Tracer>> {
@@ -87,18 +83,21 @@ impl Tracer for MeshcastTracer {
         Some(MESHCAST_BATCH)
     }
 
-    fn packet_closest(&self, rays: &[Ray]) -> Vec<Option<f32>> {
+    fn packet_closest(&self, rays: &[Ray], _width: usize) -> Vec<Option<f32>> {
         let mut hits = vec![None; rays.len()];
         self.mesh.cast_batch_serial(rays, &mut hits);
         hits.iter().map(|hit| hit.map(|hit| hit.t)).collect()
     }
 
-    fn count_packet_closest(&self, rays: &[Ray]) -> usize {
-        let mut hits: [Option<Hit>; BATCH_BLOCK] = [None; BATCH_BLOCK];
-        rays.chunks(BATCH_BLOCK)
-            .map(|block| {
-                let hits = &mut hits[..block.len()];
-                self.mesh.cast_batch_serial(block, hits);
+    /// The image's rows four at a time (the rows of one row of tiles), into one buffer of
+    /// answers: as a renderer that writes a band of its image at a time calls it.
+    fn count_packet_closest(&self, rays: &[Ray], width: usize) -> usize {
+        let band = TILE * width.max(1);
+        let mut hits = vec![None; band.min(rays.len())];
+        rays.chunks(band)
+            .map(|rows| {
+                let hits = &mut hits[..rows.len()];
+                self.mesh.cast_batch_serial(rows, hits);
                 hits.iter().flatten().count()
             })
             .sum()

@@ -302,15 +302,18 @@ pub fn markdown(run: &Run, results: &[MeshResult]) -> String {
         md,
         "\nEvery library gets the same positions and index triples and the same rays. Build \
          time runs from those arrays to a structure ready to trace (including each library's \
-         own conversion), on one thread (a one-thread rayon pool, or Embree's \"threads=1\" \
-         device) and on all threads where the library can build in parallel (parry3d cannot). \
+         own conversion), on one thread (a one-thread rayon pool; for Embree a \"threads=1\" \
+         device alone in a process of its own, since beside a default device it builds on \
+         every core) and on all threads where the library can build in parallel (parry3d cannot). \
          Throughput calls each library's single-ray query once per ray, on one thread or from \
          a rayon pool of all threads (chunks of 256 rays); Embree robust is Embree with \
          `RTC_SCENE_FLAG_ROBUST` set on its scene. Two packet rows are measured on the \
-         coherent rays only, in their row-by-row order: *meshcast batch* \
-         (`Mesh::cast_batch_serial`, which traces runs of up to 16 similar rays as packets, \
-         256 rays per call) and *Embree ×16* (`rtcIntersect16`, default scene); on all \
-         threads each chunk of 256 rays is answered by one thread's packet calls.\n"
+         coherent rays only, each as its users trace a camera image: *Embree ×16* \
+         (`rtcIntersect16`, default scene, coherent context) on 4 x 4 pixel tiles, as \
+         Embree's tutorials trace, and *meshcast batch* (`Mesh::cast_batch_serial`) handed \
+         the row-major image four rows per call (it finds the rows and traces 4 x 4 tiles as \
+         packets of 16 rays itself); on all threads each band of four rows is answered by \
+         one thread.\n"
     );
     let _ = writeln!(md, "Meshes: `bunny` is `assets/stanford-bunny.obj`, `ogre` is `assets/ogre.obj`, `bunny-x16` and `bunny-x64` are the bunny with every triangle split into 4 twice and three times (`TriMesh::subdivide`). Rays: *coherent* is a square camera image framing the mesh (`Camera::framing`, 40° field of view, as `meshcast bench`), one ray per pixel, row by row (`Camera::pixel_rays`); *incoherent* is `meshcast_testkit::incoherent_rays` (from a sphere around the mesh towards random points in its box, seed 0x6d657368); *occlusion* is an any-hit query on the incoherent rays.\n");
     let _ = writeln!(

@@ -59,17 +59,24 @@ pub trait Tracer: Send + Sync {
         None
     }
 
-    /// Closest hits of `rays` through the packet path (same order as `rays`). Only called
-    /// when [`Tracer::packet_name`] is `Some`.
-    fn packet_closest(&self, rays: &[Ray]) -> Vec<Option<f32>> {
+    /// Closest hits of `rays` through the packet path (same order as `rays`): whole rows of an
+    /// image `width` rays wide, row by row (the whole image, or a band of its rows). Only
+    /// called when [`Tracer::packet_name`] is `Some`.
+    fn packet_closest(&self, rays: &[Ray], width: usize) -> Vec<Option<f32>> {
+        let _ = width;
         rays.iter().map(|ray| self.closest(ray)).collect()
     }
 
-    /// Hits among `rays` through the packet path: the timed loop of the packet row.
-    fn count_packet_closest(&self, rays: &[Ray]) -> usize {
-        self.packet_closest(rays).iter().flatten().count()
+    /// Hits among `rays` (as [`Tracer::packet_closest`] takes them) through the packet path:
+    /// the timed loop of the packet row.
+    fn count_packet_closest(&self, rays: &[Ray], width: usize) -> usize {
+        self.packet_closest(rays, width).iter().flatten().count()
     }
 }
+
+/// The side of the square pixel tiles that packet rows trace images in: Embree's tutorials
+/// trace 4 x 4 tiles with `rtcIntersect16`.
+pub const TILE: usize = 4;
 
 /// A library under comparison: its name, version and build.
 pub trait Library: Sync {
@@ -85,6 +92,14 @@ pub trait Library: Sync {
 
     /// What the library's queries are, for the report (API used, triangle test).
     fn notes(&self) -> &'static str;
+
+    /// One-thread build times of mesh `mesh`, one per round, for a library whose one-thread
+    /// builds are measured elsewhere than in this process (Embree: see `embree_build.rs`);
+    /// `None` times them in the rounds.
+    fn one_thread_builds(&self, mesh: &str, rounds: usize) -> Result<Option<Vec<f64>>> {
+        let _ = (mesh, rounds);
+        Ok(None)
+    }
 
     /// Builds the library's structure from positions and indices, ready to trace. Called
     /// inside a rayon pool of the requested size.

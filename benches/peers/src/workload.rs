@@ -68,8 +68,11 @@ pub struct Workload {
     pub positions: Vec<[f32; 3]>,
     /// Index triples.
     pub indices: Vec<[u32; 3]>,
-    /// A square view filling the frame, one ray per pixel: neighbours take the same paths.
+    /// A square view filling the frame, one ray per pixel, row-major: neighbours take the
+    /// same paths.
     pub coherent: Vec<Ray>,
+    /// The image's width in pixels (its rows of [`Workload::coherent`]).
+    pub width: usize,
     /// From a sphere around the mesh towards random points in its box.
     pub incoherent: Vec<Ray>,
 }
@@ -94,6 +97,7 @@ impl Workload {
             positions: mesh.positions().iter().map(|p| p.to_array()).collect(),
             indices: mesh.indices().to_vec(),
             coherent: camera.pixel_rays(side, side).collect(),
+            width: side as usize,
             incoherent: incoherent_rays(bounds, rays, INCOHERENT_SEED),
         })
     }
