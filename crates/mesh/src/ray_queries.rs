@@ -266,10 +266,10 @@ pub trait RayQueries: Sync + sealed::Level {
         options: &QueryOptions<F>,
     ) -> Vec<Option<Self::Hit>> {
         let mut hits = vec![None; rays.len()];
-        let grain = batch_grain(rays);
+        let (grain, width) = batch_grain(rays);
         rays.par_chunks(grain)
             .zip(hits.par_chunks_mut(grain))
-            .for_each(|(rays, hits)| self.cast_batch_serial_with(rays, options, hits));
+            .for_each(|(rays, hits)| cast_serial(self, rays, options, hits, width));
         hits
     }
 
@@ -293,15 +293,7 @@ pub trait RayQueries: Sync + sealed::Level {
         hits: &mut [Option<Self::Hit>],
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
-        let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
-        serial_batch(
-            rays,
-            options,
-            hits,
-            self,
-            |rays, answers| self.walk_closest_packet_pair(rays, options, answers),
-            |finder, rays, hits| cast_chunk(self, rays, options, finder, &mut scratch, hits),
-        );
+        cast_serial(self, rays, options, hits, image_width(rays));
     }
 
     /// [`RayQueries::occluded`] for every ray, in parallel, in the order of `rays`, coherent
@@ -317,10 +309,10 @@ pub trait RayQueries: Sync + sealed::Level {
         options: &QueryOptions<F>,
     ) -> Vec<bool> {
         let mut hits = vec![false; rays.len()];
-        let grain = batch_grain(rays);
+        let (grain, width) = batch_grain(rays);
         rays.par_chunks(grain)
             .zip(hits.par_chunks_mut(grain))
-            .for_each(|(rays, hits)| self.occluded_batch_serial_with(rays, options, hits));
+            .for_each(|(rays, hits)| occluded_serial(self, rays, options, hits, width));
         hits
     }
 
@@ -344,22 +336,7 @@ pub trait RayQueries: Sync + sealed::Level {
         hits: &mut [bool],
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
-        let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
-        serial_batch(
-            rays,
-            options,
-            hits,
-            self,
-            |rays, answers| {
-                let hit = self.walk_any_packet_pair(rays, options);
-                for (hit, answers) in hit.into_iter().zip(answers) {
-                    for (lane, answer) in answers.iter_mut().enumerate() {
-                        *answer = hit & (1 << lane) != 0;
-                    }
-                }
-            },
-            |finder, rays, hits| occluded_chunk(self, rays, options, finder, &mut scratch, hits),
-        );
+        occluded_serial(self, rays, options, hits, image_width(rays));
     }
 
     /// [`RayQueries::cast_all`] for every ray, in parallel: ray `i`'s hits are
@@ -536,16 +513,70 @@ const PLACEHOLDER_RAY: Ray = Ray::new(glam::Vec3::ZERO, glam::Vec3::X);
 /// ([`PacketFinder::find_pair`]).
 const PAIR_WIDTH: usize = 2 * PACKET_WIDTH;
 
-/// How many rays of a batch one rayon task answers: [`BATCH_GRAIN`], or for a camera image
-/// ([`image_width`]) whole bands of [`TILE_SIDE`] rows, so that each task traces tiles.
-fn batch_grain(rays: &[Ray]) -> usize {
-    match image_width(rays) {
+/// How many rays of a batch one rayon task answers, and the width of the image the batch is
+/// ([`image_width`]), found once for all tasks: [`BATCH_GRAIN`], or for an image whole bands of
+/// [`TILE_SIDE`] rows, so that each task traces tiles.
+fn batch_grain(rays: &[Ray]) -> (usize, Option<usize>) {
+    let width = image_width(rays);
+    let grain = match width {
         Some(width) => {
             let band = TILE_SIDE * width;
             band * BATCH_GRAIN.div_ceil(band)
         }
         None => BATCH_GRAIN,
-    }
+    };
+    (grain, width)
+}
+
+/// The closest hits of a serial batch ([`serial_batch`]), `width` being the width of the
+/// image the rays are, whose rows they start at, if they are one.
+#[inline(always)]
+fn cast_serial<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
+    level: &L,
+    rays: &[Ray],
+    options: &QueryOptions<F>,
+    hits: &mut [Option<L::Hit>],
+    width: Option<usize>,
+) {
+    let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
+    serial_batch(
+        rays,
+        options,
+        hits,
+        level,
+        width,
+        |rays, answers| level.walk_closest_packet_pair(rays, options, answers),
+        |finder, rays, hits| cast_chunk(level, rays, options, finder, &mut scratch, hits),
+    );
+}
+
+/// Which rays of a serial batch hit anything ([`serial_batch`]; `width` as in
+/// [`cast_serial`]).
+#[inline(always)]
+fn occluded_serial<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
+    level: &L,
+    rays: &[Ray],
+    options: &QueryOptions<F>,
+    hits: &mut [bool],
+    width: Option<usize>,
+) {
+    let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
+    serial_batch(
+        rays,
+        options,
+        hits,
+        level,
+        width,
+        |rays, answers| {
+            let hit = level.walk_any_packet_pair(rays, options);
+            for (hit, answers) in hit.into_iter().zip(answers) {
+                for (lane, answer) in answers.iter_mut().enumerate() {
+                    *answer = hit & (1 << lane) != 0;
+                }
+            }
+        },
+        |finder, rays, hits| occluded_chunk(level, rays, options, finder, &mut scratch, hits),
+    );
 }
 
 /// The two halves of a pair of chunks.
@@ -576,19 +607,21 @@ fn pairs_prefetched(rays: &[Ray]) -> impl Iterator<Item = &[Ray]> {
 }
 
 /// A serial batch call's loop: the rays and their `answers` sixteen at a time, as a pair of
-/// chunks of [`PACKET_WIDTH`]. A camera image in row-major order ([`image_width`]) is read in
-/// square tiles of [`TILE_SIDE`] rows and columns, its top two rows one chunk and its bottom
-/// two the other, as Embree's users trace images; other batches in order. Two whole chunks
-/// that make one packet ([`PacketFinder::find_pair`]; rays with no distance limit to apply)
-/// go to `pair` where `level` walks such pairs ([`RayQueries::pair_span`]); the chunks of
-/// other pairs go to `chunk` one by one, with the finder to look for their packets. Answers
-/// land in the rays' order whatever the order of the walks.
+/// chunks of [`PACKET_WIDTH`]. A camera image in row-major order, `width` rays to a row
+/// ([`image_width`], found by the caller), is read in square tiles of [`TILE_SIDE`] rows and
+/// columns, its top two rows one chunk and its bottom two the other, as Embree's users trace
+/// images; other batches in order. Two whole chunks that make one packet
+/// ([`PacketFinder::find_pair`]; rays with no distance limit to apply) go to `pair` where
+/// `level` walks such pairs ([`RayQueries::pair_span`]); the chunks of other pairs go to
+/// `chunk` one by one, with the finder to look for their packets. Answers land in the rays'
+/// order whatever the order of the walks.
 #[inline(always)]
 fn serial_batch<A: Copy + Default, F, L: RayQueries + ?Sized>(
     rays: &[Ray],
     options: &QueryOptions<F>,
     answers: &mut [A],
     level: &L,
+    width: Option<usize>,
     mut pair: impl FnMut([&RayPacket; 2], [&mut [A; PACKET_WIDTH]; 2]),
     mut chunk: impl FnMut(&mut PacketFinder, &[Ray], &mut [A]),
 ) {
@@ -619,7 +652,7 @@ fn serial_batch<A: Copy + Default, F, L: RayQueries + ?Sized>(
         }
     };
     let mut rest = 0;
-    if let Some(width) = image_width(rays) {
+    if let Some(width) = width {
         let band = TILE_SIDE * width;
         for (rays, answers) in rays.chunks_exact(band).zip(answers.chunks_mut(band)) {
             for_each_tile(rays, answers, width, &mut sixteen);
