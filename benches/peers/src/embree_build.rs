@@ -26,9 +26,8 @@ pub fn probe(args: &[String]) -> Result<()> {
         bail!("usage: {PROBE_FLAG} MESH ROUNDS default|robust");
     };
     let rounds: usize = rounds.parse().context("rounds")?;
-    let flags = match flags.as_str() {
-        "robust" => SceneFlags::Robust,
-        _ => SceneFlags::Default,
+    let Some(flags) = FLAGS.into_iter().find(|&f| flags_name(f) == flags) else {
+        bail!("unknown scene flags {flags:?} (default or robust)");
     };
     let workload = Workload::load(&crate::repository_root(), mesh_spec(mesh)?, 1)?;
     let device = Device::new("threads=1")?;
@@ -47,12 +46,8 @@ pub fn probe(args: &[String]) -> Result<()> {
 /// Embree's one-thread build times of mesh `mesh`, one per round, from the child.
 pub fn one_thread_builds(mesh: &str, rounds: usize, flags: SceneFlags) -> Result<Vec<f64>> {
     let exe = std::env::current_exe().context("finding the benchmark's executable")?;
-    let flags = match flags {
-        SceneFlags::Default => "default",
-        SceneFlags::Robust => "robust",
-    };
     let output = Command::new(&exe)
-        .args([PROBE_FLAG, mesh, &rounds.to_string(), flags])
+        .args([PROBE_FLAG, mesh, &rounds.to_string(), flags_name(flags)])
         .output()
         .with_context(|| format!("running {} {PROBE_FLAG}", exe.display()))?;
     if !output.status.success() {
@@ -73,4 +68,15 @@ pub fn one_thread_builds(mesh: &str, rounds: usize, flags: SceneFlags) -> Result
         );
     }
     Ok(times)
+}
+
+/// The scene flags the probe takes.
+const FLAGS: [SceneFlags; 2] = [SceneFlags::Default, SceneFlags::Robust];
+
+/// The probe's name for `flags`.
+fn flags_name(flags: SceneFlags) -> &'static str {
+    match flags {
+        SceneFlags::Default => "default",
+        SceneFlags::Robust => "robust",
+    }
 }

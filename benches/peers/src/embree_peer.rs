@@ -65,10 +65,10 @@ impl Library for Embree {
         match self.flags {
             SceneFlags::Default => {
                 "`rtcCommitScene` with default quality and flags (one thread: a \"threads=1\" \
-                 device alone in a process of its own; all threads: the default device); `rtcIntersect1` / `rtcOccluded1` per ray (incoherent context), \
+                 device alone in a process of its own; all threads: the default device); \
+                 `rtcIntersect1` / `rtcOccluded1` per ray (incoherent context), \
                  `rtcIntersect16` on the camera image in 4 x 4 pixel tiles (coherent context), as \
-                 Embree's tutorials trace images; its own two-sided \
-                 triangle test"
+                 Embree's tutorials trace images; its own two-sided triangle test"
             }
             SceneFlags::Robust => {
                 "as Embree, but the scene has `RTC_SCENE_FLAG_ROBUST` (`rtcSetSceneFlags`: \
@@ -118,26 +118,30 @@ impl Tracer for EmbreeTracer {
 
     fn packet_closest(&self, rays: &[Ray], width: usize) -> Vec<Option<f32>> {
         let mut out = vec![None; rays.len()];
-        let mut hits = [None; 16];
-        for_each_tile(rays.len(), width, |tile| {
-            let (packet, n) = packet(tile.iter().map(|&i| &rays[i]));
-            self.scene.intersect16(&packet[..n], &mut hits);
-            for (&i, hit) in tile.iter().zip(hits) {
-                out[i] = hit;
-            }
-        });
+        self.trace_tiles(rays, width, |i, hit| out[i] = hit);
         out
     }
 
     fn count_packet_closest(&self, rays: &[Ray], width: usize) -> usize {
-        let mut hits = [None; 16];
         let mut count = 0;
+        self.trace_tiles(rays, width, |_, hit| count += usize::from(hit.is_some()));
+        count
+    }
+}
+
+impl EmbreeTracer {
+    /// Traces the image of `rays`, `width` to a row, in [`TILE`] x [`TILE`] tiles with
+    /// `rtcIntersect16`, and hands `answer` each ray's index and closest hit.
+    #[inline]
+    fn trace_tiles(&self, rays: &[Ray], width: usize, mut answer: impl FnMut(usize, Option<f32>)) {
+        let mut hits = [None; 16];
         for_each_tile(rays.len(), width, |tile| {
             let (packet, n) = packet(tile.iter().map(|&i| &rays[i]));
             self.scene.intersect16(&packet[..n], &mut hits);
-            count += hits[..n].iter().flatten().count();
+            for (&i, &hit) in tile.iter().zip(&hits) {
+                answer(i, hit);
+            }
         });
-        count
     }
 }
 
@@ -156,7 +160,7 @@ fn packet<'r>(rays: impl Iterator<Item = &'r Ray>) -> ([PacketRay; 16], usize) {
 /// Calls `tile` with the indices of the rays of each [`TILE`] x [`TILE`] tile of the image
 /// of `rays` rays, `width` to a row, row-major: tile row after tile row, each tile's rays row
 /// by row. Tiles at the right and bottom edges hold what is left.
-pub fn for_each_tile(rays: usize, width: usize, mut tile: impl FnMut(&[usize])) {
+fn for_each_tile(rays: usize, width: usize, mut tile: impl FnMut(&[usize])) {
     let width = width.max(1);
     let rows = rays.div_ceil(width);
     let mut indices = [0; TILE * TILE];
