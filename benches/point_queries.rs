@@ -3,8 +3,8 @@
 //! nefertiti (100k, closed) and the ogre (124k, open: the winding number), next to one
 //! `cast_all` per point of the ray `contains` casts; `winding_number` and `signed_distance`
 //! on one thread; `closest_point_batch` on one and two threads. Last, what finding
-//! closedness costs: `TriMesh::new` on the bunny subdivided twice (1.1M triangles, open) and
-//! the cow subdivided four times (1.5M, closed).
+//! closedness costs: `TriMesh::new` and its first `is_closed` on the bunny subdivided twice
+//! (1.1M triangles, open) and the cow subdivided four times (1.5M, closed).
 //!
 //! `cargo bench -p meshcast-benches --bench point_queries -- --warm-up-time 1 --measurement-time 3`
 
@@ -101,10 +101,10 @@ fn point_queries(c: &mut Criterion) {
             .and_then(|mesh| mesh.subdivide(levels))
             .expect("the asset subdivides");
         group.throughput(Throughput::Elements(mesh.triangle_count() as u64));
-        group.bench_function(BenchmarkId::new("tri_mesh_new", name), |b| {
+        group.bench_function(BenchmarkId::new("tri_mesh_new_is_closed", name), |b| {
             b.iter_batched(
                 || (mesh.positions().to_vec(), mesh.indices().to_vec()),
-                |(positions, indices)| TriMesh::new(positions, indices),
+                |(positions, indices)| TriMesh::new(positions, indices).map(|m| m.is_closed()),
                 BatchSize::LargeInput,
             );
         });

@@ -1,12 +1,56 @@
 //! Whether a triangle mesh is closed: every edge of its non-degenerate triangles shared by
 //! exactly two of them, running along it in opposite directions, vertices identified by
-//! position. Computed once when a [`crate::TriMesh`] is made.
+//! position. Found on the first [`crate::TriMesh::is_closed`] and kept.
+
+use std::sync::OnceLock;
 
 use glam::Vec3;
+use meshcast_primitives::Triangle;
 use rayon::prelude::*;
 
 /// Vertices one rayon task checks at least.
 const PARALLEL_GRAIN: usize = 4096;
+
+/// The closedness of a [`crate::TriMesh`], found on first use and kept, or given by a cache.
+///
+/// It is a function of the positions and triangles, which the mesh's own `PartialEq`
+/// compares, so two caches always compare equal: found or not, they hold (or will hold)
+/// the same answer.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ClosednessCache(OnceLock<bool>);
+
+impl PartialEq for ClosednessCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl ClosednessCache {
+    /// A cache that already holds `closed`.
+    pub(crate) fn known(closed: bool) -> Self {
+        Self(OnceLock::from(closed))
+    }
+
+    /// The kept answer, or [`is_closed`] over the non-degenerate triangles, found now.
+    pub(crate) fn get_or_find(&self, positions: &[Vec3], indices: &[[u32; 3]]) -> bool {
+        *self.0.get_or_init(|| {
+            let kept: Vec<bool> = indices
+                .par_iter()
+                .with_min_len(PARALLEL_GRAIN)
+                .map(|&corners| !is_degenerate(positions, corners))
+                .collect();
+            is_closed(positions, indices, &kept)
+        })
+    }
+}
+
+/// Whether the triangle with `corners` over `positions` is degenerate
+/// ([`Triangle::is_degenerate`]).
+#[inline]
+pub(crate) fn is_degenerate(positions: &[Vec3], corners: [u32; 3]) -> bool {
+    let [a, b, c] = corners.map(|i| positions[i as usize]);
+    Triangle::new(a, b, c).is_degenerate()
+}
 
 /// Whether the triangles of `indices` over `positions` for which `kept` is true form a
 /// closed, consistently oriented surface (see [`crate::TriMesh::is_closed`]); `kept` says
@@ -97,18 +141,10 @@ fn weld(positions: &[Vec3]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use meshcast_primitives::Triangle;
 
     /// [`is_closed`] keeping the non-degenerate triangles, as a mesh does.
     fn closed(positions: &[Vec3], indices: &[[u32; 3]]) -> bool {
-        let kept: Vec<bool> = indices
-            .iter()
-            .map(|&[a, b, c]| {
-                let [a, b, c] = [a, b, c].map(|i| positions[i as usize]);
-                !Triangle::new(a, b, c).is_degenerate()
-            })
-            .collect();
-        is_closed(positions, indices, &kept)
+        ClosednessCache::default().get_or_find(positions, indices)
     }
 
     /// A tetrahedron's corners and four triangles, wound outwards.

@@ -6,6 +6,7 @@ use meshcast_primitives::{Aabb, Triangle};
 
 use rayon::prelude::*;
 
+use crate::closedness::{is_degenerate, ClosednessCache};
 use crate::vertex_normals::VertexNormalCache;
 use crate::{Error, Result, Warning};
 
@@ -101,8 +102,9 @@ pub struct TriMesh {
     /// One group per triangle, or empty when there are no groups.
     triangle_groups: Vec<u32>,
     degenerate_count: usize,
-    /// Whether the non-degenerate triangles form a closed surface ([`TriMesh::is_closed`]).
-    closed: bool,
+    /// Whether the non-degenerate triangles form a closed surface ([`TriMesh::is_closed`]),
+    /// found on first use.
+    closed: ClosednessCache,
     warnings: Vec<Warning>,
     /// Filled by the first [`TriMesh::vertex_normals`]. Nothing changes the positions or the
     /// triangles in place, so it never goes stale; a clone keeps it.
@@ -111,8 +113,7 @@ pub struct TriMesh {
 
 impl TriMesh {
     /// The mesh with these positions and triangles. Every constructor comes here, and so
-    /// does every mesh [`crate::Mesh::set_positions`] makes: this is where closedness
-    /// ([`TriMesh::is_closed`]) is found.
+    /// does every mesh [`crate::Mesh::set_positions`] makes.
     ///
     /// # Errors
     /// [`Error::IndexOutOfRange`] for a vertex index past the positions,
@@ -122,9 +123,9 @@ impl TriMesh {
         Self::checked(positions, indices, None)
     }
 
-    /// As [`TriMesh::new`], with closedness given rather than found and the degenerate
-    /// triangles not counted: a cache stores closedness, since finding it costs about a
-    /// sixth of a build, and its reader counts the degenerate triangles while it checks the
+    /// As [`TriMesh::new`], with closedness given rather than found on first use and the
+    /// degenerate triangles not counted: a cache stores closedness, since finding it costs
+    /// about a sixth of a build, and its reader counts the degenerate triangles while it checks the
     /// hierarchy, then calls [`TriMesh::set_degenerate_count`]. A wrong closedness could
     /// only make [`crate::PointQueries::contains`] choose the parity test where the winding
     /// number was due, or the other way round: wrong answers, never a panic.
@@ -141,8 +142,8 @@ impl TriMesh {
         self.degenerate_count = count;
     }
 
-    /// The checks of [`TriMesh::new`], on rayon; then, unless closedness is given, the
-    /// degenerate triangles and closedness.
+    /// The checks of [`TriMesh::new`] and, unless closedness is given, the count of
+    /// degenerate triangles, on rayon.
     fn checked(
         mut positions: Vec<Vec3>,
         mut indices: Vec<[u32; 3]>,
@@ -180,21 +181,15 @@ impl TriMesh {
                 vertex_count,
             });
         }
-        let kept = |&[a, b, c]: &[u32; 3]| {
-            !Triangle::new(
-                positions[a as usize],
-                positions[b as usize],
-                positions[c as usize],
-            )
-            .is_degenerate()
-        };
         let (degenerate_count, closed) = match closed {
-            Some(closed) => (0, closed),
+            Some(closed) => (0, ClosednessCache::known(closed)),
             None => {
-                let kept: Vec<bool> = indices.iter().map(kept).collect();
-                let degenerate_count = kept.iter().filter(|&&kept| !kept).count();
-                let closed = crate::closedness::is_closed(&positions, &indices, &kept);
-                (degenerate_count, closed)
+                let degenerate_count = indices
+                    .par_iter()
+                    .with_min_len(PARALLEL_GRAIN)
+                    .filter(|&&corners| is_degenerate(&positions, corners))
+                    .count();
+                (degenerate_count, ClosednessCache::default())
             }
         };
         // A loader fills these by pushing: keep only what the mesh holds.
@@ -371,13 +366,12 @@ impl TriMesh {
     /// shared by three or more triangles or a flipped triangle is not closed. Closed meshes
     /// may still intersect themselves or nest.
     ///
-    /// Found when the mesh is made, in linear time: a hash table welds the positions, the
-    /// edges are grouped by the vertex they leave, and each edge looks for its reverse among
-    /// the few edges leaving its end. It costs about a sixth of building the hierarchy: on
-    /// the 1.1-million-triangle subdivided bunny (`subdivide(2)`), [`TriMesh::new`] takes
-    /// 47 ms rather than 9, against 270 ms for [`crate::Mesh::from_tri_mesh`] (two cores; a
-    /// closed mesh of 1.5 million triangles, the cow subdivided four times, 64 ms; the
-    /// `point_queries` bench). Nothing is kept but the answer.
+    /// Found on the first call and kept (a clone keeps it), in linear time: a hash table
+    /// welds the positions, the edges are grouped by the vertex they leave, and each edge
+    /// looks for its reverse among the few edges leaving its end. That costs about a sixth
+    /// of building the hierarchy (the bunny subdivided twice, 1.1M triangles: 45 ms on one
+    /// thread; the `point_queries` bench), which a mesh made only to cast rays does not pay.
+    /// [`crate::PointQueries::contains`] asks for it; a cache stores it.
     ///
     /// # Examples
     /// ```
@@ -394,7 +388,7 @@ impl TriMesh {
     /// # Ok::<(), meshcast_mesh::Error>(())
     /// ```
     pub fn is_closed(&self) -> bool {
-        self.closed
+        self.closed.get_or_find(&self.positions, &self.indices)
     }
 
     /// The per-corner normals, if any.
