@@ -47,6 +47,7 @@ mod simd;
 mod stats;
 mod traverse;
 mod wide;
+mod wide_collapse;
 mod wide_packet;
 mod wide_parts;
 mod wide_traverse;

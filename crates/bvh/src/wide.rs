@@ -12,7 +12,7 @@ use core::ops::Range;
 use glam::{Vec3, Vec4};
 use meshcast_primitives::Aabb;
 
-use crate::{Bvh, Error, Kernel, Node};
+use crate::{Error, Kernel};
 
 /// Children per [`WideNode`].
 pub const WIDE_WIDTH: usize = 8;
@@ -105,7 +105,7 @@ impl WideNode {
 }
 
 /// An eight-wide bounding volume hierarchy, collapsed from a binary [`Bvh`]
-/// ([`WideBvh::from_binary`]) for fast ray queries ([`WideBvh::cast`], [`WideBvh::occluded`]).
+/// ([`WideBvh::from_binary`], `wide_collapse.rs`) for fast ray queries ([`WideBvh::cast`], [`WideBvh::occluded`]).
 ///
 /// Leaves keep the binary tree's leaves (the SAH chose them), each starting at a multiple of
 /// [`LEAF_ALIGNMENT`] slots and padded with [`PADDING_SLOT`], so that a caller can store its
@@ -145,66 +145,6 @@ pub struct WideBvh {
 pub(crate) const MAX_NODES: usize = 1 << 28;
 
 impl WideBvh {
-    /// Collapses `binary`, for traversal with [`Kernel::preferred`]: each node takes its binary
-    /// children and keeps opening the one with the largest surface area until it has
-    /// [`WIDE_WIDTH`] (the usual greedy collapse; Wald et al. 2008), so the boxes a ray is most
-    /// likely to enter are tested together.
-    ///
-    /// # Panics
-    /// If the collapse makes more than 2^28 nodes (64 GiB of them: memory runs out first).
-    pub fn from_binary(binary: &Bvh) -> Self {
-        let mut wide = Self {
-            nodes: Vec::new(),
-            order: Vec::new(),
-            bounds: binary.bounds(),
-            primitive_count: binary.primitive_count(),
-            depth: 0,
-            kernel: Kernel::preferred(),
-        };
-        if binary.is_empty() {
-            return wide;
-        }
-        let binary_nodes = binary.nodes();
-        // (wide node to fill, binary node whose children it takes, its level)
-        let mut stack = vec![(0usize, 0u32, 1u32)];
-        wide.nodes.push(WideNode::EMPTY);
-        while let Some((index, root, level)) = stack.pop() {
-            wide.depth = wide.depth.max(level);
-            let lanes = open_lanes(binary_nodes, root);
-            let mut node = WideNode::EMPTY;
-            for (lane, &child) in lanes.iter().enumerate() {
-                let source = &binary_nodes[child as usize];
-                node.set_bounds(lane, source.bounds());
-                match source.slots() {
-                    Some(slots) => {
-                        let first = wide.order.len();
-                        wide.order.extend_from_slice(
-                            &binary.primitive_order()[slots.start as usize..slots.end as usize],
-                        );
-                        let padded = wide.order.len().next_multiple_of(LEAF_ALIGNMENT);
-                        wide.order.resize(padded, PADDING_SLOT);
-                        node.offset[lane] = first as u32;
-                        node.count[lane] = (padded - first) as u32;
-                    }
-                    None => {
-                        node.offset[lane] = wide.nodes.len() as u32;
-                        node.count[lane] = 0;
-                        wide.nodes.push(WideNode::EMPTY);
-                        stack.push((wide.nodes.len() - 1, child, level + 1));
-                    }
-                }
-            }
-            wide.nodes[index] = node;
-        }
-        assert!(
-            wide.nodes.len() <= MAX_NODES,
-            "a wide hierarchy holds at most 2^28 nodes"
-        );
-        wide.nodes.shrink_to_fit();
-        wide.order.shrink_to_fit();
-        wide
-    }
-
     /// The nodes; the root is at index 0 (none for an empty hierarchy).
     #[inline]
     pub fn nodes(&self) -> &[WideNode] {
@@ -365,36 +305,10 @@ impl WideBvh {
     }
 }
 
-/// The up to [`WIDE_WIDTH`] binary nodes that become the lanes of the wide node made from `root`: its
-/// children, with the interior one of largest area opened while there is room.
-fn open_lanes(nodes: &[Node], root: u32) -> Vec<u32> {
-    let mut lanes = match nodes[root as usize].children() {
-        Some(children) => children.to_vec(),
-        None => vec![root],
-    };
-    while lanes.len() < WIDE_WIDTH {
-        let widest = lanes
-            .iter()
-            .enumerate()
-            .filter(|(_, &n)| !nodes[n as usize].is_leaf())
-            .max_by(|(_, &a), (_, &b)| {
-                let area = |n: u32| nodes[n as usize].bounds().surface_area();
-                area(a).total_cmp(&area(b))
-            });
-        let Some((position, &node)) = widest else {
-            break;
-        };
-        let [a, b] = nodes[node as usize].children().expect("an interior node");
-        lanes[position] = a;
-        lanes.push(b);
-    }
-    lanes
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::BuildOptions;
+    use crate::{BuildOptions, Bvh};
 
     fn boxes() -> Vec<Aabb> {
         (0..200)

@@ -125,7 +125,7 @@ impl Mesh {
             ..*options
         };
         // The binary tree is only a step: the SAH chose its leaves, the wide tree keeps them.
-        let wide = WideBvh::from_binary(&Bvh::build(&boxes, &options));
+        let wide = WideBvh::from_binary_with(&Bvh::build(&boxes, &options), options.parallel);
         let blocks = LeafBlocks::new(&tri_mesh, &wide, options.parallel, leaf_test);
         Self::from_parts(tri_mesh, wide, blocks, options)
     }
