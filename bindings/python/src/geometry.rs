@@ -150,8 +150,9 @@ impl Geometry {
     ) -> PyResult<Bound<'py, PyDict>> {
         let rows = ray_rows(py, rays, origins, directions)?;
         let view = rows.view();
+        let chunk = queries::cast_chunk(&rows.leading);
         let cast = on_target!(self, py, threads, |target, normals| {
-            queries::cast(target, normals, &view)
+            queries::cast(target, normals, &view, chunk)
         })?;
         let lead = &rows.leading;
         let dict = PyDict::new(py);

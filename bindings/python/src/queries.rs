@@ -141,8 +141,30 @@ const GRAIN: usize = 1024;
 /// Rays made, cast and laid out together, so that none of them leaves the cache between.
 const CHUNK: usize = 256;
 
+/// Image rows cast together when the rays come shaped as an image: a band of four rows is
+/// traced in tiles of 4 x 4 pixels, as packets.
+const IMAGE_BAND_ROWS: usize = 4;
+
+/// The widest image whose bands of rows are cast together (a band then holds at most 64k
+/// rays); wider images are cast in chunks of [`CHUNK`].
+const IMAGE_ROW_MAX: usize = 1 << 14;
+
+/// The rays [`cast`] makes, casts and lays out together, for rays of the shape `leading`
+/// (the array's shape less its last axis): for an image, `(..., H, W)`, bands of
+/// [`IMAGE_BAND_ROWS`] rows, so that [`RayQueries::cast_batch_serial`] finds the rows and
+/// traces a camera image (Open3D's `create_rays_pinhole`) in 4 x 4 tiles; else [`CHUNK`].
+pub fn cast_chunk(leading: &[usize]) -> usize {
+    match leading {
+        [.., height, width] if *height > 1 && (2..=IMAGE_ROW_MAX).contains(width) => {
+            IMAGE_BAND_ROWS * width
+        }
+        _ => CHUNK,
+    }
+}
+
 /// [`RayQueries::cast_batch`], laid out: `t_hit` infinite, ids [`INVALID_ID`] and the rest
-/// zero on a miss. The rays are made from `rows` chunk by chunk as they are cast.
+/// zero on a miss. The rays are made from `rows` `chunk` at a time ([`cast_chunk`]) as they
+/// are cast.
 ///
 /// # Errors
 /// `ValueError` naming the first ray with a NaN or infinite number.
@@ -150,6 +172,7 @@ pub fn cast<T: Target>(
     target: &T,
     normals: Option<&[Vec3]>,
     rows: &RowsView<'_>,
+    chunk: usize,
 ) -> PyResult<Cast> {
     let n = rows.len();
     let mut out = Cast {
@@ -161,21 +184,20 @@ pub fn cast<T: Target>(
     };
     let first_bad = AtomicUsize::new(usize::MAX);
     (
-        rows.chunks(CHUNK),
-        out.t_hit.par_chunks_mut(CHUNK),
-        out.geometry_ids.par_chunks_mut(CHUNK),
-        out.primitive_ids.par_chunks_mut(CHUNK),
-        out.primitive_uvs.par_chunks_mut(2 * CHUNK),
-        out.primitive_normals.par_chunks_mut(3 * CHUNK),
+        rows.chunks(chunk),
+        out.t_hit.par_chunks_mut(chunk),
+        out.geometry_ids.par_chunks_mut(chunk),
+        out.primitive_ids.par_chunks_mut(chunk),
+        out.primitive_uvs.par_chunks_mut(2 * chunk),
+        out.primitive_normals.par_chunks_mut(3 * chunk),
     )
         .into_par_iter()
         .enumerate()
-        .for_each(|(chunk, (rows, t, geometry, primitive, uv, normal))| {
-            let mut rays = [Ray::new(Vec3::ZERO, Vec3::ZERO); CHUNK];
-            let rays = &mut rays[..t.len()];
-            rows.fill_rays(rays, None);
+        .for_each(|(k, (rows, t, geometry, primitive, uv, normal))| {
+            let mut rays = vec![Ray::new(Vec3::ZERO, Vec3::ZERO); t.len()];
+            rows.fill_rays(&mut rays, None);
             if let Some(bad) = rays.iter().position(|ray| !arrays::is_finite(ray)) {
-                first_bad.fetch_min(chunk * CHUNK + bad, Ordering::Relaxed);
+                first_bad.fetch_min(k * chunk + bad, Ordering::Relaxed);
                 return;
             }
             // Normals in a second loop: their loads (cache misses on a large mesh) are
@@ -183,9 +205,9 @@ pub fn cast<T: Target>(
             // they would not.
             // One serial batch per chunk: coherent neighbours (a camera image) are traced
             // as packets, the threads being this pool's.
-            let mut hits = [None; CHUNK];
-            target.cast_batch_serial(rays, &mut hits[..rays.len()]);
-            for (hit, i) in hits[..rays.len()].iter().zip(0..) {
+            let mut hits = vec![None; rays.len()];
+            target.cast_batch_serial(&rays, &mut hits);
+            for (hit, i) in hits.iter().zip(0..) {
                 match hit {
                     Some(hit) => {
                         t[i] = T::hit_t(hit);
@@ -198,7 +220,7 @@ pub fn cast<T: Target>(
                     }
                 }
             }
-            for (i, hit) in hits[..rays.len()].iter().enumerate() {
+            for (i, hit) in hits.iter().enumerate() {
                 if let Some(hit) = hit {
                     let record = target.hit_record(hit, normals);
                     geometry[i] = record.geometry;

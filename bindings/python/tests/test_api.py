@@ -180,6 +180,20 @@ def test_pinhole_rays_are_open3d_shaped(bunny):
     assert bunny.cast_rays(meshcast.Scene.create_rays_pinhole(60, [0, 0.1, 0], [0, 0.1, 0.5], [0, 1, 0], 8, 8))["t_hit"].shape == (8, 8)
 
 
+def test_an_image_of_rays_is_answered_as_its_rays_one_by_one(bunny):
+    # An (H, W, 6) image is cast in bands of rows, as 4x4 tiles of packets; a flat batch
+    # and rays one at a time must get the same answers, bit for bit, also where the image's
+    # height is no multiple of four and its rows wrap around the mesh's edge.
+    rays = meshcast.create_rays_pinhole(50, [0, 0.1, 0], [0.05, 0.12, 0.35], [0, 1, 0], 37, 30)
+    image = bunny.cast_rays(rays, threads=2)
+    flat = bunny.cast_rays(rays.reshape(-1, 6), threads=1)
+    assert (image["geometry_ids"] == 0).sum() > 150
+    for key in ("t_hit", "primitive_ids", "primitive_uvs", "primitive_normals"):
+        np.testing.assert_array_equal(image[key].reshape(flat[key].shape), flat[key])
+    one_by_one = [bunny.cast_rays(ray[None])["t_hit"][0] for ray in rays.reshape(-1, 6)[::7]]
+    np.testing.assert_array_equal(flat["t_hit"][::7], one_by_one)
+
+
 def test_list_intersections_counts_each_crossing_once(bunny):
     rays = random_rays(bunny, 2000, 8)
     listed = bunny.list_intersections(rays)
