@@ -104,7 +104,7 @@ impl WideNode {
     }
 }
 
-/// An eight-wide bounding volume hierarchy, collapsed from a binary [`Bvh`]
+/// An eight-wide bounding volume hierarchy, collapsed from a binary [`crate::Bvh`]
 /// ([`WideBvh::from_binary`], `wide_collapse.rs`) for fast ray queries ([`WideBvh::cast`], [`WideBvh::occluded`]).
 ///
 /// Leaves keep the binary tree's leaves (the SAH chose them), each starting at a multiple of
@@ -178,7 +178,7 @@ impl WideBvh {
     }
 
     /// Recomputes every box from new primitive boxes (in original order), keeping the tree,
-    /// as [`Bvh::refit`] does.
+    /// as [`crate::Bvh::refit`] does.
     ///
     /// # Errors
     /// [`Error::PrimitiveCountMismatch`] if `boxes` is not as long as the build input.
@@ -226,7 +226,7 @@ impl WideBvh {
     /// contains what lies below it.
     ///
     /// # Errors
-    /// The first broken invariant, as for [`Bvh::validate`].
+    /// The first broken invariant, as for [`crate::Bvh::validate`].
     pub fn validate(&self, boxes: &[Aabb]) -> Result<(), Error> {
         self.check_count(boxes)?;
         let mut reached = vec![0usize; self.nodes.len()];
