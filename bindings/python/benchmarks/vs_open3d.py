@@ -1,8 +1,8 @@
 """cast_rays against Open3D's RaycastingScene.cast_rays on the same rays, in one process.
 
-For 1M rays on a mesh (random rays from points of its box in random directions, and a
-camera image made by Open3D's create_rays_pinhole, shaped (H, W, 6) as Open3D's users pass
-it), on one thread and on every core, this times `Mesh.cast_rays` and Open3D's `cast_rays`
+For 1M rays on a mesh (throughput.py's random rays from points of its box in random
+directions, and a camera image made by Open3D's create_rays_pinhole, shaped (H, W, 6) as
+Open3D's users pass it), on one thread and on every core, this times `Mesh.cast_rays` and Open3D's `cast_rays`
 (`nthreads`), alternating the two so that a noisy machine slows both alike, and prints the
 best of each, their ratio (above 1: meshcast is faster) and the share of rays both hit or
 both miss. Needs `pip install open3d`.
@@ -19,8 +19,7 @@ import numpy as np
 import open3d as o3d
 
 import meshcast
-
-ASSETS = Path(__file__).resolve().parents[3] / "assets"
+from throughput import ASSETS, incoherent_rays
 
 
 def main() -> None:
@@ -32,11 +31,8 @@ def main() -> None:
     mesh = meshcast.Mesh.load(args.mesh)
     scene = o3d.t.geometry.RaycastingScene()
     scene.add_triangles(o3d.core.Tensor(mesh.vertices.astype(np.float32)), o3d.core.Tensor(mesh.faces.astype(np.uint32)))
-    rng = np.random.default_rng(1)
+    incoherent = incoherent_rays(mesh, args.rays)
     low, high = mesh.bounds.astype(np.float64)
-    origins = rng.uniform(low, high, (args.rays, 3))
-    directions = rng.normal(size=(args.rays, 3))
-    incoherent = np.concatenate([origins, directions], axis=1).astype(np.float32)
     center = 0.5 * (low + high)
     eye = center + [0.0, 0.0, 1.6 * np.linalg.norm(high - low)]
     height = int(np.sqrt(args.rays * 3 / 4))
