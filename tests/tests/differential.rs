@@ -4,7 +4,7 @@
 
 use meshcast_bvh::{BuildOptions, Kernel, Parallel, Quality};
 use meshcast_mesh::{
-    Containment, Culling, LeafTest, Mesh, PointQueries, QueryOptions, RayQueries, TriMesh,
+    Contacts, Containment, Culling, LeafTest, Mesh, PointQueries, QueryOptions, RayQueries, TriMesh,
 };
 use meshcast_primitives::{Aabb, Hit, Ray, Sphere, Triangle, Volume};
 use meshcast_testkit::{
@@ -62,16 +62,18 @@ fn check_kernel(label: &str, mesh: &Mesh, triangles: &[Triangle], rays: &[Ray]) 
             }
         }
 
-        let expected = reference.cast(ray);
-        let hit = mesh.cast(ray);
+        // By the tie rule, the closest hit is the first of every hit.
+        let tie_rule = QueryOptions::new().with_contacts(Contacts::TieRule);
+        let expected = reference.cast_with(ray, Contacts::TieRule);
+        let hit = mesh.cast_with(ray, &tie_rule);
         let skipped = expected.is_some_and(|e| skippable(ray, &e)) && hit.is_none_or(|h| found(&h));
         assert!(
             same_hit(hit, expected) || skipped,
-            "{label}: ray {i} {ray:?}: cast {hit:?}, brute force {expected:?}"
+            "{label}: ray {i} {ray:?}: cast by the tie rule {hit:?}, brute force {expected:?}"
         );
         assert_eq!(hit.is_some(), !all.is_empty(), "{label}: ray {i} cast");
         assert_eq!(
-            mesh.occluded(ray),
+            mesh.occluded_with(ray, &tie_rule),
             !all.is_empty(),
             "{label}: ray {i} occluded"
         );
@@ -80,7 +82,19 @@ fn check_kernel(label: &str, mesh: &Mesh, triangles: &[Triangle], rays: &[Ray]) 
             same_hit(first, hit) || first.is_some_and(|f| skippable(ray, &f)),
             "{label}: ray {i} first of cast_all"
         );
+        // With the default options contacts hit too: never later than the first crossing.
+        let expected = reference.cast(ray);
+        let touching = mesh.cast(ray);
+        let skipped = expected.is_some_and(|e| skippable(ray, &e));
+        assert!(
+            same_hit(touching, expected) || skipped,
+            "{label}: ray {i} {ray:?}: cast {touching:?}, brute force {expected:?}"
+        );
+        assert_eq!(mesh.occluded(ray), touching.is_some(), "{label}: ray {i}");
         if let Some(hit) = hit {
+            assert!(touching.is_some_and(|t| t.t <= hit.t), "{label}: ray {i}");
+        }
+        for hit in [hit, touching].into_iter().flatten() {
             assert!(ray.contains_t(hit.t));
             assert!(
                 hit.u >= 0.0 && hit.v >= 0.0 && hit.u + hit.v <= 1.0 + 1e-6,
@@ -201,9 +215,18 @@ fn shared_vertices_and_edges_follow_the_tie_rule() {
         let mesh = mesh.clone().with_leaf_test(leaf_test);
         check_against_brute_force("fan", &mesh, &triangles, &rays);
     }
+    // Through the centre every triangle is touched: the smallest index wins. By the tie rule,
+    // the one triangle that owns the centre.
     let hit = mesh.cast(&rays[0]).expect("through the centre");
-    let smallest = (0..n as usize).find(|&t| triangles[t].intersect(&rays[0]).is_some());
-    assert_eq!(Some(hit.triangle as usize), smallest);
+    assert_eq!(hit.triangle, 0);
+    let tie_rule = QueryOptions::new().with_contacts(Contacts::TieRule);
+    let owner = mesh
+        .cast_with(&rays[0], &tie_rule)
+        .expect("through the centre");
+    let owners: Vec<usize> = (0..n as usize)
+        .filter(|&t| triangles[t].intersect(&rays[0]).is_some())
+        .collect();
+    assert_eq!(owners, [owner.triangle as usize]);
 }
 
 #[test]

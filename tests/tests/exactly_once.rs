@@ -14,7 +14,8 @@ use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, EulerRot, Quat, Vec3};
 use meshcast::{
-    BuildOptions, Bvh, Hit, Instance, Mesh, Ray, RayHit, RayQueries, Scene, TriMesh, Triangle,
+    BuildOptions, Bvh, Contacts, Hit, Instance, Mesh, QueryOptions, Ray, RayHit, RayQueries, Scene,
+    TriMesh, Triangle,
 };
 use meshcast_testkit::{
     asset, brute_force_winding_number, cube, icosphere, random_direction, rng, torus,
@@ -200,8 +201,13 @@ fn a_bvh_and_a_mesh_count_every_crossing_once() {
             }
             let from_mesh = mesh.cast_all(ray);
             assert_eq!(from_mesh, from_bvh, "{}: {ray:?}", closed.name);
-            assert_eq!(mesh.cast(ray), from_mesh.first().copied());
-            assert_eq!(mesh.occluded(ray), !from_mesh.is_empty());
+            // By the tie rule the closest hit is the first crossing; contacts come no later.
+            let tie_rule = QueryOptions::new().with_contacts(Contacts::TieRule);
+            assert_eq!(mesh.cast_with(ray, &tie_rule), from_mesh.first().copied());
+            assert_eq!(mesh.occluded_with(ray, &tie_rule), !from_mesh.is_empty());
+            if let Some(first) = from_mesh.first() {
+                assert!(mesh.cast(ray).is_some_and(|h| h.order(first).is_le()));
+            }
             hits_seen += from_mesh.len();
         }
         assert!(hits_seen >= rays.len(), "{}: {hits_seen} hits", closed.name);
@@ -257,7 +263,8 @@ fn instances_and_scenes_count_every_crossing_once() {
                     .map(|h| h.hit)
                     .collect();
                 assert_eq!(near, hits, "{}: {ray:?}", closed.name);
-                assert_eq!(scene.cast(&ray), in_scene.first().copied());
+                let tie_rule = QueryOptions::new().with_contacts(Contacts::TieRule);
+                assert_eq!(scene.cast_with(&ray, &tie_rule), in_scene.first().copied());
             }
         }
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use glam::{Affine3A, Vec2, Vec3};
 use meshcast_mesh::{
-    Containment, Culling, Facing, Instance, InstanceId, Mesh, PointQueries, QueryOptions,
+    Contacts, Containment, Culling, Facing, Instance, InstanceId, Mesh, PointQueries, QueryOptions,
     RayQueries, Scene, ALL_LAYERS,
 };
 use meshcast_primitives::{
@@ -15,6 +15,7 @@ use meshcast_primitives::{
 use meshcast_testkit::{
     asset, brute_force_closest, brute_force_hits, brute_force_select, brute_force_select_triangles,
     query_point, random_direction, random_scene, rng, same_hit, small_meshes, world_triangles,
+    Rules,
 };
 use rand::Rng;
 
@@ -267,14 +268,20 @@ fn picks_with_every_option_match_brute_force() {
         } else {
             f32::INFINITY
         };
+        let contacts = [Contacts::Hit, Contacts::TieRule][round % 8 / 4];
         let options = QueryOptions::new()
             .with_culling(culling)
+            .with_contacts(contacts)
             .with_mask(mask)
             .with_max_distance(max_distance)
             .with_filter(keep);
-        let expected = brute_force_hits(&scene, &ray, max_distance, culling, mask, &keep);
+        // Every hit counts crossings by the tie rule; the closest hits follow `contacts`.
+        let crossings = Rules::new(culling, Contacts::TieRule);
+        let expected = brute_force_hits(&scene, &ray, max_distance, crossings, mask, &keep);
+        let rules = Rules::new(culling, contacts);
+        let touching = brute_force_hits(&scene, &ray, max_distance, rules, mask, &keep);
         let got = scene.cast_with(&ray, &options);
-        let first = expected.first().copied();
+        let first = touching.first().copied();
         assert!(
             got.map(|h| h.instance) == first.map(|h| h.instance)
                 && same_hit(got.map(|h| h.hit), first.map(|h| h.hit)),
@@ -284,7 +291,7 @@ fn picks_with_every_option_match_brute_force() {
         assert_eq!(scene.cast_all_with(&ray, &options), expected);
         // Every instance once, with its own nearest hit, nearest first.
         let mut seen = Vec::new();
-        let per_instance: Vec<_> = expected
+        let per_instance: Vec<_> = touching
             .iter()
             .filter(|h| {
                 let new = !seen.contains(&h.instance);
@@ -322,11 +329,12 @@ fn a_filtered_out_hit_is_never_returned_and_the_next_one_behind_is() {
     let mut rng = rng(82);
     let mut checked = 0;
     for ray in rays(&mut rng, &scene, &triangles, 60) {
+        // Every hit the default options' closest hits choose among (contacts hitting).
         let all = brute_force_hits(
             &scene,
             &ray,
             f32::INFINITY,
-            Culling::Off,
+            Rules::new(Culling::Off, Contacts::Hit),
             ALL_LAYERS,
             &|_, _| true,
         );

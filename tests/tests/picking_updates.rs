@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
 use meshcast_mesh::{
-    Containment, Culling, Instance, InstanceId, Mesh, PointQueries, QueryOptions, RayQueries,
-    Scene, SharedScene, ALL_LAYERS,
+    Contacts, Containment, Culling, Instance, InstanceId, Mesh, PointQueries, QueryOptions,
+    RayQueries, Scene, SharedScene, ALL_LAYERS,
 };
 use meshcast_primitives::{Ray, Sphere, Volume};
 use meshcast_testkit::{
     asset, brute_force_closest, brute_force_hits, brute_force_select, query_point, random_scene,
-    random_transform, rng, small_meshes, world_triangles,
+    random_transform, rng, small_meshes, world_triangles, Rules,
 };
 use rand::Rng;
 
@@ -39,7 +39,7 @@ fn check_against_brute_force(scene: &Scene, seed: u64) {
             scene,
             &ray,
             f32::INFINITY,
-            Culling::Off,
+            Rules::new(Culling::Off, Contacts::Hit),
             ALL_LAYERS,
             &|_, _| true,
         );

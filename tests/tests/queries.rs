@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, Vec3};
 use meshcast::{
-    Filter, Hit, HitLists, Instance, InstanceId, Mesh, QueryOptions, Ray, RayHit, RayQueries,
-    Scene, SceneHit, Triangle,
+    Contacts, Filter, Hit, HitLists, Instance, InstanceId, Mesh, QueryOptions, Ray, RayHit,
+    RayQueries, Scene, SceneHit, Triangle,
 };
 use meshcast_testkit::{
     adversarial_rays, asset, brute_force_cast_all, brute_force_scene_cast_all, random_rays,
@@ -31,8 +31,9 @@ fn bits<T: Debug>(value: &T) -> String {
 
 /// Calls every query of `level` on `rays` and checks it:
 /// - `cast_all` equals `reference` (a brute-force list of every hit, in hit order);
-/// - `cast` is the first of `cast_all`, `occluded` whether it is empty;
-/// - the `*_with` forms with `options` answer the brute-force hits that `kept` accepts;
+/// - `cast` comes no later than the first of `cast_all`, `occluded` says whether it hits;
+/// - the `*_with` forms with `options` (by the tie rule, so that `cast_with` is the first of
+///   `cast_all_with`) answer the brute-force hits that `kept` accepts;
 /// - every batch, plain and with options, equals its single-ray calls on one and two threads.
 ///
 /// Returns how many rays hit, so callers can check the rays tested something.
@@ -52,8 +53,13 @@ where
         let all = level.cast_all(ray);
         assert_eq!(bits(&all), bits(&reference(ray)), "cast_all {ray:?}");
         assert!(all.is_sorted_by(|a, b| a.order(b).is_le()), "{ray:?}");
-        assert_eq!(bits(&level.cast(ray)), bits(&all.first()), "cast {ray:?}");
-        assert_eq!(level.occluded(ray), !all.is_empty(), "occluded {ray:?}");
+        // Contacts hit too (the default): never later than the first crossing.
+        let hit = level.cast(ray);
+        assert_eq!(level.occluded(ray), hit.is_some(), "occluded {ray:?}");
+        if let Some(first) = all.first() {
+            let t = |hit: &Q::Hit| hit.order(first).is_le();
+            assert!(hit.as_ref().is_some_and(t), "cast {ray:?}");
+        }
         hit_rays += usize::from(!all.is_empty());
 
         let expected: Vec<Q::Hit> = all.into_iter().filter(|hit| kept(ray, hit)).collect();
@@ -135,6 +141,7 @@ fn a_mesh_answers_every_query() {
     let mesh = cow();
     let triangles: Vec<Triangle> = mesh.tri_mesh().triangles().collect();
     let options = QueryOptions::new()
+        .with_contacts(Contacts::TieRule)
         .with_max_distance(LIMIT)
         .with_filter(|triangle: u32| !triangle.is_multiple_of(3));
     let rays = rays_at(mesh.bounds(), &triangles, 10);
@@ -160,6 +167,7 @@ fn an_instance_answers_every_query() {
         .expect("invertible")
         .with_layers(0b110);
     let options = QueryOptions::new()
+        .with_contacts(Contacts::TieRule)
         .with_max_distance(LIMIT)
         .with_mask(0b010)
         .with_filter(|triangle: u32| triangle % 4 != 1);
@@ -198,6 +206,7 @@ fn a_scene_answers_every_query() {
     let hidden = InstanceId::from_index(5);
     let keep = move |id: InstanceId, triangle: u32| id != hidden && !triangle.is_multiple_of(5);
     let options = QueryOptions::new()
+        .with_contacts(Contacts::TieRule)
         .with_max_distance(LIMIT)
         .with_mask(0b01)
         .with_filter(keep);

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
 use meshcast_mesh::{
-    Error, Instance, InstanceId, Mesh, QueryOptions, RayQueries, Scene, ALL_LAYERS,
+    Contacts, Error, Instance, InstanceId, Mesh, QueryOptions, RayQueries, Scene, ALL_LAYERS,
 };
 use meshcast_primitives::{Aabb, Ray, Triangle};
 use meshcast_testkit::{
@@ -63,7 +63,20 @@ fn check_scene(label: &str, scene: &Scene, rays: &[Ray]) {
                 "{label}: ray {i}: {a:?} {b:?}"
             );
         }
-        assert!(same_scene_hit(all.first().copied(), hit));
+        // By the tie rule, the closest hit is the first of every hit; contacts come no later.
+        let tie_rule = QueryOptions::new().with_contacts(Contacts::TieRule);
+        let crossing = scene.cast_with(ray, &tie_rule);
+        assert!(
+            same_scene_hit(all.first().copied(), crossing),
+            "{label}: ray {i}"
+        );
+        assert_eq!(scene.occluded_with(ray, &tie_rule), crossing.is_some());
+        if let Some(crossing) = crossing {
+            assert!(
+                hit.is_some_and(|h| h.order(&crossing).is_le()),
+                "{label}: ray {i}"
+            );
+        }
     }
 }
 
@@ -138,7 +151,10 @@ fn filters_skip_instances_and_triangles() {
     let hidden = InstanceId::clone(&scene.instances().nth(3).expect("ten instances").0);
     let keep =
         |instance: InstanceId, triangle: u32| instance != hidden && !triangle.is_multiple_of(3);
-    let options = QueryOptions::new().with_filter(keep);
+    // Every hit and the closest by the tie rule: the first of them.
+    let options = QueryOptions::new()
+        .with_contacts(Contacts::TieRule)
+        .with_filter(keep);
     for ray in rays_for(&scene, 100, 40) {
         let expected = brute_force_scene_cast_all(&scene, &ray, keep);
         assert!(same_scene_hit(

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use meshcast::Ray;
+use meshcast::{Contacts, QueryOptions, Ray};
 use meshcast_cli::input::LineReader;
 use meshcast_cli::rays;
 
@@ -42,6 +42,29 @@ pub struct Args {
     /// Ignore hits farther than this (default: no limit)
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     t_max: Option<f32>,
+
+    /// Whether a ray that touches a triangle's edge or vertex hits it (the closest and any
+    /// hit; `--all` counts each crossing once either way)
+    #[arg(long, value_enum, default_value_t = ContactsArg::Hit)]
+    contacts: ContactsArg,
+}
+
+/// `--contacts`: the library's [`Contacts`].
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ContactsArg {
+    /// A ray that meets an edge or a vertex hits the triangles there.
+    Hit,
+    /// Each edge and vertex belongs to one triangle: the closest hit is the first of `--all`.
+    TieRule,
+}
+
+impl From<ContactsArg> for Contacts {
+    fn from(contacts: ContactsArg) -> Self {
+        match contacts {
+            ContactsArg::Hit => Self::Hit,
+            ContactsArg::TieRule => Self::TieRule,
+        }
+    }
 }
 
 /// Which answer each ray gets.
@@ -59,25 +82,30 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         (_, true) => Query::All,
         _ => Query::Closest,
     };
+    let options = QueryOptions::new().with_contacts(args.contacts.into());
     let reader = LineReader::open(&args.rays, "rays", |line| rays::parse_ray(line, range))?;
     match loading::load_target(&args.mesh)? {
-        Loaded::Mesh(mesh) => reader.answer_each(out, |rays| answer(mesh.as_ref(), rays, query)),
-        Loaded::Scene(scene) => reader.answer_each(out, |rays| answer(&scene, rays, query)),
+        Loaded::Mesh(mesh) => {
+            reader.answer_each(out, |rays| answer(mesh.as_ref(), rays, query, &options))
+        }
+        Loaded::Scene(scene) => {
+            reader.answer_each(out, |rays| answer(&scene, rays, query, &options))
+        }
     }
 }
 
 /// The answer lines for `rays`, in order: the library's batch query, then the lines written
 /// in parallel ([`output::lines`]).
-fn answer<T: Target>(mesh: &T, rays: &[Ray], query: Query) -> Vec<String> {
+fn answer<T: Target>(mesh: &T, rays: &[Ray], query: Query, options: &QueryOptions) -> Vec<String> {
     match query {
-        Query::Closest => lines(&mesh.cast_batch(rays), |text, hit| {
+        Query::Closest => lines(&mesh.cast_batch_with(rays, options), |text, hit| {
             output::closest(text, hit.as_ref())
         }),
-        Query::Any => lines(&mesh.occluded_batch(rays), |text, &hit| {
+        Query::Any => lines(&mesh.occluded_batch_with(rays, options), |text, &hit| {
             output::any(text, hit)
         }),
         Query::All => {
-            let lists = mesh.cast_all_batch(rays);
+            let lists = mesh.cast_all_batch_with(rays, options);
             let each: Vec<&[T::Hit]> = lists.iter().collect();
             lines(&each, |text, hits| output::all(text, hits))
         }

@@ -183,6 +183,71 @@ fn cast_any_all_and_range_match_the_library() {
 }
 
 #[test]
+fn cast_rays_touching_a_cube_hit_it_unless_the_tie_rule_is_asked_for() {
+    // A cube of side 2, and rays straight down its vertical faces' middles and its vertical
+    // edges: each touches the top face on its rim, and runs in the plane of the sides.
+    let dir = scratch("touching");
+    let path = dir.join("cube.obj");
+    let mut obj = String::new();
+    for i in 0..8 {
+        let c = [i & 1, i >> 1 & 1, i >> 2 & 1].map(|bit| if bit == 1 { 1 } else { -1 });
+        writeln!(obj, "v {} {} {}", c[0], c[1], c[2]).unwrap();
+    }
+    for [a, b, c, d] in [
+        [1, 3, 4, 2],
+        [5, 6, 8, 7],
+        [1, 2, 6, 5],
+        [3, 7, 8, 4],
+        [1, 5, 7, 3],
+        [2, 4, 8, 6],
+    ] {
+        writeln!(obj, "f {a} {b} {c}\nf {a} {c} {d}").unwrap();
+    }
+    std::fs::write(&path, obj).unwrap();
+    let spots = [
+        (1, 0),
+        (-1, 0),
+        (0, 1),
+        (0, -1),
+        (1, 1),
+        (-1, -1),
+        (1, -1),
+        (-1, 1),
+    ];
+    let input: String = spots
+        .iter()
+        .map(|(x, y)| format!("{x} {y} 5 0 0 -1\n"))
+        .collect();
+    let answers = |extra: &[&str]| {
+        let mut args = vec!["cast", arg(&path), "--rays", "-"];
+        args.extend(extra);
+        let out = run_in(None, &args, input.as_bytes());
+        assert!(out.success, "{}", out.stderr);
+        out.stdout.lines().map(str::to_owned).collect::<Vec<_>>()
+    };
+    let touching = answers(&[]);
+    assert!(
+        touching.iter().all(|line| line.starts_with("hit 4 ")),
+        "{touching:?}"
+    );
+    assert_eq!(answers(&["--any"]), vec!["hit"; spots.len()]);
+    // By the tie rule some of these rays pass: the top's rim is half-open there, and the
+    // sides are edge-on.
+    let tie_rule = answers(&["--contacts", "tie-rule"]);
+    assert!(tie_rule.iter().any(|line| line == "miss"), "{tie_rule:?}");
+    assert!(tie_rule
+        .iter()
+        .all(|line| line == "miss" || line.starts_with("hit 4 ")));
+    let out = run_in(
+        None,
+        &["cast", arg(&path), "--rays", "-", "--contacts", "some"],
+        b"",
+    );
+    assert!(!out.success);
+    assert!(out.stderr.contains("--contacts"), "{}", out.stderr);
+}
+
+#[test]
 fn info_reports_the_librarys_counts() {
     let path = asset("cow.obj");
     let mesh = Mesh::from_obj(&path).unwrap();

@@ -6,11 +6,10 @@ use glam::{Affine3A, DAffine3, DVec3, Mat3, Mat3A, Vec3, Vec3A};
 use meshcast_primitives::{Aabb, Hit, Portable, Ray, RayPacket, Triangle, PACKET_WIDTH};
 
 use crate::packets;
-use crate::query::FaceCulling;
+use crate::query::HitRules;
 use crate::ray_queries::for_each_lane;
 use crate::{
-    Culling, Error, Facing, Filter, Mesh, QueryOptions, RayQueries, Result, SurfacePoint,
-    ALL_LAYERS,
+    Error, Facing, Filter, Mesh, QueryOptions, RayQueries, Result, SurfacePoint, ALL_LAYERS,
 };
 
 /// A [`Mesh`] (shared through an [`Arc`], so many instances cost one mesh and one BVH) placed
@@ -198,24 +197,25 @@ impl Instance {
     }
 
     /// The closest hit of a world ray (cut to its distance limit) among the triangles that
-    /// `filter` keeps and `culling` does not skip, as seen in the world: the instance's
+    /// `filter` keeps and `rules` accept, as seen in the world (culling sees fronts as the
+    /// world does, mirroring included): the instance's
     /// closest-hit walk, for [`RayQueries::cast`] on instances and scenes.
     #[inline]
     pub(crate) fn closest(
         &self,
         ray: &Ray,
-        culling: Culling,
+        rules: HitRules,
         filter: &impl Filter<u32>,
     ) -> Option<Hit> {
-        let culling = FaceCulling::new(culling, self.mirrored);
-        self.mesh.closest(&self.to_local(ray), culling, filter)
+        let rules = rules.mirrored(self.mirrored);
+        self.mesh.closest(&self.to_local(ray), rules, filter)
     }
 
     /// Whether a world ray hits the instance (as [`Instance::closest`]).
     #[inline]
-    pub(crate) fn any(&self, ray: &Ray, culling: Culling, filter: &impl Filter<u32>) -> bool {
-        let culling = FaceCulling::new(culling, self.mirrored);
-        self.mesh.any(&self.to_local(ray), culling, filter)
+    pub(crate) fn any(&self, ray: &Ray, rules: HitRules, filter: &impl Filter<u32>) -> bool {
+        let rules = rules.mirrored(self.mirrored);
+        self.mesh.any(&self.to_local(ray), rules, filter)
     }
 
     /// Writes to `hits[i]` the closest hit of each world ray `rays[i]` in `lanes` (bits;
@@ -226,19 +226,18 @@ impl Instance {
         &self,
         rays: &[Ray; PACKET_WIDTH],
         lanes: u32,
-        culling: Culling,
+        rules: HitRules,
         filter: &impl Filter<u32>,
         hits: &mut [Option<Hit>; PACKET_WIDTH],
     ) {
-        let culling = FaceCulling::new(culling, self.mirrored);
+        let rules = rules.mirrored(self.mirrored);
         let local = RayPacket::new(&rays.map(|ray| self.to_local(&ray)));
         // A world ray carried into the mesh's space can overflow (a huge direction through a
         // shrinking transform), and then hits nothing, as the single-ray walk answers.
         let valid = local.valid(Portable) & lanes;
         for_each_lane(lanes & !valid, |lane| hits[lane] = None);
         for class in packets::by_class(&local, valid) {
-            self.mesh
-                .closest_packet(&local, class, culling, filter, hits);
+            self.mesh.closest_packet(&local, class, rules, filter, hits);
         }
     }
 
@@ -248,20 +247,20 @@ impl Instance {
         &self,
         rays: &[Ray; PACKET_WIDTH],
         lanes: u32,
-        culling: Culling,
+        rules: HitRules,
         filter: &impl Filter<u32>,
     ) -> u32 {
-        let culling = FaceCulling::new(culling, self.mirrored);
+        let rules = rules.mirrored(self.mirrored);
         let local = RayPacket::new(&rays.map(|ray| self.to_local(&ray)));
         packets::by_class(&local, local.valid(Portable) & lanes)
-            .map(|class| self.mesh.any_packet(&local, class, culling, filter))
+            .map(|class| self.mesh.any_packet(&local, class, rules, filter))
             .fold(0, |hit, class_hit| hit | class_hit)
     }
 
     /// Every hit of a valid world ray (as [`Instance::closest`]).
-    pub(crate) fn all(&self, ray: &Ray, culling: Culling, filter: &impl Filter<u32>) -> Vec<Hit> {
-        let culling = FaceCulling::new(culling, self.mirrored);
-        self.mesh.all(&self.to_local(ray), culling, filter)
+    pub(crate) fn all(&self, ray: &Ray, rules: HitRules, filter: &impl Filter<u32>) -> Vec<Hit> {
+        let rules = rules.mirrored(self.mirrored);
+        self.mesh.all(&self.to_local(ray), rules, filter)
     }
 
     /// Which side of its triangle a hit of a world ray `ray` on this instance is on; `None`
@@ -311,19 +310,20 @@ impl RayQueries for Instance {
         if !options.matches_layers(self.layers) {
             return None;
         }
-        self.closest(ray, options.culling, &options.filter)
+        self.closest(ray, HitRules::first_hit(options), &options.filter)
     }
 
     #[inline]
     fn walk_any<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool {
-        options.matches_layers(self.layers) && self.any(ray, options.culling, &options.filter)
+        options.matches_layers(self.layers)
+            && self.any(ray, HitRules::first_hit(options), &options.filter)
     }
 
     fn walk_all<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Vec<Hit> {
         if !options.matches_layers(self.layers) {
             return Vec::new();
         }
-        self.all(ray, options.culling, &options.filter)
+        self.all(ray, HitRules::every_hit(options), &options.filter)
     }
 
     fn walk_closest_packet<F: Filter<u32>>(
@@ -337,7 +337,13 @@ impl RayQueries for Instance {
             for_each_lane(lanes, |lane| hits[lane] = None);
             return;
         }
-        self.closest_packet(&rays.rays(), lanes, options.culling, &options.filter, hits);
+        self.closest_packet(
+            &rays.rays(),
+            lanes,
+            HitRules::first_hit(options),
+            &options.filter,
+            hits,
+        );
     }
 
     fn walk_any_packet<F: Filter<u32>>(
@@ -349,7 +355,12 @@ impl RayQueries for Instance {
         if !options.matches_layers(self.layers) {
             return 0;
         }
-        self.any_packet(&rays.rays(), lanes, options.culling, &options.filter)
+        self.any_packet(
+            &rays.rays(),
+            lanes,
+            HitRules::first_hit(options),
+            &options.filter,
+        )
     }
 }
 

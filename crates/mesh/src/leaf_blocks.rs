@@ -8,13 +8,13 @@ use meshcast_bvh::{
     LeafIntersector, PacketLeaves, Parallel, TraversalCounts, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT,
 };
 use meshcast_primitives::{
-    Aabb, BlockHits, BlockRay, Hit, Lanes, Ray, RayPacket, Simd, TransformBlock, TransformHits,
-    TransformRay, Triangle, TriangleBlock, TriangleTransform, WatertightPacket, WatertightRay,
-    ALL_LANES, BLOCK_WIDTH, PACKET_WIDTH,
+    Aabb, BlockHits, BlockRay, Contacts, Hit, Lanes, Ray, RayPacket, Simd, TransformBlock,
+    TransformHits, TransformRay, Triangle, TriangleBlock, TriangleTransform, WatertightPacket,
+    WatertightRay, ALL_LANES, BLOCK_WIDTH, PACKET_WIDTH,
 };
 use rayon::prelude::*;
 
-use crate::query::FaceCulling;
+use crate::query::HitRules;
 use crate::ray_queries::for_each_lane;
 use crate::{LeafTest, TriMesh};
 
@@ -137,16 +137,16 @@ impl LeafBlocks {
         wide: &WideBvh,
         tri_mesh: &TriMesh,
         ray: &Ray,
-        culling: FaceCulling,
+        rules: HitRules,
         keep: impl FnMut(u32) -> bool,
         counts: Option<&mut TraversalCounts>,
     ) -> Option<Hit> {
         match self {
             Self::Watertight(blocks) => {
-                Leaves::new(blocks, wide, tri_mesh).cast::<BlockRay, _>(ray, culling, keep, counts)
+                Leaves::new(blocks, wide, tri_mesh).cast::<BlockRay, _>(ray, rules, keep, counts)
             }
             Self::Transform(blocks) => Leaves::new(blocks, wide, tri_mesh)
-                .cast::<TransformRay, _>(ray, culling, keep, counts),
+                .cast::<TransformRay, _>(ray, rules, keep, counts),
         }
     }
 
@@ -158,15 +158,15 @@ impl LeafBlocks {
         wide: &WideBvh,
         tri_mesh: &TriMesh,
         ray: &Ray,
-        culling: FaceCulling,
+        rules: HitRules,
         keep: impl FnMut(u32) -> bool,
         counts: Option<&mut TraversalCounts>,
     ) -> bool {
         match self {
             Self::Watertight(blocks) => Leaves::new(blocks, wide, tri_mesh)
-                .occluded::<BlockRay, _>(ray, culling, keep, counts),
+                .occluded::<BlockRay, _>(ray, rules, keep, counts),
             Self::Transform(blocks) => Leaves::new(blocks, wide, tri_mesh)
-                .occluded::<TransformRay, _>(ray, culling, keep, counts),
+                .occluded::<TransformRay, _>(ray, rules, keep, counts),
         }
     }
 
@@ -177,15 +177,15 @@ impl LeafBlocks {
         wide: &WideBvh,
         tri_mesh: &TriMesh,
         ray: &Ray,
-        culling: FaceCulling,
+        rules: HitRules,
         keep: impl FnMut(u32) -> bool,
     ) -> Vec<Hit> {
         match self {
             Self::Watertight(blocks) => {
-                Leaves::new(blocks, wide, tri_mesh).cast_all::<BlockRay, _>(ray, culling, keep)
+                Leaves::new(blocks, wide, tri_mesh).cast_all::<BlockRay, _>(ray, rules, keep)
             }
             Self::Transform(blocks) => {
-                Leaves::new(blocks, wide, tri_mesh).cast_all::<TransformRay, _>(ray, culling, keep)
+                Leaves::new(blocks, wide, tri_mesh).cast_all::<TransformRay, _>(ray, rules, keep)
             }
         }
     }
@@ -202,7 +202,7 @@ impl LeafBlocks {
         tri_mesh: &TriMesh,
         rays: [&RayPacket; H],
         lanes: [u32; H],
-        culling: FaceCulling,
+        rules: HitRules,
         keep: &impl Fn(u32) -> bool,
         hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
     ) {
@@ -212,7 +212,7 @@ impl LeafBlocks {
                 let mut p = 0;
                 let mut packets = hits.map(|hits| {
                     let best = BestHits::clear(lanes[p], hits);
-                    let leaf = PacketLeaf::new(&leaves, rays[p], lanes[p], culling, keep, best);
+                    let leaf = PacketLeaf::new(&leaves, rays[p], lanes[p], rules, keep, best);
                     p += 1;
                     leaf
                 });
@@ -223,7 +223,7 @@ impl LeafBlocks {
                 for (p, hits) in hits.into_iter().enumerate() {
                     for_each_lane(lanes[p], |lane| {
                         let ray = rays[p].ray(lane);
-                        hits[lane] = self.cast(wide, tri_mesh, &ray, culling, keep, None);
+                        hits[lane] = self.cast(wide, tri_mesh, &ray, rules, keep, None);
                     });
                 }
             }
@@ -239,7 +239,7 @@ impl LeafBlocks {
         tri_mesh: &TriMesh,
         rays: [&RayPacket; H],
         lanes: [u32; H],
-        culling: FaceCulling,
+        rules: HitRules,
         keep: &impl Fn(u32) -> bool,
     ) -> [u32; H] {
         match self {
@@ -250,7 +250,7 @@ impl LeafBlocks {
                 let mut p = 0;
                 let mut packets = none.each_mut().map(|none| {
                     let best = BestHits::clear(0, none);
-                    let leaf = PacketLeaf::new(&leaves, rays[p], lanes[p], culling, keep, best);
+                    let leaf = PacketLeaf::new(&leaves, rays[p], lanes[p], rules, keep, best);
                     p += 1;
                     leaf
                 });
@@ -261,7 +261,7 @@ impl LeafBlocks {
                 for (p, hit) in hit.iter_mut().enumerate() {
                     for_each_lane(lanes[p], |lane| {
                         let ray = rays[p].ray(lane);
-                        if self.occluded(wide, tri_mesh, &ray, culling, keep, None) {
+                        if self.occluded(wide, tri_mesh, &ray, rules, keep, None) {
                             *hit |= 1 << lane;
                         }
                     });
@@ -296,7 +296,7 @@ struct PacketLeaf<'l, 'a, 'h, K> {
 struct PacketRays<'l, 'a, K> {
     leaves: &'l Leaves<'a, TriangleBlock>,
     rays: &'l RayPacket,
-    culling: FaceCulling,
+    rules: HitRules,
     keep: &'l K,
 }
 
@@ -336,7 +336,7 @@ impl<'l, 'a, 'h, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, 'h, K> {
         leaves: &'l Leaves<'a, TriangleBlock>,
         rays: &'l RayPacket,
         lanes: u32,
-        culling: FaceCulling,
+        rules: HitRules,
         keep: &'l K,
         best: BestHits<'h>,
     ) -> Self {
@@ -344,7 +344,7 @@ impl<'l, 'a, 'h, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, 'h, K> {
             rays: PacketRays {
                 leaves,
                 rays,
-                culling,
+                rules,
                 keep,
             },
             lanes,
@@ -358,11 +358,11 @@ impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
     /// The single-ray leaf query of `lane`.
     #[inline(always)]
     fn query(&self, lane: usize) -> LeafQuery<BlockRay, &'l K> {
-        Leaves::<TriangleBlock>::query(&self.rays.ray(lane), self.culling, self.keep)
+        Leaves::<TriangleBlock>::query(&self.rays.ray(lane), self.rules, self.keep)
     }
 
     /// Calls `found(lane, hit)` for every ray in `lanes` and every triangle of the leaf `slots`
-    /// it hits within `[t_min, t_max[lane]]` that culling and the filter keep, in slot order,
+    /// it hits within `[t_min, t_max[lane]]` that rules and the filter keep, in slot order,
     /// testing two rays against a block's four triangles at once
     /// ([`meshcast_primitives::RayPair`]). `found` says what the ray does next ([`Next`]).
     #[inline(always)]
@@ -407,13 +407,10 @@ impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
                         let lane = triangles.trailing_zeros() as usize;
                         triangles &= triangles - 1;
                         let index = self.leaves.order[(first + i) * BLOCK_WIDTH + lane];
-                        if self.culling.is_on() {
+                        if self.rules.culls_faces() {
                             let triangle = block.triangle(lane);
                             let dir = self.rays.ray(ray).dir;
-                            if self
-                                .culling
-                                .culls(triangle.v0, triangle.v1, triangle.v2, dir)
-                            {
+                            if self.rules.culls(triangle.v0, triangle.v1, triangle.v2, dir) {
                                 continue;
                             }
                         }
@@ -464,7 +461,13 @@ impl<K: Fn(u32) -> bool> PacketLeaves for PacketLeaf<'_, '_, '_, K> {
     fn closest<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &mut Lanes<S>) {
         let (rays, all) = (self.rays.rays, self.lanes);
         let best = &mut self.best;
-        if let Some(packet) = set_up(&mut self.packet, t_max.simd(), rays, all) {
+        if let Some(packet) = set_up(
+            &mut self.packet,
+            t_max.simd(),
+            rays,
+            all,
+            self.rays.rules.contacts(),
+        ) {
             self.rays
                 .for_each_hit(packet, slots, lanes, t_max, |lane, hit| {
                     if best.offer(lane, hit) {
@@ -496,7 +499,13 @@ impl<K: Fn(u32) -> bool> PacketLeaves for PacketLeaf<'_, '_, '_, K> {
     fn any<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &Lanes<S>) -> u32 {
         let (rays, all) = (self.rays.rays, self.lanes);
         let mut hit = 0;
-        if let Some(packet) = set_up(&mut self.packet, t_max.simd(), rays, all) {
+        if let Some(packet) = set_up(
+            &mut self.packet,
+            t_max.simd(),
+            rays,
+            all,
+            self.rays.rules.contacts(),
+        ) {
             let mut limit = *t_max;
             self.rays
                 .for_each_hit(packet, slots, lanes, &mut limit, |lane, _| {
@@ -530,9 +539,10 @@ fn set_up<'p, S: Simd>(
     simd: S,
     rays: &RayPacket,
     lanes: u32,
+    contacts: Contacts,
 ) -> Option<&'p WatertightPacket> {
     if packet.is_none() {
-        *packet = Some(WatertightPacket::new(simd, rays, lanes));
+        *packet = Some(WatertightPacket::new(simd, rays, lanes).map(|p| p.with_contacts(contacts)));
     }
     packet.as_ref().and_then(Option::as_ref)
 }
@@ -600,8 +610,8 @@ pub(crate) trait LaneTest {
     /// What one block test finds.
     type Hits: LaneHits;
 
-    /// The set-up of `ray`, made once per ray.
-    fn new(ray: &Ray) -> Self;
+    /// The set-up of `ray` with the rule `contacts`, made once per ray.
+    fn new(ray: &Ray, contacts: Contacts) -> Self;
 
     /// Tests the four triangles of `block` with `t` in `[t_min, t_max]`.
     fn intersect(&self, block: &Self::Block, t_max: f32) -> Self::Hits;
@@ -623,8 +633,8 @@ impl LaneTest for BlockRay {
     type Hits = BlockHits;
 
     #[inline(always)]
-    fn new(ray: &Ray) -> Self {
-        BlockRay::new(WatertightRay::new(ray))
+    fn new(ray: &Ray, contacts: Contacts) -> Self {
+        BlockRay::new(WatertightRay::new(ray).with_contacts(contacts))
     }
 
     #[inline(always)]
@@ -655,7 +665,9 @@ impl LaneTest for TransformRay {
     type Hits = TransformHits;
 
     #[inline(always)]
-    fn new(ray: &Ray) -> Self {
+    /// The transform test holds every triangle closed: `contacts` is always
+    /// [`Contacts::Hit`] for it (see [`crate::LeafTest::Transform`]).
+    fn new(ray: &Ray, _: Contacts) -> Self {
         TransformRay::new(ray)
     }
 
@@ -698,7 +710,7 @@ struct LeafQuery<T, K> {
     lanes: Option<T>,
     ray: Ray,
     dir: glam::Vec3,
-    culling: FaceCulling,
+    rules: HitRules,
     keep: K,
 }
 
@@ -708,8 +720,8 @@ struct LeafQuery<T, K> {
 /// query: rays that miss the root 487 -> 343 (any hit), camera rays 784 -> 716 (closest) and
 /// 726 -> 621 (any), random rays 1208 -> 1215 (closest) and 1048 -> 993 (any).
 #[inline(never)]
-fn prepare<T: LaneTest>(ray: &Ray) -> T {
-    T::new(ray)
+fn prepare<T: LaneTest>(ray: &Ray, contacts: Contacts) -> T {
+    T::new(ray, contacts)
 }
 
 /// One ray's leaf test over one layout's blocks. Its methods are inlined into the hierarchy's
@@ -747,16 +759,12 @@ impl<'a, B> Leaves<'a, B> {
 
     /// The query of `ray` (made once per ray).
     #[inline(always)]
-    fn query<T: LaneTest<Block = B>, K>(
-        ray: &Ray,
-        culling: FaceCulling,
-        keep: K,
-    ) -> LeafQuery<T, K> {
+    fn query<T: LaneTest<Block = B>, K>(ray: &Ray, rules: HitRules, keep: K) -> LeafQuery<T, K> {
         LeafQuery {
             lanes: None,
             ray: *ray,
             dir: ray.dir,
-            culling,
+            rules,
             keep,
         }
     }
@@ -768,13 +776,13 @@ impl<'a, B> Leaves<'a, B> {
     fn cast<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
         ray: &Ray,
-        culling: FaceCulling,
+        rules: HitRules,
         keep: K,
         counts: Option<&mut TraversalCounts>,
     ) -> Option<Hit> {
         let leaf = BlockLeaf {
             leaves: self,
-            query: Self::query::<T, K>(ray, culling, keep),
+            query: Self::query::<T, K>(ray, rules, keep),
         };
         match counts {
             None => self.wide.cast_leaves(ray, leaf),
@@ -787,13 +795,13 @@ impl<'a, B> Leaves<'a, B> {
     fn occluded<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
         ray: &Ray,
-        culling: FaceCulling,
+        rules: HitRules,
         keep: K,
         counts: Option<&mut TraversalCounts>,
     ) -> bool {
         let leaf = BlockLeaf {
             leaves: self,
-            query: Self::query::<T, K>(ray, culling, keep),
+            query: Self::query::<T, K>(ray, rules, keep),
         };
         match counts {
             None => self.wide.occluded_leaves(ray, leaf),
@@ -804,10 +812,10 @@ impl<'a, B> Leaves<'a, B> {
     fn cast_all<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
         ray: &Ray,
-        culling: FaceCulling,
+        rules: HitRules,
         keep: K,
     ) -> Vec<Hit> {
-        let mut query = Self::query::<T, K>(ray, culling, keep);
+        let mut query = Self::query::<T, K>(ray, rules, keep);
         self.wide.cast_all(ray, |slots, range, hits| {
             self.all(slots, range.t_max, &mut query, hits)
         })
@@ -823,7 +831,9 @@ impl<'a, B> Leaves<'a, B> {
         mut t_max: impl FnMut() -> f32,
         mut found: impl FnMut(Hit) -> bool,
     ) -> bool {
-        let lane_ray = query.lanes.get_or_insert_with(|| prepare(&query.ray));
+        let lane_ray = query
+            .lanes
+            .get_or_insert_with(|| prepare(&query.ray, query.rules.contacts()));
         let first = slots.start as usize / BLOCK_WIDTH;
         let end = slots.end as usize / BLOCK_WIDTH;
         for (b, block) in self.blocks[first..end].iter().enumerate() {
@@ -833,9 +843,9 @@ impl<'a, B> Leaves<'a, B> {
                 let lane = lanes.trailing_zeros() as usize;
                 lanes &= lanes - 1;
                 let index = self.order[(first + b) * BLOCK_WIDTH + lane];
-                if query.culling.is_on() {
+                if query.rules.culls_faces() {
                     let t = T::triangle(block, lane, index, self.tri_mesh);
-                    if query.culling.culls(t.v0, t.v1, t.v2, query.dir) {
+                    if query.rules.culls(t.v0, t.v1, t.v2, query.dir) {
                         continue;
                     }
                 }

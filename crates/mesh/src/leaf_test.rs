@@ -43,7 +43,9 @@ pub enum LeafTest {
     /// Coordinate Transformation*, JCGT 2016; [`meshcast_primitives::TriangleTransform`]):
     /// each triangle keeps the map to a space where it is the unit triangle, 48 bytes per
     /// triangle ([`meshcast_primitives::TransformBlock`]). Not watertight, and with no
-    /// exactly-once rule: `cast_all` may count a crossing at an edge twice or not at all. A
+    /// exactly-once rule: `cast_all` may count a crossing at an edge twice or not at all, and
+    /// [`crate::QueryOptions::contacts`] changes nothing (its triangles are closed, as with
+    /// [`meshcast_primitives::Contacts::Hit`], up to its rounding). A
     /// triangle whose transform is not representable in `f32` is never hit, as in the scalar
     /// test.
     Transform,

@@ -71,6 +71,7 @@ pub use io::cache::{CacheProblem, CacheSection};
 pub use io::{Format, CACHE_EXTENSION};
 pub use leaf_test::LeafTest;
 pub use mesh::Mesh;
+pub use meshcast_primitives::Contacts;
 pub use nearest::{ClosestPoint, Feature, SceneClosestPoint};
 pub use pick::Pick;
 pub use point_queries::{PointQueries, CONTAINS_RAY_DIRECTION};

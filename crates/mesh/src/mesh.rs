@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::leaf_blocks::LeafBlocks;
 use crate::packets::{PairSpan, PACKET_MIN_RAYS};
-use crate::query::FaceCulling;
+use crate::query::HitRules;
 use crate::ray_queries::{at_least, for_each_lane};
 use crate::winding::WindingCache;
 use crate::{Filter, LeafTest, QueryOptions, RayQueries, Result, SurfacePoint, TriMesh};
@@ -270,18 +270,18 @@ impl Mesh {
         self.tri_mesh.is_closed()
     }
 
-    /// The closest hit of `ray` among the triangles that `filter` keeps and `culling` does
-    /// not skip: the mesh's closest-hit walk, for every level's [`RayQueries::cast`].
+    /// The closest hit of `ray` among the triangles that `filter` keeps and `rules` accept
+    /// (culling, contacts): the mesh's closest-hit walk, for every level's [`RayQueries::cast`].
     #[inline]
     pub(crate) fn closest(
         &self,
         ray: &Ray,
-        culling: FaceCulling,
+        rules: HitRules,
         filter: &impl Filter<u32>,
     ) -> Option<Hit> {
         let keep = |triangle| filter.keep(triangle);
         self.blocks
-            .cast(&self.wide, &self.tri_mesh, ray, culling, keep, None)
+            .cast(&self.wide, &self.tri_mesh, ray, rules, keep, None)
     }
 
     /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits; coherent
@@ -292,17 +292,17 @@ impl Mesh {
         &self,
         rays: &RayPacket,
         lanes: u32,
-        culling: FaceCulling,
+        rules: HitRules,
         filter: &impl Filter<u32>,
         hits: &mut [Option<Hit>; PACKET_WIDTH],
     ) {
         if !at_least(lanes, PACKET_MIN_RAYS) {
             for_each_lane(lanes, |lane| {
-                hits[lane] = self.closest(&rays.ray(lane), culling, filter)
+                hits[lane] = self.closest(&rays.ray(lane), rules, filter)
             });
             return;
         }
-        self.closest_packets([rays], [lanes], culling, filter, [hits]);
+        self.closest_packets([rays], [lanes], rules, filter, [hits]);
     }
 
     /// [`Mesh::closest_packet`] of `H` packets walked together, each with enough rays.
@@ -310,20 +310,13 @@ impl Mesh {
         &self,
         rays: [&RayPacket; H],
         lanes: [u32; H],
-        culling: FaceCulling,
+        rules: HitRules,
         filter: &impl Filter<u32>,
         hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
     ) {
         let keep = |triangle| filter.keep(triangle);
-        self.blocks.cast_packets(
-            &self.wide,
-            &self.tri_mesh,
-            rays,
-            lanes,
-            culling,
-            &keep,
-            hits,
-        );
+        self.blocks
+            .cast_packets(&self.wide, &self.tri_mesh, rays, lanes, rules, &keep, hits);
     }
 
     /// Which rays of `rays` in `lanes` hit anything (as [`Mesh::closest_packet`]), as bits.
@@ -331,19 +324,19 @@ impl Mesh {
         &self,
         rays: &RayPacket,
         lanes: u32,
-        culling: FaceCulling,
+        rules: HitRules,
         filter: &impl Filter<u32>,
     ) -> u32 {
         if !at_least(lanes, PACKET_MIN_RAYS) {
             let mut hit = 0;
             for_each_lane(lanes, |lane| {
-                if self.any(&rays.ray(lane), culling, filter) {
+                if self.any(&rays.ray(lane), rules, filter) {
                     hit |= 1 << lane;
                 }
             });
             return hit;
         }
-        self.any_packets([rays], [lanes], culling, filter)[0]
+        self.any_packets([rays], [lanes], rules, filter)[0]
     }
 
     /// [`Mesh::any_packet`] of `H` packets walked together, each with enough rays, as bits
@@ -352,33 +345,27 @@ impl Mesh {
         &self,
         rays: [&RayPacket; H],
         lanes: [u32; H],
-        culling: FaceCulling,
+        rules: HitRules,
         filter: &impl Filter<u32>,
     ) -> [u32; H] {
         let keep = |triangle| filter.keep(triangle);
         self.blocks
-            .occluded_packets(&self.wide, &self.tri_mesh, rays, lanes, culling, &keep)
+            .occluded_packets(&self.wide, &self.tri_mesh, rays, lanes, rules, &keep)
     }
 
-    /// Whether `ray` hits any triangle that `filter` keeps and `culling` does not skip.
+    /// Whether `ray` hits any triangle that `filter` keeps and `rules` accept.
     #[inline]
-    pub(crate) fn any(&self, ray: &Ray, culling: FaceCulling, filter: &impl Filter<u32>) -> bool {
+    pub(crate) fn any(&self, ray: &Ray, rules: HitRules, filter: &impl Filter<u32>) -> bool {
         let keep = |triangle| filter.keep(triangle);
         self.blocks
-            .occluded(&self.wide, &self.tri_mesh, ray, culling, keep, None)
+            .occluded(&self.wide, &self.tri_mesh, ray, rules, keep, None)
     }
 
-    /// Every hit of a valid `ray` on the triangles that `filter` keeps and `culling` does not
-    /// skip.
-    pub(crate) fn all(
-        &self,
-        ray: &Ray,
-        culling: FaceCulling,
-        filter: &impl Filter<u32>,
-    ) -> Vec<Hit> {
+    /// Every hit of a valid `ray` on the triangles that `filter` keeps and `rules` accept.
+    pub(crate) fn all(&self, ray: &Ray, rules: HitRules, filter: &impl Filter<u32>) -> Vec<Hit> {
         let keep = |triangle| filter.keep(triangle);
         self.blocks
-            .cast_all(&self.wide, &self.tri_mesh, ray, culling, keep)
+            .cast_all(&self.wide, &self.tri_mesh, ray, rules, keep)
     }
 
     /// The triangle in leaf slot `slot` of the hierarchy and its index.
@@ -408,16 +395,16 @@ impl Mesh {
     /// # Ok::<(), meshcast_mesh::Error>(())
     /// ```
     pub fn cast_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> Option<Hit> {
-        let (culling, keep) = (FaceCulling::OFF, |_| true);
+        let (rules, keep) = (HitRules::first_hit(&QueryOptions::new()), |_| true);
         self.blocks
-            .cast(&self.wide, &self.tri_mesh, ray, culling, keep, Some(counts))
+            .cast(&self.wide, &self.tri_mesh, ray, rules, keep, Some(counts))
     }
 
     /// [`RayQueries::occluded`], adding what it visited to `counts` (see [`Mesh::cast_counted`]).
     pub fn occluded_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> bool {
-        let (culling, keep) = (FaceCulling::OFF, |_| true);
+        let (rules, keep) = (HitRules::first_hit(&QueryOptions::new()), |_| true);
         self.blocks
-            .occluded(&self.wide, &self.tri_mesh, ray, culling, keep, Some(counts))
+            .occluded(&self.wide, &self.tri_mesh, ray, rules, keep, Some(counts))
     }
 
     /// The node kernel this mesh's ray queries run ([`Kernel::preferred`] unless set).
@@ -468,28 +455,16 @@ impl RayQueries for Mesh {
 
     #[inline]
     fn walk_closest<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
-        self.closest(
-            ray,
-            FaceCulling::new(options.culling, false),
-            &options.filter,
-        )
+        self.closest(ray, HitRules::first_hit(options), &options.filter)
     }
 
     #[inline]
     fn walk_any<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool {
-        self.any(
-            ray,
-            FaceCulling::new(options.culling, false),
-            &options.filter,
-        )
+        self.any(ray, HitRules::first_hit(options), &options.filter)
     }
 
     fn walk_all<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Vec<Hit> {
-        self.all(
-            ray,
-            FaceCulling::new(options.culling, false),
-            &options.filter,
-        )
+        self.all(ray, HitRules::every_hit(options), &options.filter)
     }
 
     fn walk_closest_packet<F: Filter<u32>>(
@@ -499,8 +474,8 @@ impl RayQueries for Mesh {
         options: &QueryOptions<F>,
         hits: &mut [Option<Hit>; PACKET_WIDTH],
     ) {
-        let culling = FaceCulling::new(options.culling, false);
-        self.closest_packet(rays, lanes, culling, &options.filter, hits);
+        let rules = HitRules::first_hit(options);
+        self.closest_packet(rays, lanes, rules, &options.filter, hits);
     }
 
     fn pair_span(&self) -> Option<PairSpan> {
@@ -513,11 +488,11 @@ impl RayQueries for Mesh {
         options: &QueryOptions<F>,
         hits: [&mut [Option<Hit>; PACKET_WIDTH]; 2],
     ) {
-        let culling = FaceCulling::new(options.culling, false);
+        let rules = HitRules::first_hit(options);
         self.closest_packets(
             rays,
             [meshcast_primitives::ALL_LANES; 2],
-            culling,
+            rules,
             &options.filter,
             hits,
         );
@@ -529,8 +504,8 @@ impl RayQueries for Mesh {
         lanes: u32,
         options: &QueryOptions<F>,
     ) -> u32 {
-        let culling = FaceCulling::new(options.culling, false);
-        self.any_packet(rays, lanes, culling, &options.filter)
+        let rules = HitRules::first_hit(options);
+        self.any_packet(rays, lanes, rules, &options.filter)
     }
 
     fn walk_any_packet_pair<F: Filter<u32>>(
@@ -538,11 +513,11 @@ impl RayQueries for Mesh {
         rays: [&RayPacket; 2],
         options: &QueryOptions<F>,
     ) -> [u32; 2] {
-        let culling = FaceCulling::new(options.culling, false);
+        let rules = HitRules::first_hit(options);
         self.any_packets(
             rays,
             [meshcast_primitives::ALL_LANES; 2],
-            culling,
+            rules,
             &options.filter,
         )
     }

@@ -12,7 +12,7 @@ use glam::Vec3;
 use meshcast_primitives::Ray;
 use rayon::prelude::*;
 
-use crate::query::FaceCulling;
+use crate::query::HitRules;
 use crate::ray_queries::{sealed, BATCH_GRAIN};
 use crate::{
     ClosestPoint, Filter, Instance, InstanceId, KeepAll, Mesh, QueryOptions, Scene,
@@ -238,7 +238,7 @@ impl Mesh {
     /// The number of crossings of the ray from `point` along [`CONTAINS_RAY_DIRECTION`].
     fn crossings(&self, point: Vec3) -> usize {
         let ray = Ray::new(point, CONTAINS_RAY_DIRECTION);
-        self.all(&ray, FaceCulling::OFF, &KeepAll).len()
+        self.all(&ray, HitRules::CROSSINGS, &KeepAll).len()
     }
 }
 

@@ -1,6 +1,8 @@
 //! `QueryOptions`: what every mesh and scene query accepts besides its shape (a distance
 //! limit, back-face culling, a layer mask and a filter), and the filter trait.
 
+use meshcast_primitives::Contacts;
+
 use crate::InstanceId;
 
 /// The mask that matches every layer: the default of [`QueryOptions::mask`] and of
@@ -120,13 +122,24 @@ impl<F: Fn(InstanceId, u32) -> bool> Filter<(InstanceId, u32)> for F {
 }
 
 /// The options every mesh and scene query takes (the `*_with` forms of [`crate::RayQueries`],
-/// picks, closest points, selections): a distance limit, back-face culling, a layer mask
-/// and a filter. The default (`QueryOptions::new()`) limits nothing.
+/// picks, closest points, selections): a distance limit, back-face culling, the rule for
+/// rays that touch an edge or a vertex, a layer mask and a filter. The default
+/// (`QueryOptions::new()`) limits nothing.
 ///
 /// - `max_distance`: the largest world distance reported. For rays, the distance along the
 ///   ray from its origin (`t * |dir|`; the ray's own range applies too); for closest
 ///   points, the distance to the query point. NaN or negative: nothing is found.
 /// - `culling`: rays skip back faces ([`Culling`]); other queries ignore it.
+/// - `contacts`: whether a ray that touches a triangle, through its edge or a vertex, hits
+///   it in a closest or any hit (`cast`, `occluded`, their batches and packets, picks).
+///   [`Contacts::Hit`], the default, answers what those questions ask: a ray down the edge
+///   of a box meets the box, whichever of its edges, and a ray through a shared edge hits
+///   the surface (both triangles, at the same `t`; the closest hit is the smaller triangle
+///   index by [`meshcast_primitives::Hit::order`]). [`Contacts::TieRule`] gives each edge
+///   and vertex to one triangle, so that `cast` is the first hit of `cast_all`; a ray that
+///   only touches the surface then hits it twice or not at all, by the edge's direction.
+///   `cast_all` and the inside test count crossings, and always do so by the tie rule:
+///   each crossing once, whatever this option says.
 /// - `mask`: scene queries skip every instance whose [`crate::Instance::layers`] share no
 ///   bit with it; mesh queries ignore it.
 /// - `filter`: rejects candidates ([`Filter`]); traversal goes on to the next one.
@@ -161,6 +174,10 @@ pub struct QueryOptions<F = KeepAll> {
     pub max_distance: f32,
     /// Whether rays skip back faces (default [`Culling::Off`]).
     pub culling: Culling,
+    /// Whether a ray that touches a triangle (meets its edge or a vertex) hits it for a
+    /// closest or any hit (default [`Contacts::Hit`]). Every hit (`cast_all`) and the inside
+    /// test count each crossing once whatever this says.
+    pub contacts: Contacts,
     /// The layers searched (default [`ALL_LAYERS`]).
     pub mask: u32,
     /// The filter (default [`KeepAll`]).
@@ -179,6 +196,7 @@ impl QueryOptions {
         Self {
             max_distance: f32::INFINITY,
             culling: Culling::Off,
+            contacts: Contacts::Hit,
             mask: ALL_LAYERS,
             filter: KeepAll,
         }
@@ -199,6 +217,12 @@ impl<F> QueryOptions<F> {
     #[must_use]
     pub fn with_culling(self, culling: Culling) -> Self {
         Self { culling, ..self }
+    }
+
+    /// The same options with this rule for rays that touch a triangle's edge or vertex.
+    #[must_use]
+    pub fn with_contacts(self, contacts: Contacts) -> Self {
+        Self { contacts, ..self }
     }
 
     /// The same options with this layer mask.
@@ -226,6 +250,7 @@ impl<F> QueryOptions<F> {
         QueryOptions {
             max_distance: self.max_distance,
             culling: self.culling,
+            contacts: self.contacts,
             mask: self.mask,
             filter,
         }
@@ -264,29 +289,56 @@ impl<F> QueryOptions<F> {
     }
 }
 
-/// Back-face culling as a mesh traversal applies it: the query's [`Culling`], and whether
-/// the instance's transform mirrors (which swaps the sides).
+/// Which triangle hits a mesh walk accepts: the query's [`Culling`], whether the instance's
+/// transform mirrors (which swaps the sides), and the query's [`Contacts`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct FaceCulling {
+pub(crate) struct HitRules {
     culling: Culling,
     mirrored: bool,
+    contacts: Contacts,
 }
 
-impl FaceCulling {
-    /// Both sides are hit.
-    pub(crate) const OFF: Self = Self {
+impl HitRules {
+    /// Both sides, each crossing once: the rules of queries that count crossings (an inside
+    /// test's parity).
+    pub(crate) const CROSSINGS: Self = Self {
         culling: Culling::Off,
         mirrored: false,
+        contacts: Contacts::TieRule,
     };
 
-    /// `culling` in a mesh placed by a transform that mirrors (`mirrored`) or not.
-    pub(crate) const fn new(culling: Culling, mirrored: bool) -> Self {
-        Self { culling, mirrored }
+    /// The rules of a closest or any hit with `options`: its culling and its contacts.
+    pub(crate) fn first_hit<F>(options: &QueryOptions<F>) -> Self {
+        Self {
+            culling: options.culling,
+            mirrored: false,
+            contacts: options.contacts,
+        }
+    }
+
+    /// The rules of every hit with `options`: its culling, each crossing once whatever its
+    /// contacts (see [`QueryOptions::contacts`]).
+    pub(crate) fn every_hit<F>(options: &QueryOptions<F>) -> Self {
+        Self {
+            contacts: Contacts::TieRule,
+            ..Self::first_hit(options)
+        }
+    }
+
+    /// The same rules in a mesh placed by a transform that mirrors (`mirrored`) or not.
+    pub(crate) const fn mirrored(self, mirrored: bool) -> Self {
+        Self { mirrored, ..self }
+    }
+
+    /// Which triangles a ray through an edge or a vertex hits.
+    #[inline(always)]
+    pub(crate) fn contacts(&self) -> Contacts {
+        self.contacts
     }
 
     /// Whether any face is culled.
     #[inline(always)]
-    pub(crate) fn is_on(&self) -> bool {
+    pub(crate) fn culls_faces(&self) -> bool {
         self.culling == Culling::BackFaces
     }
 

@@ -30,15 +30,18 @@ pub(crate) const BATCH_GRAIN: usize = 64;
 /// | [`cast_batch`](RayQueries::cast_batch), [`occluded_batch`](RayQueries::occluded_batch), [`cast_all_batch`](RayQueries::cast_all_batch) | the same for many rays, in parallel, in the rays' order |
 ///
 /// Each has a `*_with` form that takes [`QueryOptions`]: a distance limit, back-face
-/// culling, a layer mask (instances and scenes) and a [`Filter`] asked about every
+/// culling, contacts, a layer mask (instances and scenes) and a [`Filter`] asked about every
 /// candidate ([`RayQueries::Candidate`]). A rejected or culled hit lets the ray go on to what
 /// lies behind it. The plain forms are the `*_with` forms with [`QueryOptions::new`].
 ///
 /// Answers are exact: they equal a brute-force loop over every triangle with the watertight
-/// test, bit for bit (a ray through an edge or vertex never slips through, and crosses a
-/// closed surface there exactly once), and hits are ordered by `t` (`-0.0` equal to `0.0`), then by the
-/// level's tie rule ([`meshcast_primitives::Hit::order`] on a mesh or an instance,
-/// [`crate::SceneHit::order`] in a scene), so that `cast` is the first of `cast_all`.
+/// test, bit for bit (a ray through an edge or vertex never slips through, and `cast_all`
+/// counts a crossing of a closed surface there exactly once), and hits are ordered by `t`
+/// (`-0.0` equal to `0.0`), then by the level's order ([`meshcast_primitives::Hit::order`]
+/// on a mesh or an instance, [`crate::SceneHit::order`] in a scene). `cast` and `occluded`
+/// count a ray that touches a triangle, through its edge or a vertex, as a hit
+/// ([`crate::Contacts::Hit`], [`QueryOptions::contacts`]); with [`crate::Contacts::TieRule`]
+/// they follow `cast_all`'s rule, and `cast` is the first of `cast_all`.
 /// Degenerate rays (NaN or infinite components, a zero direction, an empty range) hit
 /// nothing. Every batch call answers each ray exactly as its single-ray call does, whatever
 /// the number of threads.

@@ -6,6 +6,7 @@ use core::cmp::Ordering;
 use meshcast_bvh::{BuildOptions, Bvh};
 use meshcast_primitives::{Aabb, Hit, Ray, RayHit, RayPacket, PACKET_WIDTH};
 
+use crate::query::HitRules;
 use crate::ray_queries::for_each_lane;
 use crate::{Error, Filter, Instance, QueryOptions, RayQueries, Result, SurfacePoint};
 
@@ -398,7 +399,7 @@ impl RayQueries for Scene {
                 id,
                 filter: &options.filter,
             };
-            let hit = instance.closest(range, options.culling, &filter)?;
+            let hit = instance.closest(range, HitRules::first_hit(options), &filter)?;
             Some(SceneHit { instance: id, hit })
         })
     }
@@ -412,7 +413,7 @@ impl RayQueries for Scene {
                         id,
                         filter: &options.filter,
                     };
-                    instance.any(range, options.culling, &filter)
+                    instance.any(range, HitRules::first_hit(options), &filter)
                 })
         })
     }
@@ -443,7 +444,13 @@ impl RayQueries for Scene {
                     rays[lane].with_range(rays[lane].t_min, t_max[lane])
                 });
                 let mut found = [None; PACKET_WIDTH];
-                instance.closest_packet(&ranges, lanes, options.culling, &filter, &mut found);
+                instance.closest_packet(
+                    &ranges,
+                    lanes,
+                    HitRules::first_hit(options),
+                    &filter,
+                    &mut found,
+                );
                 for_each_lane(lanes, |lane| {
                     let Some(hit) = found[lane] else {
                         return;
@@ -477,7 +484,7 @@ impl RayQueries for Scene {
                         id,
                         filter: &options.filter,
                     };
-                    instance.any_packet(rays, lanes, options.culling, &filter) & lanes
+                    instance.any_packet(rays, lanes, HitRules::first_hit(options), &filter) & lanes
                 })
         })
     }
@@ -494,7 +501,7 @@ impl RayQueries for Scene {
                     id,
                     filter: &options.filter,
                 };
-                let found = instance.all(range, options.culling, &filter);
+                let found = instance.all(range, HitRules::every_hit(options), &filter);
                 hits.extend(found.into_iter().map(|hit| SceneHit { instance: id, hit }));
             }
         });

@@ -168,7 +168,7 @@ pub use meshcast_mesh::{
     Result, Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning, CACHE_EXTENSION,
 };
 pub use meshcast_mesh::{
-    ClosestPoint, Containment, Culling, Facing, Feature, Filter, HitLists, KeepAll, Pick,
+    ClosestPoint, Contacts, Containment, Culling, Facing, Feature, Filter, HitLists, KeepAll, Pick,
     PointQueries, QueryOptions, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
     ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };

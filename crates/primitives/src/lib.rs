@@ -82,7 +82,7 @@ pub use triangle_transform::TriangleTransform;
 pub use triangulation::triangulate;
 pub use viewport::{ClipPlanes, DepthConvention, Viewport};
 pub use volume::{Overlap, Volume};
-pub use watertight::WatertightRay;
+pub use watertight::{Contacts, WatertightRay};
 /// Asks the CPU to bring `values` into its caches ahead of use, where it can (x86-64); here a
 /// hint with nothing to do.
 #[cfg(not(target_arch = "x86_64"))]

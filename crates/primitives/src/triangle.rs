@@ -3,7 +3,7 @@
 
 use glam::{DVec3, Vec3};
 
-use crate::{Aabb, Hit, Ray, WatertightRay};
+use crate::{Aabb, Contacts, Hit, Ray, WatertightRay};
 
 /// A triangle with corners `v0`, `v1`, `v2`; counter-clockwise seen from the side its
 /// [`normal`](Triangle::normal) points to (the front).
@@ -137,9 +137,37 @@ impl Triangle {
     /// keeps the per-ray set-up for testing many triangles and says more.
     #[inline]
     pub fn intersect_watertight(&self, ray: &Ray) -> Option<Hit> {
+        self.intersect_with(ray, Contacts::TieRule)
+    }
+
+    /// The watertight test with the rule `contacts` for rays exactly through an edge or a
+    /// vertex: [`Contacts::TieRule`] is [`Triangle::intersect_watertight`];
+    /// [`Contacts::Hit`] holds the triangle closed, so that every ray meeting it, on an edge
+    /// or a vertex too, hits it.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_primitives::{Contacts, Ray, Triangle};
+    ///
+    /// let tri = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
+    /// // Straight down through the middle of each edge.
+    /// let middles = [Vec3::new(0.5, 0.0, 1.0), Vec3::new(0.5, 0.5, 1.0), Vec3::new(0.0, 0.5, 1.0)];
+    /// let hits = |contacts| {
+    ///     let rays = middles.map(|m| Ray::new(m, Vec3::NEG_Z));
+    ///     rays.iter().filter(|ray| tri.intersect_with(ray, contacts).is_some()).count()
+    /// };
+    /// assert_eq!(hits(Contacts::Hit), 3);
+    /// // The tie rule leaves some edges to the neighbours the triangle would have there.
+    /// assert!(hits(Contacts::TieRule) < 3);
+    /// ```
+    #[inline]
+    pub fn intersect_with(&self, ray: &Ray, contacts: Contacts) -> Option<Hit> {
         if !ray.is_valid() || self.is_degenerate() {
             return None;
         }
-        WatertightRay::new(ray).intersect(self.v0, self.v1, self.v2)
+        WatertightRay::new(ray)
+            .with_contacts(contacts)
+            .intersect(self.v0, self.v1, self.v2)
     }
 }

@@ -259,26 +259,30 @@ impl BlockRay {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Ray;
+    use crate::{Contacts, Ray};
 
     use crate::test_rng::Xorshift;
 
+    /// Checks every lane against the scalar test, with either rule for contacts.
     fn assert_lanes_match(ray: &Ray, triangles: &[Triangle], t_max: f32) {
         let block = TriangleBlock::new(triangles);
-        let watertight = WatertightRay::new(ray);
-        let hits = BlockRay::new(watertight).intersect(&block, t_max);
-        let scalar = watertight.with_range(ray.t_min, t_max);
-        for lane in 0..BLOCK_WIDTH {
-            let expected = triangles
-                .get(lane)
-                .and_then(|t| scalar.intersect(t.v0, t.v1, t.v2));
-            let got = hits.hit(lane);
-            let bits = |h: Option<Hit>| h.map(|h| (h.t.to_bits(), h.u.to_bits(), h.v.to_bits()));
-            assert_eq!(
-                bits(got),
-                bits(expected),
-                "lane {lane}, {ray:?}, {triangles:?}"
-            );
+        for contacts in [Contacts::TieRule, Contacts::Hit] {
+            let watertight = WatertightRay::new(ray).with_contacts(contacts);
+            let hits = BlockRay::new(watertight).intersect(&block, t_max);
+            let scalar = watertight.with_range(ray.t_min, t_max);
+            for lane in 0..BLOCK_WIDTH {
+                let expected = triangles
+                    .get(lane)
+                    .and_then(|t| scalar.intersect(t.v0, t.v1, t.v2));
+                let got = hits.hit(lane);
+                let bits =
+                    |h: Option<Hit>| h.map(|h| (h.t.to_bits(), h.u.to_bits(), h.v.to_bits()));
+                assert_eq!(
+                    bits(got),
+                    bits(expected),
+                    "lane {lane}, {contacts:?}, {ray:?}, {triangles:?}"
+                );
+            }
         }
     }
 

@@ -28,6 +28,13 @@
 //!   where a consistent surface would give one.
 //!
 //! The rule runs only when an edge function is exactly zero, so it costs nothing otherwise.
+//!
+//! That rule is [`Contacts::TieRule`], right wherever hits are counted. A closest-hit or
+//! any-hit question asks instead where or whether the ray meets the surface, and a ray that
+//! only touches it (along a box's edge, through a cone's apex) meets it there: with
+//! [`Contacts::Hit`] every triangle is closed, its edges and vertices included, so that ray
+//! hits every triangle it touches, and one through a shared edge hits both triangles of the
+//! edge at the same `t` (a closest hit then picks one by [`Hit::order`]).
 
 use glam::{Vec3, Vec4};
 
@@ -59,6 +66,38 @@ pub struct WatertightRay {
     pub(crate) shear: Vec3,
     pub(crate) t_min: f32,
     pub(crate) t_max: f32,
+    /// Which triangles own a point on an edge or a vertex.
+    pub(crate) contacts: Contacts,
+}
+
+/// Which triangles a ray through an edge or a vertex hits: the one [`Contacts::TieRule`]
+/// gives the point to, or every triangle it touches ([`Contacts::Hit`]). The two differ only
+/// for rays exactly through an edge or a vertex (an edge function exactly zero).
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use meshcast_primitives::{Contacts, Ray, WatertightRay};
+///
+/// // Two triangles sharing the edge x = y; a ray straight through that edge.
+/// let (a, b, c, d) = (Vec3::ZERO, Vec3::new(1.0, 1.0, 0.0), Vec3::X, Vec3::Y);
+/// let ray = Ray::new(Vec3::new(0.5, 0.5, 1.0), Vec3::NEG_Z);
+/// let hits = |contacts| {
+///     let wt = WatertightRay::new(&ray).with_contacts(contacts);
+///     [wt.intersect(a, c, b), wt.intersect(a, b, d)].iter().flatten().count()
+/// };
+/// assert_eq!(hits(Contacts::TieRule), 1);
+/// assert_eq!(hits(Contacts::Hit), 2);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Contacts {
+    /// Every triangle is closed: a ray that meets an edge or a vertex hits each triangle
+    /// there. What a closest or any hit means by "the ray meets the surface".
+    Hit,
+    /// Each edge and vertex belongs to one of the triangles around it (see the module doc):
+    /// a ray crossing a closed surface there hits it once, a ray only touching it hits it
+    /// twice or not at all. What counting crossings needs. [`WatertightRay::new`]'s default.
+    TieRule,
 }
 
 impl WatertightRay {
@@ -84,7 +123,15 @@ impl WatertightRay {
             shear: shear.truncate(),
             t_min,
             t_max,
+            contacts: Contacts::TieRule,
         }
+    }
+
+    /// The same set-up with the given rule for rays through edges and vertices.
+    #[inline]
+    #[must_use]
+    pub fn with_contacts(self, contacts: Contacts) -> Self {
+        Self { contacts, ..self }
     }
 
     /// The axes of `ray`'s set-up: the dominant direction axis `kz`, after the other two
@@ -152,13 +199,22 @@ impl WatertightRay {
             );
             let exact = [cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax];
             [e0, e1, e2] = exact.map(|e| e as f32);
-            // The ray runs through an edge or a vertex: each zero edge function takes the
-            // side the ray would be on if moved by an infinitesimal step (see
-            // `side_of_edge`), so that exactly one of the triangles around the point owns it.
-            let s0 = side_of_edge(exact[0], (bx, by), (cx, cy));
-            let s1 = side_of_edge(exact[1], (cx, cy), (ax, ay));
-            let s2 = side_of_edge(exact[2], (ax, ay), (bx, by));
-            if !(s0 > 0.0 && s1 > 0.0 && s2 > 0.0 || s0 < 0.0 && s1 < 0.0 && s2 < 0.0) {
+            let [s0, s1, s2] = match self.contacts {
+                // The ray runs through an edge or a vertex, which the closed triangle holds:
+                // a zero takes no side.
+                Contacts::Hit => exact,
+                // Each zero edge function takes the side the ray would be on if moved by an
+                // infinitesimal step (see `side_of_edge`), so that exactly one of the
+                // triangles around the point owns it.
+                Contacts::TieRule => [
+                    side_of_edge(exact[0], (bx, by), (cx, cy)),
+                    side_of_edge(exact[1], (cx, cy), (ax, ay)),
+                    side_of_edge(exact[2], (ax, ay), (bx, by)),
+                ],
+            };
+            if (s0 < 0.0 || s1 < 0.0 || s2 < 0.0) && (s0 > 0.0 || s1 > 0.0 || s2 > 0.0)
+                || s0 == 0.0 && s1 == 0.0 && s2 == 0.0
+            {
                 return None;
             }
         }
@@ -229,6 +285,8 @@ mod tests {
         let ray = Ray::new(Vec3::new(0.0, 2.6622211e28, 0.0), Vec3::NEG_Y);
         let [a, b, c] = triangle;
         assert_eq!(WatertightRay::new(&ray).intersect(a, b, c), None);
+        let touching = WatertightRay::new(&ray).with_contacts(Contacts::Hit);
+        assert_eq!(touching.intersect(a, b, c), None);
         // Moved to the inside of that edge by the same tiny amount, the ray hits.
         let inside = Ray::new(Vec3::new(3e-38, 2.6622211e28, 0.0), Vec3::NEG_Y);
         assert!(WatertightRay::new(&inside).intersect(a, b, c).is_some());
@@ -270,6 +328,100 @@ mod tests {
                 assert_eq!(hits, 1, "ray {ray:?} through the fan");
             }
         }
+    }
+
+    /// A ray through a shared vertex or along a shared spoke of the fan hits every triangle
+    /// it touches when contacts hit, and the one the tie rule names otherwise; a ray inside
+    /// one triangle hits that one either way.
+    #[test]
+    fn contacts_hit_every_triangle_touched() {
+        // Corners whose midpoints are exact, so that the rays below run exactly through the
+        // spokes and rim edges.
+        let centre = Vec3::new(0.25, 0.5, 0.375);
+        let square = [
+            (1, 0),
+            (1, 1),
+            (0, 1),
+            (-1, 1),
+            (-1, 0),
+            (-1, -1),
+            (0, -1),
+            (1, -1),
+        ];
+        let rim: Vec<Vec3> = square
+            .iter()
+            .map(|&(x, y)| centre + Vec3::new(x as f32, y as f32, 0.0))
+            .collect();
+        let n = rim.len();
+        let fan: Vec<[Vec3; 3]> = (0..n).map(|i| [centre, rim[i], rim[(i + 1) % n]]).collect();
+        let hits = |ray: &Ray, contacts| {
+            let wt = WatertightRay::new(ray).with_contacts(contacts);
+            fan.iter()
+                .filter(|[a, b, c]| wt.intersect(*a, *b, *c).is_some())
+                .count()
+        };
+        for dir in [Vec3::NEG_Z, Vec3::Z, Vec3::new(0.0, -0.0, -1.0)] {
+            let through = |p: Vec3| Ray::new(p - dir * 3.0, dir);
+            assert_eq!(hits(&through(centre), Contacts::Hit), n);
+            assert_eq!(hits(&through(centre), Contacts::TieRule), 1);
+            let spoke = through(centre.lerp(rim[2], 0.5));
+            assert_eq!(hits(&spoke, Contacts::Hit), 2);
+            assert_eq!(hits(&spoke, Contacts::TieRule), 1);
+            // The rim's corner rim[1] is shared by two triangles, a border edge by one.
+            assert_eq!(hits(&through(rim[1]), Contacts::Hit), 2);
+            assert_eq!(hits(&through(rim[1].lerp(rim[2], 0.5)), Contacts::Hit), 1);
+            let inside = through(centre.lerp(rim[0].lerp(rim[1], 0.5), 0.5));
+            assert_eq!(hits(&inside, Contacts::Hit), 1);
+            assert_eq!(hits(&inside, Contacts::TieRule), 1);
+            // Beside the fan by the least step there is, contacts or not.
+            let beside = through(rim[0] + Vec3::X * f32::EPSILON * 2.0);
+            assert_eq!(hits(&beside, Contacts::Hit), 0);
+        }
+    }
+
+    /// A ray along a cube's edge (trimesh's regression test): it touches the top face at its
+    /// rim and runs in the planes of the two side faces. Contacts hit it at the top whichever
+    /// edge it runs down; the tie rule hits two of the four edges twice and the others not at
+    /// all.
+    #[test]
+    fn contacts_along_a_cube_edge_hit_the_face_it_meets() {
+        let (lo, hi) = (-1.0f32, 1.0f32);
+        // The top face z = 1 as two triangles, counter-clockwise from above.
+        let top = [
+            [
+                Vec3::new(lo, lo, hi),
+                Vec3::new(hi, lo, hi),
+                Vec3::new(hi, hi, hi),
+            ],
+            [
+                Vec3::new(lo, lo, hi),
+                Vec3::new(hi, hi, hi),
+                Vec3::new(lo, hi, hi),
+            ],
+        ];
+        let mut tie_rule = Vec::new();
+        for (x, y) in [
+            (hi, 0.0),
+            (lo, 0.0),
+            (0.0, hi),
+            (0.0, lo),
+            (hi, hi),
+            (lo, lo),
+        ] {
+            let ray = Ray::new(Vec3::new(x, y, 5.0), Vec3::NEG_Z);
+            let hits = |contacts| {
+                let wt = WatertightRay::new(&ray).with_contacts(contacts);
+                top.iter()
+                    .filter_map(|[a, b, c]| wt.intersect(*a, *b, *c))
+                    .collect::<Vec<_>>()
+            };
+            let touching = hits(Contacts::Hit);
+            assert!(!touching.is_empty(), "({x}, {y})");
+            assert!(touching.iter().all(|h| h.t == 4.0), "({x}, {y})");
+            tie_rule.push(hits(Contacts::TieRule).len());
+        }
+        // The top face alone has border edges, half-open by the tie rule.
+        assert!(tie_rule.contains(&0), "{tie_rule:?}");
     }
 
     #[test]

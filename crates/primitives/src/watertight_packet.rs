@@ -9,7 +9,9 @@
 use glam::Vec3;
 
 use crate::lanes::{Lanes, Simd, ALL_LANES, PACKET_WIDTH};
-use crate::{lanes_like, Hit, RayPacket, Triangle, TriangleBlock, WatertightRay, BLOCK_WIDTH};
+use crate::{
+    lanes_like, Contacts, Hit, RayPacket, Triangle, TriangleBlock, WatertightRay, BLOCK_WIDTH,
+};
 
 /// The watertight set-ups of up to eight rays that share their axes ([`WatertightRay`]'s
 /// dominant axis and winding-preserving order), spread lane by lane.
@@ -39,6 +41,8 @@ pub struct WatertightPacket {
     /// The shears `sx`, `sy`, `sz`.
     shear: [[f32; PACKET_WIDTH]; 3],
     t_min: [f32; PACKET_WIDTH],
+    /// Which triangles own a point on an edge or a vertex, for every lane.
+    contacts: Contacts,
 }
 
 /// An axis of space, as an enum: indexing with it needs no bounds check (the pair test reads
@@ -319,7 +323,16 @@ impl WatertightPacket {
                 (one / dz).to_array(),
             ],
             t_min: used(simd, &rays.t_min, lanes, first).to_array(),
+            contacts: Contacts::TieRule,
         })
+    }
+
+    /// The same packet with the given rule for rays through edges and vertices (the tie rule
+    /// unless set, as [`WatertightRay::new`]).
+    #[inline(always)]
+    #[must_use]
+    pub fn with_contacts(self, contacts: Contacts) -> Self {
+        Self { contacts, ..self }
     }
 
     /// Tests `triangle` against the rays in `lanes` (bits), lane `i` accepting `t` in
@@ -426,6 +439,7 @@ impl WatertightPacket {
             shear: Vec3::new(sx, sy, sz),
             t_min: self.t_min[lane],
             t_max,
+            contacts: self.contacts,
         }
     }
 }
@@ -437,13 +451,21 @@ mod tests {
     use crate::{Portable, Ray};
 
     /// Checks every lane of `rays` against the scalar test on `triangle`, in every instruction
-    /// set this CPU runs.
+    /// set this CPU runs, with either rule for contacts. Returns the lanes that hit by the
+    /// tie rule.
     fn assert_lanes_match(rays: &[Ray; PACKET_WIDTH], triangle: &Triangle, t_max: [f32; 8]) -> u32 {
-        let hit = assert_lanes_match_in(Portable, rays, triangle, t_max);
-        #[cfg(target_arch = "x86_64")]
-        if let Some(avx2) = crate::Avx2::detect() {
-            assert_eq!(assert_lanes_match_in(avx2, rays, triangle, t_max), hit);
-        }
+        let [hit, touching] = [Contacts::TieRule, Contacts::Hit].map(|contacts| {
+            let hit = assert_lanes_match_in(Portable, contacts, rays, triangle, t_max);
+            #[cfg(target_arch = "x86_64")]
+            if let Some(avx2) = crate::Avx2::detect() {
+                assert_eq!(
+                    assert_lanes_match_in(avx2, contacts, rays, triangle, t_max),
+                    hit
+                );
+            }
+            hit
+        });
+        assert_eq!(hit & !touching, 0, "a crossing is a contact");
         hit
     }
 
@@ -455,30 +477,39 @@ mod tests {
         triangles: &[Triangle],
         t_max: [f32; 8],
     ) -> u32 {
-        let hit = assert_pairs_match_in(Portable, rays, triangles, t_max);
-        #[cfg(target_arch = "x86_64")]
-        if let Some(avx2) = crate::Avx2::detect() {
-            assert_eq!(assert_pairs_match_in(avx2, rays, triangles, t_max), hit);
-        }
+        let [hit, touching] = [Contacts::TieRule, Contacts::Hit].map(|contacts| {
+            let hit = assert_pairs_match_in(Portable, contacts, rays, triangles, t_max);
+            #[cfg(target_arch = "x86_64")]
+            if let Some(avx2) = crate::Avx2::detect() {
+                assert_eq!(
+                    assert_pairs_match_in(avx2, contacts, rays, triangles, t_max),
+                    hit
+                );
+            }
+            hit
+        });
+        assert_eq!(hit & !touching, 0, "a crossing is a contact");
         hit
     }
 
     fn assert_pairs_match_in<S: Simd>(
         simd: S,
+        contacts: Contacts,
         rays: &[Ray; PACKET_WIDTH],
         triangles: &[Triangle],
         t_max: [f32; 8],
     ) -> u32 {
         let block = TriangleBlock::new(triangles);
-        let set_up = rays.map(|r| WatertightRay::new(&r));
+        let set_up = rays.map(|r| WatertightRay::new(&r).with_contacts(contacts));
         let bits = |h: Option<Hit>| h.map(|h| (h.t.to_bits(), h.u.to_bits(), h.v.to_bits()));
         let mut hit = 0;
         for a in 0..PACKET_WIDTH {
             let lanes = (0..PACKET_WIDTH)
                 .filter(|&l| set_up[l].axes == set_up[a].axes)
                 .fold(0, |m, l| m | 1 << l);
-            let packet =
-                WatertightPacket::new(simd, &RayPacket::new(rays), lanes).expect("shared axes");
+            let packet = WatertightPacket::new(simd, &RayPacket::new(rays), lanes)
+                .expect("shared axes")
+                .with_contacts(contacts);
             for b in (0..PACKET_WIDTH).filter(|&b| lanes & (1 << b) != 0) {
                 let pair = packet.pair(a, b, Lanes::from_array(simd, t_max));
                 assert_eq!([pair.t_max(0), pair.t_max(1)], [t_max[a], t_max[b]]);
@@ -508,11 +539,12 @@ mod tests {
 
     fn assert_lanes_match_in<S: Simd>(
         simd: S,
+        contacts: Contacts,
         rays: &[Ray; PACKET_WIDTH],
         triangle: &Triangle,
         t_max: [f32; 8],
     ) -> u32 {
-        let set_up = rays.map(|r| WatertightRay::new(&r));
+        let set_up = rays.map(|r| WatertightRay::new(&r).with_contacts(contacts));
         // Group the lanes by axes, as a walk does, and test each group.
         let mut left = crate::ALL_LANES;
         let mut hit = 0;
@@ -522,8 +554,9 @@ mod tests {
                 .filter(|&l| left & (1 << l) != 0 && set_up[l].axes == axes)
                 .fold(0, |m, l| m | 1 << l);
             left &= !lanes;
-            let packet =
-                WatertightPacket::new(simd, &RayPacket::new(rays), lanes).expect("shared axes");
+            let packet = WatertightPacket::new(simd, &RayPacket::new(rays), lanes)
+                .expect("shared axes")
+                .with_contacts(contacts);
             let hits = packet.intersect(triangle, Lanes::from_array(simd, t_max), lanes);
             assert_eq!(hits.lanes() & !lanes, 0);
             for lane in (0..PACKET_WIDTH).filter(|&l| lanes & (1 << l) != 0) {

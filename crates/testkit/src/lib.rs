@@ -41,12 +41,12 @@ pub use assets::{
 pub use random::{random_direction, random_point_in, random_transform, rng};
 pub use rays::{adversarial_rays, incoherent_rays, random_rays};
 pub use reference::{
-    brute_force_cast, brute_force_cast_all, brute_force_distance, brute_force_winding_number,
-    edge_closeness, same_hit, LeafReference,
+    brute_force_cast, brute_force_cast_all, brute_force_cast_with, brute_force_distance,
+    brute_force_winding_number, edge_closeness, same_hit, LeafReference,
 };
 pub use scene_reference::{
     brute_force_closest, brute_force_hits, brute_force_scene_cast, brute_force_scene_cast_all,
-    brute_force_select, brute_force_select_triangles, same_scene_hit, world_triangles,
+    brute_force_select, brute_force_select_triangles, same_scene_hit, world_triangles, Rules,
 };
 pub use scenes::{query_point, random_scene, small_meshes};
 pub use shapes::{cube, icosphere, torus, transformed};

@@ -3,15 +3,22 @@
 
 use meshcast::glam::Vec3;
 use meshcast::primitives::TriangleTransform;
-use meshcast::{Hit, LeafTest, Ray, Triangle};
+use meshcast::{Contacts, Hit, LeafTest, Ray, Triangle};
 
-/// The closest hit by brute force: every triangle with [`Triangle::intersect`] (the default
-/// watertight test), ties to the smaller index.
+/// The closest hit by brute force, as a query with default options answers it: every
+/// triangle with the watertight test, contacts hitting ([`Contacts::Hit`]), ties to the
+/// smaller index.
 pub fn brute_force_cast(triangles: &[Triangle], ray: &Ray) -> Option<Hit> {
-    closest_of(triangles.iter().map(|t| t.intersect(ray)))
+    brute_force_cast_with(triangles, ray, Contacts::Hit)
 }
 
-/// Every hit by brute force, sorted by `t`, then index.
+/// The closest hit by brute force with the rule `contacts` ([`Triangle::intersect_with`]).
+pub fn brute_force_cast_with(triangles: &[Triangle], ray: &Ray, contacts: Contacts) -> Option<Hit> {
+    closest_of(triangles.iter().map(|t| t.intersect_with(ray, contacts)))
+}
+
+/// Every hit by brute force, each crossing once ([`Triangle::intersect`], the tie rule),
+/// sorted by `t`, then index.
 pub fn brute_force_cast_all(triangles: &[Triangle], ray: &Ray) -> Vec<Hit> {
     all_of(triangles.iter().map(|t| t.intersect(ray)))
 }
@@ -37,10 +44,19 @@ impl LeafReference {
         }
     }
 
-    /// Every triangle's hit by `ray` (index 0 in each), in triangle order.
-    fn hits<'a>(&'a self, ray: &'a Ray) -> Box<dyn Iterator<Item = Option<Hit>> + 'a> {
+    /// Every triangle's hit by `ray` (index 0 in each), in triangle order, with the rule
+    /// `contacts` (the transform test's triangles are always closed).
+    fn hits<'a>(
+        &'a self,
+        ray: &'a Ray,
+        contacts: Contacts,
+    ) -> Box<dyn Iterator<Item = Option<Hit>> + 'a> {
         match self {
-            Self::Watertight(triangles) => Box::new(triangles.iter().map(|t| t.intersect(ray))),
+            Self::Watertight(triangles) => Box::new(
+                triangles
+                    .iter()
+                    .map(move |t| t.intersect_with(ray, contacts)),
+            ),
             Self::Transform(transforms) => Box::new(
                 transforms
                     .iter()
@@ -49,14 +65,20 @@ impl LeafReference {
         }
     }
 
-    /// The closest hit by brute force, ties to the smaller index.
+    /// The closest hit by brute force, as a query with default options answers it
+    /// (contacts hitting), ties to the smaller index.
     pub fn cast(&self, ray: &Ray) -> Option<Hit> {
-        closest_of(self.hits(ray))
+        self.cast_with(ray, Contacts::Hit)
     }
 
-    /// Every hit by brute force, sorted by `t`, then index.
+    /// The closest hit by brute force with the rule `contacts`, ties to the smaller index.
+    pub fn cast_with(&self, ray: &Ray, contacts: Contacts) -> Option<Hit> {
+        closest_of(self.hits(ray, contacts))
+    }
+
+    /// Every hit by brute force, each crossing once (the tie rule), sorted by `t`, then index.
     pub fn cast_all(&self, ray: &Ray) -> Vec<Hit> {
-        all_of(self.hits(ray))
+        all_of(self.hits(ray, Contacts::TieRule))
     }
 }
 

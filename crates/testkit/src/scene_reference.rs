@@ -4,8 +4,8 @@
 use meshcast::glam::Vec3;
 use meshcast::primitives::distance_squared;
 use meshcast::{
-    Containment, Culling, InstanceId, Ray, Scene, SceneHit, SceneTriangle, Triangle, Volume,
-    ALL_LAYERS,
+    Contacts, Containment, Culling, InstanceId, Ray, Scene, SceneHit, SceneTriangle, Triangle,
+    Volume, ALL_LAYERS,
 };
 
 use crate::reference::same_hit;
@@ -18,15 +18,33 @@ pub fn brute_force_scene_cast_all(
     ray: &Ray,
     keep: impl FnMut(InstanceId, u32) -> bool,
 ) -> Vec<SceneHit> {
-    brute_force_hits(scene, ray, f32::INFINITY, Culling::Off, ALL_LAYERS, keep)
+    let rules = Rules::new(Culling::Off, Contacts::TieRule);
+    brute_force_hits(scene, ray, f32::INFINITY, rules, ALL_LAYERS, keep)
 }
 
-/// The closest hit in a scene by brute force (the first of
-/// [`brute_force_scene_cast_all`]).
+/// The closest hit in a scene by brute force, as a query with default options answers it
+/// (contacts hitting).
 pub fn brute_force_scene_cast(scene: &Scene, ray: &Ray) -> Option<SceneHit> {
-    brute_force_scene_cast_all(scene, ray, |_, _| true)
+    let rules = Rules::new(Culling::Off, Contacts::Hit);
+    brute_force_hits(scene, ray, f32::INFINITY, rules, ALL_LAYERS, |_, _| true)
         .first()
         .copied()
+}
+
+/// The rules of a query that decide which triangle hits count: culling and contacts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rules {
+    /// Whether back faces are skipped.
+    pub culling: Culling,
+    /// Whether rays touching an edge or a vertex hit.
+    pub contacts: Contacts,
+}
+
+impl Rules {
+    /// `culling` and `contacts`.
+    pub fn new(culling: Culling, contacts: Contacts) -> Self {
+        Self { culling, contacts }
+    }
 }
 
 /// Whether two optional scene hits are the same instance and bit-identical hits.
@@ -39,12 +57,14 @@ pub fn same_scene_hit(a: Option<SceneHit>, b: Option<SceneHit>) -> bool {
 }
 
 /// Every hit of a ray in a scene by brute force under the query options' rules: the range cut to
-/// `max_distance`, back faces skipped (mirroring swaps the sides), the mask and filter.
+/// `max_distance`, back faces skipped (mirroring swaps the sides), contacts hitting or not,
+/// the mask and filter. With [`Contacts::TieRule`] these are `cast_all`'s hits; the first
+/// hit with either rule is `cast`'s with that rule.
 pub fn brute_force_hits(
     scene: &Scene,
     ray: &Ray,
     max_distance: f32,
-    culling: Culling,
+    Rules { culling, contacts }: Rules,
     mask: u32,
     mut keep: impl FnMut(InstanceId, u32) -> bool,
 ) -> Vec<SceneHit> {
@@ -60,7 +80,7 @@ pub fn brute_force_hits(
         }
         let local = instance.to_local(&limited);
         for (index, triangle) in instance.mesh().tri_mesh().triangles().enumerate() {
-            let Some(hit) = triangle.intersect(&local) else {
+            let Some(hit) = triangle.intersect_with(&local, contacts) else {
                 continue;
             };
             let along = triangle.normal().dot(local.dir);
