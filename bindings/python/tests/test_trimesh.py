@@ -444,13 +444,61 @@ def test_mesh_far_from_the_origin_keeps_its_precision():
     assert inside.tolist() == [True, False]
 
 
+def test_rays_touching_a_box_hit_it_as_trimeshs_embree_intersector_answers():
+    # trimesh's regression tests for its Embree intersector (issues 2317 and 72): rays down
+    # a box's vertical edges and corners, and along a unit cube's edge.
+    box = trimesh.creation.box(extents=[2, 2, 2])
+    intersector = RayMeshIntersector(box, scale_to_box=False)
+    edges = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [-1, -1], [1, -1], [-1, 1]]
+    for z, dz in [(5.0, -1.0), (-5.0, 1.0)]:
+        origins = np.array([[x, y, z] for x, y in edges], dtype=np.float64)
+        directions = np.tile([[0.0, 0.0, dz]], (len(origins), 1))
+        assert intersector.intersects_any(origins, directions).all()
+        first = intersector.intersects_first(origins, directions)
+        assert (first >= 0).all()
+        index_tri, index_ray, locations = intersector.intersects_id(
+            origins, directions, multiple_hits=False, return_locations=True
+        )
+        assert index_ray.tolist() == list(range(len(origins)))
+        assert np.allclose(locations[:, 2], -dz)
+        assert np.allclose(locations[:, :2], origins[:, :2])
+        # Listing every hit counts crossings: a ray that only touches is listed twice or
+        # not at all.
+        _, listed = intersector.intersects_id(origins, directions, multiple_hits=True)
+        assert set(np.bincount(listed, minlength=len(origins)).tolist()) <= {0, 2}
+    cube = trimesh.creation.box(extents=[1, 1, 1])
+    locations, _, _ = RayMeshIntersector(cube).intersects_location(
+        [[0.5, 0.5, -2.0]], [[0.0, 0.0, 1.0]], multiple_hits=False
+    )
+    assert np.allclose(locations, [[0.5, 0.5, -0.5]])
+    # Every ray strictly inside the box's cross section hits (trimesh issue 72).
+    xy = np.linspace(-0.9, 0.9, 40)
+    grid = np.array([[x, y, -5.0] for x in xy for y in xy])
+    up = np.tile([[0.0, 0.0, 1.0]], (len(grid), 1))
+    assert intersector.intersects_any(grid, up).all()
+
+
+def test_takes_trimeshs_constructor_arguments():
+    mesh = closed_convex_meshes()["icosphere"]
+    origins, directions, _ = rays_through_vertices_and_edges(mesh)
+    answers = [
+        RayMeshIntersector(mesh, scale_to_box=scale).intersects_id(origins, directions)
+        for scale in (True, False)
+    ]
+    for a, b in zip(*answers):
+        assert np.array_equal(a, b)
+    with pytest.raises(TypeError):
+        RayMeshIntersector(mesh, True, 1)  # threads is keyword-only
+
+
 def test_pickles_without_its_meshcast_mesh():
     mesh = closed_convex_meshes()["icosphere"]
-    intersector = RayMeshIntersector(mesh, threads=1)
+    intersector = RayMeshIntersector(mesh, scale_to_box=False, threads=1)
     origins, directions, _ = rays_through_vertices_and_edges(mesh)
     answer = intersector.intersects_id(origins, directions, return_locations=True)
     restored = pickle.loads(pickle.dumps(intersector))
     assert restored._native is None and restored.threads == 1
+    assert restored.scale_to_box is False
     for mine, reference in zip(
         restored.intersects_id(origins, directions, return_locations=True), answer
     ):

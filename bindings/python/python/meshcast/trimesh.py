@@ -18,6 +18,13 @@ intersectors (``trimesh.ray.ray_triangle`` and ``trimesh.ray.ray_pyembree``):
 
 How the answers differ from trimesh's:
 
+* A ray that touches the mesh without crossing into it (down a box's edge, through a
+  corner) hits it for ``intersects_first``, ``intersects_any`` and ``intersects_id`` with
+  ``multiple_hits=False``, as trimesh's Embree intersector answers, whichever edge it runs
+  down. Listing every hit (``multiple_hits=True``) counts crossings instead, each once: a
+  ray that only touches the surface is listed there twice or not at all, so that the
+  parity of a ray's hits still tells inside from outside.
+
 * Each crossing of the surface is reported exactly once, also where the ray goes through
   an edge or a vertex shared by several triangles, so hit counts are crossing counts and
   parity tests are right. trimesh's Embree backend lets rays slip through edges and
@@ -73,12 +80,21 @@ class RayMeshIntersector:
     mesh : trimesh.Trimesh
       The mesh to query, kept as the ``mesh`` attribute: hashed on every query, and its
       vertices and faces read again when the hash changes.
+    scale_to_box : bool
+      Accepted as trimesh's Embree intersector takes it (``ray_pyembree``), and changes
+      nothing: that intersector scales the mesh to about a unit cube for its precision,
+      while floating point is as precise at every scale. What meshcast needs instead it
+      always does: the mesh is moved so that the centre of its box is at the origin before
+      it is rounded to single precision.
     threads : int or None
       How many threads meshcast uses; None (the default) or 0 uses every core.
     """
 
-    def __init__(self, mesh: Any, threads: Optional[int] = None) -> None:
+    def __init__(
+        self, mesh: Any, scale_to_box: bool = True, *, threads: Optional[int] = None
+    ) -> None:
         self.mesh = mesh
+        self.scale_to_box = bool(scale_to_box)
         self.threads = threads
         # Built lazily by `_prepared` and rebuilt when `hash(mesh)` changes.
         self._built_for: Optional[int] = None
@@ -285,7 +301,11 @@ class RayMeshIntersector:
 
     def __getstate__(self) -> Dict[str, Any]:
         """Pickle the mesh and settings, not the meshcast mesh (rebuilt when next needed)."""
-        return {"mesh": self.mesh, "threads": self.threads}
+        return {"mesh": self.mesh, "scale_to_box": self.scale_to_box, "threads": self.threads}
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
-        self.__init__(state["mesh"], threads=state["threads"])
+        self.__init__(
+            state["mesh"],
+            state.get("scale_to_box", True),
+            threads=state["threads"],
+        )
