@@ -258,10 +258,18 @@ impl Instance {
             .fold(0, |hit, class_hit| hit | class_hit)
     }
 
-    /// Every hit of a valid world ray (as [`Instance::closest`]).
-    pub(crate) fn all(&self, ray: &Ray, culling: Culling, filter: &impl Filter<u32>) -> Vec<Hit> {
+    /// Every hit of a valid world ray (as [`Instance::closest`]), sorted; the first
+    /// `max_hits` of them (at least one; `usize::MAX`: every hit).
+    pub(crate) fn all(
+        &self,
+        ray: &Ray,
+        culling: Culling,
+        filter: &impl Filter<u32>,
+        max_hits: usize,
+    ) -> Vec<Hit> {
         let culling = FaceCulling::new(culling, self.mirrored);
-        self.mesh.all(&self.to_local(ray), culling, filter)
+        self.mesh
+            .all(&self.to_local(ray), culling, filter, max_hits)
     }
 
     /// Which side of its triangle a hit of a world ray `ray` on this instance is on; `None`
@@ -323,7 +331,7 @@ impl RayQueries for Instance {
         if !options.matches_layers(self.layers) {
             return Vec::new();
         }
-        self.all(ray, options.culling, &options.filter)
+        self.all(ray, options.culling, &options.filter, options.max_hits)
     }
 
     fn walk_closest_packet<F: Filter<u32>>(

@@ -171,7 +171,8 @@ impl LeafBlocks {
     }
 
     /// Every hit within the ray's range that `keep` accepts and `culling` does not skip,
-    /// sorted by `t`, then triangle index.
+    /// sorted by `t`, then triangle index; the first `max_hits` of them (at least one;
+    /// `usize::MAX`: every hit).
     pub(crate) fn cast_all(
         &self,
         wide: &WideBvh,
@@ -179,14 +180,13 @@ impl LeafBlocks {
         ray: &Ray,
         culling: FaceCulling,
         keep: impl FnMut(u32) -> bool,
+        max_hits: usize,
     ) -> Vec<Hit> {
         match self {
-            Self::Watertight(blocks) => {
-                Leaves::new(blocks, wide, tri_mesh).cast_all::<BlockRay, _>(ray, culling, keep)
-            }
-            Self::Transform(blocks) => {
-                Leaves::new(blocks, wide, tri_mesh).cast_all::<TransformRay, _>(ray, culling, keep)
-            }
+            Self::Watertight(blocks) => Leaves::new(blocks, wide, tri_mesh)
+                .cast_all::<BlockRay, _>(ray, culling, keep, max_hits),
+            Self::Transform(blocks) => Leaves::new(blocks, wide, tri_mesh)
+                .cast_all::<TransformRay, _>(ray, culling, keep, max_hits),
         }
     }
 }
@@ -801,16 +801,24 @@ impl<'a, B> Leaves<'a, B> {
         }
     }
 
+    /// Every hit, or the first `max_hits` (as [`LeafBlocks::cast_all`]).
     fn cast_all<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
         ray: &Ray,
         culling: FaceCulling,
         keep: K,
+        max_hits: usize,
     ) -> Vec<Hit> {
         let mut query = Self::query::<T, K>(ray, culling, keep);
-        self.wide.cast_all(ray, |slots, range, hits| {
+        let leaf = |slots, range: &Ray, hits: &mut Vec<Hit>| {
             self.all(slots, range.t_max, &mut query, hits)
-        })
+        };
+        if max_hits == usize::MAX {
+            // Every leaf the ray enters is visited: the any-hit walk, children in lane order.
+            self.wide.cast_all(ray, leaf)
+        } else {
+            self.wide.cast_first(ray, max_hits, leaf)
+        }
     }
 
     /// Calls `found(hit)` for every hit lane of the blocks of `slots` within

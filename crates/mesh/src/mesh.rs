@@ -369,16 +369,17 @@ impl Mesh {
     }
 
     /// Every hit of a valid `ray` on the triangles that `filter` keeps and `culling` does not
-    /// skip.
+    /// skip, sorted; the first `max_hits` of them (at least one; `usize::MAX`: every hit).
     pub(crate) fn all(
         &self,
         ray: &Ray,
         culling: FaceCulling,
         filter: &impl Filter<u32>,
+        max_hits: usize,
     ) -> Vec<Hit> {
         let keep = |triangle| filter.keep(triangle);
         self.blocks
-            .cast_all(&self.wide, &self.tri_mesh, ray, culling, keep)
+            .cast_all(&self.wide, &self.tri_mesh, ray, culling, keep, max_hits)
     }
 
     /// The triangle in leaf slot `slot` of the hierarchy and its index.
@@ -489,6 +490,7 @@ impl RayQueries for Mesh {
             ray,
             FaceCulling::new(options.culling, false),
             &options.filter,
+            options.max_hits,
         )
     }
 
