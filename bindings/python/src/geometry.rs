@@ -77,8 +77,10 @@ macro_rules! per_point {
 /// Rays are arrays of shape `(..., 6)`, `(ox, oy, oz, dx, dy, dz)` (or `origins` and
 /// `directions` of shape `(..., 3)`, broadcast together); points `(..., 3)`. Any real dtype
 /// is accepted (`float32` and `float64` without a copy). Answers have the rays' or points'
-/// leading shape. A ray hits at `t > 0`, in units of its direction; every answer is exact:
-/// rays through shared edges and vertices never slip through and cross a closed surface once.
+/// leading shape. A ray hits where `tnear < t <= tfar` (every ray query takes them; by
+/// default every `t > 0`), `t` in units of its direction as in Open3D: a direction of length
+/// 2 reaches `t = 1` two units from its origin. Every answer is exact: rays through shared
+/// edges and vertices never slip through and cross a closed surface once.
 /// A ray or point with a NaN or infinite number is an error (`ValueError` naming it), not a
 /// miss. Work runs with the GIL released on every core, or on `threads` threads.
 #[pyclass(subclass, frozen, module = "meshcast")]
@@ -119,40 +121,85 @@ fn ray_rows<'py>(
     }
 }
 
-/// The range `[tnear, tfar]` of an occlusion test, `None` for the default `t > 0`.
-fn range(tnear: Option<f32>, tfar: Option<f32>) -> PyResult<Option<(f32, f32)>> {
-    if tnear.is_none() && tfar.is_none() {
-        return Ok(None);
-    }
-    let (near, far) = (
-        tnear.unwrap_or(meshcast::Ray::new(Vec3::ZERO, Vec3::X).t_min),
-        tfar.unwrap_or(f32::INFINITY),
-    );
-    if near.is_nan() || far.is_nan() {
+/// The interval `tnear < t <= tfar` of Open3D (and Embree) as a ray's closed range in
+/// `f32`: from the smallest `f32` above `tnear` to the largest not above `tfar`, so that
+/// the test is exact whatever the rounding of the `f64` bounds. The defaults, 0 and inf,
+/// are the range of [`meshcast::Ray::new`], every `t > 0`.
+///
+/// # Errors
+/// `ValueError` for a NaN bound.
+pub fn range(tnear: f64, tfar: f64) -> PyResult<(f32, f32)> {
+    if tnear.is_nan() || tfar.is_nan() {
         return Err(PyValueError::new_err("tnear and tfar must not be NaN"));
     }
-    Ok(Some((near, far)))
+    // `as` rounds to the nearest `f32` (an infinity past its range), then a step up or down
+    // when that fell on the wrong side of the bound.
+    let near = tnear as f32;
+    let t_min = if f64::from(near) > tnear {
+        near
+    } else {
+        near.next_up()
+    };
+    let far = tfar as f32;
+    let t_max = if f64::from(far) > tfar {
+        far.next_down()
+    } else {
+        far
+    };
+    Ok((t_min, t_max))
+}
+
+/// How far a closest-point query looks: points whose distance, as answered, is at most
+/// `max_distance`.
+///
+/// # Errors
+/// `ValueError` for a NaN or negative distance.
+fn reach(max_distance: f64) -> PyResult<queries::Reach> {
+    if max_distance.is_nan() || max_distance < 0.0 {
+        return Err(PyValueError::new_err(format!(
+            "max_distance must be at least 0, not {max_distance}"
+        )));
+    }
+    Ok(queries::Reach::new(max_distance))
+}
+
+/// A cap on the hits of each ray: `None` for every hit.
+///
+/// # Errors
+/// `ValueError` for a negative cap.
+fn hit_cap(max_hits: Option<i64>) -> PyResult<usize> {
+    match max_hits {
+        None => Ok(usize::MAX),
+        Some(cap) => usize::try_from(cap).map_err(|_| {
+            PyValueError::new_err(format!("max_hits must be at least 0 or None, not {cap}"))
+        }),
+    }
 }
 
 #[pymethods]
 impl Geometry {
-    /// The closest hit of each ray, as Open3D's `cast_rays`: a dict of `t_hit` (inf on a
-    /// miss), `geometry_ids` and `primitive_ids` (uint32, `INVALID_ID` on a miss),
-    /// `primitive_uvs` (..., 2) and `primitive_normals` (..., 3, the unit geometric normal).
-    #[pyo3(signature = (rays=None, *, origins=None, directions=None, threads=None))]
+    /// The closest hit of each ray with `tnear < t <= tfar`, as Open3D's `cast_rays`: a dict
+    /// of `t_hit` (inf on a miss), `geometry_ids` and `primitive_ids` (uint32, `INVALID_ID`
+    /// on a miss), `primitive_uvs` (..., 2) and `primitive_normals` (..., 3, the unit
+    /// geometric normal).
+    #[pyo3(signature = (rays=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, threads=None))]
+    #[allow(clippy::too_many_arguments)]
     fn cast_rays<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
         origins: Option<&Bound<'py, PyAny>>,
         directions: Option<&Bound<'py, PyAny>>,
+        tnear: f64,
+        tfar: f64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let rows = ray_rows(py, rays, origins, directions)?;
         let view = rows.view();
         let chunk = queries::cast_chunk(&rows.leading);
+        let range = range(tnear, tfar)?;
         let cast = on_target!(self, py, threads, |target, normals| {
-            queries::cast(target, normals, &view, chunk)
+            queries::cast(target, normals, &view, chunk, range)
         })?;
         let lead = &rows.leading;
         let dict = PyDict::new(py);
@@ -173,16 +220,16 @@ impl Geometry {
         Ok(dict)
     }
 
-    /// Whether each ray hits anything with `tnear <= t <= tfar` (default `t > 0`), stopping
-    /// at the first hit found: Open3D's `test_occlusions` (bool).
-    #[pyo3(signature = (rays=None, tnear=None, tfar=None, *, origins=None, directions=None, threads=None))]
+    /// Whether each ray hits anything with `tnear < t <= tfar`, stopping at the first hit
+    /// found: Open3D's `test_occlusions` (bool), `tnear` and `tfar` positional as there.
+    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, *, origins=None, directions=None, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn test_occlusions<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        tnear: Option<f32>,
-        tfar: Option<f32>,
+        tnear: f64,
+        tfar: f64,
         origins: Option<&Bound<'py, PyAny>>,
         directions: Option<&Bound<'py, PyAny>>,
         threads: Option<i64>,
@@ -191,50 +238,61 @@ impl Geometry {
         let view = rows.view();
         let range = range(tnear, tfar)?;
         let occluded = on_target!(self, py, threads, |target| {
-            let rays = arrays::rays(&view, range)?;
+            let rays = arrays::rays(&view, Some(range))?;
             Ok(target.occluded_batch(&rays))
         })?;
         to_numpy(py, occluded, &rows.leading, &[])
     }
 
-    /// The number of surface crossings of each ray (int32), each exactly once, also through
-    /// shared edges and vertices: Open3D's `count_intersections`.
-    #[pyo3(signature = (rays=None, *, origins=None, directions=None, threads=None))]
+    /// The number of surface crossings of each ray with `tnear < t <= tfar` (int32), each
+    /// exactly once, also through shared edges and vertices: Open3D's `count_intersections`.
+    #[pyo3(signature = (rays=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, threads=None))]
+    #[allow(clippy::too_many_arguments)]
     fn count_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
         origins: Option<&Bound<'py, PyAny>>,
         directions: Option<&Bound<'py, PyAny>>,
+        tnear: f64,
+        tfar: f64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let rows = ray_rows(py, rays, origins, directions)?;
         let view = rows.view();
+        let range = range(tnear, tfar)?;
         let counts = on_target!(self, py, threads, |target| {
-            let rays = arrays::rays(&view, None)?;
+            let rays = arrays::rays(&view, Some(range))?;
             Ok(queries::count(target, &rays))
         })?;
         to_numpy(py, counts, &rows.leading, &[])
     }
 
-    /// Every hit of every ray, nearest first, in flat arrays: Open3D's `list_intersections`.
-    /// Ray `i` (counted over the flattened leading shape) has the hits
-    /// `ray_splits[i]:ray_splits[i + 1]` of `ray_ids`, `geometry_ids`, `primitive_ids`,
-    /// `primitive_uvs` (k, 2) and `t_hit`.
-    #[pyo3(signature = (rays=None, *, origins=None, directions=None, threads=None))]
+    /// Every hit of every ray with `tnear < t <= tfar`, nearest first, in flat arrays:
+    /// Open3D's `list_intersections`. Ray `i` (counted over the flattened leading shape) has
+    /// the hits `ray_splits[i]:ray_splits[i + 1]` of `ray_ids`, `geometry_ids`,
+    /// `primitive_ids`, `primitive_uvs` (k, 2) and `t_hit`. `max_hits` keeps each ray's
+    /// first `max_hits` hits (ties by the hit order) and stops looking past them.
+    #[pyo3(signature = (rays=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, max_hits=None, threads=None))]
+    #[allow(clippy::too_many_arguments)]
     fn list_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
         origins: Option<&Bound<'py, PyAny>>,
         directions: Option<&Bound<'py, PyAny>>,
+        tnear: f64,
+        tfar: f64,
+        max_hits: Option<i64>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let rows = ray_rows(py, rays, origins, directions)?;
         let view = rows.view();
+        let range = range(tnear, tfar)?;
+        let max_hits = hit_cap(max_hits)?;
         let list = on_target!(self, py, threads, |target| {
-            let rays = arrays::rays(&view, None)?;
-            Ok(queries::list(target, &rays))
+            let rays = arrays::rays(&view, Some(range))?;
+            Ok(queries::list(target, &rays, max_hits))
         })?;
         let dict = PyDict::new(py);
         dict.set_item("ray_splits", PyArray1::from_vec(py, list.ray_splits))?;
@@ -252,20 +310,22 @@ impl Geometry {
 
     /// The nearest surface point to each point: Open3D's `compute_closest_points`, a dict of
     /// `points` (..., 3), `geometry_ids`, `primitive_ids`, `primitive_uvs` (..., 2),
-    /// `primitive_normals` (..., 3) and `distance` (NaN points, `INVALID_ID` and inf where
-    /// there is no surface).
-    #[pyo3(signature = (query_points, *, threads=None))]
+    /// `primitive_normals` (..., 3) and `distance`. Where no surface is within `max_distance`
+    /// (or none at all): points NaN, ids `INVALID_ID`, uvs and normals 0, distance inf.
+    #[pyo3(signature = (query_points, *, max_distance=f64::INFINITY, threads=None))]
     fn compute_closest_points<'py>(
         &self,
         py: Python<'py>,
         query_points: &Bound<'py, PyAny>,
+        max_distance: f64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let rows = Rows::new(query_points, "query_points", 3)?;
         let view = rows.view();
+        let reach = reach(max_distance)?;
         let closest = on_target!(self, py, threads, |target| {
             let points = arrays::points(&view)?;
-            Ok(queries::closest(target, &points))
+            Ok(queries::closest(target, &points, reach))
         })?;
         let lead = &rows.leading;
         let dict = PyDict::new(py);
@@ -290,21 +350,24 @@ impl Geometry {
         Ok(dict)
     }
 
-    /// The distance from each point to the surface (float32; inf where there is none).
-    #[pyo3(signature = (query_points, *, threads=None))]
+    /// The distance from each point to the surface (float32; inf where there is none within
+    /// `max_distance`).
+    #[pyo3(signature = (query_points, *, max_distance=f64::INFINITY, threads=None))]
     fn compute_distance<'py>(
         &self,
         py: Python<'py>,
         query_points: &Bound<'py, PyAny>,
+        max_distance: f64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let reach = reach(max_distance)?;
         per_point!(
             self,
             py,
             query_points,
             "query_points",
             threads,
-            |target, points| queries::distance(target, &points)
+            |target, points| queries::distance(target, &points, reach)
         )
     }
 
