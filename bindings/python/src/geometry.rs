@@ -16,12 +16,47 @@ use crate::mesh::Mesh;
 use crate::queries;
 use crate::threads;
 
-/// What a `Geometry` holds: a mesh (shared, never changed) or a scene (changed by its
-/// methods while no query runs).
+/// What a `Geometry` holds: a mesh (replaced whole by `Mesh.set_positions`) or a scene
+/// (changed by its methods while no query runs).
 pub enum Level {
-    /// The mesh, and its triangles' unit normals once a query has needed them.
-    Mesh(Arc<meshcast::Mesh>, OnceLock<Vec<Vec3>>),
+    /// The mesh as it is now: each query takes the one of its start, so that
+    /// `Mesh.set_positions` never waits for queries nor changes one that runs.
+    Mesh(RwLock<Arc<MeshState>>),
     Scene(RwLock<meshcast::Scene>),
+}
+
+impl Level {
+    /// The level of `mesh`.
+    pub fn mesh(mesh: Arc<meshcast::Mesh>) -> Self {
+        Self::Mesh(RwLock::new(Arc::new(MeshState::new(mesh))))
+    }
+}
+
+/// A mesh as queries read it: the mesh (shared with the scenes it was added to), and its
+/// triangles' unit normals once a query has needed them.
+pub struct MeshState {
+    pub mesh: Arc<meshcast::Mesh>,
+    pub normals: OnceLock<Vec<Vec3>>,
+}
+
+impl MeshState {
+    /// `mesh`, its normals not yet made.
+    pub fn new(mesh: Arc<meshcast::Mesh>) -> Self {
+        Self {
+            mesh,
+            normals: OnceLock::new(),
+        }
+    }
+}
+
+/// The mesh of a `Mesh` object as it is now (a lock poisoned by a panic in
+/// `Mesh.set_positions`, a bug, is read as it was left).
+pub fn current(state: &RwLock<Arc<MeshState>>) -> Arc<MeshState> {
+    Arc::clone(
+        &state
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    )
 }
 
 /// A scene for reading: a panic while it was written leaves it as the last write left it,
@@ -40,12 +75,18 @@ macro_rules! on_target {
     };
     ($geometry:expr, $py:expr, $threads:expr, |$target:ident, $normals:ident| $body:expr) => {
         match &$geometry.level {
-            Level::Mesh(mesh, normals) => threads::run($py, $threads, || {
-                let $target: &meshcast::Mesh = mesh;
-                let $normals: Option<&[Vec3]> =
-                    Some(normals.get_or_init(|| queries::unit_normals(mesh)));
-                $body
-            }),
+            Level::Mesh(state) => {
+                let state = current(state);
+                threads::run($py, $threads, || {
+                    let $target: &meshcast::Mesh = &state.mesh;
+                    let $normals: Option<&[Vec3]> = Some(
+                        state
+                            .normals
+                            .get_or_init(|| queries::unit_normals(&state.mesh)),
+                    );
+                    $body
+                })
+            }
             Level::Scene(scene) => threads::run($py, $threads, || {
                 let guard = read(scene);
                 let $target: &meshcast::Scene = &guard;
@@ -448,7 +489,7 @@ impl Geometry {
     #[getter]
     fn bounds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let bounds = match &self.level {
-            Level::Mesh(mesh, _) => mesh.bounds(),
+            Level::Mesh(state) => current(state).mesh.bounds(),
             Level::Scene(scene) => read(scene).bounds(),
         };
         let corners = [bounds.min.to_array(), bounds.max.to_array()].concat();

@@ -2,7 +2,7 @@
 //! as arrays, pickled.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use numpy::PyArrayMethods;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
 use crate::arrays::{to_numpy, Rows};
-use crate::geometry::{Geometry, Level};
+use crate::geometry::{current, Geometry, Level, MeshState};
 use crate::threads;
 use crate::to_py;
 
@@ -18,16 +18,21 @@ use crate::to_py;
 ///
 /// `Mesh(vertices, faces)` builds one from a `(N, 3)` array of positions and a `(M, 3)`
 /// array of vertex indices (any integer dtype); `Mesh.load(path)` reads OBJ, glTF (the scene
-/// flattened), PLY, STL or a meshcast cache. A mesh never changes; it pickles through
-/// `to_bytes` (the geometry and its BVH, so unpickling does not rebuild).
+/// flattened), PLY, STL or a meshcast cache. A mesh changes only by `set_positions`; it
+/// pickles through `to_bytes` (the geometry and its BVH, so unpickling does not rebuild).
 #[pyclass(extends = Geometry, frozen, module = "meshcast")]
 pub struct Mesh;
 
 impl Mesh {
-    /// The shared mesh of a `Mesh` object.
+    /// The shared mesh of a `Mesh` object, as it is now.
     pub fn shared(mesh: &Bound<'_, Self>) -> Arc<meshcast::Mesh> {
+        Arc::clone(&current(Self::state(mesh)).mesh)
+    }
+
+    /// Where a `Mesh` object keeps its mesh.
+    fn state<'a>(mesh: &'a Bound<'_, Self>) -> &'a RwLock<Arc<MeshState>> {
         match &mesh.as_super().get().level {
-            Level::Mesh(mesh, _) => mesh.clone(),
+            Level::Mesh(state) => state,
             Level::Scene(_) => unreachable!("a Mesh object holds a mesh"),
         }
     }
@@ -35,7 +40,7 @@ impl Mesh {
     /// A `Mesh` object of `mesh`.
     pub fn object(py: Python<'_>, mesh: Arc<meshcast::Mesh>) -> PyResult<Bound<'_, Self>> {
         let init = PyClassInitializer::from(Geometry {
-            level: Level::Mesh(mesh, OnceLock::new()),
+            level: Level::mesh(mesh),
         })
         .add_subclass(Mesh);
         Bound::new(py, init)
@@ -113,7 +118,7 @@ impl Mesh {
     ) -> PyResult<PyClassInitializer<Self>> {
         let mesh = build(py, vertices, faces)?;
         Ok(PyClassInitializer::from(Geometry {
-            level: Level::Mesh(mesh, OnceLock::new()),
+            level: Level::mesh(mesh),
         })
         .add_subclass(Mesh))
     }
@@ -147,6 +152,44 @@ impl Mesh {
     fn save(slf: &Bound<'_, Self>, path: PathBuf) -> PyResult<()> {
         let mesh = Self::shared(slf);
         slf.py().detach(|| mesh.save(&path)).map_err(to_py)
+    }
+
+    /// Moves the vertices to `vertices`, an `(N, 3)` array of one position per vertex in the
+    /// same order, and refits the BVH to them: the path for deforming meshes (a rebuild
+    /// where a triangle becomes or stops being degenerate). Every answer afterwards is the
+    /// answer of `Mesh(vertices, self.faces)`, bit for bit: the tree's shape may differ,
+    /// what it finds does not. Queries already running finish on the old positions; a
+    /// `Scene` this mesh was added to keeps the positions it was given.
+    fn set_positions(slf: &Bound<'_, Self>, vertices: &Bound<'_, PyAny>) -> PyResult<()> {
+        let rows = Rows::new(vertices, "vertices", 3)?;
+        if rows.leading.len() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "vertices must have shape (N, 3), not {}",
+                rows.array().getattr("shape")?
+            )));
+        }
+        let view = rows.view();
+        let state = Self::state(slf);
+        threads::run(slf.py(), None, || {
+            let positions = view.map_rows(|row: [f32; 3]| row);
+            let mut now = state.write().unwrap_or_else(PoisonError::into_inner);
+            match Arc::get_mut(&mut now) {
+                // No query holds this state: refit in place, the mesh too unless a scene
+                // shares it.
+                Some(state) => {
+                    let mesh = Arc::make_mut(&mut state.mesh);
+                    mesh.set_positions(&positions).map_err(to_py)?;
+                    state.normals = OnceLock::new();
+                }
+                // Queries hold it: they keep it, and a refit copy takes its place.
+                None => {
+                    let mut mesh = meshcast::Mesh::clone(&now.mesh);
+                    mesh.set_positions(&positions).map_err(to_py)?;
+                    *now = Arc::new(MeshState::new(Arc::new(mesh)));
+                }
+            }
+            Ok(())
+        })
     }
 
     /// The vertex positions, `(N, 3)` float32 (a copy).
