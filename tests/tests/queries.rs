@@ -34,6 +34,8 @@ fn bits<T: Debug>(value: &T) -> String {
 /// - `cast` comes no later than the first of `cast_all`, `occluded` says whether it hits;
 /// - the `*_with` forms with `options` (by the tie rule, so that `cast_with` is the first of
 ///   `cast_all_with`) answer the brute-force hits that `kept` accepts;
+/// - `cast_all_with` capped by [`QueryOptions::with_max_hits`], with and without the other
+///   options, answers the first hits of those lists;
 /// - every batch, plain and with options, equals its single-ray calls on one and two threads.
 ///
 /// Returns how many rays hit, so callers can check the rays tested something.
@@ -46,12 +48,18 @@ fn check_every_query<Q, F>(
 ) -> usize
 where
     Q: RayQueries,
-    F: Filter<Q::Candidate> + Sync,
+    F: Filter<Q::Candidate> + Sync + Copy,
 {
     let mut hit_rays = 0;
     for ray in rays {
         let all = level.cast_all(ray);
         assert_eq!(bits(&all), bits(&reference(ray)), "cast_all {ray:?}");
+        for max_hits in MAX_HITS {
+            let first = &all[..all.len().min(max_hits)];
+            let capped = QueryOptions::new().with_max_hits(max_hits);
+            let answer = level.cast_all_with(ray, &capped);
+            assert_eq!(bits(&answer), bits(&first), "max_hits {max_hits} {ray:?}");
+        }
         assert!(all.is_sorted_by(|a, b| a.order(b).is_le()), "{ray:?}");
         // Contacts hit too (the default): never later than the first crossing.
         let hit = level.cast(ray);
@@ -65,6 +73,15 @@ where
         let expected: Vec<Q::Hit> = all.into_iter().filter(|hit| kept(ray, hit)).collect();
         let all_with = level.cast_all_with(ray, options);
         assert_eq!(bits(&all_with), bits(&expected), "cast_all_with {ray:?}");
+        for max_hits in MAX_HITS {
+            let first = &expected[..expected.len().min(max_hits)];
+            let answer = level.cast_all_with(ray, &options.with_max_hits(max_hits));
+            assert_eq!(
+                bits(&answer),
+                bits(&first),
+                "options, max_hits {max_hits} {ray:?}"
+            );
+        }
         let first = all_with.first();
         assert_eq!(bits(&level.cast_with(ray, options)), bits(&first));
         assert_eq!(level.occluded_with(ray, options), first.is_some());
@@ -111,6 +128,12 @@ where
                 single(&|ray| bits(&level.cast_all_with(ray, options).as_slice())),
                 "cast_all_batch_with, {threads} threads"
             );
+            let capped = options.with_max_hits(2);
+            assert_eq!(
+                lists(level.cast_all_batch_with(rays, &capped)),
+                single(&|ray| bits(&level.cast_all_with(ray, &capped).as_slice())),
+                "cast_all_batch_with, max_hits 2, {threads} threads"
+            );
         });
     }
     assert!(level.cast_batch(&[]).is_empty());
@@ -131,6 +154,9 @@ fn within(ray: &Ray, t: f32, limit: f32) -> bool {
 }
 
 const LIMIT: f32 = 2.0;
+
+/// The caps on every-hit queries checked: none, one, a few, more than most rays hit.
+const MAX_HITS: [usize; 5] = [0, 1, 2, 3, 12];
 
 fn cow() -> Arc<Mesh> {
     Arc::new(Mesh::from_obj(asset("cow.obj")).expect("the cow loads"))

@@ -1,27 +1,62 @@
-//! `Geometry`, what every query is asked of, and its subclass `Mesh`; the camera helper.
+//! `Geometry`, what every query is asked of (its subclasses are `Mesh` and `Scene`); the
+//! camera helper.
 
-use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
 use std::time::Instant;
 
 use meshcast::glam::Vec3;
 use meshcast::{Camera, PointQueries, RayQueries};
-use numpy::{PyArray1, PyArrayMethods};
+use numpy::PyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::PyDict;
 
 use crate::arrays::{self, to_numpy, Rows};
+use crate::mesh::Mesh;
 use crate::queries;
 use crate::threads;
-use crate::to_py;
 
-/// What a `Geometry` holds: a mesh (shared, never changed) or a scene (changed by its
-/// methods while no query runs).
+/// What a `Geometry` holds: a mesh (replaced whole by `Mesh.set_positions`) or a scene
+/// (changed by its methods while no query runs).
 pub enum Level {
-    /// The mesh, and its triangles' unit normals once a query has needed them.
-    Mesh(Arc<meshcast::Mesh>, OnceLock<Vec<Vec3>>),
+    /// The mesh as it is now: each query takes the one of its start, so that
+    /// `Mesh.set_positions` never waits for queries nor changes one that runs.
+    Mesh(RwLock<Arc<MeshState>>),
     Scene(RwLock<meshcast::Scene>),
+}
+
+impl Level {
+    /// The level of `mesh`.
+    pub fn mesh(mesh: Arc<meshcast::Mesh>) -> Self {
+        Self::Mesh(RwLock::new(Arc::new(MeshState::new(mesh))))
+    }
+}
+
+/// A mesh as queries read it: the mesh (shared with the scenes it was added to), and its
+/// triangles' unit normals once a query has needed them.
+pub struct MeshState {
+    pub mesh: Arc<meshcast::Mesh>,
+    pub normals: OnceLock<Vec<Vec3>>,
+}
+
+impl MeshState {
+    /// `mesh`, its normals not yet made.
+    pub fn new(mesh: Arc<meshcast::Mesh>) -> Self {
+        Self {
+            mesh,
+            normals: OnceLock::new(),
+        }
+    }
+}
+
+/// The mesh of a `Mesh` object as it is now (a lock poisoned by a panic in
+/// `Mesh.set_positions`, a bug, is read as it was left).
+pub fn current(state: &RwLock<Arc<MeshState>>) -> Arc<MeshState> {
+    Arc::clone(
+        &state
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    )
 }
 
 /// A scene for reading: a panic while it was written leaves it as the last write left it,
@@ -40,12 +75,18 @@ macro_rules! on_target {
     };
     ($geometry:expr, $py:expr, $threads:expr, |$target:ident, $normals:ident| $body:expr) => {
         match &$geometry.level {
-            Level::Mesh(mesh, normals) => threads::run($py, $threads, || {
-                let $target: &meshcast::Mesh = mesh;
-                let $normals: Option<&[Vec3]> =
-                    Some(normals.get_or_init(|| queries::unit_normals(mesh)));
-                $body
-            }),
+            Level::Mesh(state) => {
+                let state = current(state);
+                threads::run($py, $threads, || {
+                    let $target: &meshcast::Mesh = &state.mesh;
+                    let $normals: Option<&[Vec3]> = Some(
+                        state
+                            .normals
+                            .get_or_init(|| queries::unit_normals(&state.mesh)),
+                    );
+                    $body
+                })
+            }
             Level::Scene(scene) => threads::run($py, $threads, || {
                 let guard = read(scene);
                 let $target: &meshcast::Scene = &guard;
@@ -77,8 +118,10 @@ macro_rules! per_point {
 /// Rays are arrays of shape `(..., 6)`, `(ox, oy, oz, dx, dy, dz)` (or `origins` and
 /// `directions` of shape `(..., 3)`, broadcast together); points `(..., 3)`. Any real dtype
 /// is accepted (`float32` and `float64` without a copy). Answers have the rays' or points'
-/// leading shape. A ray hits at `t > 0`, in units of its direction; every answer is exact:
-/// rays through shared edges and vertices never slip through and cross a closed surface once.
+/// leading shape. A ray hits where `tnear < t <= tfar` (every ray query takes them; by
+/// default every `t > 0`), `t` in units of its direction as in Open3D: a direction of length
+/// 2 reaches `t = 1` two units from its origin. Every answer is exact: rays through shared
+/// edges and vertices never slip through and cross a closed surface once.
 /// A ray or point with a NaN or infinite number is an error (`ValueError` naming it), not a
 /// miss. Work runs with the GIL released on every core, or on `threads` threads.
 #[pyclass(subclass, frozen, module = "meshcast")]
@@ -119,40 +162,85 @@ fn ray_rows<'py>(
     }
 }
 
-/// The range `[tnear, tfar]` of an occlusion test, `None` for the default `t > 0`.
-fn range(tnear: Option<f32>, tfar: Option<f32>) -> PyResult<Option<(f32, f32)>> {
-    if tnear.is_none() && tfar.is_none() {
-        return Ok(None);
-    }
-    let (near, far) = (
-        tnear.unwrap_or(meshcast::Ray::new(Vec3::ZERO, Vec3::X).t_min),
-        tfar.unwrap_or(f32::INFINITY),
-    );
-    if near.is_nan() || far.is_nan() {
+/// The interval `tnear < t <= tfar` of Open3D (and Embree) as a ray's closed range in
+/// `f32`: from the smallest `f32` above `tnear` to the largest not above `tfar`, so that
+/// the test is exact whatever the rounding of the `f64` bounds. The defaults, 0 and inf,
+/// are the range of [`meshcast::Ray::new`], every `t > 0`.
+///
+/// # Errors
+/// `ValueError` for a NaN bound.
+pub fn range(tnear: f64, tfar: f64) -> PyResult<(f32, f32)> {
+    if tnear.is_nan() || tfar.is_nan() {
         return Err(PyValueError::new_err("tnear and tfar must not be NaN"));
     }
-    Ok(Some((near, far)))
+    // `as` rounds to the nearest `f32` (an infinity past its range), then a step up or down
+    // when that fell on the wrong side of the bound.
+    let near = tnear as f32;
+    let t_min = if f64::from(near) > tnear {
+        near
+    } else {
+        near.next_up()
+    };
+    let far = tfar as f32;
+    let t_max = if f64::from(far) > tfar {
+        far.next_down()
+    } else {
+        far
+    };
+    Ok((t_min, t_max))
+}
+
+/// How far a closest-point query looks: points whose distance, as answered, is at most
+/// `max_distance`.
+///
+/// # Errors
+/// `ValueError` for a NaN or negative distance.
+fn reach(max_distance: f64) -> PyResult<queries::Reach> {
+    if max_distance.is_nan() || max_distance < 0.0 {
+        return Err(PyValueError::new_err(format!(
+            "max_distance must be at least 0, not {max_distance}"
+        )));
+    }
+    Ok(queries::Reach::new(max_distance))
+}
+
+/// A cap on the hits of each ray: `None` for every hit.
+///
+/// # Errors
+/// `ValueError` for a negative cap.
+fn hit_cap(max_hits: Option<i64>) -> PyResult<usize> {
+    match max_hits {
+        None => Ok(usize::MAX),
+        Some(cap) => usize::try_from(cap).map_err(|_| {
+            PyValueError::new_err(format!("max_hits must be at least 0 or None, not {cap}"))
+        }),
+    }
 }
 
 #[pymethods]
 impl Geometry {
-    /// The closest hit of each ray, as Open3D's `cast_rays`: a dict of `t_hit` (inf on a
-    /// miss), `geometry_ids` and `primitive_ids` (uint32, `INVALID_ID` on a miss),
-    /// `primitive_uvs` (..., 2) and `primitive_normals` (..., 3, the unit geometric normal).
-    #[pyo3(signature = (rays=None, *, origins=None, directions=None, threads=None))]
+    /// The closest hit of each ray with `tnear < t <= tfar`, as Open3D's `cast_rays`: a dict
+    /// of `t_hit` (inf on a miss), `geometry_ids` and `primitive_ids` (uint32, `INVALID_ID`
+    /// on a miss), `primitive_uvs` (..., 2) and `primitive_normals` (..., 3, the unit
+    /// geometric normal).
+    #[pyo3(signature = (rays=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, threads=None))]
+    #[allow(clippy::too_many_arguments)]
     fn cast_rays<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
         origins: Option<&Bound<'py, PyAny>>,
         directions: Option<&Bound<'py, PyAny>>,
+        tnear: f64,
+        tfar: f64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let rows = ray_rows(py, rays, origins, directions)?;
         let view = rows.view();
         let chunk = queries::cast_chunk(&rows.leading);
+        let range = range(tnear, tfar)?;
         let cast = on_target!(self, py, threads, |target, normals| {
-            queries::cast(target, normals, &view, chunk)
+            queries::cast(target, normals, &view, chunk, range)
         })?;
         let lead = &rows.leading;
         let dict = PyDict::new(py);
@@ -173,16 +261,16 @@ impl Geometry {
         Ok(dict)
     }
 
-    /// Whether each ray hits anything with `tnear <= t <= tfar` (default `t > 0`), stopping
-    /// at the first hit found: Open3D's `test_occlusions` (bool).
-    #[pyo3(signature = (rays=None, tnear=None, tfar=None, *, origins=None, directions=None, threads=None))]
+    /// Whether each ray hits anything with `tnear < t <= tfar`, stopping at the first hit
+    /// found: Open3D's `test_occlusions` (bool), `tnear` and `tfar` positional as there.
+    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, *, origins=None, directions=None, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn test_occlusions<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        tnear: Option<f32>,
-        tfar: Option<f32>,
+        tnear: f64,
+        tfar: f64,
         origins: Option<&Bound<'py, PyAny>>,
         directions: Option<&Bound<'py, PyAny>>,
         threads: Option<i64>,
@@ -191,50 +279,61 @@ impl Geometry {
         let view = rows.view();
         let range = range(tnear, tfar)?;
         let occluded = on_target!(self, py, threads, |target| {
-            let rays = arrays::rays(&view, range)?;
+            let rays = arrays::rays(&view, Some(range))?;
             Ok(target.occluded_batch(&rays))
         })?;
         to_numpy(py, occluded, &rows.leading, &[])
     }
 
-    /// The number of surface crossings of each ray (int32), each exactly once, also through
-    /// shared edges and vertices: Open3D's `count_intersections`.
-    #[pyo3(signature = (rays=None, *, origins=None, directions=None, threads=None))]
+    /// The number of surface crossings of each ray with `tnear < t <= tfar` (int32), each
+    /// exactly once, also through shared edges and vertices: Open3D's `count_intersections`.
+    #[pyo3(signature = (rays=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, threads=None))]
+    #[allow(clippy::too_many_arguments)]
     fn count_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
         origins: Option<&Bound<'py, PyAny>>,
         directions: Option<&Bound<'py, PyAny>>,
+        tnear: f64,
+        tfar: f64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let rows = ray_rows(py, rays, origins, directions)?;
         let view = rows.view();
+        let range = range(tnear, tfar)?;
         let counts = on_target!(self, py, threads, |target| {
-            let rays = arrays::rays(&view, None)?;
+            let rays = arrays::rays(&view, Some(range))?;
             Ok(queries::count(target, &rays))
         })?;
         to_numpy(py, counts, &rows.leading, &[])
     }
 
-    /// Every hit of every ray, nearest first, in flat arrays: Open3D's `list_intersections`.
-    /// Ray `i` (counted over the flattened leading shape) has the hits
-    /// `ray_splits[i]:ray_splits[i + 1]` of `ray_ids`, `geometry_ids`, `primitive_ids`,
-    /// `primitive_uvs` (k, 2) and `t_hit`.
-    #[pyo3(signature = (rays=None, *, origins=None, directions=None, threads=None))]
+    /// Every hit of every ray with `tnear < t <= tfar`, nearest first, in flat arrays:
+    /// Open3D's `list_intersections`. Ray `i` (counted over the flattened leading shape) has
+    /// the hits `ray_splits[i]:ray_splits[i + 1]` of `ray_ids`, `geometry_ids`,
+    /// `primitive_ids`, `primitive_uvs` (k, 2) and `t_hit`. `max_hits` keeps each ray's
+    /// first `max_hits` hits (ties by the hit order) and stops looking past them.
+    #[pyo3(signature = (rays=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, max_hits=None, threads=None))]
+    #[allow(clippy::too_many_arguments)]
     fn list_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
         origins: Option<&Bound<'py, PyAny>>,
         directions: Option<&Bound<'py, PyAny>>,
+        tnear: f64,
+        tfar: f64,
+        max_hits: Option<i64>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let rows = ray_rows(py, rays, origins, directions)?;
         let view = rows.view();
+        let range = range(tnear, tfar)?;
+        let max_hits = hit_cap(max_hits)?;
         let list = on_target!(self, py, threads, |target| {
-            let rays = arrays::rays(&view, None)?;
-            Ok(queries::list(target, &rays))
+            let rays = arrays::rays(&view, Some(range))?;
+            Ok(queries::list(target, &rays, max_hits))
         })?;
         let dict = PyDict::new(py);
         dict.set_item("ray_splits", PyArray1::from_vec(py, list.ray_splits))?;
@@ -252,20 +351,22 @@ impl Geometry {
 
     /// The nearest surface point to each point: Open3D's `compute_closest_points`, a dict of
     /// `points` (..., 3), `geometry_ids`, `primitive_ids`, `primitive_uvs` (..., 2),
-    /// `primitive_normals` (..., 3) and `distance` (NaN points, `INVALID_ID` and inf where
-    /// there is no surface).
-    #[pyo3(signature = (query_points, *, threads=None))]
+    /// `primitive_normals` (..., 3) and `distance`. Where no surface is within `max_distance`
+    /// (or none at all): points NaN, ids `INVALID_ID`, uvs and normals 0, distance inf.
+    #[pyo3(signature = (query_points, *, max_distance=f64::INFINITY, threads=None))]
     fn compute_closest_points<'py>(
         &self,
         py: Python<'py>,
         query_points: &Bound<'py, PyAny>,
+        max_distance: f64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let rows = Rows::new(query_points, "query_points", 3)?;
         let view = rows.view();
+        let reach = reach(max_distance)?;
         let closest = on_target!(self, py, threads, |target| {
             let points = arrays::points(&view)?;
-            Ok(queries::closest(target, &points))
+            Ok(queries::closest(target, &points, reach))
         })?;
         let lead = &rows.leading;
         let dict = PyDict::new(py);
@@ -290,21 +391,24 @@ impl Geometry {
         Ok(dict)
     }
 
-    /// The distance from each point to the surface (float32; inf where there is none).
-    #[pyo3(signature = (query_points, *, threads=None))]
+    /// The distance from each point to the surface (float32; inf where there is none within
+    /// `max_distance`).
+    #[pyo3(signature = (query_points, *, max_distance=f64::INFINITY, threads=None))]
     fn compute_distance<'py>(
         &self,
         py: Python<'py>,
         query_points: &Bound<'py, PyAny>,
+        max_distance: f64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let reach = reach(max_distance)?;
         per_point!(
             self,
             py,
             query_points,
             "query_points",
             threads,
-            |target, points| queries::distance(target, &points)
+            |target, points| queries::distance(target, &points, reach)
         )
     }
 
@@ -385,7 +489,7 @@ impl Geometry {
     #[getter]
     fn bounds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let bounds = match &self.level {
-            Level::Mesh(mesh, _) => mesh.bounds(),
+            Level::Mesh(state) => current(state).mesh.bounds(),
             Level::Scene(scene) => read(scene).bounds(),
         };
         let corners = [bounds.min.to_array(), bounds.max.to_array()].concat();
@@ -491,211 +595,4 @@ pub fn rust_cast_batch_seconds(
         }
         Ok(best)
     })
-}
-
-/// A triangle mesh with its BVH, queried in its own space.
-///
-/// `Mesh(vertices, faces)` builds one from a `(N, 3)` array of positions and a `(M, 3)`
-/// array of vertex indices (any integer dtype); `Mesh.load(path)` reads OBJ, glTF (the scene
-/// flattened), PLY, STL or a meshcast cache. A mesh never changes; it pickles through
-/// `to_bytes` (the geometry and its BVH, so unpickling does not rebuild).
-#[pyclass(extends = Geometry, frozen, module = "meshcast")]
-pub struct Mesh;
-
-impl Mesh {
-    /// The shared mesh of a `Mesh` object.
-    pub fn shared(mesh: &Bound<'_, Self>) -> Arc<meshcast::Mesh> {
-        match &mesh.as_super().get().level {
-            Level::Mesh(mesh, _) => mesh.clone(),
-            Level::Scene(_) => unreachable!("a Mesh object holds a mesh"),
-        }
-    }
-
-    /// A `Mesh` object of `mesh`.
-    pub fn object(py: Python<'_>, mesh: Arc<meshcast::Mesh>) -> PyResult<Bound<'_, Self>> {
-        let init = PyClassInitializer::from(Geometry {
-            level: Level::Mesh(mesh, OnceLock::new()),
-        })
-        .add_subclass(Mesh);
-        Bound::new(py, init)
-    }
-}
-
-/// The vertex indices of `faces` as `u32` triples.
-fn faces_of(py: Python<'_>, faces: &Bound<'_, PyAny>) -> PyResult<Vec<[u32; 3]>> {
-    let numpy = py.import("numpy")?;
-    let array = numpy.call_method1("asarray", (faces,))?;
-    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
-    let shape: Vec<usize> = array.getattr("shape")?.extract()?;
-    let empty = shape.iter().product::<usize>() == 0;
-    if !(kind == "i" || kind == "u" || empty) {
-        return Err(PyTypeError::new_err(format!(
-            "faces must hold integer vertex indices, not {}",
-            array.getattr("dtype")?.str()?
-        )));
-    }
-    if shape.len() != 2 || shape[1] != 3 {
-        return Err(PyValueError::new_err(format!(
-            "faces must have shape (M, 3), not {}",
-            array.getattr("shape")?
-        )));
-    }
-    let wide = numpy.call_method1("ascontiguousarray", (array, "int64"))?;
-    let wide = wide.cast::<numpy::PyArray2<i64>>()?.readonly();
-    let indices = wide.as_slice()?;
-    let mut faces = Vec::with_capacity(shape[0]);
-    for (face, corners) in indices.chunks_exact(3).enumerate() {
-        let mut triple = [0_u32; 3];
-        for (slot, &corner) in triple.iter_mut().zip(corners) {
-            *slot = u32::try_from(corner).map_err(|_| {
-                PyValueError::new_err(format!(
-                    "faces[{face}] refers to vertex {corner}, which no mesh has"
-                ))
-            })?;
-        }
-        faces.push(triple);
-    }
-    Ok(faces)
-}
-
-/// Builds the mesh of `vertices`, an `(N, 3)` array of positions, and `faces`, with the
-/// GIL released.
-pub fn build(
-    py: Python<'_>,
-    vertices: &Bound<'_, PyAny>,
-    faces: &Bound<'_, PyAny>,
-) -> PyResult<Arc<meshcast::Mesh>> {
-    let rows = Rows::new(vertices, "vertices", 3)?;
-    if rows.leading.len() != 1 {
-        return Err(PyValueError::new_err(format!(
-            "vertices must have shape (N, 3), not {}",
-            rows.array().getattr("shape")?
-        )));
-    }
-    let faces = faces_of(py, faces)?;
-    let view = rows.view();
-    threads::run(py, None, || {
-        let positions = view.map_rows(|row: [f32; 3]| row);
-        meshcast::Mesh::from_triangles(&positions, &faces)
-            .map(Arc::new)
-            .map_err(to_py)
-    })
-}
-
-#[pymethods]
-impl Mesh {
-    #[new]
-    fn new(
-        py: Python<'_>,
-        vertices: &Bound<'_, PyAny>,
-        faces: &Bound<'_, PyAny>,
-    ) -> PyResult<PyClassInitializer<Self>> {
-        let mesh = build(py, vertices, faces)?;
-        Ok(PyClassInitializer::from(Geometry {
-            level: Level::Mesh(mesh, OnceLock::new()),
-        })
-        .add_subclass(Mesh))
-    }
-
-    /// Reads a mesh file (OBJ, glTF, PLY, STL, the format from the extension or the content)
-    /// and builds its BVH, or loads a meshcast cache (`save`) without a build.
-    #[staticmethod]
-    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, Self>> {
-        let mesh = threads::run(py, None, || meshcast::Mesh::from_path(&path).map_err(to_py))?;
-        Self::object(py, Arc::new(mesh))
-    }
-
-    /// The mesh in `data`, bytes from `to_bytes`: checked whole (checksums, every index, the
-    /// tree) before use, so corrupt or hostile bytes raise `MeshcastError`.
-    #[staticmethod]
-    fn from_bytes<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, Self>> {
-        let mesh = threads::run(py, None, || meshcast::Mesh::from_bytes(data).map_err(to_py))?;
-        Self::object(py, Arc::new(mesh))
-    }
-
-    /// The mesh and its BVH as bytes (a meshcast cache): `from_bytes` gives the same mesh
-    /// back, answering bit for bit alike, in any process.
-    fn to_bytes<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyBytes>> {
-        let mesh = Self::shared(slf);
-        let bytes = slf.py().detach(|| mesh.to_bytes());
-        Ok(PyBytes::new(slf.py(), &bytes))
-    }
-
-    /// Writes the mesh and its BVH to a cache file (through a temporary file and a rename),
-    /// for `Mesh.load`.
-    fn save(slf: &Bound<'_, Self>, path: PathBuf) -> PyResult<()> {
-        let mesh = Self::shared(slf);
-        slf.py().detach(|| mesh.save(&path)).map_err(to_py)
-    }
-
-    /// The vertex positions, `(N, 3)` float32 (a copy).
-    #[getter]
-    fn vertices<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let mesh = Self::shared(slf);
-        let positions: Vec<f32> = mesh
-            .tri_mesh()
-            .positions()
-            .iter()
-            .flat_map(|p| p.to_array())
-            .collect();
-        to_numpy(slf.py(), positions, &[mesh.tri_mesh().vertex_count()], &[3])
-    }
-
-    /// The triangles' vertex indices, `(M, 3)` uint32 (a copy).
-    #[getter]
-    fn faces<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let mesh = Self::shared(slf);
-        let faces: Vec<u32> = mesh
-            .tri_mesh()
-            .indices()
-            .iter()
-            .flatten()
-            .copied()
-            .collect();
-        to_numpy(slf.py(), faces, &[mesh.triangle_count()], &[3])
-    }
-
-    /// The number of triangles.
-    #[getter]
-    fn triangle_count(slf: &Bound<'_, Self>) -> usize {
-        Self::shared(slf).triangle_count()
-    }
-
-    /// The number of vertices.
-    #[getter]
-    fn vertex_count(slf: &Bound<'_, Self>) -> usize {
-        Self::shared(slf).tri_mesh().vertex_count()
-    }
-
-    /// Whether every edge is shared by exactly two consistently oriented triangles (then
-    /// `contains` counts crossings exactly).
-    #[getter]
-    fn is_closed(slf: &Bound<'_, Self>) -> bool {
-        Self::shared(slf).is_closed()
-    }
-
-    /// A 64-bit hash of the positions and triangles: equal meshes have equal hashes.
-    #[getter]
-    fn geometry_hash(slf: &Bound<'_, Self>) -> u64 {
-        Self::shared(slf).tri_mesh().geometry_hash()
-    }
-
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let from_bytes = slf.get_type().getattr("from_bytes")?;
-        let bytes = Self::to_bytes(slf)?;
-        PyTuple::new(
-            slf.py(),
-            [from_bytes, PyTuple::new(slf.py(), [bytes])?.into_any()],
-        )
-    }
-
-    fn __repr__(slf: &Bound<'_, Self>) -> String {
-        let mesh = Self::shared(slf);
-        format!(
-            "meshcast.Mesh({} triangles, {} vertices{})",
-            mesh.triangle_count(),
-            mesh.tri_mesh().vertex_count(),
-            if mesh.is_closed() { ", closed" } else { "" }
-        )
-    }
 }

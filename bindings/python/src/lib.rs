@@ -4,6 +4,7 @@
 
 mod arrays;
 mod geometry;
+mod mesh;
 mod queries;
 mod scene;
 mod threads;
@@ -21,7 +22,7 @@ pyo3::create_exception!(
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<geometry::Geometry>()?;
-    m.add_class::<geometry::Mesh>()?;
+    m.add_class::<mesh::Mesh>()?;
     m.add_class::<scene::Scene>()?;
     m.add("MeshcastError", m.py().get_type::<MeshcastError>())?;
     m.add("INVALID_ID", queries::INVALID_ID)?;

@@ -164,7 +164,7 @@ pub fn cast_chunk(leading: &[usize]) -> usize {
 
 /// [`RayQueries::cast_batch`], laid out: `t_hit` infinite, ids [`INVALID_ID`] and the rest
 /// zero on a miss. The rays are made from `rows` `chunk` at a time ([`cast_chunk`]) as they
-/// are cast.
+/// are cast, each with the closed range `range`.
 ///
 /// # Errors
 /// `ValueError` naming the first ray with a NaN or infinite number.
@@ -173,6 +173,7 @@ pub fn cast<T: Target>(
     normals: Option<&[Vec3]>,
     rows: &RowsView<'_>,
     chunk: usize,
+    range: (f32, f32),
 ) -> PyResult<Cast> {
     let n = rows.len();
     let mut out = Cast {
@@ -195,7 +196,7 @@ pub fn cast<T: Target>(
         .enumerate()
         .for_each(|(k, (rows, t, geometry, primitive, uv, normal))| {
             let mut rays = vec![Ray::new(Vec3::ZERO, Vec3::ZERO); t.len()];
-            rows.fill_rays(&mut rays, None);
+            rows.fill_rays(&mut rays, Some(range));
             if let Some(bad) = rays.iter().position(|ray| !arrays::is_finite(ray)) {
                 first_bad.fetch_min(k * chunk + bad, Ordering::Relaxed);
                 return;
@@ -246,9 +247,10 @@ pub struct Intersections {
 }
 
 /// [`RayQueries::cast_all_batch`], laid out flat: ray `i`'s hits are
-/// `ray_splits[i]..ray_splits[i + 1]`, nearest first.
-pub fn list<T: Target>(target: &T, rays: &[Ray]) -> Intersections {
-    let (ray_splits, hits) = target.cast_all_batch(rays).into_parts();
+/// `ray_splits[i]..ray_splits[i + 1]`, nearest first, at most `max_hits` of them.
+pub fn list<T: Target>(target: &T, rays: &[Ray], max_hits: usize) -> Intersections {
+    let options = QueryOptions::new().with_max_hits(max_hits);
+    let (ray_splits, hits) = target.cast_all_batch_with(rays, &options).into_parts();
     let records: Vec<(Record, f32)> = hits
         .par_iter()
         .with_min_len(GRAIN)
@@ -291,10 +293,39 @@ pub struct Closest {
     pub distance: Vec<f32>,
 }
 
-/// [`PointQueries::closest_point_batch`], laid out: points NaN, ids [`INVALID_ID`] and
-/// distance infinite where there is no surface.
-pub fn closest<T: Target>(target: &T, points: &[Vec3]) -> Closest {
-    let found = target.closest_point_batch(points, &QueryOptions::new());
+/// How far a closest-point query looks: `max_distance` as the caller gave it (`f64`), held
+/// exactly against the distances answered.
+#[derive(Clone, Copy)]
+pub struct Reach {
+    max_distance: f64,
+}
+
+impl Reach {
+    /// Every point within `max_distance` (not NaN, at least 0; infinite: every point).
+    pub fn new(max_distance: f64) -> Self {
+        Self { max_distance }
+    }
+
+    /// The options of the search: a limit a few `f32` steps above `max_distance`. The
+    /// engine keeps a candidate whose squared distance in `f32` is within the square of its
+    /// limit, also rounded; six in a million more than the `f64` bound is more than those
+    /// roundings and `sqrt`'s together, so no distance at most `max_distance` is missed, and
+    /// [`Reach::keeps`] drops the few found beyond it.
+    fn options(self) -> QueryOptions {
+        let widened = (self.max_distance * (1.0 + 6e-6)) as f32;
+        QueryOptions::new().with_max_distance(widened.next_up())
+    }
+
+    /// Whether a point found at `distance` is within reach.
+    fn keeps(self, distance: f32) -> bool {
+        f64::from(distance) <= self.max_distance
+    }
+}
+
+/// [`PointQueries::closest_point_batch`] within `reach`, laid out: points NaN, ids
+/// [`INVALID_ID`] and distance infinite where there is no surface that near.
+pub fn closest<T: Target>(target: &T, points: &[Vec3], reach: Reach) -> Closest {
+    let found = target.closest_point_batch(points, &reach.options());
     let n = points.len();
     let mut out = Closest {
         points: vec![0.0; 3 * n],
@@ -316,36 +347,44 @@ pub fn closest<T: Target>(target: &T, points: &[Vec3]) -> Closest {
         .into_par_iter()
         .with_min_len(GRAIN)
         .for_each(
-            |(found, point, geometry, primitive, uv, normal, distance)| match found {
-                Some(found) => {
-                    let (record, at, d) = target.closest_record(found);
-                    point.copy_from_slice(&at.to_array());
-                    *geometry = record.geometry;
-                    *primitive = record.primitive;
-                    uv.copy_from_slice(&record.uv);
-                    normal.copy_from_slice(&record.normal.to_array());
-                    *distance = d;
-                }
-                None => {
-                    point.fill(f32::NAN);
-                    *geometry = INVALID_ID;
-                    *primitive = INVALID_ID;
-                    *distance = f32::INFINITY;
+            |(found, point, geometry, primitive, uv, normal, distance)| {
+                let found = found
+                    .as_ref()
+                    .map(|found| target.closest_record(found))
+                    .filter(|&(_, _, d)| reach.keeps(d));
+                match found {
+                    Some((record, at, d)) => {
+                        point.copy_from_slice(&at.to_array());
+                        *geometry = record.geometry;
+                        *primitive = record.primitive;
+                        uv.copy_from_slice(&record.uv);
+                        normal.copy_from_slice(&record.normal.to_array());
+                        *distance = d;
+                    }
+                    None => {
+                        point.fill(f32::NAN);
+                        *geometry = INVALID_ID;
+                        *primitive = INVALID_ID;
+                        *distance = f32::INFINITY;
+                    }
                 }
             },
         );
     out
 }
 
-/// The distance of each point to the surface, infinite where there is none.
-pub fn distance<T: Target>(target: &T, points: &[Vec3]) -> Vec<f32> {
+/// The distance of each point to the surface within `reach`, infinite where there is none
+/// that near.
+pub fn distance<T: Target>(target: &T, points: &[Vec3], reach: Reach) -> Vec<f32> {
     target
-        .closest_point_batch(points, &QueryOptions::new())
+        .closest_point_batch(points, &reach.options())
         .par_iter()
         .map(|found| {
             found
                 .as_ref()
-                .map_or(f32::INFINITY, |c| target.closest_record(c).2)
+                .map(|c| target.closest_record(c).2)
+                .filter(|&d| reach.keeps(d))
+                .unwrap_or(f32::INFINITY)
         })
         .collect()
 }

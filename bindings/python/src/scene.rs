@@ -12,7 +12,8 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use rayon::prelude::*;
 
 use crate::arrays::{to_numpy, Rows};
-use crate::geometry::{build, pinhole, read, Geometry, Level, Mesh};
+use crate::geometry::{pinhole, read, Geometry, Level};
+use crate::mesh::{build, Mesh};
 use crate::queries::INVALID_ID;
 use crate::{threads, to_py};
 

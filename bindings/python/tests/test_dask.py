@@ -153,6 +153,17 @@ def test_threads_per_task_does_not_change_answers(bunny):
     assert_same_answers(answers, bunny.cast_rays(rays))
 
 
+def test_a_ray_interval_is_cast_as_the_geometry_casts_it(geometries):
+    geometry = geometries["scene"]
+    rays = aimed_rays(geometry, RAY_COUNT, seed=8)
+    for tnear, tfar in [(0.3, 1.1), (0.0, 0.9)]:
+        hits = mdask.cast_rays(geometry, da.from_array(rays, chunks=6_000), tnear=tnear, tfar=tfar)
+        (answers,) = dask.compute(hits, scheduler="threads")
+        expected = geometry.cast_rays(rays, tnear=tnear, tfar=tfar)
+        assert_same_answers(answers, expected)
+        assert not np.array_equal(expected["t_hit"], geometry.cast_rays(rays)["t_hit"])
+
+
 def test_numpy_rays_are_chunked(bunny):
     rays = aimed_rays(bunny, 5_000, seed=6).astype(np.float64)
     hits = mdask.cast_rays(bunny, rays, chunks=2_000)

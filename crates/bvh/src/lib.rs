@@ -37,6 +37,7 @@
 mod build;
 mod bvh;
 mod error;
+mod first_hits;
 mod nearest;
 mod node;
 mod overlap;

@@ -9,6 +9,7 @@ use glam::Vec3A;
 use meshcast_primitives::{slab, slab_slack, Hit, Ray, RayHit, ALL_LANES, PACKET_WIDTH};
 use smallvec::SmallVec;
 
+use crate::first_hits::FirstHits;
 use crate::{Bvh, Node};
 
 /// Stack entries kept inline before a traversal allocates (deeper trees still work).
@@ -156,6 +157,50 @@ impl Bvh {
         });
         hits.sort_unstable_by(H::order);
         hits
+    }
+
+    /// The first `max_hits` hits in the ray's range, sorted by their order ([`RayHit::order`]),
+    /// as the first `max_hits` of [`Bvh::cast_all`]: `leaf(slot, ray, hits)` appends the hits
+    /// in leaf slot `slot` within `ray`'s range (any number: a slot may hold a whole
+    /// instance), and once `max_hits` are found the range shrinks to the last of them,
+    /// inclusively, so that the walk skips what lies beyond (children near first, as
+    /// [`Bvh::cast`]). A degenerate ray, an empty hierarchy or `max_hits == 0` gives no hit.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_bvh::{BuildOptions, Bvh};
+    /// use meshcast_primitives::{Hit, Ray, Triangle};
+    ///
+    /// // Ten parallel triangles, one above the other.
+    /// let triangles: Vec<Triangle> = (0..10)
+    ///     .map(|i| Triangle::new(Vec3::Z * i as f32, Vec3::Z * i as f32 + Vec3::X, Vec3::Z * i as f32 + Vec3::Y))
+    ///     .collect();
+    /// let bvh = Bvh::build_primitives(&triangles, &BuildOptions::default());
+    /// let down = Ray::new(Vec3::new(0.2, 0.2, 20.0), Vec3::NEG_Z);
+    /// let first = bvh.cast_first(&down, 2, |slot, ray, hits: &mut Vec<Hit>| {
+    ///     let index = bvh.primitive_order()[slot as usize];
+    ///     hits.extend(triangles[index as usize].intersect(ray).map(|h| h.with_triangle(index)));
+    /// });
+    /// // The two nearest, the top two triangles, in hit order.
+    /// assert_eq!(first.iter().map(|h| h.triangle).collect::<Vec<_>>(), [9, 8]);
+    /// ```
+    pub fn cast_first<H: RayHit, F: FnMut(u32, &Ray, &mut Vec<H>)>(
+        &self,
+        ray: &Ray,
+        max_hits: usize,
+        mut leaf: F,
+    ) -> Vec<H> {
+        if max_hits == 0 {
+            return Vec::new();
+        }
+        let mut first = FirstHits::new(max_hits);
+        self.walk::<false, H>(ray, &mut |slot, range: &Ray| {
+            let start = first.len();
+            leaf(slot, range, first.hits_mut());
+            first.settle(start, range)
+        });
+        first.into_sorted()
     }
 
     /// Calls `leaf(slot, ray)` for every leaf slot whose boxes the ray's range enters, in the

@@ -3,7 +3,8 @@
 //!
 //! One loop serves every query: closest hit visits the entered children nearest first and
 //! skips those that start beyond the best hit so far; any hit and every hit (a const flag)
-//! take the children in lane order and never shrink the range. Each node's eight boxes are
+//! take the children in lane order and never shrink the range; the first `max_hits` hits
+//! ([`WideBvh::cast_first`]) walk as closest hit, the range shrinking to the last of them. Each node's eight boxes are
 //! tested by the hierarchy's [`Kernel`] (`simd/`), with the same arithmetic and widening as
 //! the binary tree's slab test, so no box that holds a hit is culled and the answers equal a
 //! brute-force loop, ties included, whichever kernel runs.
@@ -28,6 +29,7 @@ use arrayvec::ArrayVec;
 use glam::Vec4;
 use meshcast_primitives::{Hit, Ray};
 
+use crate::first_hits::FirstHits;
 use crate::simd::{self, NodeKernel, Portable, RaySetup};
 use crate::wide::{WideNode, WIDE_WIDTH};
 use crate::{Kernel, WideBvh, LEAF_ALIGNMENT};
@@ -249,6 +251,30 @@ impl<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)> LeafIntersector for AppendAll<'_
     }
 }
 
+/// [`WideBvh::cast_first`]'s closure as a [`LeafIntersector`]: each leaf's hits appended to
+/// the first hits so far, and the last of those reported once there are enough, so that the
+/// closest-hit walk shrinks the range to it.
+struct AppendFirst<'h, F> {
+    leaf: F,
+    first: &'h mut FirstHits<Hit>,
+}
+
+impl<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)> LeafIntersector for AppendFirst<'_, F> {
+    #[inline(always)]
+    fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
+        let start = self.first.len();
+        (self.leaf)(slots, ray, self.first.hits_mut());
+        self.first.settle(start, ray)
+    }
+
+    /// Not asked: [`WideBvh::cast_first`] runs the closest-hit walk.
+    #[inline(always)]
+    fn any(&mut self, slots: Range<u32>, ray: &Ray) -> bool {
+        self.closest(slots, ray);
+        false
+    }
+}
+
 impl WideBvh {
     /// The closest hit: the smallest `t` in the ray's range, ties going to the smaller
     /// primitive index ([`Hit::order`]), as [`crate::Bvh::cast`] answers.
@@ -324,6 +350,32 @@ impl WideBvh {
         hits.retain(|h| ray.contains_t(h.t));
         hits.sort_unstable_by(Hit::order);
         hits
+    }
+
+    /// The first `max_hits` hits of [`WideBvh::cast_all`], sorted by [`Hit::order`]: `leaf`
+    /// as there, with `ray`'s range shrinking, inclusively, to the last of the first
+    /// `max_hits` hits once that many are found, so that the walk (the closest-hit walk,
+    /// nearest children first) skips the subtrees beyond it. A degenerate ray, an empty
+    /// hierarchy or `max_hits == 0` gives no hit.
+    pub fn cast_first<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)>(
+        &self,
+        ray: &Ray,
+        max_hits: usize,
+        leaf: F,
+    ) -> Vec<Hit> {
+        if max_hits == 0 {
+            return Vec::new();
+        }
+        let mut first = FirstHits::new(max_hits);
+        self.run::<false, _, _>(
+            ray,
+            &mut AppendFirst {
+                leaf,
+                first: &mut first,
+            },
+            &mut (),
+        );
+        first.into_sorted()
     }
 
     /// The kernel this hierarchy's traversals run ([`Kernel::preferred`] unless set).

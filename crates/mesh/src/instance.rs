@@ -257,10 +257,17 @@ impl Instance {
             .fold(0, |hit, class_hit| hit | class_hit)
     }
 
-    /// Every hit of a valid world ray (as [`Instance::closest`]).
-    pub(crate) fn all(&self, ray: &Ray, rules: HitRules, filter: &impl Filter<u32>) -> Vec<Hit> {
+    /// Every hit of a valid world ray (as [`Instance::closest`]), sorted; the first
+    /// `max_hits` of them (at least one; `usize::MAX`: every hit).
+    pub(crate) fn all(
+        &self,
+        ray: &Ray,
+        rules: HitRules,
+        filter: &impl Filter<u32>,
+        max_hits: usize,
+    ) -> Vec<Hit> {
         let rules = rules.mirrored(self.mirrored);
-        self.mesh.all(&self.to_local(ray), rules, filter)
+        self.mesh.all(&self.to_local(ray), rules, filter, max_hits)
     }
 
     /// Which side of its triangle a hit of a world ray `ray` on this instance is on; `None`
@@ -323,7 +330,12 @@ impl RayQueries for Instance {
         if !options.matches_layers(self.layers) {
             return Vec::new();
         }
-        self.all(ray, HitRules::every_hit(options), &options.filter)
+        self.all(
+            ray,
+            HitRules::every_hit(options),
+            &options.filter,
+            options.max_hits,
+        )
     }
 
     fn walk_closest_packet<F: Filter<u32>>(

@@ -171,7 +171,8 @@ impl LeafBlocks {
     }
 
     /// Every hit within the ray's range that `keep` accepts and `culling` does not skip,
-    /// sorted by `t`, then triangle index.
+    /// sorted by `t`, then triangle index; the first `max_hits` of them (at least one;
+    /// `usize::MAX`: every hit).
     pub(crate) fn cast_all(
         &self,
         wide: &WideBvh,
@@ -179,14 +180,13 @@ impl LeafBlocks {
         ray: &Ray,
         rules: HitRules,
         keep: impl FnMut(u32) -> bool,
+        max_hits: usize,
     ) -> Vec<Hit> {
         match self {
-            Self::Watertight(blocks) => {
-                Leaves::new(blocks, wide, tri_mesh).cast_all::<BlockRay, _>(ray, rules, keep)
-            }
-            Self::Transform(blocks) => {
-                Leaves::new(blocks, wide, tri_mesh).cast_all::<TransformRay, _>(ray, rules, keep)
-            }
+            Self::Watertight(blocks) => Leaves::new(blocks, wide, tri_mesh)
+                .cast_all::<BlockRay, _>(ray, rules, keep, max_hits),
+            Self::Transform(blocks) => Leaves::new(blocks, wide, tri_mesh)
+                .cast_all::<TransformRay, _>(ray, rules, keep, max_hits),
         }
     }
 }
@@ -809,16 +809,24 @@ impl<'a, B> Leaves<'a, B> {
         }
     }
 
+    /// Every hit, or the first `max_hits` (as [`LeafBlocks::cast_all`]).
     fn cast_all<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
         ray: &Ray,
         rules: HitRules,
         keep: K,
+        max_hits: usize,
     ) -> Vec<Hit> {
         let mut query = Self::query::<T, K>(ray, rules, keep);
-        self.wide.cast_all(ray, |slots, range, hits| {
+        let leaf = |slots, range: &Ray, hits: &mut Vec<Hit>| {
             self.all(slots, range.t_max, &mut query, hits)
-        })
+        };
+        if max_hits == usize::MAX {
+            // Every leaf the ray enters is visited: the any-hit walk, children in lane order.
+            self.wide.cast_all(ray, leaf)
+        } else {
+            self.wide.cast_first(ray, max_hits, leaf)
+        }
     }
 
     /// Calls `found(hit)` for every hit lane of the blocks of `slots` within

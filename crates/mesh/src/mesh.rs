@@ -361,11 +361,18 @@ impl Mesh {
             .occluded(&self.wide, &self.tri_mesh, ray, rules, keep, None)
     }
 
-    /// Every hit of a valid `ray` on the triangles that `filter` keeps and `rules` accept.
-    pub(crate) fn all(&self, ray: &Ray, rules: HitRules, filter: &impl Filter<u32>) -> Vec<Hit> {
+    /// Every hit of a valid `ray` on the triangles that `filter` keeps and `rules` accept,
+    /// sorted; the first `max_hits` of them (at least one; `usize::MAX`: every hit).
+    pub(crate) fn all(
+        &self,
+        ray: &Ray,
+        rules: HitRules,
+        filter: &impl Filter<u32>,
+        max_hits: usize,
+    ) -> Vec<Hit> {
         let keep = |triangle| filter.keep(triangle);
         self.blocks
-            .cast_all(&self.wide, &self.tri_mesh, ray, rules, keep)
+            .cast_all(&self.wide, &self.tri_mesh, ray, rules, keep, max_hits)
     }
 
     /// The triangle in leaf slot `slot` of the hierarchy and its index.
@@ -464,7 +471,12 @@ impl RayQueries for Mesh {
     }
 
     fn walk_all<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Vec<Hit> {
-        self.all(ray, HitRules::every_hit(options), &options.filter)
+        self.all(
+            ray,
+            HitRules::every_hit(options),
+            &options.filter,
+            options.max_hits,
+        )
     }
 
     fn walk_closest_packet<F: Filter<u32>>(

@@ -238,7 +238,8 @@ impl Mesh {
     /// The number of crossings of the ray from `point` along [`CONTAINS_RAY_DIRECTION`].
     fn crossings(&self, point: Vec3) -> usize {
         let ray = Ray::new(point, CONTAINS_RAY_DIRECTION);
-        self.all(&ray, HitRules::CROSSINGS, &KeepAll).len()
+        self.all(&ray, HitRules::CROSSINGS, &KeepAll, usize::MAX)
+            .len()
     }
 }
 

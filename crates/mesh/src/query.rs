@@ -1,5 +1,6 @@
 //! `QueryOptions`: what every mesh and scene query accepts besides its shape (a distance
-//! limit, back-face culling, a layer mask and a filter), and the filter trait.
+//! limit, back-face culling, a layer mask, a filter and a cap on every-hit queries), and the
+//! filter trait.
 
 use meshcast_primitives::Contacts;
 
@@ -123,8 +124,8 @@ impl<F: Fn(InstanceId, u32) -> bool> Filter<(InstanceId, u32)> for F {
 
 /// The options every mesh and scene query takes (the `*_with` forms of [`crate::RayQueries`],
 /// picks, closest points, selections): a distance limit, back-face culling, the rule for
-/// rays that touch an edge or a vertex, a layer mask and a filter. The default
-/// (`QueryOptions::new()`) limits nothing.
+/// rays that touch an edge or a vertex, a layer mask, a filter and a cap on every-hit
+/// queries. The default (`QueryOptions::new()`) limits nothing.
 ///
 /// - `max_distance`: the largest world distance reported. For rays, the distance along the
 ///   ray from its origin (`t * |dir|`; the ray's own range applies too); for closest
@@ -143,6 +144,9 @@ impl<F: Fn(InstanceId, u32) -> bool> Filter<(InstanceId, u32)> for F {
 /// - `mask`: scene queries skip every instance whose [`crate::Instance::layers`] share no
 ///   bit with it; mesh queries ignore it.
 /// - `filter`: rejects candidates ([`Filter`]); traversal goes on to the next one.
+/// - `max_hits`: [`crate::RayQueries::cast_all`] and [`crate::RayQueries::cast_all_batch`]
+///   keep each ray's first `max_hits` hits in hit order (the tie rule included), and walk
+///   no farther than the last of them; other queries ignore it.
 ///
 /// # Examples
 /// ```
@@ -182,6 +186,8 @@ pub struct QueryOptions<F = KeepAll> {
     pub mask: u32,
     /// The filter (default [`KeepAll`]).
     pub filter: F,
+    /// The most hits an every-hit query reports per ray (default `usize::MAX`, every hit).
+    pub max_hits: usize,
 }
 
 impl Default for QueryOptions {
@@ -199,6 +205,7 @@ impl QueryOptions {
             contacts: Contacts::Hit,
             mask: ALL_LAYERS,
             filter: KeepAll,
+            max_hits: usize::MAX,
         }
     }
 }
@@ -231,6 +238,29 @@ impl<F> QueryOptions<F> {
         Self { mask, ..self }
     }
 
+    /// The same options with every-hit queries capped at `max_hits` hits per ray, the
+    /// first in hit order.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_mesh::{Mesh, QueryOptions, RayQueries};
+    /// use meshcast_primitives::Ray;
+    ///
+    /// // Three triangles stacked along z, at z = 0, 1 and 2.
+    /// let corners = |z: f32| [[0.0, 0.0, z], [1.0, 0.0, z], [0.0, 1.0, z]];
+    /// let positions: Vec<[f32; 3]> = [0.0, 1.0, 2.0].into_iter().flat_map(corners).collect();
+    /// let stack = Mesh::from_triangles(&positions, &[[0, 1, 2], [3, 4, 5], [6, 7, 8]])?;
+    /// let down = Ray::new(Vec3::new(0.2, 0.2, 5.0), Vec3::NEG_Z);
+    /// let first_two = stack.cast_all_with(&down, &QueryOptions::new().with_max_hits(2));
+    /// assert_eq!(first_two.iter().map(|h| h.triangle).collect::<Vec<_>>(), [2, 1]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_max_hits(self, max_hits: usize) -> Self {
+        Self { max_hits, ..self }
+    }
+
     /// The same options with this [`Filter`]: a closure asked with the triangle
     /// (`|triangle: u32| ...`, for a mesh or an instance) or with the instance and the
     /// triangle (`|instance: InstanceId, triangle: u32| ...`, for a scene), or any type that
@@ -253,6 +283,7 @@ impl<F> QueryOptions<F> {
             contacts: self.contacts,
             mask: self.mask,
             filter,
+            max_hits: self.max_hits,
         }
     }
 

@@ -100,7 +100,8 @@ pub trait RayQueries: Sync + sealed::Level {
     #[doc(hidden)]
     fn walk_any<F: Filter<Self::Candidate>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool;
 
-    /// Every hit of a valid ray already cut to the options' distance limit, in any order.
+    /// Every hit of a valid ray already cut to the options' distance limit, in any order; of
+    /// more than `options.max_hits` (at least one), the first `max_hits` in hit order.
     #[doc(hidden)]
     fn walk_all<F: Filter<Self::Candidate>>(
         &self,
@@ -234,7 +235,11 @@ pub trait RayQueries: Sync + sealed::Level {
         self.cast_all_with(ray, &QueryOptions::new())
     }
 
-    /// [`RayQueries::cast_all`] with [`QueryOptions`]: every hit that the options keep.
+    /// [`RayQueries::cast_all`] with [`QueryOptions`]: every hit that the options keep, or
+    /// with [`QueryOptions::max_hits`] the first that many of them (the first of
+    /// `cast_all`'s list, ties included). Hits are found out of order, so the walk cannot stop
+    /// at the `max_hits`-th one found: once it holds `max_hits`, it skips every subtree that
+    /// starts beyond the last of them.
     fn cast_all_with<F: Filter<Self::Candidate>>(
         &self,
         ray: &Ray,
@@ -243,6 +248,9 @@ pub trait RayQueries: Sync + sealed::Level {
         let Some(ray) = options.limit_ray(ray).filter(Ray::is_valid) else {
             return Vec::new();
         };
+        if options.max_hits == 0 {
+            return Vec::new();
+        }
         let mut hits = self.walk_all(&ray, options);
         hits.sort_unstable_by(Self::Hit::order);
         hits

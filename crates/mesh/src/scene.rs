@@ -494,18 +494,27 @@ impl RayQueries for Scene {
         ray: &Ray,
         options: &QueryOptions<F>,
     ) -> Vec<SceneHit> {
-        let mut hits = Vec::new();
-        self.top_level.visit(ray, |slot, range| {
+        let max_hits = options.max_hits;
+        let instance_hits = |slot, range: &Ray, hits: &mut Vec<SceneHit>| {
             if let Some((id, instance)) = self.searched(slot, options.mask) {
                 let filter = InstanceFilter {
                     id,
                     filter: &options.filter,
                 };
-                let found = instance.all(range, HitRules::every_hit(options), &filter);
+                let found = instance.all(range, HitRules::every_hit(options), &filter, max_hits);
                 hits.extend(found.into_iter().map(|hit| SceneHit { instance: id, hit }));
             }
-        });
-        hits
+        };
+        if max_hits == usize::MAX {
+            let mut hits = Vec::new();
+            self.top_level
+                .visit(ray, |slot, range| instance_hits(slot, range, &mut hits));
+            hits
+        } else {
+            // Each instance gives its own first hits within the range left, which shrinks to
+            // the last of the scene's first `max_hits` once it has them.
+            self.top_level.cast_first(ray, max_hits, instance_hits)
+        }
     }
 }
 

@@ -21,13 +21,15 @@ class Geometry:
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
+        tnear: float = 0.0,
+        tfar: float = ...,
         threads: Optional[int] = None,
     ) -> Dict[str, np.ndarray]: ...
     def test_occlusions(
         self,
         rays: Optional[ArrayLike] = None,
-        tnear: Optional[float] = None,
-        tfar: Optional[float] = None,
+        tnear: float = 0.0,
+        tfar: float = ...,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
@@ -39,6 +41,8 @@ class Geometry:
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
+        tnear: float = 0.0,
+        tfar: float = ...,
         threads: Optional[int] = None,
     ) -> np.ndarray: ...
     def list_intersections(
@@ -47,12 +51,17 @@ class Geometry:
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
+        tnear: float = 0.0,
+        tfar: float = ...,
+        max_hits: Optional[int] = None,
         threads: Optional[int] = None,
     ) -> Dict[str, np.ndarray]: ...
     def compute_closest_points(
-        self, query_points: ArrayLike, *, threads: Optional[int] = None
+        self, query_points: ArrayLike, *, max_distance: float = ..., threads: Optional[int] = None
     ) -> Dict[str, np.ndarray]: ...
-    def compute_distance(self, query_points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
+    def compute_distance(
+        self, query_points: ArrayLike, *, max_distance: float = ..., threads: Optional[int] = None
+    ) -> np.ndarray: ...
     def compute_signed_distance(
         self, query_points: ArrayLike, *, threads: Optional[int] = None
     ) -> np.ndarray: ...
@@ -79,6 +88,7 @@ class Mesh(Geometry):
     def from_bytes(data: bytes) -> "Mesh": ...
     def to_bytes(self) -> bytes: ...
     def save(self, path: StrPath) -> None: ...
+    def set_positions(self, vertices: ArrayLike) -> None: ...
     @property
     def vertices(self) -> np.ndarray: ...
     @property

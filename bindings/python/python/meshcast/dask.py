@@ -69,6 +69,7 @@ dependency of meshcast and this is not tested here)::
 from __future__ import annotations
 
 import hashlib
+import math
 import pickle
 import threading
 from collections import OrderedDict
@@ -163,12 +164,17 @@ def geometry_cache_stats() -> Dict[str, object]:
 
 
 def _cast_chunk(
-    rays: np.ndarray, payload: bytes, key: str, threads: Optional[int]
+    rays: np.ndarray,
+    payload: bytes,
+    key: str,
+    threads: Optional[int],
+    tnear: float = 0.0,
+    tfar: float = math.inf,
 ) -> Dict[str, np.ndarray]:
     """Cast one chunk of rays: the dict of the five answers of ``geometry.cast_rays``."""
     global _chunks_cast
     geometry = load_geometry(key, payload)
-    hits = geometry.cast_rays(rays, threads=threads)
+    hits = geometry.cast_rays(rays, tnear=tnear, tfar=tfar, threads=threads)
     with _cache_lock:
         _chunks_cast += 1
     return hits
@@ -203,6 +209,8 @@ def cast_rays(
     threads: Optional[int] = 1,
     *,
     chunks: Optional[int] = None,
+    tnear: float = 0.0,
+    tfar: float = math.inf,
 ) -> Dict[str, da.Array]:
     """Cast a Dask array of rays against ``geometry``, lazily, one task per chunk.
 
@@ -221,6 +229,9 @@ def cast_rays(
         default, 1, leaves the parallelism across chunks to Dask.
     chunks
         Rays per chunk, for numpy ``rays`` only.
+    tnear, tfar
+        The interval of the hits, ``tnear < t <= tfar`` in units of each ray's direction,
+        as ``geometry.cast_rays`` takes it.
 
     Returns
     -------
@@ -233,7 +244,7 @@ def cast_rays(
     key, payload = serialize_geometry(geometry)
     # One key in the graph holds the bytes; every chunk's task depends on it.
     geometry_node = dask.delayed(payload, name=f"meshcast-geometry-{key}")
-    token = tokenize(rays, key, threads)
+    token = tokenize(rays, key, threads, tnear, tfar)
     # The chunks of this array are the dicts of ``geometry.cast_rays``, not numpy arrays: it
     # stays internal, and each answer is a cheap task per chunk that picks its array out.
     # Returning the native arrays as they are costs no copy, unlike packing them into one.
@@ -243,6 +254,8 @@ def cast_rays(
         geometry_node,
         key,
         threads,
+        tnear,
+        tfar,
         name=f"meshcast-cast-rays-{token}",
         drop_axis=1,
         meta=np.empty((0,), dtype=np.float32),

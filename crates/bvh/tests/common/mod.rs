@@ -156,6 +156,9 @@ pub fn key(hit: &Hit) -> (u32, u32, u32, u32) {
     )
 }
 
+/// The caps `cast_first` is checked with: none, one, a few, more than most rays hit.
+pub const FIRST_HITS_CAPS: [usize; 4] = [0, 1, 3, 16];
+
 /// Expected answers for a ray set, computed once and checked against many hierarchies.
 pub struct Reference {
     pub rays: Vec<Ray>,
@@ -213,6 +216,13 @@ impl Reference {
                 occluded,
                 None,
             );
+            for max_hits in FIRST_HITS_CAPS {
+                let first = bvh.cast_first(ray, max_hits, |slot, r, hits| {
+                    let hit = leaf_order[slot as usize].intersect(r);
+                    hits.extend(hit.map(|h| h.with_triangle(order[slot as usize])));
+                });
+                self.expect_first(i, &format!("{case}: cast_first"), max_hits, &first);
+            }
             self.check_wide(triangles, &wides, i, case);
             if let Some(first) = self.all[i].first() {
                 assert_eq!(
@@ -251,12 +261,30 @@ impl Reference {
         });
         let occluded = wide.occluded(ray, |slots, r| !leaf_hits(slots, r).is_empty());
         let all = wide.cast_all(ray, |slots, r, hits| hits.extend(leaf_hits(slots, r)));
+        for max_hits in FIRST_HITS_CAPS {
+            let first = wide.cast_first(ray, max_hits, |slots, r, hits| {
+                hits.extend(leaf_hits(slots, r));
+            });
+            self.expect_first(i, &format!("{case}: wide cast_first"), max_hits, &first);
+        }
         self.expect(
             i,
             &format!("{case}: wide tree"),
             closest,
             occluded,
             Some(all),
+        );
+    }
+
+    /// Asserts that `first` is the first `max_hits` of the reference's hits for ray `i`, bit
+    /// for bit.
+    fn expect_first(&self, i: usize, what: &str, max_hits: usize, first: &[Hit]) {
+        let expected: Vec<_> = self.all[i].iter().take(max_hits).map(key).collect();
+        let first: Vec<_> = first.iter().map(key).collect();
+        assert_eq!(
+            first, expected,
+            "{what}: the first {max_hits} hits differ for ray {i} {:?}",
+            self.rays[i]
         );
     }
 

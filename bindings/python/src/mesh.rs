@@ -1,0 +1,265 @@
+//! `Mesh`, the `Geometry` of one triangle mesh: made from arrays, files or bytes, read back
+//! as arrays, pickled.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+
+use numpy::PyArrayMethods;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple};
+
+use crate::arrays::{to_numpy, Rows};
+use crate::geometry::{current, Geometry, Level, MeshState};
+use crate::threads;
+use crate::to_py;
+
+/// A triangle mesh with its BVH, queried in its own space.
+///
+/// `Mesh(vertices, faces)` builds one from a `(N, 3)` array of positions and a `(M, 3)`
+/// array of vertex indices (any integer dtype); `Mesh.load(path)` reads OBJ, glTF (the scene
+/// flattened), PLY, STL or a meshcast cache. A mesh changes only by `set_positions`; it
+/// pickles through `to_bytes` (the geometry and its BVH, so unpickling does not rebuild).
+#[pyclass(extends = Geometry, frozen, module = "meshcast")]
+pub struct Mesh;
+
+impl Mesh {
+    /// The shared mesh of a `Mesh` object, as it is now.
+    pub fn shared(mesh: &Bound<'_, Self>) -> Arc<meshcast::Mesh> {
+        Arc::clone(&current(Self::state(mesh)).mesh)
+    }
+
+    /// Where a `Mesh` object keeps its mesh.
+    fn state<'a>(mesh: &'a Bound<'_, Self>) -> &'a RwLock<Arc<MeshState>> {
+        match &mesh.as_super().get().level {
+            Level::Mesh(state) => state,
+            Level::Scene(_) => unreachable!("a Mesh object holds a mesh"),
+        }
+    }
+
+    /// A `Mesh` object of `mesh`.
+    pub fn object(py: Python<'_>, mesh: Arc<meshcast::Mesh>) -> PyResult<Bound<'_, Self>> {
+        let init = PyClassInitializer::from(Geometry {
+            level: Level::mesh(mesh),
+        })
+        .add_subclass(Mesh);
+        Bound::new(py, init)
+    }
+}
+
+/// The vertex indices of `faces` as `u32` triples.
+fn faces_of(py: Python<'_>, faces: &Bound<'_, PyAny>) -> PyResult<Vec<[u32; 3]>> {
+    let numpy = py.import("numpy")?;
+    let array = numpy.call_method1("asarray", (faces,))?;
+    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    let shape: Vec<usize> = array.getattr("shape")?.extract()?;
+    let empty = shape.iter().product::<usize>() == 0;
+    if !(kind == "i" || kind == "u" || empty) {
+        return Err(PyTypeError::new_err(format!(
+            "faces must hold integer vertex indices, not {}",
+            array.getattr("dtype")?.str()?
+        )));
+    }
+    if shape.len() != 2 || shape[1] != 3 {
+        return Err(PyValueError::new_err(format!(
+            "faces must have shape (M, 3), not {}",
+            array.getattr("shape")?
+        )));
+    }
+    let wide = numpy.call_method1("ascontiguousarray", (array, "int64"))?;
+    let wide = wide.cast::<numpy::PyArray2<i64>>()?.readonly();
+    let indices = wide.as_slice()?;
+    let mut faces = Vec::with_capacity(shape[0]);
+    for (face, corners) in indices.chunks_exact(3).enumerate() {
+        let mut triple = [0_u32; 3];
+        for (slot, &corner) in triple.iter_mut().zip(corners) {
+            *slot = u32::try_from(corner).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "faces[{face}] refers to vertex {corner}, which no mesh has"
+                ))
+            })?;
+        }
+        faces.push(triple);
+    }
+    Ok(faces)
+}
+
+/// Builds the mesh of `vertices`, an `(N, 3)` array of positions, and `faces`, with the
+/// GIL released.
+pub fn build(
+    py: Python<'_>,
+    vertices: &Bound<'_, PyAny>,
+    faces: &Bound<'_, PyAny>,
+) -> PyResult<Arc<meshcast::Mesh>> {
+    let rows = Rows::new(vertices, "vertices", 3)?;
+    if rows.leading.len() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "vertices must have shape (N, 3), not {}",
+            rows.array().getattr("shape")?
+        )));
+    }
+    let faces = faces_of(py, faces)?;
+    let view = rows.view();
+    threads::run(py, None, || {
+        let positions = view.map_rows(|row: [f32; 3]| row);
+        meshcast::Mesh::from_triangles(&positions, &faces)
+            .map(Arc::new)
+            .map_err(to_py)
+    })
+}
+
+#[pymethods]
+impl Mesh {
+    #[new]
+    fn new(
+        py: Python<'_>,
+        vertices: &Bound<'_, PyAny>,
+        faces: &Bound<'_, PyAny>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let mesh = build(py, vertices, faces)?;
+        Ok(PyClassInitializer::from(Geometry {
+            level: Level::mesh(mesh),
+        })
+        .add_subclass(Mesh))
+    }
+
+    /// Reads a mesh file (OBJ, glTF, PLY, STL, the format from the extension or the content)
+    /// and builds its BVH, or loads a meshcast cache (`save`) without a build.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, Self>> {
+        let mesh = threads::run(py, None, || meshcast::Mesh::from_path(&path).map_err(to_py))?;
+        Self::object(py, Arc::new(mesh))
+    }
+
+    /// The mesh in `data`, bytes from `to_bytes`: checked whole (checksums, every index, the
+    /// tree) before use, so corrupt or hostile bytes raise `MeshcastError`.
+    #[staticmethod]
+    fn from_bytes<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, Self>> {
+        let mesh = threads::run(py, None, || meshcast::Mesh::from_bytes(data).map_err(to_py))?;
+        Self::object(py, Arc::new(mesh))
+    }
+
+    /// The mesh and its BVH as bytes (a meshcast cache): `from_bytes` gives the same mesh
+    /// back, answering bit for bit alike, in any process.
+    fn to_bytes<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyBytes>> {
+        let mesh = Self::shared(slf);
+        let bytes = slf.py().detach(|| mesh.to_bytes());
+        Ok(PyBytes::new(slf.py(), &bytes))
+    }
+
+    /// Writes the mesh and its BVH to a cache file (through a temporary file and a rename),
+    /// for `Mesh.load`.
+    fn save(slf: &Bound<'_, Self>, path: PathBuf) -> PyResult<()> {
+        let mesh = Self::shared(slf);
+        slf.py().detach(|| mesh.save(&path)).map_err(to_py)
+    }
+
+    /// Moves the vertices to `vertices`, an `(N, 3)` array of one position per vertex in the
+    /// same order, and refits the BVH to them: the path for deforming meshes (a rebuild
+    /// where a triangle becomes or stops being degenerate). Every answer afterwards is the
+    /// answer of `Mesh(vertices, self.faces)`, bit for bit: the tree's shape may differ,
+    /// what it finds does not. Queries already running finish on the old positions; a
+    /// `Scene` this mesh was added to keeps the positions it was given.
+    fn set_positions(slf: &Bound<'_, Self>, vertices: &Bound<'_, PyAny>) -> PyResult<()> {
+        let rows = Rows::new(vertices, "vertices", 3)?;
+        if rows.leading.len() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "vertices must have shape (N, 3), not {}",
+                rows.array().getattr("shape")?
+            )));
+        }
+        let view = rows.view();
+        let state = Self::state(slf);
+        threads::run(slf.py(), None, || {
+            let positions = view.map_rows(|row: [f32; 3]| row);
+            let mut now = state.write().unwrap_or_else(PoisonError::into_inner);
+            match Arc::get_mut(&mut now) {
+                // No query holds this state: refit in place, the mesh too unless a scene
+                // shares it.
+                Some(state) => {
+                    let mesh = Arc::make_mut(&mut state.mesh);
+                    mesh.set_positions(&positions).map_err(to_py)?;
+                    state.normals = OnceLock::new();
+                }
+                // Queries hold it: they keep it, and a refit copy takes its place.
+                None => {
+                    let mut mesh = meshcast::Mesh::clone(&now.mesh);
+                    mesh.set_positions(&positions).map_err(to_py)?;
+                    *now = Arc::new(MeshState::new(Arc::new(mesh)));
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// The vertex positions, `(N, 3)` float32 (a copy).
+    #[getter]
+    fn vertices<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let mesh = Self::shared(slf);
+        let positions: Vec<f32> = mesh
+            .tri_mesh()
+            .positions()
+            .iter()
+            .flat_map(|p| p.to_array())
+            .collect();
+        to_numpy(slf.py(), positions, &[mesh.tri_mesh().vertex_count()], &[3])
+    }
+
+    /// The triangles' vertex indices, `(M, 3)` uint32 (a copy).
+    #[getter]
+    fn faces<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let mesh = Self::shared(slf);
+        let faces: Vec<u32> = mesh
+            .tri_mesh()
+            .indices()
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
+        to_numpy(slf.py(), faces, &[mesh.triangle_count()], &[3])
+    }
+
+    /// The number of triangles.
+    #[getter]
+    fn triangle_count(slf: &Bound<'_, Self>) -> usize {
+        Self::shared(slf).triangle_count()
+    }
+
+    /// The number of vertices.
+    #[getter]
+    fn vertex_count(slf: &Bound<'_, Self>) -> usize {
+        Self::shared(slf).tri_mesh().vertex_count()
+    }
+
+    /// Whether every edge is shared by exactly two consistently oriented triangles (then
+    /// `contains` counts crossings exactly).
+    #[getter]
+    fn is_closed(slf: &Bound<'_, Self>) -> bool {
+        Self::shared(slf).is_closed()
+    }
+
+    /// A 64-bit hash of the positions and triangles: equal meshes have equal hashes.
+    #[getter]
+    fn geometry_hash(slf: &Bound<'_, Self>) -> u64 {
+        Self::shared(slf).tri_mesh().geometry_hash()
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let from_bytes = slf.get_type().getattr("from_bytes")?;
+        let bytes = Self::to_bytes(slf)?;
+        PyTuple::new(
+            slf.py(),
+            [from_bytes, PyTuple::new(slf.py(), [bytes])?.into_any()],
+        )
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> String {
+        let mesh = Self::shared(slf);
+        format!(
+            "meshcast.Mesh({} triangles, {} vertices{})",
+            mesh.triangle_count(),
+            mesh.tri_mesh().vertex_count(),
+            if mesh.is_closed() { ", closed" } else { "" }
+        )
+    }
+}
