@@ -62,7 +62,7 @@ fn main() -> Result<(), meshcast_mesh::Error> {
         let built = Instant::now();
         let binary = Bvh::build(&boxes, &binary_options);
         let binary_built = Instant::now();
-        let wide = WideBvh::from_binary_with(&binary, parallel);
+        let wide = WideBvh::from_binary_with(&binary, &binary_options);
         let collapsed = Instant::now();
         let times = [
             made - start,

@@ -51,6 +51,7 @@ mod wide;
 mod wide_collapse;
 mod wide_packet;
 mod wide_parts;
+mod wide_sah;
 mod wide_traverse;
 
 pub use build::{

@@ -107,7 +107,8 @@ impl WideNode {
 /// An eight-wide bounding volume hierarchy, collapsed from a binary [`crate::Bvh`]
 /// ([`WideBvh::from_binary`], `wide_collapse.rs`) for fast ray queries ([`WideBvh::cast`], [`WideBvh::occluded`]).
 ///
-/// Leaves keep the binary tree's leaves (the SAH chose them), each starting at a multiple of
+/// Its nodes and leaves are the binary tree's subtrees of least SAH cost (Ylitie, Karras,
+/// Laine 2017), each leaf starting at a multiple of
 /// [`LEAF_ALIGNMENT`] slots and padded with [`PADDING_SLOT`], so that a caller can store its
 /// primitives in blocks of four laid out for a SIMD leaf test: block `b` holds slots
 /// `4 b .. 4 b + 4`. Node 0 is the root; children follow their parents.

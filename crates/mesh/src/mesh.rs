@@ -124,8 +124,9 @@ impl Mesh {
             leaf_block: BLOCK_WIDTH,
             ..*options
         };
-        // The binary tree is only a step: the SAH chose its leaves, the wide tree keeps them.
-        let wide = WideBvh::from_binary_with(&Bvh::build(&boxes, &options), options.parallel);
+        // The binary tree is only a step: the collapse chooses the wide nodes and leaves of
+        // least SAH cost among its subtrees.
+        let wide = WideBvh::from_binary_with(&Bvh::build(&boxes, &options), &options);
         let blocks = LeafBlocks::new(&tri_mesh, &wide, options.parallel, leaf_test);
         Self::from_parts(tri_mesh, wide, blocks, options)
     }

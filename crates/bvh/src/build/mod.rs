@@ -17,6 +17,8 @@ use glam::{Vec3, Vec3A};
 use meshcast_primitives::Aabb;
 use rayon::prelude::*;
 
+pub(crate) use cost::SahCost;
+
 use crate::Bvh;
 
 /// The fewest bins the SAH builder uses.
