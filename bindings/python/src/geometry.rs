@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
 use std::time::Instant;
 
 use meshcast::glam::Vec3;
-use meshcast::{Camera, PointQueries, RayQueries};
+use meshcast::{Camera, Contacts, PointQueries, QueryOptions, RayQueries};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -217,13 +217,24 @@ fn hit_cap(max_hits: Option<i64>) -> PyResult<usize> {
     }
 }
 
+/// The options of a closest or any hit: whether a ray touching an edge or a vertex hits.
+fn first_hit_options(contacts: bool) -> QueryOptions {
+    QueryOptions::new().with_contacts(if contacts {
+        Contacts::Hit
+    } else {
+        Contacts::TieRule
+    })
+}
+
 #[pymethods]
 impl Geometry {
     /// The closest hit of each ray with `tnear < t <= tfar`, as Open3D's `cast_rays`: a dict
     /// of `t_hit` (inf on a miss), `geometry_ids` and `primitive_ids` (uint32, `INVALID_ID`
     /// on a miss), `primitive_uvs` (..., 2) and `primitive_normals` (..., 3, the unit
-    /// geometric normal).
-    #[pyo3(signature = (rays=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, threads=None))]
+    /// geometric normal). With `contacts` (the default) a ray that touches a triangle's edge
+    /// or vertex hits it; without, each edge and vertex belongs to one triangle (the tie rule
+    /// of `list_intersections`).
+    #[pyo3(signature = (rays=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, contacts=true, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn cast_rays<'py>(
         &self,
@@ -233,14 +244,16 @@ impl Geometry {
         directions: Option<&Bound<'py, PyAny>>,
         tnear: f64,
         tfar: f64,
+        contacts: bool,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let rows = ray_rows(py, rays, origins, directions)?;
         let view = rows.view();
         let chunk = queries::cast_chunk(&rows.leading);
         let range = range(tnear, tfar)?;
+        let options = first_hit_options(contacts);
         let cast = on_target!(self, py, threads, |target, normals| {
-            queries::cast(target, normals, &view, chunk, range)
+            queries::cast(target, normals, &view, chunk, range, &options)
         })?;
         let lead = &rows.leading;
         let dict = PyDict::new(py);
@@ -263,7 +276,8 @@ impl Geometry {
 
     /// Whether each ray hits anything with `tnear < t <= tfar`, stopping at the first hit
     /// found: Open3D's `test_occlusions` (bool), `tnear` and `tfar` positional as there.
-    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, *, origins=None, directions=None, threads=None))]
+    /// `contacts` as for `cast_rays`.
+    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, *, origins=None, directions=None, contacts=true, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn test_occlusions<'py>(
         &self,
@@ -273,14 +287,16 @@ impl Geometry {
         tfar: f64,
         origins: Option<&Bound<'py, PyAny>>,
         directions: Option<&Bound<'py, PyAny>>,
+        contacts: bool,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let rows = ray_rows(py, rays, origins, directions)?;
         let view = rows.view();
         let range = range(tnear, tfar)?;
+        let options = first_hit_options(contacts);
         let occluded = on_target!(self, py, threads, |target| {
             let rays = arrays::rays(&view, Some(range))?;
-            Ok(target.occluded_batch(&rays))
+            Ok(target.occluded_batch_with(&rays, &options))
         })?;
         to_numpy(py, occluded, &rows.leading, &[])
     }

@@ -162,7 +162,7 @@ pub fn cast_chunk(leading: &[usize]) -> usize {
     }
 }
 
-/// [`RayQueries::cast_batch`], laid out: `t_hit` infinite, ids [`INVALID_ID`] and the rest
+/// [`RayQueries::cast_batch_with`] with `options`, laid out: `t_hit` infinite, ids [`INVALID_ID`] and the rest
 /// zero on a miss. The rays are made from `rows` `chunk` at a time ([`cast_chunk`]) as they
 /// are cast, each with the closed range `range`.
 ///
@@ -174,6 +174,7 @@ pub fn cast<T: Target>(
     rows: &RowsView<'_>,
     chunk: usize,
     range: (f32, f32),
+    options: &QueryOptions,
 ) -> PyResult<Cast> {
     let n = rows.len();
     let mut out = Cast {
@@ -207,7 +208,7 @@ pub fn cast<T: Target>(
             // One serial batch per chunk: coherent neighbours (a camera image) are traced
             // as packets, the threads being this pool's.
             let mut hits = vec![None; rays.len()];
-            target.cast_batch_serial(&rays, &mut hits);
+            target.cast_batch_serial_with(&rays, options, &mut hits);
             for (hit, i) in hits.iter().zip(0..) {
                 match hit {
                     Some(hit) => {

@@ -231,3 +231,39 @@ def test_python_threads_casting_on_a_fresh_mesh_do_not_hang(bunny):
             thread.join(timeout=60)
         assert not any(thread.is_alive() for thread in threads), "a cast hung"
         assert len(answers) == 4 and all((a == expected).all() for a in answers)
+
+
+def box_mesh() -> meshcast.Mesh:
+    """A closed box of side 2 around the origin, two triangles a face, facing out."""
+    corners = np.array([[x, y, z] for z in (-1, 1) for y in (-1, 1) for x in (-1, 1)], float)
+    quads = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]]
+    faces = [[a, b, c] for a, b, c, d in quads] + [[a, c, d] for a, b, c, d in quads]
+    return meshcast.Mesh(corners, np.array(faces))
+
+
+def test_rays_touching_a_box_hit_it_unless_contacts_are_off():
+    box = box_mesh()
+    spots = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)]
+    down = np.array([[x, y, 5, 0, 0, -1] for x, y in spots], np.float32)
+    up = np.array([[x, y, -5, 0, 0, 1] for x, y in spots], np.float32)
+    rays = np.concatenate([down, up])
+    touching = box.cast_rays(rays)
+    np.testing.assert_array_equal(touching["t_hit"], np.full(len(rays), 4.0, np.float32))
+    assert box.test_occlusions(rays).all()
+    # The tie rule: the closest hit is the first of the hits listed, which count crossings
+    # (a ray that only touches is listed twice or not at all), and some of these rays pass.
+    crossing = box.cast_rays(rays, contacts=False)
+    listed = box.list_intersections(rays)
+    counts = np.diff(listed["ray_splits"])
+    assert set(counts.tolist()) <= {0, 2} and 0 in counts
+    first = listed["ray_splits"][:-1][counts > 0]
+    hit = crossing["primitive_ids"] != meshcast.INVALID_ID
+    np.testing.assert_array_equal(hit, counts > 0)
+    np.testing.assert_array_equal(crossing["primitive_ids"][hit], listed["primitive_ids"][first])
+    np.testing.assert_array_equal(crossing["t_hit"][hit], listed["t_hit"][first])
+    np.testing.assert_array_equal(box.test_occlusions(rays, contacts=False), counts > 0)
+    # The same with a scene holding the box.
+    scene = meshcast.Scene()
+    scene.add_triangles(box.vertices, box.faces)
+    np.testing.assert_array_equal(scene.cast_rays(rays)["t_hit"], touching["t_hit"])
+    np.testing.assert_array_equal(scene.test_occlusions(rays, contacts=False), counts > 0)

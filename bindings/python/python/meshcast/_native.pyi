@@ -23,6 +23,7 @@ class Geometry:
         directions: Optional[ArrayLike] = None,
         tnear: float = 0.0,
         tfar: float = ...,
+        contacts: bool = True,
         threads: Optional[int] = None,
     ) -> Dict[str, np.ndarray]: ...
     def test_occlusions(
@@ -33,6 +34,7 @@ class Geometry:
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
+        contacts: bool = True,
         threads: Optional[int] = None,
     ) -> np.ndarray: ...
     def count_intersections(

@@ -260,16 +260,16 @@ class RayMeshIntersector:
         native = self._prepared()
         origins, directions = self._rays(ray_origins, ray_directions)
         if multiple_hits:
+            # The cap goes to the walk, which stops looking past each ray's first hits.
             listed = native.list_intersections(
-                origins=origins - self._center, directions=directions, threads=self.threads
+                origins=origins - self._center,
+                directions=directions,
+                max_hits=None if max_hits is None else max(int(max_hits), 0),
+                threads=self.threads,
             )
             index_tri = listed["primitive_ids"].astype(np.int64)
             index_ray = listed["ray_ids"].astype(np.int64)
             uvs = listed["primitive_uvs"]
-            if max_hits is not None:
-                first_of_ray = listed["ray_splits"].astype(np.int64)[index_ray]
-                keep = np.arange(len(index_ray)) - first_of_ray < max_hits
-                index_tri, index_ray, uvs = index_tri[keep], index_ray[keep], uvs[keep]
         else:
             nearest = native.cast_rays(
                 origins=origins - self._center, directions=directions, threads=self.threads
