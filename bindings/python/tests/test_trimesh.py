@@ -417,14 +417,14 @@ def test_rebuilds_when_the_mesh_changes():
     origins, directions = [[0.25, 0.5, -5.0]], [[0.0, 0.0, 1.0]]
     locations = intersector.intersects_location(origins, directions)[0]
     assert np.array_equal(locations[:, 2], [-1.0, 1.0])
-    built = intersector._prepared()
+    built = intersector._current()
     intersector.intersects_any(origins, directions)
-    assert intersector._prepared() is built
+    assert intersector._current() is built
 
     mesh.apply_translation([0.0, 0.0, 10.0])
     locations = intersector.intersects_location(origins, directions)[0]
     assert np.array_equal(locations[:, 2], [9.0, 11.0])
-    assert intersector._prepared() is not built
+    assert intersector._current() is not built
     inside = intersector.contains_points([[0.0, 0.0, 10.5], [0.0, 0.0, 0.5]])
     assert inside.tolist() == [True, False]
 
@@ -500,7 +500,7 @@ def test_pickles_without_its_meshcast_mesh():
     origins, directions, _ = rays_through_vertices_and_edges(mesh)
     answer = intersector.intersects_id(origins, directions, return_locations=True)
     restored = pickle.loads(pickle.dumps(intersector))
-    assert restored._native is None and restored.threads == 1
+    assert restored._prepared is None and restored.threads == 1
     assert restored.scale_to_box is False
     for mine, reference in zip(
         restored.intersects_id(origins, directions, return_locations=True), answer

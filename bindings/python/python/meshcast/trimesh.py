@@ -97,6 +97,7 @@ How the answers differ from trimesh's:
 
 import threading
 import weakref
+from functools import cached_property
 from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
@@ -110,6 +111,56 @@ __all__ = [
     "signed_distance",
     "longest_ray",
 ]
+
+
+class _Prepared:
+    """The meshcast mesh of a mesh's vertices and faces as they were when it was made.
+
+    The vertices are moved so that the centre of their box is at the origin before they are
+    rounded to single precision (queries move their points with them), so that a mesh far
+    from the origin keeps its precision; the float64 triangles are kept to compute answers in
+    float64. No reference to the mesh object is kept, so a module-level cache of these does
+    not keep meshes alive.
+    """
+
+    def __init__(self, mesh: Any, key: int) -> None:
+        vertices = np.asarray(mesh.vertices, dtype=np.float64).reshape((-1, 3))
+        faces = np.asarray(mesh.faces, dtype=np.int64).reshape((-1, 3))
+        if len(vertices) > 0:
+            low, high = vertices.min(axis=0), vertices.max(axis=0)
+        else:
+            low = high = np.zeros(3)
+        self.key = key
+        self.center = (low + high) / 2.0
+        self.size = float(np.linalg.norm(high - low))
+        self.vertices = vertices
+        self.faces = faces
+        self.native = Mesh(vertices - self.center, faces)
+        self._tree: Any = None
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def of(mesh: Any, cached: "Optional[_Prepared]") -> "_Prepared":
+        """``cached`` while ``hash(mesh)`` is what it was made for, else a new one."""
+        key = hash(mesh)
+        if cached is not None and cached.key == key:
+            return cached
+        return _Prepared(mesh, key)
+
+    @cached_property
+    def triangles(self) -> np.ndarray:
+        """Each triangle's float64 corners (f, 3, 3), gathered on first use, once: one
+        gather per query instead of two."""
+        return self.vertices[self.faces]
+
+    def tree(self) -> Any:
+        """A scipy ``cKDTree`` of the vertices, made on first use (as trimesh's ``kdtree``)."""
+        with self._lock:
+            if self._tree is None:
+                from scipy.spatial import cKDTree
+
+                self._tree = cKDTree(self.vertices)
+            return self._tree
 
 
 class RayMeshIntersector:
@@ -136,32 +187,13 @@ class RayMeshIntersector:
         self.mesh = mesh
         self.scale_to_box = bool(scale_to_box)
         self.threads = threads
-        # Built lazily by `_prepared` and rebuilt when `hash(mesh)` changes.
-        self._built_for: Optional[int] = None
-        self._native: Optional[Mesh] = None
-        self._center = np.zeros(3)
-        self._size = 0.0
-        self._vertices = np.zeros((0, 3))
-        self._faces = np.zeros((0, 3), dtype=np.int64)
+        # Built on the first query and rebuilt when `hash(mesh)` changes.
+        self._prepared: Optional[_Prepared] = None
 
-    def _prepared(self) -> Mesh:
+    def _current(self) -> _Prepared:
         """The meshcast mesh of ``self.mesh``'s current vertices and faces."""
-        key = hash(self.mesh)
-        if self._native is None or key != self._built_for:
-            vertices = np.asarray(self.mesh.vertices, dtype=np.float64).reshape((-1, 3))
-            faces = np.asarray(self.mesh.faces, dtype=np.int64).reshape((-1, 3))
-            if len(vertices) > 0:
-                low, high = vertices.min(axis=0), vertices.max(axis=0)
-            else:
-                low = high = np.zeros(3)
-            center = (low + high) / 2.0
-            self._native = Mesh(vertices - center, faces)
-            self._center = center
-            self._size = float(np.linalg.norm(high - low))
-            self._vertices = vertices
-            self._faces = faces
-            self._built_for = key
-        return self._native
+        self._prepared = _Prepared.of(self.mesh, self._prepared)
+        return self._prepared
 
     def _rays(self, ray_origins: Any, ray_directions: Any) -> Tuple[np.ndarray, np.ndarray]:
         """The rays as float64 (n, 3) arrays, directions scaled to a largest component of 1.
@@ -186,8 +218,9 @@ class RayMeshIntersector:
             )
         return origins, scaled
 
+    @staticmethod
     def _locations(
-        self,
+        prepared: _Prepared,
         index_tri: np.ndarray,
         index_ray: np.ndarray,
         uvs: np.ndarray,
@@ -204,7 +237,7 @@ class RayMeshIntersector:
         at meshcast's barycentric coordinates is reported instead: on the triangle, and
         within rounding of the ray.
         """
-        corners = self._vertices[self._faces[index_tri]]
+        corners = prepared.vertices[prepared.faces[index_tri]]
         origins = ray_origins[index_ray]
         directions = ray_directions[index_ray]
         normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
@@ -218,7 +251,7 @@ class RayMeshIntersector:
             inside_edges = np.einsum(
                 "kij,kj->ki", np.cross(edges, on_ray[:, None] - corners), normals
             ) / (np.linalg.norm(edges, axis=2) * np.linalg.norm(normals, axis=1)[:, None])
-        on_triangle = (inside_edges >= -1e-6 * self._size).all(axis=1)
+        on_triangle = (inside_edges >= -1e-6 * prepared.size).all(axis=1)
 
         u = uvs[:, :1].astype(np.float64)
         v = uvs[:, 1:].astype(np.float64)
@@ -257,12 +290,12 @@ class RayMeshIntersector:
         locations : (h, 3) float64
           Only if ``return_locations``: the point of each hit.
         """
-        native = self._prepared()
+        prepared = self._current()
         origins, directions = self._rays(ray_origins, ray_directions)
         if multiple_hits:
             # The cap goes to the walk, which stops looking past each ray's first hits.
-            listed = native.list_intersections(
-                origins=origins - self._center,
+            listed = prepared.native.list_intersections(
+                origins=origins - prepared.center,
                 directions=directions,
                 max_hits=None if max_hits is None else max(int(max_hits), 0),
                 threads=self.threads,
@@ -271,8 +304,8 @@ class RayMeshIntersector:
             index_ray = listed["ray_ids"].astype(np.int64)
             uvs = listed["primitive_uvs"]
         else:
-            nearest = native.cast_rays(
-                origins=origins - self._center, directions=directions, threads=self.threads
+            nearest = prepared.native.cast_rays(
+                origins=origins - prepared.center, directions=directions, threads=self.threads
             )
             hit = nearest["primitive_ids"] != INVALID_ID
             if max_hits is not None and max_hits < 1:
@@ -281,7 +314,7 @@ class RayMeshIntersector:
             index_ray = np.flatnonzero(hit).astype(np.int64)
             uvs = nearest["primitive_uvs"][hit]
         if return_locations:
-            locations = self._locations(index_tri, index_ray, uvs, origins, directions)
+            locations = self._locations(prepared, index_tri, index_ray, uvs, origins, directions)
             return index_tri, index_ray, locations
         return index_tri, index_ray
 
@@ -309,10 +342,10 @@ class RayMeshIntersector:
 
     def intersects_first(self, ray_origins: Any, ray_directions: Any) -> np.ndarray:
         """The index of the first triangle each ray hits, -1 where it hits none (int64)."""
-        native = self._prepared()
+        prepared = self._current()
         origins, directions = self._rays(ray_origins, ray_directions)
-        primitive_ids = native.cast_rays(
-            origins=origins - self._center, directions=directions, threads=self.threads
+        primitive_ids = prepared.native.cast_rays(
+            origins=origins - prepared.center, directions=directions, threads=self.threads
         )["primitive_ids"]
         first = primitive_ids.astype(np.int64)
         first[primitive_ids == INVALID_ID] = -1
@@ -320,10 +353,10 @@ class RayMeshIntersector:
 
     def intersects_any(self, ray_origins: Any, ray_directions: Any) -> np.ndarray:
         """Whether each ray hits the mesh anywhere in front of its origin (bool)."""
-        native = self._prepared()
+        prepared = self._current()
         origins, directions = self._rays(ray_origins, ray_directions)
-        return native.test_occlusions(
-            origins=origins - self._center, directions=directions, threads=self.threads
+        return prepared.native.test_occlusions(
+            origins=origins - prepared.center, directions=directions, threads=self.threads
         )
 
     def contains_points(self, points: Any) -> np.ndarray:
@@ -336,8 +369,8 @@ class RayMeshIntersector:
         points = np.asarray(points, dtype=np.float64)
         if points.ndim != 2 or points.shape[1] != 3:
             raise ValueError(f"points must be (n, 3), got shape {points.shape}")
-        native = self._prepared()
-        return native.contains(points - self._center, threads=self.threads)
+        prepared = self._current()
+        return prepared.native.contains(points - prepared.center, threads=self.threads)
 
     def __getstate__(self) -> Dict[str, Any]:
         """Pickle the mesh and settings, not the meshcast mesh (rebuilt when next needed)."""
@@ -359,52 +392,6 @@ TOL_MERGE = 1e-8
 
 #: trimesh's ``tol.planar``: ``longest_ray`` skips hits this close to the ray's origin.
 TOL_PLANAR = 1e-5
-
-
-class _Prepared:
-    """The meshcast mesh of a mesh's vertices and faces as they were when it was made.
-
-    The vertices are moved so that the centre of their box is at the origin before they are
-    rounded to single precision (queries move their points with them), so that a mesh far
-    from the origin keeps its precision; the float64 triangles are kept to compute answers in
-    float64. No reference to the mesh object is kept, so a module-level cache of these does
-    not keep meshes alive.
-    """
-
-    def __init__(self, mesh: Any, key: int) -> None:
-        vertices = np.asarray(mesh.vertices, dtype=np.float64).reshape((-1, 3))
-        faces = np.asarray(mesh.faces, dtype=np.int64).reshape((-1, 3))
-        if len(vertices) > 0:
-            low, high = vertices.min(axis=0), vertices.max(axis=0)
-        else:
-            low = high = np.zeros(3)
-        self.key = key
-        self.center = (low + high) / 2.0
-        self.size = float(np.linalg.norm(high - low))
-        self.vertices = vertices
-        self.native = Mesh(vertices - self.center, faces)
-        # Each triangle's corners (the faces are checked now), gathered once: one gather per
-        # query instead of two.
-        self.triangles = vertices[faces]
-        self._tree: Any = None
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def of(mesh: Any, cached: "Optional[_Prepared]") -> "_Prepared":
-        """``cached`` while ``hash(mesh)`` is what it was made for, else a new one."""
-        key = hash(mesh)
-        if cached is not None and cached.key == key:
-            return cached
-        return _Prepared(mesh, key)
-
-    def tree(self) -> Any:
-        """A scipy ``cKDTree`` of the vertices, made on first use (as trimesh's ``kdtree``)."""
-        with self._lock:
-            if self._tree is None:
-                from scipy.spatial import cKDTree
-
-                self._tree = cKDTree(self.vertices)
-            return self._tree
 
 
 def _as_rows(values: Any, name: str) -> np.ndarray:
