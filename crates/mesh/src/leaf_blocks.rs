@@ -459,15 +459,8 @@ enum Next {
 impl<K: Fn(u32) -> bool> PacketLeaves for PacketLeaf<'_, '_, '_, K> {
     #[inline(always)]
     fn closest<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &mut Lanes<S>) {
-        let (rays, all) = (self.rays.rays, self.lanes);
         let best = &mut self.best;
-        if let Some(packet) = set_up(
-            &mut self.packet,
-            t_max.simd(),
-            rays,
-            all,
-            self.rays.rules.contacts(),
-        ) {
+        if let Some(packet) = set_up(&mut self.packet, t_max.simd(), &self.rays, self.lanes) {
             self.rays
                 .for_each_hit(packet, slots, lanes, t_max, |lane, hit| {
                     if best.offer(lane, hit) {
@@ -497,15 +490,8 @@ impl<K: Fn(u32) -> bool> PacketLeaves for PacketLeaf<'_, '_, '_, K> {
 
     #[inline(always)]
     fn any<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &Lanes<S>) -> u32 {
-        let (rays, all) = (self.rays.rays, self.lanes);
         let mut hit = 0;
-        if let Some(packet) = set_up(
-            &mut self.packet,
-            t_max.simd(),
-            rays,
-            all,
-            self.rays.rules.contacts(),
-        ) {
+        if let Some(packet) = set_up(&mut self.packet, t_max.simd(), &self.rays, self.lanes) {
             let mut limit = *t_max;
             self.rays
                 .for_each_hit(packet, slots, lanes, &mut limit, |lane, _| {
@@ -531,18 +517,20 @@ impl<K: Fn(u32) -> bool> PacketLeaves for PacketLeaf<'_, '_, '_, K> {
     }
 }
 
-/// The pair test's set-up of `rays` in `lanes`, kept in `packet`: made at the first leaf, so
-/// that packets that reach no leaf never make it, in the lanes of the walk.
+/// The pair test's set-up of `rays` in `lanes`, with their rules' contacts, kept in `packet`:
+/// made at the first leaf, so that packets that reach no leaf never make it, in the lanes of
+/// the walk.
 #[inline(always)]
-fn set_up<'p, S: Simd>(
+fn set_up<'p, S: Simd, K>(
     packet: &'p mut Option<Option<WatertightPacket>>,
     simd: S,
-    rays: &RayPacket,
+    rays: &PacketRays<'_, '_, K>,
     lanes: u32,
-    contacts: Contacts,
 ) -> Option<&'p WatertightPacket> {
     if packet.is_none() {
-        *packet = Some(WatertightPacket::new(simd, rays, lanes).map(|p| p.with_contacts(contacts)));
+        let contacts = rays.rules.contacts();
+        *packet =
+            Some(WatertightPacket::new(simd, rays.rays, lanes).map(|p| p.with_contacts(contacts)));
     }
     packet.as_ref().and_then(Option::as_ref)
 }
