@@ -3,6 +3,7 @@ package's answers are held to bit for bit."""
 
 import shutil
 import subprocess
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,16 @@ ASSETS = REPO / "assets"
 def asset(name: str) -> Path:
     """A mesh bundled with the repository."""
     return ASSETS / name
+
+
+@lru_cache(maxsize=None)
+def trimesh_asset(name: str):
+    """The asset `name`.obj as a trimesh mesh with the file's vertices and faces, unprocessed
+    (for the tests of the trimesh drop-ins, which skip without trimesh)."""
+    import trimesh
+
+    native = meshcast.Mesh.load(asset(f"{name}.obj"))
+    return trimesh.Trimesh(native.vertices, native.faces, process=False)
 
 
 @pytest.fixture(scope="session")

@@ -11,30 +11,22 @@ import subprocess
 import sys
 import textwrap
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 trimesh = pytest.importorskip("trimesh")
+from conftest import trimesh_asset as load  # noqa: E402
 from trimesh.ray.ray_triangle import RayMeshIntersector as TrimeshIntersector  # noqa: E402
 
 import meshcast  # noqa: E402
 from meshcast.trimesh import RayMeshIntersector  # noqa: E402
 
-ASSETS = Path(__file__).parents[3] / "assets"
 
 # Hits closer than this fraction of the mesh's size to an edge of their triangle, or to the
 # ray's origin, are within rounding of another answer: their rays are left out of the
 # comparison with trimesh.
 CLEARANCE = 1e-5
-
-
-@lru_cache(maxsize=None)
-def load(name):
-    """The asset as a trimesh mesh with the file's vertices and faces, unprocessed."""
-    native = meshcast.Mesh.load(ASSETS / f"{name}.obj")
-    return trimesh.Trimesh(native.vertices, native.faces, process=False)
 
 
 def random_rays(mesh, count, seed):

@@ -13,29 +13,20 @@ import gc
 import subprocess
 import sys
 import textwrap
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 trimesh = pytest.importorskip("trimesh")
+from conftest import trimesh_asset as load  # noqa: E402
 
 import meshcast  # noqa: E402
 import meshcast.trimesh as mt  # noqa: E402
 
-ASSETS = Path(__file__).parents[3] / "assets"
 
 #: Single precision's rounding, relative to a mesh's size: distances of two triangles closer
 #: than this may be ordered either way when meshcast picks the nearer.
 SINGLE = 1e-7
-
-
-@lru_cache(maxsize=None)
-def load(name):
-    """The asset as a trimesh mesh with the file's vertices and faces, unprocessed."""
-    native = meshcast.Mesh.load(ASSETS / f"{name}.obj")
-    return trimesh.Trimesh(native.vertices, native.faces, process=False)
 
 
 def near_points(mesh, count, seed):
