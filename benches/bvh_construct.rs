@@ -6,6 +6,7 @@
 //! `cargo bench -p meshcast-benches --bench bvh_construct -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{black_box, criterion_main, BenchmarkId, Criterion, Throughput};
+use meshcast::TriMeshFiles;
 use meshcast_bvh::{BuildOptions, Bvh, Quality};
 use meshcast_mesh::TriMesh;
 use meshcast_primitives::{Aabb, Triangle};

@@ -7,6 +7,7 @@
 //! `cargo bench -p meshcast-benches --bench cache -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{black_box, criterion_main, BenchmarkId, Criterion, Throughput};
+use meshcast::{MeshFiles, TriMeshFiles};
 use meshcast_bvh::BuildOptions;
 use meshcast_mesh::{Mesh, TriMesh};
 

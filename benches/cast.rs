@@ -13,6 +13,7 @@
 //! `cargo bench -p meshcast-benches --bench cast -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
+use meshcast::TriMeshFiles;
 use meshcast_bvh::{BuildOptions, Bvh, Kernel, PreparedRay, Primitive, Quality};
 use meshcast_mesh::{LeafTest, Mesh, RayQueries, TriMesh};
 use meshcast_primitives::{Camera, Hit, Ray, Triangle};

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use criterion::{criterion_main, Criterion, Throughput};
 use glam::{Affine3A, Quat, Vec2, Vec3};
+use meshcast::MeshFiles;
 use meshcast_mesh::{Containment, Instance, InstanceId, Mesh, PointQueries, QueryOptions, Scene};
 use meshcast_primitives::{Camera, ClipPlanes, DepthConvention, Ray, Viewport, Volume};
 use rand::{Rng, SeedableRng};

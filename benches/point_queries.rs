@@ -10,6 +10,7 @@
 
 use criterion::{criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use glam::Vec3;
+use meshcast::{MeshFiles, TriMeshFiles};
 use meshcast_benches::thread_pools;
 use meshcast_mesh::{
     Mesh, PointQueries, QueryOptions, RayQueries, TriMesh, CONTAINS_RAY_DIRECTION,

@@ -5,6 +5,7 @@
 //! `cargo bench -p meshcast-benches --bench vertex_normals -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{black_box, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use meshcast::TriMeshFiles;
 use meshcast_mesh::TriMesh;
 
 /// The path of an asset of the repository.

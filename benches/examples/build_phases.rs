@@ -17,6 +17,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use meshcast::TriMeshFiles;
 use meshcast_bvh::{BuildOptions, Bvh, Parallel, WideBvh, LEAF_ALIGNMENT};
 use meshcast_mesh::{Mesh, TriMesh};
 use meshcast_primitives::Aabb;

@@ -7,6 +7,7 @@
 use std::time::Instant;
 
 use glam::Vec3;
+use meshcast::TriMeshFiles;
 use meshcast_bvh::{BuildOptions, Bvh, Parallel, PreparedRay, Primitive, Quality};
 use meshcast_mesh::TriMesh;
 use meshcast_primitives::{Aabb, Camera, Ray, Triangle};

@@ -13,6 +13,7 @@
 
 use std::time::{Duration, Instant};
 
+use meshcast::TriMeshFiles;
 use meshcast_bvh::{BuildOptions, Bvh, Parallel, WideBvh, WideLane, LEAF_ALIGNMENT};
 use meshcast_mesh::TriMesh;
 use meshcast_primitives::Aabb;

@@ -11,6 +11,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use meshcast::TriMeshFiles;
 use meshcast_bvh::BuildOptions;
 use meshcast_mesh::{Mesh, TriMesh};
 

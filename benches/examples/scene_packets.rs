@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use glam::{Affine3A, Vec3};
+use meshcast::MeshFiles;
 use meshcast_mesh::{Instance, Mesh, RayQueries, Scene, SceneHit};
 use meshcast_primitives::{Camera, Ray};
 

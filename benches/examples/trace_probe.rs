@@ -18,6 +18,7 @@
 //!     assets/stanford-bunny.obj incoherent closest 40000
 //! ```
 
+use meshcast::TriMeshFiles;
 use meshcast_mesh::{Mesh, RayQueries, TriMesh};
 use meshcast_primitives::{Camera, Ray};
 use meshcast_testkit::incoherent_rays;

@@ -5,6 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use meshcast::Mesh;
+use meshcast::MeshFiles;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(mesh) = Mesh::from_bytes(data) {

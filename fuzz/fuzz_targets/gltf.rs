@@ -5,6 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use meshcast::{Format, Scene, TriMesh};
+use meshcast::{SceneFiles, TriMeshFiles};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(scene) = Scene::from_bytes(data, Some(Format::Gltf)) {

@@ -3,6 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use meshcast::TriMeshFiles;
 use meshcast::{Format, TriMesh};
 
 fuzz_target!(|data: &[u8]| {

@@ -8,6 +8,7 @@ use meshcast::{
     BuildOptions, CacheProblem, CacheSection, Error, Format, LeafTest, Mesh, Quality, Ray,
     RayQueries, TriMesh, VertexAttribute,
 };
+use meshcast::{MeshFiles, TriMeshFiles};
 use meshcast_testkit::{
     adversarial_rays, asset, cube, incoherent_rays, random_rays, same_hit, temp_path,
 };

@@ -15,6 +15,7 @@
 use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, Vec3};
+use meshcast::MeshFiles;
 use meshcast::{
     BuildOptions, Contacts, Culling, Instance, Mesh, QueryOptions, Ray, RayQueries, Scene, TriMesh,
     Triangle, ALL_LAYERS,

@@ -2,6 +2,7 @@
 //! rays, under every build option and leaf test: the same triangle and bit-identical `t` every
 //! time.
 
+use meshcast::{MeshFiles, TriMeshFiles};
 use meshcast_bvh::{BuildOptions, Kernel, Parallel, Quality};
 use meshcast_mesh::{
     Contacts, Containment, Culling, LeafTest, Mesh, PointQueries, QueryOptions, RayQueries, TriMesh,

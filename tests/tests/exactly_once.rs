@@ -13,6 +13,7 @@
 use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, EulerRot, Quat, Vec3};
+use meshcast::TriMeshFiles;
 use meshcast::{
     BuildOptions, Bvh, Contacts, Hit, Instance, Mesh, QueryOptions, Ray, RayHit, RayQueries, Scene,
     TriMesh, Triangle,

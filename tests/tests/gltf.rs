@@ -11,6 +11,7 @@ use gltf_builder::{
     embedded_buffer, one_primitive, text, to_glb, unit_triangle, Builder, UNSIGNED_BYTE,
     UNSIGNED_INT, UNSIGNED_SHORT,
 };
+use meshcast::{SceneFiles, TriMeshFiles};
 use meshcast_mesh::{Error, Format, Place, RayQueries, Scene, SceneHit, TriMesh, Warning};
 use meshcast_primitives::{Ray, Triangle};
 use meshcast_testkit::{

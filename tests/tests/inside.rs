@@ -15,6 +15,7 @@ use meshcast::{
     Feature, Instance, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene, TriMesh, Triangle,
     ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
+use meshcast::{MeshFiles, TriMeshFiles};
 use meshcast_testkit::{
     all_assets, asset, brute_force_closest, brute_force_distance, brute_force_winding_number, cube,
     edge_closeness, icosphere, random_point_in, rng, torus, transformed, world_triangles,

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
+use meshcast::MeshFiles;
 use meshcast_bvh::BuildOptions;
 use meshcast_mesh::{Instance, Mesh, RayQueries, TriMesh};
 use meshcast_primitives::Hit;

@@ -1,6 +1,7 @@
 //! Every asset loads, with the triangles its face lines describe, in file order.
 
 use glam::{Vec2, Vec3};
+use meshcast::TriMeshFiles;
 use meshcast_mesh::{TriMesh, Warning};
 use meshcast_testkit::{all_assets, asset, count_obj_triangles, obj_vertex_bounds};
 

@@ -11,6 +11,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, Quat, Vec3};
+use meshcast::MeshFiles;
 use meshcast::{
     Aabb, BuildOptions, Camera, Culling, Filter, Hit, Instance, InstanceId, Kernel, LeafTest, Mesh,
     PointQueries, QueryOptions, Ray, RayHit, RayQueries, Scene, SceneHit, TriMesh,

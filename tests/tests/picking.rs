@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, Vec2, Vec3};
+use meshcast::MeshFiles;
 use meshcast_mesh::{
     Contacts, Containment, Culling, Facing, Instance, InstanceId, Mesh, PointQueries, QueryOptions,
     RayQueries, Scene, ALL_LAYERS,

@@ -3,6 +3,7 @@
 //! depth convention; the viewport of a `Camera` agrees with the camera's own rays.
 
 use glam::{Mat4, Vec2, Vec3};
+use meshcast::MeshFiles;
 use meshcast_mesh::{Mesh, RayQueries};
 use meshcast_primitives::{Camera, ClipPlanes, DepthConvention, Viewport};
 use meshcast_testkit::{asset, rng};

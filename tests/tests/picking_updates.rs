@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
+use meshcast::MeshFiles;
 use meshcast_mesh::{
     Contacts, Containment, Culling, Instance, InstanceId, Mesh, PointQueries, QueryOptions,
     RayQueries, Scene, SharedScene, ALL_LAYERS,

@@ -7,6 +7,7 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, Vec3};
+use meshcast::MeshFiles;
 use meshcast::{
     Contacts, Filter, Hit, HitLists, Instance, InstanceId, Mesh, QueryOptions, Ray, RayHit,
     RayQueries, Scene, SceneHit, Triangle,

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
+use meshcast::MeshFiles;
 use meshcast_mesh::{
     Contacts, Error, Instance, InstanceId, Mesh, QueryOptions, RayQueries, Scene, ALL_LAYERS,
 };

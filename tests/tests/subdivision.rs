@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 
 use meshcast::{Mesh, RayQueries, TriMesh};
+use meshcast::{MeshFiles, TriMeshFiles};
 use meshcast_testkit::{asset, edge_closeness, random_rays};
 
 fn edge_count(tri_mesh: &TriMesh) -> usize {

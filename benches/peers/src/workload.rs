@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use meshcast::TriMeshFiles;
 use meshcast::{Camera, Ray, TriMesh};
 use meshcast_testkit::incoherent_rays;
 

@@ -13,6 +13,7 @@ use crate::arrays::{to_numpy, Rows};
 use crate::geometry::{current, Geometry, Level, MeshState};
 use crate::threads;
 use crate::to_py;
+use meshcast::{MeshFiles, TriMeshFiles};
 
 /// A triangle mesh with its BVH, queried in its own space.
 ///

@@ -16,6 +16,7 @@ use crate::geometry::{pinhole, read, Geometry, Level};
 use crate::mesh::{build, Mesh};
 use crate::queries::INVALID_ID;
 use crate::{threads, to_py};
+use meshcast::SceneFiles;
 
 /// Instances of meshes, each placed by a 4x4 affine transform (mesh space to world space),
 /// under a BVH of their boxes: the same queries as a `Mesh`, in world space, with

@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use crate::bench::QualityArg;
 use crate::loading;
 use crate::timing::{ms, timed};
+use meshcast::MeshFiles;
 
 /// Build a mesh's BVH and save both to a cache file (advised extension: .mcache), which every
 /// command takes in place of the mesh and loads without a build.

@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use meshcast::{BuildOptions, Format, Mesh, Quality, Scene, TriMesh};
 
 use crate::timing::timed;
+use meshcast::{MeshFiles, SceneFiles, TriMeshFiles};
 
 /// The demo mesh, relative to the repository root.
 const BUNNY: &str = "assets/stanford-bunny.obj";

@@ -322,7 +322,7 @@ pub fn render_to_file(
 
 #[cfg(test)]
 mod tests {
-    use meshcast::{Kernel, Mesh, Scene};
+    use meshcast::{Kernel, Mesh, MeshFiles, Scene, SceneFiles};
     use meshcast_testkit::asset;
 
     use super::*;

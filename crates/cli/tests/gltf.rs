@@ -4,6 +4,7 @@
 mod support;
 
 use glam::Vec3;
+use meshcast::SceneFiles;
 use meshcast::{Camera, RayQueries, Scene};
 use meshcast_testkit::asset;
 use support::{arg, run, run_in, scratch};

@@ -6,6 +6,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use meshcast::glam::Vec3;
+use meshcast::MeshFiles;
 use meshcast::{Mesh, PointQueries};
 use support::{arg, run, run_in, scratch, Run};
 

@@ -1,7 +1,8 @@
-//! Triangle meshes for meshcast: loaded from OBJ, glTF, PLY or STL files, bytes or slices
-//! (`io/`, each format behind a cargo feature) or from a cache with their hierarchy, wrapped
+//! Triangle meshes for meshcast: made from slices of positions and triangles, wrapped
 //! around a BVH and queried in their own space; instances that place shared meshes by affine
-//! transforms, and scenes of many instances under a top-level BVH.
+//! transforms, and scenes of many instances under a top-level BVH. Files (OBJ, glTF, PLY,
+//! STL and the cache of a mesh with its hierarchy) are read by `meshcast-io`, which names
+//! its formats ([`Format`]) and errors ([`Error`]) here.
 //!
 //! The layer above `meshcast-bvh` and `meshcast-primitives`. [`TriMesh`] holds validated
 //! geometry (positions, triangles, optional normals, texture coordinates and group names);
@@ -45,8 +46,8 @@
 
 mod closedness;
 mod error;
+mod format;
 mod instance;
-mod io;
 mod leaf_blocks;
 mod leaf_test;
 mod mesh;
@@ -65,10 +66,12 @@ mod tri_mesh;
 mod vertex_normals;
 mod winding;
 
+pub use error::{CacheProblem, CacheSection};
 pub use error::{Error, IndexKind, Location, Place, Result, Warning};
+#[doc(hidden)]
+pub use format::text_start;
+pub use format::{Format, CACHE_EXTENSION, CACHE_MAGIC};
 pub use instance::Instance;
-pub use io::cache::{CacheProblem, CacheSection};
-pub use io::{Format, CACHE_EXTENSION};
 pub use leaf_test::LeafTest;
 pub use mesh::Mesh;
 pub use meshcast_primitives::Contacts;

@@ -1,9 +1,9 @@
 //! `Mesh`: a [`TriMesh`] with a [`Bvh`] over its triangles, queried in its own (local) space.
 
-use std::path::Path;
-
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Bvh, Kernel, Parallel, TraversalCounts, WideBvh, PADDING_SLOT};
+use meshcast_bvh::{
+    BuildOptions, Bvh, Kernel, Parallel, TraversalCounts, WideBvh, WideNode, PADDING_SLOT,
+};
 use meshcast_primitives::{Aabb, Hit, Ray, RayPacket, Triangle, BLOCK_WIDTH, PACKET_WIDTH};
 use rayon::prelude::*;
 
@@ -58,18 +58,6 @@ pub struct Mesh {
 }
 
 impl Mesh {
-    /// Loads an OBJ file ([`TriMesh::from_obj`]) and builds its hierarchy with the default
-    /// options.
-    ///
-    /// # Errors
-    /// As [`TriMesh::from_obj`].
-    pub fn from_obj(path: impl AsRef<Path>) -> Result<Self> {
-        Ok(Self::from_tri_mesh(
-            TriMesh::from_obj(path)?,
-            &BuildOptions::default(),
-        ))
-    }
-
     /// The mesh of these positions and index triples ([`TriMesh::from_triangles`]) with the
     /// default build options.
     ///
@@ -147,6 +135,48 @@ impl Mesh {
             winding: WindingCache::default(),
             options,
         }
+    }
+
+    /// The mesh of `tri_mesh` (from [`TriMesh::with_closedness`]) with a stored hierarchy,
+    /// checked: `nodes` and `order` as [`WideBvh::nodes`] and [`WideBvh::primitive_order`]
+    /// give them, built with `options` over these triangles, as [`WideBvh::from_parts_with`]
+    /// checks. The seam `meshcast-io`'s cache reader loads a mesh through without a build.
+    ///
+    /// # Errors
+    /// The tree's [`meshcast_bvh::Error`] when it is not one a build makes over these
+    /// triangles.
+    #[doc(hidden)]
+    pub fn from_stored(
+        mut tri_mesh: TriMesh,
+        nodes: Vec<WideNode>,
+        order: Vec<u32>,
+        leaf_test: LeafTest,
+        options: BuildOptions,
+    ) -> std::result::Result<Self, meshcast_bvh::Error> {
+        // The triangles are gathered once, in leaf order, for the leaf test; the hierarchy is
+        // checked against them there, so that no check walks the triangles in random order.
+        let (blocks, block_bounds) =
+            LeafBlocks::with_block_bounds(&tri_mesh, &order, Parallel::Rayon, leaf_test);
+        let kept = |triangle: u32| {
+            tri_mesh
+                .triangle(triangle as usize)
+                .is_some_and(|t| !t.is_degenerate())
+        };
+        let wide = WideBvh::from_parts_with(
+            nodes,
+            order,
+            tri_mesh.triangle_count(),
+            |group, _| block_bounds.get(group).copied().flatten(),
+            kept,
+        )?;
+        // Every triangle a build keeps is in a slot, and no other: the rest are degenerate.
+        let held = wide
+            .primitive_order()
+            .iter()
+            .filter(|&&s| s != PADDING_SLOT)
+            .count();
+        tri_mesh.set_degenerate_count(tri_mesh.triangle_count() - held);
+        Ok(Self::from_parts(tri_mesh, wide, blocks, options))
     }
 
     /// The options the hierarchy was built with (a cache remembers them): those given to

@@ -129,7 +129,8 @@ impl TriMesh {
     /// hierarchy, then calls [`TriMesh::set_degenerate_count`]. A wrong closedness could
     /// only make [`crate::PointQueries::contains`] choose the parity test where the winding
     /// number was due, or the other way round: wrong answers, never a panic.
-    pub(crate) fn with_closedness(
+    #[doc(hidden)]
+    pub fn with_closedness(
         positions: Vec<Vec3>,
         indices: Vec<[u32; 3]>,
         closed: bool,
@@ -137,7 +138,8 @@ impl TriMesh {
         Self::checked(positions, indices, Some(closed))
     }
 
-    /// Sets the count of degenerate triangles, for [`TriMesh::with_closedness`].
+    /// Sets the count of degenerate triangles, for [`TriMesh::with_closedness`] (done by
+    /// [`crate::Mesh::from_stored`]).
     pub(crate) fn set_degenerate_count(&mut self, count: usize) {
         self.degenerate_count = count;
     }
@@ -304,7 +306,9 @@ impl TriMesh {
         Ok(())
     }
 
-    pub(crate) fn set_warnings(&mut self, warnings: Vec<Warning>) {
+    /// Sets the warnings a reader gave ([`TriMesh::warnings`]): for `meshcast-io`'s readers.
+    #[doc(hidden)]
+    pub fn set_warnings(&mut self, warnings: Vec<Warning>) {
         self.warnings = warnings;
     }
 
@@ -412,7 +416,7 @@ impl TriMesh {
     }
 
     /// Each triangle's index into [`TriMesh::group_names`] (empty when there are no groups).
-    pub(crate) fn triangle_groups(&self) -> &[u32] {
+    pub fn triangle_groups(&self) -> &[u32] {
         &self.triangle_groups
     }
 

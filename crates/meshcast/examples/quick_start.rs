@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use meshcast::glam::Vec3;
+use meshcast::MeshFiles;
 use meshcast::{Camera, Culling, Mesh, PointQueries, QueryOptions, Ray, RayQueries};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,9 +1,12 @@
 //! meshcast: BVH-accelerated ray casting on triangle meshes.
 //!
-//! Load a mesh from a file (OBJ, glTF, PLY, STL: [`Mesh::from_path`], [`TriMesh::from_bytes`],
-//! [`Scene::from_path`] for a glTF scene's instances; each format a cargo feature) or from
-//! slices, or from a cache that skips the build ([`Mesh::save`], [`Mesh::load`]), then ask
-//! where rays hit it. Place
+//! Load a mesh from a file (OBJ, glTF, PLY, STL: [`MeshFiles::from_path`],
+//! [`TriMeshFiles::from_bytes`], [`SceneFiles::from_path`] for a glTF scene's instances; each
+//! format a cargo feature) or from slices, or from a cache that skips the build
+//! ([`MeshFiles::save`], [`MeshFiles::load`]), then ask where rays hit it. The file methods
+//! come from three traits (the readers live in their own crate, [`io`], so that ray casting
+//! alone compiles no format's dependencies): `use meshcast::prelude::*;` brings them into
+//! scope with the query traits. Place
 //! shared meshes in a world with [`Instance`]s (affine transforms) and query them together as
 //! a [`Scene`], a two-level hierarchy. Answers are exact: the same as testing every triangle
 //! with the watertight test (Woop, Benthin and Wald 2013), hits ordered by `t` and ties going
@@ -49,7 +52,7 @@
 //! Load the cow, cast a ray at it from above and pick the hit:
 //! ```
 //! use meshcast::glam::Vec3;
-//! use meshcast::{Mesh, Ray, RayQueries};
+//! use meshcast::{Mesh, MeshFiles, Ray, RayQueries};
 //!
 //! let mesh = Mesh::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/cow.obj"))?;
 //! assert_eq!(mesh.triangle_count(), 5804);
@@ -74,7 +77,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use meshcast::glam::{Affine3A, Vec3};
-//! use meshcast::{Instance, Mesh, Ray, RayQueries, Scene};
+//! use meshcast::{Instance, Mesh, MeshFiles, Ray, RayQueries, Scene};
 //!
 //! let cow = Arc::new(Mesh::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/cow.obj"))?);
 //! let width = cow.bounds().extent().x;
@@ -110,7 +113,7 @@
 //! use std::sync::Arc;
 //! use meshcast::glam::{Affine3A, Vec2, Vec3};
 //! use meshcast::{
-//!     Camera, ClipPlanes, Containment, DepthConvention, Instance, InstanceId, Mesh,
+//!     Camera, ClipPlanes, Containment, DepthConvention, Instance, InstanceId, Mesh, MeshFiles,
 //!     PointQueries, QueryOptions, Scene, Volume,
 //! };
 //!
@@ -159,9 +162,11 @@
 
 pub use glam;
 pub use meshcast_bvh as bvh;
+pub use meshcast_io as io;
 pub use meshcast_primitives as primitives;
 
 pub use meshcast_bvh::{BuildOptions, Bvh, BvhStats, Kernel, Parallel, Quality, TraversalCounts};
+pub use meshcast_io::{MeshFiles, SceneFiles, TriMeshFiles};
 pub use meshcast_mesh::CacheSection;
 pub use meshcast_mesh::{
     CacheProblem, Error, Format, IndexKind, Instance, InstanceId, LeafTest, Location, Mesh, Place,
@@ -176,3 +181,12 @@ pub use meshcast_primitives::{
     Aabb, Camera, ClipPlanes, DepthConvention, Frustum, Hit, Ray, RayHit, Sphere, Triangle,
     Viewport, Volume,
 };
+
+/// The traits whose methods meshcast's types answer, to bring into scope at once:
+/// `use meshcast::prelude::*;` gives the ray queries ([`RayQueries`]), the point queries
+/// ([`PointQueries`]) and the file methods ([`TriMeshFiles`], [`MeshFiles`],
+/// [`SceneFiles`]: `Mesh::from_path`, `Mesh::save`, `Scene::from_gltf` and their kin).
+pub mod prelude {
+    pub use meshcast_io::{MeshFiles, SceneFiles, TriMeshFiles};
+    pub use meshcast_mesh::{PointQueries, RayQueries};
+}

@@ -9,6 +9,7 @@ use rand::Rng;
 use rand_pcg::Pcg64;
 
 use crate::{asset, random_transform, rng};
+use meshcast::MeshFiles;
 
 /// Small assets instanced many times (a brute-force loop stays quick).
 pub fn small_meshes() -> Vec<Arc<Mesh>> {

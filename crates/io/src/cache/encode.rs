@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use super::header::{Counts, Header, HEADER_BYTES};
 use super::{checksum, geometry_hash};
-use crate::{Mesh, VertexAttribute};
+use meshcast_mesh::{Mesh, VertexAttribute};
 
 /// Items one rayon task encodes at least.
 const PARALLEL_GRAIN: usize = 1 << 14;

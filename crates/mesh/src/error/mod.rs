@@ -1,5 +1,13 @@
-//! The crate's error type: what went wrong with a file, a slice of triangles or a transform,
-//! and where.
+//! The engine's one error type: what went wrong with a file, a slice of triangles or a
+//! transform, and where, and the warnings a reader gives. The file readers live in
+//! `meshcast-io`; their errors are named here so that every fallible call, loading or
+//! querying, answers the same [`Error`].
+//!
+//! This room uses nothing else of the crate but the [`Format`](crate::Format) its errors name.
+
+mod cache;
+
+pub use cache::{CacheProblem, CacheSection};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -33,8 +41,8 @@ pub enum Place {
 }
 
 impl Location {
-    /// `place` in `file`.
-    pub(crate) fn new(file: Option<&Path>, place: Place) -> Self {
+    /// `place` in `file` (`None` for bytes in memory).
+    pub fn new(file: Option<&Path>, place: Place) -> Self {
         Self {
             file: file.map(Path::to_path_buf),
             place,
@@ -126,7 +134,7 @@ pub enum Error {
         at: Location,
     },
 
-    /// The format's reader was left out of this build (a cargo feature of `meshcast-mesh`).
+    /// The format's reader was left out of this build (a cargo feature of `meshcast-io` and of `meshcast`).
     #[error("{at}: this build reads no {format} files (enable the `{}` feature)", format.feature())]
     FormatDisabled {
         /// The file.
@@ -173,7 +181,7 @@ pub enum Error {
         /// Where.
         at: Location,
         /// What is wrong.
-        problem: crate::io::cache::CacheProblem,
+        problem: CacheProblem,
     },
 
     /// A line is not valid UTF-8 (a binary or foreign-encoded file).
@@ -228,15 +236,15 @@ pub enum Error {
         corners: usize,
     },
 
-    #[cfg(feature = "obj")]
-    /// tobj rejected a file that the line-by-line check accepted (no line number known).
+    /// The OBJ parser (tobj) rejected a file that the line-by-line check accepted (no line
+    /// number known).
     #[error("{at}: {source}")]
     Obj {
         /// The file.
         at: Location,
-        /// tobj's error.
+        /// The parser's error.
         #[source]
-        source: tobj::LoadError,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
 
     /// A triangle refers to a vertex that does not exist.
@@ -320,16 +328,14 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Warning {
-    #[cfg(feature = "obj")]
     /// A material library named by `mtllib` could not be loaded; materials are not used for
     /// ray casting, so the geometry is still complete.
-    #[error("material library {}: {source}", path.display())]
+    #[error("material library {}: {reason}", path.display())]
     MaterialLibrary {
         /// The library as named in the file, relative to the OBJ's folder.
         path: PathBuf,
-        /// tobj's error.
-        #[source]
-        source: tobj::LoadError,
+        /// Why it could not be loaded, as the OBJ parser (tobj) said.
+        reason: String,
     },
 
     /// Concave polygons, triangulated by ear clipping rather than as a fan from their first
@@ -373,18 +379,4 @@ pub enum Warning {
         /// What they are and where (`"LINES primitive(s) in mesh 2 (wire)"`).
         what: String,
     },
-}
-
-/// Shortens text quoted in an error so that a megabyte line does not become a megabyte
-/// message.
-#[cfg_attr(
-    not(any(feature = "obj", feature = "gltf", feature = "stl")),
-    allow(dead_code)
-)]
-pub(crate) fn excerpt(text: &str) -> String {
-    const MAX_CHARS: usize = 40;
-    match text.char_indices().nth(MAX_CHARS) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_owned(),
-    }
 }

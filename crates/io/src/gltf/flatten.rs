@@ -4,7 +4,7 @@
 use glam::{DAffine3, DMat3, Vec2, Vec3};
 
 use super::node::Placement;
-use crate::{Error, Result, TriMesh, VertexAttribute};
+use meshcast_mesh::{Error, Result, TriMesh, VertexAttribute};
 
 /// A per-corner attribute being appended to, one placed mesh after another.
 #[derive(Default)]

@@ -11,10 +11,11 @@ use glam::{Vec2, Vec3};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::polygon::triangulate;
-use super::Source;
-use crate::error::{excerpt, IndexKind, Location, Place};
-use crate::{Error, Result, TriMesh, VertexAttribute, Warning};
+use crate::polygon::triangulate;
+use crate::source::excerpt;
+use crate::source::Source;
+use meshcast_mesh::{Error, Result, TriMesh, VertexAttribute, Warning};
+use meshcast_mesh::{IndexKind, Location, Place};
 
 /// Which per-corner attributes a face gives for *all* of its corners.
 #[derive(Clone, Copy, Debug, Default)]
@@ -73,7 +74,7 @@ pub(crate) fn read(bytes: &[u8], source: Source) -> Result<TriMesh> {
         })
         .map_err(|error| Error::Obj {
             at: source.at(Place::File),
-            source: error,
+            source: Box::new(error),
         })?;
 
     let (mut tri_mesh, concave) = merge(&models, &checked.faces)?;
@@ -93,7 +94,10 @@ pub(crate) fn read(bytes: &[u8], source: Source) -> Result<TriMesh> {
         failed_libraries
             .into_inner()
             .into_iter()
-            .map(|(path, source)| Warning::MaterialLibrary { path, source }),
+            .map(|(path, source)| Warning::MaterialLibrary {
+                path,
+                reason: source.to_string(),
+            }),
     );
     tri_mesh.set_warnings(warnings);
     Ok(tri_mesh)

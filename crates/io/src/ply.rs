@@ -14,10 +14,10 @@ use ply_rs_bw::ply::{
 };
 use smallvec::SmallVec;
 
-use super::polygon::triangulate;
-use super::Source;
-use crate::error::{IndexKind, Place};
-use crate::{Error, Format, Result, TriMesh, VertexAttribute, Warning};
+use crate::polygon::triangulate;
+use crate::source::Source;
+use meshcast_mesh::{Error, Format, Result, TriMesh, VertexAttribute, Warning};
+use meshcast_mesh::{IndexKind, Place};
 
 /// The element holding the vertices.
 const VERTEX: &str = "vertex";
@@ -221,7 +221,7 @@ impl Elements<'_> {
 
 /// A ply-rs-bw error as ours: the end of the data is [`Error::Truncated`], anything else
 /// [`Error::Malformed`] with the crate's message (shortened).
-fn parse_error(at: crate::error::Location, error: &ParseError, expected: &str) -> Error {
+fn parse_error(at: meshcast_mesh::Location, error: &ParseError, expected: &str) -> Error {
     if error.kind() == ErrorKind::UnexpectedEof {
         return Error::Truncated {
             at,

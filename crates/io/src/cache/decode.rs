@@ -4,13 +4,12 @@
 use core::ops::Range;
 
 use glam::{Vec2, Vec3};
-use meshcast_bvh::{Parallel, WideBvh, WideNode, PADDING_SLOT};
+use meshcast_bvh::WideNode;
+use meshcast_mesh::{CacheProblem, CacheSection, Error, Mesh, TriMesh, VertexAttribute};
 use rayon::prelude::*;
 
 use super::header::{Header, Problem, HEADER_BYTES};
-use super::{checksum, geometry_hash, matches, CacheProblem, CacheSection};
-use crate::leaf_blocks::LeafBlocks;
-use crate::{Error, Mesh, TriMesh, VertexAttribute};
+use super::{checksum, geometry_hash, matches};
 
 /// Items one rayon task decodes or checks at least.
 const PARALLEL_GRAIN: usize = 1 << 14;
@@ -101,7 +100,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<Mesh, Problem> {
                 .map_err(|err| (uv_values.start, CacheProblem::InvalidMesh(err.to_string())))?
         }
     };
-    let mut tri_mesh = match header.groups {
+    let tri_mesh = match header.groups {
         false => tri_mesh,
         true => {
             let group_names = group_names(names, header.counts.group_names)?;
@@ -120,32 +119,15 @@ pub(super) fn read(bytes: &[u8]) -> Result<Mesh, Problem> {
                 .map_err(|err| (names.start, CacheProblem::InvalidMesh(err.to_string())))?
         }
     };
-    let order = order.decode(word);
-    // The triangles are gathered once, in leaf order, for the leaf test; the hierarchy is
-    // checked against them there, so that no check walks the triangles in random order.
-    let (blocks, block_bounds) =
-        LeafBlocks::with_block_bounds(&tri_mesh, &order, Parallel::Rayon, header.leaf_test);
-    let kept = |triangle: u32| {
-        tri_mesh
-            .triangle(triangle as usize)
-            .is_some_and(|t| !t.is_degenerate())
-    };
-    let wide = WideBvh::from_parts_with(
-        nodes.decode(|b: &[u8; WideNode::ENCODED_BYTES]| WideNode::from_le_bytes(b)),
-        order,
-        tri_mesh.triangle_count(),
-        |group, _| block_bounds.get(group).copied().flatten(),
-        kept,
+    let tree = nodes.decode(|b: &[u8; WideNode::ENCODED_BYTES]| WideNode::from_le_bytes(b));
+    Mesh::from_stored(
+        tri_mesh,
+        tree,
+        order.decode(word),
+        header.leaf_test,
+        header.options,
     )
-    .map_err(|err| (nodes.start, CacheProblem::InvalidTree(err)))?;
-    // Every triangle a build keeps is in a slot, and no other: the rest are degenerate.
-    let held = wide
-        .primitive_order()
-        .iter()
-        .filter(|&&s| s != PADDING_SLOT)
-        .count();
-    tri_mesh.set_degenerate_count(tri_mesh.triangle_count() - held);
-    Ok(Mesh::from_parts(tri_mesh, wide, blocks, header.options))
+    .map_err(|err| (nodes.start, CacheProblem::InvalidTree(err)))
 }
 
 /// The body's sections, each as long as the header says and with the checksum it gives,

@@ -2,6 +2,7 @@
 //! attributes, polygons, and errors that name their element or line.
 
 use glam::{Vec2, Vec3};
+use meshcast_io::TriMeshFiles;
 use meshcast_mesh::{Error, Format, IndexKind, Place, Result, TriMesh, Warning};
 
 fn read(bytes: &[u8]) -> Result<TriMesh> {

@@ -11,9 +11,10 @@ use std::io::{ErrorKind, Read, Seek, SeekFrom};
 
 use glam::Vec3;
 
-use super::Source;
-use crate::error::{excerpt, Location, Place};
-use crate::{Error, Format, Result, TriMesh};
+use crate::source::excerpt;
+use crate::source::Source;
+use meshcast_mesh::{Error, Format, Result, TriMesh};
+use meshcast_mesh::{Location, Place};
 
 /// A binary STL's header: 80 free bytes and the triangle count.
 const BINARY_HEADER_BYTES: usize = 84;
@@ -67,7 +68,7 @@ fn next_solid(bytes: &[u8], start: usize) -> Option<usize> {
 /// Where the facets begin, if the text from `from` (after white space) starts with
 /// `solid`: after that line.
 fn ascii_body(bytes: &[u8], from: usize) -> Option<usize> {
-    let text = super::trim_start(&bytes[from..]);
+    let text = meshcast_mesh::text_start(&bytes[from..]);
     let solid = bytes.len() - text.len();
     text.get(..5)
         .is_some_and(|word| word.eq_ignore_ascii_case(b"solid"))

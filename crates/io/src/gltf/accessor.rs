@@ -7,9 +7,11 @@ use json::accessor::{ComponentType, Type};
 use json::validation::Checked;
 
 use super::document::Document;
-use super::{malformed, Source};
-use crate::error::{excerpt, Place};
-use crate::{Error, Result};
+use super::malformed;
+use crate::source::excerpt;
+use crate::source::Source;
+use meshcast_mesh::Place;
+use meshcast_mesh::{Error, Result};
 
 /// A checked accessor: `count` elements of `size` bytes, `stride` bytes apart, the first at
 /// the start of `bytes`, which holds exactly `(count - 1) * stride + size` bytes.

@@ -6,14 +6,12 @@
 //! against the bytes present before it is read, so a hostile file gets an error, not a panic.
 //! Specification: Khronos, glTF 2.0 (<https://registry.khronos.org/glTF/specs/2.0/glTF-2.0.html>).
 
-use std::path::Path;
 use std::sync::Arc;
 
 use meshcast_bvh::BuildOptions;
+use meshcast_mesh::{Error, Format, Instance, Location, Mesh, Place, Result, Scene, TriMesh};
 
-use super::{read_file, Source};
-use crate::error::{Location, Place};
-use crate::{Error, Format, Instance, Mesh, Result, Scene, TriMesh};
+use crate::source::Source;
 
 mod accessor;
 mod document;
@@ -59,13 +57,13 @@ fn read_placed_meshes(
     Ok((meshes, placements))
 }
 
-/// The default scene flattened into one mesh (see [`TriMesh::from_path`]).
+/// The default scene flattened into one mesh (see [`crate::TriMeshFiles::from_path`]).
 pub(crate) fn read_flattened(bytes: &[u8], source: Source) -> Result<TriMesh> {
     let (meshes, placements) = read_placed_meshes(bytes, source)?;
     flatten::flatten(&meshes, &placements)
 }
 
-/// The default scene, each node that places a mesh an instance (see [`Scene::from_gltf`]).
+/// The default scene, each node that places a mesh an instance (see [`crate::SceneFiles::from_gltf`]).
 pub(crate) fn read_scene(bytes: &[u8], source: Source) -> Result<Scene> {
     let (meshes, placements) = read_placed_meshes(bytes, source)?;
     let options = BuildOptions::default();
@@ -90,48 +88,4 @@ pub(crate) fn read_scene(bytes: &[u8], source: Source) -> Result<Scene> {
         instances.push(instance);
     }
     Ok(Scene::from_instances(instances))
-}
-
-impl Scene {
-    /// Loads a glTF 2.0 file (`.gltf` with embedded or external buffers, or `.glb`) as a
-    /// scene, whatever its extension: [`Scene::from_path`] does the same for a file that is
-    /// glTF by name or content.
-    ///
-    /// The scene is the file's default scene (scene 0 when none is marked; with no scene at
-    /// all, every node that is no node's child). Each node that places a mesh becomes an
-    /// instance, in depth-first order of the nodes, its transform composed from the root
-    /// (matrices, or translation × rotation × scale) in `f64` and rounded once. Each glTF mesh
-    /// is built once and shared (`Arc`) by every node that places it: its triangle primitives
-    /// (lists, strips, fans; indexed by unsigned bytes, shorts or ints, or not indexed) merged
-    /// into one [`TriMesh`], primitive `k` of mesh `name` in the group `"name/k"`
-    /// (`"mesh<index>/k"` without a name), with the `NORMAL` and `TEXCOORD_0` attributes
-    /// where given. Strip and fan triangles that repeat a vertex are left out. Point and line
-    /// primitives are skipped with a [`crate::Warning::SkippedPrimitives`] in the mesh's
-    /// [`TriMesh::warnings`]. Cameras, materials, skins, morph targets and animations are
-    /// ignored (skinned meshes are placed in their bind pose).
-    ///
-    /// # Errors
-    /// [`Error::Io`] if the file or an external buffer cannot be read; and with the file and
-    /// the accessor, mesh, node or buffer at fault: [`Error::Unsupported`] for a required
-    /// extension (every one is refused: Draco, meshopt and `KHR_mesh_quantization` among
-    /// them), a sparse accessor or an external buffer with an absolute URI;
-    /// [`Error::Truncated`] for a file or buffer shorter than it declares;
-    /// [`Error::Malformed`] for invalid JSON, a missing element, an accessor whose elements
-    /// lie outside its buffer, a node reached twice (a cycle) or placing a mesh with a
-    /// singular or non-finite transform; [`Error::NonFiniteValue`];
-    /// [`Error::FaceIndexOutOfRange`]; [`Error::NoFaces`] if the scene holds no triangle.
-    ///
-    /// # Examples
-    /// ```
-    /// use meshcast_mesh::Scene;
-    ///
-    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/gltf/SimpleMeshes.gltf");
-    /// let scene = Scene::from_gltf(path)?;
-    /// assert_eq!(scene.len(), 2); // two nodes place one triangle mesh
-    /// # Ok::<(), meshcast_mesh::Error>(())
-    /// ```
-    pub fn from_gltf(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref();
-        read_scene(&read_file(path)?, Source::file(path))
-    }
 }

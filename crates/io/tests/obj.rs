@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use glam::{Vec2, Vec3};
+use meshcast_io::TriMeshFiles;
 use meshcast_mesh::{Error, Result, TriMesh, Warning};
 /// Writes `text` to a fresh file in the system's temporary folder.
 fn write_temp(name: &str, text: &[u8]) -> PathBuf {

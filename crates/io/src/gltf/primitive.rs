@@ -7,9 +7,10 @@ use json::mesh::{Mode, Semantic};
 use json::validation::Checked;
 
 use super::document::Document;
-use super::{accessor, malformed, Source};
-use crate::error::{IndexKind, Place};
-use crate::{Error, Result, TriMesh, VertexAttribute, Warning};
+use super::{accessor, malformed};
+use crate::source::Source;
+use meshcast_mesh::{Error, Result, TriMesh, VertexAttribute, Warning};
+use meshcast_mesh::{IndexKind, Place};
 
 /// The place of mesh `index` in the file.
 fn place(index: usize) -> Place {

@@ -3,6 +3,8 @@
 
 use super::header::{Header, HEADER_BYTES};
 use super::*;
+use crate::MeshFiles;
+use meshcast_mesh::{CacheProblem, CacheSection};
 
 /// A small closed mesh: a tetrahedron.
 fn tetrahedron() -> Mesh {

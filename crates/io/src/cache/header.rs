@@ -24,11 +24,13 @@
 
 use meshcast_bvh::{BuildOptions, Quality, WideNode, LEAF_ALIGNMENT, WIDE_WIDTH};
 
-use super::{checksum, matches, CacheProblem, CacheSection, VERSION};
-use crate::LeafTest;
+use meshcast_mesh::{CacheProblem, CacheSection};
+
+use super::{checksum, matches, VERSION};
+use meshcast_mesh::LeafTest;
 
 /// The first bytes of every cache file.
-pub(crate) const MAGIC: [u8; 8] = *b"MESHCAST";
+pub(crate) const MAGIC: [u8; 8] = meshcast_mesh::CACHE_MAGIC;
 
 /// The endianness mark as written: a reader that finds it byte-swapped has a file written
 /// big-endian.

@@ -2,6 +2,7 @@
 //! they are told apart, welding, and errors that name their triangle.
 
 use glam::Vec3;
+use meshcast_io::TriMeshFiles;
 use meshcast_mesh::{Error, Format, Place, Result, TriMesh};
 
 fn read(bytes: &[u8]) -> Result<TriMesh> {

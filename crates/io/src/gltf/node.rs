@@ -4,9 +4,10 @@
 use ::gltf::json;
 use glam::{DAffine3, DMat4, DQuat, DVec3};
 
-use super::{malformed, Source};
-use crate::error::Place;
-use crate::{Error, Result};
+use super::malformed;
+use crate::source::Source;
+use meshcast_mesh::Place;
+use meshcast_mesh::{Error, Result};
 
 /// How far a matrix's last row may stray from `(0, 0, 0, 1)`: glTF node matrices are affine
 /// (glTF 2.0, section 3.5.3), written out as decimals.

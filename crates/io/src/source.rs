@@ -1,0 +1,82 @@
+//! Where bytes being read came from, reading a whole file, and choosing its format.
+
+use std::path::Path;
+
+use meshcast_mesh::{Error, Format, Location, Place, Result};
+
+/// Where bytes being read came from: a file (named in errors, and the folder of the files
+/// it refers to) or memory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Source<'a> {
+    file: Option<&'a Path>,
+}
+
+impl<'a> Source<'a> {
+    /// Bytes in memory: no name, no folder.
+    pub(crate) const MEMORY: Source<'static> = Source { file: None };
+
+    /// The file at `path`.
+    pub(crate) fn file(path: &'a Path) -> Self {
+        Self { file: Some(path) }
+    }
+
+    /// `place` in this source.
+    pub(crate) fn at(self, place: Place) -> Location {
+        Location::new(self.file, place)
+    }
+
+    /// The folder that files named by this one are relative to (none for memory).
+    #[cfg_attr(not(any(feature = "obj", feature = "gltf")), allow(dead_code))]
+    pub(crate) fn folder(self) -> Option<&'a Path> {
+        self.file.map(|file| file.parent().unwrap_or(Path::new("")))
+    }
+}
+
+/// Reads a whole file.
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// `format` if given, else the one `bytes` look like.
+pub(crate) fn given_or_detected(
+    format: Option<Format>,
+    bytes: &[u8],
+    source: Source,
+) -> Result<Format> {
+    format
+        .or_else(|| Format::detect(bytes))
+        .ok_or_else(|| Error::UnknownFormat {
+            at: source.at(Place::File),
+        })
+}
+
+/// The format of a file: its extension's when its bytes look like that format, else the one
+/// its bytes look like, else its extension's (whose reader then says what is wrong).
+pub(crate) fn format_of_file(source: Source, bytes: &[u8]) -> Result<Format> {
+    let named = source.file.and_then(Format::from_extension);
+    match named {
+        Some(format) if format.accepts(bytes) => Ok(format),
+        _ => Format::detect(bytes)
+            .or(named)
+            .ok_or_else(|| Error::UnknownFormat {
+                at: source.at(Place::File),
+            }),
+    }
+}
+
+/// Shortens text quoted in an error so that a megabyte line does not become a megabyte
+/// message.
+#[cfg_attr(
+    not(any(feature = "obj", feature = "gltf", feature = "stl")),
+    allow(dead_code)
+)]
+pub(crate) fn excerpt(text: &str) -> String {
+    const MAX_CHARS: usize = 40;
+    match text.char_indices().nth(MAX_CHARS) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
