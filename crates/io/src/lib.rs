@@ -48,12 +48,12 @@ pub use meshcast_mesh::{Error, Format, Result};
 
 /// Whether this build reads `format`: its cargo feature is on (the cache is always read).
 pub fn is_enabled(format: Format) -> bool {
-    match format {
-        Format::Obj => cfg!(feature = "obj"),
-        Format::Gltf => cfg!(feature = "gltf"),
-        Format::Ply => cfg!(feature = "ply"),
-        Format::Stl => cfg!(feature = "stl"),
-        Format::Cache => true,
-        _ => false,
-    }
+    const ENABLED: [(Format, bool); 5] = [
+        (Format::Obj, cfg!(feature = "obj")),
+        (Format::Gltf, cfg!(feature = "gltf")),
+        (Format::Ply, cfg!(feature = "ply")),
+        (Format::Stl, cfg!(feature = "stl")),
+        (Format::Cache, true),
+    ];
+    ENABLED.contains(&(format, true))
 }
