@@ -33,7 +33,7 @@ fn keys(hits: &[Option<SceneHit>]) -> Vec<Option<Key>> {
 /// and mirrored copies, three exactly on top of each other (every hit ties), one on
 /// another layer and one removed.
 fn suzannes(kernel: Kernel) -> Scene {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/suzanne.obj");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/suzanne.obj");
     let mut mesh = Mesh::from_obj(path).expect("suzanne loads");
     mesh.set_kernel(kernel).expect("a supported kernel");
     let mesh = Arc::new(mesh);

@@ -2,7 +2,8 @@
 //! themselves live in `meshcast-io`; the formats are named here, where the one
 //! [`Error`](crate::Error) names them too.
 //!
-//! This room uses nothing else of the crate.
+//! May use: nothing else of the crate. Used by `error` and, through the crate root, by
+//! `meshcast-io`.
 
 use std::fmt;
 use std::path::Path;

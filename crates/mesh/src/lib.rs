@@ -44,44 +44,26 @@
 
 #![forbid(unsafe_code)]
 
-mod closedness;
+// The rooms, each a concept with a module doc saying what it owns and what it may use.
+// Imports run one way, down this list: `points` may use any room below it, `format` none.
 mod error;
 mod format;
-mod instance;
-mod leaf_blocks;
-mod leaf_test;
 mod mesh;
-mod nearest;
-mod packets;
-mod pick;
-mod point_queries;
-mod query;
-mod ray_queries;
+mod points;
+mod queries;
 mod scene;
-mod selection;
-mod shared;
-mod subdivision;
-mod surface;
-mod tri_mesh;
-mod vertex_normals;
-mod winding;
+mod triangles;
+mod volume;
 
-pub use error::{CacheProblem, CacheSection};
-pub use error::{Error, IndexKind, Location, Place, Result, Warning};
+pub use error::{CacheProblem, CacheSection, Error, IndexKind, Location, Place, Result, Warning};
 #[doc(hidden)]
 pub use format::text_start;
 pub use format::{Format, CACHE_EXTENSION, CACHE_MAGIC};
-pub use instance::Instance;
-pub use leaf_test::LeafTest;
 pub use mesh::Mesh;
 pub use meshcast_primitives::Contacts;
-pub use nearest::{ClosestPoint, Feature, SceneClosestPoint};
-pub use pick::Pick;
-pub use point_queries::{PointQueries, CONTAINS_RAY_DIRECTION};
-pub use query::{Culling, Facing, Filter, KeepAll, QueryOptions, ALL_LAYERS};
-pub use ray_queries::{HitLists, RayQueries};
-pub use scene::{InstanceId, Scene, SceneHit};
-pub use selection::{Containment, SceneTriangle};
-pub use shared::SharedScene;
-pub use surface::SurfacePoint;
-pub use tri_mesh::{TriMesh, VertexAttribute};
+pub use points::{ClosestPoint, Feature, PointQueries, SceneClosestPoint, CONTAINS_RAY_DIRECTION};
+pub use queries::{
+    Culling, Facing, Filter, HitLists, InstanceId, KeepAll, QueryOptions, RayQueries, ALL_LAYERS,
+};
+pub use scene::{Containment, Instance, Pick, Scene, SceneHit, SceneTriangle, SharedScene};
+pub use triangles::{LeafTest, SurfacePoint, TriMesh, VertexAttribute};

@@ -1,4 +1,8 @@
-//! `Mesh`: a [`TriMesh`] with a [`Bvh`] over its triangles, queried in its own (local) space.
+//! The mesh room: [`Mesh`], a [`TriMesh`] with a [`Bvh`] over its triangles (collapsed to an
+//! eight-wide tree), its leaf blocks and its winding expansions, answering the ray queries in
+//! its own (local) space, one ray or a packet at a time.
+//!
+//! May use: `triangles`, `volume`, `queries`, `error`. Used by `scene` and `points`.
 
 use glam::Vec3;
 use meshcast_bvh::{
@@ -7,11 +11,11 @@ use meshcast_bvh::{
 use meshcast_primitives::{Aabb, Hit, Ray, RayPacket, Triangle, BLOCK_WIDTH, PACKET_WIDTH};
 use rayon::prelude::*;
 
-use crate::leaf_blocks::LeafBlocks;
-use crate::packets::{PairSpan, PACKET_MIN_RAYS};
-use crate::query::HitRules;
-use crate::ray_queries::{at_least, for_each_lane};
-use crate::winding::WindingCache;
+use crate::queries::packets::{PairSpan, PACKET_MIN_RAYS};
+use crate::queries::HitRules;
+use crate::queries::{at_least, for_each_lane, sealed};
+use crate::triangles::LeafBlocks;
+use crate::volume::WindingCache;
 use crate::{Filter, LeafTest, QueryOptions, RayQueries, Result, SurfacePoint, TriMesh};
 
 /// A triangle mesh with a bounding volume hierarchy: closest hit, any hit, every hit and
@@ -486,6 +490,17 @@ impl Mesh {
         SurfacePoint::on(&self.tri_mesh, hit)
     }
 }
+
+impl Mesh {
+    /// The winding number at `q` in the mesh's space: the signed solid angle of its
+    /// triangles over 4π, summed with the far-field expansions of its hierarchy.
+    pub(crate) fn winding_at(&self, q: glam::DVec3) -> f64 {
+        self.winding
+            .winding_at(&self.wide, |slot| self.leaf_triangle(slot).0, q)
+    }
+}
+
+impl sealed::Level for Mesh {}
 
 impl RayQueries for Mesh {
     type Hit = Hit;

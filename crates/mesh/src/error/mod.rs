@@ -3,7 +3,7 @@
 //! `meshcast-io`; their errors are named here so that every fallible call, loading or
 //! querying, answers the same [`Error`].
 //!
-//! This room uses nothing else of the crate but the [`Format`](crate::Format) its errors name.
+//! May use: `format` (the errors name formats). Used by every room above it.
 
 mod cache;
 

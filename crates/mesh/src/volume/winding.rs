@@ -1,4 +1,4 @@
-//! The generalised winding number of a mesh (Jacobson, Kavan, Sorkine-Hornung, *Robust
+//! The generalised winding number of a triangle surface under a wide tree (Jacobson, Kavan, Sorkine-Hornung, *Robust
 //! Inside-Outside Segmentation using Generalized Winding Numbers*, 2013), summed over the
 //! hierarchy with far-field expansions (Barill, Dickson, Schmidt, Levin, Jacobson, *Fast
 //! Winding Numbers for Soups and Clouds*, 2018).
@@ -10,8 +10,6 @@ use glam::{DMat3, DVec3, Mat3, Vec3};
 use meshcast_bvh::{WideBvh, WideLane, PADDING_SLOT, STACK_INLINE_CAPACITY, WIDE_WIDTH};
 use meshcast_primitives::Triangle;
 use smallvec::SmallVec;
-
-use crate::Mesh;
 
 /// How far a subtree must be for its expansion to stand in for its triangles: its centre is
 /// more than `FAR_FIELD_RATIO` times its radius from the query point (Barill et al.'s β).
@@ -215,15 +213,15 @@ pub(crate) struct WindingTree {
 }
 
 impl WindingTree {
-    /// The expansions of `mesh`'s hierarchy, bottom-up on one thread (a rayon build here
+    /// The expansions of the hierarchy `wide`, whose slot `s` holds the triangle
+    /// `leaf_triangle(s)`, bottom-up on one thread (a rayon build here
     /// could wait, inside the lazy cell, on a batch task of the same query).
     ///
     /// A subtree's radius bounds the distance from its centre to its triangles' corners:
     /// exact for a leaf, and for a node the largest over its lanes of the distance to the
     /// lane's centre plus the lane's radius, or if smaller, the distance to the farthest
     /// corner of its box.
-    fn new(mesh: &Mesh) -> Self {
-        let wide = mesh.bvh();
+    fn new(wide: &WideBvh, leaf_triangle: impl Fn(u32) -> Triangle) -> Self {
         let nodes = wide.nodes();
         let origin = wide.bounds().centroid().as_dvec3();
         let mut lanes = vec![[Expansion::default(); WIDE_WIDTH]; nodes.len()];
@@ -250,7 +248,7 @@ impl WindingTree {
                     WideLane::Leaf(slots) => {
                         let triangles: SmallVec<[Triangle; 8]> = slots
                             .filter(|&slot| wide.primitive_order()[slot as usize] != PADDING_SLOT)
-                            .map(|slot| mesh.leaf_triangle(slot).0)
+                            .map(&leaf_triangle)
                             .collect();
                         let moments = triangles
                             .iter()
@@ -294,10 +292,15 @@ impl WindingTree {
         self.lanes.capacity() * core::mem::size_of::<[Expansion; WIDE_WIDTH]>()
     }
 
-    /// The total solid angle of `mesh`'s triangles seen from `q`: expansions for subtrees far
+    /// The total solid angle of the triangles of `wide` seen from `q`: expansions for subtrees far
     /// enough, the exact formula for the triangles of the others, summed in one fixed order
     /// (depth first, lanes in order).
-    fn solid_angle(&self, mesh: &Mesh, wide: &WideBvh, q: DVec3) -> f64 {
+    fn solid_angle(
+        &self,
+        wide: &WideBvh,
+        leaf_triangle: impl Fn(u32) -> Triangle,
+        q: DVec3,
+    ) -> f64 {
         if wide.is_empty() {
             return 0.0;
         }
@@ -324,7 +327,7 @@ impl WindingTree {
                     WideLane::Leaf(slots) => {
                         for slot in slots {
                             if wide.primitive_order()[slot as usize] != PADDING_SLOT {
-                                sum += mesh.leaf_triangle(slot).0.solid_angle(q);
+                                sum += leaf_triangle(slot).solid_angle(q);
                             }
                         }
                     }
@@ -336,7 +339,7 @@ impl WindingTree {
     }
 }
 
-/// A mesh's [`WindingTree`], made on first use.
+/// A mesh's [`WindingTree`], made on first use (a `Mesh` holds one).
 ///
 /// It is a function of the mesh's triangles and hierarchy, so two caches always compare
 /// equal.
@@ -348,20 +351,25 @@ impl WindingCache {
     pub(crate) fn get(&self) -> Option<&WindingTree> {
         self.0.get()
     }
-}
 
-impl Mesh {
-    /// The winding number at `q` in the mesh's space: the signed solid angle of its
-    /// triangles over 4π.
-    pub(crate) fn winding_at(&self, q: DVec3) -> f64 {
-        let tree = self.winding.0.get_or_init(|| WindingTree::new(self));
-        tree.solid_angle(self, self.bvh(), q) / (4.0 * PI)
+    /// The winding number at `q` of the triangles of `wide` (slot `s` holding
+    /// `leaf_triangle(s)`): their signed solid angle over 4π, the tree made on the first
+    /// call. Every call must pass the same tree and triangles.
+    pub(crate) fn winding_at(
+        &self,
+        wide: &WideBvh,
+        leaf_triangle: impl Fn(u32) -> Triangle + Copy,
+        q: DVec3,
+    ) -> f64 {
+        let tree = self.0.get_or_init(|| WindingTree::new(wide, leaf_triangle));
+        tree.solid_angle(wide, leaf_triangle, q) / (4.0 * PI)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Mesh;
 
     /// The winding number summed over every triangle, exactly.
     fn exact(mesh: &Mesh, q: DVec3) -> f64 {

@@ -16,7 +16,7 @@ use glam::{Vec3, Vec3A};
 use meshcast_primitives::{Aabb, Lanes, Portable, Ray, RayPacket, ALL_LANES, PACKET_WIDTH};
 use smallvec::SmallVec;
 
-use crate::ray_queries::at_least;
+use crate::queries::at_least;
 
 /// The packets of one chunk of a batch: bits per packet.
 pub(crate) type PacketLanes = SmallVec<[u32; 2]>;

@@ -3,7 +3,7 @@
 use glam::Vec3;
 use meshcast_primitives::{Hit, Ray};
 
-use crate::query::HitRules;
+use crate::queries::HitRules;
 use crate::{Facing, Filter, InstanceId, QueryOptions, RayQueries, Scene, SceneHit, SurfacePoint};
 
 /// What a ray picked: the instance, the hit on its mesh, the world distance, the side hit

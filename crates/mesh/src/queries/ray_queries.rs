@@ -12,7 +12,7 @@ use core::ops::Index;
 use meshcast_primitives::{prefetch, Ray, RayHit, RayPacket, ALL_LANES, PACKET_WIDTH};
 use rayon::prelude::*;
 
-use crate::packets::{image_width, PacketFinder, PairSpan, TILE_SIDE};
+use crate::queries::packets::{image_width, PacketFinder, PairSpan, TILE_SIDE};
 use crate::{Filter, QueryOptions};
 
 /// Rays (or points) one rayon task answers at least: enough to pay for the task, few enough
@@ -111,7 +111,7 @@ pub trait RayQueries: Sync + sealed::Level {
 
     /// Writes to `hits[i]` the closest hit of the ray in each lane `i` of `rays` in `lanes`
     /// (bits; rays already cut to the options' distance limit, coherent as
-    /// [`crate::packets::coherent`] groups them, degenerate ones among them), as
+    /// [`crate::queries::packets::coherent`] groups them, degenerate ones among them), as
     /// [`RayQueries::walk_closest`] answers it, whatever their directions. Levels that trace
     /// packets override it.
     #[doc(hidden)]
@@ -786,7 +786,7 @@ fn cast_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
 /// Up to [`PACKET_WIDTH`] rays of a batch as a packet, cut to the options' distance limit, and
 /// the bits of the lanes that hold a ray to answer (the others hit nothing). The rays may be
 /// invalid ([`Ray::is_valid`]): a packet walk leaves them out and the single-ray walks answer
-/// them, with no hit either way ([`crate::packets::coherent`]). A whole packet of rays that
+/// them, with no hit either way ([`crate::queries::packets::coherent`]). A whole packet of rays that
 /// need no cut is read where it lies; otherwise the rays are copied to `scratch`, whose unused
 /// lanes hold a placeholder.
 #[inline(always)]
@@ -829,9 +829,8 @@ pub(crate) fn for_each_lane(mut lanes: u32, mut f: impl FnMut(usize)) {
     }
 }
 
+/// The levels that may implement the query traits: `Mesh`, `Instance` and `Scene`, each
+/// declared in its own room.
 pub(crate) mod sealed {
     pub trait Level {}
-    impl Level for crate::Mesh {}
-    impl Level for crate::Instance {}
-    impl Level for crate::Scene {}
 }

@@ -1,33 +1,29 @@
-//! `Scene`: many instances under a top-level BVH over their world boxes (a two-level
-//! hierarchy: the same BVH over instances, and in each mesh over triangles).
+//! The scene room: many [`Instance`]s of shared meshes placed by affine transforms
+//! (`instance.rs`) under a top-level BVH over their world boxes, the [`Scene`] (here: a
+//! two-level hierarchy, the same BVH over instances and in each mesh over triangles); what a
+//! ray picks (`pick.rs`), what a box, sphere or frustum selects (`selection.rs`), and a scene
+//! shared between readers and writers (`shared.rs`).
+//!
+//! May use: `mesh`, `triangles`, `queries`, `error`. Used by `points`.
+
+mod instance;
+mod pick;
+mod selection;
+mod shared;
+
+pub use instance::Instance;
+pub use pick::Pick;
+pub use selection::{Containment, SceneTriangle};
+pub use shared::SharedScene;
 
 use core::cmp::Ordering;
 
 use meshcast_bvh::{BuildOptions, Bvh};
 use meshcast_primitives::{Aabb, Hit, Ray, RayHit, RayPacket, PACKET_WIDTH};
 
-use crate::query::HitRules;
-use crate::ray_queries::for_each_lane;
-use crate::{Error, Filter, Instance, QueryOptions, RayQueries, Result, SurfacePoint};
-
-/// An instance's handle in a [`Scene`]: stable while the instance is there, never reused after
-/// it is removed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct InstanceId(u32);
-
-impl InstanceId {
-    /// The id's number (instances are numbered from 0 in the order they were added).
-    pub fn index(self) -> u32 {
-        self.0
-    }
-
-    /// The id with this number (as from [`InstanceId::index`], stored by an editor, say).
-    /// Not checked: a scene answers an id it does not hold with
-    /// [`Error::UnknownInstance`] or `None`.
-    pub const fn from_index(index: u32) -> Self {
-        Self(index)
-    }
-}
+use crate::queries::HitRules;
+use crate::queries::{for_each_lane, sealed};
+use crate::{Error, Filter, InstanceId, QueryOptions, RayQueries, Result, SurfacePoint};
 
 /// A hit in a scene: which instance, and the hit on its mesh.
 ///
@@ -150,7 +146,9 @@ impl Scene {
     /// # Panics
     /// If the scene already had `u32::MAX` instances added.
     pub fn add(&mut self, instance: Instance) -> InstanceId {
-        let id = InstanceId(u32::try_from(self.slots.len()).expect("fewer than 2^32 instances"));
+        let id = InstanceId::from_index(
+            u32::try_from(self.slots.len()).expect("fewer than 2^32 instances"),
+        );
         self.slots.push(Some(instance));
         self.boxes.push(Aabb::EMPTY);
         self.rebuild();
@@ -164,9 +162,11 @@ impl Scene {
     pub fn remove(&mut self, id: InstanceId) -> Result<Instance> {
         let instance = self
             .slots
-            .get_mut(id.0 as usize)
+            .get_mut(id.index() as usize)
             .and_then(Option::take)
-            .ok_or(Error::UnknownInstance { instance: id.0 })?;
+            .ok_or(Error::UnknownInstance {
+                instance: id.index(),
+            })?;
         self.rebuild();
         Ok(instance)
     }
@@ -179,12 +179,14 @@ impl Scene {
     /// [`Error::UnknownInstance`] for an id the scene does not hold;
     /// [`Error::InvalidTransform`] as in [`Instance::new`] (the instance then stays put).
     pub fn set_transform(&mut self, id: InstanceId, transform: glam::Affine3A) -> Result<()> {
-        let index = id.0 as usize;
-        let instance = self
-            .slots
-            .get_mut(index)
-            .and_then(Option::as_mut)
-            .ok_or(Error::UnknownInstance { instance: id.0 })?;
+        let index = id.index() as usize;
+        let instance =
+            self.slots
+                .get_mut(index)
+                .and_then(Option::as_mut)
+                .ok_or(Error::UnknownInstance {
+                    instance: id.index(),
+                })?;
         instance.set_transform(transform)?;
         let bounds = instance.bounds();
         self.boxes[index] = bounds;
@@ -225,9 +227,11 @@ impl Scene {
         let mut rebuild = false;
         let mut outcome = Ok(());
         for (id, transform) in moves {
-            let index = id.0 as usize;
+            let index = id.index() as usize;
             let Some(instance) = self.slots.get_mut(index).and_then(Option::as_mut) else {
-                outcome = Err(Error::UnknownInstance { instance: id.0 });
+                outcome = Err(Error::UnknownInstance {
+                    instance: id.index(),
+                });
                 break;
             };
             if let Err(error) = instance.set_transform(transform) {
@@ -251,9 +255,11 @@ impl Scene {
     /// [`Error::UnknownInstance`] for an id the scene does not hold.
     pub fn set_layers(&mut self, id: InstanceId, layers: u32) -> Result<()> {
         self.slots
-            .get_mut(id.0 as usize)
+            .get_mut(id.index() as usize)
             .and_then(Option::as_mut)
-            .ok_or(Error::UnknownInstance { instance: id.0 })?
+            .ok_or(Error::UnknownInstance {
+                instance: id.index(),
+            })?
             .set_layers(layers);
         Ok(())
     }
@@ -266,12 +272,14 @@ impl Scene {
     pub fn set_mesh(&mut self, id: InstanceId, mesh: std::sync::Arc<crate::Mesh>) -> Result<()> {
         let instance = self
             .slots
-            .get(id.0 as usize)
+            .get(id.index() as usize)
             .and_then(Option::as_ref)
-            .ok_or(Error::UnknownInstance { instance: id.0 })?;
+            .ok_or(Error::UnknownInstance {
+                instance: id.index(),
+            })?;
         let replaced = Instance::new(mesh, instance.transform())?.with_layers(instance.layers());
         let transform = replaced.transform();
-        self.slots[id.0 as usize] = Some(replaced);
+        self.slots[id.index() as usize] = Some(replaced);
         self.set_transform(id, transform)
     }
 
@@ -295,7 +303,7 @@ impl Scene {
 
     /// The instance with this id, if the scene holds it.
     pub fn instance(&self, id: InstanceId) -> Option<&Instance> {
-        self.slots.get(id.0 as usize)?.as_ref()
+        self.slots.get(id.index() as usize)?.as_ref()
     }
 
     /// Every instance with its id, in id order.
@@ -303,7 +311,7 @@ impl Scene {
         self.slots
             .iter()
             .enumerate()
-            .filter_map(|(i, slot)| Some((InstanceId(i as u32), slot.as_ref()?)))
+            .filter_map(|(i, slot)| Some((InstanceId::from_index(i as u32), slot.as_ref()?)))
     }
 
     /// How many instances the scene holds.
@@ -334,7 +342,7 @@ impl Scene {
     pub(crate) fn searched(&self, slot: u32, mask: u32) -> Option<(InstanceId, &Instance)> {
         let index = *self.top_level.primitive_order().get(slot as usize)?;
         let instance = self.slots.get(index as usize)?.as_ref()?;
-        (instance.layers() & mask != 0).then_some((InstanceId(index), instance))
+        (instance.layers() & mask != 0).then_some((InstanceId::from_index(index), instance))
     }
 
     /// The surface at a scene hit, in world space ([`Instance::surface`]); `None` when the
@@ -380,6 +388,8 @@ impl<F: Filter<(InstanceId, u32)>> Filter<u32> for InstanceFilter<'_, F> {
         self.filter.keeps_everything()
     }
 }
+
+impl sealed::Level for Scene {}
 
 impl RayQueries for Scene {
     type Hit = SceneHit;

@@ -6,8 +6,8 @@ use meshcast_primitives::{Aabb, Triangle};
 
 use rayon::prelude::*;
 
-use crate::closedness::{is_degenerate, ClosednessCache};
-use crate::vertex_normals::VertexNormalCache;
+use super::vertex_normals::VertexNormalCache;
+use crate::volume::{is_degenerate, ClosednessCache};
 use crate::{Error, Result, Warning};
 
 /// Vertices or triangles one rayon task checks at least.

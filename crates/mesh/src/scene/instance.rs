@@ -5,9 +5,9 @@ use std::sync::Arc;
 use glam::{Affine3A, DAffine3, DVec3, Mat3, Mat3A, Vec3, Vec3A};
 use meshcast_primitives::{Aabb, Hit, Portable, Ray, RayPacket, Triangle, PACKET_WIDTH};
 
-use crate::packets;
-use crate::query::HitRules;
-use crate::ray_queries::for_each_lane;
+use crate::queries::packets;
+use crate::queries::HitRules;
+use crate::queries::{for_each_lane, sealed};
 use crate::{
     Error, Facing, Filter, Mesh, QueryOptions, RayQueries, Result, SurfacePoint, ALL_LAYERS,
 };
@@ -305,6 +305,8 @@ impl Instance {
         })
     }
 }
+
+impl sealed::Level for Instance {}
 
 impl RayQueries for Instance {
     type Hit = Hit;

@@ -12,8 +12,8 @@ use glam::Vec3;
 use meshcast_primitives::Ray;
 use rayon::prelude::*;
 
-use crate::query::HitRules;
-use crate::ray_queries::{sealed, BATCH_GRAIN};
+use crate::queries::HitRules;
+use crate::queries::{sealed, BATCH_GRAIN};
 use crate::{
     ClosestPoint, Filter, Instance, InstanceId, KeepAll, Mesh, QueryOptions, Scene,
     SceneClosestPoint,

@@ -14,8 +14,8 @@ use meshcast_primitives::{
 };
 use rayon::prelude::*;
 
-use crate::query::HitRules;
-use crate::ray_queries::for_each_lane;
+use crate::queries::for_each_lane;
+use crate::queries::HitRules;
 use crate::{LeafTest, TriMesh};
 
 const _: () = assert!(BLOCK_WIDTH == LEAF_ALIGNMENT);

@@ -1,0 +1,21 @@
+//! The triangles room: what a mesh is made of and everything found from its triangles
+//! alone. Validated storage with optional normals, texture coordinates and groups
+//! (`tri_mesh.rs`: [`TriMesh`], [`VertexAttribute`]), vertex normals computed on first use
+//! (`vertex_normals.rs`), subdivision (`subdivision.rs`), the surface at a hit
+//! (`surface.rs`: [`SurfacePoint`]), and the leaf test a mesh runs with its triangles laid out
+//! in leaf order, four at a time (`leaf_test.rs`: [`LeafTest`]; `leaf_blocks.rs`).
+//!
+//! May use: `volume` (closedness), `queries` (the rules a leaf applies), `error`. Used by
+//! `mesh`, `scene` and `points`.
+
+mod leaf_blocks;
+mod leaf_test;
+mod subdivision;
+mod surface;
+mod tri_mesh;
+mod vertex_normals;
+
+pub(crate) use leaf_blocks::LeafBlocks;
+pub use leaf_test::LeafTest;
+pub use surface::SurfacePoint;
+pub use tri_mesh::{TriMesh, VertexAttribute};

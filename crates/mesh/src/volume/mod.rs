@@ -1,0 +1,15 @@
+//! The volume room: what tells inside from outside. Whether a surface is closed, found from
+//! its triangles' shared edges (`closedness.rs`), and the generalised winding number
+//! (Jacobson et al. 2013) accelerated by far-field expansions over a wide tree (Barill et al.
+//! 2018; `winding.rs`). Both are algorithms over positions, triangles and a tree, with no
+//! mesh type of their own: the triangles room caches closedness in a `TriMesh`, the mesh
+//! room the winding expansions in a `Mesh`, and the points room answers `contains` and
+//! `winding_number` with them.
+//!
+//! May use: nothing else of the crate. Used by `triangles`, `mesh` and `points`.
+
+mod closedness;
+mod winding;
+
+pub(crate) use closedness::{is_degenerate, ClosednessCache};
+pub(crate) use winding::WindingCache;
