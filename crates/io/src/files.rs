@@ -13,6 +13,22 @@ use crate::cache;
 use crate::read::{read_mesh, read_scene, read_tri_mesh};
 use crate::source::{format_of_file, given_or_detected, read_file, Source};
 
+/// A reader of bytes in a known format.
+type Reader<T> = fn(&[u8], Format, Source) -> Result<T>;
+
+/// What `read` makes of the file at `path`, in the format its name or content says.
+fn from_file<T>(path: &Path, read: Reader<T>) -> Result<T> {
+    let bytes = read_file(path)?;
+    let source = Source::file(path);
+    read(&bytes, format_of_file(source, &bytes)?, source)
+}
+
+/// What `read` makes of `bytes` in `format`, or in the format they look like.
+fn from_memory<T>(bytes: &[u8], format: Option<Format>, read: Reader<T>) -> Result<T> {
+    let source = Source::MEMORY;
+    read(bytes, given_or_detected(format, bytes, source)?, source)
+}
+
 /// Reading a [`TriMesh`] from a file, bytes or a reader, in any format meshcast reads, and
 /// the hash of its geometry that a cache stores.
 pub trait TriMeshFiles: Sized {
@@ -102,15 +118,11 @@ pub trait TriMeshFiles: Sized {
 
 impl TriMeshFiles for TriMesh {
     fn from_path(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref();
-        let bytes = read_file(path)?;
-        let source = Source::file(path);
-        read_tri_mesh(&bytes, format_of_file(source, &bytes)?, source)
+        from_file(path.as_ref(), read_tri_mesh)
     }
 
     fn from_bytes(bytes: &[u8], format: Option<Format>) -> Result<Self> {
-        let source = Source::MEMORY;
-        read_tri_mesh(bytes, given_or_detected(format, bytes, source)?, source)
+        from_memory(bytes, format, read_tri_mesh)
     }
 
     fn from_reader(mut reader: impl Read, format: Option<Format>) -> Result<Self> {
@@ -210,10 +222,7 @@ pub trait MeshFiles: Sized {
 
 impl MeshFiles for Mesh {
     fn from_path(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref();
-        let bytes = read_file(path)?;
-        let source = Source::file(path);
-        read_mesh(&bytes, format_of_file(source, &bytes)?, source)
+        from_file(path.as_ref(), read_mesh)
     }
 
     fn from_obj(path: impl AsRef<Path>) -> Result<Self> {
@@ -316,15 +325,11 @@ pub trait SceneFiles: Sized {
 
 impl SceneFiles for Scene {
     fn from_path(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref();
-        let bytes = read_file(path)?;
-        let source = Source::file(path);
-        read_scene(&bytes, format_of_file(source, &bytes)?, source)
+        from_file(path.as_ref(), read_scene)
     }
 
     fn from_bytes(bytes: &[u8], format: Option<Format>) -> Result<Self> {
-        let source = Source::MEMORY;
-        read_scene(bytes, given_or_detected(format, bytes, source)?, source)
+        from_memory(bytes, format, read_scene)
     }
 
     fn from_gltf(path: impl AsRef<Path>) -> Result<Self> {
