@@ -44,8 +44,8 @@
 //!
 //! This crate only re-exports the engine's layers, so that it is the one dependency you
 //! need: geometry ([`primitives`]), the hierarchy ([`bvh`]; build one over your own
-//! primitives with [`Bvh::build_primitives`]) and meshes and scenes (`meshcast-mesh`).
-//! [`glam`] is re-exported for vectors and transforms, and every fallible call returns the
+//! primitives with [`Bvh::build_primitives`]), meshes and scenes (`meshcast-mesh`) and
+//! their files ([`io`]: the readers and the cache). [`glam`] is re-exported for vectors and transforms, and every fallible call returns the
 //! one [`Error`].
 //!
 //! # Examples
