@@ -11,7 +11,8 @@
 
 use rayon::prelude::*;
 
-use crate::wide::{MAX_NODES, PADDING_SLOT};
+use crate::wide::MAX_NODES;
+use crate::wide_node::PADDING_SLOT;
 use crate::wide_sah::{Lane, Lanes, SahCollapse};
 use crate::{BuildOptions, Bvh, Node, Parallel, WideBvh, WideNode, LEAF_ALIGNMENT, WIDE_WIDTH};
 
@@ -331,7 +332,7 @@ impl WideNode {
         for (offset, &count) in self.offset.iter_mut().zip(&self.count) {
             match count {
                 0 => *offset += nodes,
-                crate::wide::EMPTY_LANE => {}
+                crate::wide_node::EMPTY_LANE => {}
                 _ => *offset += slots,
             }
         }

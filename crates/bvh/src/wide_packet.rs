@@ -30,7 +30,7 @@ use meshcast_primitives::{
 };
 
 use crate::simd::{self, Plane};
-use crate::wide::{WideNode, WIDE_WIDTH};
+use crate::wide_node::{WideNode, WIDE_WIDTH};
 use crate::wide_traverse::{
     leaf_parent, push_in_lane_order, push_nearest_last, FixedStack, Pending, TraversalStack,
     LEAF_REFERENCE, MAX_FIXED_STACK_DEPTH,

@@ -7,7 +7,8 @@ use core::ops::Range;
 use glam::{Vec3, Vec4};
 use meshcast_primitives::Aabb;
 
-use crate::wide::{EMPTY_LANE, HALVES, MAX_NODES};
+use crate::wide::MAX_NODES;
+use crate::wide_node::{EMPTY_LANE, HALVES};
 use crate::{Error, Kernel, WideBvh, WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
 
 impl WideNode {

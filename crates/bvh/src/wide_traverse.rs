@@ -31,7 +31,7 @@ use meshcast_primitives::{Hit, Ray};
 
 use crate::first_hits::FirstHits;
 use crate::simd::{self, NodeKernel, Portable, RaySetup};
-use crate::wide::{WideNode, WIDE_WIDTH};
+use crate::wide_node::{WideNode, WIDE_WIDTH};
 use crate::{Kernel, WideBvh, LEAF_ALIGNMENT};
 
 /// Entries of the fixed traversal stack: enough for trees of [`MAX_FIXED_STACK_DEPTH`] levels.

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use glam::{Vec3, Vec4};
 use meshcast_primitives::{Aabb, Hit, Ray, RayPacket, SLAB_SLACK};
 
-use crate::wide::WideNode;
+use crate::wide_node::WideNode;
 use crate::wide_packet::PacketLeaves;
 use crate::wide_traverse::{Counters, LeafIntersector, TraversalStack};
 use crate::WideBvh;

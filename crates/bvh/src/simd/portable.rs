@@ -4,7 +4,7 @@
 use glam::Vec4;
 
 use super::{NodeKernel, Plane, RaySetup};
-use crate::wide::WideNode;
+use crate::wide_node::WideNode;
 
 /// The portable kernel.
 pub(crate) struct Portable;

@@ -9,7 +9,7 @@ use core::arch::x86_64::{
 use meshcast_primitives::{Hit, Ray, RayPacket};
 
 use super::{NodeKernel, Plane, RaySetup};
-use crate::wide::WideNode;
+use crate::wide_node::WideNode;
 use crate::wide_packet::PacketLeaves;
 use crate::wide_traverse::{Counters, LeafIntersector, TraversalStack};
 use crate::WideBvh;
