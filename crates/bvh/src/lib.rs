@@ -36,6 +36,7 @@
 
 mod build;
 mod bvh;
+mod contracts;
 mod error;
 mod first_hits;
 mod nearest;
@@ -53,6 +54,7 @@ mod wide_node;
 mod wide_packet;
 mod wide_parts;
 mod wide_sah;
+mod wide_stack;
 mod wide_traverse;
 
 pub use build::{
@@ -60,6 +62,7 @@ pub use build::{
     DEFAULT_TRAVERSAL_COST, MAX_BINS, MIN_BINS,
 };
 pub use bvh::Bvh;
+pub use contracts::{LeafIntersector, PacketLeaves, TraversalCounts};
 pub use error::Error;
 pub use node::Node;
 pub use primitive::{PreparedRay, Primitive};
@@ -68,5 +71,3 @@ pub use stats::{BvhStats, SAH_TRAVERSAL_COST};
 pub use traverse::STACK_INLINE_CAPACITY;
 pub use wide::WideBvh;
 pub use wide_node::{WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
-pub use wide_packet::PacketLeaves;
-pub use wide_traverse::{LeafIntersector, TraversalCounts};

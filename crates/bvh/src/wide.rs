@@ -1,8 +1,9 @@
 //! The wide hierarchy: a binary [`Bvh`] collapsed so that every node holds up to eight
 //! children, their boxes stored coordinate by coordinate so that one ray tests them four at
 //! a time with glam's SIMD `Vec4` (the layout of Embree's BVH4 and BVH8; Wald, Benthin,
-//! Boulos, *Getting Rid of Packets*, 2008). The node layout lives in
-//! `wide_node.rs`, traversal in `wide_traverse.rs`.
+//! Boulos, *Getting Rid of Packets*, 2008). The node layout lives in `wide_node.rs`,
+//! traversal in `wide_traverse.rs` and `wide_packet.rs`. Uses the node layout and `simd/`
+//! (each tree keeps the kernel its walks run).
 //!
 //! Measured on the bunny, one thread: eight children rather than four, 5% more camera and
 //! random rays per second (the two groups of four are independent, so they overlap in the
@@ -12,8 +13,9 @@ use core::ops::Range;
 
 use meshcast_primitives::Aabb;
 
+use crate::simd::SupportedKernel;
 use crate::wide_node::{WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
-use crate::{Error, Kernel};
+use crate::Error;
 
 /// An eight-wide bounding volume hierarchy, collapsed from a binary [`crate::Bvh`]
 /// ([`WideBvh::from_binary`], `wide_collapse.rs`) for fast ray queries ([`WideBvh::cast`], [`WideBvh::occluded`]).
@@ -50,7 +52,7 @@ pub struct WideBvh {
     /// Node levels from the root to the deepest node (0 when empty): bounds the stack.
     pub(crate) depth: u32,
     /// The node kernel traversals run.
-    pub(crate) kernel: Kernel,
+    pub(crate) kernel: SupportedKernel,
 }
 
 /// The most nodes a [`WideBvh`] holds: traversal keeps a node index and a lane in 31 bits.

@@ -11,6 +11,7 @@
 
 use rayon::prelude::*;
 
+use crate::simd::SupportedKernel;
 use crate::wide::MAX_NODES;
 use crate::wide_node::PADDING_SLOT;
 use crate::wide_sah::{Lane, Lanes, SahCollapse};
@@ -80,7 +81,7 @@ impl WideBvh {
             bounds: binary.bounds(),
             primitive_count: binary.primitive_count(),
             depth: 0,
-            kernel: crate::Kernel::preferred(),
+            kernel: SupportedKernel::preferred(),
         };
         if binary.is_empty() {
             return wide;

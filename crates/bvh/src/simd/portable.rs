@@ -3,7 +3,7 @@
 
 use glam::Vec4;
 
-use super::{NodeKernel, Plane, RaySetup};
+use crate::contracts::{NodeKernel, Plane, RaySetup};
 use crate::wide_node::WideNode;
 
 /// The portable kernel.
