@@ -11,7 +11,9 @@
 
 use rayon::prelude::*;
 
-use crate::wide::{MAX_NODES, PADDING_SLOT};
+use crate::simd::SupportedKernel;
+use crate::wide::MAX_NODES;
+use crate::wide_node::PADDING_SLOT;
 use crate::wide_sah::{Lane, Lanes, SahCollapse};
 use crate::{BuildOptions, Bvh, Node, Parallel, WideBvh, WideNode, LEAF_ALIGNMENT, WIDE_WIDTH};
 
@@ -79,7 +81,7 @@ impl WideBvh {
             bounds: binary.bounds(),
             primitive_count: binary.primitive_count(),
             depth: 0,
-            kernel: crate::Kernel::preferred(),
+            kernel: SupportedKernel::preferred(),
         };
         if binary.is_empty() {
             return wide;
@@ -331,7 +333,7 @@ impl WideNode {
         for (offset, &count) in self.offset.iter_mut().zip(&self.count) {
             match count {
                 0 => *offset += nodes,
-                crate::wide::EMPTY_LANE => {}
+                crate::wide_node::EMPTY_LANE => {}
                 _ => *offset += slots,
             }
         }

@@ -21,44 +21,33 @@
 //! [`WideBvh::cast_packets`] and [`WideBvh::occluded_packets`] split the rays by direction
 //! octant, and walk a ray with an infinite reciprocal component alone (a packet of one ray,
 //! whose interval test is exactly its single-ray test).
+//!
+//! Uses the contracts (`contracts.rs`), the stack (`wide_stack.rs`) and the packet dispatch
+//! (`simd::walk_packets`).
 
-use core::ops::Range;
+use core::marker::PhantomData;
 
 use glam::Vec3;
 use meshcast_primitives::{
-    prefetch, Aabb, Lanes, Portable, RayPacket, Simd, ALL_LANES, PACKET_WIDTH, SLAB_SLACK,
+    prefetch, Aabb, Lanes, RayPacket, Simd, ALL_LANES, PACKET_WIDTH, SLAB_SLACK,
 };
 
-use crate::simd::{self, Plane};
-use crate::wide::{WideNode, WIDE_WIDTH};
-use crate::wide_traverse::{
-    leaf_parent, push_in_lane_order, push_nearest_last, FixedStack, Pending, TraversalStack,
-    LEAF_REFERENCE, MAX_FIXED_STACK_DEPTH,
+use crate::contracts::{
+    near_far_planes, PacketLeaves, PacketWalk, Pending, Plane, TraversalStack, LEAF_REFERENCE,
+};
+use crate::simd::{self, SupportedKernel};
+use crate::wide_node::{WideNode, WIDE_WIDTH};
+use crate::wide_stack::{
+    leaf_parent, push_in_lane_order, push_nearest_last, FixedStack, MAX_FIXED_STACK_DEPTH,
 };
 use crate::WideBvh;
-
-/// The leaves of a [`WideBvh`] as a packet walk tests them: a whole leaf against several rays.
-///
-/// Implementations whose methods are `#[inline(always)]` are compiled into each kernel's
-/// packet walk, with that kernel's instruction set.
-pub trait PacketLeaves {
-    /// Tests the rays in `lanes` (bits) against the primitives in leaf slots `slots` (a range
-    /// of [`WideBvh::primitive_order`], padding included): ray `i` accepts hits with `t` in
-    /// `[t_min, t_max[i]]` (inclusive), keeps the closest by its own order and lowers
-    /// `t_max[i]` to it. The lanes are in the walk's instruction set `S`.
-    fn closest<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &mut Lanes<S>);
-
-    /// The rays among `lanes` that hit any primitive in leaf slots `slots` with `t` in
-    /// `[t_min, t_max[i]]`, as bits.
-    fn any<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &Lanes<S>) -> u32;
-}
 
 /// A walk's rays as intervals, for the node test: on each axis the origin that bounds the
 /// rays' distances to a near plane and the one that bounds them to a far plane, the smallest
 /// and largest reciprocal direction, the largest widening and the smallest `t_min`, splatted
 /// over the eight boxes of a node.
 pub(crate) struct PacketInterval<S: Simd, const H: usize> {
-    /// Each ray's own slab test set-up, lane by lane ([`simd::RaySetup::new`]'s values), for the
+    /// Each ray's own slab test set-up, lane by lane ([`RaySetup::new`](crate::contracts::RaySetup::new)'s values), for the
     /// test of the rays that reach a leaf.
     rays: RayLanes<S, H>,
     /// Per axis, the largest origin coordinate if the rays run up the axis, else the smallest.
@@ -110,7 +99,7 @@ impl<S: Simd, const H: usize> RayLanes<S, H> {
             let reach = (axis_min - axis_origin)
                 .abs()
                 .max((axis_max - axis_origin).abs());
-            // `slab_slack`'s widening, kept finite as `simd::RaySetup::new` keeps it.
+            // `slab_slack`'s widening, kept finite as `RaySetup::new` keeps it.
             set_up.slack[p] = (reach / axis_dir.abs() * Lanes::splat(simd, SLAB_SLACK))
                 .min(Lanes::splat(simd, f32::MAX));
             set_up.t_min[p] = Lanes::from_array(simd, rays[p].t_min);
@@ -136,7 +125,7 @@ fn lead_ray<const H: usize>(rays: [&RayPacket; H], lanes: [u32; H]) -> meshcast_
 impl<S: Simd, const H: usize> PacketInterval<S, H> {
     /// The intervals of the rays of packets `rays` in `lanes` (valid rays of one direction
     /// octant, with finite reciprocal directions `inv_dir`) in a hierarchy whose root box is
-    /// `bounds`. Each ray's values are those of its [`simd::RaySetup::new`], bit for bit
+    /// `bounds`. Each ray's values are those of its [`RaySetup::new`](crate::contracts::RaySetup::new), bit for bit
     /// (correctly rounded quotients, computed eight at once).
     #[inline(always)]
     fn new(
@@ -148,7 +137,7 @@ impl<S: Simd, const H: usize> PacketInterval<S, H> {
         let simd = inv_dir[0][0].simd();
         let set_up = RayLanes::new(rays, inv_dir, bounds);
         let lead = lead_ray(rays, lanes);
-        let (near, far) = simd::near_far_planes(&lead);
+        let (near, far) = near_far_planes(&lead);
         // The rays share their direction's signs (or there is one ray).
         let [down_x, down_y, down_z] = lead.dir.to_array().map(f32::is_sign_negative);
         let x = ends(set_up.origin[0], lanes);
@@ -365,8 +354,9 @@ impl WideBvh {
         self.run_packets::<true, H>(rays, lanes, leaves)
     }
 
-    /// Walks the rays of `rays` in `lanes` with the hierarchy's kernel
-    /// ([`WideBvh::split_packets`]).
+    /// Walks the rays of `rays` in `lanes` ([`WideBvh::split_packets`]) in the lanes of the
+    /// hierarchy's kernel, or for a tree too deep for the fixed stack, with a heap stack in
+    /// the portable lanes.
     #[inline(always)]
     fn run_packets<const ANY: bool, const H: usize>(
         &self,
@@ -378,9 +368,21 @@ impl WideBvh {
             return [0; H];
         }
         if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
-            simd::split_packets::<FixedStack, _, ANY, H>(self, rays, lanes, leaves)
+            simd::walk_packets::<Packets<FixedStack, _, ANY>, H>(
+                self.kernel,
+                self,
+                rays,
+                lanes,
+                leaves,
+            )
         } else {
-            self.split_packets::<Portable, Vec<Pending>, _, ANY, H>(Portable, rays, lanes, leaves)
+            simd::walk_packets::<Packets<Vec<Pending>, _, ANY>, H>(
+                SupportedKernel::PORTABLE,
+                self,
+                rays,
+                lanes,
+                leaves,
+            )
         }
     }
 
@@ -388,7 +390,7 @@ impl WideBvh {
     /// an infinite reciprocal direction component alone, and walks each part in the lanes of
     /// `simd`. The reciprocal directions are computed once, for all parts.
     #[inline(always)]
-    pub(crate) fn split_packets<
+    fn split_packets<
         V: Simd,
         S: TraversalStack,
         L: PacketLeaves,
@@ -547,5 +549,29 @@ impl WideBvh {
                 }
             }
         }
+    }
+}
+
+/// A packet walk, [`WideBvh::split_packets`] with stack `S` and the query `ANY`, as the
+/// kernel dispatch runs it: the dispatch picks the lanes and the instruction set.
+struct Packets<S, L, const ANY: bool>(PhantomData<(S, L)>);
+
+impl<S, L, const ANY: bool, const H: usize> PacketWalk<H> for Packets<S, L, ANY>
+where
+    S: TraversalStack,
+    L: PacketLeaves,
+{
+    type Tree = WideBvh;
+    type Leaves = L;
+
+    #[inline(always)]
+    fn run<V: Simd>(
+        simd: V,
+        bvh: &WideBvh,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        leaves: &mut [L; H],
+    ) -> [u32; H] {
+        bvh.split_packets::<V, S, L, ANY, H>(simd, rays, lanes, leaves)
     }
 }

@@ -7,8 +7,10 @@ use core::ops::Range;
 use glam::{Vec3, Vec4};
 use meshcast_primitives::Aabb;
 
-use crate::wide::{EMPTY_LANE, HALVES, MAX_NODES};
-use crate::{Error, Kernel, WideBvh, WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
+use crate::simd::SupportedKernel;
+use crate::wide::MAX_NODES;
+use crate::wide_node::{EMPTY_LANE, HALVES};
+use crate::{Error, WideBvh, WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
 
 impl WideNode {
     /// The node as bytes, little-endian whatever the host: the 48 box coordinates as `f32`
@@ -78,7 +80,7 @@ impl WideBvh {
     /// are `boxes` (in original order), checked as a built one would be: for a hierarchy
     /// that was stored ([`WideNode::to_le_bytes`]) and read back, perhaps damaged or forged.
     /// On success it answers every query as the hierarchy it was taken from, with
-    /// [`Kernel::preferred`].
+    /// [`crate::Kernel::preferred`].
     ///
     /// Linear time, one pass over the nodes. Every lane must be well formed (an empty lane
     /// has the empty box and offset 0, any other a finite box); what
@@ -183,7 +185,7 @@ impl WideBvh {
             bounds,
             primitive_count,
             depth,
-            kernel: Kernel::preferred(),
+            kernel: SupportedKernel::preferred(),
         })
     }
 }

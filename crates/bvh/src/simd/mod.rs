@@ -1,11 +1,17 @@
-//! Node kernels: the slab test of one ray against the eight boxes of a [`WideNode`], once per
-//! instruction set, and the run-time choice between them.
+//! Node kernels: the slab test of one ray against the eight boxes of a [`crate::WideNode`],
+//! once per instruction set, and the run-time choice between them.
 //!
 //! A plain `cargo build --release` targets baseline x86-64 (SSE2), so the AVX2 and AVX-512
 //! kernels are chosen at run time, as Embree and tinybvh ship theirs: [`Kernel::preferred`]
-//! detects the CPU once, and each [`crate::WideBvh`] keeps its kernel. The whole traversal
-//! loop, leaf closure included, is compiled once per kernel with that kernel's instruction
-//! set enabled, so the caller's leaf test (inlined into it) gets the wider encoding too.
+//! detects the CPU once, and each [`crate::WideBvh`] keeps its kernel. The dispatches
+//! ([`walk`], [`walk_packets`]) are handed a walk written over the contracts (a [`RayWalk`]
+//! or a [`PacketWalk`]) and instantiate it, loop and leaf test included, inside a function
+//! compiled with the kernel's instruction set enabled, so the caller's leaf test (inlined into
+//! it) gets the wider encoding too.
+//!
+//! Uses only the contracts (`contracts.rs`: `NodeKernel`, `RaySetup`, `Plane`, [`RayWalk`],
+//! [`PacketWalk`]) and the node layout (`wide_node.rs`); it knows nothing of the walks
+//! themselves.
 //!
 //! Every kernel answers bit for bit what the portable one answers: the same operations in the
 //! same order, no fused multiply-add, the same NaN rules. This module holds the crate's only
@@ -15,13 +21,9 @@
 use core::fmt;
 use std::sync::OnceLock;
 
-use glam::{Vec3, Vec4};
-use meshcast_primitives::{Aabb, Hit, Ray, RayPacket, SLAB_SLACK};
+use meshcast_primitives::{Hit, Ray, RayPacket};
 
-use crate::wide::WideNode;
-use crate::wide_packet::PacketLeaves;
-use crate::wide_traverse::{Counters, LeafIntersector, TraversalStack};
-use crate::WideBvh;
+use crate::contracts::{PacketWalk, RayWalk};
 
 mod portable;
 #[cfg(target_arch = "x86_64")]
@@ -140,189 +142,116 @@ impl core::str::FromStr for Kernel {
     }
 }
 
-/// What every kernel's per-ray set-up is made from: the origin, the reciprocal direction, the
-/// widening and the near and far plane of each axis.
-pub(crate) struct RaySetup {
-    pub(crate) origin: Vec3,
-    pub(crate) inv_dir: Vec3,
-    /// [`meshcast_primitives::slab_slack`] of the root box: every node lies in the root, so
-    /// one absolute widening, computed once per ray, serves them all.
-    pub(crate) slack: f32,
-    pub(crate) t_min: f32,
-    pub(crate) near: [Plane; 3],
-    pub(crate) far: [Plane; 3],
-}
+/// A [`Kernel`] this CPU was checked to run: what a [`crate::WideBvh`] keeps and what the
+/// dispatches ([`walk`], [`walk_packets`]) take, so that calling into a kernel's instruction
+/// set is sound wherever the value came from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SupportedKernel(Kernel);
 
-impl RaySetup {
-    /// The set-up of `ray` in a hierarchy whose root box is `bounds`.
-    #[inline(always)]
-    pub(crate) fn new(ray: &Ray, bounds: &Aabb) -> Self {
-        // `slab_slack`'s arithmetic, with its division in the same SIMD division as the
-        // reciprocal direction: one division instruction per ray instead of four, and the
-        // same quotients, each correctly rounded.
-        let axis = ray.dir.abs().max_position();
-        let reach = (bounds.min[axis] - ray.origin[axis])
-            .abs()
-            .max((bounds.max[axis] - ray.origin[axis]).abs());
-        let d = ray.dir;
-        let quotients = Vec4::new(1.0, 1.0, 1.0, reach) / Vec4::new(d.x, d.y, d.z, d[axis].abs());
-        let (near, far) = near_far_planes(ray);
-        Self {
-            origin: ray.origin,
-            inv_dir: quotients.truncate(),
-            // Kept finite: an infinite slack (a far origin, a tiny direction) would widen the
-            // empty lanes' inverted boxes (`+inf` to `-inf`) into `inf - inf`, a NaN that
-            // passes the test, and the walk would enter a lane that holds nothing. The largest
-            // finite slack still widens every real box past any finite `t`.
-            slack: (quotients.w * SLAB_SLACK).min(f32::MAX),
-            t_min: ray.t_min,
-            near,
-            far,
-        }
+impl SupportedKernel {
+    /// The portable kernel, which runs everywhere.
+    pub(crate) const PORTABLE: Self = Self(Kernel::Portable);
+
+    /// `kernel`, if this CPU runs it ([`Kernel::is_supported`]).
+    pub(crate) fn new(kernel: Kernel) -> Option<Self> {
+        kernel.is_supported().then_some(Self(kernel))
+    }
+
+    /// [`Kernel::preferred`], which is always supported.
+    pub(crate) fn preferred() -> Self {
+        Self(Kernel::preferred())
+    }
+
+    /// The kernel.
+    pub(crate) fn kernel(self) -> Kernel {
+        self.0
     }
 }
 
-/// A ray set up once for the slab tests of one kernel.
-pub(crate) trait NodeKernel {
-    /// The per-ray set-up.
-    type Ray;
-
-    /// The kernel's form of `setup`.
-    fn prepare(setup: &RaySetup) -> Self::Ray;
-
-    /// The lanes of `node` whose box the ray enters within `[t_min, t_max]`, as bits, and
-    /// every lane's entry distance (meaningful for those lanes only).
-    ///
-    /// The slab test of Kay and Kajiya (1986), with each axis's near plane chosen by the sign
-    /// of the direction (which also makes the empty lanes, `min = +inf` and `max = -inf`,
-    /// miss), the `0 * inf` of an axis-parallel ray on a slab plane counted as inside that
-    /// slab, and the range widened by the ray's slack so that no box holding a hit is culled
-    /// (Ize, *Robust BVH Ray Traversal*, 2013).
-    fn test(ray: &Self::Ray, node: &WideNode, t_max: f32) -> (u32, [f32; 8]);
-}
-
-/// For each axis, the index in [`WideNode`]'s planes of the plane a ray along `dir` meets first
-/// (the minimum for a positive component, the maximum for a negative one, `-0.0` included),
-/// and of the plane it leaves by.
-#[inline(always)]
-pub(crate) fn near_far_planes(ray: &Ray) -> ([Plane; 3], [Plane; 3]) {
-    let near = |axis: usize| Plane::of(axis, ray.dir[axis].is_sign_negative());
-    let far = |axis: usize| Plane::of(axis, !ray.dir[axis].is_sign_negative());
-    ([near(0), near(1), near(2)], [far(0), far(1), far(2)])
-}
-
-/// One of the six planes of a [`WideNode`], in its storage order; as an enum, indexing the
-/// planes with it needs no bounds check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub(crate) enum Plane {
-    MinX,
-    MinY,
-    MinZ,
-    MaxX,
-    MaxY,
-    MaxZ,
-}
-
-impl Plane {
-    #[inline(always)]
-    fn of(axis: usize, max: bool) -> Self {
-        const PLANES: [Plane; 6] = [
-            Plane::MinX,
-            Plane::MinY,
-            Plane::MinZ,
-            Plane::MaxX,
-            Plane::MaxY,
-            Plane::MaxZ,
-        ];
-        PLANES[(axis + 3 * usize::from(max)) % 6]
+impl Default for SupportedKernel {
+    fn default() -> Self {
+        Self::PORTABLE
     }
 }
 
-/// Runs the traversal loop of `bvh` compiled for its kernel.
+/// Debug-printed as the kernel itself, as the field of [`crate::WideBvh`] it replaced was.
+impl fmt::Debug for SupportedKernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+/// Runs walk `W` with `kernel`'s node test, compiled for its instruction set: the walk, loop
+/// and leaf test included, is instantiated inside the kernel's `#[target_feature]` function.
 #[inline(always)]
-pub(crate) fn walk<S, C, L, const ANY: bool>(
-    bvh: &WideBvh,
+pub(crate) fn walk<W: RayWalk>(
+    kernel: SupportedKernel,
+    tree: &W::Tree,
     ray: &Ray,
-    leaf: &mut L,
-    counters: &mut C,
-) -> Option<Hit>
-where
-    S: TraversalStack,
-    C: Counters,
-    L: LeafIntersector,
-{
-    match bvh.kernel {
+    leaf: &mut W::Leaf,
+    counters: &mut W::Counters,
+) -> Option<Hit> {
+    match kernel.0 {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: a hierarchy's kernel is only set to one that `is_supported` confirmed this
-        // CPU runs (`WideBvh::from_binary`, `WideBvh::set_kernel`).
-        Kernel::Avx2 => unsafe { x86::walk_avx2::<S, C, L, ANY>(bvh, ray, leaf, counters) },
+        // SAFETY: a `SupportedKernel` holds only a kernel that `is_supported` confirmed this
+        // CPU runs (`SupportedKernel::new`, `Kernel::preferred`).
+        Kernel::Avx2 => unsafe { x86::walk_avx2::<W>(tree, ray, leaf, counters) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Kernel::Avx512 => unsafe { x86::walk_avx512::<S, C, L, ANY>(bvh, ray, leaf, counters) },
-        _ => bvh.walk::<Portable, S, C, L, ANY>(ray, leaf, counters),
+        Kernel::Avx512 => unsafe { x86::walk_avx512::<W>(tree, ray, leaf, counters) },
+        _ => W::run::<Portable>(tree, ray, leaf, counters),
     }
 }
 
-/// Runs the packet walk of `bvh` ([`WideBvh::split_packets`]) compiled for its kernel's
-/// instruction set, with that instruction set's eight lanes ([`meshcast_primitives::Simd`]).
+/// Runs packet walk `W` in the lanes of `kernel`'s instruction set (eight lanes,
+/// [`meshcast_primitives::Simd`]), compiled for that instruction set.
 #[inline(always)]
-pub(crate) fn split_packets<S, L, const ANY: bool, const H: usize>(
-    bvh: &WideBvh,
+pub(crate) fn walk_packets<W: PacketWalk<H>, const H: usize>(
+    kernel: SupportedKernel,
+    tree: &W::Tree,
     rays: [&RayPacket; H],
     lanes: [u32; H],
-    leaves: &mut [L; H],
-) -> [u32; H]
-where
-    S: TraversalStack,
-    L: PacketLeaves,
-{
-    match bvh.kernel {
+    leaves: &mut [W::Leaves; H],
+) -> [u32; H] {
+    match kernel.0 {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: a hierarchy's kernel is only set to one that `is_supported` confirmed this
-        // CPU runs (`WideBvh::from_binary`, `WideBvh::set_kernel`).
-        Kernel::Avx2 => unsafe {
-            x86::split_packets_avx2::<S, L, ANY, H>(bvh, rays, lanes, leaves)
-        },
+        // SAFETY: a `SupportedKernel` holds only a kernel that `is_supported` confirmed this
+        // CPU runs (`SupportedKernel::new`, `Kernel::preferred`).
+        Kernel::Avx2 => unsafe { x86::walk_packets_avx2::<W, H>(tree, rays, lanes, leaves) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Kernel::Avx512 => unsafe {
-            x86::split_packets_avx512::<S, L, ANY, H>(bvh, rays, lanes, leaves)
-        },
-        _ => bvh.split_packets::<meshcast_primitives::Portable, S, L, ANY, H>(
-            meshcast_primitives::Portable,
-            rays,
-            lanes,
-            leaves,
-        ),
-    }
-}
-
-/// Tests `node` against `ray` with `kernel` (which this CPU must run): the node test alone, so
-/// that tests can compare kernels lane by lane.
-#[cfg(test)]
-fn test_with(
-    kernel: Kernel,
-    ray: &Ray,
-    bounds: &Aabb,
-    node: &WideNode,
-    t_max: f32,
-) -> (u32, [f32; 8]) {
-    let setup = RaySetup::new(ray, bounds);
-    match kernel {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the caller only passes kernels that `is_supported` confirmed.
-        Kernel::Avx2 | Kernel::Avx512 => unsafe { x86::test_node(&setup, node, t_max) },
-        _ => Portable::test(&Portable::prepare(&setup), node, t_max),
+        Kernel::Avx512 => unsafe { x86::walk_packets_avx512::<W, H>(tree, rays, lanes, leaves) },
+        _ => W::run(meshcast_primitives::Portable, tree, rays, lanes, leaves),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contracts::{NodeKernel, RaySetup};
+    use crate::wide_node::WideNode;
     use glam::Vec3;
+    use meshcast_primitives::Aabb;
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
+
+    /// Tests `node` against `ray` with `kernel` (which this CPU must run): the node test alone, so
+    /// that tests can compare kernels lane by lane.
+    fn test_with(
+        kernel: Kernel,
+        ray: &Ray,
+        bounds: &Aabb,
+        node: &WideNode,
+        t_max: f32,
+    ) -> (u32, [f32; 8]) {
+        let setup = RaySetup::new(ray, bounds);
+        match kernel {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the caller only passes kernels that `is_supported` confirmed.
+            Kernel::Avx2 | Kernel::Avx512 => unsafe { x86::test_node(&setup, node, t_max) },
+            _ => Portable::test(&Portable::prepare(&setup), node, t_max),
+        }
+    }
 
     /// Seeded floats in `[0, 1)`, points in a cube and directions.
     struct Random(Pcg64);
@@ -429,31 +358,5 @@ mod tests {
         }
         assert_eq!(" AVX2 ".parse::<Kernel>(), Ok(Kernel::Avx2));
         assert!("sse9".parse::<Kernel>().is_err());
-    }
-
-    #[test]
-    fn the_widening_is_slab_slack() {
-        let bounds = Aabb::new(
-            glam::Vec3::new(-1.0, 2.0, -3.0),
-            glam::Vec3::new(4.0, 5.0, 6.0),
-        );
-        for dir in [
-            glam::Vec3::new(0.3, -0.7, 0.1),
-            glam::Vec3::new(-0.0, 0.0, -2.5),
-        ] {
-            let ray = Ray::new(glam::Vec3::new(10.0, -3.0, 0.5), dir);
-            let setup = RaySetup::new(&ray, &bounds);
-            let slack = meshcast_primitives::slab_slack(&bounds, &ray);
-            assert_eq!(setup.slack.to_bits(), slack.to_bits());
-            assert_eq!(setup.inv_dir, dir.recip());
-        }
-    }
-
-    #[test]
-    fn planes_follow_the_direction_signs() {
-        let ray = Ray::new(glam::Vec3::ZERO, glam::Vec3::new(1.0, -0.0, -2.0));
-        let (near, far) = near_far_planes(&ray);
-        assert_eq!(near, [Plane::MinX, Plane::MaxY, Plane::MaxZ]);
-        assert_eq!(far, [Plane::MaxX, Plane::MinY, Plane::MinZ]);
     }
 }

@@ -3,8 +3,8 @@
 
 use glam::Vec4;
 
-use super::{NodeKernel, Plane, RaySetup};
-use crate::wide::WideNode;
+use crate::contracts::{NodeKernel, Plane, RaySetup};
+use crate::wide_node::WideNode;
 
 /// The portable kernel.
 pub(crate) struct Portable;

@@ -1,5 +1,5 @@
-//! The x86-64 kernels: the eight boxes of a node in one 256-bit register, and the traversal
-//! loop compiled for AVX2 and for AVX-512.
+//! The x86-64 kernels: the eight boxes of a node in one 256-bit register, and the entry
+//! points that compile a walk (a [`RayWalk`] or a [`PacketWalk`]) for AVX2 and for AVX-512.
 
 use core::arch::x86_64::{
     __m256, _mm256_add_ps, _mm256_cmp_ps, _mm256_load_ps, _mm256_max_ps, _mm256_min_ps,
@@ -8,11 +8,8 @@ use core::arch::x86_64::{
 
 use meshcast_primitives::{Hit, Ray, RayPacket};
 
-use super::{NodeKernel, Plane, RaySetup};
-use crate::wide::WideNode;
-use crate::wide_packet::PacketLeaves;
-use crate::wide_traverse::{Counters, LeafIntersector, TraversalStack};
-use crate::WideBvh;
+use crate::contracts::{NodeKernel, PacketWalk, Plane, RaySetup, RayWalk};
+use crate::wide_node::WideNode;
 
 /// Whether the CPU (and the operating system) run the AVX2 kernel.
 pub(super) fn has_avx2() -> bool {
@@ -32,24 +29,19 @@ pub(super) fn has_avx512() -> bool {
         && is_x86_feature_detected!("avx512dq")
 }
 
-/// Defines a traversal entry point: the loop with the [`Avx2`] node test, compiled with
+/// Defines a traversal entry point: a [`RayWalk`] with the [`Avx2`] node test, compiled with
 /// `$features` enabled.
 macro_rules! walk_compiled_for {
     ($(#[$doc:meta])* $name:ident, $features:literal) => {
         $(#[$doc])*
         #[target_feature(enable = $features)]
-        pub(super) fn $name<S, C, L, const ANY: bool>(
-            bvh: &WideBvh,
+        pub(super) fn $name<W: RayWalk>(
+            tree: &W::Tree,
             ray: &Ray,
-            leaf: &mut L,
-            counters: &mut C,
-        ) -> Option<Hit>
-        where
-            S: TraversalStack,
-            C: Counters,
-            L: LeafIntersector,
-        {
-            bvh.walk::<Avx2, S, C, L, ANY>(ray, leaf, counters)
+            leaf: &mut W::Leaf,
+            counters: &mut W::Counters,
+        ) -> Option<Hit> {
+            W::run::<Avx2>(tree, ray, leaf, counters)
         }
     };
 }
@@ -67,40 +59,36 @@ walk_compiled_for!(
     "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vl,avx512bw,avx512dq"
 );
 
-/// Defines a packet walk entry point: [`WideBvh::split_packets`] with AVX2's eight lanes,
-/// compiled with `$features` enabled, so that the lanes' intrinsics (node tests and the
-/// caller's leaf test) are inlined.
-macro_rules! split_packets_compiled_for {
+/// Defines a packet walk entry point: a [`PacketWalk`] in AVX2's eight lanes, compiled with
+/// `$features` enabled, so that the lanes' intrinsics (node tests and the caller's leaf
+/// test) are inlined.
+macro_rules! walk_packets_compiled_for {
     ($(#[$doc:meta])* $name:ident, $features:literal) => {
         $(#[$doc])*
         #[target_feature(enable = $features)]
-        pub(super) fn $name<S, L, const ANY: bool, const H: usize>(
-            bvh: &WideBvh,
+        pub(super) fn $name<W: PacketWalk<H>, const H: usize>(
+            tree: &W::Tree,
             rays: [&RayPacket; H],
             lanes: [u32; H],
-            leaves: &mut [L; H],
-        ) -> [u32; H]
-        where
-            S: TraversalStack,
-            L: PacketLeaves,
-        {
+            leaves: &mut [W::Leaves; H],
+        ) -> [u32; H] {
             // SAFETY: this function runs only where the CPU has AVX2 (its callers check the
             // kernel with `is_supported`), which is what `Avx2::new_unchecked` requires.
             let simd = unsafe { meshcast_primitives::Avx2::new_unchecked() };
-            bvh.split_packets::<meshcast_primitives::Avx2, S, L, ANY, H>(simd, rays, lanes, leaves)
+            W::run(simd, tree, rays, lanes, leaves)
         }
     };
 }
 
-split_packets_compiled_for!(
+walk_packets_compiled_for!(
     /// The packet walk with AVX2 enabled: eight rays in one 256-bit register.
-    split_packets_avx2,
+    walk_packets_avx2,
     "avx2,bmi1,bmi2,lzcnt,popcnt"
 );
 
-split_packets_compiled_for!(
+walk_packets_compiled_for!(
     /// The packet walk with AVX-512 enabled.
-    split_packets_avx512,
+    walk_packets_avx512,
     "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vl,avx512bw,avx512dq"
 );
 

@@ -1,0 +1,327 @@
+//! The contracts of the wide tree's walks: the traits a walk is written over and the types in
+//! their signatures. The node kernels (`simd/`) implement [`NodeKernel`] on a [`RaySetup`];
+//! callers implement the leaf tests ([`LeafIntersector`], [`PacketLeaves`]); the walks
+//! (`wide_traverse.rs`, `wide_packet.rs`) are written once over all of them and handed to a
+//! kernel's dispatch as a [`RayWalk`] or a [`PacketWalk`], which the dispatch compiles with
+//! the kernel's instruction set.
+//!
+//! Uses only the node layout (`wide_node.rs`): neither the kernels nor the walks.
+
+use core::ops::Range;
+
+use glam::{Vec3, Vec4};
+use meshcast_primitives::{Aabb, Hit, Lanes, Ray, RayPacket, Simd, SLAB_SLACK};
+
+use crate::wide_node::{WideNode, LEAF_ALIGNMENT};
+#[cfg(doc)]
+use crate::WideBvh;
+
+/// What every kernel's per-ray set-up is made from: the origin, the reciprocal direction, the
+/// widening and the near and far plane of each axis.
+pub(crate) struct RaySetup {
+    pub(crate) origin: Vec3,
+    pub(crate) inv_dir: Vec3,
+    /// [`meshcast_primitives::slab_slack`] of the root box: every node lies in the root, so
+    /// one absolute widening, computed once per ray, serves them all.
+    pub(crate) slack: f32,
+    pub(crate) t_min: f32,
+    pub(crate) near: [Plane; 3],
+    pub(crate) far: [Plane; 3],
+}
+
+impl RaySetup {
+    /// The set-up of `ray` in a hierarchy whose root box is `bounds`.
+    #[inline(always)]
+    pub(crate) fn new(ray: &Ray, bounds: &Aabb) -> Self {
+        // `slab_slack`'s arithmetic, with its division in the same SIMD division as the
+        // reciprocal direction: one division instruction per ray instead of four, and the
+        // same quotients, each correctly rounded.
+        let axis = ray.dir.abs().max_position();
+        let reach = (bounds.min[axis] - ray.origin[axis])
+            .abs()
+            .max((bounds.max[axis] - ray.origin[axis]).abs());
+        let d = ray.dir;
+        let quotients = Vec4::new(1.0, 1.0, 1.0, reach) / Vec4::new(d.x, d.y, d.z, d[axis].abs());
+        let (near, far) = near_far_planes(ray);
+        Self {
+            origin: ray.origin,
+            inv_dir: quotients.truncate(),
+            // Kept finite: an infinite slack (a far origin, a tiny direction) would widen the
+            // empty lanes' inverted boxes (`+inf` to `-inf`) into `inf - inf`, a NaN that
+            // passes the test, and the walk would enter a lane that holds nothing. The largest
+            // finite slack still widens every real box past any finite `t`.
+            slack: (quotients.w * SLAB_SLACK).min(f32::MAX),
+            t_min: ray.t_min,
+            near,
+            far,
+        }
+    }
+}
+
+/// A ray set up once for the slab tests of one kernel.
+pub(crate) trait NodeKernel {
+    /// The per-ray set-up.
+    type Ray;
+
+    /// The kernel's form of `setup`.
+    fn prepare(setup: &RaySetup) -> Self::Ray;
+
+    /// The lanes of `node` whose box the ray enters within `[t_min, t_max]`, as bits, and
+    /// every lane's entry distance (meaningful for those lanes only).
+    ///
+    /// The slab test of Kay and Kajiya (1986), with each axis's near plane chosen by the sign
+    /// of the direction (which also makes the empty lanes, `min = +inf` and `max = -inf`,
+    /// miss), the `0 * inf` of an axis-parallel ray on a slab plane counted as inside that
+    /// slab, and the range widened by the ray's slack so that no box holding a hit is culled
+    /// (Ize, *Robust BVH Ray Traversal*, 2013).
+    fn test(ray: &Self::Ray, node: &WideNode, t_max: f32) -> (u32, [f32; 8]);
+}
+
+/// For each axis, the index in [`WideNode`]'s planes of the plane a ray along `dir` meets first
+/// (the minimum for a positive component, the maximum for a negative one, `-0.0` included),
+/// and of the plane it leaves by.
+#[inline(always)]
+pub(crate) fn near_far_planes(ray: &Ray) -> ([Plane; 3], [Plane; 3]) {
+    let near = |axis: usize| Plane::of(axis, ray.dir[axis].is_sign_negative());
+    let far = |axis: usize| Plane::of(axis, !ray.dir[axis].is_sign_negative());
+    ([near(0), near(1), near(2)], [far(0), far(1), far(2)])
+}
+
+/// One of the six planes of a [`WideNode`], in its storage order; as an enum, indexing the
+/// planes with it needs no bounds check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Plane {
+    MinX,
+    MinY,
+    MinZ,
+    MaxX,
+    MaxY,
+    MaxZ,
+}
+
+impl Plane {
+    #[inline(always)]
+    fn of(axis: usize, max: bool) -> Self {
+        const PLANES: [Plane; 6] = [
+            Plane::MinX,
+            Plane::MinY,
+            Plane::MinZ,
+            Plane::MaxX,
+            Plane::MaxY,
+            Plane::MaxZ,
+        ];
+        PLANES[(axis + 3 * usize::from(max)) % 6]
+    }
+}
+
+/// A single-ray walk written once over its node kernel: what the kernel dispatch
+/// (`simd::walk`) instantiates, with the kernel's [`NodeKernel`], inside a function compiled
+/// for the kernel's instruction set, so that the whole loop, leaf test included, is compiled
+/// there.
+///
+/// The walk is a type (naming the stack, the query and what it is generic over), and its
+/// arguments pass one by one, as the loop's own do, so that the dispatch's entry points take
+/// them in registers and compile as they did before this contract existed. A walk passed as
+/// one value (a struct of four references, through memory) compiled differently: callgrind on
+/// the bunny counted 1-4% fewer instructions per single ray and 0.6-1.4% more per ray in
+/// packets; unmeasured in time, and left for a change made for speed.
+pub(crate) trait RayWalk {
+    /// The hierarchy walked.
+    type Tree;
+    /// The leaf test.
+    type Leaf;
+    /// What the walk counts.
+    type Counters;
+
+    /// Runs the walk with node kernel `K`. Implementations are `#[inline(always)]`, so that
+    /// the loop is compiled into the dispatch's instruction set.
+    fn run<K: NodeKernel>(
+        tree: &Self::Tree,
+        ray: &Ray,
+        leaf: &mut Self::Leaf,
+        counters: &mut Self::Counters,
+    ) -> Option<Hit>;
+}
+
+/// A walk of `H` packets of rays written once over its lanes: what the packet dispatch
+/// (`simd::walk_packets`) instantiates, with the kernel's [`Simd`], inside a function
+/// compiled for the kernel's instruction set; a type, with its arguments one by one, as
+/// [`RayWalk`] is.
+pub(crate) trait PacketWalk<const H: usize> {
+    /// The hierarchy walked.
+    type Tree;
+    /// Each packet's leaf test.
+    type Leaves;
+
+    /// Runs the walk of the rays of `rays` in `lanes` (bits, packet by packet) in the lanes
+    /// of `simd`, and answers bits per packet. Implementations are `#[inline(always)]`, as
+    /// [`RayWalk::run`]'s are.
+    fn run<V: Simd>(
+        simd: V,
+        tree: &Self::Tree,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        leaves: &mut [Self::Leaves; H],
+    ) -> [u32; H];
+}
+
+/// The primitives of a [`WideBvh`]'s leaves, as its traversals test them: a whole leaf at a
+/// time, so that they can be tested several at once.
+///
+/// A type whose methods are `#[inline(always)]` is compiled into each kernel's traversal loop
+/// ([`WideBvh::cast_leaves`], [`WideBvh::occluded_leaves`]), and so gets that kernel's
+/// instruction set too; a closure given to [`WideBvh::cast`] is usually called out of line.
+pub trait LeafIntersector {
+    /// The closest hit among the primitives in leaf slots `slots` (a range of
+    /// [`WideBvh::primitive_order`], padding included) within `ray`'s range, ties to the
+    /// smaller primitive index, with `triangle` set to the primitive's index.
+    fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit>;
+
+    /// Whether any primitive in leaf slots `slots` is hit within `ray`'s range.
+    fn any(&mut self, slots: Range<u32>, ray: &Ray) -> bool;
+}
+
+/// The leaves of a [`WideBvh`] as a packet walk tests them: a whole leaf against several rays.
+///
+/// Implementations whose methods are `#[inline(always)]` are compiled into each kernel's
+/// packet walk, with that kernel's instruction set.
+pub trait PacketLeaves {
+    /// Tests the rays in `lanes` (bits) against the primitives in leaf slots `slots` (a range
+    /// of [`WideBvh::primitive_order`], padding included): ray `i` accepts hits with `t` in
+    /// `[t_min, t_max[i]]` (inclusive), keeps the closest by its own order and lowers
+    /// `t_max[i]` to it. The lanes are in the walk's instruction set `S`.
+    fn closest<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &mut Lanes<S>);
+
+    /// The rays among `lanes` that hit any primitive in leaf slots `slots` with `t` in
+    /// `[t_min, t_max[i]]`, as bits.
+    fn any<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &Lanes<S>) -> u32;
+}
+
+/// Set in a [`Pending::reference`] that names a leaf lane rather than a node.
+pub(crate) const LEAF_REFERENCE: u32 = 1 << 31;
+
+/// A subtree waiting on the stack: a node index, or [`LEAF_REFERENCE`] with the node and lane
+/// of a leaf (`node << 3 | lane`), and the distance at which the ray enters its box.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Pending {
+    pub(crate) reference: u32,
+    pub(crate) entry: f32,
+}
+
+/// The stack of a traversal.
+pub(crate) trait TraversalStack: Default {
+    fn push(&mut self, pending: Pending);
+    fn push_slice(&mut self, pending: &[Pending]);
+    fn pop(&mut self) -> Option<Pending>;
+}
+
+/// What a traversal did, summed over rays: from [`WideBvh::cast_counted`] and
+/// [`WideBvh::occluded_counted`], so that optimisation can follow counts as well as times.
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use core::ops::Range;
+/// use meshcast_bvh::{BuildOptions, Bvh, LeafIntersector, TraversalCounts, WideBvh};
+/// use meshcast_primitives::{Aabb, Hit, Ray};
+///
+/// let boxes = [Aabb::new(Vec3::ZERO, Vec3::ONE)];
+/// let wide = WideBvh::from_binary(&Bvh::build(&boxes, &BuildOptions::default()));
+/// let mut counts = TraversalCounts::default();
+/// let ray = Ray::new(Vec3::new(0.5, 0.5, -1.0), Vec3::Z);
+/// struct Everything;
+/// impl LeafIntersector for Everything {
+///     fn closest(&mut self, _: Range<u32>, ray: &Ray) -> Option<Hit> {
+///         Some(Hit::new(ray.t_max.min(1.0), 0.0, 0.0))
+///     }
+///     fn any(&mut self, _: Range<u32>, _: &Ray) -> bool {
+///         true
+///     }
+/// }
+/// assert!(wide.occluded_counted(&ray, Everything, &mut counts));
+/// assert_eq!((counts.rays, counts.nodes, counts.leaves, counts.blocks), (1, 1, 1, 1));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraversalCounts {
+    /// Rays traced (degenerate rays and empty hierarchies included, which visit nothing).
+    pub rays: u64,
+    /// Nodes whose eight boxes were tested.
+    pub nodes: u64,
+    /// Leaves handed to the leaf closure.
+    pub leaves: u64,
+    /// Blocks of [`LEAF_ALIGNMENT`] slots in those leaves (a mesh tests one block of four
+    /// triangles at once).
+    pub blocks: u64,
+}
+
+impl core::ops::Add for TraversalCounts {
+    type Output = Self;
+
+    fn add(self, other: Self) -> Self {
+        Self {
+            rays: self.rays + other.rays,
+            nodes: self.nodes + other.nodes,
+            leaves: self.leaves + other.leaves,
+            blocks: self.blocks + other.blocks,
+        }
+    }
+}
+
+/// Counting in a traversal: the no-op `()` for the fast path, [`TraversalCounts`] otherwise.
+pub(crate) trait Counters {
+    fn ray(&mut self) {}
+    fn node(&mut self) {}
+    fn leaf(&mut self, _slots: u32) {}
+}
+
+impl Counters for () {}
+
+impl Counters for TraversalCounts {
+    #[inline(always)]
+    fn ray(&mut self) {
+        self.rays += 1;
+    }
+
+    #[inline(always)]
+    fn node(&mut self) {
+        self.nodes += 1;
+    }
+
+    #[inline(always)]
+    fn leaf(&mut self, slots: u32) {
+        self.leaves += 1;
+        self.blocks += u64::from(slots) / LEAF_ALIGNMENT as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_widening_is_slab_slack() {
+        let bounds = Aabb::new(
+            glam::Vec3::new(-1.0, 2.0, -3.0),
+            glam::Vec3::new(4.0, 5.0, 6.0),
+        );
+        for dir in [
+            glam::Vec3::new(0.3, -0.7, 0.1),
+            glam::Vec3::new(-0.0, 0.0, -2.5),
+        ] {
+            let ray = Ray::new(glam::Vec3::new(10.0, -3.0, 0.5), dir);
+            let setup = RaySetup::new(&ray, &bounds);
+            let slack = meshcast_primitives::slab_slack(&bounds, &ray);
+            assert_eq!(setup.slack.to_bits(), slack.to_bits());
+            assert_eq!(setup.inv_dir, dir.recip());
+        }
+    }
+
+    #[test]
+    fn planes_follow_the_direction_signs() {
+        let ray = Ray::new(glam::Vec3::ZERO, glam::Vec3::new(1.0, -0.0, -2.0));
+        let (near, far) = near_far_planes(&ray);
+        assert_eq!(near, [Plane::MinX, Plane::MaxY, Plane::MaxZ]);
+        assert_eq!(far, [Plane::MaxX, Plane::MinY, Plane::MinZ]);
+    }
+}
