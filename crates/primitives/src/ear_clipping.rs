@@ -63,13 +63,20 @@ struct Ring {
 /// [`Ring::clip_convex_corners`], in linear time. Earcut's own last resorts (curing local
 /// intersections, splitting the polygon in two) can cost `O(n²)` and more, and are not here.
 pub(crate) fn clip_ears(points: &[Point]) -> Vec<[u32; 3]> {
+    let budget = points
+        .len()
+        .saturating_mul(WORK_PER_CORNER)
+        .saturating_add(WORK_ALLOWANCE);
+    clip_ears_within(points, budget).0
+}
+
+/// [`clip_ears`] searching for ears until `budget` units of work are spent; also returns the
+/// work done.
+fn clip_ears_within(points: &[Point], budget: usize) -> (Vec<[u32; 3]>, usize) {
     let n = points.len();
     debug_assert!(n >= 3 && u32::try_from(n).is_ok_and(|n| n < NONE));
     let mut ring = Ring::new(points);
     let mut triangles = Vec::with_capacity(n - 2);
-    let budget = n
-        .saturating_mul(WORK_PER_CORNER)
-        .saturating_add(WORK_ALLOWANCE);
     let mut work = 0usize;
     // A corner not clipped.
     let mut at = 0u32;
@@ -99,7 +106,7 @@ pub(crate) fn clip_ears(points: &[Point]) -> Vec<[u32; 3]> {
         }
     }
     triangles.push(ring.last_triangle(at));
-    triangles
+    (triangles, work)
 }
 
 impl Ring {
@@ -327,5 +334,50 @@ impl SizeQueue {
             self.lowest += 1;
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn star(n: usize, winds: f64) -> Vec<Point> {
+        (0..n)
+            .map(|i| {
+                let angle = i as f64 / n as f64 * winds * core::f64::consts::TAU;
+                let radius = if winds == 1.0 && i % 2 == 1 { 0.5 } else { 1.0 };
+                [radius * angle.cos(), radius * angle.sin()]
+            })
+            .collect()
+    }
+
+    fn valid(n: usize, triangles: &[[u32; 3]]) -> bool {
+        triangles.len() == n - 2 && triangles.iter().flatten().all(|&i| (i as usize) < n)
+    }
+
+    /// The same star, in full and with no budget: clipped at convex corners, untested.
+    #[test]
+    fn the_budget_bounds_the_search() {
+        let points = star(2000, 1.0);
+        let (triangles, work) = clip_ears_within(&points, usize::MAX);
+        assert!(valid(2000, &triangles));
+        assert!(work < 20 * 2000, "{work}");
+        let (untested, work) = clip_ears_within(&points, 0);
+        assert!(valid(2000, &untested));
+        assert_eq!(work, 1);
+        assert_ne!(untested, triangles);
+    }
+
+    /// A polygon winding 500 times around: no ears, so the fallbacks run until the budget is
+    /// spent.
+    #[test]
+    fn a_polygon_without_ears_spends_the_budget() {
+        let n = 10_001;
+        let points = star(n, 500.0);
+        let budget = n * WORK_PER_CORNER + WORK_ALLOWANCE;
+        let (triangles, work) = clip_ears_within(&points, budget);
+        assert!(valid(n, &triangles));
+        // Over by at most the step that crossed it: a scan of the ring, or one ear test.
+        assert!(work > budget && work <= budget + 2 * n + 1, "{work}");
     }
 }

@@ -1,10 +1,9 @@
 //! Triangulation of a planar polygon's face by ear clipping, keeping the plain fan of a convex
 //! face.
 
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 
 use crate::ear_clipping::clip_ears;
-use crate::polygon::newell_normal;
 
 /// A 2D point of the projected polygon, in `f64` so that orientation tests on `f32` input are
 /// (nearly always) exact.
@@ -41,7 +40,7 @@ pub(crate) type Point = [f64; 2];
 ///
 /// # Examples
 /// ```
-/// use glam::Vec3;
+/// use glam::{DVec3, Vec3};
 /// use meshcast_primitives::triangulate;
 ///
 /// let square = [Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.0), Vec3::Y];
@@ -61,7 +60,7 @@ pub fn triangulate(vertices: &[Vec3]) -> Vec<[u32; 3]> {
         return Vec::new();
     }
     let normal = newell_normal(vertices);
-    if !normal.is_finite() || normal == Vec3::ZERO {
+    if !normal.is_finite() || normal == DVec3::ZERO {
         return fan(n);
     }
     // Project along the dominant axis, mirrored if needed so that the polygon winds
@@ -78,6 +77,19 @@ pub fn triangulate(vertices: &[Vec3]) -> Vec<[u32; 3]> {
     } else {
         clip_ears(&points)
     }
+}
+
+/// The Newell normal (as [`Polygon::normal`](crate::Polygon::normal)) in `f64`, where the
+/// products of `f32` coordinates cannot overflow: in `f32`, a polygon with coordinates near
+/// 10^19 and beyond got an infinite normal, hence the fan, concave or not.
+fn newell_normal(vertices: &[Vec3]) -> DVec3 {
+    let Some((v0, rest)) = vertices.split_first() else {
+        return DVec3::ZERO;
+    };
+    let v0 = v0.as_dvec3();
+    rest.windows(2)
+        .map(|pair| (pair[0].as_dvec3() - v0).cross(pair[1].as_dvec3() - v0))
+        .sum()
 }
 
 /// The fan `(0, i, i + 1)`.
