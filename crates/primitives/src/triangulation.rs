@@ -79,15 +79,18 @@ pub fn triangulate(vertices: &[Vec3]) -> Vec<[u32; 3]> {
     }
 }
 
-/// The Newell normal (as [`Polygon::normal`](crate::Polygon::normal)) in `f64`, where the
-/// products of `f32` coordinates cannot overflow: in `f32`, a polygon with coordinates near
-/// 10^19 and beyond got an infinite normal, hence the fan, concave or not.
+/// The Newell normal: [`Polygon::normal`](crate::Polygon::normal)'s, in `f32`, so that the
+/// projection is the polygon's own; recomputed in `f64`, where products of `f32` coordinates
+/// cannot overflow, where it is infinite (coordinates near 10^19 and beyond), which took
+/// every such face for degenerate and gave it the fan.
 fn newell_normal(vertices: &[Vec3]) -> DVec3 {
-    let Some((v0, rest)) = vertices.split_first() else {
-        return DVec3::ZERO;
-    };
-    let v0 = v0.as_dvec3();
-    rest.windows(2)
+    let normal = crate::polygon::newell_normal(vertices);
+    if normal.is_finite() || !vertices.iter().all(|v| v.is_finite()) {
+        return normal.as_dvec3();
+    }
+    let v0 = vertices[0].as_dvec3();
+    vertices[1..]
+        .windows(2)
         .map(|pair| (pair[0].as_dvec3() - v0).cross(pair[1].as_dvec3() - v0))
         .sum()
 }
