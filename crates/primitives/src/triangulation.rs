@@ -40,7 +40,7 @@ pub(crate) type Point = [f64; 2];
 ///
 /// # Examples
 /// ```
-/// use glam::{DVec3, Vec3};
+/// use glam::Vec3;
 /// use meshcast_primitives::triangulate;
 ///
 /// let square = [Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.0), Vec3::Y];
