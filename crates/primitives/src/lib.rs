@@ -34,6 +34,7 @@
 mod aabb;
 mod camera;
 mod closest_point;
+mod ear_clipping;
 mod error;
 mod frustum;
 mod hit;
@@ -58,6 +59,7 @@ mod viewport;
 mod volume;
 pub mod watertight;
 mod watertight_packet;
+mod z_order;
 
 pub use aabb::{slab, slab_slack, Aabb, SLAB_SLACK};
 pub use camera::Camera;

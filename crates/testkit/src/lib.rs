@@ -7,8 +7,9 @@
 //! incoherent rays every benchmark measures with, random and adversarial rays for the tests);
 //! for random scenes; for the assets written as PLY and STL files; and for the brute-force
 //! references every query is checked against, loops over every triangle with the same
-//! triangle test and tie rule. `meshcast-bvh` and `meshcast-primitives` keep their own test
-//! support, as they sit below the facade.
+//! triangle test and tie rule; and for the triangulation, large star and spiral polygons and
+//! the original `O(n²)` ear clipper to compare with. `meshcast-bvh` and `meshcast-primitives`
+//! keep their own test support, as they sit below the facade.
 //!
 //! ```
 //! use meshcast::glam::Vec3;
@@ -27,6 +28,8 @@
 //! ```
 
 mod assets;
+mod ear_clipping;
+mod polygons;
 mod random;
 mod rays;
 mod reference;
@@ -38,6 +41,8 @@ mod writers;
 pub use assets::{
     all_assets, asset, assets_dir, count_obj_triangles, obj_vertex_bounds, temp_path,
 };
+pub use ear_clipping::reference_triangulate;
+pub use polygons::{obj_polygon, spiral, star};
 pub use random::{random_direction, random_point_in, random_transform, rng};
 pub use rays::{adversarial_rays, incoherent_rays, random_rays};
 pub use reference::{
