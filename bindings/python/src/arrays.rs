@@ -208,6 +208,7 @@ fn floats<'py>(array: &Bound<'py, PyAny>, name: &str) -> PyResult<Floats<'py>> {
         }
     }
     let numpy = array.py().import("numpy")?;
+    let array = &plain(array)?;
     let converted = numpy.call_method1("asarray", (array,)).map_err(|err| {
         PyTypeError::new_err(format!("{name} must be an array of numbers: {err}"))
     })?;
@@ -233,6 +234,18 @@ fn floats<'py>(array: &Bound<'py, PyAny>, name: &str) -> PyResult<Floats<'py>> {
     } else {
         Floats::F32(contiguous.cast::<PyArrayDyn<f32>>()?.readonly())
     })
+}
+
+/// `object` as numpy can read it: an array as it is, else what its `numpy()` method
+/// answers where it has one (an Open3D or PyTorch tensor on the CPU), else `object`.
+///
+/// # Errors
+/// What `numpy()` raises (a tensor on a GPU).
+pub fn plain<'py>(object: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if object.cast::<numpy::PyUntypedArray>().is_err() && object.hasattr("numpy")? {
+        return object.call_method0("numpy");
+    }
+    Ok(object.clone())
 }
 
 /// A shape as Python prints a tuple.

@@ -9,7 +9,7 @@ use meshcast::{Camera, Contacts, PointQueries, QueryOptions, RayQueries};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyTuple};
 
 use crate::arrays::{self, to_numpy, Rows};
 use crate::mesh::Mesh;
@@ -217,6 +217,35 @@ fn hit_cap(max_hits: Option<i64>) -> PyResult<usize> {
     }
 }
 
+/// The thread count of a query given `threads` (meshcast's name) or `nthreads` (Open3D's,
+/// where 0 is every core, as `threads=0` or `None`).
+///
+/// # Errors
+/// `TypeError` when both are given and differ.
+pub fn thread_count(threads: Option<i64>, nthreads: Option<i64>) -> PyResult<Option<i64>> {
+    match (threads, nthreads) {
+        (Some(a), Some(b)) if a != b => Err(PyTypeError::new_err(format!(
+            "threads={a} and nthreads={b} disagree: give one of them (nthreads is Open3D's name)"
+        ))),
+        (Some(a), _) => Ok(Some(a)),
+        (None, b) => Ok(b),
+    }
+}
+
+/// Checks Open3D's `nsamples` (the rays that vote on inside or outside): odd and at least
+/// 1, as Open3D requires. meshcast's inside test is exact with one ray, so it is not used.
+///
+/// # Errors
+/// `ValueError` for an even or non-positive count.
+fn samples(nsamples: i64) -> PyResult<()> {
+    if nsamples < 1 || nsamples % 2 == 0 {
+        return Err(PyValueError::new_err(format!(
+            "nsamples must be odd and at least 1 (as in Open3D), not {nsamples}"
+        )));
+    }
+    Ok(())
+}
+
 /// The options of a closest or any hit: whether a ray touching an edge or a vertex hits.
 fn first_hit_options(contacts: bool) -> QueryOptions {
     QueryOptions::new().with_contacts(if contacts {
@@ -234,12 +263,13 @@ impl Geometry {
     /// geometric normal). With `contacts` (the default) a ray that touches a triangle's edge
     /// or vertex hits it; without, each edge and vertex belongs to one triangle (the tie rule
     /// of `list_intersections`).
-    #[pyo3(signature = (rays=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, contacts=true, threads=None))]
+    #[pyo3(signature = (rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, contacts=true, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn cast_rays<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
+        nthreads: Option<i64>,
         origins: Option<&Bound<'py, PyAny>>,
         directions: Option<&Bound<'py, PyAny>>,
         tnear: f64,
@@ -247,6 +277,7 @@ impl Geometry {
         contacts: bool,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let threads = thread_count(threads, nthreads)?;
         let rows = ray_rows(py, rays, origins, directions)?;
         let view = rows.view();
         let chunk = queries::cast_chunk(&rows.leading);
@@ -277,7 +308,7 @@ impl Geometry {
     /// Whether each ray hits anything with `tnear < t <= tfar`, stopping at the first hit
     /// found: Open3D's `test_occlusions` (bool), `tnear` and `tfar` positional as there.
     /// `contacts` as for `cast_rays`.
-    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, *, origins=None, directions=None, contacts=true, threads=None))]
+    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, nthreads=None, *, origins=None, directions=None, contacts=true, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn test_occlusions<'py>(
         &self,
@@ -285,11 +316,13 @@ impl Geometry {
         rays: Option<&Bound<'py, PyAny>>,
         tnear: f64,
         tfar: f64,
+        nthreads: Option<i64>,
         origins: Option<&Bound<'py, PyAny>>,
         directions: Option<&Bound<'py, PyAny>>,
         contacts: bool,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let threads = thread_count(threads, nthreads)?;
         let rows = ray_rows(py, rays, origins, directions)?;
         let view = rows.view();
         let range = range(tnear, tfar)?;
@@ -303,18 +336,20 @@ impl Geometry {
 
     /// The number of surface crossings of each ray with `tnear < t <= tfar` (int32), each
     /// exactly once, also through shared edges and vertices: Open3D's `count_intersections`.
-    #[pyo3(signature = (rays=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, threads=None))]
+    #[pyo3(signature = (rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn count_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
+        nthreads: Option<i64>,
         origins: Option<&Bound<'py, PyAny>>,
         directions: Option<&Bound<'py, PyAny>>,
         tnear: f64,
         tfar: f64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let threads = thread_count(threads, nthreads)?;
         let rows = ray_rows(py, rays, origins, directions)?;
         let view = rows.view();
         let range = range(tnear, tfar)?;
@@ -330,12 +365,13 @@ impl Geometry {
     /// the hits `ray_splits[i]:ray_splits[i + 1]` of `ray_ids`, `geometry_ids`,
     /// `primitive_ids`, `primitive_uvs` (k, 2) and `t_hit`. `max_hits` keeps each ray's
     /// first `max_hits` hits (ties by the hit order) and stops looking past them.
-    #[pyo3(signature = (rays=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, max_hits=None, threads=None))]
+    #[pyo3(signature = (rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, max_hits=None, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn list_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
+        nthreads: Option<i64>,
         origins: Option<&Bound<'py, PyAny>>,
         directions: Option<&Bound<'py, PyAny>>,
         tnear: f64,
@@ -343,6 +379,7 @@ impl Geometry {
         max_hits: Option<i64>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let threads = thread_count(threads, nthreads)?;
         let rows = ray_rows(py, rays, origins, directions)?;
         let view = rows.view();
         let range = range(tnear, tfar)?;
@@ -366,17 +403,22 @@ impl Geometry {
     }
 
     /// The nearest surface point to each point: Open3D's `compute_closest_points`, a dict of
-    /// `points` (..., 3), `geometry_ids`, `primitive_ids`, `primitive_uvs` (..., 2),
-    /// `primitive_normals` (..., 3) and `distance`. Where no surface is within `max_distance`
-    /// (or none at all): points NaN, ids `INVALID_ID`, uvs and normals 0, distance inf.
-    #[pyo3(signature = (query_points, *, max_distance=f64::INFINITY, threads=None))]
+    /// `points` (..., 3), `geometry_ids`, `primitive_ids`, `primitive_uvs` (..., 2) and
+    /// `primitive_normals` (..., 3), Open3D's keys; with `with_distance`, also `distance`
+    /// (float32). Where no surface is within `max_distance` (or none at all): points NaN,
+    /// ids `INVALID_ID`, uvs and normals 0, distance inf.
+    #[pyo3(signature = (query_points, nthreads=None, *, max_distance=f64::INFINITY, with_distance=false, threads=None))]
+    #[allow(clippy::too_many_arguments)]
     fn compute_closest_points<'py>(
         &self,
         py: Python<'py>,
         query_points: &Bound<'py, PyAny>,
+        nthreads: Option<i64>,
         max_distance: f64,
+        with_distance: bool,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let threads = thread_count(threads, nthreads)?;
         let rows = Rows::new(query_points, "query_points", 3)?;
         let view = rows.view();
         let reach = reach(max_distance)?;
@@ -403,20 +445,24 @@ impl Geometry {
             "primitive_normals",
             to_numpy(py, closest.primitive_normals, lead, &[3])?,
         )?;
-        dict.set_item("distance", to_numpy(py, closest.distance, lead, &[])?)?;
+        if with_distance {
+            dict.set_item("distance", to_numpy(py, closest.distance, lead, &[])?)?;
+        }
         Ok(dict)
     }
 
     /// The distance from each point to the surface (float32; inf where there is none within
     /// `max_distance`).
-    #[pyo3(signature = (query_points, *, max_distance=f64::INFINITY, threads=None))]
+    #[pyo3(signature = (query_points, nthreads=None, *, max_distance=f64::INFINITY, threads=None))]
     fn compute_distance<'py>(
         &self,
         py: Python<'py>,
         query_points: &Bound<'py, PyAny>,
+        nthreads: Option<i64>,
         max_distance: f64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let threads = thread_count(threads, nthreads)?;
         let reach = reach(max_distance)?;
         per_point!(
             self,
@@ -430,14 +476,19 @@ impl Geometry {
 
     /// The signed distance from each point to the surface, negative inside (float32): inside
     /// is exact on closed meshes (the parity of one ray's crossings) and the generalised
-    /// winding number elsewhere.
-    #[pyo3(signature = (query_points, *, threads=None))]
+    /// winding number elsewhere. `nsamples` (Open3D's vote over several rays; odd) is
+    /// accepted and not needed: one exact test decides.
+    #[pyo3(signature = (query_points, nthreads=None, nsamples=1, *, threads=None))]
     fn compute_signed_distance<'py>(
         &self,
         py: Python<'py>,
         query_points: &Bound<'py, PyAny>,
+        nthreads: Option<i64>,
+        nsamples: i64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        samples(nsamples)?;
+        let threads = thread_count(threads, nthreads)?;
         per_point!(
             self,
             py,
@@ -449,14 +500,18 @@ impl Geometry {
     }
 
     /// 1.0 for each point inside, 0.0 outside (float32, as Open3D's `compute_occupancy`);
-    /// see `contains`.
-    #[pyo3(signature = (query_points, *, threads=None))]
+    /// see `contains`. `nsamples` as for `compute_signed_distance`.
+    #[pyo3(signature = (query_points, nthreads=None, nsamples=1, *, threads=None))]
     fn compute_occupancy<'py>(
         &self,
         py: Python<'py>,
         query_points: &Bound<'py, PyAny>,
+        nthreads: Option<i64>,
+        nsamples: i64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        samples(nsamples)?;
+        let threads = thread_count(threads, nthreads)?;
         per_point!(
             self,
             py,
@@ -512,27 +567,29 @@ impl Geometry {
         to_numpy(py, corners, &[2], &[3])
     }
 
-    /// The rays of a pinhole camera through the centre of every pixel, shape
-    /// `(height_px, width_px, 6)` (float32, unit directions), row by row from the top-left,
-    /// as Open3D's `create_rays_pinhole`: `fov_deg` is the horizontal field of view, the
-    /// camera at `eye` looks at `center` with `up` up.
+    /// The rays of a pinhole camera, shape `(height_px, width_px, 6)` float32, as Open3D's
+    /// `create_rays_pinhole` makes them, in either of its forms:
+    /// `(intrinsic_matrix, extrinsic_matrix, width_px, height_px)` (3x3 K, 4x4 world to
+    /// camera) or `(fov_deg, center, eye, up, width_px, height_px)`. See
+    /// `meshcast.create_rays_pinhole`.
     #[staticmethod]
+    #[pyo3(signature = (*args, **kwargs))]
     fn create_rays_pinhole<'py>(
         py: Python<'py>,
-        fov_deg: f32,
-        center: [f32; 3],
-        eye: [f32; 3],
-        up: [f32; 3],
-        width_px: u32,
-        height_px: u32,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        create_rays_pinhole(py, fov_deg, center, eye, up, width_px, height_px)
+        py.import("meshcast._open3d")?
+            .getattr("create_rays_pinhole")?
+            .call(args, kwargs)
     }
 }
 
-/// The pinhole camera at `eye` looking at `center` with `up` up, of an image of
-/// `width_px` x `height_px` pixels whose *horizontal* field of view is `fov_deg` (Open3D's
-/// convention).
+/// The pinhole camera of `Scene.pick`: at `eye` looking at `center` with `up` to the top of
+/// the image, of `width_px` x `height_px` pixels whose *horizontal* field of view is
+/// `fov_deg` (Open3D's convention), unit directions. (Open3D's `create_rays_pinhole`, which
+/// `meshcast.create_rays_pinhole` follows, turns its image half a turn and does not
+/// normalise directions.)
 ///
 /// # Errors
 /// `ValueError` for an empty image or a field of view outside `(0, 180)` degrees.
@@ -564,25 +621,6 @@ pub fn pinhole(
         fov_y,
         aspect,
     ))
-}
-
-/// See [`Geometry::create_rays_pinhole`].
-#[pyfunction]
-pub fn create_rays_pinhole<'py>(
-    py: Python<'py>,
-    fov_deg: f32,
-    center: [f32; 3],
-    eye: [f32; 3],
-    up: [f32; 3],
-    width_px: u32,
-    height_px: u32,
-) -> PyResult<Bound<'py, PyAny>> {
-    let camera = pinhole(fov_deg, center, eye, up, width_px, height_px)?;
-    let rays: Vec<f32> = camera
-        .pixel_rays(width_px, height_px)
-        .flat_map(|ray| [ray.origin.to_array(), ray.dir.to_array()].concat())
-        .collect();
-    to_numpy(py, rays, &[height_px as usize, width_px as usize], &[6])
 }
 
 /// The seconds `Mesh::cast_batch` of the Rust library takes on `rays` (already made into

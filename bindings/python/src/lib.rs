@@ -26,7 +26,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scene::Scene>()?;
     m.add("MeshcastError", m.py().get_type::<MeshcastError>())?;
     m.add("INVALID_ID", queries::INVALID_ID)?;
-    m.add_function(wrap_pyfunction!(geometry::create_rays_pinhole, m)?)?;
     m.add_function(wrap_pyfunction!(geometry::rust_cast_batch_seconds, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -51,7 +51,7 @@ impl Mesh {
 /// The vertex indices of `faces` as `u32` triples.
 fn faces_of(py: Python<'_>, faces: &Bound<'_, PyAny>) -> PyResult<Vec<[u32; 3]>> {
     let numpy = py.import("numpy")?;
-    let array = numpy.call_method1("asarray", (faces,))?;
+    let array = numpy.call_method1("asarray", (crate::arrays::plain(faces)?,))?;
     let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
     let shape: Vec<usize> = array.getattr("shape")?.extract()?;
     let empty = shape.iter().product::<usize>() == 0;
@@ -91,6 +91,7 @@ pub fn build(
     py: Python<'_>,
     vertices: &Bound<'_, PyAny>,
     faces: &Bound<'_, PyAny>,
+    threads: Option<i64>,
 ) -> PyResult<Arc<meshcast::Mesh>> {
     let rows = Rows::new(vertices, "vertices", 3)?;
     if rows.leading.len() != 1 {
@@ -101,7 +102,7 @@ pub fn build(
     }
     let faces = faces_of(py, faces)?;
     let view = rows.view();
-    threads::run(py, None, || {
+    threads::run(py, threads, || {
         let positions = view.map_rows(|row: [f32; 3]| row);
         meshcast::Mesh::from_triangles(&positions, &faces)
             .map(Arc::new)
@@ -117,7 +118,7 @@ impl Mesh {
         vertices: &Bound<'_, PyAny>,
         faces: &Bound<'_, PyAny>,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let mesh = build(py, vertices, faces)?;
+        let mesh = build(py, vertices, faces, None)?;
         Ok(PyClassInitializer::from(Geometry {
             level: Level::mesh(mesh),
         })

@@ -6,7 +6,7 @@ use std::sync::{Arc, RwLock};
 use meshcast::glam::{Affine3A, DMat4, Mat4};
 use meshcast::{Facing, Instance, InstanceId, QueryOptions};
 use numpy::PyArrayMethods;
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use rayon::prelude::*;
@@ -26,8 +26,16 @@ use meshcast::SceneFiles;
 /// any other mesh file as one instance. A mesh added many times is stored once. Instance ids
 /// count from 0 in the order of `add` and are never reused. A scene pickles with its meshes'
 /// BVHs (each shared mesh once).
+///
+/// It is also Open3D's `RaycastingScene` (`meshcast.RaycastingScene` is this class):
+/// `Scene(nthreads=0, device="CPU:0")`, `add_triangles(vertex_positions, triangle_indices)`
+/// or `add_triangles(mesh)` with an Open3D `TriangleMesh`, and every query with Open3D's
+/// arguments.
 #[pyclass(extends = Geometry, frozen, module = "meshcast")]
-pub struct Scene;
+pub struct Scene {
+    /// The threads that build what is added (`nthreads`; `None` for every core).
+    threads: Option<i64>,
+}
 
 /// The affine map of a 4x4 (or 3x4) matrix whose last row is `0 0 0 1`.
 fn affine(py: Python<'_>, transform: Option<&Bound<'_, PyAny>>) -> PyResult<Affine3A> {
@@ -67,6 +75,42 @@ fn affine(py: Python<'_>, transform: Option<&Bound<'_, PyAny>>) -> PyResult<Affi
     Ok(Affine3A::from_mat4(matrix.as_mat4()))
 }
 
+/// The vertices and triangles of an Open3D `TriangleMesh`: a tensor mesh's
+/// `vertex.positions` and `triangle.indices`, a legacy mesh's `vertices` and `triangles`.
+/// `None` for anything else.
+fn mesh_arrays<'py>(
+    mesh: &Bound<'py, PyAny>,
+) -> PyResult<Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>> {
+    if mesh.hasattr("vertex")? && mesh.hasattr("triangle")? {
+        let vertices = mesh.getattr("vertex")?.get_item("positions")?;
+        let triangles = mesh.getattr("triangle")?.get_item("indices")?;
+        return Ok(Some((vertices, triangles)));
+    }
+    if mesh.hasattr("vertices")? && mesh.hasattr("triangles")? {
+        return Ok(Some((
+            mesh.getattr("vertices")?,
+            mesh.getattr("triangles")?,
+        )));
+    }
+    Ok(None)
+}
+
+/// Checks that `device` (a string or an Open3D `Device`) names the CPU, the only device
+/// meshcast runs on: `"CPU:0"` (or `"CPU"`, in any case).
+///
+/// # Errors
+/// `ValueError` naming any other device.
+fn cpu(device: &Bound<'_, PyAny>) -> PyResult<()> {
+    let name = device.str()?.to_string();
+    let normal = name.trim().to_ascii_uppercase();
+    if normal == "CPU" || normal == "CPU:0" {
+        return Ok(());
+    }
+    Err(PyValueError::new_err(format!(
+        "meshcast runs on the CPU only: device must be \"CPU:0\" (or Open3D's Device(\"CPU:0\")), not {name:?}"
+    )))
+}
+
 impl Scene {
     /// The lock of a `Scene` object's scene.
     fn lock<'a>(scene: &'a Bound<'_, Self>) -> &'a RwLock<meshcast::Scene> {
@@ -98,19 +142,30 @@ impl Scene {
         let init = PyClassInitializer::from(Geometry {
             level: Level::Scene(RwLock::new(scene)),
         })
-        .add_subclass(Scene);
+        .add_subclass(Scene { threads: None });
         Bound::new(py, init)
     }
 }
 
 #[pymethods]
 impl Scene {
+    /// An empty scene. `nthreads` (Open3D's) is the number of threads that build the meshes
+    /// given to `add_triangles` (0, the default, for every core); queries take their own.
+    /// `device` (Open3D's) must be the CPU: `"CPU:0"` or Open3D's `Device("CPU:0")`.
     #[new]
-    fn new() -> PyClassInitializer<Self> {
-        PyClassInitializer::from(Geometry {
+    #[pyo3(signature = (nthreads=0, device=None))]
+    fn new(nthreads: i64, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyClassInitializer<Self>> {
+        if let Some(device) = device {
+            cpu(device)?;
+        }
+        // Checks the count as a query would.
+        threads::check(Some(nthreads))?;
+        Ok(PyClassInitializer::from(Geometry {
             level: Level::Scene(RwLock::new(meshcast::Scene::new())),
         })
-        .add_subclass(Scene)
+        .add_subclass(Scene {
+            threads: Some(nthreads),
+        }))
     }
 
     /// Reads a glTF file's default scene (its nodes become instances of shared meshes), or
@@ -143,20 +198,43 @@ impl Scene {
     }
 
     /// Open3D's `add_triangles`: adds a `Mesh`, or the mesh of `vertices` and `faces`, once,
-    /// untransformed; returns its id.
-    #[pyo3(signature = (vertices, faces=None))]
+    /// untransformed; returns its id. Open3D's names are accepted, `vertex_positions` and
+    /// `triangle_indices` or `mesh`, and so are Open3D's meshes (a legacy or a tensor
+    /// `TriangleMesh`: its vertices and triangles) and tensors (read by their `numpy()`).
+    #[pyo3(signature = (vertices=None, faces=None, *, vertex_positions=None, triangle_indices=None, mesh=None))]
     fn add_triangles(
         slf: &Bound<'_, Self>,
-        vertices: &Bound<'_, PyAny>,
+        vertices: Option<&Bound<'_, PyAny>>,
         faces: Option<&Bound<'_, PyAny>>,
+        vertex_positions: Option<&Bound<'_, PyAny>>,
+        triangle_indices: Option<&Bound<'_, PyAny>>,
+        mesh: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<u32> {
+        let py = slf.py();
+        let threads = slf.get().threads;
+        let usage = || {
+            PyTypeError::new_err(
+                "add_triangles takes a mesh (a meshcast Mesh or an Open3D TriangleMesh), or \
+                 vertices and faces (vertex_positions and triangle_indices, Open3D's names)",
+            )
+        };
+        let (vertices, faces) = match (vertices, faces, vertex_positions, triangle_indices, mesh) {
+            (Some(v), f, None, t, None) | (None, f, Some(v), t, None)
+                if f.is_none() || t.is_none() =>
+            {
+                (v, f.or(t))
+            }
+            (None, None, None, None, Some(mesh)) => (mesh, None),
+            _ => return Err(usage()),
+        };
         let mesh = match (vertices.cast::<Mesh>(), faces) {
             (Ok(mesh), None) => Mesh::shared(mesh),
-            (_, Some(faces)) => build(slf.py(), vertices, faces)?,
+            (_, Some(faces)) => build(py, vertices, faces, threads)?,
             (Err(_), None) => {
-                return Err(PyValueError::new_err(
-                    "add_triangles takes a Mesh, or vertices and faces",
-                ))
+                let Some((vertices, faces)) = mesh_arrays(vertices)? else {
+                    return Err(usage());
+                };
+                build(py, &vertices, &faces, threads)?
             }
         };
         let instance = Instance::new(mesh, Affine3A::IDENTITY).map_err(to_py)?;

@@ -82,6 +82,19 @@ fn pool(threads: Option<i64>) -> PyResult<Arc<ThreadPool>> {
     }
 }
 
+/// Checks a thread count as a query would take it, making no pool.
+///
+/// # Errors
+/// `ValueError` for a count outside 0 (every core) to 4096.
+pub fn check(threads: Option<i64>) -> PyResult<()> {
+    match threads {
+        None | Some(0..=4096) => Ok(()),
+        Some(n) => Err(PyValueError::new_err(format!(
+            "threads must be between 0 (every core) and 4096, not {n}"
+        ))),
+    }
+}
+
 /// Runs `work` on the pool of `threads` threads with the GIL released: every parallel step
 /// inside it (batch queries, builds) runs on that pool.
 pub fn run<T, F>(py: Python<'_>, threads: Option<i64>, work: F) -> PyResult<T>

@@ -83,7 +83,7 @@ def test_closest_points_match_a_brute_force():
     for i, point in enumerate(points):
         closest = trimesh.triangles.closest_point(triangles, np.repeat(point[None], len(triangles), 0))
         best[i] = np.linalg.norm(closest - point, axis=1).min()
-    answer = mesh.compute_closest_points(points)
+    answer = mesh.compute_closest_points(points, with_distance=True)
     np.testing.assert_allclose(answer["distance"], best, rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(np.linalg.norm(answer["points"] - points, axis=1), best, rtol=1e-4, atol=1e-6)
     np.testing.assert_array_equal(mesh.compute_distance(points), answer["distance"])

@@ -275,10 +275,10 @@ def test_max_distance_keeps_the_points_within_reach(level):
     points = random_rays(mesh, 2000, 31)[:, :3]
     # Points on the surface: their vertices, at distance 0.
     points = np.concatenate([points, mesh.vertices[:50]])
-    every = geometry.compute_closest_points(points)
+    every = geometry.compute_closest_points(points, with_distance=True)
     distance = every["distance"]
     for max_distance in [0.0, float(np.median(distance)), float(distance[7]), float(np.nextafter(np.float64(distance[7]), 0)), 1e30, np.inf]:
-        reached = geometry.compute_closest_points(points, max_distance=max_distance)
+        reached = geometry.compute_closest_points(points, max_distance=max_distance, with_distance=True)
         within = distance.astype(np.float64) <= max_distance
         assert within.any()
         for key in every:

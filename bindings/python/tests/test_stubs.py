@@ -17,7 +17,10 @@ def stub_tree():
 
 def parameters(node: ast.FunctionDef) -> list:
     args = node.args
-    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    names = [a.arg for a in args.posonlyargs + args.args]
+    names += [args.vararg.arg] if args.vararg else []
+    names += [a.arg for a in args.kwonlyargs]
+    names += [args.kwarg.arg] if args.kwarg else []
     return [n for n in names if n not in ("self", "cls")]
 
 

@@ -15,6 +15,8 @@ Answers are exact: a ray through an edge or a vertex shared by several triangles
 through, and every crossing of a closed surface is counted exactly once. Work runs with the
 GIL released on every core (``threads=`` chooses). ``meshcast.trimesh`` is a drop-in for
 trimesh's ray interface; ``meshcast.dask`` casts Dask arrays of rays across a cluster.
+``meshcast.RaycastingScene`` is ``Scene`` under Open3D's name: it takes Open3D's arguments,
+tensors and meshes, and answers with Open3D's keys, dtypes and shapes.
 """
 
 from ._native import (
@@ -24,14 +26,19 @@ from ._native import (
     MeshcastError,
     Scene,
     __version__,
-    create_rays_pinhole,
 )
+from ._open3d import create_rays_pinhole
+
+#: Open3D's name for a scene: code written for ``open3d.t.geometry.RaycastingScene`` runs
+#: on ``meshcast.RaycastingScene`` (see "From Open3D" in the README).
+RaycastingScene = Scene
 
 __all__ = [
     "INVALID_ID",
     "Geometry",
     "Mesh",
     "MeshcastError",
+    "RaycastingScene",
     "Scene",
     "__version__",
     "create_rays_pinhole",

@@ -18,6 +18,7 @@ class Geometry:
     def cast_rays(
         self,
         rays: Optional[ArrayLike] = None,
+        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
@@ -31,6 +32,7 @@ class Geometry:
         rays: Optional[ArrayLike] = None,
         tnear: float = 0.0,
         tfar: float = ...,
+        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
@@ -40,6 +42,7 @@ class Geometry:
     def count_intersections(
         self,
         rays: Optional[ArrayLike] = None,
+        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
@@ -50,6 +53,7 @@ class Geometry:
     def list_intersections(
         self,
         rays: Optional[ArrayLike] = None,
+        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
@@ -59,28 +63,34 @@ class Geometry:
         threads: Optional[int] = None,
     ) -> Dict[str, np.ndarray]: ...
     def compute_closest_points(
-        self, query_points: ArrayLike, *, max_distance: float = ..., threads: Optional[int] = None
+        self,
+        query_points: ArrayLike,
+        nthreads: Optional[int] = None,
+        *,
+        max_distance: float = ...,
+        with_distance: bool = False,
+        threads: Optional[int] = None,
     ) -> Dict[str, np.ndarray]: ...
     def compute_distance(
-        self, query_points: ArrayLike, *, max_distance: float = ..., threads: Optional[int] = None
+        self,
+        query_points: ArrayLike,
+        nthreads: Optional[int] = None,
+        *,
+        max_distance: float = ...,
+        threads: Optional[int] = None,
     ) -> np.ndarray: ...
     def compute_signed_distance(
-        self, query_points: ArrayLike, *, threads: Optional[int] = None
+        self, query_points: ArrayLike, nthreads: Optional[int] = None, nsamples: int = 1, *, threads: Optional[int] = None
     ) -> np.ndarray: ...
-    def compute_occupancy(self, query_points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
+    def compute_occupancy(
+        self, query_points: ArrayLike, nthreads: Optional[int] = None, nsamples: int = 1, *, threads: Optional[int] = None
+    ) -> np.ndarray: ...
     def contains(self, points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
     def winding_number(self, points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
     @property
     def bounds(self) -> np.ndarray: ...
     @staticmethod
-    def create_rays_pinhole(
-        fov_deg: float,
-        center: Sequence[float],
-        eye: Sequence[float],
-        up: Sequence[float],
-        width_px: int,
-        height_px: int,
-    ) -> np.ndarray: ...
+    def create_rays_pinhole(*args: Any, **kwargs: Any) -> np.ndarray: ...
 
 class Mesh(Geometry):
     def __new__(cls, vertices: ArrayLike, faces: ArrayLike) -> "Mesh": ...
@@ -106,11 +116,19 @@ class Mesh(Geometry):
     def __reduce__(self) -> Any: ...
 
 class Scene(Geometry):
-    def __new__(cls) -> "Scene": ...
+    def __new__(cls, nthreads: int = 0, device: Any = None) -> "Scene": ...
     @staticmethod
     def load(path: StrPath) -> "Scene": ...
     def add(self, mesh: Mesh, transform: Optional[ArrayLike] = None, layers: Optional[int] = None) -> int: ...
-    def add_triangles(self, vertices: Union[Mesh, ArrayLike], faces: Optional[ArrayLike] = None) -> int: ...
+    def add_triangles(
+        self,
+        vertices: Optional[Any] = None,
+        faces: Optional[ArrayLike] = None,
+        *,
+        vertex_positions: Optional[ArrayLike] = None,
+        triangle_indices: Optional[ArrayLike] = None,
+        mesh: Optional[Any] = None,
+    ) -> int: ...
     def remove(self, id: int) -> None: ...
     def set_transform(self, id: int, transform: ArrayLike) -> None: ...
     def transform(self, id: int) -> np.ndarray: ...
@@ -134,14 +152,6 @@ class Scene(Geometry):
     @staticmethod
     def _from_state(state: Any) -> "Scene": ...
 
-def create_rays_pinhole(
-    fov_deg: float,
-    center: Sequence[float],
-    eye: Sequence[float],
-    up: Sequence[float],
-    width_px: int,
-    height_px: int,
-) -> np.ndarray: ...
 def _rust_cast_batch_seconds(
     mesh: Mesh, rays: ArrayLike, threads: Optional[int] = None, repeat: int = 5
 ) -> float: ...
