@@ -7,6 +7,7 @@
 
 use criterion::{black_box, criterion_main, BenchmarkId, Criterion, Throughput};
 use glam::Vec3;
+use meshcast::TriMeshFiles;
 use meshcast::{Format, TriMesh};
 use meshcast_testkit::{obj_polygon, spiral, star};
 

@@ -13,6 +13,7 @@
 use std::time::{Duration, Instant};
 
 use glam::Vec3;
+use meshcast::TriMeshFiles;
 use meshcast::{Format, TriMesh};
 use meshcast_testkit::{obj_polygon, reference_triangulate, spiral, star};
 
