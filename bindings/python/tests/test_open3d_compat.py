@@ -2,6 +2,8 @@
 dtypes and shapes, ``create_rays_pinhole``'s two forms, and Open3D's tensors and meshes (any
 object with ``numpy()``). The last tests compare with Open3D itself where it is installed."""
 
+import pickle
+
 import numpy as np
 import pytest
 from conftest import asset, random_rays
@@ -85,8 +87,35 @@ def query_points(mesh, n, seed):
 # --- arguments ------------------------------------------------------------------------------
 
 
-def test_raycasting_scene_is_the_scene():
-    assert meshcast.RaycastingScene is meshcast.Scene
+def test_raycasting_scene_is_a_scene_whose_answers_have_numpy(bunny):
+    rays = random_rays(bunny, 300, 4)
+    points = query_points(bunny, 100, 5)
+    open3d_scene = meshcast.RaycastingScene()
+    plain = meshcast.Scene()
+    assert open3d_scene.add_triangles(bunny) == plain.add_triangles(bunny) == 0
+    assert isinstance(open3d_scene.scene, meshcast.Scene) and len(open3d_scene) == 1
+    assert meshcast.RaycastingScene.INVALID_ID == meshcast.INVALID_ID
+    for name, argument in [
+        ("cast_rays", rays), ("test_occlusions", rays), ("count_intersections", rays),
+        ("list_intersections", rays), ("compute_closest_points", points),
+        ("compute_distance", points), ("compute_signed_distance", points),
+        ("compute_occupancy", points),
+    ]:
+        expected = getattr(plain, name)(argument)
+        answer = getattr(open3d_scene, name)(argument, nthreads=1)
+        pairs = answer.items() if isinstance(answer, dict) else [(name, answer)]
+        for key, value in pairs:
+            want = expected[key] if isinstance(expected, dict) else expected
+            assert type(want) is np.ndarray, "meshcast's own Scene answers plain arrays"
+            assert isinstance(value, meshcast.Tensor), (name, key)
+            assert type(value.numpy()) is np.ndarray, (name, key)
+            assert value.numpy().dtype == want.dtype and value.shape == want.shape, (name, key)
+            np.testing.assert_array_equal(value.numpy(), want, err_msg=f"{name} {key}")
+    camera = meshcast.RaycastingScene.create_rays_pinhole(
+        fov_deg=60, center=[0, 0, 0], eye=[0, 0, 2], up=[0, 1, 0], width_px=8, height_px=6
+    )
+    assert type(camera.numpy()) is np.ndarray and camera.shape == (6, 8, 6)
+    assert type(pickle.loads(pickle.dumps(open3d_scene)).scene) is meshcast.Scene
     for nthreads in (0, 1, 3):
         assert len(meshcast.RaycastingScene(nthreads)) == 0
     for device in ("CPU:0", "cpu:0", "CPU", None):

@@ -15,8 +15,9 @@ Answers are exact: a ray through an edge or a vertex shared by several triangles
 through, and every crossing of a closed surface is counted exactly once. Work runs with the
 GIL released on every core (``threads=`` chooses). ``meshcast.trimesh`` is a drop-in for
 trimesh's ray interface; ``meshcast.dask`` casts Dask arrays of rays across a cluster.
-``meshcast.RaycastingScene`` is ``Scene`` under Open3D's name: it takes Open3D's arguments,
-tensors and meshes, and answers with Open3D's keys, dtypes and shapes.
+``meshcast.RaycastingScene`` is a ``Scene`` under Open3D's name: it takes Open3D's
+arguments, tensors and meshes, and answers with Open3D's keys, dtypes and shapes, in arrays
+that also answer Open3D's ``.numpy()`` (``meshcast.Tensor``).
 """
 
 from ._native import (
@@ -27,11 +28,7 @@ from ._native import (
     Scene,
     __version__,
 )
-from ._open3d import create_rays_pinhole
-
-#: Open3D's name for a scene: code written for ``open3d.t.geometry.RaycastingScene`` runs
-#: on ``meshcast.RaycastingScene`` (see "From Open3D" in the README).
-RaycastingScene = Scene
+from ._open3d import RaycastingScene, Tensor, create_rays_pinhole
 
 __all__ = [
     "INVALID_ID",
@@ -40,6 +37,7 @@ __all__ = [
     "MeshcastError",
     "RaycastingScene",
     "Scene",
+    "Tensor",
     "__version__",
     "create_rays_pinhole",
 ]

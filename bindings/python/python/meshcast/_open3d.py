@@ -1,8 +1,9 @@
-"""Open3D's ``RaycastingScene.create_rays_pinhole``, in both of its forms, made as Open3D
-makes it (``cpp/open3d/t/geometry/RaycastingScene.cpp``, ``CreateRaysPinhole``).
+"""Open3D's ``RaycastingScene`` on meshcast: the class under Open3D's name, whose answers
+also answer Open3D's ``Tensor.numpy()``, and ``create_rays_pinhole`` in both of Open3D's
+forms, made as Open3D makes it (``cpp/open3d/t/geometry/RaycastingScene.cpp``,
+``CreateRaysPinhole``).
 
-``meshcast.create_rays_pinhole`` and ``Scene.create_rays_pinhole`` (``RaycastingScene``'s) are
-this function.
+``meshcast.create_rays_pinhole`` and ``Scene.create_rays_pinhole`` are this function.
 """
 
 import operator
@@ -10,7 +11,9 @@ from typing import Any, Dict, Tuple
 
 import numpy as np
 
-__all__ = ["create_rays_pinhole"]
+from ._native import INVALID_ID, Scene
+
+__all__ = ["RaycastingScene", "Tensor", "create_rays_pinhole"]
 
 _INTRINSIC = ("intrinsic_matrix", "extrinsic_matrix", "width_px", "height_px")
 _FOV = ("fov_deg", "center", "eye", "up", "width_px", "height_px")
@@ -186,3 +189,80 @@ def _fov_camera(
     extrinsic[:3, :3] = rotation
     extrinsic[:3, 3] = -_product3(rotation, eye[:, None])[:, 0]
     return intrinsic, extrinsic
+
+
+class Tensor(np.ndarray):
+    """A numpy array that also answers Open3D's ``Tensor.numpy()`` (with itself as a plain
+    array), so that Open3D code such as ``scene.cast_rays(rays)["t_hit"].numpy()`` runs
+    unchanged. Everything else is numpy's."""
+
+    def numpy(self) -> np.ndarray:
+        """The same values as a plain numpy array (a view, no copy)."""
+        return self.view(np.ndarray)
+
+
+def _tensors(answer: Any) -> Any:
+    """An answer's arrays as :class:`Tensor`s: each value of a dict, or the array."""
+    if isinstance(answer, dict):
+        return {key: np.asarray(value).view(Tensor) for key, value in answer.items()}
+    return np.asarray(answer).view(Tensor)
+
+
+#: The queries of Open3D's ``RaycastingScene``, answered as a ``Scene`` answers them.
+_QUERIES = (
+    "cast_rays",
+    "test_occlusions",
+    "count_intersections",
+    "list_intersections",
+    "compute_closest_points",
+    "compute_distance",
+    "compute_signed_distance",
+    "compute_occupancy",
+)
+
+
+class RaycastingScene:
+    """Open3D's ``open3d.t.geometry.RaycastingScene`` on meshcast: a ``meshcast.Scene`` (its
+    ``scene``) with Open3D's constructor, ``add_triangles`` and queries, whose answers are
+    :class:`Tensor`s, numpy arrays that also have Open3D's ``.numpy()``. Code written for
+    Open3D changes one line, the import. Everything a ``Scene`` has is here too (``pick``,
+    ``set_transform``, ``len``); meshcast's own ``Scene`` answers plain numpy arrays.
+    """
+
+    #: The id of no geometry or triangle (Open3D's ``RaycastingScene.INVALID_ID``).
+    INVALID_ID = INVALID_ID
+
+    def __init__(self, nthreads: int = 0, device: Any = None) -> None:
+        self.scene = Scene(nthreads, device=device)
+
+    def __len__(self) -> int:
+        return len(self.scene)
+
+    def __repr__(self) -> str:
+        return f"RaycastingScene({self.scene!r})"
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names the class lacks: the rest of the Scene's methods. The
+        # guard keeps unpickling (which looks up attributes before `scene` is set) finite.
+        if name == "scene":
+            raise AttributeError(name)
+        return getattr(self.scene, name)
+
+    @staticmethod
+    def create_rays_pinhole(*args: Any, **kwargs: Any) -> Tensor:
+        """:func:`create_rays_pinhole`, as a :class:`Tensor`."""
+        return create_rays_pinhole(*args, **kwargs).view(Tensor)
+
+
+def _query(name: str) -> Any:
+    def query(self: RaycastingScene, *args: Any, **kwargs: Any) -> Any:
+        return _tensors(getattr(self.scene, name)(*args, **kwargs))
+
+    query.__name__ = name
+    query.__qualname__ = f"RaycastingScene.{name}"
+    query.__doc__ = f"``Scene.{name}``, its arrays as :class:`Tensor`s."
+    return query
+
+
+for _name in _QUERIES:
+    setattr(RaycastingScene, _name, _query(_name))
