@@ -3,7 +3,9 @@
 use glam::{Vec2, Vec3};
 use meshcast::TriMeshFiles;
 use meshcast_mesh::{TriMesh, Warning};
-use meshcast_testkit::{all_assets, asset, count_obj_triangles, obj_vertex_bounds};
+use meshcast_testkit::{
+    all_assets, asset, count_obj_triangles, obj_face_corners, obj_vertex_bounds,
+};
 
 fn read(path: &std::path::Path) -> String {
     std::fs::read_to_string(path).expect("asset is text")
@@ -39,36 +41,6 @@ fn bunny_bounds_are_those_of_its_vertex_lines() {
     assert!(expected.extent().min_element() > 0.0);
 }
 
-/// Each face's corner positions, straight from the text.
-fn faces(text: &str) -> Vec<Vec<Vec3>> {
-    let mut positions = Vec::new();
-    let mut faces = Vec::new();
-    for line in text.lines() {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        match words.first() {
-            Some(&"v") => positions.push(Vec3::from(std::array::from_fn::<f32, 3, _>(|k| {
-                words[k + 1].parse().expect("number")
-            }))),
-            Some(&"f") => faces.push(
-                words[1..]
-                    .iter()
-                    .map(|w| {
-                        let i: i64 = w.split('/').next().unwrap().parse().expect("index");
-                        let i = if i < 0 {
-                            positions.len() as i64 + i
-                        } else {
-                            i - 1
-                        };
-                        positions[i as usize]
-                    })
-                    .collect(),
-            ),
-            _ => {}
-        }
-    }
-    faces
-}
-
 /// Faces are triangulated in file order, convex ones as the fan `(c0, ci, ci+1)` from their
 /// first corner; the others (concave, ear-clipped) are counted in the warning, and their
 /// triangles still use only the face's corners.
@@ -79,7 +51,7 @@ fn polygons_are_fans_numbered_in_file_order() {
         let mesh = TriMesh::from_obj(&path).expect("loads");
         let mut next = 0;
         let mut not_fans = 0;
-        for corners in faces(&read(&path)) {
+        for corners in obj_face_corners(&read(&path)) {
             let fan: Vec<[Vec3; 3]> = (1..corners.len() - 1)
                 .map(|i| [corners[0], corners[i], corners[i + 1]])
                 .collect();

@@ -5,38 +5,8 @@
 
 use glam::{DVec2, Vec3};
 use meshcast::primitives::triangulate;
-use meshcast_testkit::{all_assets, reference_triangulate, rng};
+use meshcast_testkit::{all_assets, obj_face_corners, reference_triangulate, rng};
 use rand::Rng;
-
-/// Each face's corner positions, straight from an OBJ file's text.
-fn faces(text: &str) -> Vec<Vec<Vec3>> {
-    let mut positions = Vec::new();
-    let mut faces = Vec::new();
-    for line in text.lines() {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        match words.first() {
-            Some(&"v") => positions.push(Vec3::from(std::array::from_fn::<f32, 3, _>(|k| {
-                words[k + 1].parse().expect("number")
-            }))),
-            Some(&"f") => faces.push(
-                words[1..]
-                    .iter()
-                    .map(|w| {
-                        let i: i64 = w.split('/').next().unwrap().parse().expect("index");
-                        let i = if i < 0 {
-                            positions.len() as i64 + i
-                        } else {
-                            i - 1
-                        };
-                        positions[i as usize]
-                    })
-                    .collect(),
-            ),
-            _ => {}
-        }
-    }
-    faces
-}
 
 /// The total area of the triangles projected along `normal` (the face's Newell normal, of
 /// length twice the face's projected area), and the smallest of their projected signed areas
@@ -70,7 +40,7 @@ fn asset_faces_get_what_the_original_clipper_gave_or_as_good() {
     let (mut polygons, mut differ, mut folded) = (0, 0, 0);
     for path in all_assets() {
         let text = std::fs::read_to_string(&path).expect("asset is text");
-        for face in faces(&text).iter().filter(|f| f.len() > 3) {
+        for face in obj_face_corners(&text).iter().filter(|f| f.len() > 3) {
             polygons += 1;
             let new = triangulate(face);
             let old = reference_triangulate(face);

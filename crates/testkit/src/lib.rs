@@ -42,7 +42,7 @@ pub use assets::{
     all_assets, asset, assets_dir, count_obj_triangles, obj_vertex_bounds, temp_path,
 };
 pub use ear_clipping::reference_triangulate;
-pub use polygons::{obj_polygon, spiral, star};
+pub use polygons::{obj_face_corners, obj_polygon, spiral, star};
 pub use random::{random_direction, random_point_in, random_transform, rng};
 pub use rays::{adversarial_rays, incoherent_rays, random_rays};
 pub use reference::{

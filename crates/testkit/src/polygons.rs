@@ -48,3 +48,35 @@ pub fn obj_polygon(vertices: &[Vec3]) -> String {
     text.push('\n');
     text
 }
+
+/// Each face's corner positions, straight from an OBJ file's text (`v` and `f` lines only;
+/// negative indices count back from the last vertex), for tests that check a reader's
+/// polygons against the file.
+pub fn obj_face_corners(text: &str) -> Vec<Vec<Vec3>> {
+    let mut positions = Vec::new();
+    let mut faces = Vec::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.first() {
+            Some(&"v") => positions.push(Vec3::from(std::array::from_fn::<f32, 3, _>(|k| {
+                words[k + 1].parse().expect("number")
+            }))),
+            Some(&"f") => faces.push(
+                words[1..]
+                    .iter()
+                    .map(|w| {
+                        let i: i64 = w.split('/').next().unwrap().parse().expect("index");
+                        let i = if i < 0 {
+                            positions.len() as i64 + i
+                        } else {
+                            i - 1
+                        };
+                        positions[i as usize]
+                    })
+                    .collect(),
+            ),
+            _ => {}
+        }
+    }
+    faces
+}
