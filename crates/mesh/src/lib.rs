@@ -45,7 +45,9 @@
 #![forbid(unsafe_code)]
 
 // The rooms, each a concept with a module doc saying what it owns and what it may use.
-// Imports run one way, down this list: `points` may use any room below it, `format` none.
+// Imports run one way, down the order in `tests/rooms.rs`: `contact` may use any room
+// below it, `format` none.
+mod contact;
 mod error;
 mod format;
 mod mesh;

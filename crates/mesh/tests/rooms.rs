@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The rooms, lowest first: each may use those before it.
-const ROOMS: [&str; 8] = [
+const ROOMS: [&str; 9] = [
     "format",
     "error",
     "queries",
@@ -19,6 +19,7 @@ const ROOMS: [&str; 8] = [
     "mesh",
     "scene",
     "points",
+    "contact",
 ];
 
 fn source_dir() -> PathBuf {
