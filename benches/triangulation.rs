@@ -7,8 +7,7 @@
 
 use criterion::{black_box, criterion_main, BenchmarkId, Criterion, Throughput};
 use glam::Vec3;
-use meshcast::TriMeshFiles;
-use meshcast::{Format, TriMesh};
+use meshcast::{Format, TriMesh, TriMeshFiles};
 use meshcast_testkit::{obj_polygon, spiral, star};
 
 const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];

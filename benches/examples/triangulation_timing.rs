@@ -13,8 +13,7 @@
 use std::time::{Duration, Instant};
 
 use glam::Vec3;
-use meshcast::TriMeshFiles;
-use meshcast::{Format, TriMesh};
+use meshcast::{Format, TriMesh, TriMeshFiles};
 use meshcast_testkit::{obj_polygon, reference_triangulate, spiral, star};
 
 const RUNS: usize = 5;

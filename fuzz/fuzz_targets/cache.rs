@@ -4,8 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use meshcast::Mesh;
-use meshcast::MeshFiles;
+use meshcast::{Mesh, MeshFiles};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(mesh) = Mesh::from_bytes(data) {

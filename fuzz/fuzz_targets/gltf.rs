@@ -4,8 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use meshcast::{Format, Scene, TriMesh};
-use meshcast::{SceneFiles, TriMeshFiles};
+use meshcast::{Format, Scene, SceneFiles, TriMesh, TriMeshFiles};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(scene) = Scene::from_bytes(data, Some(Format::Gltf)) {

@@ -3,8 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use meshcast::TriMeshFiles;
-use meshcast::{Format, TriMesh};
+use meshcast::{Format, TriMesh, TriMeshFiles};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(tri_mesh) = TriMesh::from_bytes(data, Some(Format::Obj)) {

@@ -4,8 +4,7 @@
 use std::sync::Arc;
 
 use meshcast::glam::Affine3A;
-use meshcast::MeshFiles;
-use meshcast::{Camera, Instance, Mesh, Ray, RayQueries, Scene};
+use meshcast::{Camera, Instance, Mesh, MeshFiles, Ray, RayQueries, Scene};
 use meshcast_testkit::{
     adversarial_rays, asset, incoherent_rays, random_transform, rng, same_hit, same_scene_hit,
 };

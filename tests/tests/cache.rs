@@ -5,10 +5,9 @@
 
 use meshcast::glam::{Vec2, Vec3};
 use meshcast::{
-    BuildOptions, CacheProblem, CacheSection, Error, Format, LeafTest, Mesh, Quality, Ray,
-    RayQueries, TriMesh, VertexAttribute,
+    BuildOptions, CacheProblem, CacheSection, Error, Format, LeafTest, Mesh, MeshFiles, Quality,
+    Ray, RayQueries, TriMesh, TriMeshFiles, VertexAttribute,
 };
-use meshcast::{MeshFiles, TriMeshFiles};
 use meshcast_testkit::{
     adversarial_rays, asset, cube, incoherent_rays, random_rays, same_hit, temp_path,
 };

@@ -15,10 +15,9 @@
 use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, Vec3};
-use meshcast::MeshFiles;
 use meshcast::{
-    BuildOptions, Contacts, Culling, Instance, Mesh, QueryOptions, Ray, RayQueries, Scene, TriMesh,
-    Triangle, ALL_LAYERS,
+    BuildOptions, Contacts, Culling, Instance, Mesh, MeshFiles, QueryOptions, Ray, RayQueries,
+    Scene, TriMesh, Triangle, ALL_LAYERS,
 };
 use meshcast_testkit::{
     asset, brute_force_cast, brute_force_cast_with, brute_force_hits, cube, icosphere, same_hit,

@@ -9,8 +9,9 @@
 
 use meshcast::bvh::{Node, WideBvh, WideLane, WIDE_WIDTH};
 use meshcast::glam::Vec3;
-use meshcast::TriMeshFiles;
-use meshcast::{Aabb, BuildOptions, Bvh, Hit, Mesh, Parallel, Quality, Ray, RayQueries, TriMesh};
+use meshcast::{
+    Aabb, BuildOptions, Bvh, Hit, Mesh, Parallel, Quality, Ray, RayQueries, TriMesh, TriMeshFiles,
+};
 use meshcast_testkit::{adversarial_rays, asset, random_rays};
 
 const QUALITIES: [Quality; 3] = [Quality::Fast, Quality::Balanced, Quality::High];

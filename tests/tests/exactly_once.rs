@@ -13,10 +13,9 @@
 use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, EulerRot, Quat, Vec3};
-use meshcast::TriMeshFiles;
 use meshcast::{
     BuildOptions, Bvh, Contacts, Hit, Instance, Mesh, QueryOptions, Ray, RayHit, RayQueries, Scene,
-    TriMesh, Triangle,
+    TriMesh, TriMeshFiles, Triangle,
 };
 use meshcast_testkit::{
     asset, brute_force_winding_number, cube, icosphere, random_direction, rng, torus,

@@ -7,8 +7,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use meshcast::glam::Vec3;
-use meshcast::TriMeshFiles;
-use meshcast::{BuildOptions, Error, Format, Mesh, Ray, RayQueries, TriMesh};
+use meshcast::{BuildOptions, Error, Format, Mesh, Ray, RayQueries, TriMesh, TriMeshFiles};
 use meshcast_testkit::{
     all_assets, ascii_stl_bytes, asset, binary_stl_bytes, cube, icosphere, incoherent_rays,
     ply_bytes, random_rays, rng, temp_path, PlyEncoding, PlyLayout, Polygons,

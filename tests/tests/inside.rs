@@ -12,10 +12,9 @@ use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, DAffine3, EulerRot, Mat3, Quat, Vec3};
 use meshcast::{
-    Feature, Instance, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene, TriMesh, Triangle,
-    ALL_LAYERS, CONTAINS_RAY_DIRECTION,
+    Feature, Instance, Mesh, MeshFiles, PointQueries, QueryOptions, Ray, RayQueries, Scene,
+    TriMesh, TriMeshFiles, Triangle, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
-use meshcast::{MeshFiles, TriMeshFiles};
 use meshcast_testkit::{
     all_assets, asset, brute_force_closest, brute_force_distance, brute_force_winding_number, cube,
     edge_closeness, icosphere, random_point_in, rng, torus, transformed, world_triangles,

@@ -11,10 +11,9 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, Quat, Vec3};
-use meshcast::MeshFiles;
 use meshcast::{
     Aabb, BuildOptions, Camera, Culling, Filter, Hit, Instance, InstanceId, Kernel, LeafTest, Mesh,
-    PointQueries, QueryOptions, Ray, RayHit, RayQueries, Scene, SceneHit, TriMesh,
+    MeshFiles, PointQueries, QueryOptions, Ray, RayHit, RayQueries, Scene, SceneHit, TriMesh,
 };
 use meshcast_testkit::{asset, cube, icosphere, same_hit, same_scene_hit};
 

@@ -7,10 +7,9 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, Vec3};
-use meshcast::MeshFiles;
 use meshcast::{
-    Contacts, Filter, Hit, HitLists, Instance, InstanceId, Mesh, QueryOptions, Ray, RayHit,
-    RayQueries, Scene, SceneHit, Triangle,
+    Contacts, Filter, Hit, HitLists, Instance, InstanceId, Mesh, MeshFiles, QueryOptions, Ray,
+    RayHit, RayQueries, Scene, SceneHit, Triangle,
 };
 use meshcast_testkit::{
     adversarial_rays, asset, brute_force_cast_all, brute_force_scene_cast_all, random_rays,

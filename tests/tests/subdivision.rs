@@ -3,8 +3,7 @@
 
 use std::collections::HashSet;
 
-use meshcast::{Mesh, RayQueries, TriMesh};
-use meshcast::{MeshFiles, TriMeshFiles};
+use meshcast::{Mesh, MeshFiles, RayQueries, TriMesh, TriMeshFiles};
 use meshcast_testkit::{asset, edge_closeness, random_rays};
 
 fn edge_count(tri_mesh: &TriMesh) -> usize {

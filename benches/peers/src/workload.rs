@@ -5,8 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use meshcast::TriMeshFiles;
-use meshcast::{Camera, Ray, TriMesh};
+use meshcast::{Camera, Ray, TriMesh, TriMeshFiles};
 use meshcast_testkit::incoherent_rays;
 
 /// The field of view of `meshcast bench` and the CLI's other commands.

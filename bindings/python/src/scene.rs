@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use meshcast::glam::{Affine3A, DMat4, Mat4};
-use meshcast::{Facing, Instance, InstanceId, QueryOptions};
+use meshcast::{Facing, Instance, InstanceId, QueryOptions, SceneFiles};
 use numpy::PyArrayMethods;
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -16,7 +16,6 @@ use crate::geometry::{pinhole, read, Geometry, Level};
 use crate::mesh::{build, Mesh};
 use crate::queries::INVALID_ID;
 use crate::{threads, to_py};
-use meshcast::SceneFiles;
 
 /// Instances of meshes, each placed by a 4x4 affine transform (mesh space to world space),
 /// under a BVH of their boxes: the same queries as a `Mesh`, in world space, with

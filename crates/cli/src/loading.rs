@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use meshcast::{BuildOptions, Format, Mesh, Quality, Scene, TriMesh};
+use meshcast::{
+    BuildOptions, Format, Mesh, MeshFiles, Quality, Scene, SceneFiles, TriMesh, TriMeshFiles,
+};
 
 use crate::timing::timed;
-use meshcast::{MeshFiles, SceneFiles, TriMeshFiles};
 
 /// The demo mesh, relative to the repository root.
 const BUNNY: &str = "assets/stanford-bunny.obj";

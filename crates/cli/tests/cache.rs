@@ -3,8 +3,7 @@
 
 mod support;
 
-use meshcast::MeshFiles;
-use meshcast::{Mesh, Quality, RayQueries};
+use meshcast::{Mesh, MeshFiles, Quality, RayQueries};
 use meshcast_testkit::{asset, incoherent_rays};
 use support::{arg, assert_clean_failure, run, scratch};
 

@@ -5,8 +5,7 @@ mod support;
 use std::fmt::Write as _;
 
 use glam::Vec3;
-use meshcast::MeshFiles;
-use meshcast::{Camera, Mesh, Ray, RayQueries};
+use meshcast::{Camera, Mesh, MeshFiles, Ray, RayQueries};
 use meshcast_testkit::{asset, incoherent_rays};
 use support::{arg, run, run_in, scratch};
 

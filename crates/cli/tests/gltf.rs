@@ -4,8 +4,7 @@
 mod support;
 
 use glam::Vec3;
-use meshcast::SceneFiles;
-use meshcast::{Camera, RayQueries, Scene};
+use meshcast::{Camera, RayQueries, Scene, SceneFiles};
 use meshcast_testkit::asset;
 use support::{arg, run, run_in, scratch};
 

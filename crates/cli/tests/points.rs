@@ -6,8 +6,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use meshcast::glam::Vec3;
-use meshcast::MeshFiles;
-use meshcast::{Mesh, PointQueries};
+use meshcast::{Mesh, MeshFiles, PointQueries};
 use support::{arg, run, run_in, scratch, Run};
 
 /// A cube from -1 to 1, six quads wound outwards (triangulated on load).

@@ -9,10 +9,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, Quat, Vec2, Vec3};
-use meshcast::MeshFiles;
 use meshcast::{
     Camera, ClipPlanes, Containment, Culling, DepthConvention, Instance, InstanceId, Mesh,
-    PointQueries, QueryOptions, Scene, SharedScene, Volume,
+    MeshFiles, PointQueries, QueryOptions, Scene, SharedScene, Volume,
 };
 
 const WIDTH: u32 = 1280;

@@ -7,8 +7,7 @@
 use std::path::PathBuf;
 
 use meshcast::glam::Vec3;
-use meshcast::MeshFiles;
-use meshcast::{Camera, Culling, Mesh, PointQueries, QueryOptions, Ray, RayQueries};
+use meshcast::{Camera, Culling, Mesh, MeshFiles, PointQueries, QueryOptions, Ray, RayQueries};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args_os().nth(1).map_or_else(

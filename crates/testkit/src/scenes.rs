@@ -4,12 +4,11 @@
 use std::sync::Arc;
 
 use meshcast::glam::Vec3;
-use meshcast::{Instance, InstanceId, Mesh, Scene, Triangle};
+use meshcast::{Instance, InstanceId, Mesh, MeshFiles, Scene, Triangle};
 use rand::Rng;
 use rand_pcg::Pcg64;
 
 use crate::{asset, random_transform, rng};
-use meshcast::MeshFiles;
 
 /// Small assets instanced many times (a brute-force loop stays quick).
 pub fn small_meshes() -> Vec<Arc<Mesh>> {
