@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use glam::{Affine3A, DAffine3, DVec3, Mat3, Mat3A, Vec3, Vec3A};
+use glam::{Affine3A, DAffine3, DVec3, Mat3A, Vec3, Vec3A};
 use meshcast_primitives::{Aabb, Hit, Portable, Ray, RayPacket, Triangle, PACKET_WIDTH};
 
 use crate::queries::packets;
@@ -384,12 +384,11 @@ fn invert(transform: Affine3A) -> Result<(DAffine3, Mat3A)> {
     if !transform.is_finite() {
         return Err(invalid());
     }
-    let linear = Mat3::from(transform.matrix3).as_dmat3();
-    let determinant = linear.determinant();
+    let forward = transform.as_daffine3();
+    let determinant = forward.matrix3.determinant();
     if determinant == 0.0 || !determinant.is_finite() {
         return Err(invalid());
     }
-    let forward = DAffine3::from_mat3_translation(linear, transform.translation.as_dvec3());
     let inverse = forward.inverse();
     let normal_matrix = Mat3A::from(inverse.matrix3.transpose().as_mat3());
     if !inverse.is_finite() || !normal_matrix.is_finite() {
@@ -408,10 +407,7 @@ fn world_bounds(local: Aabb, transform: Affine3A, to_local: &DAffine3) -> Aabb {
     if local.is_empty() || !local.is_finite() {
         return Aabb::EMPTY;
     }
-    let forward = DAffine3::from_mat3_translation(
-        Mat3::from(transform.matrix3).as_dmat3(),
-        transform.translation.as_dvec3(),
-    );
+    let forward = transform.as_daffine3();
     let (min, max) = (local.min.as_dvec3(), local.max.as_dvec3());
     let mut low = DVec3::INFINITY;
     let mut high = DVec3::NEG_INFINITY;
