@@ -86,7 +86,7 @@ fn project(p: DVec3, axis: usize) -> DVec2 {
     }
 }
 
-fn edges(t: &[DVec3; 3]) -> [[DVec3; 2]; 3] {
+fn edges<P: Copy>(t: &[P; 3]) -> [[P; 2]; 3] {
     [[t[0], t[1]], [t[1], t[2]], [t[2], t[0]]]
 }
 
@@ -228,9 +228,8 @@ fn check_min_max([p1, q1, r1]: [DVec3; 3], [p2, q2, r2]: [DVec3; 3]) -> bool {
 fn coplanar(a: &[DVec3; 3], b: &[DVec3; 3], axis: usize) -> bool {
     let a2 = a.map(|p| project(p, axis));
     let b2 = b.map(|p| project(p, axis));
-    let edges2 = |t: &[DVec2; 3]| [[t[0], t[1]], [t[1], t[2]], [t[2], t[0]]];
-    edges2(&a2).into_iter().any(|[p, q]| {
-        edges2(&b2)
+    edges(&a2).into_iter().any(|[p, q]| {
+        edges(&b2)
             .into_iter()
             .any(|[r, s]| segments_intersect_2d(p, q, r, s))
     }) || point_in_triangle_2d(a2[0], &b2)
@@ -249,7 +248,9 @@ fn segment_triangle(p: DVec3, q: DVec3, t: &[DVec3; 3], axis: usize) -> bool {
         let t2 = t.map(|c| project(c, axis));
         let (p2, q2) = (project(p, axis), project(q, axis));
         return point_in_triangle_2d(p2, &t2)
-            || (0..3).any(|i| segments_intersect_2d(p2, q2, t2[i], t2[(i + 1) % 3]));
+            || edges(&t2)
+                .into_iter()
+                .any(|[r, s]| segments_intersect_2d(p2, q2, r, s));
     }
     // The segment crosses the plane at one point; the line through it meets the closed
     // triangle exactly when it passes no two edges on opposite sides (Plücker).

@@ -7,7 +7,7 @@
 
 use std::ops::ControlFlow;
 
-use glam::{Affine3A, DAffine3, DVec3, Mat3};
+use glam::{Affine3A, DVec3};
 use meshcast_bvh::{WideLane, PADDING_SLOT, WIDE_WIDTH};
 use meshcast_primitives::triangles_intersect;
 use rayon::prelude::*;
@@ -159,10 +159,7 @@ impl<'a> Side<'a> {
         let vertices: Vec<DVec3> = match transform {
             None => positions.iter().map(|p| p.as_dvec3()).collect(),
             Some(t) => {
-                let t = DAffine3::from_mat3_translation(
-                    Mat3::from(t.matrix3).as_dmat3(),
-                    t.translation.as_dvec3(),
-                );
+                let t = t.as_daffine3();
                 positions
                     .iter()
                     .map(|p| t.transform_point3(p.as_dvec3()))
@@ -192,10 +189,9 @@ impl<'a> Side<'a> {
                     WideLane::Node(child) => lanes[child as usize]
                         .iter()
                         .fold(Bounds::EMPTY, |b, &lane| b.union(lane)),
-                    WideLane::Leaf(slots) => order[slots.start as usize..slots.end as usize]
-                        .iter()
-                        .filter(|&&t| t != PADDING_SLOT)
-                        .fold(Bounds::EMPTY, |b, &t| {
+                    WideLane::Leaf(slots) => self
+                        .leaf(slots.start, slots.end)
+                        .fold(Bounds::EMPTY, |b, t| {
                             b.union(Bounds::around(&self.corners(t)))
                         }),
                     WideLane::Empty => Bounds::EMPTY,
