@@ -17,3 +17,52 @@ pub fn thread_pools() -> Vec<(usize, rayon::ThreadPool)> {
         })
         .collect()
 }
+
+/// What the build measurements (`examples/build_phases.rs`, `examples/collapse_cost.rs`)
+/// read from their command line, `MESH [LEVELS [ROUNDS]]`, and their environment.
+pub struct BuildMeasurement {
+    /// The mesh file.
+    pub path: String,
+    /// How many times the mesh was subdivided (default 0).
+    pub levels: u32,
+    /// The mesh, subdivided `levels` times.
+    pub mesh: meshcast::TriMesh,
+    /// How many times to time each phase (default 5); the best is reported.
+    pub rounds: usize,
+    /// `Parallel::Sequential` when `BUILD_SEQUENTIAL` is set, else `Parallel::Rayon`.
+    pub parallel: meshcast::Parallel,
+}
+
+impl BuildMeasurement {
+    /// Reads the arguments; `default` is the mesh when none is named (`None`: one must be).
+    ///
+    /// # Errors
+    /// The mesh's, if it cannot be loaded or subdivided.
+    ///
+    /// # Panics
+    /// With `usage` if no mesh is named and there is no default, or if LEVELS or ROUNDS is
+    /// not a number.
+    pub fn from_args(default: Option<&str>, usage: &str) -> meshcast::Result<Self> {
+        use meshcast::TriMeshFiles;
+        let mut args = std::env::args().skip(1);
+        let path = args
+            .next()
+            .or_else(|| default.map(str::to_owned))
+            .unwrap_or_else(|| panic!("usage: {usage}"));
+        let levels: u32 = args.next().map_or(0, |a| a.parse().expect("LEVELS"));
+        let rounds: usize = args.next().map_or(5, |a| a.parse().expect("ROUNDS"));
+        let parallel = if std::env::var_os("BUILD_SEQUENTIAL").is_some() {
+            meshcast::Parallel::Sequential
+        } else {
+            meshcast::Parallel::Rayon
+        };
+        let mesh = meshcast::TriMesh::from_path(&path)?.subdivide(levels)?;
+        Ok(Self {
+            path,
+            levels,
+            mesh,
+            rounds,
+            parallel,
+        })
+    }
+}

@@ -14,28 +14,24 @@
 //! the peer benchmark's one-thread build). A measurement, not a benchmark: it prints the best
 //! of ROUNDS (default 5) for each phase.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use meshcast::TriMeshFiles;
-use meshcast_bvh::{BuildOptions, Bvh, Parallel, WideBvh, LEAF_ALIGNMENT};
+use meshcast_benches::BuildMeasurement;
+use meshcast_bvh::{BuildOptions, Bvh, WideBvh, LEAF_ALIGNMENT};
 use meshcast_mesh::{Mesh, TriMesh};
 use meshcast_primitives::Aabb;
 
 fn main() -> Result<(), meshcast_mesh::Error> {
-    let mut args = std::env::args().skip(1);
-    let path = args.next().map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/ogre.obj")),
-        PathBuf::from,
-    );
-    let levels: u32 = args.next().map_or(0, |a| a.parse().expect("LEVELS"));
-    let rounds: usize = args.next().map_or(5, |a| a.parse().expect("ROUNDS"));
-    let parallel = if std::env::var_os("BUILD_SEQUENTIAL").is_some() {
-        Parallel::Sequential
-    } else {
-        Parallel::Rayon
-    };
-    let source = TriMesh::from_path(&path)?.subdivide(levels)?;
+    let BuildMeasurement {
+        path,
+        mesh: source,
+        rounds,
+        parallel,
+        ..
+    } = BuildMeasurement::from_args(
+        Some(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/ogre.obj")),
+        "build_phases [MESH [LEVELS [ROUNDS]]]",
+    )?;
     let positions: Vec<[f32; 3]> = source.positions().iter().map(|p| p.to_array()).collect();
     let indices = source.indices().to_vec();
     let options = BuildOptions {
@@ -47,13 +43,7 @@ fn main() -> Result<(), meshcast_mesh::Error> {
         leaf_block: LEAF_ALIGNMENT,
         ..options
     };
-    let boxes: Vec<Aabb> = indices
-        .iter()
-        .map(|triangle| {
-            let [a, b, c] = triangle.map(|i| source.positions()[i as usize]);
-            Aabb::new(a.min(b).min(c), a.max(b).max(c))
-        })
-        .collect();
+    let boxes: Vec<Aabb> = source.triangles().map(|t| t.bounds()).collect();
     let mut best = [Duration::MAX; 4];
     for _ in 0..rounds {
         let start = Instant::now();
@@ -80,7 +70,7 @@ fn main() -> Result<(), meshcast_mesh::Error> {
     println!(
         "{}, {} triangles, {parallel:?}, best of {rounds}: TriMesh::from_triangles {:.1} ms, \
          Mesh::from_tri_mesh {:.1} ms (of which Bvh::build {:.1} ms, collapse {:.1} ms)",
-        path.display(),
+        path,
         indices.len(),
         ms(best[0]),
         ms(best[1]),

@@ -13,9 +13,8 @@
 
 use std::time::{Duration, Instant};
 
-use meshcast::TriMeshFiles;
-use meshcast_bvh::{BuildOptions, Bvh, Parallel, WideBvh, WideLane, LEAF_ALIGNMENT};
-use meshcast_mesh::TriMesh;
+use meshcast_benches::BuildMeasurement;
+use meshcast_bvh::{BuildOptions, Bvh, WideBvh, WideLane, LEAF_ALIGNMENT};
 use meshcast_primitives::Aabb;
 
 /// The SAH cost of `wide` as the collapse weighs it, divided by the root's area.
@@ -46,26 +45,14 @@ fn block_cost(wide: &WideBvh, traversal: f64) -> f64 {
 }
 
 fn main() -> Result<(), meshcast_mesh::Error> {
-    let mut args = std::env::args().skip(1);
-    let path = args
-        .next()
-        .expect("usage: collapse_cost MESH [LEVELS [ROUNDS]]");
-    let levels: u32 = args.next().map_or(0, |a| a.parse().expect("LEVELS"));
-    let rounds: usize = args.next().map_or(5, |a| a.parse().expect("ROUNDS"));
-    let parallel = if std::env::var_os("BUILD_SEQUENTIAL").is_some() {
-        Parallel::Sequential
-    } else {
-        Parallel::Rayon
-    };
-    let mesh = TriMesh::from_path(&path)?.subdivide(levels)?;
-    let boxes: Vec<Aabb> = mesh
-        .indices()
-        .iter()
-        .map(|triangle| {
-            let [a, b, c] = triangle.map(|i| mesh.positions()[i as usize]);
-            Aabb::new(a.min(b).min(c), a.max(b).max(c))
-        })
-        .collect();
+    let BuildMeasurement {
+        path,
+        levels,
+        mesh,
+        rounds,
+        parallel,
+    } = BuildMeasurement::from_args(None, "collapse_cost MESH [LEVELS [ROUNDS]]")?;
+    let boxes: Vec<Aabb> = mesh.triangles().map(|t| t.bounds()).collect();
     // The options a mesh builds and collapses with.
     let options = BuildOptions {
         parallel,
