@@ -53,12 +53,21 @@ pub struct Camera {
 }
 
 /// The camera's orthonormal frame, and the half-extents of the image plane at distance 1.
-struct Frame {
-    forward: Vec3,
-    right: Vec3,
-    up: Vec3,
-    half_width: f32,
-    half_height: f32,
+/// The frame a [`Camera`]'s rays are built from ([`Camera::frame`]): the ray through the
+/// point `(ndc_x, ndc_y)` of the image (each in `[-1, 1]`, `y` up) has the direction
+/// `forward + right * (ndc_x * half_width) + up * (ndc_y * half_height)`, normalised.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CameraFrame {
+    /// The unit view direction.
+    pub forward: Vec3,
+    /// The unit vector to the right of the image.
+    pub right: Vec3,
+    /// The unit vector up the image.
+    pub up: Vec3,
+    /// The tangent of half the horizontal field of view.
+    pub half_width: f32,
+    /// The tangent of half the vertical field of view.
+    pub half_height: f32,
 }
 
 impl Camera {
@@ -190,14 +199,16 @@ impl Camera {
         (self.target - self.eye).normalize_or_zero()
     }
 
-    fn frame(&self) -> Frame {
+    /// The frame [`Camera::ray_through`] builds its rays from (an `up` parallel to the view
+    /// replaced as there).
+    pub fn frame(&self) -> CameraFrame {
         let forward = self.forward();
         let mut right = forward.cross(self.up).normalize_or_zero();
         if right == Vec3::ZERO {
             right = forward.any_orthonormal_vector();
         }
         let half_height = (0.5 * self.fov_y_degrees.to_radians()).tan();
-        Frame {
+        CameraFrame {
             forward,
             right,
             up: right.cross(forward),

@@ -64,7 +64,7 @@ mod watertight_packet;
 mod z_order;
 
 pub use aabb::{slab, slab_slack, Aabb, SLAB_SLACK};
-pub use camera::Camera;
+pub use camera::{Camera, CameraFrame};
 pub use closest_point::{box_distance_squared, distance_squared, TrianglePoint};
 pub use error::Error;
 pub use frustum::Frustum;

@@ -310,6 +310,24 @@ pub enum Error {
         /// The id.
         instance: u32,
     },
+
+    /// No GPU adapter could be opened: none is present, none matches the name asked for, or
+    /// the one found refused a device.
+    #[error("no GPU adapter: {reason}")]
+    NoGpu {
+        /// Why, with the adapters that were found.
+        reason: String,
+    },
+
+    /// The GPU refused or failed an operation (a buffer too large for the adapter, a lost
+    /// device, a mesh the GPU path cannot trace).
+    #[error("GPU {operation}: {message}")]
+    Gpu {
+        /// What was being done (`"upload"`, `"dispatch"`, `"readback"`).
+        operation: &'static str,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 /// This crate's `Result`.

@@ -1,0 +1,303 @@
+//! [`Gpu`]: the adapter, its device and queue, and the one compute pipeline every query runs.
+
+use std::sync::Arc;
+
+use meshcast_mesh::{Error, Result};
+
+/// The environment variable that picks an adapter by name: the first adapter whose name
+/// contains its value (case-insensitive) is used, and [`Gpu::new`] fails if none does.
+pub const ADAPTER_VARIABLE: &str = "MESHCAST_GPU";
+
+/// The shader: traversal and the watertight test, with the bounds that decide which rays
+/// the host finishes.
+const SHADER: &str = include_str!("trace.wgsl");
+
+/// What an adapter is: its name, the API wgpu reaches it through, and its kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdapterInfo {
+    /// The adapter's name (`"NVIDIA H100 80GB HBM3"`, `"llvmpipe (LLVM 15.0.6, 256 bits)"`).
+    pub name: String,
+    /// The API: `"Vulkan"`, `"Metal"`, `"Dx12"` or `"Gl"`.
+    pub backend: String,
+    /// `"DiscreteGpu"`, `"IntegratedGpu"`, `"VirtualGpu"`, `"Cpu"` or `"Other"`.
+    pub device_type: String,
+    /// The driver and its version, as the driver reports them.
+    pub driver: String,
+}
+
+impl AdapterInfo {
+    fn of(info: &wgpu::AdapterInfo) -> Self {
+        Self {
+            name: info.name.clone(),
+            backend: format!("{:?}", info.backend),
+            device_type: format!("{:?}", info.device_type),
+            driver: format!("{} {}", info.driver, info.driver_info)
+                .trim()
+                .to_owned(),
+        }
+    }
+}
+
+impl std::fmt::Display for AdapterInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}, {}", self.name, self.backend, self.device_type)?;
+        if !self.driver.is_empty() {
+            write!(f, ", {}", self.driver)?;
+        }
+        write!(f, ")")
+    }
+}
+
+/// A GPU opened for ray queries: the adapter, its device and queue, and the compiled
+/// traversal kernel. Cheap to clone (the clones share the device); upload meshes to it with
+/// [`Gpu::upload`].
+#[derive(Clone)]
+pub struct Gpu {
+    pub(crate) shared: Arc<Shared>,
+}
+
+pub(crate) struct Shared {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) info: AdapterInfo,
+    pub(crate) pipeline: wgpu::ComputePipeline,
+    pub(crate) layout: wgpu::BindGroupLayout,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu")
+            .field("adapter", &self.shared.info)
+            .finish()
+    }
+}
+
+impl Gpu {
+    /// Opens a GPU: the adapter [`ADAPTER_VARIABLE`] names if it is set, else a discrete GPU
+    /// before an integrated one before a virtual one before a software one (Vulkan, Metal
+    /// and DX12 before OpenGL).
+    ///
+    /// # Errors
+    /// [`Error::NoGpu`] if there is no adapter, none matches the variable, or the adapter
+    /// refuses a device with the limits the kernels need.
+    pub fn new() -> Result<Self> {
+        let wanted = std::env::var(ADAPTER_VARIABLE)
+            .ok()
+            .filter(|name| !name.trim().is_empty());
+        Self::with_adapter(wanted.as_deref())
+    }
+
+    /// Opens the first adapter whose name contains `name` (case-insensitive), or, for `None`,
+    /// the best one as [`Gpu::new`] picks it.
+    ///
+    /// # Errors
+    /// As [`Gpu::new`].
+    pub fn with_adapter(name: Option<&str>) -> Result<Self> {
+        let instance = instance();
+        let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+        if adapters.is_empty() {
+            return Err(Error::NoGpu {
+                reason: "wgpu found no adapter (no Vulkan, Metal, DX12 or OpenGL driver)".into(),
+            });
+        }
+        adapters.sort_by_key(|adapter| preference(&adapter.get_info()));
+        let adapter = match name {
+            Some(name) => {
+                let lower = name.to_lowercase();
+                let position = adapters
+                    .iter()
+                    .position(|a| a.get_info().name.to_lowercase().contains(&lower));
+                match position {
+                    Some(index) => adapters.swap_remove(index),
+                    None => {
+                        return Err(Error::NoGpu {
+                            reason: format!(
+                                "none is named like `{name}` ({ADAPTER_VARIABLE}); found: {}",
+                                names(&adapters)
+                            ),
+                        })
+                    }
+                }
+            }
+            None => adapters.swap_remove(0),
+        };
+        Self::open(adapter)
+    }
+
+    /// Every adapter wgpu finds, best first (the order [`Gpu::new`] picks from).
+    pub fn adapters() -> Vec<AdapterInfo> {
+        let instance = instance();
+        let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+        adapters.sort_by_key(|adapter| preference(&adapter.get_info()));
+        adapters
+            .iter()
+            .map(|adapter| AdapterInfo::of(&adapter.get_info()))
+            .collect()
+    }
+
+    fn open(adapter: wgpu::Adapter) -> Result<Self> {
+        let info = AdapterInfo::of(&adapter.get_info());
+        let offered = adapter.limits();
+        // The largest buffers the adapter allows: a 30M-triangle mesh needs over 1 GB.
+        let limits = wgpu::Limits {
+            max_storage_buffer_binding_size: offered.max_storage_buffer_binding_size,
+            max_buffer_size: offered.max_buffer_size,
+            max_storage_buffers_per_shader_stage: 5,
+            ..wgpu::Limits::downlevel_defaults()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("meshcast"),
+            required_limits: limits,
+            ..Default::default()
+        }))
+        .map_err(|error| Error::NoGpu {
+            reason: format!("{info} refused a device: {error}"),
+        })?;
+        let (pipeline, layout) = checked(&device, "shader", || {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("meshcast trace"),
+                source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+            });
+            let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            };
+            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("meshcast trace"),
+                entries: &[
+                    wgpu::BindGroupLayoutEntry {
+                        binding: 0,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Uniform,
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    },
+                    storage(1, true),
+                    storage(2, true),
+                    storage(3, true),
+                    storage(4, false),
+                    storage(5, false),
+                ],
+            });
+            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("meshcast trace"),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("meshcast trace"),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+            (pipeline, layout)
+        })
+        .map_err(|error| Error::NoGpu {
+            reason: format!("{info} cannot run the kernel: {error}"),
+        })?;
+        Ok(Self {
+            shared: Arc::new(Shared {
+                device,
+                queue,
+                info,
+                pipeline,
+                layout,
+            }),
+        })
+    }
+
+    /// The adapter in use.
+    pub fn adapter(&self) -> &AdapterInfo {
+        &self.shared.info
+    }
+}
+
+fn instance() -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+}
+
+/// Lower is better: the kind of device, then the API.
+fn preference(info: &wgpu::AdapterInfo) -> (u8, u8) {
+    let kind = match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    };
+    let api = match info.backend {
+        wgpu::Backend::Vulkan | wgpu::Backend::Metal | wgpu::Backend::Dx12 => 0,
+        _ => 1,
+    };
+    (kind, api)
+}
+
+fn names(adapters: &[wgpu::Adapter]) -> String {
+    adapters
+        .iter()
+        .map(|a| AdapterInfo::of(&a.get_info()).to_string())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Runs `make` with the device's validation and out-of-memory errors caught, as an
+/// [`Error::Gpu`] of `operation`, rather than left to wgpu's handler (which panics).
+pub(crate) fn checked<T>(
+    device: &wgpu::Device,
+    operation: &'static str,
+    make: impl FnOnce() -> T,
+) -> Result<T> {
+    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let value = make();
+    let invalid = pollster::block_on(validation.pop());
+    let out_of_memory = pollster::block_on(memory.pop());
+    match invalid.or(out_of_memory) {
+        Some(error) => Err(gpu_error(operation, error)),
+        None => Ok(value),
+    }
+}
+
+pub(crate) fn wait(device: &wgpu::Device) -> Result<()> {
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map(|_| ())
+        .map_err(|error| gpu_error("dispatch", error))
+}
+
+pub(crate) fn gpu_error(operation: &'static str, error: impl std::fmt::Display) -> Error {
+    Error::Gpu {
+        operation,
+        message: error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shader parses and validates (naga, as wgpu does on every adapter), with or
+    /// without a GPU on the machine.
+    #[test]
+    fn the_shader_validates() {
+        let module = wgpu::naga::front::wgsl::parse_str(SHADER)
+            .unwrap_or_else(|error| panic!("{}", error.emit_to_string(SHADER)));
+        wgpu::naga::valid::Validator::new(
+            wgpu::naga::valid::ValidationFlags::all(),
+            wgpu::naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|error| panic!("{}", error.emit_to_string(SHADER)));
+    }
+}

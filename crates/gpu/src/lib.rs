@@ -1,0 +1,82 @@
+//! meshcast on the GPU: the CPU engine's exact ray queries, traced by WGSL compute shaders
+//! through [wgpu] on Vulkan, Metal, DX12 or OpenGL (NVIDIA, AMD, Intel and Apple GPUs, and
+//! software drivers such as Mesa's llvmpipe).
+//!
+//! Open a [`Gpu`], upload a [`Mesh`](meshcast_mesh::Mesh) to it ([`Gpu::upload`]: the CPU's
+//! tree is copied node for node, nothing is rebuilt) and ask the [`GpuMesh`] the batch
+//! queries the CPU answers: [`GpuMesh::cast_batch`], [`GpuMesh::occluded_batch`],
+//! [`GpuMesh::count_batch`], [`GpuMesh::cast_all_batch`], and [`GpuMesh::cast_camera`],
+//! whose rays are made on the GPU.
+//!
+//! ```no_run
+//! use meshcast_gpu::Gpu;
+//! use meshcast_mesh::Mesh;
+//! use meshcast_primitives::Ray;
+//!
+//! let mesh = Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?;
+//! let gpu = Gpu::new()?;
+//! let on_gpu = gpu.upload(mesh)?;
+//! let rays = [Ray::new(glam::Vec3::new(0.25, 0.25, 1.0), glam::Vec3::NEG_Z)];
+//! let hits = on_gpu.cast_batch(&rays)?;
+//! assert_eq!(hits[0].map(|h| h.triangle), Some(0));
+//! # Ok::<(), meshcast_mesh::Error>(())
+//! ```
+//!
+//! # Exactness
+//! Every answer is the CPU engine's for the same ray: the same triangle or miss, the same
+//! crossing count, the same hit list. The shader walks the CPU's tree and runs the CPU's
+//! watertight test (Woop, Benthin, Wald 2013) in the same order of operations, but WGSL
+//! promises less than Rust: a driver may fuse a product and a sum into one rounding,
+//! division and square root may be off by 2.5 units in the last place, and subnormals may
+//! be flushed to zero. A sign taken near zero could then differ from the CPU's, and a ray
+//! through a shared edge could be counted twice or slip through. So the shader never decides
+//! what its rounding leaves open, in the manner of Shewchuk's static filters (1997):
+//!
+//! - **Edge functions.** With `M` the magnitudes each sheared coordinate is computed from
+//!   (`|a_x| + |s_x a_z|`), the CPU's exact edge function lies within
+//!   `64 u (M_cx M_by + M_cy M_bx)` (plus `2^-90` times the magnitudes, for flushed
+//!   subnormals) of the shader's, `u = 2^-24`; the worst case of the fused and unfused
+//!   evaluations and of a division off by 2.5 units is under `26 u` of it. Only a sign beyond
+//!   the bound is taken: a triangle is a sure miss when two edge functions are surely of
+//!   opposite signs, a sure hit when all three are surely of one sign.
+//! - **Distances.** From the same bounds, each sure hit's `t` comes with a bound on how far
+//!   the CPU's `t` can lie from it. A hit whose interval straddles the ray's `t_min` or
+//!   `t_max`, or two hits whose intervals overlap (their order could differ), are open.
+//! - **Boxes.** The slab test is widened by `64 u` relative, and by `64 u` of the slab
+//!   distances along the dominant axis (which bound how far a triangle's rounded `t` can
+//!   stray from its exact one), so that no box holding a triangle the CPU could report is
+//!   culled.
+//! - **Ranges.** Coordinates are traced on the GPU when zero or of a magnitude within
+//!   `[2^-100, 2^28]`, and rays when the direction's largest component lies within
+//!   `[2^-30, 2^30]`: then nothing overflows and no subnormal is met where it matters. A ray
+//!   outside them is open; a mesh outside them is answered on the CPU whole.
+//!
+//! A closest hit is open only if something undecided could come before the hit found; an
+//! any-hit query is decided by any sure hit; counts and lists are open if anything on the
+//! ray is undecided (or, for lists, if the ray has more hits than the capacity). The open
+//! rays, typically a few in ten thousand, are answered by the CPU engine, in parallel, so
+//! no ray slips through and no crossing is counted twice. [`GpuMesh::stats`] says how many.
+//!
+//! `t`, `u` and `v` are the shader's. Where the driver neither fuses nor rounds division
+//! differently (llvmpipe does neither) they equal the CPU's bit for bit; otherwise they lie
+//! within the distance bound above of the CPU's `t` and a few units in the last place of its
+//! `u` and `v`.
+//!
+//! The shader assumes that a float that overflows becomes an infinity, as on Vulkan, DX12
+//! and OpenGL; WGSL allows an implementation to assume no infinities arise.
+//!
+//! # Layout
+//! The tree is the CPU's eight-wide tree (Ylitie, Karras, Laine 2017 collapse), 256 bytes per
+//! node with full-precision boxes, and each leaf slot holds its triangle's three corners
+//! (48 bytes). One invocation traces one ray with a stack of 96 entries, nearest child on
+//! top for closest hits (a full stack leaves the ray open). The compressed 80-byte nodes of
+//! Ylitie et al. are the next step where measurement on a GPU favours them.
+
+mod context;
+mod gpu_mesh;
+mod layout;
+
+pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
+pub use gpu_mesh::{
+    GpuMesh, GpuQuery, GpuStats, ResidentRays, DEFAULT_HIT_CAPACITY, MAX_HIT_CAPACITY,
+};

@@ -1,0 +1,558 @@
+// meshcast's ray traversal on the GPU: the CPU's eight-wide tree walked by one invocation
+// per ray, each triangle tested with the watertight test (Woop, Benthin, Wald 2013)
+// evaluated as the CPU evaluates it.
+//
+// WGSL promises neither correctly rounded division nor that a product and a sum stay two
+// roundings (a driver may fuse them), and may flush subnormals. So the GPU does not trust
+// its own signs near zero: every edge function comes with a bound on how far the CPU's exact
+// value can lie from it, and every distance with a bound on how far the CPU's `t` can lie
+// from it (static filters in the manner of Shewchuk 1997). A decision that the bounds leave
+// open marks the ray "flagged", and the host answers that ray on the CPU. Every other answer
+// names the triangle the CPU names. The bounds are derived in the crate's documentation (`lib.rs`, "Exactness").
+
+struct Params {
+    // 0 closest hit, 1 any hit, 2 crossing count, 3 every hit, 4 the rays.
+    mode: u32,
+    // Rays in this dispatch.
+    ray_count: u32,
+    // Every hit: hit slots per ray.
+    cap: u32,
+    // Invocations per row of the dispatch grid.
+    row: u32,
+    // Camera images: width and height, 1 when the rays come from the camera, and the first
+    // pixel of this dispatch.
+    width: u32,
+    height: u32,
+    camera: u32,
+    first: u32,
+    // Camera: the eye; forward (w: half width); right (w: half height); up.
+    eye: vec4<f32>,
+    forward: vec4<f32>,
+    right: vec4<f32>,
+    up: vec4<f32>,
+}
+
+// One wide node, as `meshcast_bvh::WideNode` lays it out: plane p (min x, y, z, max x, y, z)
+// of lanes 4h..4h+4 is planes[2p + h].
+struct Node {
+    planes: array<vec4<f32>, 12>,
+    offset: array<u32, 8>,
+    count: array<u32, 8>,
+}
+
+struct RayIn {
+    origin: vec4<f32>, // w: t_min
+    dir: vec4<f32>,    // w: t_max
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> nodes: array<Node>;
+@group(0) @binding(2) var<storage, read> tris: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> rays: array<RayIn>;
+@group(0) @binding(4) var<storage, read_write> hits: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read_write> counts: array<u32>;
+
+const MODE_CLOSEST: u32 = 0u;
+const MODE_ANY: u32 = 1u;
+const MODE_COUNT: u32 = 2u;
+// No query: the rays themselves, for checking the camera's.
+const MODE_RAYS: u32 = 4u;
+
+const EMPTY_LANE: u32 = 0xffffffffu;
+const NO_TRIANGLE: u32 = 0xffffffffu;
+const FLAGGED: u32 = 0xfffffffeu;
+const STACK_SIZE: u32 = 96u;
+const MAX_CAP: u32 = 64u;
+
+// The unit roundoff of f32, 2^-24.
+const U: f32 = 5.9604644775390625e-8;
+// Relative bounds: edge functions, distances, box slabs (see exactness.rs).
+const EDGE_BOUND: f32 = 7.152557373046875e-7; // 12 U
+const EDGE_BOUND_2: f32 = 9.094947017729282e-13; // 256 U^2
+const T_BOUND: f32 = 3.814697265625e-6; // 64 U
+const BOX_BOUND: f32 = 3.814697265625e-6; // 64 U
+// Absolute terms for flushed subnormals.
+const ABS_EDGE: f32 = 8.077935669463161e-28; // 2^-90
+const TINY: f32 = 7.888609052210118e-31; // 2^-100
+// The ranges within which the GPU traces a ray; outside them the host does.
+const COORD_LIMIT: f32 = 268435456.0; // 2^28
+const DIR_LOW: f32 = 9.313225746154785e-10; // 2^-30
+const DIR_HIGH: f32 = 1073741824.0; // 2^30
+const BIG: f32 = 3.4028234663852886e38;
+
+// The ray being traced.
+var<private> r_o: vec3<f32>;
+var<private> r_d: vec3<f32>;
+var<private> r_inv: vec3<f32>;
+// 1 for an axis the direction does not move along (a zero component).
+var<private> r_still: vec3<bool>;
+var<private> r_parallel: bool;
+var<private> r_kx: u32;
+var<private> r_ky: u32;
+var<private> r_kz: u32;
+var<private> r_s: vec3<f32>;
+// The accepted range, as intervals: a distance surely at least t_min when >= tmin_in,
+// surely below it when < tmin_out (they differ only for a subnormal t_min).
+var<private> tmin_in: f32;
+var<private> tmin_out: f32;
+var<private> tmax_in: f32;
+var<private> tmax_out: f32;
+// Near-plane indices (2p) per axis, by the direction's sign.
+var<private> near_plane: vec3<u32>;
+var<private> far_plane: vec3<u32>;
+
+// The traversal stack: node * 8 + lane, and the entry distance.
+var<private> stack_entry: array<u32, STACK_SIZE>;
+var<private> stack_near: array<f32, STACK_SIZE>;
+
+// The answer so far.
+var<private> best_t: f32;
+var<private> best_err: f32;
+var<private> best: vec4<u32>;
+var<private> found: u32;
+var<private> ambiguous: bool;
+var<private> amb_lo: f32;
+var<private> list_t: array<f32, MAX_CAP>;
+var<private> list_err: array<f32, MAX_CAP>;
+var<private> done: bool;
+var<private> out_index: u32;
+
+fn is_finite_bits(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
+}
+
+fn is_nan_bits(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+fn is_subnormal_bits(x: f32) -> bool {
+    let b = bitcast<u32>(x) & 0x7fffffffu;
+    return b != 0u && b < 0x00800000u;
+}
+
+// Zero, or a magnitude the GPU handles without subnormals or overflow.
+fn in_range(x: f32, low: f32, high: f32) -> bool {
+    let m = abs(x);
+    return (bitcast<u32>(x) & 0x7fffffffu) == 0u || (m >= low && m <= high);
+}
+
+// 0: degenerate (the CPU answers a miss), 1: traced here, 2: left to the host.
+fn set_up(origin: vec3<f32>, dir: vec3<f32>, t_min: f32, t_max: f32) -> u32 {
+    let finite = is_finite_bits(origin.x) && is_finite_bits(origin.y) && is_finite_bits(origin.z)
+        && is_finite_bits(dir.x) && is_finite_bits(dir.y) && is_finite_bits(dir.z);
+    let moving = ((bitcast<u32>(dir.x) | bitcast<u32>(dir.y) | bitcast<u32>(dir.z)) & 0x7fffffffu) != 0u;
+    let range = !is_nan_bits(t_min) && !is_nan_bits(t_max) && t_min <= t_max
+        && bitcast<u32>(t_min) != 0x7f800000u && bitcast<u32>(t_max) != 0xff800000u;
+    if !(finite && moving && range) {
+        return 0u;
+    }
+    let ad = abs(dir);
+    var kz = 0u;
+    var m = ad.x;
+    if ad.y > m {
+        m = ad.y;
+        kz = 1u;
+    }
+    if ad.z > m {
+        kz = 2u;
+    }
+    let dz = dir[kz];
+    var traced = abs(dz) >= DIR_LOW && abs(dz) <= DIR_HIGH;
+    for (var i = 0u; i < 3u; i++) {
+        traced = traced && in_range(origin[i], TINY, COORD_LIMIT) && in_range(dir[i], TINY, DIR_HIGH);
+    }
+    if !traced {
+        return 2u;
+    }
+    var kx = (kz + 1u) % 3u;
+    var ky = (kx + 1u) % 3u;
+    if dz < 0.0 {
+        let k = kx;
+        kx = ky;
+        ky = k;
+    }
+    r_kx = kx;
+    r_ky = ky;
+    r_kz = kz;
+    r_o = origin;
+    r_d = dir;
+    r_s = vec3<f32>(dir[kx] / dz, dir[ky] / dz, 1.0 / dz);
+    r_still = vec3<bool>(abs(dir.x) == 0.0, abs(dir.y) == 0.0, abs(dir.z) == 0.0);
+    r_parallel = any(r_still);
+    r_inv = select(vec3<f32>(1.0) / select(dir, vec3<f32>(1.0), r_still), vec3<f32>(0.0), r_still);
+    let negative = (vec3<u32>(bitcast<u32>(dir.x), bitcast<u32>(dir.y), bitcast<u32>(dir.z)) >> vec3<u32>(31u)) == vec3<u32>(1u);
+    near_plane = select(vec3<u32>(0u, 1u, 2u), vec3<u32>(3u, 4u, 5u), negative) * 2u;
+    far_plane = select(vec3<u32>(3u, 4u, 5u), vec3<u32>(0u, 1u, 2u), negative) * 2u;
+    tmin_in = t_min;
+    tmin_out = t_min;
+    if is_subnormal_bits(t_min) {
+        let negative_min = (bitcast<u32>(t_min) >> 31u) == 1u;
+        tmin_in = select(TINY, 0.0, negative_min);
+        tmin_out = select(0.0, -TINY, negative_min);
+    }
+    tmax_in = t_max;
+    tmax_out = t_max;
+    if is_subnormal_bits(t_max) {
+        let negative_max = (bitcast<u32>(t_max) >> 31u) == 1u;
+        tmax_in = select(0.0, -TINY, negative_max);
+        tmax_out = select(TINY, 0.0, negative_max);
+    }
+    return 1u;
+}
+
+// Moves a distance towards -inf (down) or +inf (up) by the box bound, without inf - inf.
+fn widen_down(t: vec4<f32>) -> vec4<f32> {
+    return select(t * (1.0 + BOX_BOUND), t * (1.0 - BOX_BOUND), t > vec4<f32>(0.0));
+}
+
+fn widen_up(t: vec4<f32>) -> vec4<f32> {
+    return select(t * (1.0 - BOX_BOUND), t * (1.0 + BOX_BOUND), t > vec4<f32>(0.0));
+}
+
+struct Boxes {
+    near: vec4<f32>,
+    hit: vec4<bool>,
+}
+
+// The slab test of four lanes, made conservative: a box is missed only if no triangle in
+// it can have a CPU distance within [tmin_out, limit].
+fn test_boxes(node: u32, h: u32, limit: f32) -> Boxes {
+    var near_t: array<vec4<f32>, 3>;
+    var far_t: array<vec4<f32>, 3>;
+    for (var i = 0u; i < 3u; i++) {
+        let lo = nodes[node].planes[near_plane[i] + h];
+        let hi = nodes[node].planes[far_plane[i] + h];
+        near_t[i] = (lo - vec4<f32>(r_o[i])) * r_inv[i];
+        far_t[i] = (hi - vec4<f32>(r_o[i])) * r_inv[i];
+        if r_parallel && r_still[i] {
+            // The ray stays in the slab for every t, or never enters it.
+            let inside = (nodes[node].planes[2u * i + h] <= vec4<f32>(r_o[i]))
+                & (nodes[node].planes[2u * (i + 3u) + h] >= vec4<f32>(r_o[i]));
+            near_t[i] = select(vec4<f32>(BIG), vec4<f32>(-BIG), inside);
+            far_t[i] = select(vec4<f32>(-BIG), vec4<f32>(BIG), inside);
+        }
+    }
+    // Along the dominant axis a slab distance bounds how far a triangle's rounded distance
+    // can stray from its exact one.
+    let margin = BOX_BOUND * max(abs(near_t[r_kz]), abs(far_t[r_kz])) + TINY;
+    let near = widen_down(max(max(near_t[0], near_t[1]), near_t[2])) - margin;
+    let far = widen_up(min(min(far_t[0], far_t[1]), far_t[2])) + margin;
+    let hit = (near <= far) & (near <= vec4<f32>(limit)) & (far >= vec4<f32>(tmin_out));
+    return Boxes(near, hit);
+}
+
+// The bound on how far the CPU's exact edge function `px qy - py qx` lies from the GPU's,
+// given the shear terms `m` each sheared coordinate was computed with.
+fn edge_bound(px: f32, py: f32, qx: f32, qy: f32, mpx: f32, mpy: f32, mqx: f32, mqy: f32) -> f32 {
+    let first = mpx * abs(qy) + abs(px) * mqy + mpy * abs(qx) + abs(py) * mqx
+        + abs(px * qy) + abs(py * qx);
+    let second = (mpx + abs(px)) * (mqy + abs(qy)) + (mpy + abs(py)) * (mqx + abs(qx));
+    return EDGE_BOUND * first + EDGE_BOUND_2 * second
+        + ABS_EDGE * (1.0 + mpx + mpy + mqx + mqy + abs(px) + abs(py) + abs(qx) + abs(qy));
+}
+
+struct Test {
+    // 0 miss, 1 a sure hit, 2 undecided.
+    kind: u32,
+    t: f32,
+    err: f32,
+    u: f32,
+    v: f32,
+}
+
+fn test_triangle(slot: u32) -> Test {
+    let p0 = tris[3u * slot];
+    let p1 = tris[3u * slot + 1u];
+    let p2 = tris[3u * slot + 2u];
+    let a = p0.xyz - r_o;
+    let b = p1.xyz - r_o;
+    let c = p2.xyz - r_o;
+    let kx = r_kx;
+    let ky = r_ky;
+    let kz = r_kz;
+    let sa = r_s.x * a[kz];
+    let sb = r_s.x * b[kz];
+    let sc = r_s.x * c[kz];
+    let ta = r_s.y * a[kz];
+    let tb = r_s.y * b[kz];
+    let tc = r_s.y * c[kz];
+    let ax = a[kx] - sa;
+    let ay = a[ky] - ta;
+    let bx = b[kx] - sb;
+    let by = b[ky] - tb;
+    let cx = c[kx] - sc;
+    let cy = c[ky] - tc;
+    // The sheared terms' magnitudes: a coordinate's rounding, the GPU's and the CPU's, and
+    // the GPU's division, move it by at most 8 U of its term plus 2 U of itself.
+    let max_ = abs(sa);
+    let may_ = abs(ta);
+    let mbx = abs(sb);
+    let mby = abs(tb);
+    let mcx = abs(sc);
+    let mcy = abs(tc);
+
+    let e0 = cx * by - cy * bx;
+    let e1 = ax * cy - ay * cx;
+    let e2 = bx * ay - by * ax;
+    // An edge function's error is then each factor's times the other factor, plus the
+    // product's rounding (the derivation is in lib.rs, "Exactness").
+    let r0 = edge_bound(cx, cy, bx, by, mcx, mcy, mbx, mby);
+    let r1 = edge_bound(ax, ay, cx, cy, max_, may_, mcx, mcy);
+    let r2 = edge_bound(bx, by, ax, ay, mbx, mby, max_, may_);
+    let plus = e0 > r0 || e1 > r1 || e2 > r2;
+    let minus = e0 < -r0 || e1 < -r1 || e2 < -r2;
+    if plus && minus {
+        return Test(0u, 0.0, 0.0, 0.0, 0.0);
+    }
+    let sure = abs(e0) > r0 && abs(e1) > r1 && abs(e2) > r2;
+    let det = e0 + e1 + e2;
+    let za = r_s.z * a[kz];
+    let zb = r_s.z * b[kz];
+    let zc = r_s.z * c[kz];
+    let det_err = r0 + r1 + r2 + T_BOUND * (abs(e0) + abs(e1) + abs(e2));
+    if !(abs(det) > 4.0 * det_err) {
+        // Seen nearly edge-on: the distance is not known well enough to place it.
+        return Test(2u, 0.0, BIG, 0.0, 0.0);
+    }
+    let t_scaled = e0 * za + e1 * zb + e2 * zc;
+    let inv_det = 1.0 / det;
+    let t = t_scaled * inv_det;
+    // The distance is the average of the corners' z weighted by the edge functions, so an
+    // error d_i in edge function i moves it by d_i (z_i - t) / det (and the rest is rounding).
+    let weights_err = r0 * abs(za - t) + r1 * abs(zb - t) + r2 * abs(zc - t);
+    let rounding = abs(e0 * za) + abs(e1 * zb) + abs(e2 * zc);
+    let err = (2.0 * weights_err + T_BOUND * rounding) / abs(det) + T_BOUND * abs(t) + TINY;
+    return Test(select(2u, 1u, sure), t, err, e1 * inv_det, e2 * inv_det);
+}
+
+fn mark_ambiguous(lo: f32) {
+    ambiguous = true;
+    amb_lo = min(amb_lo, lo);
+}
+
+// How far boxes still matter.
+fn cull_limit() -> f32 {
+    if params.mode == MODE_CLOSEST && best.w != NO_TRIANGLE {
+        let reach = best_t + best_err;
+        return min(tmax_out, reach + abs(reach) * BOX_BOUND + TINY);
+    }
+    return tmax_out;
+}
+
+fn take(test: Test, triangle: u32) {
+    let lo = test.t - test.err;
+    let hi = test.t + test.err;
+    if hi < tmin_out || lo > tmax_out {
+        return;
+    }
+    if test.kind == 2u || lo < tmin_in || hi > tmax_in {
+        if params.mode == MODE_CLOSEST {
+            mark_ambiguous(lo);
+        } else if params.mode != MODE_ANY {
+            // A count or a list is wrong if one hit is: leave the ray to the host.
+            ambiguous = true;
+            done = true;
+        } else {
+            ambiguous = true;
+        }
+        return;
+    }
+    let hit = vec4<u32>(bitcast<u32>(test.t), bitcast<u32>(test.u), bitcast<u32>(test.v), triangle);
+    switch params.mode {
+        case 0u: {
+            if best.w == NO_TRIANGLE {
+                best = hit;
+                best_t = test.t;
+                best_err = test.err;
+                return;
+            }
+            let blo = best_t - best_err;
+            let bhi = best_t + best_err;
+            if hi < blo {
+                best = hit;
+                best_t = test.t;
+                best_err = test.err;
+            } else if lo <= bhi {
+                // Too close to tell which the CPU puts first.
+                mark_ambiguous(min(lo, blo));
+                if test.t < best_t || (test.t == best_t && triangle < best.w) {
+                    best = hit;
+                    best_t = test.t;
+                    best_err = test.err;
+                }
+            }
+        }
+        case 1u: {
+            found = 1u;
+            done = true;
+        }
+        case 2u: {
+            found += 1u;
+        }
+        default: {
+            if found == params.cap {
+                ambiguous = true;
+                done = true;
+                return;
+            }
+            for (var i = 0u; i < found; i++) {
+                if !(hi < list_t[i] - list_err[i] || lo > list_t[i] + list_err[i]) {
+                    ambiguous = true;
+                    done = true;
+                    return;
+                }
+            }
+            list_t[found] = test.t;
+            list_err[found] = test.err;
+            hits[out_index * params.cap + found] = hit;
+            found += 1u;
+        }
+    }
+}
+
+fn trace() {
+    var sp = 0u;
+    var node = 0u;
+    var visit = true;
+    loop {
+        if visit {
+            let limit = cull_limit();
+            var entries: array<u32, 8>;
+            var nears: array<f32, 8>;
+            var n = 0u;
+            for (var h = 0u; h < 2u; h++) {
+                let boxes = test_boxes(node, h, limit);
+                for (var j = 0u; j < 4u; j++) {
+                    let lane = 4u * h + j;
+                    if boxes.hit[j] && nodes[node].count[lane] != EMPTY_LANE {
+                        // Nearest first on top: insertion by distance, descending.
+                        var k = n;
+                        if params.mode == MODE_CLOSEST {
+                            while k > 0u && nears[k - 1u] < boxes.near[j] {
+                                entries[k] = entries[k - 1u];
+                                nears[k] = nears[k - 1u];
+                                k -= 1u;
+                            }
+                        }
+                        entries[k] = node * 8u + lane;
+                        nears[k] = boxes.near[j];
+                        n += 1u;
+                    }
+                }
+            }
+            for (var i = 0u; i < n; i++) {
+                if sp == STACK_SIZE {
+                    // Out of stack: this walk could miss something, so the host answers.
+                    ambiguous = true;
+                    amb_lo = -BIG;
+                    done = true;
+                    return;
+                }
+                stack_entry[sp] = entries[i];
+                stack_near[sp] = nears[i];
+                sp += 1u;
+            }
+            visit = false;
+        }
+        if sp == 0u || done {
+            return;
+        }
+        sp -= 1u;
+        if stack_near[sp] > cull_limit() {
+            continue;
+        }
+        let entry = stack_entry[sp];
+        let parent = entry >> 3u;
+        let lane = entry & 7u;
+        let count = nodes[parent].count[lane];
+        let offset = nodes[parent].offset[lane];
+        if count == 0u {
+            node = offset;
+            visit = true;
+            continue;
+        }
+        for (var slot = offset; slot < offset + count; slot++) {
+            let triangle = bitcast<u32>(tris[3u * slot].w);
+            if triangle == NO_TRIANGLE {
+                continue;
+            }
+            let test = test_triangle(slot);
+            if test.kind != 0u {
+                take(test, triangle);
+                if done {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn camera_ray(pixel: u32) -> RayIn {
+    let column = pixel % params.width;
+    let row = pixel / params.width;
+    let x = f32(column) + 0.5;
+    let y = f32(row) + 0.5;
+    let ndc_x = 2.0 * x / f32(params.width) - 1.0;
+    let ndc_y = 1.0 - 2.0 * y / f32(params.height);
+    let dir = params.forward.xyz + params.right.xyz * (ndc_x * params.forward.w)
+        + params.up.xyz * (ndc_y * params.right.w);
+    let length_squared = dir.x * dir.x + dir.y * dir.y + dir.z * dir.z;
+    let unit = dir * (1.0 / sqrt(length_squared));
+    // `Ray::new`: t from the smallest positive f32 on.
+    return RayIn(vec4<f32>(params.eye.xyz, bitcast<f32>(1u)), vec4<f32>(unit, bitcast<f32>(0x7f800000u)));
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let index = id.y * params.row + id.x;
+    if index >= params.ray_count {
+        return;
+    }
+    out_index = index;
+    var ray: RayIn;
+    if params.camera == 1u {
+        ray = camera_ray(params.first + index);
+    } else {
+        ray = rays[index];
+    }
+    if params.mode == MODE_RAYS {
+        hits[index] = vec4<u32>(bitcast<vec3<u32>>(ray.dir.xyz), FLAGGED);
+        return;
+    }
+    best = vec4<u32>(0u, 0u, 0u, NO_TRIANGLE);
+    best_t = BIG;
+    best_err = 0.0;
+    found = 0u;
+    ambiguous = false;
+    amb_lo = BIG;
+    done = false;
+    let kind = set_up(ray.origin.xyz, ray.dir.xyz, ray.origin.w, ray.dir.w);
+    if kind == 1u {
+        trace();
+    }
+    let host = kind == 2u;
+    switch params.mode {
+        case 0u: {
+            var answer = best;
+            if host || ambiguous && amb_lo <= best_t + best_err {
+                // Flagged; a camera ray carries its direction back for the host.
+                answer = vec4<u32>(bitcast<vec3<u32>>(ray.dir.xyz), FLAGGED);
+            }
+            hits[index] = answer;
+        }
+        case 1u: {
+            var answer = found;
+            if host || found == 0u && ambiguous {
+                answer = 2u;
+            }
+            counts[index] = answer;
+        }
+        default: {
+            var answer = found;
+            if host || ambiguous {
+                answer = FLAGGED;
+            }
+            counts[index] = answer;
+        }
+    }
+}

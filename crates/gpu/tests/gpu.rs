@@ -1,0 +1,341 @@
+//! The GPU answers what the CPU engine answers, ray for ray: closest hits (the same
+//! triangle, and on llvmpipe the same `t`, `u`, `v`), any hits, crossing counts and hit
+//! lists, on every asset, on random, incoherent and adversarial rays (through vertices and
+//! edges, axis-parallel with signed zeros, grazing, from far away, from the surface,
+//! degenerate), on the exactly-once suites, cameras, deforming and empty meshes.
+//!
+//! Where no adapter exists the tests print why and pass, except in CI (`CI` set), where they
+//! fail: CI installs Mesa's llvmpipe so that they always run there.
+
+use std::sync::{Arc, OnceLock};
+
+use glam::{Affine3A, Vec3};
+use meshcast::{
+    Camera, Contacts, Hit, Mesh, MeshFiles, PointQueries, Ray, RayQueries, TriMesh, TriMeshFiles,
+    Triangle,
+};
+use meshcast_gpu::{Gpu, GpuMesh};
+use meshcast_testkit::{
+    adversarial_rays, all_assets, asset, brute_force_cast_all, brute_force_cast_with, cube,
+    icosphere, incoherent_rays, random_rays, random_transform, rng, torus, transformed,
+};
+
+/// The GPU every test shares, or `None` (with the reason printed) where there is none.
+fn gpu() -> Option<&'static Gpu> {
+    static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
+    GPU.get_or_init(|| match Gpu::new() {
+        Ok(gpu) => {
+            eprintln!("GPU tests run on {}", gpu.adapter());
+            Some(gpu)
+        }
+        Err(error) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must run the GPU tests (install mesa-vulkan-drivers): {error}"
+            );
+            eprintln!("GPU tests skipped: {error}");
+            None
+        }
+    })
+    .as_ref()
+}
+
+fn upload(gpu: &Gpu, mesh: &Arc<Mesh>) -> GpuMesh {
+    gpu.upload(mesh.clone()).expect("upload")
+}
+
+/// Whether the adapter evaluates as the CPU does (no fused multiply-add, correctly rounded
+/// division): then `t`, `u`, `v` are the CPU's bit for bit.
+fn bit_exact(gpu: &Gpu) -> bool {
+    gpu.adapter().name.contains("llvmpipe")
+}
+
+/// Checks every query on `rays` against the CPU engine.
+fn check(gpu: &Gpu, on_gpu: &GpuMesh, rays: &[Ray], what: &str) {
+    let mesh = on_gpu.mesh();
+    let exact = bit_exact(gpu);
+    let closest = on_gpu.cast_batch(rays).expect("cast_batch");
+    for (i, (ray, got)) in rays.iter().zip(&closest).enumerate() {
+        let want = mesh.cast(ray);
+        let same = match (got, want) {
+            (Some(g), Some(w)) if exact => *g == w,
+            (Some(g), Some(w)) => g.triangle == w.triangle,
+            (None, None) => true,
+            _ => false,
+        };
+        assert!(same, "{what}: ray {i} {ray:?}: GPU {got:?}, CPU {want:?}");
+    }
+    let occluded = on_gpu.occluded_batch(rays).expect("occluded_batch");
+    let counts = on_gpu.count_batch(rays).expect("count_batch");
+    let lists = on_gpu.cast_all_batch(rays).expect("cast_all_batch");
+    assert_eq!(lists.len(), rays.len());
+    for (i, ray) in rays.iter().enumerate() {
+        assert_eq!(
+            occluded[i],
+            mesh.occluded(ray),
+            "{what}: occluded, ray {i} {ray:?}"
+        );
+        let all = mesh.cast_all(ray);
+        assert_eq!(
+            counts[i] as usize,
+            all.len(),
+            "{what}: count, ray {i} {ray:?}"
+        );
+        let got: Vec<u32> = lists[i].iter().map(|h| h.triangle).collect();
+        let want: Vec<u32> = all.iter().map(|h| h.triangle).collect();
+        assert_eq!(got, want, "{what}: cast_all, ray {i} {ray:?}");
+        if exact {
+            assert_eq!(&lists[i], &all[..], "{what}: cast_all hits, ray {i}");
+        }
+    }
+}
+
+fn mesh_of(tri_mesh: TriMesh) -> Arc<Mesh> {
+    Arc::new(Mesh::from_tri_mesh(tri_mesh, &Default::default()))
+}
+
+#[test]
+fn every_asset_answers_as_the_cpu() {
+    let Some(gpu) = gpu() else { return };
+    for path in all_assets() {
+        let mesh = Arc::new(Mesh::from_path(&path).expect("asset"));
+        let on_gpu = upload(gpu, &mesh);
+        let bounds = mesh.bounds();
+        let triangles: Vec<Triangle> = mesh.tri_mesh().triangles().collect();
+        let mut rays = random_rays(bounds, 1500, 1);
+        rays.extend(incoherent_rays(bounds, 1500, 2));
+        rays.extend(adversarial_rays(&triangles, 2000, 3));
+        check(gpu, &on_gpu, &rays, &path.display().to_string());
+    }
+}
+
+#[test]
+fn closed_shapes_count_every_crossing_once() {
+    let Some(gpu) = gpu() else { return };
+    let shapes = [cube(1.0, 3), icosphere(3), torus(1.0, 0.3, 24, 12)];
+    for (s, shape) in shapes.into_iter().enumerate() {
+        let mesh = mesh_of(shape);
+        let on_gpu = upload(gpu, &mesh);
+        let positions = mesh.tri_mesh().positions();
+        let mut random = rng(s as u64);
+        let mut rays = Vec::new();
+        // From inside and outside, exactly through every vertex and edge midpoint.
+        for [a, b, _] in mesh
+            .tri_mesh()
+            .indices()
+            .iter()
+            .map(|t| t.map(|i| positions[i as usize]))
+        {
+            for target in [a, (a + b) * 0.5] {
+                let from_outside = target + meshcast_testkit::random_direction(&mut random) * 5.0;
+                rays.push(Ray::new(from_outside, target - from_outside));
+                rays.push(Ray::new(Vec3::new(0.01, 0.02, 0.03), target));
+                // Axis-parallel with signed zeros.
+                rays.push(Ray::new(target - Vec3::X * 3.0, Vec3::new(1.0, -0.0, 0.0)));
+            }
+        }
+        check(gpu, &on_gpu, &rays, &format!("shape {s}"));
+        // And against the brute force: every triangle, the watertight test.
+        let triangles: Vec<Triangle> = mesh.tri_mesh().triangles().collect();
+        let counts = on_gpu.count_batch(&rays).expect("counts");
+        let closest = on_gpu.cast_batch(&rays).expect("closest");
+        for ((ray, count), hit) in rays.iter().zip(counts).zip(closest) {
+            let want = brute_force_cast_with(&triangles, ray, Contacts::Hit);
+            assert_eq!(hit.map(|h| h.triangle), want.map(|h| h.triangle), "{ray:?}");
+            assert_eq!(
+                count as usize,
+                brute_force_cast_all(&triangles, ray).len(),
+                "{ray:?}"
+            );
+            if mesh.contains(ray.origin) {
+                assert_eq!(count % 2, 1, "{ray:?} starts inside");
+            }
+        }
+    }
+}
+
+#[test]
+fn transformed_and_far_meshes_answer_as_the_cpu() {
+    let Some(gpu) = gpu() else { return };
+    let bunny = TriMesh::from_path(asset("suzanne.obj")).expect("suzanne");
+    for seed in 0..3 {
+        let mut random = rng(seed);
+        let mut transform = random_transform(&mut random, 10.0);
+        if seed == 2 {
+            // Far from the origin: a million units away.
+            transform = Affine3A::from_translation(Vec3::splat(1.0e6)) * transform;
+        }
+        let mesh = mesh_of(transformed(&bunny, transform));
+        let on_gpu = upload(gpu, &mesh);
+        let triangles: Vec<Triangle> = mesh.tri_mesh().triangles().collect();
+        let mut rays = random_rays(mesh.bounds(), 1000, seed);
+        rays.extend(adversarial_rays(&triangles, 1000, seed + 10));
+        check(gpu, &on_gpu, &rays, &format!("suzanne, transform {seed}"));
+    }
+}
+
+#[test]
+fn degenerate_and_out_of_range_rays_answer_as_the_cpu() {
+    let Some(gpu) = gpu() else { return };
+    let mesh = mesh_of(icosphere(2));
+    let on_gpu = upload(gpu, &mesh);
+    let o = Vec3::new(0.1, 0.2, 3.0);
+    let rays = [
+        Ray::new(o, Vec3::NEG_Z),
+        Ray::new(o, Vec3::ZERO),
+        Ray::new(o, Vec3::new(f32::NAN, 0.0, -1.0)),
+        Ray::new(Vec3::new(f32::INFINITY, 0.0, 0.0), Vec3::NEG_Z),
+        Ray::new(o, Vec3::NEG_Z).with_range(2.0, 1.0),
+        Ray::new(o, Vec3::NEG_Z).with_range(f32::NAN, 1.0),
+        Ray::new(o, Vec3::NEG_Z).with_range(f32::INFINITY, f32::INFINITY),
+        Ray::new(o, Vec3::NEG_Z).with_range(0.0, 2.0),
+        Ray::new(o, Vec3::NEG_Z).with_range(-10.0, 10.0),
+        Ray::new(o, Vec3::NEG_Z * 1e-35),
+        Ray::new(o, Vec3::NEG_Z * 1e35),
+        Ray::new(o * 1e30, -o),
+        Ray::new(o, Vec3::new(1e-40, 0.0, -1.0)),
+        Ray::new(Vec3::new(1e-40, 0.0, 3.0), Vec3::NEG_Z),
+        Ray::new(o, Vec3::NEG_Z).with_range(1e-45, f32::INFINITY),
+        Ray::new(Vec3::new(0.0, 0.0, 1.0), Vec3::NEG_Z).with_range(-1e-45, 1e-45),
+    ];
+    check(gpu, &on_gpu, &rays, "degenerate rays");
+}
+
+#[test]
+fn cameras_answer_for_the_rays_the_gpu_makes() {
+    let Some(gpu) = gpu() else { return };
+    for name in ["stanford-bunny.obj", "cow.obj"] {
+        let mesh = Arc::new(Mesh::from_path(asset(name)).expect("asset"));
+        let on_gpu = upload(gpu, &mesh);
+        let camera = Camera::framing(mesh.bounds(), 40.0, 1.5);
+        let (width, height) = (96, 64);
+        let image = on_gpu.cast_camera(&camera, width, height).expect("camera");
+        let rays = on_gpu.camera_rays(&camera, width, height).expect("rays");
+        assert_eq!((image.len(), rays.len()), (96 * 64, 96 * 64));
+        let mut hits = 0;
+        for (i, (ray, got)) in rays.iter().zip(&image).enumerate() {
+            let want = mesh.cast(ray);
+            assert_eq!(
+                got.map(|h| h.triangle),
+                want.map(|h| h.triangle),
+                "{name}: pixel {i}"
+            );
+            // The GPU's ray is the CPU's within a few units in the last place.
+            let cpu = camera.ray_through_pixel(i as u32 % width, i as u32 / width, width, height);
+            assert_eq!(ray.origin, cpu.origin);
+            assert!((ray.dir - cpu.dir).abs().max_element() < 1e-6, "pixel {i}");
+            hits += usize::from(got.is_some());
+        }
+        assert!(hits > 500, "{name}: the camera sees the mesh ({hits} hits)");
+    }
+}
+
+#[test]
+fn deforming_meshes_refit_and_answer_as_the_cpu() {
+    let Some(gpu) = gpu() else { return };
+    let mesh = mesh_of(torus(1.0, 0.4, 32, 16));
+    let mut on_gpu = upload(gpu, &mesh);
+    for step in 1..4 {
+        let moved: Vec<[f32; 3]> = mesh
+            .tri_mesh()
+            .positions()
+            .iter()
+            .map(|p| {
+                (*p * (1.0 + 0.1 * step as f32) + Vec3::Y * p.x * 0.2 * step as f32).to_array()
+            })
+            .collect();
+        on_gpu.set_positions(&moved).expect("set_positions");
+        let rays = random_rays(on_gpu.mesh().bounds(), 800, step);
+        check(gpu, &on_gpu, &rays, &format!("deformed, step {step}"));
+    }
+    // The CPU mesh the upload was made from is untouched.
+    assert_eq!(
+        mesh.tri_mesh().positions()[0],
+        torus(1.0, 0.4, 32, 16).positions()[0]
+    );
+}
+
+#[test]
+fn empty_and_tiny_meshes_answer_as_the_cpu() {
+    let Some(gpu) = gpu() else { return };
+    let empty = Arc::new(Mesh::from_triangles(&[], &[]).expect("empty"));
+    let degenerate = Arc::new(
+        Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]], &[[0, 1, 2]])
+            .expect("needle"),
+    );
+    let single = Arc::new(
+        Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])
+            .expect("one"),
+    );
+    let huge = Arc::new(
+        Mesh::from_triangles(
+            &[[0.0; 3], [1e30, 0.0, 0.0], [0.0, 1e30, 0.0]],
+            &[[0, 1, 2]],
+        )
+        .expect("huge"),
+    );
+    let rays = random_rays(
+        meshcast::Aabb::new(Vec3::splat(-1.0), Vec3::splat(2.0)),
+        300,
+        9,
+    );
+    for (name, mesh) in [
+        ("empty", empty),
+        ("needle", degenerate),
+        ("one", single),
+        ("huge", huge),
+    ] {
+        let on_gpu = upload(gpu, &mesh);
+        check(gpu, &on_gpu, &rays, name);
+        let lists = on_gpu.cast_all_batch(&[]).expect("no rays");
+        assert!(lists.is_empty());
+        let image = on_gpu
+            .cast_camera(&Camera::framing(mesh.bounds(), 50.0, 1.0), 8, 8)
+            .expect("camera");
+        assert_eq!(image.len(), 64);
+    }
+}
+
+#[test]
+fn most_rays_are_answered_on_the_gpu() {
+    let Some(gpu) = gpu() else { return };
+    let mesh = Arc::new(Mesh::from_path(asset("stanford-bunny.obj")).expect("bunny"));
+    let on_gpu = upload(gpu, &mesh);
+    let rays = random_rays(mesh.bounds(), 20_000, 5);
+    on_gpu.cast_batch(&rays).expect("cast");
+    let stats = on_gpu.stats();
+    assert_eq!(stats.rays, 20_000);
+    // A few rays in ten thousand pass close enough to an edge to be left open.
+    assert!(stats.finished_on_cpu < 200, "{stats:?}");
+}
+
+#[test]
+fn hit_lists_longer_than_the_capacity_are_complete() {
+    let Some(gpu) = gpu() else { return };
+    // Twenty stacked squares: every ray down the stack hits forty triangles.
+    let mut positions = Vec::new();
+    let mut indices = Vec::new();
+    for layer in 0..20u32 {
+        let z = layer as f32 * 0.1;
+        let base = positions.len() as u32;
+        positions.extend([[0.0, 0.0, z], [1.0, 0.0, z], [1.0, 1.0, z], [0.0, 1.0, z]]);
+        indices.extend([[base, base + 1, base + 2], [base, base + 2, base + 3]]);
+    }
+    let mesh = Arc::new(Mesh::from_triangles(&positions, &indices).expect("stack"));
+    let mut on_gpu = upload(gpu, &mesh);
+    let rays: Vec<Ray> = (0..50)
+        .map(|i| Ray::new(Vec3::new(0.013 * i as f32 + 0.1, 0.31, 5.0), Vec3::NEG_Z))
+        .collect();
+    for capacity in [4, 20, 64] {
+        on_gpu.set_hit_capacity(capacity);
+        let lists = on_gpu.cast_all_batch(&rays).expect("lists");
+        for (ray, list) in rays.iter().zip(lists.iter()) {
+            let want: Vec<Hit> = mesh.cast_all(ray);
+            assert_eq!(list.len(), want.len());
+            assert_eq!(
+                list.iter().map(|h| h.triangle).collect::<Vec<_>>(),
+                want.iter().map(|h| h.triangle).collect::<Vec<_>>()
+            );
+        }
+    }
+}
