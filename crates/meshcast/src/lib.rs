@@ -163,6 +163,11 @@
 pub use glam;
 pub use meshcast_bvh as bvh;
 pub use meshcast_io as io;
+
+/// Ray queries on the GPU (the `gpu` feature): open a [`gpu::Gpu`], upload a mesh and cast
+/// batches or camera images there, with the CPU engine's answers. See [`meshcast_gpu`].
+#[cfg(feature = "gpu")]
+pub use meshcast_gpu as gpu;
 pub use meshcast_primitives as primitives;
 
 pub use meshcast_bvh::{BuildOptions, Bvh, BvhStats, Kernel, Parallel, Quality, TraversalCounts};
@@ -179,8 +184,8 @@ pub use meshcast_mesh::{
 };
 pub use meshcast_primitives::triangles_intersect;
 pub use meshcast_primitives::{
-    Aabb, Camera, ClipPlanes, DepthConvention, Frustum, Hit, Ray, RayHit, Sphere, Triangle,
-    Viewport, Volume,
+    Aabb, Camera, CameraFrame, ClipPlanes, DepthConvention, Frustum, Hit, Ray, RayHit, Sphere,
+    Triangle, Viewport, Volume,
 };
 
 /// The traits whose methods meshcast's types answer, to bring into scope at once:
