@@ -1,0 +1,166 @@
+//! `--gpu` on `info`, `cast` and `bench`: the GPU's answers are the CPU's, line for line.
+//!
+//! A test that needs a GPU adapter skips, saying why, where there is none, unless the
+//! environment variable `CI` is set: then it fails.
+
+mod support;
+
+use std::fmt::Write as _;
+
+use glam::Vec3;
+use meshcast::gpu::Gpu;
+use meshcast::{Camera, Mesh, MeshFiles, Ray};
+use meshcast_testkit::{asset, incoherent_rays};
+use support::{arg, assert_clean_failure, run_with_env, scratch, Run};
+
+/// The GPU, or `None` (with the reason printed) where there is none and `CI` is not set.
+fn gpu_or_skip(test: &str) -> Option<Gpu> {
+    match Gpu::new() {
+        Ok(gpu) => Some(gpu),
+        Err(err) if std::env::var_os("CI").is_some() => {
+            panic!("{test}: CI is set but there is no GPU adapter: {err}")
+        }
+        Err(err) => {
+            eprintln!("skipping {test}: {err}");
+            None
+        }
+    }
+}
+
+/// Runs `meshcast` in a runtime folder of its own: without one, some drivers (Mesa's
+/// Wayland client, probed by wgpu) print a warning to stderr.
+fn run_gpu(test: &str, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Run {
+    let runtime = scratch(&format!("{test}-runtime"));
+    let mut env = env.to_vec();
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        env.push(("XDG_RUNTIME_DIR", arg(&runtime)));
+    }
+    run_with_env(None, args, stdin, &env)
+}
+
+/// Rays as `cast` reads them, printed so they read back exactly.
+fn ray_lines(rays: &[Ray]) -> String {
+    let mut text = String::new();
+    for ray in rays {
+        let (o, d) = (ray.origin, ray.dir);
+        writeln!(text, "{} {} {}\t{} {} {}", o.x, o.y, o.z, d.x, d.y, d.z).unwrap();
+    }
+    text
+}
+
+/// Random rays at the mesh, camera rays (neighbours, many through shared edges' pixels),
+/// rays along a vertex's axes, a miss, and rays the GPU leaves to the CPU (a zero and a huge
+/// direction).
+fn test_rays(mesh: &Mesh) -> Vec<Ray> {
+    let mut rays = incoherent_rays(mesh.bounds(), 2000, 7);
+    let camera = Camera::framing(mesh.bounds(), 40.0, 1.0);
+    rays.extend(camera.pixel_rays(40, 40));
+    let vertex = mesh.tri_mesh().positions()[0];
+    for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+        rays.push(Ray::new(vertex - axis, axis));
+    }
+    rays.push(Ray::new(mesh.bounds().max + Vec3::splat(10.0), Vec3::X));
+    rays.push(Ray::new(Vec3::ZERO, Vec3::ZERO));
+    rays.push(Ray::new(mesh.bounds().min - Vec3::ONE, Vec3::splat(1e35)));
+    rays
+}
+
+#[test]
+fn cast_on_the_gpu_prints_the_cpus_lines() {
+    let test = "gpu-cast";
+    if gpu_or_skip(test).is_none() {
+        return;
+    }
+    let path = asset("cow.obj");
+    let mesh = Mesh::from_obj(&path).unwrap();
+    let input = ray_lines(&test_rays(&mesh));
+    let modes: [&[&str]; 5] = [
+        &[],
+        &["--any"],
+        &["--all"],
+        &["--t-min", "1.5", "--t-max", "1e9"],
+        &["--all", "--contacts", "tie-rule"],
+    ];
+    for extra in modes {
+        let mut args = vec!["cast", arg(&path), "--rays", "-"];
+        args.extend(extra);
+        let cpu = run_gpu(test, &args, input.as_bytes(), &[]);
+        args.push("--gpu");
+        let gpu = run_gpu(test, &args, input.as_bytes(), &[]);
+        assert!(cpu.success, "{extra:?}: {}", cpu.stderr);
+        assert!(gpu.success, "{extra:?} --gpu: {}", gpu.stderr);
+        assert!(cpu.stdout.contains("hit"), "{extra:?}: no hits");
+        assert_eq!(cpu.stdout.lines().count(), input.lines().count());
+        for (i, (c, g)) in cpu.stdout.lines().zip(gpu.stdout.lines()).enumerate() {
+            assert_eq!(c, g, "{extra:?}: ray {i}");
+        }
+        assert_eq!(cpu.stdout, gpu.stdout, "{extra:?}");
+    }
+}
+
+#[test]
+fn cast_on_the_gpu_streams_more_rays_than_one_chunk() {
+    let test = "gpu-stream";
+    if gpu_or_skip(test).is_none() {
+        return;
+    }
+    let path = asset("cow.obj");
+    let mesh = Mesh::from_obj(&path).unwrap();
+    // More than the 65536 lines that are read and answered at a time.
+    let input = ray_lines(&incoherent_rays(mesh.bounds(), 70_000, 5));
+    let args = ["cast", arg(&path), "--rays", "-"];
+    let cpu = run_gpu(test, &args, input.as_bytes(), &[]);
+    let gpu = run_gpu(
+        test,
+        &[&args[..], &["--gpu"]].concat(),
+        input.as_bytes(),
+        &[],
+    );
+    assert!(gpu.success, "{}", gpu.stderr);
+    assert_eq!(gpu.stdout.lines().count(), 70_000);
+    assert!(cpu.stdout == gpu.stdout, "the GPU's lines differ");
+}
+
+#[test]
+fn cast_on_the_gpu_refuses_what_it_cannot_answer() {
+    let test = "gpu-refuse";
+    let cow = asset("cow.obj");
+    let tie_rule = run_gpu(
+        test,
+        &[
+            "cast",
+            arg(&cow),
+            "--rays",
+            "-",
+            "--gpu",
+            "--contacts",
+            "tie-rule",
+        ],
+        b"0 0 5 0 0 -1\n",
+        &[],
+    );
+    assert_clean_failure(&tie_rule, "--contacts tie-rule");
+    if gpu_or_skip(test).is_none() {
+        return;
+    }
+    let scene = asset("gltf/Box.gltf");
+    let out = run_gpu(
+        test,
+        &["cast", arg(&scene), "--rays", "-", "--gpu"],
+        b"0 0 5 0 0 -1\n",
+        &[],
+    );
+    assert_clean_failure(&out, "glTF scene");
+}
+
+#[test]
+fn no_adapter_is_one_error_line() {
+    let test = "gpu-none";
+    let cow = asset("cow.obj");
+    let none = [("MESHCAST_GPU", "no adapter is called this")];
+    let commands: [&[&str]; 1] = [&["cast", arg(&cow), "--rays", "-", "--gpu"]];
+    for args in commands {
+        let out = run_gpu(test, args, b"0 0 5 0 0 -1\n", &none);
+        assert_clean_failure(&out, "no GPU adapter");
+    }
+}
