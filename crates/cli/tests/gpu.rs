@@ -154,11 +154,58 @@ fn cast_on_the_gpu_refuses_what_it_cannot_answer() {
 }
 
 #[test]
+fn info_names_the_adapter_and_the_meshs_gpu_memory() {
+    let test = "gpu-info";
+    let Some(gpu) = gpu_or_skip(test) else {
+        return;
+    };
+    let alone = run_gpu(test, &["info", "--gpu"], b"", &[]);
+    assert!(alone.success, "{}", alone.stderr);
+    let lines: Vec<&str> = alone.stdout.lines().collect();
+    assert_eq!(lines[0], format!("gpu            {}", gpu.adapter()));
+    let adapters: Vec<String> = Gpu::adapters().iter().map(|a| a.to_string()).collect();
+    let listed: Vec<&str> = lines[1..]
+        .iter()
+        .map(|line| line.strip_prefix("gpu adapter    ").expect(line))
+        .collect();
+    assert_eq!(listed, adapters);
+    assert!(adapters.contains(&gpu.adapter().to_string()));
+
+    let path = asset("cow.obj");
+    let mesh = Mesh::from_obj(&path).unwrap();
+    let triangles = mesh.triangle_count();
+    let bytes = gpu.upload(mesh).unwrap().gpu_bytes();
+    let with_mesh = run_gpu(test, &["info", "--gpu", arg(&path)], b"", &[]);
+    assert!(with_mesh.success, "{}", with_mesh.stderr);
+    let value = |key: &str| {
+        with_mesh
+            .stdout
+            .lines()
+            .find_map(|line| line.strip_prefix(key))
+            .map(|rest| rest.trim().to_owned())
+            .unwrap_or_else(|| panic!("no {key} in {}", with_mesh.stdout))
+    };
+    assert_eq!(value("triangles"), triangles.to_string());
+    assert_eq!(
+        value("gpu memory"),
+        format!(
+            "{bytes} bytes ({:.1} bytes per triangle, nodes and leaf triangles)",
+            bytes as f64 / triangles as f64
+        )
+    );
+    assert!(value("gpu upload").ends_with(" ms"));
+}
+
+#[test]
 fn no_adapter_is_one_error_line() {
     let test = "gpu-none";
     let cow = asset("cow.obj");
     let none = [("MESHCAST_GPU", "no adapter is called this")];
-    let commands: [&[&str]; 1] = [&["cast", arg(&cow), "--rays", "-", "--gpu"]];
+    let commands: [&[&str]; 3] = [
+        &["info", "--gpu"],
+        &["info", "--gpu", arg(&cow)],
+        &["cast", arg(&cow), "--rays", "-", "--gpu"],
+    ];
     for args in commands {
         let out = run_gpu(test, args, b"0 0 5 0 0 -1\n", &none);
         assert_clean_failure(&out, "no GPU adapter");
