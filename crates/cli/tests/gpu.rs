@@ -201,13 +201,134 @@ fn no_adapter_is_one_error_line() {
     let test = "gpu-none";
     let cow = asset("cow.obj");
     let none = [("MESHCAST_GPU", "no adapter is called this")];
-    let commands: [&[&str]; 3] = [
+    let commands: [&[&str]; 4] = [
         &["info", "--gpu"],
         &["info", "--gpu", arg(&cow)],
         &["cast", arg(&cow), "--rays", "-", "--gpu"],
+        &["bench", arg(&cow), "--rays", "100", "--runs", "1", "--gpu"],
     ];
     for args in commands {
         let out = run_gpu(test, args, b"0 0 5 0 0 -1\n", &none);
         assert_clean_failure(&out, "no GPU adapter");
     }
+}
+
+#[test]
+fn bench_on_the_gpu_reports_every_figure_with_the_cpus_hits() {
+    let test = "gpu-bench";
+    let Some(gpu) = gpu_or_skip(test) else {
+        return;
+    };
+    let cow = asset("cow.obj");
+    let args = [
+        "bench",
+        arg(&cow),
+        "--rays",
+        "2000",
+        "--runs",
+        "2",
+        "--threads",
+        "2",
+        "--gpu",
+    ];
+    let out = run_gpu(test, &[&args[..], &["--json"]].concat(), b"", &[]);
+    assert!(out.success, "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("valid JSON");
+    assert_eq!(doc["gpu_adapter"], gpu.adapter().to_string());
+    let mesh = &doc["meshes"][0];
+    let on_gpu = &mesh["gpu"];
+    for key in ["upload_ms", "gpu_bytes", "gpu_bytes_per_triangle"] {
+        assert!(
+            on_gpu[key].as_f64().is_some_and(|v| v > 0.0),
+            "{key}: {on_gpu}"
+        );
+    }
+    let figures = on_gpu["throughput"].as_array().unwrap();
+    let named: Vec<String> = figures
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}",
+                f["rays"].as_str().unwrap(),
+                f["query"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [
+            "coherent closest",
+            "coherent any",
+            "incoherent closest",
+            "incoherent any",
+            "camera closest"
+        ]
+    );
+    for figure in figures {
+        for key in ["kernel_mrays_per_s", "end_to_end_mrays_per_s"] {
+            assert!(
+                figure[key].as_f64().is_some_and(|v| v > 0.0),
+                "{key}: {figure}"
+            );
+        }
+        let count = figure["count"].as_u64().unwrap();
+        assert!(figure["hits"].as_u64().is_some_and(|h| h > 0), "{figure}");
+        assert!(
+            figure["finished_on_cpu"]
+                .as_u64()
+                .is_some_and(|n| n <= count),
+            "{figure}"
+        );
+        if figure["rays"] == "camera" {
+            continue;
+        }
+        // The same rays as the CPU's batch figures, and the same answers.
+        let cpu = mesh["throughput"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| {
+                f["rays"] == figure["rays"]
+                    && f["query"] == figure["query"]
+                    && f["method"] == "batch"
+            })
+            .unwrap();
+        assert_eq!(cpu["count"], figure["count"], "{figure}");
+        assert_eq!(cpu["hits"], figure["hits"], "{figure}");
+    }
+
+    let table = run_gpu(test, &args, b"", &[]);
+    assert!(table.success, "{}", table.stderr);
+    assert!(
+        table
+            .stdout
+            .contains(&format!("  gpu    {}", gpu.adapter())),
+        "{}",
+        table.stdout
+    );
+    let header = table
+        .stdout
+        .lines()
+        .position(|line| line.trim_start().starts_with("GPU Mrays/s"))
+        .expect("a GPU table");
+    let rows: Vec<&str> = table.stdout.lines().skip(header + 1).collect();
+    assert_eq!(rows.len(), 5, "{}", table.stdout);
+    assert!(rows[4].trim_start().starts_with("camera"), "{}", rows[4]);
+}
+
+#[test]
+fn bench_on_the_gpu_refuses_the_transform_leaf_test() {
+    let out = run_gpu(
+        "gpu-transform",
+        &[
+            "bench",
+            arg(&asset("cow.obj")),
+            "--leaf-test",
+            "transform",
+            "--gpu",
+        ],
+        b"",
+        &[],
+    );
+    assert_clean_failure(&out, "watertight");
 }
