@@ -5,9 +5,11 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+use meshcast::gpu::{Gpu, GpuMesh, GpuQuery};
 use meshcast::{Camera, Kernel, LeafTest, Mesh, Quality, Ray, RayQueries, TraversalCounts};
 use meshcast_testkit::incoherent_rays;
 use rayon::prelude::*;
@@ -27,7 +29,7 @@ const INCOHERENT_SEED: u64 = 0x6d65_7368;
 /// Measure load and build time and rays per second (closest and any hit; camera and random
 /// rays; one ray at a time and as one batch, which traces coherent rays as packets; one
 /// thread and all threads). The build runs on the "all threads" pool, so `--threads 1`
-/// times a one-thread build.
+/// times a one-thread build. `--gpu` measures the same rays on the GPU too.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Mesh files (OBJ, glTF, PLY, STL; a glTF scene flattened into one mesh).
@@ -75,6 +77,14 @@ pub struct Args {
     /// separate, untimed pass: the timed queries count nothing).
     #[arg(long)]
     counters: bool,
+
+    /// Also measure on the GPU (the best adapter, or the first named like the MESHCAST_GPU
+    /// environment variable): the upload, and the closest and any hit of the same rays, plus
+    /// a camera image whose rays the GPU makes; kernel time (rays already on the GPU, best of
+    /// `--runs`) and end to end (rays from the host, answers read back, open rays finished on
+    /// the CPU's "all threads" pool; median).
+    #[arg(long)]
+    gpu: bool,
 }
 
 /// The steps of [`Quality`], as the command line spells them.
@@ -220,6 +230,45 @@ struct Throughput {
     time: Duration,
 }
 
+/// The rays of a GPU figure: a host ray set, or a camera whose rays the GPU makes.
+#[derive(Clone, Copy, Debug)]
+enum GpuRays {
+    Host(RaySet),
+    Camera,
+}
+
+impl GpuRays {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Host(set) => set.name(),
+            Self::Camera => "camera",
+        }
+    }
+}
+
+/// One GPU throughput figure.
+struct GpuThroughput {
+    rays: GpuRays,
+    query: Query,
+    count: usize,
+    hits: usize,
+    /// Rays of one end-to-end run that the GPU left open and the CPU answered.
+    finished_on_cpu: u64,
+    /// The kernel alone, rays already on the GPU: the best of the runs.
+    kernel: Duration,
+    /// From host rays to answers on the host, upload, readback and CPU finishing included:
+    /// the median of the runs.
+    end_to_end: Duration,
+}
+
+/// Everything measured on the GPU for one mesh.
+struct GpuBench {
+    /// From the CPU mesh to its first answer on the GPU: the copy is complete.
+    upload_time: Duration,
+    bytes: u64,
+    throughput: Vec<GpuThroughput>,
+}
+
 /// Everything measured on one mesh.
 struct MeshBench {
     path: PathBuf,
@@ -233,6 +282,7 @@ struct MeshBench {
     kernel: Kernel,
     throughput: Vec<Throughput>,
     visits: Vec<Visits>,
+    gpu: Option<GpuBench>,
 }
 
 pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
@@ -250,17 +300,34 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         })
         .collect::<Result<Vec<_>>>()?;
     let runs = args.runs as usize;
-    // Load, build, and 16 throughput figures: 2 ray sets x 2 methods x 2 queries x 2 pools.
-    let mut progress = Progress::new(args.meshes.len() as u64 * 18);
+    let gpu = if args.gpu {
+        if args.leaf_test != LeafTestChoice::Watertight {
+            bail!("--gpu runs the watertight leaf test; leave out --leaf-test or --gpu");
+        }
+        Some(Gpu::new()?)
+    } else {
+        None
+    };
+    // Load, build, and 16 throughput figures: 2 ray sets x 2 methods x 2 queries x 2 pools;
+    // on the GPU the upload and 5 figures.
+    let steps = if gpu.is_some() { 24 } else { 18 };
+    let mut progress = Progress::new(args.meshes.len() as u64 * steps);
     let mut results = Vec::new();
     for path in &args.meshes {
-        results.push(bench_mesh(path, args, &pools, runs, &mut progress)?);
+        results.push(bench_mesh(
+            path,
+            args,
+            &pools,
+            gpu.as_ref(),
+            runs,
+            &mut progress,
+        )?);
     }
     drop(progress);
     if args.json {
-        write_json(out, args, threads, &results)
+        write_json(out, args, threads, gpu.as_ref(), &results)
     } else {
-        write_table(out, args, threads, &results)
+        write_table(out, args, threads, gpu.as_ref(), &results)
     }
 }
 
@@ -268,6 +335,7 @@ fn bench_mesh(
     path: &Path,
     args: &Args,
     pools: &[rayon::ThreadPool],
+    gpu: Option<&Gpu>,
     runs: usize,
     progress: &mut Progress,
 ) -> Result<MeshBench> {
@@ -364,6 +432,26 @@ fn bench_mesh(
             }
         }
     }
+    let mesh = Arc::new(mesh);
+    let gpu = match gpu {
+        Some(gpu) => {
+            let pool = pools.last().context("no thread pool")?;
+            let camera_image = (&camera, width, height);
+            let measured = bench_gpu(
+                gpu,
+                &mesh,
+                &ray_sets,
+                camera_image,
+                pool,
+                runs,
+                &name,
+                progress,
+            )
+            .with_context(|| format!("measuring {name} on {}", gpu.adapter().name))?;
+            Some(measured)
+        }
+        None => None,
+    };
     let stats = mesh.bvh().stats();
     Ok(MeshBench {
         path: path.to_path_buf(),
@@ -378,6 +466,107 @@ fn bench_mesh(
         kernel: mesh.kernel(),
         throughput,
         visits,
+        gpu,
+    })
+}
+
+/// The upload, then the closest and any hit of each ray set and a camera image on the GPU.
+#[allow(clippy::too_many_arguments)]
+fn bench_gpu(
+    gpu: &Gpu,
+    mesh: &Arc<Mesh>,
+    ray_sets: &[(RaySet, Vec<Ray>)],
+    (camera, width, height): (&Camera, u32, u32),
+    pool: &rayon::ThreadPool,
+    runs: usize,
+    name: &str,
+    progress: &mut Progress,
+) -> Result<GpuBench> {
+    progress.step(format!("{name}: GPU upload"));
+    // wgpu may finish the copy at the next submission: one ray's answer waits for it.
+    let first_ray = ray_sets
+        .first()
+        .map_or(&[][..], |(_, rays)| &rays[..rays.len().min(1)]);
+    let (on_gpu, upload_time) = median(runs, || -> Result<GpuMesh> {
+        let on_gpu = gpu.upload(Arc::clone(mesh))?;
+        on_gpu.cast_batch(first_ray)?;
+        Ok(on_gpu)
+    });
+    let on_gpu = on_gpu?;
+    progress.done();
+
+    let mut throughput = Vec::new();
+    let mut measure = |rays: GpuRays,
+                       query: Query,
+                       count: usize,
+                       kernel: &dyn Fn() -> Result<Duration>,
+                       answer: &(dyn Fn() -> Result<usize> + Sync)|
+     -> Result<()> {
+        progress.step(format!("{name}: GPU {} {}", rays.name(), query.name()));
+        let kernel = kernel()?;
+        let before = on_gpu.stats().finished_on_cpu;
+        let (hits, end_to_end) = median(runs, || pool.install(answer));
+        let finished_on_cpu = (on_gpu.stats().finished_on_cpu - before) / runs.max(1) as u64;
+        throughput.push(GpuThroughput {
+            rays,
+            query,
+            count,
+            hits: hits?,
+            finished_on_cpu,
+            kernel,
+            end_to_end,
+        });
+        progress.done();
+        Ok(())
+    };
+    for (set, rays) in ray_sets {
+        for query in [Query::Closest, Query::Any] {
+            let gpu_query = match query {
+                Query::Closest => GpuQuery::Closest,
+                Query::Any => GpuQuery::Any,
+            };
+            measure(
+                GpuRays::Host(*set),
+                query,
+                rays.len(),
+                &|| {
+                    let resident = on_gpu.resident_rays(rays, gpu_query)?;
+                    Ok(on_gpu.time(&resident, gpu_query, runs)?)
+                },
+                &|| gpu_hits(&on_gpu, rays, query),
+            )?;
+        }
+    }
+    measure(
+        GpuRays::Camera,
+        Query::Closest,
+        width as usize * height as usize,
+        &|| {
+            let resident = on_gpu.resident_camera(camera, width, height)?;
+            Ok(on_gpu.time(&resident, GpuQuery::Closest, runs)?)
+        },
+        &|| {
+            let hits = on_gpu.cast_camera(camera, width, height)?;
+            Ok(hits.iter().flatten().count())
+        },
+    )?;
+    Ok(GpuBench {
+        upload_time,
+        bytes: on_gpu.gpu_bytes(),
+        throughput,
+    })
+}
+
+/// Answers every ray on the GPU, the open ones finished in the current rayon pool, and
+/// counts the hits.
+fn gpu_hits(on_gpu: &GpuMesh, rays: &[Ray], query: Query) -> Result<usize> {
+    Ok(match query {
+        Query::Closest => on_gpu.cast_batch(rays)?.iter().flatten().count(),
+        Query::Any => on_gpu
+            .occluded_batch(rays)?
+            .iter()
+            .filter(|&&hit| hit)
+            .count(),
     })
 }
 
@@ -435,6 +624,7 @@ fn write_table(
     out: &mut impl Write,
     args: &Args,
     threads: usize,
+    gpu: Option<&Gpu>,
     results: &[MeshBench],
 ) -> Result<()> {
     for (i, bench) in results.iter().enumerate() {
@@ -498,6 +688,49 @@ fn write_table(
                 )?;
             }
         }
+        if let (Some(gpu), Some(measured)) = (gpu, &bench.gpu) {
+            write_gpu_table(out, gpu, bench.triangles, measured)?;
+        }
+    }
+    Ok(())
+}
+
+/// The GPU lines of one mesh's table.
+fn write_gpu_table(
+    out: &mut impl Write,
+    gpu: &Gpu,
+    triangles: usize,
+    measured: &GpuBench,
+) -> Result<()> {
+    writeln!(out, "  gpu    {}", gpu.adapter())?;
+    writeln!(
+        out,
+        "  upload {:9.2} ms  {} bytes on the GPU, {:.1} bytes/triangle",
+        ms(measured.upload_time),
+        measured.bytes,
+        measured.bytes as f64 / triangles.max(1) as f64
+    )?;
+    writeln!(
+        out,
+        "  {:<30} {:>10} {:>11} {:>8} {:>6} {:>7}",
+        "GPU Mrays/s", "kernel", "end-to-end", "rays", "hit", "on CPU"
+    )?;
+    for t in &measured.throughput {
+        let query = match t.rays {
+            GpuRays::Camera => format!("{} (GPU rays)", t.query.name()),
+            GpuRays::Host(_) => t.query.name().to_owned(),
+        };
+        writeln!(
+            out,
+            "  {:<11} {:<18} {:>10.2} {:>11.2} {:>8} {:>5.1}% {:>7}",
+            t.rays.name(),
+            query,
+            millions_per_second(t.count, t.kernel),
+            millions_per_second(t.count, t.end_to_end),
+            t.count,
+            100.0 * t.hits as f64 / t.count.max(1) as f64,
+            t.finished_on_cpu,
+        )?;
     }
     Ok(())
 }
@@ -506,6 +739,7 @@ fn write_json(
     out: &mut impl Write,
     args: &Args,
     threads: usize,
+    gpu: Option<&Gpu>,
     results: &[MeshBench],
 ) -> Result<()> {
     let meshes: Vec<_> = results
@@ -540,7 +774,7 @@ fn write_json(
                     })
                 })
                 .collect();
-            json!({
+            let mut mesh = json!({
                 "path": bench.path.display().to_string(),
                 "kernel": bench.kernel.name(),
                 "triangles": bench.triangles,
@@ -553,10 +787,14 @@ fn write_json(
                 "bvh_bytes_per_triangle": bench.bvh_bytes_per_triangle,
                 "throughput": throughput,
                 "counters": visits,
-            })
+            });
+            if let Some(measured) = &bench.gpu {
+                mesh["gpu"] = gpu_json(bench.triangles, measured);
+            }
+            mesh
         })
         .collect();
-    let document = json!({
+    let mut document = json!({
         "subdivide": args.subdivide,
         "leaf_test": args.leaf_test.name(),
         "runs": args.runs,
@@ -564,7 +802,37 @@ fn write_json(
         "threads": threads,
         "meshes": meshes,
     });
+    if let Some(gpu) = gpu {
+        document["gpu_adapter"] = json!(gpu.adapter().to_string());
+    }
     serde_json::to_writer_pretty(&mut *out, &document)?;
     writeln!(out)?;
     Ok(())
+}
+
+/// One mesh's GPU figures in JSON.
+fn gpu_json(triangles: usize, measured: &GpuBench) -> serde_json::Value {
+    let throughput: Vec<_> = measured
+        .throughput
+        .iter()
+        .map(|t| {
+            json!({
+                "rays": t.rays.name(),
+                "query": t.query.name(),
+                "count": t.count,
+                "hits": t.hits,
+                "finished_on_cpu": t.finished_on_cpu,
+                "kernel_best_ms": ms(t.kernel),
+                "kernel_mrays_per_s": millions_per_second(t.count, t.kernel),
+                "end_to_end_median_ms": ms(t.end_to_end),
+                "end_to_end_mrays_per_s": millions_per_second(t.count, t.end_to_end),
+            })
+        })
+        .collect();
+    json!({
+        "upload_ms": ms(measured.upload_time),
+        "gpu_bytes": measured.bytes,
+        "gpu_bytes_per_triangle": measured.bytes as f64 / triangles.max(1) as f64,
+        "throughput": throughput,
+    })
 }

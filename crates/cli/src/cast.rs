@@ -2,9 +2,11 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use anyhow::Result;
-use meshcast::{Contacts, QueryOptions, Ray};
+use anyhow::{bail, Result};
+use meshcast::gpu::{Gpu, GpuMesh};
+use meshcast::{Contacts, Hit, Mesh, QueryOptions, Ray};
 use meshcast_cli::input::LineReader;
 use meshcast_cli::rays;
 
@@ -17,6 +19,7 @@ use crate::target::Target;
 /// Prints `hit T TRIANGLE U V` or `miss` for the closest hit, in input order; blank lines and
 /// lines starting with `#` are skipped. T is in units of the ray's direction. A glTF file is
 /// a scene of instances: each hit also gives the instance, last (`hit T TRIANGLE U V INSTANCE`).
+/// `--gpu` answers on the GPU, with the same lines.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The mesh file (OBJ, glTF, PLY, STL); a glTF file's nodes make a scene.
@@ -47,6 +50,12 @@ pub struct Args {
     /// hit; `--all` counts each crossing once either way)
     #[arg(long, value_enum, default_value_t = ContactsArg::Hit)]
     contacts: ContactsArg,
+
+    /// Answer on the GPU: the same lines, the rays the GPU's rounding leaves open finished on
+    /// the CPU. Takes the best adapter, or the first named like the MESHCAST_GPU environment
+    /// variable; not for glTF scenes or `--contacts tie-rule`.
+    #[arg(long)]
+    gpu: bool,
 }
 
 /// `--contacts`: the library's [`Contacts`].
@@ -84,6 +93,21 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
     };
     let options = QueryOptions::new().with_contacts(args.contacts.into());
     let reader = LineReader::open(&args.rays, "rays", |line| rays::parse_ray(line, range))?;
+    if args.gpu {
+        if args.contacts == ContactsArg::TieRule && !matches!(query, Query::All) {
+            bail!("--contacts tie-rule is answered on the CPU only; leave out --gpu");
+        }
+        let gpu = Gpu::new()?;
+        let mesh = match loading::load_target(&args.mesh)? {
+            Loaded::Mesh(mesh) => Arc::<Mesh>::from(mesh),
+            Loaded::Scene(_) => bail!(
+                "--gpu casts on one mesh; {} is a glTF scene of instances (leave out --gpu)",
+                args.mesh.display()
+            ),
+        };
+        let on_gpu = gpu.upload(mesh)?;
+        return reader.try_answer_each(out, |rays| answer_on_gpu(&on_gpu, rays, query));
+    }
     match loading::load_target(&args.mesh)? {
         Loaded::Mesh(mesh) => {
             reader.answer_each(out, |rays| answer(mesh.as_ref(), rays, query, &options))
@@ -110,4 +134,22 @@ fn answer<T: Target>(mesh: &T, rays: &[Ray], query: Query, options: &QueryOption
             lines(&each, |text, hits| output::all(text, hits))
         }
     }
+}
+
+/// The answer lines for `rays` from the GPU: the same queries, so the same lines as
+/// [`answer`] on the mesh.
+fn answer_on_gpu(mesh: &GpuMesh, rays: &[Ray], query: Query) -> Result<Vec<String>> {
+    Ok(match query {
+        Query::Closest => lines(&mesh.cast_batch(rays)?, |text, hit| {
+            output::closest(text, hit.as_ref())
+        }),
+        Query::Any => lines(&mesh.occluded_batch(rays)?, |text, &hit| {
+            output::any(text, hit)
+        }),
+        Query::All => {
+            let lists = mesh.cast_all_batch(rays)?;
+            let each: Vec<&[Hit]> = lists.iter().collect();
+            lines(&each, |text, hits| output::all(text, hits))
+        }
+    })
 }

@@ -1,34 +1,57 @@
-//! `meshcast info`: what a mesh holds and what its BVH costs.
+//! `meshcast info`: what a mesh holds and what its BVH costs, and with `--gpu` the GPU
+//! adapters and what the mesh takes on the GPU.
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Result;
+use meshcast::gpu::Gpu;
+use meshcast::{LeafTest, Mesh};
 
 use crate::loading;
-use crate::timing::{millions_per_second, ms};
+use crate::timing::{millions_per_second, ms, timed};
 
 /// Print counts, bounds, load and build times, memory and BVH statistics of each mesh.
+///
+/// With `--gpu`, first the GPU adapter in use and every adapter found, then for each mesh
+/// its GPU memory and upload time.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Mesh files (OBJ, glTF, PLY, STL; a glTF scene flattened into one mesh), or cache files
     /// from `meshcast build`.
-    #[arg(value_name = "MESH", required = true)]
+    #[arg(value_name = "MESH", required_unless_present = "gpu")]
     meshes: Vec<PathBuf>,
+
+    /// Name the GPU adapter in use (the best one, or the first named like the MESHCAST_GPU
+    /// environment variable) and every adapter found, and upload each mesh to it.
+    #[arg(long)]
+    gpu: bool,
 }
 
-/// Prints one block per mesh, blocks separated by a blank line.
+/// Prints the GPU block with `--gpu`, then one block per mesh, blocks separated by a blank
+/// line.
 pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
+    let gpu = if args.gpu {
+        let gpu = Gpu::new()?;
+        writeln!(out, "gpu            {}", gpu.adapter())?;
+        for adapter in Gpu::adapters() {
+            writeln!(out, "gpu adapter    {adapter}")?;
+        }
+        Some(gpu)
+    } else {
+        None
+    };
     for (i, path) in args.meshes.iter().enumerate() {
         let loaded = loading::load(path)?;
-        let mesh = &loaded.mesh;
+        let mesh = Arc::new(loaded.mesh);
         let tri_mesh = mesh.tri_mesh();
         let stats = mesh.bvh().stats();
         let bounds = mesh.bounds();
         let triangles = tri_mesh.triangle_count();
         let groups = tri_mesh.group_names();
 
-        if i > 0 {
+        if i > 0 || gpu.is_some() {
             writeln!(out)?;
         }
         writeln!(out, "mesh           {}", path.display())?;
@@ -97,6 +120,23 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
             mesh.acceleration_bytes(),
             mesh.acceleration_bytes() as f64 / triangles.max(1) as f64
         )?;
+        if let Some(gpu) = &gpu {
+            // The GPU runs the watertight test; a cache may hold leaves for another, which
+            // does not change the GPU's layout.
+            let watertight = if mesh.leaf_test() == LeafTest::Watertight {
+                Arc::clone(&mesh)
+            } else {
+                Arc::new(Mesh::clone(&mesh).with_leaf_test(LeafTest::Watertight))
+            };
+            let (on_gpu, upload_time) = timed(|| gpu.upload(watertight));
+            let bytes = on_gpu?.gpu_bytes();
+            writeln!(
+                out,
+                "gpu memory     {bytes} bytes ({:.1} bytes per triangle, nodes and leaf triangles)",
+                bytes as f64 / triangles.max(1) as f64
+            )?;
+            writeln!(out, "gpu upload     {:.2} ms", ms(upload_time))?;
+        }
     }
     Ok(())
 }

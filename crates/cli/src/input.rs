@@ -210,12 +210,25 @@ where
     /// # Errors
     /// The first bad line's error, or a failure to write.
     pub fn answer_each(
-        mut self,
+        self,
         out: &mut impl Write,
         answer: impl Fn(&[T]) -> Vec<String>,
     ) -> Result<()> {
+        self.try_answer_each(out, |items| Ok(answer(items)))
+    }
+
+    /// [`LineReader::answer_each`] with answers that can fail (a GPU that fails): the first
+    /// failure ends the run, after the answers of the chunks before it.
+    ///
+    /// # Errors
+    /// The first bad line's error, `answer`'s first error, or a failure to write.
+    pub fn try_answer_each(
+        mut self,
+        out: &mut impl Write,
+        answer: impl Fn(&[T]) -> Result<Vec<String>>,
+    ) -> Result<()> {
         while let Some(chunk) = self.next_chunk() {
-            for text in answer(&chunk.items) {
+            for text in answer(&chunk.items)? {
                 out.write_all(text.as_bytes())?;
             }
             if let Some(err) = chunk.error {

@@ -34,8 +34,14 @@ impl From<Output> for Run {
 
 /// Runs `meshcast` with `args` in `dir` (or the crate folder), feeding `stdin`.
 pub fn run_in(dir: Option<&Path>, args: &[&str], stdin: &[u8]) -> Run {
+    run_with_env(dir, args, stdin, &[])
+}
+
+/// [`run_in`] with environment variables set for the run.
+pub fn run_with_env(dir: Option<&Path>, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_meshcast"));
     command
+        .envs(env.iter().copied())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
