@@ -81,7 +81,7 @@ pub fn upload(
         Ok::<_, PyErr>(Resident::new(mesh))
     })?;
     Ok(GpuMesh {
-        state: RwLock::new(resident),
+        state: RwLock::new(Arc::new(resident)),
     })
 }
 
@@ -133,15 +133,25 @@ fn only_contacts(contacts: bool) -> PyResult<()> {
 
 /// A mesh on the GPU, made by `Mesh.to_gpu()`: the ray queries of `Mesh` (`cast_rays`,
 /// `test_occlusions`, `count_intersections`, `list_intersections`) with the same arguments
-/// and the same answers, array for array and bit for bit. The GPU traces the rays; the few
-/// it cannot decide exactly (through or next to an edge or a vertex) are finished by the
-/// CPU engine, on every core or `threads` threads. The GIL is released meanwhile.
+/// and the same answers: the same keys, dtypes and shapes, triangles, counts and hit lists.
+/// `t_hit` and `primitive_uvs` are the shader's: the CPU's bit for bit where the driver
+/// rounds as the CPU does (llvmpipe), within a few units in the last place where it fuses
+/// multiply-adds. The GPU traces the rays; the few it cannot decide exactly (through or next
+/// to an edge or a vertex) are finished by the CPU engine, on every core or `threads`
+/// threads. The GIL is released meanwhile.
 #[pyclass(frozen, module = "meshcast")]
 pub struct GpuMesh {
-    state: RwLock<Resident>,
+    /// The mesh as it is now: each query takes the one of its start (as a `Mesh` does), so
+    /// that no lock is held while the GPU and the thread pool work.
+    state: RwLock<Arc<Resident>>,
 }
 
 impl GpuMesh {
+    /// The mesh as it is now.
+    fn current(&self) -> Arc<Resident> {
+        Arc::clone(&self.state.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
     /// Runs `work` on the mesh with the GIL released, on the pool of `threads` threads
     /// (where the CPU finishes the open rays).
     fn run<T: Send>(
@@ -150,10 +160,8 @@ impl GpuMesh {
         threads: Option<i64>,
         work: impl FnOnce(&Resident) -> PyResult<T> + Send,
     ) -> PyResult<T> {
-        threads::run(py, threads, || {
-            let resident = self.state.read().unwrap_or_else(PoisonError::into_inner);
-            work(&resident)
-        })
+        let resident = self.current();
+        threads::run(py, threads, || work(&resident))
     }
 }
 
@@ -316,8 +324,9 @@ impl GpuMesh {
 
     /// Moves the vertices to `vertices`, an `(N, 3)` array of one position per vertex, as
     /// `Mesh.set_positions`: the tree is refitted on the CPU and the GPU's copy rewritten.
-    /// The `Mesh` this was made from keeps its positions. Positions that are not one per
-    /// vertex, or not finite, raise `MeshcastError` and leave the mesh as it was.
+    /// The `Mesh` this was made from keeps its positions, and queries already running finish
+    /// on the old ones. Positions that are not one per vertex, or not finite, raise
+    /// `MeshcastError` and leave the mesh as it was.
     fn set_positions(&self, py: Python<'_>, vertices: &Bound<'_, PyAny>) -> PyResult<()> {
         let rows = Rows::new(vertices, "vertices", 3)?;
         if rows.leading.len() != 1 {
@@ -329,12 +338,25 @@ impl GpuMesh {
         let view = rows.view();
         threads::run(py, None, || {
             let positions = view.map_rows(|row: [f32; 3]| row);
-            let mut resident = self.state.write().unwrap_or_else(PoisonError::into_inner);
-            resident
-                .mesh
-                .set_positions(&positions)
-                .map_err(crate::to_py)?;
-            resident.normals = OnceLock::new();
+            let mut now = self.state.write().unwrap_or_else(PoisonError::into_inner);
+            match Arc::get_mut(&mut now) {
+                // No query holds the mesh: refit it and rewrite the GPU's copy in place.
+                Some(resident) => {
+                    resident
+                        .mesh
+                        .set_positions(&positions)
+                        .map_err(crate::to_py)?;
+                    resident.normals = OnceLock::new();
+                }
+                // Queries hold it: they keep it, and a refit copy, uploaded anew, takes its
+                // place.
+                None => {
+                    let mut mesh = meshcast::Mesh::clone(now.mesh.mesh());
+                    mesh.set_positions(&positions).map_err(crate::to_py)?;
+                    let mesh = now.mesh.gpu().upload(mesh).map_err(crate::to_py)?;
+                    *now = Arc::new(Resident::new(mesh));
+                }
+            }
             Ok(())
         })
     }
@@ -342,25 +364,21 @@ impl GpuMesh {
     /// The name of the GPU adapter the mesh lives on (as `gpu_adapters()` lists it).
     #[getter]
     fn adapter(&self) -> String {
-        let resident = self.state.read().unwrap_or_else(PoisonError::into_inner);
-        resident.mesh.gpu().adapter().name.clone()
+        self.current().mesh.gpu().adapter().name.clone()
     }
 
     /// Bytes of GPU memory the mesh takes.
     #[getter]
     fn gpu_bytes(&self) -> u64 {
-        let resident = self.state.read().unwrap_or_else(PoisonError::into_inner);
-        resident.mesh.gpu_bytes()
+        self.current().mesh.gpu_bytes()
     }
 
-    /// `{"rays": ..., "finished_on_cpu": ...}`: the rays asked since the upload and those
-    /// the CPU answered (the GPU's rounding left them open).
+    /// `{"rays": ..., "finished_on_cpu": ...}`: the rays asked since the upload (or since
+    /// a `set_positions` that met running queries, which uploads anew) and those the CPU
+    /// answered (the GPU's rounding left them open).
     #[getter]
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let stats = {
-            let resident = self.state.read().unwrap_or_else(PoisonError::into_inner);
-            resident.mesh.stats()
-        };
+        let stats = self.current().mesh.stats();
         let dict = PyDict::new(py);
         dict.set_item("rays", stats.rays)?;
         dict.set_item("finished_on_cpu", stats.finished_on_cpu)?;
@@ -369,15 +387,11 @@ impl GpuMesh {
 
     /// The mesh as it is now, on the CPU (a `Mesh` sharing it, not a copy).
     fn to_cpu<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, Mesh>> {
-        let mesh = {
-            let resident = self.state.read().unwrap_or_else(PoisonError::into_inner);
-            Arc::clone(resident.mesh.mesh())
-        };
-        Mesh::object(py, mesh)
+        Mesh::object(py, Arc::clone(self.current().mesh.mesh()))
     }
 
     fn __repr__(&self) -> String {
-        let resident = self.state.read().unwrap_or_else(PoisonError::into_inner);
+        let resident = self.current();
         format!(
             "meshcast.GpuMesh({} triangles on {})",
             resident.mesh.mesh().triangle_count(),
