@@ -234,6 +234,38 @@ def test_set_positions_moves_the_gpu_mesh_only():
     assert_same(gpu.count_intersections(rays), fresh.count_intersections(rays), bit_exact)
 
 
+def test_set_positions_while_queries_run():
+    mesh = meshcast.Mesh.load(asset("cow.obj"))
+    gpu = mesh.to_gpu()
+    rays = random_rays(mesh, 20000, 13)
+    shapes = [mesh.vertices * np.float32(scale) for scale in (1.0, 1.5, 2.0)]
+    answers = {}
+    done = threading.Event()
+
+    def cast():
+        while not done.is_set():
+            counts = gpu.count_intersections(rays)
+            answers.setdefault(counts.tobytes(), counts)
+
+    workers = [threading.Thread(target=cast) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    try:
+        for _ in range(3):
+            for vertices in shapes:
+                gpu.set_positions(vertices)
+    finally:
+        done.set()
+        for worker in workers:
+            worker.join()
+    # Each answer was one of the shapes', whole.
+    expected = [meshcast.Mesh(v, mesh.faces).count_intersections(rays) for v in shapes]
+    for counts in answers.values():
+        assert any(np.array_equal(counts, e) for e in expected)
+    np.testing.assert_array_equal(gpu.count_intersections(rays), expected[-1])
+    assert_same(gpu.cast_rays(rays), meshcast.Mesh(shapes[-1], mesh.faces).cast_rays(rays), exact(gpu))
+
+
 def test_a_mesh_beyond_the_shaders_range_is_answered_on_the_cpu():
     mesh = meshcast.Mesh.load(asset("suzanne.obj"))
     huge = meshcast.Mesh(mesh.vertices * np.float32(1e10), mesh.faces)
