@@ -130,7 +130,7 @@ pub struct Geometry {
 }
 
 /// Rays from `rays`, or from `origins` and `directions` broadcast together.
-fn ray_rows<'py>(
+pub fn ray_rows<'py>(
     py: Python<'py>,
     rays: Option<&Bound<'py, PyAny>>,
     origins: Option<&Bound<'py, PyAny>>,
@@ -208,7 +208,7 @@ fn reach(max_distance: f64) -> PyResult<queries::Reach> {
 ///
 /// # Errors
 /// `ValueError` for a negative cap.
-fn hit_cap(max_hits: Option<i64>) -> PyResult<usize> {
+pub fn hit_cap(max_hits: Option<i64>) -> PyResult<usize> {
     match max_hits {
         None => Ok(usize::MAX),
         Some(cap) => usize::try_from(cap).map_err(|_| {

@@ -4,6 +4,7 @@
 
 mod arrays;
 mod geometry;
+mod gpu;
 mod mesh;
 mod queries;
 mod scene;
@@ -24,6 +25,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<geometry::Geometry>()?;
     m.add_class::<mesh::Mesh>()?;
     m.add_class::<scene::Scene>()?;
+    m.add_class::<gpu::GpuMesh>()?;
+    m.add_function(wrap_pyfunction!(gpu::gpu_adapters, m)?)?;
     m.add("MeshcastError", m.py().get_type::<MeshcastError>())?;
     m.add("INVALID_ID", queries::INVALID_ID)?;
     m.add_function(wrap_pyfunction!(geometry::rust_cast_batch_seconds, m)?)?;

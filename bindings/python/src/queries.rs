@@ -3,7 +3,7 @@
 //! [`Target`], for both levels.
 
 use meshcast::glam::Vec3;
-use meshcast::{Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene};
+use meshcast::{HitLists, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pyo3::PyResult;
@@ -209,31 +209,84 @@ pub fn cast<T: Target>(
             // as packets, the threads being this pool's.
             let mut hits = vec![None; rays.len()];
             target.cast_batch_serial_with(&rays, options, &mut hits);
-            for (hit, i) in hits.iter().zip(0..) {
-                match hit {
-                    Some(hit) => {
-                        t[i] = T::hit_t(hit);
-                        uv[2 * i..2 * i + 2].copy_from_slice(&T::hit_uv(hit));
-                    }
-                    None => {
-                        t[i] = f32::INFINITY;
-                        geometry[i] = INVALID_ID;
-                        primitive[i] = INVALID_ID;
-                    }
-                }
-            }
-            for (i, hit) in hits.iter().enumerate() {
-                if let Some(hit) = hit {
-                    let record = target.hit_record(hit, normals);
-                    geometry[i] = record.geometry;
-                    primitive[i] = record.primitive;
-                    normal[3 * i..3 * i + 3].copy_from_slice(&record.normal.to_array());
-                }
-            }
+            lay_out_hits(target, normals, &hits, (t, geometry, primitive, uv, normal));
         });
     match first_bad.into_inner() {
         usize::MAX => Ok(out),
         bad => Err(rows.not_finite(bad)),
+    }
+}
+
+/// Where [`lay_out_hits`] writes: `t`, geometry and primitive ids, uvs (two per hit) and
+/// normals (three per hit), zeroed.
+type CastSlices<'a> = (
+    &'a mut [f32],
+    &'a mut [u32],
+    &'a mut [u32],
+    &'a mut [f32],
+    &'a mut [f32],
+);
+
+/// Lays out closest hits found elsewhere (on the GPU) as [`cast`] does.
+pub fn cast_answers<T: Target + Sync>(
+    target: &T,
+    normals: Option<&[Vec3]>,
+    hits: &[Option<<T as RayQueries>::Hit>],
+) -> Cast
+where
+    <T as RayQueries>::Hit: Sync,
+{
+    let n = hits.len();
+    let mut out = Cast {
+        t_hit: vec![0.0; n],
+        geometry_ids: vec![0; n],
+        primitive_ids: vec![0; n],
+        primitive_uvs: vec![0.0; 2 * n],
+        primitive_normals: vec![0.0; 3 * n],
+    };
+    (
+        hits.par_chunks(CHUNK),
+        out.t_hit.par_chunks_mut(CHUNK),
+        out.geometry_ids.par_chunks_mut(CHUNK),
+        out.primitive_ids.par_chunks_mut(CHUNK),
+        out.primitive_uvs.par_chunks_mut(2 * CHUNK),
+        out.primitive_normals.par_chunks_mut(3 * CHUNK),
+    )
+        .into_par_iter()
+        .for_each(|(hits, t, geometry, primitive, uv, normal)| {
+            lay_out_hits(target, normals, hits, (t, geometry, primitive, uv, normal));
+        });
+    out
+}
+
+/// Writes `hits`, one per ray, into zeroed `slices`: `t` infinite and the ids
+/// [`INVALID_ID`] on a miss.
+fn lay_out_hits<T: Target>(
+    target: &T,
+    normals: Option<&[Vec3]>,
+    hits: &[Option<<T as RayQueries>::Hit>],
+    (t, geometry, primitive, uv, normal): CastSlices<'_>,
+) {
+    for (hit, i) in hits.iter().zip(0..) {
+        match hit {
+            Some(hit) => {
+                t[i] = T::hit_t(hit);
+                uv[2 * i..2 * i + 2].copy_from_slice(&T::hit_uv(hit));
+            }
+            None => {
+                t[i] = f32::INFINITY;
+                geometry[i] = INVALID_ID;
+                primitive[i] = INVALID_ID;
+            }
+        }
+    }
+    for (i, hit) in hits.iter().enumerate() {
+        if let Some(hit) = hit {
+            let record = target.hit_record(hit, normals);
+            geometry[i] = record.geometry;
+            primitive[i] = record.primitive;
+            normal[3 * i..3 * i + 3].copy_from_slice(&record.normal.to_array());
+        }
     }
 }
 
@@ -251,7 +304,16 @@ pub struct Intersections {
 /// `ray_splits[i]..ray_splits[i + 1]`, nearest first, at most `max_hits` of them.
 pub fn list<T: Target>(target: &T, rays: &[Ray], max_hits: usize) -> Intersections {
     let options = QueryOptions::new().with_max_hits(max_hits);
-    let (ray_splits, hits) = target.cast_all_batch_with(rays, &options).into_parts();
+    let lists = target.cast_all_batch_with(rays, &options);
+    list_answers(target, lists)
+}
+
+/// Lays out hit lists found elsewhere (on the GPU) as [`list`] does.
+pub fn list_answers<T: Target>(
+    target: &T,
+    lists: HitLists<<T as RayQueries>::Hit>,
+) -> Intersections {
+    let (ray_splits, hits) = lists.into_parts();
     let records: Vec<(Record, f32)> = hits
         .par_iter()
         .with_min_len(GRAIN)

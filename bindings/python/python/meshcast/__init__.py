@@ -15,24 +15,29 @@ Answers are exact: a ray through an edge or a vertex shared by several triangles
 through, and every crossing of a closed surface is counted exactly once. Work runs with the
 GIL released on every core (``threads=`` chooses). ``meshcast.trimesh`` is a drop-in for
 trimesh's ray interface; ``meshcast.dask`` casts Dask arrays of rays across a cluster.
-``meshcast.RaycastingScene`` is a ``Scene`` under Open3D's name: it takes Open3D's
-arguments, tensors and meshes, and answers with Open3D's keys, dtypes and shapes, in arrays
-that also answer Open3D's ``.numpy()`` (``meshcast.Tensor``).
+``Mesh.to_gpu()`` puts a mesh on a GPU (``meshcast.gpu_adapters()`` lists them), where
+the same ray queries give the same answers. ``meshcast.RaycastingScene`` is a ``Scene``
+under Open3D's name: it takes Open3D's arguments, tensors and meshes, and answers with
+Open3D's keys, dtypes and shapes, in arrays that also answer Open3D's ``.numpy()``
+(``meshcast.Tensor``).
 """
 
 from ._native import (
     INVALID_ID,
     Geometry,
+    GpuMesh,
     Mesh,
     MeshcastError,
     Scene,
     __version__,
+    gpu_adapters,
 )
 from ._open3d import RaycastingScene, Tensor, create_rays_pinhole
 
 __all__ = [
     "INVALID_ID",
     "Geometry",
+    "GpuMesh",
     "Mesh",
     "MeshcastError",
     "RaycastingScene",
@@ -40,4 +45,5 @@ __all__ = [
     "Tensor",
     "__version__",
     "create_rays_pinhole",
+    "gpu_adapters",
 ]

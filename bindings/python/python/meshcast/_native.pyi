@@ -101,6 +101,7 @@ class Mesh(Geometry):
     def to_bytes(self) -> bytes: ...
     def save(self, path: StrPath) -> None: ...
     def set_positions(self, vertices: ArrayLike) -> None: ...
+    def to_gpu(self, adapter: Optional[str] = None) -> "GpuMesh": ...
     @property
     def vertices(self) -> np.ndarray: ...
     @property
@@ -152,6 +153,64 @@ class Scene(Geometry):
     @staticmethod
     def _from_state(state: Any) -> "Scene": ...
 
+class GpuMesh:
+    def cast_rays(
+        self,
+        rays: Optional[ArrayLike] = None,
+        nthreads: Optional[int] = None,
+        *,
+        origins: Optional[ArrayLike] = None,
+        directions: Optional[ArrayLike] = None,
+        tnear: float = 0.0,
+        tfar: float = ...,
+        contacts: bool = True,
+        threads: Optional[int] = None,
+    ) -> Dict[str, np.ndarray]: ...
+    def test_occlusions(
+        self,
+        rays: Optional[ArrayLike] = None,
+        tnear: float = 0.0,
+        tfar: float = ...,
+        nthreads: Optional[int] = None,
+        *,
+        origins: Optional[ArrayLike] = None,
+        directions: Optional[ArrayLike] = None,
+        contacts: bool = True,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
+    def count_intersections(
+        self,
+        rays: Optional[ArrayLike] = None,
+        nthreads: Optional[int] = None,
+        *,
+        origins: Optional[ArrayLike] = None,
+        directions: Optional[ArrayLike] = None,
+        tnear: float = 0.0,
+        tfar: float = ...,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
+    def list_intersections(
+        self,
+        rays: Optional[ArrayLike] = None,
+        nthreads: Optional[int] = None,
+        *,
+        origins: Optional[ArrayLike] = None,
+        directions: Optional[ArrayLike] = None,
+        tnear: float = 0.0,
+        tfar: float = ...,
+        max_hits: Optional[int] = None,
+        threads: Optional[int] = None,
+    ) -> Dict[str, np.ndarray]: ...
+    def set_positions(self, vertices: ArrayLike) -> None: ...
+    def to_cpu(self) -> Mesh: ...
+    @property
+    def adapter(self) -> str: ...
+    @property
+    def gpu_bytes(self) -> int: ...
+    @property
+    def stats(self) -> Dict[str, int]: ...
+
+def gpu_adapters() -> List[str]: ...
 def _rust_cast_batch_seconds(
     mesh: Mesh, rays: ArrayLike, threads: Optional[int] = None, repeat: int = 5
 ) -> float: ...

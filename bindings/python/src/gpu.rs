@@ -1,0 +1,401 @@
+//! `GpuMesh`, a mesh on the GPU (`Mesh.to_gpu()`), answering the ray queries of `Mesh` with
+//! the same arrays, and `gpu_adapters()`. The work is `meshcast::gpu`'s: the GPU answers
+//! what its rounding decides, the CPU engine the few rays it leaves open, so every answer
+//! is the CPU's.
+
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+
+use meshcast::glam::Vec3;
+use meshcast::gpu::{Gpu, ADAPTER_VARIABLE};
+use meshcast::HitLists;
+use numpy::PyArray1;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::arrays::{self, to_numpy, Rows};
+use crate::geometry::{hit_cap, range, ray_rows, thread_count};
+use crate::mesh::Mesh;
+use crate::queries;
+use crate::threads;
+use crate::MeshcastError;
+
+/// The GPUs opened by this process, by the adapter name asked for (`None`: the best one),
+/// so that every `to_gpu` after the first shares the device and its compiled kernel.
+struct Opened {
+    process: u32,
+    by_name: Vec<(Option<String>, Gpu)>,
+}
+
+static OPENED: Mutex<Option<Opened>> = Mutex::new(None);
+
+/// The GPU named like `name` (or by `MESHCAST_GPU`, else the best one), opened once per
+/// process. A forked child opens its own: the parent's devices are leaked there, not
+/// dropped, as their driver state belongs to the parent.
+fn open(name: Option<&str>) -> meshcast::Result<Gpu> {
+    let wanted = match name {
+        Some(name) => Some(name.to_owned()),
+        None => std::env::var(ADAPTER_VARIABLE)
+            .ok()
+            .filter(|name| !name.trim().is_empty()),
+    };
+    let mut opened = OPENED.lock().unwrap_or_else(PoisonError::into_inner);
+    let process = std::process::id();
+    let opened = opened.get_or_insert_with(|| Opened {
+        process,
+        by_name: Vec::new(),
+    });
+    if opened.process != process {
+        std::mem::forget(std::mem::take(&mut opened.by_name));
+        opened.process = process;
+    }
+    if let Some((_, gpu)) = opened.by_name.iter().find(|(n, _)| *n == wanted) {
+        return Ok(gpu.clone());
+    }
+    let gpu = Gpu::with_adapter(wanted.as_deref())?;
+    opened.by_name.push((wanted, gpu.clone()));
+    Ok(gpu)
+}
+
+/// The `MeshcastError` of a mesh that cannot be put on a GPU.
+fn no_gpu(err: &meshcast::Error) -> PyErr {
+    let hint = match err {
+        meshcast::Error::NoGpu { .. } => {
+            ". meshcast.gpu_adapters() lists the adapters found; on Linux without a GPU, \
+             Mesa's lavapipe (package mesa-vulkan-drivers) is one"
+        }
+        _ => "",
+    };
+    MeshcastError::new_err(format!("cannot put the mesh on a GPU: {err}{hint}"))
+}
+
+/// Uploads `mesh` to the GPU named like `adapter` (as `Mesh.to_gpu`).
+pub fn upload(
+    py: Python<'_>,
+    mesh: Arc<meshcast::Mesh>,
+    adapter: Option<&str>,
+) -> PyResult<GpuMesh> {
+    let resident = py.detach(|| {
+        let gpu = open(adapter).map_err(|err| no_gpu(&err))?;
+        let mesh = gpu.upload(mesh).map_err(|err| no_gpu(&err))?;
+        Ok::<_, PyErr>(Resident::new(mesh))
+    })?;
+    Ok(GpuMesh {
+        state: RwLock::new(Arc::new(resident)),
+    })
+}
+
+/// The names of the GPU adapters found (Vulkan, Metal, DX12, OpenGL), best first: the one
+/// `Mesh.to_gpu()` takes first, unless `MESHCAST_GPU` names another. Empty where there is
+/// none.
+#[pyfunction]
+pub fn gpu_adapters(py: Python<'_>) -> Vec<String> {
+    py.detach(|| {
+        Gpu::adapters()
+            .into_iter()
+            .map(|adapter| adapter.name)
+            .collect()
+    })
+}
+
+/// A mesh on the GPU with the unit normals of its triangles (made when a query first needs
+/// them).
+struct Resident {
+    mesh: meshcast::gpu::GpuMesh,
+    normals: OnceLock<Vec<Vec3>>,
+}
+
+impl Resident {
+    fn new(mesh: meshcast::gpu::GpuMesh) -> Self {
+        Self {
+            mesh,
+            normals: OnceLock::new(),
+        }
+    }
+
+    /// The unit normals of the triangles, as a CPU `Mesh` answers them.
+    fn normals(&self) -> &[Vec3] {
+        self.normals
+            .get_or_init(|| queries::unit_normals(self.mesh.mesh()))
+    }
+}
+
+/// The error of `contacts=False`, which the GPU does not answer.
+fn only_contacts(contacts: bool) -> PyResult<()> {
+    if contacts {
+        return Ok(());
+    }
+    Err(PyValueError::new_err(
+        "a GpuMesh answers closest and any hits with contacts=True only (a ray touching an \
+         edge or a vertex hits); ask the CPU Mesh for contacts=False",
+    ))
+}
+
+/// A mesh on the GPU, made by `Mesh.to_gpu()`: the ray queries of `Mesh` (`cast_rays`,
+/// `test_occlusions`, `count_intersections`, `list_intersections`) with the same arguments
+/// and the same answers: the same keys, dtypes and shapes, triangles, counts and hit lists.
+/// `t_hit` and `primitive_uvs` are the shader's: the CPU's bit for bit where the driver
+/// rounds as the CPU does (llvmpipe), within a few units in the last place where it fuses
+/// multiply-adds. The GPU traces the rays; the few it cannot decide exactly (through or next
+/// to an edge or a vertex) are finished by the CPU engine, on every core or `threads`
+/// threads. The GIL is released meanwhile.
+#[pyclass(frozen, module = "meshcast")]
+pub struct GpuMesh {
+    /// The mesh as it is now: each query takes the one of its start (as a `Mesh` does), so
+    /// that no lock is held while the GPU and the thread pool work.
+    state: RwLock<Arc<Resident>>,
+}
+
+impl GpuMesh {
+    /// The mesh as it is now.
+    fn current(&self) -> Arc<Resident> {
+        Arc::clone(&self.state.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Runs `work` on the mesh with the GIL released, on the pool of `threads` threads
+    /// (where the CPU finishes the open rays).
+    fn run<T: Send>(
+        &self,
+        py: Python<'_>,
+        threads: Option<i64>,
+        work: impl FnOnce(&Resident) -> PyResult<T> + Send,
+    ) -> PyResult<T> {
+        let resident = self.current();
+        threads::run(py, threads, || work(&resident))
+    }
+}
+
+#[pymethods]
+impl GpuMesh {
+    /// The closest hit of each ray with `tnear < t <= tfar`, as `Mesh.cast_rays`: a dict of
+    /// `t_hit` (inf on a miss), `geometry_ids` and `primitive_ids` (uint32, `INVALID_ID` on a
+    /// miss), `primitive_uvs` (..., 2) and `primitive_normals` (..., 3). `contacts` must be
+    /// True (the default): a ray touching an edge or a vertex hits.
+    #[pyo3(signature = (rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, contacts=true, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn cast_rays<'py>(
+        &self,
+        py: Python<'py>,
+        rays: Option<&Bound<'py, PyAny>>,
+        nthreads: Option<i64>,
+        origins: Option<&Bound<'py, PyAny>>,
+        directions: Option<&Bound<'py, PyAny>>,
+        tnear: f64,
+        tfar: f64,
+        contacts: bool,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let threads = thread_count(threads, nthreads)?;
+        let rows = ray_rows(py, rays, origins, directions)?;
+        let view = rows.view();
+        let range = range(tnear, tfar)?;
+        only_contacts(contacts)?;
+        let cast = self.run(py, threads, |resident| {
+            let rays = arrays::rays(&view, Some(range))?;
+            let hits = resident.mesh.cast_batch(&rays).map_err(crate::to_py)?;
+            let mesh: &meshcast::Mesh = resident.mesh.mesh();
+            Ok(queries::cast_answers(mesh, Some(resident.normals()), &hits))
+        })?;
+        let lead = &rows.leading;
+        let dict = PyDict::new(py);
+        dict.set_item("t_hit", to_numpy(py, cast.t_hit, lead, &[])?)?;
+        dict.set_item("geometry_ids", to_numpy(py, cast.geometry_ids, lead, &[])?)?;
+        dict.set_item(
+            "primitive_ids",
+            to_numpy(py, cast.primitive_ids, lead, &[])?,
+        )?;
+        dict.set_item(
+            "primitive_uvs",
+            to_numpy(py, cast.primitive_uvs, lead, &[2])?,
+        )?;
+        dict.set_item(
+            "primitive_normals",
+            to_numpy(py, cast.primitive_normals, lead, &[3])?,
+        )?;
+        Ok(dict)
+    }
+
+    /// Whether each ray hits anything with `tnear < t <= tfar` (bool), as
+    /// `Mesh.test_occlusions`. `contacts` must be True (the default).
+    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, nthreads=None, *, origins=None, directions=None, contacts=true, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn test_occlusions<'py>(
+        &self,
+        py: Python<'py>,
+        rays: Option<&Bound<'py, PyAny>>,
+        tnear: f64,
+        tfar: f64,
+        nthreads: Option<i64>,
+        origins: Option<&Bound<'py, PyAny>>,
+        directions: Option<&Bound<'py, PyAny>>,
+        contacts: bool,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let threads = thread_count(threads, nthreads)?;
+        let rows = ray_rows(py, rays, origins, directions)?;
+        let view = rows.view();
+        let range = range(tnear, tfar)?;
+        only_contacts(contacts)?;
+        let occluded = self.run(py, threads, |resident| {
+            let rays = arrays::rays(&view, Some(range))?;
+            resident.mesh.occluded_batch(&rays).map_err(crate::to_py)
+        })?;
+        to_numpy(py, occluded, &rows.leading, &[])
+    }
+
+    /// The number of surface crossings of each ray with `tnear < t <= tfar` (int32), each
+    /// exactly once, as `Mesh.count_intersections`.
+    #[pyo3(signature = (rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn count_intersections<'py>(
+        &self,
+        py: Python<'py>,
+        rays: Option<&Bound<'py, PyAny>>,
+        nthreads: Option<i64>,
+        origins: Option<&Bound<'py, PyAny>>,
+        directions: Option<&Bound<'py, PyAny>>,
+        tnear: f64,
+        tfar: f64,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let threads = thread_count(threads, nthreads)?;
+        let rows = ray_rows(py, rays, origins, directions)?;
+        let view = rows.view();
+        let range = range(tnear, tfar)?;
+        let counts = self.run(py, threads, |resident| {
+            let rays = arrays::rays(&view, Some(range))?;
+            let counts = resident.mesh.count_batch(&rays).map_err(crate::to_py)?;
+            Ok(counts
+                .into_iter()
+                .map(|count| i32::try_from(count).unwrap_or(i32::MAX))
+                .collect::<Vec<i32>>())
+        })?;
+        to_numpy(py, counts, &rows.leading, &[])
+    }
+
+    /// Every hit of every ray with `tnear < t <= tfar`, nearest first, in flat arrays, as
+    /// `Mesh.list_intersections`: `ray_splits`, `ray_ids`, `geometry_ids`, `primitive_ids`,
+    /// `primitive_uvs` (k, 2) and `t_hit`. `max_hits` keeps each ray's first `max_hits`.
+    #[pyo3(signature = (rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, max_hits=None, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn list_intersections<'py>(
+        &self,
+        py: Python<'py>,
+        rays: Option<&Bound<'py, PyAny>>,
+        nthreads: Option<i64>,
+        origins: Option<&Bound<'py, PyAny>>,
+        directions: Option<&Bound<'py, PyAny>>,
+        tnear: f64,
+        tfar: f64,
+        max_hits: Option<i64>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let threads = thread_count(threads, nthreads)?;
+        let rows = ray_rows(py, rays, origins, directions)?;
+        let view = rows.view();
+        let range = range(tnear, tfar)?;
+        let max_hits = hit_cap(max_hits)?;
+        let list = self.run(py, threads, |resident| {
+            let rays = arrays::rays(&view, Some(range))?;
+            let mut lists = resident.mesh.cast_all_batch(&rays).map_err(crate::to_py)?;
+            if max_hits < usize::MAX {
+                // The capped list is the first `max_hits` of the whole one.
+                lists = lists
+                    .iter()
+                    .map(|hits| hits[..hits.len().min(max_hits)].to_vec())
+                    .collect::<HitLists<meshcast::Hit>>();
+            }
+            let mesh: &meshcast::Mesh = resident.mesh.mesh();
+            Ok(queries::list_answers(mesh, lists))
+        })?;
+        let dict = PyDict::new(py);
+        dict.set_item("ray_splits", PyArray1::from_vec(py, list.ray_splits))?;
+        dict.set_item("ray_ids", PyArray1::from_vec(py, list.ray_ids))?;
+        dict.set_item("geometry_ids", PyArray1::from_vec(py, list.geometry_ids))?;
+        dict.set_item("primitive_ids", PyArray1::from_vec(py, list.primitive_ids))?;
+        let hits = list.t_hit.len();
+        dict.set_item(
+            "primitive_uvs",
+            to_numpy(py, list.primitive_uvs, &[hits], &[2])?,
+        )?;
+        dict.set_item("t_hit", PyArray1::from_vec(py, list.t_hit))?;
+        Ok(dict)
+    }
+
+    /// Moves the vertices to `vertices`, an `(N, 3)` array of one position per vertex, as
+    /// `Mesh.set_positions`: the tree is refitted on the CPU and the GPU's copy rewritten.
+    /// The `Mesh` this was made from keeps its positions, and queries already running finish
+    /// on the old ones. Positions that are not one per vertex, or not finite, raise
+    /// `MeshcastError` and leave the mesh as it was.
+    fn set_positions(&self, py: Python<'_>, vertices: &Bound<'_, PyAny>) -> PyResult<()> {
+        let rows = Rows::new(vertices, "vertices", 3)?;
+        if rows.leading.len() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "vertices must have shape (N, 3), not {}",
+                rows.array().getattr("shape")?
+            )));
+        }
+        let view = rows.view();
+        threads::run(py, None, || {
+            let positions = view.map_rows(|row: [f32; 3]| row);
+            let mut now = self.state.write().unwrap_or_else(PoisonError::into_inner);
+            match Arc::get_mut(&mut now) {
+                // No query holds the mesh: refit it and rewrite the GPU's copy in place.
+                Some(resident) => {
+                    resident
+                        .mesh
+                        .set_positions(&positions)
+                        .map_err(crate::to_py)?;
+                    resident.normals = OnceLock::new();
+                }
+                // Queries hold it: they keep it, and a refit copy, uploaded anew, takes its
+                // place.
+                None => {
+                    let mut mesh = meshcast::Mesh::clone(now.mesh.mesh());
+                    mesh.set_positions(&positions).map_err(crate::to_py)?;
+                    let mesh = now.mesh.gpu().upload(mesh).map_err(crate::to_py)?;
+                    *now = Arc::new(Resident::new(mesh));
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// The name of the GPU adapter the mesh lives on (as `gpu_adapters()` lists it).
+    #[getter]
+    fn adapter(&self) -> String {
+        self.current().mesh.gpu().adapter().name.clone()
+    }
+
+    /// Bytes of GPU memory the mesh takes.
+    #[getter]
+    fn gpu_bytes(&self) -> u64 {
+        self.current().mesh.gpu_bytes()
+    }
+
+    /// `{"rays": ..., "finished_on_cpu": ...}`: the rays asked since the upload (or since
+    /// a `set_positions` that met running queries, which uploads anew) and those the CPU
+    /// answered (the GPU's rounding left them open).
+    #[getter]
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let stats = self.current().mesh.stats();
+        let dict = PyDict::new(py);
+        dict.set_item("rays", stats.rays)?;
+        dict.set_item("finished_on_cpu", stats.finished_on_cpu)?;
+        Ok(dict)
+    }
+
+    /// The mesh as it is now, on the CPU (a `Mesh` sharing it, not a copy).
+    fn to_cpu<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, Mesh>> {
+        Mesh::object(py, Arc::clone(self.current().mesh.mesh()))
+    }
+
+    fn __repr__(&self) -> String {
+        let resident = self.current();
+        format!(
+            "meshcast.GpuMesh({} triangles on {})",
+            resident.mesh.mesh().triangle_count(),
+            resident.mesh.gpu().adapter()
+        )
+    }
+}

@@ -1,0 +1,314 @@
+"""GpuMesh (``Mesh.to_gpu()``): every ray query answers as the CPU ``Mesh`` does, with the
+same keys, dtypes and shapes, the same triangles, counts and hit lists, rays through
+vertices and along edges included.
+
+``t`` and the barycentric ``u``, ``v`` are the shader's: bit for bit the CPU's on llvmpipe
+(Mesa's software Vulkan, what CI runs), within a few units in the last place on a driver
+that fuses or rounds division differently (see the ``meshcast-gpu`` crate). Everything else
+is compared exactly everywhere.
+
+Without a GPU adapter these tests are skipped, or fail when the environment variable ``CI``
+is set (CI installs Mesa's lavapipe, ``mesa-vulkan-drivers``, so it always has one).
+"""
+
+import os
+import threading
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+import meshcast
+
+from conftest import adversarial_rays, asset, random_rays
+
+ADAPTERS = meshcast.gpu_adapters()
+MESHES = ["stanford-bunny.obj", "cow.obj", "suzanne.obj", "spot.obj"]
+CAST_KEYS = {"t_hit", "geometry_ids", "primitive_ids", "primitive_uvs", "primitive_normals"}
+LIST_KEYS = {"ray_splits", "ray_ids", "geometry_ids", "primitive_ids", "primitive_uvs", "t_hit"}
+#: Answers of the shader's arithmetic, exact only where the driver rounds as the CPU does.
+SHADER_FLOATS = {"t_hit", "primitive_uvs"}
+
+
+@pytest.fixture(autouse=True)
+def need_a_gpu():
+    if ADAPTERS:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(
+            "meshcast.gpu_adapters() is empty and CI is set: CI must have a GPU adapter "
+            "(Mesa's lavapipe: apt-get install mesa-vulkan-drivers)"
+        )
+    pytest.skip("no GPU adapter (meshcast.gpu_adapters() is empty); lavapipe: apt-get install mesa-vulkan-drivers")
+
+
+@lru_cache(maxsize=None)
+def loaded(name):
+    """The CPU mesh `name` and the same mesh on the GPU."""
+    mesh = meshcast.Mesh.load(asset(name))
+    return mesh, mesh.to_gpu()
+
+
+def exact(gpu):
+    """Whether the adapter rounds as the CPU does (llvmpipe), so that `t`, `u`, `v` agree
+    bit for bit."""
+    return "llvmpipe" in gpu.adapter.lower()
+
+
+def bits(a):
+    """Floats by their bits (so that -0.0 differs from 0.0), anything else as it is."""
+    a = np.asarray(a)
+    return a.view(np.uint32) if a.dtype == np.float32 else a
+
+
+def assert_same(gpu_answer, cpu_answer, bit_exact):
+    """The GPU's answer is the CPU's: the same keys, dtypes and shapes, and the same values
+    (the shader's floats within a few units in the last place where not `bit_exact`)."""
+    if not isinstance(cpu_answer, dict):
+        gpu_answer, cpu_answer = {"answer": gpu_answer}, {"answer": cpu_answer}
+    assert gpu_answer.keys() == cpu_answer.keys()
+    for key, expected in cpu_answer.items():
+        got = gpu_answer[key]
+        assert type(got) is type(expected), key
+        assert got.dtype == expected.dtype, key
+        assert got.shape == expected.shape, key
+        if key in SHADER_FLOATS and not bit_exact:
+            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=key)
+        else:
+            np.testing.assert_array_equal(bits(got), bits(expected), err_msg=key)
+
+
+def rays_through_vertices(mesh, n, seed):
+    """Rays from random points aimed exactly through vertices, so that each passes through
+    a vertex at t = 1, and some along the axes."""
+    rng = np.random.default_rng(seed)
+    vertices = mesh.vertices.astype(np.float64)
+    through = vertices[rng.integers(0, len(vertices), n)]
+    low, high = mesh.bounds.astype(np.float64)
+    origins = rng.uniform(low - (high - low), high + (high - low), (n, 3))
+    axis = rng.random(n) < 0.3
+    steps = np.eye(3)[rng.integers(0, 3, n)] * rng.choice([-1.0, 1.0], (n, 1)) * np.linalg.norm(high - low)
+    origins[axis] = through[axis] - steps[axis]
+    rays = np.concatenate([origins, through - origins], axis=1).astype(np.float32)
+    # The directions in float32 from the float32 origins, so the vertex lies on the ray's line
+    # as exactly as float32 can put it there.
+    rays[:, 3:] = through.astype(np.float32) - rays[:, :3]
+    return rays
+
+
+def every_kind_of_ray(mesh, seed):
+    return np.concatenate(
+        [
+            random_rays(mesh, 1500, seed),
+            adversarial_rays(mesh, 1500, seed + 1),
+            rays_through_vertices(mesh, 1000, seed + 2),
+        ]
+    )
+
+
+@pytest.mark.parametrize("name", MESHES)
+def test_every_query_answers_as_the_cpu_does(name):
+    mesh, gpu = loaded(name)
+    rays = every_kind_of_ray(mesh, 11)
+    bit_exact = exact(gpu)
+    assert_same(gpu.cast_rays(rays), mesh.cast_rays(rays), bit_exact)
+    assert_same(gpu.test_occlusions(rays), mesh.test_occlusions(rays), bit_exact)
+    assert_same(gpu.count_intersections(rays), mesh.count_intersections(rays), bit_exact)
+    assert_same(gpu.list_intersections(rays), mesh.list_intersections(rays), bit_exact)
+
+
+def test_rays_through_vertices_and_edges_hit_and_count_once():
+    mesh, gpu = loaded("spot.obj")
+    rays = np.concatenate([adversarial_rays(mesh, 3000, 5), rays_through_vertices(mesh, 3000, 6)])
+    cpu_counts = mesh.count_intersections(rays)
+    gpu_counts = gpu.count_intersections(rays)
+    np.testing.assert_array_equal(gpu_counts, cpu_counts)
+    hits = gpu.cast_rays(rays)
+    np.testing.assert_array_equal(hits["primitive_ids"], mesh.cast_rays(rays)["primitive_ids"])
+    np.testing.assert_array_equal(gpu.test_occlusions(rays), mesh.test_occlusions(rays))
+    # Rays from outside the closed mesh's box cross it an even number of times.
+    assert mesh.is_closed
+    low, high = mesh.bounds
+    outside = (rays[:, :3] < low).any(axis=1) | (rays[:, :3] > high).any(axis=1)
+    assert outside.sum() > 3000
+    assert (gpu_counts[outside] % 2 == 0).all()
+
+
+def test_the_ray_interval_and_the_hit_cap_are_the_cpus():
+    mesh, gpu = loaded("cow.obj")
+    rays = every_kind_of_ray(mesh, 21)
+    bit_exact = exact(gpu)
+    for tnear, tfar in [(0.0, np.inf), (0.3, 1.5), (-2.0, 0.5), (1.0, 1.0), (2.0, 1.0)]:
+        options = dict(tnear=tnear, tfar=tfar)
+        assert_same(gpu.cast_rays(rays, **options), mesh.cast_rays(rays, **options), bit_exact)
+        assert_same(gpu.count_intersections(rays, **options), mesh.count_intersections(rays, **options), bit_exact)
+        assert_same(gpu.list_intersections(rays, **options), mesh.list_intersections(rays, **options), bit_exact)
+        assert_same(gpu.test_occlusions(rays, tnear, tfar), mesh.test_occlusions(rays, tnear, tfar), bit_exact)
+    for cap in (0, 1, 2, 5):
+        assert_same(
+            gpu.list_intersections(rays, max_hits=cap, tnear=0.1),
+            mesh.list_intersections(rays, max_hits=cap, tnear=0.1),
+            bit_exact,
+        )
+
+
+def test_no_rays_answer_empty_arrays_as_on_the_cpu():
+    mesh, gpu = loaded("suzanne.obj")
+    for rays in (np.empty((0, 6), dtype=np.float32), np.empty((2, 0, 6), dtype=np.float64)):
+        cast = gpu.cast_rays(rays)
+        assert_same(cast, mesh.cast_rays(rays), True)
+        assert cast.keys() == CAST_KEYS and cast["t_hit"].shape == rays.shape[:-1]
+        assert_same(gpu.test_occlusions(rays), mesh.test_occlusions(rays), True)
+        assert_same(gpu.count_intersections(rays), mesh.count_intersections(rays), True)
+        listed = gpu.list_intersections(rays)
+        assert_same(listed, mesh.list_intersections(rays), True)
+        assert listed.keys() == LIST_KEYS
+        np.testing.assert_array_equal(listed["ray_splits"], [0])
+
+
+def test_shapes_dtypes_and_ways_of_giving_rays_are_the_cpus():
+    mesh, gpu = loaded("spot.obj")
+    bit_exact = exact(gpu)
+    low, high = mesh.bounds
+    camera = meshcast.create_rays_pinhole(60.0, (low + high) / 2, high + (high - low), [0, 1, 0], 32, 24)
+    assert camera.shape == (24, 32, 6)
+    for rays in (camera, camera.astype(np.float64), random_rays(mesh, 24, 3).reshape(2, 3, 4, 6), camera[5, 7]):
+        assert_same(gpu.cast_rays(rays), mesh.cast_rays(rays), bit_exact)
+        assert_same(gpu.test_occlusions(rays), mesh.test_occlusions(rays), bit_exact)
+        assert_same(gpu.count_intersections(rays), mesh.count_intersections(rays), bit_exact)
+        assert_same(gpu.list_intersections(rays), mesh.list_intersections(rays), bit_exact)
+    origins, directions = camera[..., :3], camera[0, 0, 3:]
+    assert_same(
+        gpu.cast_rays(origins=origins, directions=directions),
+        mesh.cast_rays(origins=origins, directions=directions),
+        bit_exact,
+    )
+    assert_same(gpu.cast_rays(camera.tolist()), mesh.cast_rays(camera), bit_exact)
+    assert_same(gpu.cast_rays(camera, threads=1), mesh.cast_rays(camera), bit_exact)
+    assert_same(gpu.count_intersections(camera, 2), mesh.count_intersections(camera), bit_exact)
+
+
+def test_bad_arguments_raise_as_on_the_cpu():
+    mesh, gpu = loaded("suzanne.obj")
+    rays = random_rays(mesh, 10, 4)
+    rays[7, 4] = np.nan
+    for query in ("cast_rays", "test_occlusions", "count_intersections", "list_intersections"):
+        with pytest.raises(ValueError, match=r"rays\[7\] is not finite"):
+            getattr(gpu, query)(rays)
+        with pytest.raises(ValueError, match=r"\(\.\.\., 6\)"):
+            getattr(gpu, query)(rays[:, :5])
+        with pytest.raises(TypeError):
+            getattr(gpu, query)()
+    with pytest.raises(ValueError, match="max_hits"):
+        gpu.list_intersections(rays[:3], max_hits=-1)
+    with pytest.raises(ValueError, match="NaN"):
+        gpu.cast_rays(rays[:3], tnear=np.nan)
+    # The GPU answers contacts=True (the default) only.
+    with pytest.raises(ValueError, match="contacts=True"):
+        gpu.cast_rays(rays[:3], contacts=False)
+    with pytest.raises(ValueError, match="contacts=True"):
+        gpu.test_occlusions(rays[:3], contacts=False)
+
+
+def test_set_positions_moves_the_gpu_mesh_only():
+    mesh = meshcast.Mesh.load(asset("stanford-bunny.obj"))
+    gpu = mesh.to_gpu()
+    before = mesh.vertices
+    rng = np.random.default_rng(8)
+    moved = (before + 0.01 * rng.normal(size=before.shape)).astype(np.float32)
+    gpu.set_positions(moved)
+    fresh = meshcast.Mesh(moved, mesh.faces)
+    rays = np.concatenate([random_rays(fresh, 1500, 9), adversarial_rays(fresh, 1500, 10)])
+    bit_exact = exact(gpu)
+    assert_same(gpu.cast_rays(rays), fresh.cast_rays(rays), bit_exact)
+    assert_same(gpu.count_intersections(rays), fresh.count_intersections(rays), bit_exact)
+    assert_same(gpu.list_intersections(rays), fresh.list_intersections(rays), bit_exact)
+    np.testing.assert_array_equal(gpu.to_cpu().vertices, moved)
+    # The CPU mesh it came from keeps its positions.
+    np.testing.assert_array_equal(mesh.vertices, before)
+    # Bad positions raise and leave it as it was.
+    with pytest.raises(meshcast.MeshcastError):
+        gpu.set_positions(moved[:-1])
+    with pytest.raises(ValueError, match=r"shape \(N, 3\)"):
+        gpu.set_positions(moved[None])
+    assert_same(gpu.count_intersections(rays), fresh.count_intersections(rays), bit_exact)
+
+
+def test_set_positions_while_queries_run():
+    mesh = meshcast.Mesh.load(asset("cow.obj"))
+    gpu = mesh.to_gpu()
+    rays = random_rays(mesh, 20000, 13)
+    shapes = [mesh.vertices * np.float32(scale) for scale in (1.0, 1.5, 2.0)]
+    answers = {}
+    done = threading.Event()
+
+    def cast():
+        while not done.is_set():
+            counts = gpu.count_intersections(rays)
+            answers.setdefault(counts.tobytes(), counts)
+
+    workers = [threading.Thread(target=cast) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    try:
+        for _ in range(3):
+            for vertices in shapes:
+                gpu.set_positions(vertices)
+    finally:
+        done.set()
+        for worker in workers:
+            worker.join()
+    # Each answer was one of the shapes', whole.
+    expected = [meshcast.Mesh(v, mesh.faces).count_intersections(rays) for v in shapes]
+    for counts in answers.values():
+        assert any(np.array_equal(counts, e) for e in expected)
+    np.testing.assert_array_equal(gpu.count_intersections(rays), expected[-1])
+    assert_same(gpu.cast_rays(rays), meshcast.Mesh(shapes[-1], mesh.faces).cast_rays(rays), exact(gpu))
+
+
+def test_a_mesh_beyond_the_shaders_range_is_answered_on_the_cpu():
+    mesh = meshcast.Mesh.load(asset("suzanne.obj"))
+    huge = meshcast.Mesh(mesh.vertices * np.float32(1e10), mesh.faces)
+    gpu = huge.to_gpu()
+    rays = random_rays(huge, 500, 12)
+    assert_same(gpu.cast_rays(rays), huge.cast_rays(rays), True)
+    assert_same(gpu.count_intersections(rays), huge.count_intersections(rays), True)
+    assert gpu.stats["finished_on_cpu"] == gpu.stats["rays"] == 1000
+
+
+def test_the_adapter_and_what_the_gpu_mesh_says_about_itself():
+    mesh, _ = loaded("suzanne.obj")
+    gpu = mesh.to_gpu()
+    assert isinstance(gpu, meshcast.GpuMesh)
+    assert gpu.adapter in ADAPTERS
+    assert gpu.adapter in repr(gpu) and f"{mesh.triangle_count} triangles" in repr(gpu)
+    assert gpu.gpu_bytes > 0
+    assert gpu.stats == {"rays": 0, "finished_on_cpu": 0}
+    gpu.count_intersections(random_rays(mesh, 100, 1))
+    # Random rays are answered on the GPU, all but a few (none on llvmpipe).
+    assert gpu.stats["rays"] == 100 and gpu.stats["finished_on_cpu"] < 10
+    assert gpu.to_cpu().geometry_hash == mesh.geometry_hash
+    assert mesh.to_gpu(adapter=ADAPTERS[0]).adapter == ADAPTERS[0]
+    assert mesh.to_gpu(adapter=ADAPTERS[0].upper()[:4]).adapter in ADAPTERS
+    with pytest.raises(meshcast.MeshcastError, match="no GPU adapter.*no such adapter"):
+        mesh.to_gpu(adapter="no such adapter")
+    with pytest.raises(TypeError):
+        meshcast.GpuMesh()
+
+
+def test_threads_query_one_gpu_mesh_at_once():
+    mesh, gpu = loaded("stanford-bunny.obj")
+    rays = [random_rays(mesh, 2000, seed) for seed in range(4)]
+    expected = [mesh.count_intersections(r) for r in rays]
+    answers = [None] * len(rays)
+
+    def work(i):
+        answers[i] = gpu.count_intersections(rays[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(rays))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for got, want in zip(answers, expected):
+        np.testing.assert_array_equal(got, want)
