@@ -59,7 +59,7 @@ mod triangles;
 mod volume;
 
 pub use error::{CacheProblem, CacheSection, Error, IndexKind, Location, Place, Result, Warning};
-pub use fields::Grid;
+pub use fields::{Grid, SurfaceSamples};
 #[doc(hidden)]
 pub use format::text_start;
 pub use format::{Format, CACHE_EXTENSION, CACHE_MAGIC};

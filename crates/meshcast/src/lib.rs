@@ -181,7 +181,7 @@ pub use meshcast_mesh::{
 pub use meshcast_mesh::{
     ClosestPoint, Contacts, Containment, Culling, Facing, Feature, Filter, HitLists, KeepAll, Pick,
     PointQueries, QueryOptions, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
-    ALL_LAYERS, CONTAINS_RAY_DIRECTION,
+    SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
 pub use meshcast_primitives::triangles_intersect;
 pub use meshcast_primitives::{
