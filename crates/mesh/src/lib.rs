@@ -45,10 +45,11 @@
 #![forbid(unsafe_code)]
 
 // The rooms, each a concept with a module doc saying what it owns and what it may use.
-// Imports run one way, down the order in `tests/rooms.rs`: `contact` may use any room
+// Imports run one way, down the order in `tests/rooms.rs`: `fields` may use any room
 // below it, `format` none.
 mod contact;
 mod error;
+mod fields;
 mod format;
 mod mesh;
 mod points;
@@ -58,6 +59,7 @@ mod triangles;
 mod volume;
 
 pub use error::{CacheProblem, CacheSection, Error, IndexKind, Location, Place, Result, Warning};
+pub use fields::{Grid, SurfaceSamples};
 #[doc(hidden)]
 pub use format::text_start;
 pub use format::{Format, CACHE_EXTENSION, CACHE_MAGIC};

@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The rooms, lowest first: each may use those before it.
-const ROOMS: [&str; 9] = [
+const ROOMS: [&str; 10] = [
     "format",
     "error",
     "queries",
@@ -20,6 +20,7 @@ const ROOMS: [&str; 9] = [
     "scene",
     "points",
     "contact",
+    "fields",
 ];
 
 fn source_dir() -> PathBuf {

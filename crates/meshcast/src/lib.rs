@@ -174,13 +174,14 @@ pub use meshcast_bvh::{BuildOptions, Bvh, BvhStats, Kernel, Parallel, Quality, T
 pub use meshcast_io::{MeshFiles, SceneFiles, TriMeshFiles};
 pub use meshcast_mesh::CacheSection;
 pub use meshcast_mesh::{
-    CacheProblem, Error, Format, IndexKind, Instance, InstanceId, LeafTest, Location, Mesh, Place,
-    Result, Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning, CACHE_EXTENSION,
+    CacheProblem, Error, Format, Grid, IndexKind, Instance, InstanceId, LeafTest, Location, Mesh,
+    Place, Result, Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning,
+    CACHE_EXTENSION,
 };
 pub use meshcast_mesh::{
     ClosestPoint, Contacts, Containment, Culling, Facing, Feature, Filter, HitLists, KeepAll, Pick,
     PointQueries, QueryOptions, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
-    ALL_LAYERS, CONTAINS_RAY_DIRECTION,
+    SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
 pub use meshcast_primitives::triangles_intersect;
 pub use meshcast_primitives::{

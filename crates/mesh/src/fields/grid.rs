@@ -1,0 +1,379 @@
+//! Dense grids of point queries over a box: [`Grid`] names the points, and
+//! [`Mesh::signed_distance_grid`], [`Mesh::occupancy_grid`] and [`Mesh::winding_number_grid`]
+//! answer at each of them, a row of `z` at a time, in parallel.
+
+use glam::Vec3;
+use meshcast_primitives::Aabb;
+use rayon::prelude::*;
+
+use crate::queries::BATCH_GRAIN;
+use crate::{LeafTest, Mesh, PointQueries, QueryOptions};
+
+/// The points of a regular grid over a box: `shape[0] × shape[1] × shape[2]` points, the
+/// corners of the box among them.
+///
+/// Point `(i, j, k)` has, along each axis, the coordinate `min * (1 - t) + max * t` with
+/// `t = i as f32 / (n - 1) as f32` (in `f32`, as written), where `n` is that axis's count:
+/// the first point is `bounds.min`, the last `bounds.max`, both exactly; an axis of one
+/// point sits at `min`. Values are stored in C order, `k` (the `z` index) fastest:
+/// `index = (i * ny + j) * nz + k`, as numpy lays out an array of shape `(nx, ny, nz)`.
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use meshcast_mesh::Grid;
+/// use meshcast_primitives::Aabb;
+///
+/// let grid = Grid::new(Aabb::new(Vec3::ZERO, Vec3::new(2.0, 1.0, 1.0)), [3, 1, 2]);
+/// assert_eq!(grid.len(), 6);
+/// assert_eq!(grid.point([1, 0, 1]), Vec3::new(1.0, 0.0, 1.0));
+/// assert_eq!(grid.index([1, 0, 1]), 3);
+/// assert_eq!(grid.points().nth(3), Some(grid.point([1, 0, 1])));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Grid {
+    /// The box whose corners are the grid's first and last points.
+    pub bounds: Aabb,
+    /// The number of points along `x`, `y` and `z`.
+    pub shape: [usize; 3],
+}
+
+impl Grid {
+    /// The grid of `shape` points over `bounds`.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_mesh::Grid;
+    /// use meshcast_primitives::Aabb;
+    ///
+    /// let grid = Grid::new(Aabb::new(Vec3::ZERO, Vec3::ONE), [2, 2, 2]);
+    /// assert_eq!(grid.point([1, 1, 1]), Vec3::ONE);
+    /// ```
+    pub fn new(bounds: Aabb, shape: [usize; 3]) -> Self {
+        Self { bounds, shape }
+    }
+
+    /// The number of points, `nx * ny * nz`.
+    ///
+    /// # Panics
+    /// If the product overflows `usize` (no such grid could be stored).
+    ///
+    /// # Examples
+    /// ```
+    /// use meshcast_mesh::Grid;
+    /// use meshcast_primitives::Aabb;
+    ///
+    /// assert_eq!(Grid::new(Aabb::EMPTY, [4, 0, 2]).len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        let [nx, ny, nz] = self.shape;
+        nx.checked_mul(ny)
+            .and_then(|n| n.checked_mul(nz))
+            .expect("the grid's number of points overflows usize")
+    }
+
+    /// Whether the grid has no point (a count of zero along some axis).
+    ///
+    /// # Examples
+    /// ```
+    /// use meshcast_mesh::Grid;
+    /// use meshcast_primitives::Aabb;
+    ///
+    /// assert!(Grid::new(Aabb::EMPTY, [0, 3, 3]).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.shape.contains(&0)
+    }
+
+    /// The point `(i, j, k)`, as the type's docs define it (indices are not checked
+    /// against the shape).
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_mesh::Grid;
+    /// use meshcast_primitives::Aabb;
+    ///
+    /// let grid = Grid::new(Aabb::new(Vec3::splat(-1.0), Vec3::ONE), [5, 1, 3]);
+    /// assert_eq!(grid.point([1, 0, 2]), Vec3::new(-0.5, -1.0, 1.0));
+    /// ```
+    #[inline]
+    pub fn point(&self, [i, j, k]: [usize; 3]) -> Vec3 {
+        let (min, max) = (self.bounds.min, self.bounds.max);
+        Vec3::new(
+            coordinate(min.x, max.x, i, self.shape[0]),
+            coordinate(min.y, max.y, j, self.shape[1]),
+            coordinate(min.z, max.z, k, self.shape[2]),
+        )
+    }
+
+    /// Where the value at point `(i, j, k)` is stored: `(i * ny + j) * nz + k`.
+    ///
+    /// # Examples
+    /// ```
+    /// use meshcast_mesh::Grid;
+    /// use meshcast_primitives::Aabb;
+    ///
+    /// assert_eq!(Grid::new(Aabb::EMPTY, [2, 3, 4]).index([1, 2, 3]), 23);
+    /// ```
+    #[inline]
+    pub fn index(&self, [i, j, k]: [usize; 3]) -> usize {
+        (i * self.shape[1] + j) * self.shape[2] + k
+    }
+
+    /// Every point, in storage order (`k` fastest).
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_mesh::Grid;
+    /// use meshcast_primitives::Aabb;
+    ///
+    /// let grid = Grid::new(Aabb::new(Vec3::ZERO, Vec3::ONE), [1, 1, 2]);
+    /// assert_eq!(grid.points().collect::<Vec<_>>(), [Vec3::ZERO, Vec3::Z]);
+    /// ```
+    pub fn points(&self) -> impl Iterator<Item = Vec3> + '_ {
+        let [nx, ny, nz] = self.shape;
+        (0..nx).flat_map(move |i| {
+            (0..ny).flat_map(move |j| (0..nz).map(move |k| self.point([i, j, k])))
+        })
+    }
+
+    /// Fills one value per point, a row of `z` (fixed `i`, `j`) at a time, rows in
+    /// parallel: `row(values, i, j)` writes the row's `nz` values.
+    fn fill<T, R>(&self, row: R) -> Vec<T>
+    where
+        T: Clone + Default + Send,
+        R: Fn(&mut [T], usize, usize) + Sync,
+    {
+        let mut values = vec![T::default(); self.len()];
+        if values.is_empty() {
+            return values;
+        }
+        let [_, ny, nz] = self.shape;
+        values
+            .par_chunks_mut(nz)
+            .with_min_len(BATCH_GRAIN.div_ceil(nz))
+            .enumerate()
+            .for_each(|(r, values)| row(values, r / ny, r % ny));
+        values
+    }
+}
+
+/// The coordinate of point `i` of `n` from `min` to `max`.
+#[inline]
+fn coordinate(min: f32, max: f32, i: usize, n: usize) -> f32 {
+    if n <= 1 {
+        return min;
+    }
+    let t = i as f32 / (n - 1) as f32;
+    min * (1.0 - t) + max * t
+}
+
+/// How much farther than the band the bounded closest-point search looks, so that every
+/// distance whose `f32` square root is within the band is found despite the square's
+/// rounding (a relative 2.4e-7 at most); the distances found beyond it are clamped after.
+const BAND_SEARCH_MARGIN: f32 = 1.000_01;
+
+/// The smallest radius the bounded search uses, so that a band too small to square in
+/// `f32` still finds the distances within it.
+const BAND_SEARCH_FLOOR: f32 = 1e-18;
+
+impl Mesh {
+    /// The signed distance at every point of the [`Grid`] of `shape` points over `bounds`,
+    /// in the grid's order (C order, `z` fastest: `(nx, ny, nz)` for numpy), optionally
+    /// clamped to a narrow band.
+    ///
+    /// Each value is the one [`PointQueries::signed_distance`] gives at
+    /// [`Grid::point`], bit for bit, with `None` written as `f32::INFINITY` (a mesh with no
+    /// surface) or NaN (a point that is not finite). With `max_distance = Some(m)`, a value
+    /// whose magnitude is above `m` is `±m` instead, negative where
+    /// [`PointQueries::contains`] says inside, and its distance is not computed: the
+    /// closest-point search is bounded by `m`. Values within the band are the per-point
+    /// ones, bit for bit. A NaN or infinite `m` is no band; a negative one is 0.
+    ///
+    /// The points are never stored: each parallel task makes a row of `z` values and
+    /// writes it in place, so memory is the output. On a closed mesh with the watertight
+    /// leaf test ([`LeafTest::Watertight`]), where `contains` is exact, a run of
+    /// consecutive clamped points along `z` asks `contains` once, of its first point, when
+    /// the grid's `z` spacing is at most `m / 2`: each such point is more than `m` from the
+    /// surface, so the segment to its neighbour crosses nothing and both lie on the same
+    /// side. Elsewhere `contains` is asked at every point.
+    ///
+    /// # Panics
+    /// If the number of points overflows `usize`.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_mesh::{Grid, Mesh, PointQueries};
+    /// use meshcast_primitives::Aabb;
+    ///
+    /// // A cube from -1 to 1, its faces wound outwards.
+    /// let corners: Vec<[f32; 3]> = (0..8)
+    ///     .map(|i| [i & 1, i >> 1 & 1, i >> 2 & 1].map(|bit| if bit == 1 { 1.0 } else { -1.0 }))
+    ///     .collect();
+    /// let faces = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
+    /// let triangles: Vec<[u32; 3]> =
+    ///     faces.iter().flat_map(|[a, b, c, d]| [[*a, *b, *c], [*a, *c, *d]]).collect();
+    /// let cube = Mesh::from_triangles(&corners, &triangles)?;
+    ///
+    /// let bounds = Aabb::new(Vec3::splat(-3.0), Vec3::splat(3.0));
+    /// let grid = Grid::new(bounds, [7, 7, 7]);
+    /// let distances = cube.signed_distance_grid(bounds, [7, 7, 7], None);
+    /// assert_eq!(distances[grid.index([3, 3, 3])], -1.0); // the centre
+    /// assert_eq!(distances[grid.index([6, 3, 3])], 2.0); // x = 3
+    /// let point = grid.point([5, 1, 4]);
+    /// assert_eq!(Some(distances[grid.index([5, 1, 4])]), cube.signed_distance(point));
+    ///
+    /// // With a band of 1.5, the farthest points read 1.5.
+    /// let banded = cube.signed_distance_grid(bounds, [7, 7, 7], Some(1.5));
+    /// assert_eq!(banded[grid.index([6, 3, 3])], 1.5);
+    /// assert_eq!(banded[grid.index([3, 3, 3])], -1.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn signed_distance_grid(
+        &self,
+        bounds: Aabb,
+        shape: [usize; 3],
+        max_distance: Option<f32>,
+    ) -> Vec<f32> {
+        let grid = Grid::new(bounds, shape);
+        let band = max_distance.filter(|m| m.is_finite()).map(|m| m.max(0.0));
+        let Some(band) = band else {
+            return grid.fill(|row, i, j| {
+                for (k, value) in row.iter_mut().enumerate() {
+                    let point = grid.point([i, j, k]);
+                    *value = self.signed_distance(point).unwrap_or(no_distance(point));
+                }
+            });
+        };
+        let search = QueryOptions::new()
+            .with_max_distance((band * BAND_SEARCH_MARGIN).max(BAND_SEARCH_FLOOR));
+        let spacing_z = if shape[2] > 1 {
+            ((bounds.max.z - bounds.min.z) / (shape[2] - 1) as f32).abs()
+        } else {
+            f32::INFINITY
+        };
+        // See the docs: the inside of a closed, watertight mesh is the same all along a
+        // segment that stays farther from the surface than its length.
+        let share_sides =
+            self.is_closed() && self.leaf_test() == LeafTest::Watertight && spacing_z <= band / 2.0;
+        grid.fill(|row, i, j| {
+            // Whether the current run of clamped points is inside, once asked.
+            let mut run: Option<bool> = None;
+            for (k, value) in row.iter_mut().enumerate() {
+                let point = grid.point([i, j, k]);
+                if !point.is_finite() {
+                    *value = f32::NAN;
+                    run = None;
+                    continue;
+                }
+                let distance = self
+                    .closest_point(point, &search)
+                    .map(|closest| closest.distance)
+                    .filter(|&distance| distance <= band);
+                if let Some(distance) = distance {
+                    *value = if self.contains(point) {
+                        -distance
+                    } else {
+                        distance
+                    };
+                    run = None;
+                    continue;
+                }
+                let inside = if share_sides {
+                    *run.get_or_insert_with(|| self.contains(point))
+                } else {
+                    self.contains(point)
+                };
+                *value = if inside { -band } else { band };
+            }
+        })
+    }
+
+    /// Whether each point of the [`Grid`] of `shape` points over `bounds` is inside, in the
+    /// grid's order (C order, `z` fastest): [`PointQueries::contains`] at each
+    /// [`Grid::point`], computed a row of `z` at a time in parallel without storing the
+    /// points.
+    ///
+    /// # Panics
+    /// If the number of points overflows `usize`.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_mesh::Mesh;
+    /// use meshcast_primitives::Aabb;
+    ///
+    /// // A cube from -1 to 1, its faces wound outwards.
+    /// let corners: Vec<[f32; 3]> = (0..8)
+    ///     .map(|i| [i & 1, i >> 1 & 1, i >> 2 & 1].map(|bit| if bit == 1 { 1.0 } else { -1.0 }))
+    ///     .collect();
+    /// let faces = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
+    /// let triangles: Vec<[u32; 3]> =
+    ///     faces.iter().flat_map(|[a, b, c, d]| [[*a, *b, *c], [*a, *c, *d]]).collect();
+    /// let cube = Mesh::from_triangles(&corners, &triangles)?;
+    ///
+    /// // x = -3, 0, 3 along a line through the centre.
+    /// let line = Aabb::new(Vec3::new(-3.0, 0.0, 0.0), Vec3::new(3.0, 0.0, 0.0));
+    /// assert_eq!(cube.occupancy_grid(line, [3, 1, 1]), [false, true, false]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn occupancy_grid(&self, bounds: Aabb, shape: [usize; 3]) -> Vec<bool> {
+        let grid = Grid::new(bounds, shape);
+        grid.fill(|row, i, j| {
+            for (k, value) in row.iter_mut().enumerate() {
+                *value = self.contains(grid.point([i, j, k]));
+            }
+        })
+    }
+
+    /// The winding number at each point of the [`Grid`] of `shape` points over `bounds`,
+    /// in the grid's order (C order, `z` fastest): [`PointQueries::winding_number`] at each
+    /// [`Grid::point`], bit for bit, computed a row of `z` at a time in parallel without
+    /// storing the points.
+    ///
+    /// # Panics
+    /// If the number of points overflows `usize`.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::Vec3;
+    /// use meshcast_mesh::Mesh;
+    /// use meshcast_primitives::Aabb;
+    ///
+    /// // A cube from -1 to 1, its faces wound outwards.
+    /// let corners: Vec<[f32; 3]> = (0..8)
+    ///     .map(|i| [i & 1, i >> 1 & 1, i >> 2 & 1].map(|bit| if bit == 1 { 1.0 } else { -1.0 }))
+    ///     .collect();
+    /// let faces = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
+    /// let triangles: Vec<[u32; 3]> =
+    ///     faces.iter().flat_map(|[a, b, c, d]| [[*a, *b, *c], [*a, *c, *d]]).collect();
+    /// let cube = Mesh::from_triangles(&corners, &triangles)?;
+    ///
+    /// let line = Aabb::new(Vec3::new(-3.0, 0.0, 0.0), Vec3::new(3.0, 0.0, 0.0));
+    /// let winding = cube.winding_number_grid(line, [3, 1, 1]);
+    /// assert!(winding[0].abs() < 1e-6 && (winding[1] - 1.0).abs() < 1e-6);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn winding_number_grid(&self, bounds: Aabb, shape: [usize; 3]) -> Vec<f32> {
+        let grid = Grid::new(bounds, shape);
+        grid.fill(|row, i, j| {
+            for (k, value) in row.iter_mut().enumerate() {
+                *value = self.winding_number(grid.point([i, j, k]));
+            }
+        })
+    }
+}
+
+/// The grid's value where [`PointQueries::signed_distance`] has none: infinity for a mesh
+/// with no surface, NaN for a point that is not finite.
+fn no_distance(point: Vec3) -> f32 {
+    if point.is_finite() {
+        f32::INFINITY
+    } else {
+        f32::NAN
+    }
+}
