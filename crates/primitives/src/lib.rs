@@ -45,6 +45,7 @@ mod polygon;
 pub mod predicates;
 mod ray;
 mod ray_packet;
+mod shared_corners;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod simd;
@@ -76,6 +77,7 @@ pub use plane::Plane;
 pub use polygon::{Polygon, PLANARITY_TOLERANCE};
 pub use ray::{Ray, T_MIN_POSITIVE};
 pub use ray_packet::{lanes_like, RayClasses, RayPacket};
+pub use shared_corners::triangles_intersect_beyond_shared;
 #[cfg(target_arch = "x86_64")]
 pub use simd::prefetch;
 pub use sphere::Sphere;
