@@ -93,7 +93,7 @@ fn pieces(t: &[DVec3; 3], v: DVec3) -> ([Piece; 2], usize) {
     match count {
         0 => ([[v, v]; 2], 0),
         1 => ([[f, f], [f, f]], 1),
-        _ if projection_axis(&[v, f, g]).is_none() && between(v, f, g) => ([[f, f], [g, g]], 2),
+        _ if between(v, f, g) && projection_axis(&[v, f, g]).is_none() => ([[f, f], [g, g]], 2),
         _ => ([[f, g], [f, g]], 1),
     }
 }
@@ -135,15 +135,16 @@ fn beyond_edge(a: &[DVec3; 3], b: &[DVec3; 3], u: DVec3, w: DVec3) -> bool {
     let (Some(p), Some(q)) = (third(a), third(b)) else {
         return false;
     };
+    // Off one plane: neither is degenerate, and their planes meet in the line `u w`, which
+    // holds only the shared segment of each.
+    if orient3d(u, w, p, q) != 0.0 {
+        return false;
+    }
     match (projection_axis(&[u, w, p]), projection_axis(&[u, w, q])) {
-        // Planes that differ meet in the line `u w`, which holds only the shared segment
-        // of each triangle; in one plane they overlap when the third corners lie on one
-        // side of it.
+        // In one plane, they overlap when the third corners lie on one side of `u w`.
         (Some(axis), Some(_)) => {
-            orient3d(u, w, p, q) == 0.0 && {
-                let (u2, w2) = (project(u, axis), project(w, axis));
-                sign(orient2d(u2, w2, project(p, axis))) == sign(orient2d(u2, w2, project(q, axis)))
-            }
+            let (u2, w2) = (project(u, axis), project(w, axis));
+            sign(orient2d(u2, w2, project(p, axis))) == sign(orient2d(u2, w2, project(q, axis)))
         }
         (None, _) => past_edge(u, w, p, b),
         (_, None) => past_edge(u, w, q, a),
