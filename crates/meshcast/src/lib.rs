@@ -182,7 +182,7 @@ pub use meshcast_mesh::{
     PointQueries, QueryOptions, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
     ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
-pub use meshcast_primitives::triangles_intersect;
+pub use meshcast_primitives::{triangles_intersect, triangles_intersect_beyond_shared};
 pub use meshcast_primitives::{
     Aabb, Camera, CameraFrame, ClipPlanes, DepthConvention, Frustum, Hit, Ray, RayHit, Sphere,
     Triangle, Viewport, Volume,
