@@ -57,6 +57,7 @@ mod scene;
 mod triangles;
 mod volume;
 
+pub use contact::MeshDistance;
 pub use error::{CacheProblem, CacheSection, Error, IndexKind, Location, Place, Result, Warning};
 #[doc(hidden)]
 pub use format::text_start;

@@ -174,15 +174,18 @@ pub use meshcast_bvh::{BuildOptions, Bvh, BvhStats, Kernel, Parallel, Quality, T
 pub use meshcast_io::{MeshFiles, SceneFiles, TriMeshFiles};
 pub use meshcast_mesh::CacheSection;
 pub use meshcast_mesh::{
-    CacheProblem, Error, Format, IndexKind, Instance, InstanceId, LeafTest, Location, Mesh, Place,
-    Result, Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning, CACHE_EXTENSION,
+    CacheProblem, Error, Format, IndexKind, Instance, InstanceId, LeafTest, Location, Mesh,
+    MeshDistance, Place, Result, Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning,
+    CACHE_EXTENSION,
 };
 pub use meshcast_mesh::{
     ClosestPoint, Contacts, Containment, Culling, Facing, Feature, Filter, HitLists, KeepAll, Pick,
     PointQueries, QueryOptions, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
     ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
-pub use meshcast_primitives::{triangles_intersect, triangles_intersect_beyond_shared};
+pub use meshcast_primitives::{
+    triangles_distance, triangles_intersect, triangles_intersect_beyond_shared, TriangleDistance,
+};
 pub use meshcast_primitives::{
     Aabb, Camera, CameraFrame, ClipPlanes, DepthConvention, Frustum, Hit, Ray, RayHit, Sphere,
     Triangle, Viewport, Volume,

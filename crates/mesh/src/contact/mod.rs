@@ -1,11 +1,15 @@
-//! The contact room: where two meshes' surfaces meet, and where a mesh cuts itself.
-//! [`Mesh::intersects`], [`Mesh::intersecting_pairs`] and [`Mesh::self_intersections`]: the
-//! second mesh carried into the first's space in `f64` (`side.rs`), a walk down both
-//! eight-wide trees at once or one against itself (`walk.rs`), and exact triangle pair tests
-//! at the leaves (from `meshcast_primitives`).
+//! The contact room: where two meshes' surfaces meet, how far apart they are, and where a
+//! mesh cuts itself. [`Mesh::intersects`], [`Mesh::intersecting_pairs`],
+//! [`Mesh::self_intersections`] and [`Mesh::mesh_distance`]: the second mesh carried into
+//! the first's space in `f64` (`side.rs`), a walk down both eight-wide trees at once or one
+//! against itself (`walk.rs`; best first, nearest boxes first, in `distance.rs`), and exact
+//! triangle pair tests at the leaves (from `meshcast_primitives`).
 //!
 //! May use: `mesh`. Used by nothing in the crate.
 
+mod distance;
 mod intersection;
 mod side;
 mod walk;
+
+pub use distance::MeshDistance;

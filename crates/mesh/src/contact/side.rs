@@ -38,6 +38,15 @@ impl Bounds {
     pub(super) fn overlaps(&self, other: &Self) -> bool {
         self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
     }
+
+    /// The distance between the closed boxes, 0 when they overlap: a lower bound on the
+    /// distance between anything inside them (up to its rounding, a unit of the gap's).
+    pub(super) fn distance(&self, other: &Self) -> f64 {
+        let gap = (self.min - other.max)
+            .max(other.min - self.max)
+            .max(DVec3::ZERO);
+        gap.length()
+    }
 }
 
 /// A node, a leaf's slots, or the `k`-th triangle the tree leaves out, of one side.
@@ -66,6 +75,8 @@ pub(super) struct Side<'a> {
     lanes: Vec<[Bounds; WIDE_WIDTH]>,
     /// The triangles in no leaf slot (degenerate ones).
     left_out: Vec<u32>,
+    /// The largest magnitude of a carried coordinate: the scale of rounding errors.
+    pub(super) extent: f64,
 }
 
 impl<'a> Side<'a> {
@@ -82,11 +93,15 @@ impl<'a> Side<'a> {
                     .collect()
             }
         };
+        let extent = vertices
+            .iter()
+            .fold(0.0, |m: f64, p| m.max(p.abs().max_element()));
         let mut side = Self {
             mesh,
             vertices,
             lanes: Vec::new(),
             left_out: Vec::new(),
+            extent,
         };
         side.fit();
         side
