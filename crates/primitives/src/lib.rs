@@ -15,6 +15,10 @@
 //! primitives: [`Plane`], [`Sphere`] and [`Polygon`], whose faces [`triangulate`] splits into
 //! triangles.
 //!
+//! Triangle pairs, in `f64`: [`triangles_intersect`] (exact, Guigue and Devillers 2003, on
+//! the [`predicates`]), [`triangles_intersect_beyond_shared`] for two triangles of one mesh,
+//! which touch where they share corners, and [`triangles_distance`] (Ericson 2005).
+//!
 //! For picking and selection: [`Triangle::closest_point`] (Ericson 2005), the selection
 //! [`Volume`]s (box, sphere, [`Frustum`]) with exact triangle tests (Akenine-Möller 2001 and
 //! separating axes), and the [`Viewport`], which turns pixels into rays and marquee
