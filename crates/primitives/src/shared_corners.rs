@@ -119,6 +119,11 @@ fn piece_meets(piece: Piece, t: &[DVec3; 3]) -> bool {
 /// exactly when one's far segment meets the other piece: the ray from `v` through `x`
 /// leaves each piece through its far segment, and the nearer exit lies in both.
 fn beyond_corner(a: &[DVec3; 3], b: &[DVec3; 3], v: DVec3) -> bool {
+    // The usual case, around a vertex of a smooth surface: the other's corners strictly on
+    // one side of one's plane, so that it meets that plane (and the triangle) at `v` only.
+    if off_plane(a, b, v) || off_plane(b, a, v) {
+        return false;
+    }
     let (pieces_a, count_a) = pieces(a, v);
     let (pieces_b, count_b) = pieces(b, v);
     pieces_a[..count_a].iter().any(|&[f, g]| {
@@ -126,6 +131,20 @@ fn beyond_corner(a: &[DVec3; 3], b: &[DVec3; 3], v: DVec3) -> bool {
             .iter()
             .any(|&[h, k]| piece_meets([f, g], &[v, h, k]) || piece_meets([h, k], &[v, f, g]))
     })
+}
+
+/// Whether the corners of `t` other than `v` lie strictly on one side of the plane of
+/// `plane` (never for a degenerate `plane`, whose orientations are all zero).
+fn off_plane(plane: &[DVec3; 3], t: &[DVec3; 3], v: DVec3) -> bool {
+    let mut side = 0;
+    for &p in t.iter().filter(|&&p| p != v) {
+        let s = sign(orient3d(plane[0], plane[1], plane[2], p));
+        if s == 0 || s == -side {
+            return false;
+        }
+        side = s;
+    }
+    side != 0
 }
 
 /// The shared edge `u w`: whether the triangles meet anywhere off the segment.
