@@ -67,51 +67,58 @@ impl Item {
 /// One mesh as the walks see it.
 pub(super) struct Side<'a> {
     mesh: &'a Mesh,
+    /// The carried vertices and their boxes; `None` for a mesh in its own space, whose `f32`
+    /// positions and stored boxes are exact in `f64` and hold its triangles as they are.
+    carried: Option<Carried>,
+    /// The triangles in no leaf slot (degenerate ones).
+    left_out: Vec<u32>,
+    /// The largest magnitude of a coordinate of a triangle: the scale of rounding errors.
+    pub(super) extent: f64,
+}
+
+/// A mesh's vertices carried into another's space, and its lane boxes fitted to them.
+struct Carried {
     vertices: Vec<DVec3>,
     /// Per node, per lane: the box around the carried corners of the triangles below.
     /// Fitted afresh rather than carrying the stored `f32` boxes' corners, so it holds the
     /// carried triangles by construction (no rounding bound to pad by) and stays tight
     /// under rotations.
     lanes: Vec<[Bounds; WIDE_WIDTH]>,
-    /// The triangles in no leaf slot (degenerate ones).
-    left_out: Vec<u32>,
-    /// The largest magnitude of a carried coordinate: the scale of rounding errors.
-    pub(super) extent: f64,
 }
 
 impl<'a> Side<'a> {
-    /// `mesh` with its vertices carried by `transform` (none: as they are), in `f64`.
+    /// `mesh` with its vertices carried by `transform` in `f64` (none: as they are, which
+    /// costs nothing).
     pub(super) fn new(mesh: &'a Mesh, transform: Option<&Affine3A>) -> Self {
-        let positions = mesh.tri_mesh().positions();
-        let vertices: Vec<DVec3> = match transform {
-            None => positions.iter().map(|p| p.as_dvec3()).collect(),
-            Some(t) => {
-                let t = t.as_daffine3();
-                positions
-                    .iter()
-                    .map(|p| t.transform_point3(p.as_dvec3()))
-                    .collect()
-            }
-        };
-        let extent = vertices
-            .iter()
-            .fold(0.0, |m: f64, p| m.max(p.abs().max_element()));
         let mut side = Self {
             mesh,
-            vertices,
-            lanes: Vec::new(),
-            left_out: Vec::new(),
-            extent,
+            carried: None,
+            left_out: left_out(mesh),
+            extent: 0.0,
         };
-        side.fit();
+        if let Some(t) = transform {
+            let t = t.as_daffine3();
+            let vertices = mesh
+                .tri_mesh()
+                .positions()
+                .iter()
+                .map(|p| t.transform_point3(p.as_dvec3()))
+                .collect();
+            side.carried = Some(Carried {
+                vertices,
+                lanes: Vec::new(),
+            });
+            side.fit();
+        }
+        side.extent = side.starts().iter().fold(0.0, |m: f64, (_, b)| {
+            m.max(b.min.abs().max(b.max.abs()).max_element())
+        });
         side
     }
 
-    /// Fits every lane's box, children first (children follow their parents), and lists the
-    /// triangles no slot holds.
+    /// Fits every carried lane's box, children first (children follow their parents).
     fn fit(&mut self) {
-        let bvh = self.mesh.bvh();
-        let nodes = bvh.nodes();
+        let nodes = self.mesh.bvh().nodes();
         let mut lanes = vec![[Bounds::EMPTY; WIDE_WIDTH]; nodes.len()];
         for n in (0..nodes.len()).rev() {
             for lane in 0..WIDE_WIDTH {
@@ -124,18 +131,31 @@ impl<'a> Side<'a> {
                 };
             }
         }
-        self.lanes = lanes;
-        let mut held = vec![false; self.mesh.triangle_count()];
-        for &t in bvh.primitive_order().iter().filter(|&&t| t != PADDING_SLOT) {
-            held[t as usize] = true;
+        if let Some(carried) = &mut self.carried {
+            carried.lanes = lanes;
         }
-        self.left_out = (0..held.len() as u32)
-            .filter(|&t| !held[t as usize])
-            .collect();
     }
 
     pub(super) fn corners(&self, triangle: u32) -> [DVec3; 3] {
-        self.mesh.tri_mesh().indices()[triangle as usize].map(|v| self.vertices[v as usize])
+        let corners = self.mesh.tri_mesh().indices()[triangle as usize];
+        match &self.carried {
+            Some(carried) => corners.map(|v| carried.vertices[v as usize]),
+            None => corners.map(|v| self.mesh.tri_mesh().positions()[v as usize].as_dvec3()),
+        }
+    }
+
+    /// The box of lane `lane` of node `node`.
+    fn lane_bounds(&self, node: u32, lane: usize) -> Bounds {
+        match &self.carried {
+            Some(carried) => carried.lanes[node as usize][lane],
+            None => {
+                let stored = self.mesh.bvh().nodes()[node as usize].bounds(lane);
+                Bounds {
+                    min: stored.min.as_dvec3(),
+                    max: stored.max.as_dvec3(),
+                }
+            }
+        }
     }
 
     /// The box around the triangles of a leaf item.
@@ -148,10 +168,10 @@ impl<'a> Side<'a> {
     /// Where the walks start, with their boxes: the root (none for an empty tree) and each
     /// triangle the tree leaves out.
     pub(super) fn starts(&self) -> Vec<(Item, Bounds)> {
-        let root = self.lanes.first().map(|lanes| {
+        let root = (!self.mesh.bvh().nodes().is_empty()).then(|| {
             (
                 Item::Node(0),
-                lanes.iter().fold(Bounds::EMPTY, |b, &l| b.union(l)),
+                (0..WIDE_WIDTH).fold(Bounds::EMPTY, |b, lane| b.union(self.lane_bounds(0, lane))),
             )
         });
         let loose =
@@ -173,7 +193,7 @@ impl<'a> Side<'a> {
                 WideLane::Leaf(slots) => Item::Leaf(slots.start, slots.end),
                 WideLane::Empty => continue,
             };
-            out.push((item, self.lanes[n as usize][lane]));
+            out.push((item, self.lane_bounds(n, lane)));
         }
     }
 
@@ -195,4 +215,22 @@ impl<'a> Side<'a> {
             .copied()
             .filter(|&t| t != PADDING_SLOT)
     }
+}
+
+/// The triangles of `mesh` in no leaf slot: the degenerate ones, which a build leaves out
+/// and counts ([`crate::TriMesh::degenerate_count`]), so that most meshes need no search.
+fn left_out(mesh: &Mesh) -> Vec<u32> {
+    let order = mesh.bvh().primitive_order();
+    let held = || order.iter().filter(|&&t| t != PADDING_SLOT);
+    if mesh.tri_mesh().degenerate_count() == 0 {
+        debug_assert_eq!(held().count(), mesh.triangle_count());
+        return Vec::new();
+    }
+    let mut in_slot = vec![false; mesh.triangle_count()];
+    for &t in held() {
+        in_slot[t as usize] = true;
+    }
+    (0..in_slot.len() as u32)
+        .filter(|&t| !in_slot[t as usize])
+        .collect()
 }
