@@ -110,9 +110,13 @@ impl<'a> Side<'a> {
             });
             side.fit();
         }
-        side.extent = side.starts().iter().fold(0.0, |m: f64, (_, b)| {
-            m.max(b.min.abs().max(b.max.abs()).max_element())
-        });
+        side.extent = side
+            .starts()
+            .iter()
+            .filter(|(_, b)| b.min.cmple(b.max).all())
+            .fold(0.0, |m: f64, (_, b)| {
+                m.max(b.min.abs().max(b.max.abs()).max_element())
+            });
         side
     }
 
