@@ -17,6 +17,9 @@
 //! [`PointQueries::signed_distance`] tell inside from outside,
 //! [`Scene::select`] what a box, sphere or marquee frustum holds ([`Containment`]), and
 //! [`SharedScene`] lets queries run on other threads while the scene is edited.
+//! Mesh against mesh, the other placed by an affine transform: [`Mesh::intersects`],
+//! [`Mesh::intersecting_pairs`] and [`Mesh::mesh_distance`] ([`MeshDistance`]), decided on
+//! exact predicates; and a mesh against itself, [`Mesh::self_intersections`].
 //! Bad input is an [`Error`], never a panic. Most users depend on the `meshcast` facade.
 //!
 //! ```
@@ -58,6 +61,7 @@ mod scene;
 mod triangles;
 mod volume;
 
+pub use contact::MeshDistance;
 pub use error::{CacheProblem, CacheSection, Error, IndexKind, Location, Place, Result, Warning};
 pub use fields::{Grid, SurfaceSamples};
 #[doc(hidden)]

@@ -175,7 +175,7 @@ pub use meshcast_io::{MeshFiles, SceneFiles, TriMeshFiles};
 pub use meshcast_mesh::CacheSection;
 pub use meshcast_mesh::{
     CacheProblem, Error, Format, Grid, IndexKind, Instance, InstanceId, LeafTest, Location, Mesh,
-    Place, Result, Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning,
+    MeshDistance, Place, Result, Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning,
     CACHE_EXTENSION,
 };
 pub use meshcast_mesh::{
@@ -183,7 +183,9 @@ pub use meshcast_mesh::{
     PointQueries, QueryOptions, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
     SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
-pub use meshcast_primitives::triangles_intersect;
+pub use meshcast_primitives::{
+    triangles_distance, triangles_intersect, triangles_intersect_beyond_shared, TriangleDistance,
+};
 pub use meshcast_primitives::{
     Aabb, Camera, CameraFrame, ClipPlanes, DepthConvention, Frustum, Hit, Ray, RayHit, Sphere,
     Triangle, Viewport, Volume,

@@ -15,6 +15,10 @@
 //! primitives: [`Plane`], [`Sphere`] and [`Polygon`], whose faces [`triangulate`] splits into
 //! triangles.
 //!
+//! Triangle pairs, in `f64`: [`triangles_intersect`] (exact, Guigue and Devillers 2003, on
+//! the [`predicates`]), [`triangles_intersect_beyond_shared`] for two triangles of one mesh,
+//! which touch where they share corners, and [`triangles_distance`] (Ericson 2005).
+//!
 //! For picking and selection: [`Triangle::closest_point`] (Ericson 2005), the selection
 //! [`Volume`]s (box, sphere, [`Frustum`]) with exact triangle tests (Akenine-Möller 2001 and
 //! separating axes), and the [`Viewport`], which turns pixels into rays and marquee
@@ -45,6 +49,7 @@ mod polygon;
 pub mod predicates;
 mod ray;
 mod ray_packet;
+mod shared_corners;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod simd;
@@ -54,6 +59,7 @@ mod test_rng;
 mod transform_block;
 mod triangle;
 mod triangle_block;
+mod triangle_distance;
 mod triangle_pair;
 pub mod triangle_transform;
 mod triangulation;
@@ -76,12 +82,14 @@ pub use plane::Plane;
 pub use polygon::{Polygon, PLANARITY_TOLERANCE};
 pub use ray::{Ray, T_MIN_POSITIVE};
 pub use ray_packet::{lanes_like, RayClasses, RayPacket};
+pub use shared_corners::triangles_intersect_beyond_shared;
 #[cfg(target_arch = "x86_64")]
 pub use simd::prefetch;
 pub use sphere::Sphere;
 pub use transform_block::{TransformBlock, TransformHits, TransformRay};
 pub use triangle::Triangle;
 pub use triangle_block::{BlockHits, BlockRay, TriangleBlock, BLOCK_WIDTH};
+pub use triangle_distance::{triangles_distance, TriangleDistance};
 pub use triangle_pair::triangles_intersect;
 pub use triangle_transform::TriangleTransform;
 pub use triangulation::triangulate;

@@ -59,7 +59,7 @@ pub fn triangles_intersect(a: &[DVec3; 3], b: &[DVec3; 3]) -> bool {
 /// The axis to drop when projecting the triangle's plane to 2D, one whose projection keeps
 /// the triangle's area (the largest, by the predicate's magnitude); `None` when every
 /// projection is collinear, that is when the triangle is degenerate.
-fn projection_axis(t: &[DVec3; 3]) -> Option<usize> {
+pub(crate) fn projection_axis(t: &[DVec3; 3]) -> Option<usize> {
     let mut best = None;
     let mut best_area = 0.0;
     for axis in 0..3 {
@@ -78,7 +78,7 @@ fn projection_axis(t: &[DVec3; 3]) -> Option<usize> {
 
 /// `p` without its coordinate `axis`.
 #[inline]
-fn project(p: DVec3, axis: usize) -> DVec2 {
+pub(crate) fn project(p: DVec3, axis: usize) -> DVec2 {
     match axis {
         0 => DVec2::new(p.y, p.z),
         1 => DVec2::new(p.z, p.x),
@@ -238,7 +238,7 @@ fn coplanar(a: &[DVec3; 3], b: &[DVec3; 3], axis: usize) -> bool {
 
 /// Whether the closed segment `p q` (perhaps a point) meets the closed non-degenerate
 /// triangle `t`, whose plane `axis` projects one to one.
-fn segment_triangle(p: DVec3, q: DVec3, t: &[DVec3; 3], axis: usize) -> bool {
+pub(crate) fn segment_triangle(p: DVec3, q: DVec3, t: &[DVec3; 3], axis: usize) -> bool {
     let side_p = orientation(t[0], t[1], t[2], p);
     let side_q = orientation(t[0], t[1], t[2], q);
     if side_p * side_q > 0 {

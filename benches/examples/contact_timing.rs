@@ -1,0 +1,115 @@
+//! Times the mesh-against-mesh queries on one mesh (the Stanford bunny by default) against a
+//! copy of itself, and its self-intersections:
+//!
+//! ```text
+//! cargo run --release -p meshcast-benches --example contact_timing -- [MESH] [--threads N] [--only TEXT]
+//! ```
+//!
+//! Placements: `overlapping` (the copy turned 0.3 rad about y and moved a tenth of the mesh's
+//! size along x, so the surfaces cross), `apart` (moved 1.2 sizes along x) and `touching`
+//! (the copy on top of itself). Each query runs until a second has passed (at least three
+//! times); the median time and queries per second are printed. The walks of
+//! `intersecting_pairs` and `self_intersections` run on rayon's threads (`--threads`, or
+//! every core); the others are one walk each. `--only` keeps the lines whose name holds
+//! `TEXT` (for a profiler). A measurement, not a benchmark.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use glam::{Affine3A, Vec3};
+use meshcast::{Mesh, MeshFiles};
+use meshcast_testkit::asset;
+
+const MIN_RUNS: usize = 3;
+const MIN_TIME: Duration = Duration::from_secs(1);
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |flag: &str| {
+        let at = args.iter().position(|a| a == flag)?;
+        args.get(at + 1).cloned()
+    };
+    let only = value("--only").unwrap_or_default();
+    let path = args
+        .iter()
+        .enumerate()
+        .find(|&(i, a)| !a.starts_with("--") && (i == 0 || !args[i - 1].starts_with("--")))
+        .map(|(_, a)| a.into())
+        .unwrap_or_else(|| asset("stanford-bunny.obj"));
+    let threads = value("--threads").map(|n| n.parse::<usize>()).transpose()?;
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        pool = pool.num_threads(n);
+    }
+    let pool = pool.build()?;
+    let mesh = Mesh::from_path(&path)?;
+    println!(
+        "{}: {} triangles, {} rayon threads",
+        path.display(),
+        mesh.triangle_count(),
+        pool.current_num_threads()
+    );
+    let size = mesh.bounds().extent().max_element();
+    let centre = mesh.bounds().centroid();
+    let turned = |offset: Vec3| {
+        Affine3A::from_translation(centre + offset)
+            * Affine3A::from_rotation_y(0.3)
+            * Affine3A::from_translation(-centre)
+    };
+    let placements = [
+        ("overlapping", turned(Vec3::X * 0.1 * size)),
+        ("apart", turned(Vec3::X * 1.2 * size)),
+        ("touching", Affine3A::IDENTITY),
+    ];
+    let time = |name: &str, query: &mut dyn FnMut() -> String| {
+        if name.contains(&only) {
+            time(name, query);
+        }
+    };
+    pool.install(|| {
+        for (name, place) in &placements {
+            time(&format!("intersects, {name}"), &mut || {
+                mesh.intersects(&mesh, place).to_string()
+            });
+            time(&format!("intersecting_pairs, {name}"), &mut || {
+                format!("{} pairs", mesh.intersecting_pairs(&mesh, place).len())
+            });
+            time(&format!("mesh_distance, {name}"), &mut || {
+                let gap = mesh.mesh_distance(&mesh, place, None);
+                format!("{:?}", gap.map(|g| g.distance))
+            });
+            time(
+                &format!("mesh_distance within 1% of size, {name}"),
+                &mut || {
+                    let gap = mesh.mesh_distance(&mesh, place, Some(0.01 * size));
+                    format!("{:?}", gap.map(|g| g.distance))
+                },
+            );
+        }
+        time("self_intersections", &mut || {
+            format!("{} pairs", mesh.self_intersections().len())
+        });
+    });
+    Ok(())
+}
+
+/// Runs `query` until [`MIN_TIME`] has passed and at least [`MIN_RUNS`] times; prints its
+/// answer, the median time and the queries per second at that median.
+fn time(name: &str, query: &mut dyn FnMut() -> String) {
+    let started = Instant::now();
+    let mut times = Vec::new();
+    let mut answer = String::new();
+    while times.len() < MIN_RUNS || started.elapsed() < MIN_TIME {
+        let start = Instant::now();
+        answer = black_box(query());
+        times.push(start.elapsed());
+    }
+    times.sort();
+    let median = times[times.len() / 2].as_secs_f64();
+    println!(
+        "{name:>48}: {:>9.3} ms median of {:>4}, {:>9.1} queries/s  ({answer})",
+        median * 1e3,
+        times.len(),
+        1.0 / median
+    );
+}

@@ -1,0 +1,232 @@
+//! How far apart two meshes' surfaces are: a best-first walk down both trees, nearest
+//! pair of boxes first, to the nearest pair of triangles.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use glam::{Affine3A, Vec3};
+use meshcast_primitives::{triangles_distance, TriangleDistance};
+
+use super::side::{Bounds, Side};
+use super::walk::Task;
+use crate::Mesh;
+
+/// The slack a box bound keeps below the best distance found, relative to the largest
+/// coordinate: rounding in the triangle distances (a few units of `f64` rounding of the
+/// coordinates) can put a computed distance that far below the box bound of its pair, and
+/// such a pair must still be visited.
+const BOUND_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
+
+/// The nearest points of two meshes' surfaces: [`Mesh::mesh_distance`]'s answer.
+///
+/// # Examples
+/// ```
+/// use glam::{Affine3A, Vec3};
+/// use meshcast_mesh::Mesh;
+///
+/// let tri = Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?;
+/// let above = Affine3A::from_translation(Vec3::new(0.0, 0.0, 2.0));
+/// let gap = tri.mesh_distance(&tri, &above, None).ok_or("empty")?;
+/// assert_eq!(gap.distance, 2.0);
+/// assert_eq!(gap.point_on_other - gap.point_on_self, Vec3::new(0.0, 0.0, 2.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshDistance {
+    /// The distance between the surfaces: `0.0` exactly when they meet (as
+    /// [`Mesh::intersects`] decides it), otherwise positive.
+    pub distance: f32,
+    /// The point of this mesh's surface nearest to the other's.
+    pub point_on_self: Vec3,
+    /// The point of the other mesh's surface nearest to this one's, in this mesh's space.
+    pub point_on_other: Vec3,
+    /// The triangle of this mesh that holds `point_on_self`.
+    pub triangle_self: u32,
+    /// The triangle of the other mesh that holds `point_on_other`.
+    pub triangle_other: u32,
+}
+
+impl Mesh {
+    /// The smallest distance between this mesh's surface and that of `other`, placed by
+    /// `other_to_self` (from `other`'s space into this mesh's), with the nearest points and
+    /// their triangles; `None` when either mesh has no triangle, the transform is not
+    /// finite, or no pair lies within `max_distance` (inclusive; `None` for no limit).
+    ///
+    /// `other` is carried as [`Mesh::intersects`] carries it (once per vertex, in `f64`).
+    /// A best-first walk takes pairs of subtrees by the distance between their boxes and
+    /// stops when the nearest box pair left is farther than the nearest triangles found (or
+    /// `max_distance`); it keeps pairs whose box bound is a rounding error beyond that, so the
+    /// distance is the smallest over every pair of triangles of
+    /// [`meshcast_primitives::triangles_distance`], computed in `f64` (edge pairs and
+    /// corners over faces, Ericson 2005), then rounded to `f32`. When the surfaces meet
+    /// (decided exactly), the distance is `0.0`, both points are one point where they meet,
+    /// and the walk stops at the first pair found; apart, it is positive (at least the
+    /// smallest positive `f32`). Of several pairs at the same distance, one is reported;
+    /// the same on every run. Sequential: one query is one walk.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::{Affine3A, Vec3};
+    /// use meshcast_mesh::Mesh;
+    ///
+    /// let square = Mesh::from_triangles(
+    ///     &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
+    ///     &[[0, 1, 2], [0, 2, 3]],
+    /// )?;
+    /// // Turned to stand on its edge, three units to the right: nearest at x = 1 and 3.
+    /// let standing = Affine3A::from_translation(Vec3::new(3.0, 0.0, 0.0))
+    ///     * Affine3A::from_rotation_y(-std::f32::consts::FRAC_PI_2);
+    /// let gap = square.mesh_distance(&square, &standing, None).ok_or("empty")?;
+    /// assert!((gap.distance - 2.0).abs() < 1e-6);
+    /// assert_eq!(gap.point_on_self.x, 1.0);
+    /// // Nothing within one unit; moved into the square, touching.
+    /// assert_eq!(square.mesh_distance(&square, &standing, Some(1.0)), None);
+    /// let touching = Affine3A::from_translation(Vec3::new(-2.0, 0.0, 0.0)) * standing;
+    /// assert_eq!(square.mesh_distance(&square, &touching, Some(1.0)).ok_or("apart")?.distance, 0.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn mesh_distance(
+        &self,
+        other: &Mesh,
+        other_to_self: &Affine3A,
+        max_distance: Option<f32>,
+    ) -> Option<MeshDistance> {
+        let limit = max_distance.map_or(f64::INFINITY, f64::from);
+        if !other_to_self.is_finite() || limit.is_nan() || limit < 0.0 {
+            return None;
+        }
+        let (a, b) = (Side::new(self, None), Side::new(other, Some(other_to_self)));
+        let slack = a.extent.max(b.extent) * BOUND_SLACK;
+        let mut nearest = Nearest {
+            limit,
+            slack,
+            best: None,
+        };
+        let mut queue = BinaryHeap::new();
+        let starts_b = b.starts();
+        for &start_a in &a.starts() {
+            for &start_b in &starts_b {
+                let bound = start_a.1.distance(&start_b.1);
+                if nearest.may_hold(bound) {
+                    queue.push(Queued {
+                        bound,
+                        task: Task {
+                            a: start_a,
+                            b: start_b,
+                        },
+                    });
+                }
+            }
+        }
+        let (mut lanes_a, mut lanes_b) = (Vec::with_capacity(8), Vec::with_capacity(8));
+        while let Some(Queued { bound, task }) = queue.pop() {
+            if !nearest.may_hold(bound) {
+                break;
+            }
+            if task.is_leaves() {
+                if nearest.leaves(&a, &b, &task).is_some() {
+                    break;
+                }
+                continue;
+            }
+            a.open(task.a.0, task.a.1, &mut lanes_a);
+            b.open(task.b.0, task.b.1, &mut lanes_b);
+            for &la in &lanes_a {
+                for &lb in &lanes_b {
+                    let bound = la.1.distance(&lb.1);
+                    if nearest.may_hold(bound) {
+                        queue.push(Queued {
+                            bound,
+                            task: Task { a: la, b: lb },
+                        });
+                    }
+                }
+            }
+        }
+        let (gap, triangle_self, triangle_other) = nearest.best?;
+        Some(MeshDistance {
+            distance: if gap.distance == 0.0 {
+                0.0
+            } else {
+                (gap.distance as f32).max(f32::from_bits(1))
+            },
+            point_on_self: gap.on_a.as_vec3(),
+            point_on_other: gap.on_b.as_vec3(),
+            triangle_self,
+            triangle_other,
+        })
+    }
+}
+
+/// The nearest pair of triangles found so far, and what may still beat it.
+struct Nearest {
+    limit: f64,
+    slack: f64,
+    best: Option<(TriangleDistance, u32, u32)>,
+}
+
+impl Nearest {
+    /// Whether boxes `bound` apart may hold a pair at least as near as the best so far (or
+    /// the limit), with the rounding slack.
+    fn may_hold(&self, bound: f64) -> bool {
+        let cutoff = self.best.map_or(self.limit, |(gap, ..)| gap.distance);
+        bound <= cutoff + self.slack
+    }
+
+    /// Every pair of triangles of a pair of leaves whose boxes may hold a nearer pair;
+    /// `Some(())` once a pair that meets is found (nothing can be nearer).
+    fn leaves(&mut self, a: &Side, b: &Side, task: &Task) -> Option<()> {
+        for ta in a.triangles(task.a.0) {
+            let corners_a = a.corners(ta);
+            let box_a = Bounds::around(&corners_a);
+            if !self.may_hold(box_a.distance(&task.b.1)) {
+                continue;
+            }
+            for tb in b.triangles(task.b.0) {
+                let corners_b = b.corners(tb);
+                if !self.may_hold(box_a.distance(&Bounds::around(&corners_b))) {
+                    continue;
+                }
+                let gap = triangles_distance(&corners_a, &corners_b);
+                let better = match self.best {
+                    None => gap.distance <= self.limit,
+                    Some((best, ..)) => gap.distance < best.distance,
+                };
+                if better {
+                    self.best = Some((gap, ta, tb));
+                    if gap.distance == 0.0 {
+                        return Some(());
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// A pair of items in the queue, nearest bound first.
+struct Queued {
+    bound: f64,
+    task: Task,
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Queued {}
+
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Queued {
+    /// Reversed, so that the max-heap pops the nearest.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.bound.total_cmp(&self.bound)
+    }
+}

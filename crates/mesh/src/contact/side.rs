@@ -1,0 +1,240 @@
+//! One mesh as the contact walks see it: its vertices carried into the first mesh's space
+//! in `f64`, a box around the carried corners for each lane of its wide tree, and the
+//! degenerate triangles the tree leaves out, each an item of its own.
+
+use glam::{Affine3A, DVec3};
+use meshcast_bvh::{WideLane, PADDING_SLOT, WIDE_WIDTH};
+
+use crate::Mesh;
+
+/// A box in `f64`, closed; empty when `min > max`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Bounds {
+    pub(super) min: DVec3,
+    pub(super) max: DVec3,
+}
+
+impl Bounds {
+    pub(super) const EMPTY: Self = Self {
+        min: DVec3::INFINITY,
+        max: DVec3::NEG_INFINITY,
+    };
+
+    pub(super) fn around(corners: &[DVec3; 3]) -> Self {
+        Self {
+            min: corners[0].min(corners[1]).min(corners[2]),
+            max: corners[0].max(corners[1]).max(corners[2]),
+        }
+    }
+
+    pub(super) fn union(self, other: Self) -> Self {
+        Self {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+        }
+    }
+
+    /// Whether the closed boxes share a point (false for an empty or NaN one).
+    pub(super) fn overlaps(&self, other: &Self) -> bool {
+        self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
+    }
+
+    /// The distance between the closed boxes, 0 when they overlap: a lower bound on the
+    /// distance between anything inside them (up to its rounding, a unit of the gap's).
+    pub(super) fn distance(&self, other: &Self) -> f64 {
+        let gap = (self.min - other.max)
+            .max(other.min - self.max)
+            .max(DVec3::ZERO);
+        gap.length()
+    }
+}
+
+/// A node, a leaf's slots, or the `k`-th triangle the tree leaves out, of one side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Item {
+    Node(u32),
+    Leaf(u32, u32),
+    Loose(u32),
+}
+
+impl Item {
+    /// Whether the item holds triangles rather than lanes.
+    pub(super) fn is_leaf(self) -> bool {
+        !matches!(self, Item::Node(_))
+    }
+}
+
+/// One mesh as the walks see it.
+pub(super) struct Side<'a> {
+    mesh: &'a Mesh,
+    /// The carried vertices and their boxes; `None` for a mesh in its own space, whose `f32`
+    /// positions and stored boxes are exact in `f64` and hold its triangles as they are.
+    carried: Option<Carried>,
+    /// The triangles in no leaf slot (degenerate ones).
+    left_out: Vec<u32>,
+    /// The largest magnitude of a coordinate of a triangle: the scale of rounding errors.
+    pub(super) extent: f64,
+}
+
+/// A mesh's vertices carried into another's space, and its lane boxes fitted to them.
+struct Carried {
+    vertices: Vec<DVec3>,
+    /// Per node, per lane: the box around the carried corners of the triangles below.
+    /// Fitted afresh rather than carrying the stored `f32` boxes' corners, so it holds the
+    /// carried triangles by construction (no rounding bound to pad by) and stays tight
+    /// under rotations.
+    lanes: Vec<[Bounds; WIDE_WIDTH]>,
+}
+
+impl<'a> Side<'a> {
+    /// `mesh` with its vertices carried by `transform` in `f64` (none: as they are, which
+    /// costs nothing).
+    pub(super) fn new(mesh: &'a Mesh, transform: Option<&Affine3A>) -> Self {
+        let mut side = Self {
+            mesh,
+            carried: None,
+            left_out: left_out(mesh),
+            extent: 0.0,
+        };
+        if let Some(t) = transform {
+            let t = t.as_daffine3();
+            let vertices = mesh
+                .tri_mesh()
+                .positions()
+                .iter()
+                .map(|p| t.transform_point3(p.as_dvec3()))
+                .collect();
+            side.carried = Some(Carried {
+                vertices,
+                lanes: Vec::new(),
+            });
+            side.fit();
+        }
+        side.extent = side
+            .starts()
+            .iter()
+            .filter(|(_, b)| b.min.cmple(b.max).all())
+            .fold(0.0, |m: f64, (_, b)| {
+                m.max(b.min.abs().max(b.max.abs()).max_element())
+            });
+        side
+    }
+
+    /// Fits every carried lane's box, children first (children follow their parents).
+    fn fit(&mut self) {
+        let nodes = self.mesh.bvh().nodes();
+        let mut lanes = vec![[Bounds::EMPTY; WIDE_WIDTH]; nodes.len()];
+        for n in (0..nodes.len()).rev() {
+            for lane in 0..WIDE_WIDTH {
+                lanes[n][lane] = match nodes[n].lane(lane) {
+                    WideLane::Node(child) => lanes[child as usize]
+                        .iter()
+                        .fold(Bounds::EMPTY, |b, &lane| b.union(lane)),
+                    WideLane::Leaf(slots) => self.bounds(Item::Leaf(slots.start, slots.end)),
+                    WideLane::Empty => Bounds::EMPTY,
+                };
+            }
+        }
+        if let Some(carried) = &mut self.carried {
+            carried.lanes = lanes;
+        }
+    }
+
+    pub(super) fn corners(&self, triangle: u32) -> [DVec3; 3] {
+        let corners = self.mesh.tri_mesh().indices()[triangle as usize];
+        match &self.carried {
+            Some(carried) => corners.map(|v| carried.vertices[v as usize]),
+            None => corners.map(|v| self.mesh.tri_mesh().positions()[v as usize].as_dvec3()),
+        }
+    }
+
+    /// The box of lane `lane` of node `node`.
+    fn lane_bounds(&self, node: u32, lane: usize) -> Bounds {
+        match &self.carried {
+            Some(carried) => carried.lanes[node as usize][lane],
+            None => {
+                let stored = self.mesh.bvh().nodes()[node as usize].bounds(lane);
+                Bounds {
+                    min: stored.min.as_dvec3(),
+                    max: stored.max.as_dvec3(),
+                }
+            }
+        }
+    }
+
+    /// The box around the triangles of a leaf item.
+    fn bounds(&self, item: Item) -> Bounds {
+        self.triangles(item).fold(Bounds::EMPTY, |b, t| {
+            b.union(Bounds::around(&self.corners(t)))
+        })
+    }
+
+    /// Where the walks start, with their boxes: the root (none for an empty tree) and each
+    /// triangle the tree leaves out.
+    pub(super) fn starts(&self) -> Vec<(Item, Bounds)> {
+        let root = (!self.mesh.bvh().nodes().is_empty()).then(|| {
+            (
+                Item::Node(0),
+                (0..WIDE_WIDTH).fold(Bounds::EMPTY, |b, lane| b.union(self.lane_bounds(0, lane))),
+            )
+        });
+        let loose =
+            (0..self.left_out.len() as u32).map(|k| (Item::Loose(k), self.bounds(Item::Loose(k))));
+        root.into_iter().chain(loose).collect()
+    }
+
+    /// What `item` opens into: a node's non-empty lanes with their boxes; a leaf, itself.
+    pub(super) fn open(&self, item: Item, bounds: Bounds, out: &mut Vec<(Item, Bounds)>) {
+        out.clear();
+        let Item::Node(n) = item else {
+            out.push((item, bounds));
+            return;
+        };
+        let node = &self.mesh.bvh().nodes()[n as usize];
+        for lane in 0..WIDE_WIDTH {
+            let item = match node.lane(lane) {
+                WideLane::Node(child) => Item::Node(child),
+                WideLane::Leaf(slots) => Item::Leaf(slots.start, slots.end),
+                WideLane::Empty => continue,
+            };
+            out.push((item, self.lane_bounds(n, lane)));
+        }
+    }
+
+    /// The slots of a leaf item, padding included ([`PADDING_SLOT`]); none for a node.
+    pub(super) fn slots(&self, item: Item) -> &[u32] {
+        match item {
+            Item::Node(_) => &[],
+            Item::Leaf(start, end) => {
+                &self.mesh.bvh().primitive_order()[start as usize..end as usize]
+            }
+            Item::Loose(k) => std::slice::from_ref(&self.left_out[k as usize]),
+        }
+    }
+
+    /// The triangles of a leaf item (padding skipped).
+    pub(super) fn triangles(&self, item: Item) -> impl Iterator<Item = u32> + '_ {
+        self.slots(item)
+            .iter()
+            .copied()
+            .filter(|&t| t != PADDING_SLOT)
+    }
+}
+
+/// The triangles of `mesh` in no leaf slot: the degenerate ones, which a build leaves out
+/// and counts ([`crate::TriMesh::degenerate_count`]), so that most meshes need no search.
+fn left_out(mesh: &Mesh) -> Vec<u32> {
+    let order = mesh.bvh().primitive_order();
+    let held = || order.iter().filter(|&&t| t != PADDING_SLOT);
+    if mesh.tri_mesh().degenerate_count() == 0 {
+        debug_assert_eq!(held().count(), mesh.triangle_count());
+        return Vec::new();
+    }
+    let mut in_slot = vec![false; mesh.triangle_count()];
+    for &t in held() {
+        in_slot[t as usize] = true;
+    }
+    (0..in_slot.len() as u32)
+        .filter(|&t| !in_slot[t as usize])
+        .collect()
+}

@@ -1,0 +1,145 @@
+//! The walk down two trees at once (or one tree against itself) to the pairs of triangles
+//! whose boxes overlap, and the exact pair test at the leaves: behind
+//! [`Mesh::intersects`](crate::Mesh::intersects), `intersecting_pairs` and
+//! `self_intersections`.
+
+use std::ops::ControlFlow;
+
+use glam::DVec3;
+use meshcast_bvh::PADDING_SLOT;
+use meshcast_primitives::{triangles_intersect, triangles_intersect_beyond_shared};
+
+use super::side::{Bounds, Item, Side};
+
+/// Pairs of subtrees handed to rayon's threads by the pair lists, at least.
+pub(super) const PARALLEL_TASKS: usize = 256;
+
+/// Which pairs the walk visits, and how it tests them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pairing {
+    /// One triangle of each side, with [`triangles_intersect`].
+    Across,
+    /// Two triangles of one side (the same on both), each unordered pair once, with
+    /// [`triangles_intersect_beyond_shared`].
+    Within,
+}
+
+/// A pair of items, one of each side, whose boxes overlap.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Task {
+    pub(super) a: (Item, Bounds),
+    pub(super) b: (Item, Bounds),
+}
+
+impl Task {
+    pub(super) fn is_leaves(&self) -> bool {
+        self.a.0.is_leaf() && self.b.0.is_leaf()
+    }
+}
+
+/// The walk over two sides (the same side twice for [`Pairing::Within`]).
+pub(super) struct DualWalk<'s, 'a> {
+    pub(super) a: &'s Side<'a>,
+    pub(super) b: &'s Side<'a>,
+    pub(super) pairing: Pairing,
+}
+
+impl DualWalk<'_, '_> {
+    /// Whether `task` pairs an item with itself, whose pairs are visited once each.
+    fn is_diagonal(&self, task: &Task) -> bool {
+        self.pairing == Pairing::Within && task.a.0 == task.b.0
+    }
+
+    /// The pairs of starting items whose boxes overlap.
+    pub(super) fn starts(&self) -> Vec<Task> {
+        let (starts_a, starts_b) = (self.a.starts(), self.b.starts());
+        let mut tasks = Vec::new();
+        for (i, &a) in starts_a.iter().enumerate() {
+            let from = if self.pairing == Pairing::Within {
+                i
+            } else {
+                0
+            };
+            for &b in &starts_b[from..] {
+                if a.1.overlaps(&b.1) {
+                    tasks.push(Task { a, b });
+                }
+            }
+        }
+        tasks
+    }
+
+    /// Opens `task` one level on both sides (a leaf stays as it is), pushing the pairs whose
+    /// boxes overlap; an item paired with itself opens into each unordered pair of its
+    /// lanes once.
+    fn expand(&self, task: Task, out: &mut Vec<Task>) {
+        let (mut lanes_a, mut lanes_b) = (Vec::with_capacity(8), Vec::with_capacity(8));
+        self.a.open(task.a.0, task.a.1, &mut lanes_a);
+        self.b.open(task.b.0, task.b.1, &mut lanes_b);
+        let diagonal = self.is_diagonal(&task);
+        for (i, &la) in lanes_a.iter().enumerate() {
+            let from = if diagonal { i } else { 0 };
+            for &lb in &lanes_b[from..] {
+                if la.1.overlaps(&lb.1) {
+                    out.push(Task { a: la, b: lb });
+                }
+            }
+        }
+    }
+
+    /// Opens tasks breadth first until there are [`PARALLEL_TASKS`] or only pairs of leaves.
+    pub(super) fn split(&self, mut tasks: Vec<Task>) -> Vec<Task> {
+        while tasks.len() < PARALLEL_TASKS && tasks.iter().any(|t| !t.is_leaves()) {
+            let mut next = Vec::with_capacity(tasks.len() * 8);
+            for task in tasks {
+                if task.is_leaves() {
+                    next.push(task);
+                } else {
+                    self.expand(task, &mut next);
+                }
+            }
+            tasks = next;
+        }
+        tasks
+    }
+
+    /// The walk from `stack`: every pair of triangles in overlapping leaves whose boxes
+    /// overlap goes to the pairing's exact test, and each pair that meets to `found`, as
+    /// `(triangle of a, triangle of b)`.
+    pub(super) fn walk(
+        &self,
+        mut stack: Vec<Task>,
+        found: &mut impl FnMut(u32, u32) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let test: fn(&[DVec3; 3], &[DVec3; 3]) -> bool = match self.pairing {
+            Pairing::Across => triangles_intersect,
+            Pairing::Within => triangles_intersect_beyond_shared,
+        };
+        while let Some(task) = stack.pop() {
+            if !task.is_leaves() {
+                self.expand(task, &mut stack);
+                continue;
+            }
+            let slots_b = self.b.slots(task.b.0);
+            let diagonal = self.is_diagonal(&task);
+            for (i, &ta) in self.a.slots(task.a.0).iter().enumerate() {
+                if ta == PADDING_SLOT {
+                    continue;
+                }
+                let corners_a = self.a.corners(ta);
+                let box_a = Bounds::around(&corners_a);
+                if !box_a.overlaps(&task.b.1) {
+                    continue;
+                }
+                let from = if diagonal { i + 1 } else { 0 };
+                for &tb in slots_b[from..].iter().filter(|&&t| t != PADDING_SLOT) {
+                    let corners_b = self.b.corners(tb);
+                    if box_a.overlaps(&Bounds::around(&corners_b)) && test(&corners_a, &corners_b) {
+                        found(ta, tb)?;
+                    }
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
