@@ -9,6 +9,7 @@ mod bench;
 mod build;
 mod camera_options;
 mod cast;
+mod contact;
 mod demo;
 mod image;
 mod info;
@@ -48,6 +49,8 @@ enum Command {
     Render(render::Args),
     Bench(bench::Args),
     Build(build::Args),
+    Collide(contact::CollideArgs),
+    SelfIntersections(contact::SelfIntersectionsArgs),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +75,8 @@ fn main() -> ExitCode {
         Some(Command::Render(args)) => render::run(&args, &mut out),
         Some(Command::Bench(args)) => bench::run(&args, &mut out),
         Some(Command::Build(args)) => build::run(&args, &mut out),
+        Some(Command::Collide(args)) => contact::run_collide(&args, &mut out),
+        Some(Command::SelfIntersections(args)) => contact::run_self_intersections(&args, &mut out),
     }
     .and_then(|()| Ok(out.flush()?));
     match result {

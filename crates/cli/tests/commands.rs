@@ -620,3 +620,74 @@ fn main_job_renders_the_bunny_and_picks_its_centre() {
     let first = &pixels[..3];
     assert!(pixels.chunks(3).any(|p| p != first));
 }
+
+/// `collide` and `self-intersections` print what the library answers.
+#[test]
+fn collide_and_self_intersections_answer_as_the_library() {
+    use meshcast::glam::Affine3A;
+
+    let cow_path = asset("cow.obj");
+    let cow_text = cow_path.to_str().expect("a UTF-8 path");
+    let cow = Mesh::from_path(&cow_path).expect("cow");
+
+    let out = run(&["self-intersections", cow_text]);
+    assert!(out.success, "{}", out.stderr);
+    let pairs = cow.self_intersections();
+    let mut want = format!("pairs          {}\n", pairs.len());
+    for (a, b) in &pairs {
+        want += &format!("pair {a} {b}\n");
+    }
+    assert_eq!(out.stdout, want);
+    assert!(!pairs.is_empty(), "the cow folds over itself somewhere");
+
+    let shift = cow.bounds().extent().x * 0.5;
+    let out = run(&[
+        "collide",
+        cow_text,
+        cow_text,
+        "--transform",
+        &format!("{shift},0,0"),
+        "--pairs",
+    ]);
+    assert!(out.success, "{}", out.stderr);
+    let moved = Affine3A::from_translation(Vec3::new(shift, 0.0, 0.0));
+    let pairs = cow.intersecting_pairs(&cow, &moved);
+    assert!(
+        out.stdout.starts_with(&format!(
+            "intersects     true\npairs          {}\n",
+            pairs.len()
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("distance       0 "), "{}", out.stdout);
+
+    let far = cow.bounds().extent().length() * 3.0;
+    let out = run(&[
+        "collide",
+        cow_text,
+        cow_text,
+        "--transform",
+        &format!("0,{far},0"),
+    ]);
+    assert!(out.success, "{}", out.stderr);
+    let apart = cow
+        .mesh_distance(
+            &cow,
+            &Affine3A::from_translation(Vec3::new(0.0, far, 0.0)),
+            None,
+        )
+        .expect("a distance");
+    assert!(
+        out.stdout.starts_with(&format!(
+            "intersects     false\ndistance       {} ",
+            apart.distance
+        )),
+        "{}",
+        out.stdout
+    );
+
+    let out = run(&["collide", cow_text, cow_text, "--transform", "1,2"]);
+    assert!(!out.success);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+}
