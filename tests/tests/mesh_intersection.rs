@@ -6,7 +6,7 @@
 use meshcast::glam::{Affine3A, DAffine3, DVec3, Mat3, Quat, Vec3};
 use meshcast::prelude::*;
 use meshcast::{triangles_intersect, Mesh, TriMesh};
-use meshcast_testkit::{asset, cube, random_transform, rng};
+use meshcast_testkit::{asset, cube, random_transform, rng, transformed};
 
 fn load(name: &str) -> Mesh {
     Mesh::from_path(asset(name)).expect("asset loads")
@@ -150,12 +150,10 @@ fn a_mesh_inside_another_without_contact_does_not_intersect() {
 fn far_from_the_origin_touching_is_exact() {
     let offset = Vec3::new(1e6, -2e6, 1e6);
     let far = |tri: TriMesh| {
-        let positions: Vec<[f32; 3]> = tri
-            .positions()
-            .iter()
-            .map(|&p| (p + offset).into())
-            .collect();
-        Mesh::from_triangles(&positions, tri.indices()).expect("finite")
+        Mesh::from_tri_mesh(
+            transformed(&tri, Affine3A::from_translation(offset)),
+            &Default::default(),
+        )
     };
     let a = far(cube(0.5, 1));
     let touching = Affine3A::from_translation(Vec3::new(1.0, 0.0, 0.0));

@@ -61,6 +61,21 @@ impl<'py> Rows<'py> {
         }
     }
 
+    /// Reads `vertices` as an `(N, 3)` array of positions, one per vertex.
+    ///
+    /// # Errors
+    /// As [`Rows::new`], and `ValueError` for more or fewer than one leading axis.
+    pub fn vertices(vertices: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let rows = Self::new(vertices, "vertices", 3)?;
+        if rows.leading.len() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "vertices must have shape (N, 3), not {}",
+                rows.array().getattr("shape")?
+            )));
+        }
+        Ok(rows)
+    }
+
     /// The numbers and their shape, for the threads that run without the GIL (a `Rows`
     /// holds Python references, which may not go there).
     pub fn view(&self) -> RowsView<'_> {

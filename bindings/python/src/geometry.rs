@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use meshcast::glam::Vec3;
 use meshcast::{Camera, Contacts, PointQueries, QueryOptions, RayQueries};
-use numpy::PyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -286,23 +285,7 @@ impl Geometry {
         let cast = on_target!(self, py, threads, |target, normals| {
             queries::cast(target, normals, &view, chunk, range, &options)
         })?;
-        let lead = &rows.leading;
-        let dict = PyDict::new(py);
-        dict.set_item("t_hit", to_numpy(py, cast.t_hit, lead, &[])?)?;
-        dict.set_item("geometry_ids", to_numpy(py, cast.geometry_ids, lead, &[])?)?;
-        dict.set_item(
-            "primitive_ids",
-            to_numpy(py, cast.primitive_ids, lead, &[])?,
-        )?;
-        dict.set_item(
-            "primitive_uvs",
-            to_numpy(py, cast.primitive_uvs, lead, &[2])?,
-        )?;
-        dict.set_item(
-            "primitive_normals",
-            to_numpy(py, cast.primitive_normals, lead, &[3])?,
-        )?;
-        Ok(dict)
+        cast.into_dict(py, &rows.leading)
     }
 
     /// Whether each ray hits anything with `tnear < t <= tfar`, stopping at the first hit
@@ -388,18 +371,7 @@ impl Geometry {
             let rays = arrays::rays(&view, Some(range))?;
             Ok(queries::list(target, &rays, max_hits))
         })?;
-        let dict = PyDict::new(py);
-        dict.set_item("ray_splits", PyArray1::from_vec(py, list.ray_splits))?;
-        dict.set_item("ray_ids", PyArray1::from_vec(py, list.ray_ids))?;
-        dict.set_item("geometry_ids", PyArray1::from_vec(py, list.geometry_ids))?;
-        dict.set_item("primitive_ids", PyArray1::from_vec(py, list.primitive_ids))?;
-        let hits = list.t_hit.len();
-        dict.set_item(
-            "primitive_uvs",
-            to_numpy(py, list.primitive_uvs, &[hits], &[2])?,
-        )?;
-        dict.set_item("t_hit", PyArray1::from_vec(py, list.t_hit))?;
-        Ok(dict)
+        list.into_dict(py)
     }
 
     /// The nearest surface point to each point: Open3D's `compute_closest_points`, a dict of

@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use meshcast::glam::Vec3;
 use meshcast::gpu::{Gpu, ADAPTER_VARIABLE};
 use meshcast::HitLists;
-use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -196,23 +195,7 @@ impl GpuMesh {
             let mesh: &meshcast::Mesh = resident.mesh.mesh();
             Ok(queries::cast_answers(mesh, Some(resident.normals()), &hits))
         })?;
-        let lead = &rows.leading;
-        let dict = PyDict::new(py);
-        dict.set_item("t_hit", to_numpy(py, cast.t_hit, lead, &[])?)?;
-        dict.set_item("geometry_ids", to_numpy(py, cast.geometry_ids, lead, &[])?)?;
-        dict.set_item(
-            "primitive_ids",
-            to_numpy(py, cast.primitive_ids, lead, &[])?,
-        )?;
-        dict.set_item(
-            "primitive_uvs",
-            to_numpy(py, cast.primitive_uvs, lead, &[2])?,
-        )?;
-        dict.set_item(
-            "primitive_normals",
-            to_numpy(py, cast.primitive_normals, lead, &[3])?,
-        )?;
-        Ok(dict)
+        cast.into_dict(py, &rows.leading)
     }
 
     /// Whether each ray hits anything with `tnear < t <= tfar` (bool), as
@@ -308,18 +291,7 @@ impl GpuMesh {
             let mesh: &meshcast::Mesh = resident.mesh.mesh();
             Ok(queries::list_answers(mesh, lists))
         })?;
-        let dict = PyDict::new(py);
-        dict.set_item("ray_splits", PyArray1::from_vec(py, list.ray_splits))?;
-        dict.set_item("ray_ids", PyArray1::from_vec(py, list.ray_ids))?;
-        dict.set_item("geometry_ids", PyArray1::from_vec(py, list.geometry_ids))?;
-        dict.set_item("primitive_ids", PyArray1::from_vec(py, list.primitive_ids))?;
-        let hits = list.t_hit.len();
-        dict.set_item(
-            "primitive_uvs",
-            to_numpy(py, list.primitive_uvs, &[hits], &[2])?,
-        )?;
-        dict.set_item("t_hit", PyArray1::from_vec(py, list.t_hit))?;
-        Ok(dict)
+        list.into_dict(py)
     }
 
     /// Moves the vertices to `vertices`, an `(N, 3)` array of one position per vertex, as
@@ -328,13 +300,7 @@ impl GpuMesh {
     /// on the old ones. Positions that are not one per vertex, or not finite, raise
     /// `MeshcastError` and leave the mesh as it was.
     fn set_positions(&self, py: Python<'_>, vertices: &Bound<'_, PyAny>) -> PyResult<()> {
-        let rows = Rows::new(vertices, "vertices", 3)?;
-        if rows.leading.len() != 1 {
-            return Err(PyValueError::new_err(format!(
-                "vertices must have shape (N, 3), not {}",
-                rows.array().getattr("shape")?
-            )));
-        }
+        let rows = Rows::vertices(vertices)?;
         let view = rows.view();
         threads::run(py, None, || {
             let positions = view.map_rows(|row: [f32; 3]| row);

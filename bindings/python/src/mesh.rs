@@ -93,13 +93,7 @@ pub fn build(
     faces: &Bound<'_, PyAny>,
     threads: Option<i64>,
 ) -> PyResult<Arc<meshcast::Mesh>> {
-    let rows = Rows::new(vertices, "vertices", 3)?;
-    if rows.leading.len() != 1 {
-        return Err(PyValueError::new_err(format!(
-            "vertices must have shape (N, 3), not {}",
-            rows.array().getattr("shape")?
-        )));
-    }
+    let rows = Rows::vertices(vertices)?;
     let faces = faces_of(py, faces)?;
     let view = rows.view();
     threads::run(py, threads, || {
@@ -163,13 +157,7 @@ impl Mesh {
     /// what it finds does not. Queries already running finish on the old positions; a
     /// `Scene` this mesh was added to keeps the positions it was given.
     fn set_positions(slf: &Bound<'_, Self>, vertices: &Bound<'_, PyAny>) -> PyResult<()> {
-        let rows = Rows::new(vertices, "vertices", 3)?;
-        if rows.leading.len() != 1 {
-            return Err(PyValueError::new_err(format!(
-                "vertices must have shape (N, 3), not {}",
-                rows.array().getattr("shape")?
-            )));
-        }
+        let rows = Rows::vertices(vertices)?;
         let view = rows.view();
         let state = Self::state(slf);
         threads::run(slf.py(), None, || {

@@ -6,10 +6,12 @@ use meshcast::glam::Vec3;
 use meshcast::{HitLists, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use pyo3::PyResult;
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-use crate::arrays::{self, RowsView};
+use crate::arrays::{self, to_numpy, RowsView};
 
 /// The id of no geometry and no primitive: what a miss answers (Open3D's `INVALID_ID`).
 pub const INVALID_ID: u32 = u32::MAX;
@@ -133,6 +135,35 @@ pub struct Cast {
     pub primitive_ids: Vec<u32>,
     pub primitive_uvs: Vec<f32>,
     pub primitive_normals: Vec<f32>,
+}
+
+impl Cast {
+    /// The answers as Open3D's dict, each array of the rays' `leading` shape.
+    pub fn into_dict<'py>(
+        self,
+        py: Python<'py>,
+        leading: &[usize],
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("t_hit", to_numpy(py, self.t_hit, leading, &[])?)?;
+        dict.set_item(
+            "geometry_ids",
+            to_numpy(py, self.geometry_ids, leading, &[])?,
+        )?;
+        dict.set_item(
+            "primitive_ids",
+            to_numpy(py, self.primitive_ids, leading, &[])?,
+        )?;
+        dict.set_item(
+            "primitive_uvs",
+            to_numpy(py, self.primitive_uvs, leading, &[2])?,
+        )?;
+        dict.set_item(
+            "primitive_normals",
+            to_numpy(py, self.primitive_normals, leading, &[3])?,
+        )?;
+        Ok(dict)
+    }
 }
 
 /// Rays answered per task when the answers are laid out.
@@ -298,6 +329,24 @@ pub struct Intersections {
     pub primitive_ids: Vec<u32>,
     pub primitive_uvs: Vec<f32>,
     pub t_hit: Vec<f32>,
+}
+
+impl Intersections {
+    /// The answers as Open3D's dict of flat arrays.
+    pub fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("ray_splits", PyArray1::from_vec(py, self.ray_splits))?;
+        dict.set_item("ray_ids", PyArray1::from_vec(py, self.ray_ids))?;
+        dict.set_item("geometry_ids", PyArray1::from_vec(py, self.geometry_ids))?;
+        dict.set_item("primitive_ids", PyArray1::from_vec(py, self.primitive_ids))?;
+        let hits = self.t_hit.len();
+        dict.set_item(
+            "primitive_uvs",
+            to_numpy(py, self.primitive_uvs, &[hits], &[2])?,
+        )?;
+        dict.set_item("t_hit", PyArray1::from_vec(py, self.t_hit))?;
+        Ok(dict)
+    }
 }
 
 /// [`RayQueries::cast_all_batch`], laid out flat: ray `i`'s hits are

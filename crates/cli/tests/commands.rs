@@ -7,22 +7,12 @@ use std::fmt::Write as _;
 use glam::Vec3;
 use meshcast::{Camera, Mesh, MeshFiles, Ray, RayQueries};
 use meshcast_testkit::{asset, incoherent_rays};
-use support::{arg, run, run_in, scratch};
+use support::{arg, ray_lines, run, run_in, scratch};
 
 /// The camera `pick` and `render` use by default for a `width` x `height` image.
 fn default_camera(mesh: &Mesh, width: u32, height: u32) -> Camera {
     let aspect = width as f32 / height as f32;
     Camera::framing_points(mesh.tri_mesh().positions(), 40.0, aspect)
-}
-
-/// Rays as `cast` reads them: six numbers per line, printed so they read back exactly.
-fn ray_lines(rays: &[Ray]) -> String {
-    let mut text = String::new();
-    for ray in rays {
-        let (o, d) = (ray.origin, ray.dir);
-        writeln!(text, "{} {} {}\t{} {} {}", o.x, o.y, o.z, d.x, d.y, d.z).unwrap();
-    }
-    text
 }
 
 /// Seeded rays at the cow, plus rays that miss, one that grazes nothing, and a degenerate one.

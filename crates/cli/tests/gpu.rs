@@ -5,13 +5,11 @@
 
 mod support;
 
-use std::fmt::Write as _;
-
 use glam::Vec3;
 use meshcast::gpu::Gpu;
 use meshcast::{Camera, Mesh, MeshFiles, Ray};
 use meshcast_testkit::{asset, incoherent_rays};
-use support::{arg, assert_clean_failure, run_with_env, scratch, Run};
+use support::{arg, assert_clean_failure, ray_lines, run_with_env, scratch, Run};
 
 /// The GPU, or `None` (with the reason printed) where there is none and `CI` is not set.
 fn gpu_or_skip(test: &str) -> Option<Gpu> {
@@ -36,16 +34,6 @@ fn run_gpu(test: &str, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Run
         env.push(("XDG_RUNTIME_DIR", arg(&runtime)));
     }
     run_with_env(None, args, stdin, &env)
-}
-
-/// Rays as `cast` reads them, printed so they read back exactly.
-fn ray_lines(rays: &[Ray]) -> String {
-    let mut text = String::new();
-    for ray in rays {
-        let (o, d) = (ray.origin, ray.dir);
-        writeln!(text, "{} {} {}\t{} {} {}", o.x, o.y, o.z, d.x, d.y, d.z).unwrap();
-    }
-    text
 }
 
 /// Random rays at the mesh, camera rays (neighbours, many through shared edges' pixels),

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 use crate::context::{checked, gpu_error, wait, Gpu, Shared};
-use crate::layout::{self, GpuRay, Params, FLAGGED, NO_TRIANGLE};
+use crate::layout::{self, GpuNode, GpuRay, Params, FLAGGED, NO_TRIANGLE};
 
 /// Hit slots per ray that [`GpuMesh::cast_all_batch`] keeps on the GPU unless
 /// [`GpuMesh::set_hit_capacity`] says otherwise; a ray with more hits is answered on the CPU.
@@ -20,6 +20,10 @@ pub const DEFAULT_HIT_CAPACITY: u32 = 16;
 
 /// The most hit slots per ray the shader holds (`trace.wgsl`'s `MAX_CAP`).
 pub const MAX_HIT_CAPACITY: u32 = 64;
+
+/// The shader's mode that answers no query but hands back the rays it made
+/// (`trace.wgsl`'s `MODE_RAYS`), for [`GpuMesh::camera_rays`].
+const RAYS_MODE: u32 = 4;
 
 /// Invocations per workgroup (`@workgroup_size` in `trace.wgsl`).
 const WORKGROUP: u32 = 64;
@@ -159,11 +163,18 @@ impl Gpu {
     }
 
     fn mesh_buffers(&self, mesh: &Mesh) -> Result<(wgpu::Buffer, wgpu::Buffer)> {
-        let nodes = layout::nodes(mesh);
-        let triangles = layout::triangles(mesh);
+        self.buffers_of(&layout::nodes(mesh), &layout::triangles(mesh))
+    }
+
+    /// The node and triangle buffers holding `nodes` and `triangles`.
+    fn buffers_of(
+        &self,
+        nodes: &[GpuNode],
+        triangles: &[[f32; 4]],
+    ) -> Result<(wgpu::Buffer, wgpu::Buffer)> {
         Ok((
-            self.storage("nodes", bytemuck::cast_slice(&nodes))?,
-            self.storage("triangles", bytemuck::cast_slice(&triangles))?,
+            self.storage("nodes", bytemuck::cast_slice(nodes))?,
+            self.storage("triangles", bytemuck::cast_slice(triangles))?,
         ))
     }
 
@@ -253,7 +264,7 @@ impl GpuMesh {
             queue.write_buffer(&self.nodes, 0, node_bytes);
             queue.write_buffer(&self.triangles, 0, triangle_bytes);
         } else {
-            (self.nodes, self.triangles) = self.gpu.mesh_buffers(&self.mesh)?;
+            (self.nodes, self.triangles) = self.gpu.buffers_of(&nodes, &triangles)?;
         }
         self.traceable = layout::traceable(&self.mesh);
         Ok(())
@@ -372,8 +383,8 @@ impl GpuMesh {
     pub fn camera_rays(&self, camera: &Camera, width: u32, height: u32) -> Result<Vec<Ray>> {
         let pixels = width as usize * height as usize;
         let mut params = camera_params(camera, width, height);
-        // Mode 4 is no query: every ray comes back flagged with its direction.
-        params.mode = 4;
+        // No query: every ray comes back flagged with its direction.
+        params.mode = RAYS_MODE;
         let (hits, _) = self.launch(GpuQuery::Closest, Source::Camera(params, pixels))?;
         Ok(hits
             .iter()
@@ -527,7 +538,7 @@ impl GpuMesh {
                     (params, self.gpu.storage("rays", &[])?)
                 }
             };
-            if params.mode != 4 {
+            if params.mode != RAYS_MODE {
                 params.mode = query.mode();
             }
             params.cap = self.hit_capacity;

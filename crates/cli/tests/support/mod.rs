@@ -1,9 +1,12 @@
 //! Running the `meshcast` binary in tests.
 #![allow(dead_code)]
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+use meshcast::Ray;
 
 /// A fresh, empty folder for one test's files.
 pub fn scratch(test: &str) -> PathBuf {
@@ -94,4 +97,14 @@ pub fn assert_clean_failure(run: &Run, needle: &str) {
 /// Paths as `&str` for argument lists.
 pub fn arg(path: &Path) -> &str {
     path.to_str().expect("UTF-8 path")
+}
+
+/// Rays as `cast` reads them: six numbers per line, printed so they read back exactly.
+pub fn ray_lines(rays: &[Ray]) -> String {
+    let mut text = String::new();
+    for ray in rays {
+        let (o, d) = (ray.origin, ray.dir);
+        writeln!(text, "{} {} {}\t{} {} {}", o.x, o.y, o.z, d.x, d.y, d.z).unwrap();
+    }
+    text
 }
