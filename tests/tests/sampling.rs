@@ -1,6 +1,7 @@
 //! `Mesh::sample_surface` on the assets: uniform by area (chi-square tests over groups of
-//! triangles and over the four midpoint sub-triangles of the barycentric square), points
-//! on their triangles, and the same samples for a seed whatever the number of threads.
+//! triangles, over bins of equal area in index order and along x, and over the four
+//! midpoint sub-triangles of the barycentric square), points on their triangles, and the
+//! same samples for a seed whatever the number of threads.
 
 use meshcast::{Mesh, MeshFiles, SurfaceSamples};
 use meshcast_testkit::asset;
@@ -13,6 +14,10 @@ const GROUPS: usize = 40;
 const CHI_SQUARE_39: f64 = 72.05;
 /// The 0.999 quantile for 3 degrees of freedom (4 sub-triangles).
 const CHI_SQUARE_3: f64 = 16.27;
+/// Bins of triangles holding equal shares of the area.
+const AREA_BINS: usize = 50;
+/// The 0.999 quantile for 49 degrees of freedom (50 bins).
+const CHI_SQUARE_49: f64 = 85.35;
 
 const ASSETS: [&str; 5] = [
     "stanford-bunny.obj",
@@ -97,6 +102,64 @@ fn samples_are_uniform_by_area_on_the_assets() {
         println!(
             "{name}: chi-square {groups:.1} over {GROUPS} groups, {statistic:.2} over quarters"
         );
+    }
+}
+
+/// Each triangle's bin when the triangles, taken in `order`, are cut into [`AREA_BINS`]
+/// runs of equal area: a triangle goes where its area's midpoint falls.
+fn area_bins(areas: &[f64], order: &[usize]) -> Vec<usize> {
+    let total: f64 = areas.iter().sum();
+    let mut bins = vec![0; areas.len()];
+    let mut before = 0.0;
+    for &t in order {
+        let middle = before + areas[t] / 2.0;
+        bins[t] = ((middle / total * AREA_BINS as f64) as usize).min(AREA_BINS - 1);
+        before += areas[t];
+    }
+    bins
+}
+
+#[test]
+fn samples_fill_area_balanced_bins_evenly_on_the_assets() {
+    for name in ASSETS {
+        let mesh = Mesh::from_obj(asset(name)).expect("the asset loads");
+        let areas = areas(&mesh);
+        let total: f64 = areas.iter().sum();
+        let samples = mesh.sample_surface(SAMPLES, 77);
+        // In the triangles' order, and along x by centroid (a bias in space).
+        let by_index: Vec<usize> = (0..areas.len()).collect();
+        let tri_mesh = mesh.tri_mesh();
+        let centroid_x = |t: usize| {
+            tri_mesh.indices()[t]
+                .iter()
+                .map(|&i| tri_mesh.positions()[i as usize].x)
+                .sum::<f32>()
+        };
+        let mut along_x = by_index.clone();
+        along_x.sort_by(|&a, &b| centroid_x(a).total_cmp(&centroid_x(b)).then(a.cmp(&b)));
+        for (grouping, order) in [("index", by_index), ("x", along_x)] {
+            let bins = area_bins(&areas, &order);
+            let mut expected = vec![0.0; AREA_BINS];
+            for (t, area) in areas.iter().enumerate() {
+                expected[bins[t]] += area / total * SAMPLES as f64;
+            }
+            // Balanced: no bin is far from a fiftieth of the samples.
+            let share = SAMPLES as f64 / AREA_BINS as f64;
+            assert!(
+                expected.iter().all(|&e| (e - share).abs() < 0.5 * share),
+                "{name}: unbalanced bins {expected:?}"
+            );
+            let mut counts = vec![0; AREA_BINS];
+            for &t in &samples.triangles {
+                counts[bins[t as usize]] += 1;
+            }
+            let statistic = chi_square(&counts, &expected);
+            println!("{name}: chi-square {statistic:.1} over {AREA_BINS} area bins by {grouping}");
+            assert!(
+                statistic < CHI_SQUARE_49,
+                "{name}: chi-square {statistic} over area bins by {grouping} (seed 77)"
+            );
+        }
     }
 }
 

@@ -63,7 +63,7 @@ mod volume;
 
 pub use contact::MeshDistance;
 pub use error::{CacheProblem, CacheSection, Error, IndexKind, Location, Place, Result, Warning};
-pub use fields::{Grid, SurfaceSamples};
+pub use fields::{Grid, NearSurfaceSamples, SurfaceSamples, FINE_SIGMA_DIVISOR};
 #[doc(hidden)]
 pub use format::text_start;
 pub use format::{Format, CACHE_EXTENSION, CACHE_MAGIC};

@@ -183,6 +183,7 @@ pub use meshcast_mesh::{
     PointQueries, QueryOptions, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
     SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
+pub use meshcast_mesh::{NearSurfaceSamples, FINE_SIGMA_DIVISOR};
 pub use meshcast_primitives::{
     triangles_distance, triangles_intersect, triangles_intersect_beyond_shared, TriangleDistance,
 };

@@ -319,6 +319,18 @@ pub enum Error {
         reason: String,
     },
 
+    /// A query's parameter is outside its range (a NaN, negative or infinite length, a
+    /// count too large to hold).
+    #[error("invalid {parameter} {value}: expected {expected}")]
+    InvalidParameter {
+        /// The parameter's name, as the query's docs spell it.
+        parameter: &'static str,
+        /// The value given.
+        value: f64,
+        /// The range the query accepts.
+        expected: &'static str,
+    },
+
     /// The GPU refused or failed an operation (a buffer too large for the adapter, a lost
     /// device, a mesh the GPU path cannot trace).
     #[error("GPU {operation}: {message}")]

@@ -65,7 +65,7 @@ const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The `draw`-th of a sample's uniform numbers in `[0, 1)`, from the seed and the sample's
 /// number alone (SplitMix64's output function over a counter), so any thread can make it.
-fn uniform(seed: u64, sample: u64, draw: u64) -> f64 {
+pub(super) fn uniform(seed: u64, sample: u64, draw: u64) -> f64 {
     let mut z = seed.wrapping_add(
         sample
             .wrapping_mul(3)
@@ -76,6 +76,42 @@ fn uniform(seed: u64, sample: u64, draw: u64) -> f64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^= z >> 31;
     (z >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// The running sum of a mesh's triangle areas, in `f64` and in triangle order (the same
+/// on every run), and the last triangle with area.
+pub(super) struct AreaSums {
+    /// `running[t]`: the areas of triangles `0..=t`.
+    pub(super) running: Vec<f64>,
+    /// The surface's area.
+    pub(super) total: f64,
+    /// The last triangle with area; `None` for a mesh without area or with an infinite one.
+    pub(super) last: Option<usize>,
+}
+
+impl AreaSums {
+    pub(super) fn of(mesh: &Mesh) -> Self {
+        let tri_mesh = mesh.tri_mesh();
+        let positions = tri_mesh.positions();
+        let mut running = Vec::with_capacity(tri_mesh.indices().len());
+        let mut total = 0.0;
+        let mut last = None;
+        for (t, corners) in tri_mesh.indices().iter().enumerate() {
+            let [a, b, c] = corners.map(|i| positions[i as usize].as_dvec3());
+            let area = 0.5 * (b - a).cross(c - a).length();
+            if area > 0.0 {
+                total += area;
+                last = Some(t);
+            }
+            running.push(total);
+        }
+        let last = last.filter(|_| total.is_finite());
+        Self {
+            running,
+            total,
+            last,
+        }
+    }
 }
 
 impl Mesh {
@@ -109,20 +145,12 @@ impl Mesh {
         let positions = tri_mesh.positions();
         let indices = tri_mesh.indices();
         let corners = |t: usize| indices[t].map(|i| positions[i as usize]);
-        // The running sum of the areas, in f64 and in order: the same on every run.
-        let mut running = Vec::with_capacity(indices.len());
-        let mut total = 0.0;
-        let mut last = None;
-        for t in 0..indices.len() {
-            let [a, b, c] = corners(t).map(|p| p.as_dvec3());
-            let area = 0.5 * (b - a).cross(c - a).length();
-            if area > 0.0 {
-                total += area;
-                last = Some(t);
-            }
-            running.push(total);
-        }
-        let Some(last) = last.filter(|_| total.is_finite()) else {
+        let AreaSums {
+            running,
+            total,
+            last,
+        } = AreaSums::of(self);
+        let Some(last) = last else {
             return SurfaceSamples::default();
         };
         let picked: Vec<(u32, [f32; 2], Vec3)> = (0..n)
