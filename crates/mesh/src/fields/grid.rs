@@ -257,7 +257,14 @@ impl Mesh {
             f32::INFINITY
         };
         // See the docs: the inside of a closed, watertight mesh is the same all along a
-        // segment that stays farther from the surface than its length.
+        // segment that stays farther from the surface than its length. On an open mesh,
+        // `contains` is the far-field winding number against ½, which is not constant along
+        // such a segment (the exact one varies near the holes) nor continuous (it jumps
+        // where a subtree switches between its expansion and its triangles, by up to the
+        // expansion's error, which has no proven bound tight enough to decide ½ from a
+        // neighbour): no cheap rule gives its answer bit for bit, so it is asked at every
+        // point. Measured on the bunny at 256³: the winding number is two thirds of the
+        // instructions and the banded grid 1.65 times faster than the batch.
         let share_sides =
             self.is_closed() && self.leaf_test() == LeafTest::Watertight && spacing_z <= band / 2.0;
         grid.fill(|row, i, j| {
