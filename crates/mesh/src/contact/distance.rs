@@ -15,7 +15,7 @@ use crate::Mesh;
 /// coordinate: rounding in the triangle distances (a few units of `f64` rounding of the
 /// coordinates) can put a computed distance that far below the box bound of its pair, and
 /// such a pair must still be visited.
-const BOUND_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
+pub(super) const BOUND_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
 
 /// The nearest points of two meshes' surfaces: [`Mesh::mesh_distance`]'s answer.
 ///
@@ -204,27 +204,28 @@ impl Nearest {
     }
 }
 
-/// A pair of items in the queue, nearest bound first.
-struct Queued {
-    bound: f64,
-    task: Task,
+/// An entry of a best-first queue: a lower bound on the distance of what `task` holds;
+/// the queue pops the smallest bound first.
+pub(super) struct Queued<T> {
+    pub(super) bound: f64,
+    pub(super) task: T,
 }
 
-impl PartialEq for Queued {
+impl<T> PartialEq for Queued<T> {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other) == Ordering::Equal
     }
 }
 
-impl Eq for Queued {}
+impl<T> Eq for Queued<T> {}
 
-impl PartialOrd for Queued {
+impl<T> PartialOrd for Queued<T> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Queued {
+impl<T> Ord for Queued<T> {
     /// Reversed, so that the max-heap pops the nearest.
     fn cmp(&self, other: &Self) -> Ordering {
         other.bound.total_cmp(&self.bound)
