@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 use glam::{Affine3A, Vec3};
 use meshcast_primitives::{triangles_distance, TriangleDistance};
 
-use super::side::{Bounds, Side};
+use super::side::{Bounds, Lanes, Side};
 use super::walk::Task;
 use crate::Mesh;
 
@@ -134,7 +134,7 @@ pub(super) fn nearest_pair(a: &Side, b: &Side, limit: f64) -> Option<MeshDistanc
             }
         }
     }
-    let (mut lanes_a, mut lanes_b) = (Vec::with_capacity(8), Vec::with_capacity(8));
+    let (mut lanes_a, mut lanes_b) = (Lanes::new(), Lanes::new());
     while let Some(Queued { bound, task }) = queue.pop() {
         if !nearest.may_hold(bound) {
             break;

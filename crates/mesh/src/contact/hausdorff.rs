@@ -11,7 +11,7 @@ use meshcast_primitives::closest_point_on_triangle;
 use rayon::prelude::*;
 
 use super::distance::{Queued, BOUND_SLACK};
-use super::side::{Bounds, Item, Side};
+use super::side::{Bounds, Item, Lanes, Side};
 use crate::Mesh;
 
 /// Regions refined at once on rayon's threads: a constant, so that which regions are
@@ -294,7 +294,7 @@ impl<'s, 'a> Directed<'s, 'a> {
                 }
             }
             Region::Subtree(item, bounds) => {
-                let mut lanes = Vec::with_capacity(8);
+                let mut lanes = Lanes::new();
                 self.from.open(item, bounds, &mut lanes);
                 for (item, bounds) in lanes {
                     let bound = self.subtree_bound(&bounds);
@@ -413,7 +413,7 @@ impl<'s, 'a> Directed<'s, 'a> {
                 task: (item, bounds),
             });
         }
-        let mut lanes = Vec::with_capacity(8);
+        let mut lanes = Lanes::new();
         while let Some(Queued {
             bound,
             task: (item, bounds),

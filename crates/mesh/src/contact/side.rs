@@ -5,6 +5,7 @@
 use glam::{Affine3A, DAffine3, DMat3, DVec3};
 use meshcast_bvh::{WideLane, PADDING_SLOT, WIDE_WIDTH};
 use meshcast_primitives::Aabb;
+use smallvec::SmallVec;
 
 use crate::Mesh;
 
@@ -67,6 +68,9 @@ impl Bounds {
         )
     }
 }
+
+/// The items a node opens into, with their boxes: at most a lane each.
+pub(super) type Lanes = SmallVec<[(Item, Bounds); WIDE_WIDTH]>;
 
 /// A node, a leaf's slots, or the `k`-th triangle the tree leaves out, of one side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,7 +210,7 @@ impl<'a> Side<'a> {
     }
 
     /// What `item` opens into: a node's non-empty lanes with their boxes; a leaf, itself.
-    pub(super) fn open(&self, item: Item, bounds: Bounds, out: &mut Vec<(Item, Bounds)>) {
+    pub(super) fn open(&self, item: Item, bounds: Bounds, out: &mut Lanes) {
         out.clear();
         let Item::Node(n) = item else {
             out.push((item, bounds));
