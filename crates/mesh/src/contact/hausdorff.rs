@@ -277,7 +277,7 @@ impl<'s, 'a> Directed<'s, 'a> {
     /// The bound of a subtree's box: the distance from its centre, plus half its diagonal.
     fn subtree_bound(&self, bounds: &Bounds) -> f64 {
         let (centre, radius) = bounds.ball();
-        self.nearest(centre).distance + radius
+        self.nearest(centre, &[]).distance + radius
     }
 
     fn refine(&self, region: Region) -> Refined {
@@ -308,7 +308,8 @@ impl<'s, 'a> Directed<'s, 'a> {
                 depth,
             } => {
                 let (pq, qr, rp) = ((p + q) * 0.5, (q + r) * 0.5, (r + p) * 0.5);
-                let [npq, nqr, nrp] = [pq, qr, rp].map(|m| self.nearest(m));
+                let hints = [np.triangle, nq.triangle, nr.triangle];
+                let [npq, nqr, nrp] = [pq, qr, rp].map(|m| self.nearest(m, &hints));
                 for (corners, nearest) in [
                     ([p, pq, rp], [np, npq, nrp]),
                     ([pq, q, qr], [npq, nq, nqr]),
@@ -332,9 +333,18 @@ impl<'s, 'a> Directed<'s, 'a> {
         nearest: Option<[Nearest; 3]>,
         depth: u32,
     ) {
-        let nearest = nearest.unwrap_or_else(|| corners.map(|c| self.nearest(c)));
+        let nearest = nearest.unwrap_or_else(|| {
+            let first = self.nearest(corners[0], &[]);
+            let hint = [first.triangle];
+            [
+                first,
+                self.nearest(corners[1], &hint),
+                self.nearest(corners[2], &hint),
+            ]
+        });
         let centre = (corners[0] + corners[1] + corners[2]) / 3.0;
-        let near_centre = self.nearest(centre);
+        let hints = nearest.map(|n| n.triangle);
+        let near_centre = self.nearest(centre, &hints);
         let points = corners
             .iter()
             .zip(&nearest)
@@ -399,14 +409,20 @@ impl<'s, 'a> Directed<'s, 'a> {
     }
 
     /// The point of the other surface nearest to `point`: a best-first walk down its tree,
-    /// nearest box first, keeping boxes within the rounding slack of the nearest found.
-    fn nearest(&self, point: DVec3) -> Nearest {
+    /// nearest box first, keeping boxes within the rounding slack of the nearest found,
+    /// which starts as the nearest of the `hints` (triangles nearest to points close by),
+    /// so that the walk skips at once what lies farther.
+    fn nearest(&self, point: DVec3, hints: &[u32]) -> Nearest {
         let mut best = Nearest {
             distance: f64::INFINITY,
             point: DVec3::NAN,
             triangle: 0,
         };
-        let mut queue = BinaryHeap::new();
+        for &triangle in hints {
+            self.offer_triangle(point, triangle, &mut best);
+        }
+        // One allocation, large enough for most walks (a few dozen boxes queued).
+        let mut queue = BinaryHeap::with_capacity(64);
         for &(item, bounds) in &self.to_starts {
             queue.push(Queued {
                 bound: bounds.distance_to(point),
@@ -436,22 +452,27 @@ impl<'s, 'a> Directed<'s, 'a> {
                 continue;
             }
             for triangle in self.to.triangles(item) {
-                let corners = self.to.corners(triangle);
-                if Bounds::around(&corners).distance_to(point) > best.distance + self.slack {
-                    continue;
-                }
-                let on = closest_point_on_triangle(point, &corners);
-                let distance = point.distance(on);
-                if distance < best.distance {
-                    best = Nearest {
-                        distance,
-                        point: on,
-                        triangle,
-                    };
-                }
+                self.offer_triangle(point, triangle, &mut best);
             }
         }
         best
+    }
+
+    /// Keeps `triangle` of the other surface in `best` if it lies nearer to `point`.
+    fn offer_triangle(&self, point: DVec3, triangle: u32, best: &mut Nearest) {
+        let corners = self.to.corners(triangle);
+        if Bounds::around(&corners).distance_to(point) > best.distance + self.slack {
+            return;
+        }
+        let on = closest_point_on_triangle(point, &corners);
+        let distance = point.distance(on);
+        if distance < best.distance {
+            *best = Nearest {
+                distance,
+                point: on,
+                triangle,
+            };
+        }
     }
 }
 
