@@ -16,12 +16,14 @@ impl Mesh {
     /// (edges and corners included), meet. Surfaces only: a mesh wholly inside a closed
     /// mesh, touching nothing, does not intersect it.
     ///
-    /// `other`'s vertices are carried once each by `other_to_self` in `f64` (a `DAffine3`
-    /// made from the `Affine3A`); from there every decision is exact: the carried corners
+    /// `other`'s vertices are carried by `other_to_self` in `f64` (a `DAffine3` made from
+    /// the `Affine3A`; each vertex always to the same value, and only those of the leaves
+    /// the walk reaches); from there every decision is exact: the carried corners
     /// are tested with [`meshcast_primitives::triangles_intersect`] (Guigue and Devillers
     /// 2003 on Shewchuk's exact predicates), and the trees only prune with boxes that hold
-    /// those same corners (this mesh's stored boxes; for `other`, boxes fitted around its
-    /// carried corners), so no pair that meets is skipped. A transform of
+    /// those same corners (this mesh's stored boxes; for `other`, its stored boxes carried
+    /// and padded by far more than the rounding of the carried corners), so no pair that
+    /// meets is skipped. The walk costs what it visits, never a pass over `other`. A transform of
     /// integers, powers of two and exact translations carries exactly, so a copy placed on
     /// top or beside touches exactly; any other is the `f64` rounding of the exact map, a
     /// few `1e-16` relative. Degenerate triangles, which the trees leave out, are tested
