@@ -3,10 +3,10 @@
 //! transforms, touching and intersecting placements, far apart, far from the origin, with
 //! and without a bound, and on degenerate and empty meshes.
 
-use meshcast::glam::{Affine3A, DAffine3, DVec3, Mat3, Quat, Vec3};
+use meshcast::glam::{Affine3A, DVec3, Quat, Vec3};
 use meshcast::prelude::*;
 use meshcast::{triangles_distance, triangles_intersect, Mesh, MeshDistance, TriMesh};
-use meshcast_testkit::{asset, cube, random_transform, rng, transformed};
+use meshcast_testkit::{asset, carried_corners, cube, random_transform, rng, transformed};
 
 fn load(name: &str) -> Mesh {
     Mesh::from_path(asset(name)).expect("asset loads")
@@ -14,19 +14,6 @@ fn load(name: &str) -> Mesh {
 
 fn mesh(tri_mesh: TriMesh) -> Mesh {
     Mesh::from_tri_mesh(tri_mesh, &Default::default())
-}
-
-/// Corners of every triangle of `mesh`, carried by `transform` in f64 as the engine does.
-fn corners(mesh: &Mesh, transform: &Affine3A) -> Vec<[DVec3; 3]> {
-    let t = DAffine3::from_mat3_translation(
-        Mat3::from(transform.matrix3).as_dmat3(),
-        transform.translation.as_dvec3(),
-    );
-    let tri = mesh.tri_mesh();
-    tri.indices()
-        .iter()
-        .map(|c| c.map(|v| t.transform_point3(tri.positions()[v as usize].as_dvec3())))
-        .collect()
 }
 
 /// The distance between two triangles' boxes, never above theirs but by rounding.
@@ -45,7 +32,10 @@ fn brute_force(
     b_to_a: &Affine3A,
     limit: Option<f32>,
 ) -> Option<(f64, u32, u32)> {
-    let (ca, cb) = (corners(a, &Affine3A::IDENTITY), corners(b, b_to_a));
+    let (ca, cb) = (
+        carried_corners(a, &Affine3A::IDENTITY),
+        carried_corners(b, b_to_a),
+    );
     let scale = ca
         .iter()
         .chain(&cb)
@@ -96,8 +86,8 @@ fn check(
         "{name}: {got:?} {d}"
     );
     let (ta, tb) = (
-        corners(a, &Affine3A::IDENTITY)[got.triangle_self as usize],
-        corners(b, b_to_a)[got.triangle_other as usize],
+        carried_corners(a, &Affine3A::IDENTITY)[got.triangle_self as usize],
+        carried_corners(b, b_to_a)[got.triangle_other as usize],
     );
     let pair = triangles_distance(&ta, &tb);
     assert_eq!(pair.distance, d, "{name}: the pair is at the distance");

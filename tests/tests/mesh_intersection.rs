@@ -3,32 +3,19 @@
 //! random transforms, and on placements built to touch: copies on top, shared corners and
 //! faces, a mesh inside another without contact, far from the origin, degenerate triangles.
 
-use meshcast::glam::{Affine3A, DAffine3, DVec3, Mat3, Quat, Vec3};
+use meshcast::glam::{Affine3A, DVec3, Quat, Vec3};
 use meshcast::prelude::*;
 use meshcast::{triangles_intersect, Mesh, TriMesh};
-use meshcast_testkit::{asset, cube, random_transform, rng, transformed};
+use meshcast_testkit::{asset, carried_corners, cube, random_transform, rng, transformed};
 
 fn load(name: &str) -> Mesh {
     Mesh::from_path(asset(name)).expect("asset loads")
 }
 
-/// Corners of every triangle of `mesh`, carried by `transform` in f64 as the engine does.
-fn corners(mesh: &Mesh, transform: &Affine3A) -> Vec<[DVec3; 3]> {
-    let t = DAffine3::from_mat3_translation(
-        Mat3::from(transform.matrix3).as_dmat3(),
-        transform.translation.as_dvec3(),
-    );
-    let tri = mesh.tri_mesh();
-    tri.indices()
-        .iter()
-        .map(|c| c.map(|v| t.transform_point3(tri.positions()[v as usize].as_dvec3())))
-        .collect()
-}
-
 /// Every pair, in order, with a box check first (same answer, faster).
 fn brute_force(a: &Mesh, b: &Mesh, b_to_a: &Affine3A) -> Vec<(u32, u32)> {
-    let ca = corners(a, &Affine3A::IDENTITY);
-    let cb = corners(b, b_to_a);
+    let ca = carried_corners(a, &Affine3A::IDENTITY);
+    let cb = carried_corners(b, b_to_a);
     let bounds = |c: &[DVec3; 3]| (c[0].min(c[1]).min(c[2]), c[0].max(c[1]).max(c[2]));
     let boxes_b: Vec<_> = cb.iter().map(bounds).collect();
     let mut pairs = Vec::new();

@@ -29,6 +29,11 @@ pub struct CollideArgs {
     /// Also print every intersecting pair of triangles (A's, B's), one `pair A B` line each.
     #[arg(long)]
     pairs: bool,
+
+    /// Also print the Hausdorff distance, each way, within this relative error (for
+    /// example 1e-3; the bare flag asks for 1e-3).
+    #[arg(long, value_name = "ERROR", num_args = 0..=1, default_missing_value = "1e-3")]
+    hausdorff: Option<f32>,
 }
 
 /// The pairs of triangles of a mesh that cut each other, other than along the edge or vertex
@@ -41,7 +46,8 @@ pub struct SelfIntersectionsArgs {
 }
 
 /// Prints `intersects`, with `--pairs` the pair count and pairs, then `distance` with the
-/// nearest points and their triangles (0 when the meshes meet).
+/// nearest points and their triangles (0 when the meshes meet), and with `--hausdorff` a
+/// line for each direction: the distance, its proven upper bound and where it is reached.
 pub fn run_collide(args: &CollideArgs, out: &mut impl Write) -> Result<()> {
     let transform = match &args.transform {
         Some(text) => parse_transform(text)?,
@@ -71,6 +77,24 @@ pub fn run_collide(args: &CollideArgs, out: &mut impl Write) -> Result<()> {
             )?;
         }
         None => writeln!(out, "distance       none (a mesh has no triangles)")?,
+    }
+    if let Some(error) = args.hausdorff {
+        if !(error.is_finite() && error >= 0.0) {
+            bail!("--hausdorff: the relative error must be a finite number, 0 or more");
+        }
+        match first.hausdorff_distance(&second, &transform, error) {
+            Some(h) => {
+                for (name, d) in [("A to B", h.self_to_other), ("B to A", h.other_to_self)] {
+                    let [p, q] = [d.from_point, d.to_point];
+                    writeln!(
+                        out,
+                        "hausdorff      {name} {} (at most {}; from triangle {} at {} {} {}, to triangle {} at {} {} {})",
+                        d.distance, d.bound, d.from_triangle, p.x, p.y, p.z, d.to_triangle, q.x, q.y, q.z
+                    )?;
+                }
+            }
+            None => writeln!(out, "hausdorff      none (a mesh has no triangles)")?,
+        }
     }
     Ok(())
 }

@@ -681,3 +681,49 @@ fn collide_and_self_intersections_answer_as_the_library() {
     assert!(!out.success);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
 }
+
+/// `collide --hausdorff` prints both directed distances as the library answers them, and
+/// refuses a negative error in one line.
+#[test]
+fn collide_prints_the_hausdorff_distance_of_the_library() {
+    use meshcast::glam::Affine3A;
+
+    let path = asset("suzanne.obj");
+    let text = path.to_str().expect("a UTF-8 path");
+    let suzanne = Mesh::from_path(&path).expect("suzanne");
+    let out = run(&[
+        "collide",
+        text,
+        text,
+        "--transform",
+        "0.5,0,0",
+        "--hausdorff",
+        "1e-4",
+    ]);
+    assert!(out.success, "{}", out.stderr);
+    let moved = Affine3A::from_translation(Vec3::new(0.5, 0.0, 0.0));
+    let h = suzanne
+        .hausdorff_distance(&suzanne, &moved, 1e-4)
+        .expect("non-empty");
+    for (name, d) in [("A to B", h.self_to_other), ("B to A", h.other_to_self)] {
+        let line = format!(
+            "hausdorff      {name} {} (at most {}; from triangle {} ",
+            d.distance, d.bound, d.from_triangle
+        );
+        assert!(out.stdout.contains(&line), "{line}\n{}", out.stdout);
+    }
+    let out = run(&["collide", text, text, "--hausdorff"]);
+    assert!(out.success, "{}", out.stderr);
+    // On itself: zero but for the rounding of points inside triangles.
+    let distance: f64 = out
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("hausdorff      A to B "))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|d| d.parse().ok())
+        .expect("a hausdorff line");
+    assert!(distance <= 1e-12, "{}", out.stdout);
+    let out = run(&["collide", text, text, "--hausdorff=-1"]);
+    assert!(!out.success);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+}

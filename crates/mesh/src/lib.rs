@@ -61,7 +61,7 @@ mod scene;
 mod triangles;
 mod volume;
 
-pub use contact::MeshDistance;
+pub use contact::{DirectedHausdorff, HausdorffDistance, MeshDistance};
 pub use error::{CacheProblem, CacheSection, Error, IndexKind, Location, Place, Result, Warning};
 pub use fields::{Grid, NearSurfaceSamples, SurfaceSamples, FINE_SIGMA_DIVISOR};
 #[doc(hidden)]

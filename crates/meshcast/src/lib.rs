@@ -174,9 +174,9 @@ pub use meshcast_bvh::{BuildOptions, Bvh, BvhStats, Kernel, Parallel, Quality, T
 pub use meshcast_io::{MeshFiles, SceneFiles, TriMeshFiles};
 pub use meshcast_mesh::CacheSection;
 pub use meshcast_mesh::{
-    CacheProblem, Error, Format, Grid, IndexKind, Instance, InstanceId, LeafTest, Location, Mesh,
-    MeshDistance, Place, Result, Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning,
-    CACHE_EXTENSION,
+    CacheProblem, DirectedHausdorff, Error, Format, Grid, HausdorffDistance, IndexKind, Instance,
+    InstanceId, LeafTest, Location, Mesh, MeshDistance, Place, Result, Scene, SceneHit,
+    SurfacePoint, TriMesh, VertexAttribute, Warning, CACHE_EXTENSION,
 };
 pub use meshcast_mesh::{
     ClosestPoint, Contacts, Containment, Culling, Facing, Feature, Filter, HitLists, KeepAll, Pick,
@@ -185,7 +185,8 @@ pub use meshcast_mesh::{
 };
 pub use meshcast_mesh::{NearSurfaceSamples, FINE_SIGMA_DIVISOR};
 pub use meshcast_primitives::{
-    triangles_distance, triangles_intersect, triangles_intersect_beyond_shared, TriangleDistance,
+    closest_point_on_triangle, triangles_distance, triangles_intersect,
+    triangles_intersect_beyond_shared, TriangleDistance,
 };
 pub use meshcast_primitives::{
     Aabb, Camera, CameraFrame, ClipPlanes, DepthConvention, Frustum, Hit, Ray, RayHit, Sphere,

@@ -89,7 +89,7 @@ pub use sphere::Sphere;
 pub use transform_block::{TransformBlock, TransformHits, TransformRay};
 pub use triangle::Triangle;
 pub use triangle_block::{BlockHits, BlockRay, TriangleBlock, BLOCK_WIDTH};
-pub use triangle_distance::{triangles_distance, TriangleDistance};
+pub use triangle_distance::{closest_point_on_triangle, triangles_distance, TriangleDistance};
 pub use triangle_pair::triangles_intersect;
 pub use triangle_transform::TriangleTransform;
 pub use triangulation::triangulate;

@@ -184,8 +184,20 @@ fn over_face(p: DVec3, t: &[DVec3; 3]) -> Option<DVec3> {
     inside.then(|| p - n * (n.dot(p - t[0]) / nn))
 }
 
-/// The point of the closed triangle `t` nearest to `p`.
-fn closest_on_triangle(p: DVec3, t: &[DVec3; 3]) -> DVec3 {
+/// The point of the closed triangle `t` nearest to `p`, in `f64`: the foot of `p` on the
+/// face when it lands inside, else the nearest point of the three edges (Ericson 2005,
+/// §5.1.5 in the form of §5.1.9's segments). A degenerate triangle is its edges.
+///
+/// # Examples
+/// ```
+/// use glam::DVec3;
+/// use meshcast_primitives::closest_point_on_triangle;
+///
+/// let floor = [DVec3::ZERO, DVec3::X * 2.0, DVec3::Y * 2.0];
+/// assert_eq!(closest_point_on_triangle(DVec3::new(0.5, 0.5, 3.0), &floor), DVec3::new(0.5, 0.5, 0.0));
+/// assert_eq!(closest_point_on_triangle(DVec3::new(-1.0, -1.0, 0.0), &floor), DVec3::ZERO);
+/// ```
+pub fn closest_point_on_triangle(p: DVec3, t: &[DVec3; 3]) -> DVec3 {
     over_face(p, t).unwrap_or_else(|| {
         edges(t)
             .iter()
@@ -211,7 +223,7 @@ fn contact(a: &[DVec3; 3], b: &[DVec3; 3]) -> DVec3 {
                 continue;
             }
             let crossing = p + (q - p) * (dp / (dp - dq));
-            let nearest = closest_on_triangle(crossing, y);
+            let nearest = closest_point_on_triangle(crossing, y);
             let squared = crossing.distance_squared(nearest);
             if squared < best_squared {
                 best_squared = squared;
@@ -299,11 +311,11 @@ mod tests {
             assert_eq!(contact.on_a, contact.on_b);
             let p = contact.on_a;
             assert!(
-                closest_on_triangle(p, &floor).distance(p) < 1e-12,
+                closest_point_on_triangle(p, &floor).distance(p) < 1e-12,
                 "{other:?}"
             );
             assert!(
-                closest_on_triangle(p, &other).distance(p) < 1e-12,
+                closest_point_on_triangle(p, &other).distance(p) < 1e-12,
                 "{other:?}"
             );
         }

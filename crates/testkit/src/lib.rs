@@ -28,6 +28,7 @@
 //! ```
 
 mod assets;
+mod contact_reference;
 mod ear_clipping;
 mod polygons;
 mod random;
@@ -41,6 +42,7 @@ mod writers;
 pub use assets::{
     all_assets, asset, assets_dir, count_obj_triangles, obj_vertex_bounds, temp_path,
 };
+pub use contact_reference::{brute_force_surface_distance, carried_corners};
 pub use ear_clipping::reference_triangulate;
 pub use polygons::{obj_face_corners, obj_polygon, spiral, star};
 pub use random::{random_direction, random_point_in, random_transform, rng};

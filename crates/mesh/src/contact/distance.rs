@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 use glam::{Affine3A, Vec3};
 use meshcast_primitives::{triangles_distance, TriangleDistance};
 
-use super::side::{Bounds, Side};
+use super::side::{Bounds, Lanes, Side};
 use super::walk::Task;
 use crate::Mesh;
 
@@ -15,7 +15,7 @@ use crate::Mesh;
 /// coordinate: rounding in the triangle distances (a few units of `f64` rounding of the
 /// coordinates) can put a computed distance that far below the box bound of its pair, and
 /// such a pair must still be visited.
-const BOUND_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
+pub(super) const BOUND_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
 
 /// The nearest points of two meshes' surfaces: [`Mesh::mesh_distance`]'s answer.
 ///
@@ -91,71 +91,86 @@ impl Mesh {
         other_to_self: &Affine3A,
         max_distance: Option<f32>,
     ) -> Option<MeshDistance> {
-        let limit = max_distance.map_or(f64::INFINITY, f64::from);
-        if !other_to_self.is_finite() || limit.is_nan() || limit < 0.0 {
+        let limit = distance_limit(max_distance)?;
+        if !other_to_self.is_finite() {
             return None;
         }
-        let (a, b) = (Side::new(self, None), Side::new(other, Some(other_to_self)));
-        let slack = a.extent.max(b.extent) * BOUND_SLACK;
-        let mut nearest = Nearest {
+        nearest_pair(
+            &Side::new(self, None),
+            &Side::new(other, Some(other_to_self)),
             limit,
-            slack,
-            best: None,
-        };
-        let mut queue = BinaryHeap::new();
-        let starts_b = b.starts();
-        for &start_a in &a.starts() {
-            for &start_b in &starts_b {
-                let bound = start_a.1.distance(&start_b.1);
+        )
+    }
+}
+
+/// The limit a `max_distance` sets (none: no limit); `None` for a NaN or negative one.
+pub(super) fn distance_limit(max_distance: Option<f32>) -> Option<f64> {
+    let limit = max_distance.map_or(f64::INFINITY, f64::from);
+    (limit >= 0.0).then_some(limit)
+}
+
+/// The nearest pair of triangles of `a` and `b` within `limit` (inclusive): a best-first
+/// walk down both trees, nearest boxes first.
+pub(super) fn nearest_pair(a: &Side, b: &Side, limit: f64) -> Option<MeshDistance> {
+    let slack = a.extent.max(b.extent) * BOUND_SLACK;
+    let mut nearest = Nearest {
+        limit,
+        slack,
+        best: None,
+    };
+    let mut queue = BinaryHeap::new();
+    let starts_b = b.starts();
+    for &start_a in &a.starts() {
+        for &start_b in &starts_b {
+            let bound = start_a.1.distance(&start_b.1);
+            if nearest.may_hold(bound) {
+                queue.push(Queued {
+                    bound,
+                    task: Task {
+                        a: start_a,
+                        b: start_b,
+                    },
+                });
+            }
+        }
+    }
+    let (mut lanes_a, mut lanes_b) = (Lanes::new(), Lanes::new());
+    while let Some(Queued { bound, task }) = queue.pop() {
+        if !nearest.may_hold(bound) {
+            break;
+        }
+        if task.is_leaves() {
+            if nearest.leaves(a, b, &task).is_some() {
+                break;
+            }
+            continue;
+        }
+        a.open(task.a.0, task.a.1, &mut lanes_a);
+        b.open(task.b.0, task.b.1, &mut lanes_b);
+        for &la in &lanes_a {
+            for &lb in &lanes_b {
+                let bound = la.1.distance(&lb.1);
                 if nearest.may_hold(bound) {
                     queue.push(Queued {
                         bound,
-                        task: Task {
-                            a: start_a,
-                            b: start_b,
-                        },
+                        task: Task { a: la, b: lb },
                     });
                 }
             }
         }
-        let (mut lanes_a, mut lanes_b) = (Vec::with_capacity(8), Vec::with_capacity(8));
-        while let Some(Queued { bound, task }) = queue.pop() {
-            if !nearest.may_hold(bound) {
-                break;
-            }
-            if task.is_leaves() {
-                if nearest.leaves(&a, &b, &task).is_some() {
-                    break;
-                }
-                continue;
-            }
-            a.open(task.a.0, task.a.1, &mut lanes_a);
-            b.open(task.b.0, task.b.1, &mut lanes_b);
-            for &la in &lanes_a {
-                for &lb in &lanes_b {
-                    let bound = la.1.distance(&lb.1);
-                    if nearest.may_hold(bound) {
-                        queue.push(Queued {
-                            bound,
-                            task: Task { a: la, b: lb },
-                        });
-                    }
-                }
-            }
-        }
-        let (gap, triangle_self, triangle_other) = nearest.best?;
-        Some(MeshDistance {
-            distance: if gap.distance == 0.0 {
-                0.0
-            } else {
-                (gap.distance as f32).max(f32::from_bits(1))
-            },
-            point_on_self: gap.on_a.as_vec3(),
-            point_on_other: gap.on_b.as_vec3(),
-            triangle_self,
-            triangle_other,
-        })
     }
+    let (gap, triangle_self, triangle_other) = nearest.best?;
+    Some(MeshDistance {
+        distance: if gap.distance == 0.0 {
+            0.0
+        } else {
+            (gap.distance as f32).max(f32::from_bits(1))
+        },
+        point_on_self: gap.on_a.as_vec3(),
+        point_on_other: gap.on_b.as_vec3(),
+        triangle_self,
+        triangle_other,
+    })
 }
 
 /// The nearest pair of triangles found so far, and what may still beat it.
@@ -204,27 +219,28 @@ impl Nearest {
     }
 }
 
-/// A pair of items in the queue, nearest bound first.
-struct Queued {
-    bound: f64,
-    task: Task,
+/// An entry of a best-first queue: a lower bound on the distance of what `task` holds;
+/// the queue pops the smallest bound first.
+pub(super) struct Queued<T> {
+    pub(super) bound: f64,
+    pub(super) task: T,
 }
 
-impl PartialEq for Queued {
+impl<T> PartialEq for Queued<T> {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other) == Ordering::Equal
     }
 }
 
-impl Eq for Queued {}
+impl<T> Eq for Queued<T> {}
 
-impl PartialOrd for Queued {
+impl<T> PartialOrd for Queued<T> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Queued {
+impl<T> Ord for Queued<T> {
     /// Reversed, so that the max-heap pops the nearest.
     fn cmp(&self, other: &Self) -> Ordering {
         other.bound.total_cmp(&self.bound)

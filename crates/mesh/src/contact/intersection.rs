@@ -43,14 +43,10 @@ impl Mesh {
     /// # Ok::<(), meshcast_mesh::Error>(())
     /// ```
     pub fn intersects(&self, other: &Mesh, other_to_self: &Affine3A) -> bool {
-        let (a, b) = (Side::new(self, None), Side::new(other, Some(other_to_self)));
-        let walk = DualWalk {
-            a: &a,
-            b: &b,
-            pairing: Pairing::Across,
-        };
-        walk.walk(walk.starts(), &mut |_, _| ControlFlow::Break(()))
-            .is_break()
+        meet(
+            &Side::new(self, None),
+            &Side::new(other, Some(other_to_self)),
+        )
     }
 
     /// Every pair `(triangle of self, triangle of other)` whose closed triangles share a
@@ -74,12 +70,10 @@ impl Mesh {
     /// # Ok::<(), meshcast_mesh::Error>(())
     /// ```
     pub fn intersecting_pairs(&self, other: &Mesh, other_to_self: &Affine3A) -> Vec<(u32, u32)> {
-        let (a, b) = (Side::new(self, None), Side::new(other, Some(other_to_self)));
-        pairs(&DualWalk {
-            a: &a,
-            b: &b,
-            pairing: Pairing::Across,
-        })
+        crossing_pairs(
+            &Side::new(self, None),
+            &Side::new(other, Some(other_to_self)),
+        )
     }
 
     /// Every pair `(i, j)`, `i < j`, of this mesh's triangles that intersect other than along
@@ -131,6 +125,26 @@ impl Mesh {
             pairing: Pairing::Within,
         })
     }
+}
+
+/// Whether some triangle of `a` and some of `b` meet; the walk stops at the first pair.
+pub(super) fn meet(a: &Side, b: &Side) -> bool {
+    let walk = DualWalk {
+        a,
+        b,
+        pairing: Pairing::Across,
+    };
+    walk.walk(walk.starts(), &mut |_, _| ControlFlow::Break(()))
+        .is_break()
+}
+
+/// Every pair `(triangle of a, triangle of b)` that meets, sorted.
+pub(super) fn crossing_pairs(a: &Side, b: &Side) -> Vec<(u32, u32)> {
+    pairs(&DualWalk {
+        a,
+        b,
+        pairing: Pairing::Across,
+    })
 }
 
 /// Every pair the walk finds, split into tasks for rayon's threads, sorted, each once; a

@@ -1,15 +1,21 @@
 //! The contact room: where two meshes' surfaces meet, how far apart they are, and where a
 //! mesh cuts itself. [`Mesh::intersects`], [`Mesh::intersecting_pairs`],
-//! [`Mesh::self_intersections`] and [`Mesh::mesh_distance`]: the second mesh carried into
+//! [`Mesh::self_intersections`], [`Mesh::mesh_distance`] and [`Mesh::hausdorff_distance`]
+//! (`hausdorff.rs`, regions of one surface bounded against the other): the second mesh carried into
 //! the first's space in `f64` (`side.rs`), a walk down both eight-wide trees at once or one
 //! against itself (`walk.rs`; best first, nearest boxes first, in `distance.rs`), and exact
-//! triangle pair tests at the leaves (from `meshcast_primitives`).
+//! triangle pair tests at the leaves (from `meshcast_primitives`). The same between
+//! instances, and among a scene's instances or against a mesh placed in it, in world space
+//! (`placed.rs`).
 //!
-//! May use: `mesh`. Used by nothing in the crate.
+//! May use: `scene`, `mesh`. Used by nothing in the crate.
 
 mod distance;
+mod hausdorff;
 mod intersection;
+mod placed;
 mod side;
 mod walk;
 
 pub use distance::MeshDistance;
+pub use hausdorff::{DirectedHausdorff, HausdorffDistance};

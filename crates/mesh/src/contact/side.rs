@@ -2,8 +2,10 @@
 //! in `f64`, a box around the carried corners for each lane of its wide tree, and the
 //! degenerate triangles the tree leaves out, each an item of its own.
 
-use glam::{Affine3A, DVec3};
+use glam::{Affine3A, DAffine3, DMat3, DVec3};
 use meshcast_bvh::{WideLane, PADDING_SLOT, WIDE_WIDTH};
+use meshcast_primitives::Aabb;
+use smallvec::SmallVec;
 
 use crate::Mesh;
 
@@ -47,7 +49,28 @@ impl Bounds {
             .max(DVec3::ZERO);
         gap.length()
     }
+
+    /// The distance from `point` to the closed box, 0 inside: a lower bound on the distance
+    /// from `point` to anything inside (up to its rounding).
+    pub(super) fn distance_to(&self, point: DVec3) -> f64 {
+        (self.min - point)
+            .max(point - self.max)
+            .max(DVec3::ZERO)
+            .length()
+    }
+
+    /// The centre and half the diagonal: every point of the box lies within that radius of
+    /// the centre (up to rounding).
+    pub(super) fn ball(&self) -> (DVec3, f64) {
+        (
+            (self.min + self.max) * 0.5,
+            (self.max - self.min).length() * 0.5,
+        )
+    }
 }
+
+/// The items a node opens into, with their boxes: at most a lane each.
+pub(super) type Lanes = SmallVec<[(Item, Bounds); WIDE_WIDTH]>;
 
 /// A node, a leaf's slots, or the `k`-th triangle the tree leaves out, of one side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,7 +90,7 @@ impl Item {
 /// One mesh as the walks see it.
 pub(super) struct Side<'a> {
     mesh: &'a Mesh,
-    /// The carried vertices and their boxes; `None` for a mesh in its own space, whose `f32`
+    /// How its vertices are carried; `None` for a mesh in its own space, whose `f32`
     /// positions and stored boxes are exact in `f64` and hold its triangles as they are.
     carried: Option<Carried>,
     /// The triangles in no leaf slot (degenerate ones).
@@ -76,40 +99,64 @@ pub(super) struct Side<'a> {
     pub(super) extent: f64,
 }
 
-/// A mesh's vertices carried into another's space, and its lane boxes fitted to them.
+/// The relative padding of a carried box: the carried corners and the carried box are each
+/// a few `f64` roundings (units of `2^-53`) of the magnitudes `|M| |p| + |t|` away from the
+/// exact images, so `2^-40` of those magnitudes holds them with room to spare.
+const CARRIED_BOX_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
+
+/// A transform into the first mesh's space, applied to what a walk visits when it visits
+/// it: a query costs the nodes and triangles it reaches, not the size of the mesh.
 struct Carried {
-    vertices: Vec<DVec3>,
-    /// Per node, per lane: the box around the carried corners of the triangles below.
-    /// Fitted afresh rather than carrying the stored `f32` boxes' corners, so it holds the
-    /// carried triangles by construction (no rounding bound to pad by) and stays tight
-    /// under rotations.
-    lanes: Vec<[Bounds; WIDE_WIDTH]>,
+    transform: DAffine3,
+    /// The linear part with every entry made non-negative, which carries a box's half-sizes.
+    abs_matrix: DMat3,
+}
+
+impl Carried {
+    fn new(transform: &Affine3A) -> Self {
+        let transform = transform.as_daffine3();
+        let m = transform.matrix3;
+        Self {
+            transform,
+            abs_matrix: DMat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs()),
+        }
+    }
+
+    /// A vertex carried: the `f64` rounding of the exact image, the same value every time.
+    fn point(&self, p: glam::Vec3) -> DVec3 {
+        self.transform.transform_point3(p.as_dvec3())
+    }
+
+    /// A box holding the carried corners of whatever `stored` holds: the box around the
+    /// exact image of `stored` (centre and half-sizes, Arvo 1990), padded by
+    /// [`CARRIED_BOX_SLACK`] for the roundings of both.
+    fn bounds(&self, stored: Aabb) -> Bounds {
+        if stored.is_empty() {
+            return Bounds::EMPTY;
+        }
+        let (min, max) = (stored.min.as_dvec3(), stored.max.as_dvec3());
+        let centre = self.transform.transform_point3((min + max) * 0.5);
+        let half = self.abs_matrix * ((max - min) * 0.5);
+        let magnitude =
+            self.abs_matrix * min.abs().max(max.abs()) + self.transform.translation.abs();
+        let reach = half + magnitude * CARRIED_BOX_SLACK + DVec3::splat(f64::MIN_POSITIVE);
+        Bounds {
+            min: centre - reach,
+            max: centre + reach,
+        }
+    }
 }
 
 impl<'a> Side<'a> {
-    /// `mesh` with its vertices carried by `transform` in `f64` (none: as they are, which
-    /// costs nothing).
+    /// `mesh` with its vertices carried by `transform` in `f64` (none: as they are). Costs
+    /// nothing per vertex: vertices and boxes are carried as the walks reach them.
     pub(super) fn new(mesh: &'a Mesh, transform: Option<&Affine3A>) -> Self {
         let mut side = Self {
             mesh,
-            carried: None,
+            carried: transform.map(Carried::new),
             left_out: left_out(mesh),
             extent: 0.0,
         };
-        if let Some(t) = transform {
-            let t = t.as_daffine3();
-            let vertices = mesh
-                .tri_mesh()
-                .positions()
-                .iter()
-                .map(|p| t.transform_point3(p.as_dvec3()))
-                .collect();
-            side.carried = Some(Carried {
-                vertices,
-                lanes: Vec::new(),
-            });
-            side.fit();
-        }
         side.extent = side
             .starts()
             .iter()
@@ -120,45 +167,24 @@ impl<'a> Side<'a> {
         side
     }
 
-    /// Fits every carried lane's box, children first (children follow their parents).
-    fn fit(&mut self) {
-        let nodes = self.mesh.bvh().nodes();
-        let mut lanes = vec![[Bounds::EMPTY; WIDE_WIDTH]; nodes.len()];
-        for n in (0..nodes.len()).rev() {
-            for lane in 0..WIDE_WIDTH {
-                lanes[n][lane] = match nodes[n].lane(lane) {
-                    WideLane::Node(child) => lanes[child as usize]
-                        .iter()
-                        .fold(Bounds::EMPTY, |b, &lane| b.union(lane)),
-                    WideLane::Leaf(slots) => self.bounds(Item::Leaf(slots.start, slots.end)),
-                    WideLane::Empty => Bounds::EMPTY,
-                };
-            }
-        }
-        if let Some(carried) = &mut self.carried {
-            carried.lanes = lanes;
-        }
-    }
-
     pub(super) fn corners(&self, triangle: u32) -> [DVec3; 3] {
         let corners = self.mesh.tri_mesh().indices()[triangle as usize];
+        let positions = self.mesh.tri_mesh().positions();
         match &self.carried {
-            Some(carried) => corners.map(|v| carried.vertices[v as usize]),
-            None => corners.map(|v| self.mesh.tri_mesh().positions()[v as usize].as_dvec3()),
+            Some(carried) => corners.map(|v| carried.point(positions[v as usize])),
+            None => corners.map(|v| positions[v as usize].as_dvec3()),
         }
     }
 
     /// The box of lane `lane` of node `node`.
     fn lane_bounds(&self, node: u32, lane: usize) -> Bounds {
+        let stored = self.mesh.bvh().nodes()[node as usize].bounds(lane);
         match &self.carried {
-            Some(carried) => carried.lanes[node as usize][lane],
-            None => {
-                let stored = self.mesh.bvh().nodes()[node as usize].bounds(lane);
-                Bounds {
-                    min: stored.min.as_dvec3(),
-                    max: stored.max.as_dvec3(),
-                }
-            }
+            Some(carried) => carried.bounds(stored),
+            None => Bounds {
+                min: stored.min.as_dvec3(),
+                max: stored.max.as_dvec3(),
+            },
         }
     }
 
@@ -184,7 +210,7 @@ impl<'a> Side<'a> {
     }
 
     /// What `item` opens into: a node's non-empty lanes with their boxes; a leaf, itself.
-    pub(super) fn open(&self, item: Item, bounds: Bounds, out: &mut Vec<(Item, Bounds)>) {
+    pub(super) fn open(&self, item: Item, bounds: Bounds, out: &mut Lanes) {
         out.clear();
         let Item::Node(n) = item else {
             out.push((item, bounds));

@@ -1,0 +1,286 @@
+//! The contact queries between placed meshes, in world space: an instance against another,
+//! and a scene's instances against each other or against a mesh placed in the world.
+
+use glam::{Affine3A, Vec3};
+use meshcast_primitives::{Aabb, Overlap, Volume};
+use rayon::prelude::*;
+use std::ops::ControlFlow;
+
+use super::distance::{distance_limit, nearest_pair, BOUND_SLACK};
+use super::intersection::{crossing_pairs, meet};
+use super::side::{Bounds, Side};
+use crate::{Instance, InstanceId, Mesh, MeshDistance, Scene};
+
+/// How much an instance's stored world box is widened before it picks candidates: its
+/// corners are `f32` roundings, a unit in `2^-24` of the coordinates, of a box around the
+/// exact world geometry, and the walks then decide on their own boxes.
+const CANDIDATE_BOX_SLACK: f32 = 1.0 / (1u32 << 20) as f32;
+
+impl Instance {
+    /// This instance's mesh as the contact walks see it: its vertices carried into world
+    /// space in `f64`.
+    fn side(&self) -> Side<'_> {
+        Side::new(self.mesh(), Some(&self.transform()))
+    }
+
+    /// Whether this instance's surface and `other`'s share a point in world space: as
+    /// [`Mesh::intersects`] decides it, with both meshes' vertices carried into the world
+    /// once each by their transforms in `f64`, every decision exact from there.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::{Affine3A, Vec3};
+    /// use meshcast_mesh::{Instance, Mesh};
+    ///
+    /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+    /// let here = Instance::new(tri.clone(), Affine3A::from_translation(Vec3::X * 10.0))?;
+    /// let turned = Affine3A::from_translation(Vec3::X * 10.0) * Affine3A::from_rotation_x(1.0);
+    /// assert!(here.intersects(&Instance::new(tri.clone(), turned)?));
+    /// assert!(!here.intersects(&Instance::new(tri, Affine3A::IDENTITY)?));
+    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// ```
+    pub fn intersects(&self, other: &Instance) -> bool {
+        meet(&self.side(), &other.side())
+    }
+
+    /// Every pair `(triangle of this mesh, triangle of other's)` that meets in world space,
+    /// as [`Instance::intersects`] decides it: sorted, each pair once.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::Affine3A;
+    /// use meshcast_mesh::{Instance, Mesh};
+    ///
+    /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+    /// let a = Instance::new(tri.clone(), Affine3A::IDENTITY)?;
+    /// let b = Instance::new(tri, Affine3A::from_rotation_y(1.0))?;
+    /// assert_eq!(a.intersecting_pairs(&b), [(0, 0)]);
+    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// ```
+    pub fn intersecting_pairs(&self, other: &Instance) -> Vec<(u32, u32)> {
+        crossing_pairs(&self.side(), &other.side())
+    }
+
+    /// The smallest distance between this instance's surface and `other`'s in world space,
+    /// as [`Mesh::mesh_distance`] computes it, the points in world space (`point_on_self` on
+    /// this instance); `None` for an empty mesh or nothing within `max_distance`.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::{Affine3A, Vec3};
+    /// use meshcast_mesh::{Instance, Mesh};
+    ///
+    /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+    /// let low = Instance::new(tri.clone(), Affine3A::from_translation(Vec3::Z * 5.0))?;
+    /// let high = Instance::new(tri, Affine3A::from_translation(Vec3::Z * 8.0))?;
+    /// let gap = low.mesh_distance(&high, None).ok_or("empty")?;
+    /// assert_eq!((gap.distance, gap.point_on_self.z), (3.0, 5.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn mesh_distance(
+        &self,
+        other: &Instance,
+        max_distance: Option<f32>,
+    ) -> Option<MeshDistance> {
+        nearest_pair(&self.side(), &other.side(), distance_limit(max_distance)?)
+    }
+}
+
+impl Scene {
+    /// Every pair of instances `(a, b)`, `a < b`, whose layers share a bit and whose
+    /// surfaces meet ([`Instance::intersects`]): sorted, each pair once. Candidates come from
+    /// the top level (instances whose world boxes overlap), and are tested on rayon's
+    /// threads; the answer does not depend on their number. An instance never collides with
+    /// itself, and two instances of one mesh are two instances.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::{Affine3A, Vec3};
+    /// use meshcast_mesh::{Instance, Mesh, Scene};
+    ///
+    /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+    /// let mut scene = Scene::new();
+    /// let a = scene.add(Instance::new(tri.clone(), Affine3A::IDENTITY)?);
+    /// let b = scene.add(Instance::new(tri.clone(), Affine3A::from_rotation_x(1.0))?);
+    /// let far = scene.add(Instance::new(tri.clone(), Affine3A::from_translation(Vec3::X * 9.0))?);
+    /// // On a layer of its own, a third copy crossing both is left out.
+    /// scene.add(Instance::new(tri, Affine3A::from_rotation_y(1.0))?.with_layers(0b10));
+    /// scene.set_layers(a, 0b01)?;
+    /// scene.set_layers(b, 0b01)?;
+    /// assert_eq!(scene.colliding_pairs(), [(a, b)]);
+    /// # let _ = far;
+    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// ```
+    pub fn colliding_pairs(&self) -> Vec<(InstanceId, InstanceId)> {
+        let instances: Vec<(InstanceId, &Instance)> = self.instances().collect();
+        let mut pairs: Vec<(InstanceId, InstanceId)> = instances
+            .par_iter()
+            .flat_map_iter(|&(id, instance)| {
+                let mut candidates = Vec::new();
+                self.for_each_overlapping(&instance.bounds(), instance.layers(), |other, it| {
+                    if other > id {
+                        candidates.push((other, it));
+                    }
+                });
+                candidates
+                    .into_iter()
+                    .filter(move |(_, other)| instance.intersects(other))
+                    .map(move |(other, _)| (id, other))
+            })
+            .collect();
+        pairs.par_sort_unstable();
+        pairs
+    }
+
+    /// The instances on a layer of `mask` whose surface meets `mesh`'s, placed in the world
+    /// by `mesh_to_world`: as [`Instance::intersects`] decides it, `mesh` carried as an
+    /// instance's mesh is. Sorted; tested on rayon's threads.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::{Affine3A, Vec3};
+    /// use meshcast_mesh::{Instance, Mesh, Scene, ALL_LAYERS};
+    ///
+    /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+    /// let mut scene = Scene::new();
+    /// let near = scene.add(Instance::new(tri.clone(), Affine3A::IDENTITY)?);
+    /// scene.add(Instance::new(tri.clone(), Affine3A::from_translation(Vec3::X * 9.0))?);
+    /// let probe = Affine3A::from_rotation_x(1.0);
+    /// assert_eq!(scene.intersecting_instances(&tri, &probe, ALL_LAYERS), [near]);
+    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// ```
+    pub fn intersecting_instances(
+        &self,
+        mesh: &Mesh,
+        mesh_to_world: &Affine3A,
+        mask: u32,
+    ) -> Vec<InstanceId> {
+        let probe = Side::new(mesh, Some(mesh_to_world));
+        let Some(reach) = world_box(&probe) else {
+            return Vec::new();
+        };
+        let mut candidates = Vec::new();
+        self.for_each_overlapping(&reach, mask, |id, instance| candidates.push((id, instance)));
+        let mut found: Vec<InstanceId> = candidates
+            .into_par_iter()
+            .filter(|(_, instance)| meet(&instance.side(), &probe))
+            .map(|(id, _)| id)
+            .collect();
+        found.sort_unstable();
+        found
+    }
+
+    /// The instance on a layer of `mask` nearest to `mesh`, placed in the world by
+    /// `mesh_to_world`, and the distance between their surfaces as
+    /// [`Instance::mesh_distance`] computes it (`point_on_self` on the instance,
+    /// `point_on_other` on `mesh`, both in world space); of instances at the same distance,
+    /// the smallest id. `None` when no instance lies within `max_distance`, or `mesh` is
+    /// empty or its transform not finite. Instances are visited nearest box first, each
+    /// walk bounded by the nearest found so far.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::{Affine3A, Vec3};
+    /// use meshcast_mesh::{Instance, Mesh, Scene, ALL_LAYERS};
+    ///
+    /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+    /// let mut scene = Scene::new();
+    /// scene.add(Instance::new(tri.clone(), Affine3A::from_translation(Vec3::Z * 9.0))?);
+    /// let near = scene.add(Instance::new(tri.clone(), Affine3A::from_translation(Vec3::Z * 2.0))?);
+    /// let (id, gap) = scene.mesh_distance(&tri, &Affine3A::IDENTITY, ALL_LAYERS, None).ok_or("none")?;
+    /// assert_eq!((id, gap.distance), (near, 2.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn mesh_distance(
+        &self,
+        mesh: &Mesh,
+        mesh_to_world: &Affine3A,
+        mask: u32,
+        max_distance: Option<f32>,
+    ) -> Option<(InstanceId, MeshDistance)> {
+        let mut limit = distance_limit(max_distance)?;
+        let probe = Side::new(mesh, Some(mesh_to_world));
+        let reach = probe_bounds(&probe)?;
+        let mut order: Vec<(f64, InstanceId, &Instance)> = self
+            .instances()
+            .filter(|(_, instance)| instance.layers() & mask != 0)
+            .map(|(id, instance)| {
+                let bound = instance_bounds(instance).distance(&reach);
+                (bound, id, instance)
+            })
+            .collect();
+        order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let slack = probe.extent * BOUND_SLACK;
+        let mut best: Option<(InstanceId, MeshDistance)> = None;
+        for (bound, id, instance) in order {
+            if bound > limit + slack {
+                break;
+            }
+            let Some(gap) = nearest_pair(&instance.side(), &probe, limit) else {
+                continue;
+            };
+            let better = best.is_none_or(|(best_id, b)| {
+                gap.distance < b.distance || (gap.distance == b.distance && id < best_id)
+            });
+            if better {
+                limit = f64::from(gap.distance);
+                best = Some((id, gap));
+            }
+        }
+        best
+    }
+
+    /// Calls `visit` for every instance on a layer of `mask` whose world box, widened for
+    /// rounding, overlaps `reach`.
+    fn for_each_overlapping<'s>(
+        &'s self,
+        reach: &Aabb,
+        mask: u32,
+        mut visit: impl FnMut(InstanceId, &'s Instance),
+    ) {
+        let volume = Volume::Box(widened(*reach));
+        let _ = self.top_level().overlap(
+            |bounds| volume.classify_box(&widened(*bounds)),
+            |slot, _| {
+                if let Some((id, instance)) = self.searched(slot, mask) {
+                    if volume.classify_box(&widened(instance.bounds())) != Overlap::Outside {
+                        visit(id, instance);
+                    }
+                }
+                ControlFlow::<()>::Continue(())
+            },
+        );
+    }
+}
+
+/// A box grown by [`CANDIDATE_BOX_SLACK`] of its largest coordinate.
+fn widened(b: Aabb) -> Aabb {
+    let pad = b.min.abs().max(b.max.abs()).max_element() * CANDIDATE_BOX_SLACK;
+    Aabb::new(b.min - Vec3::splat(pad), b.max + Vec3::splat(pad))
+}
+
+/// The box around everything a side's walks start from, in `f64`; `None` when empty.
+fn probe_bounds(side: &Side) -> Option<Bounds> {
+    let all = side
+        .starts()
+        .iter()
+        .fold(Bounds::EMPTY, |b, (_, lane)| b.union(*lane));
+    all.min.cmple(all.max).all().then_some(all)
+}
+
+/// [`probe_bounds`] as an `f32` box holding it (rounded outwards by the widening).
+fn world_box(side: &Side) -> Option<Aabb> {
+    let all = probe_bounds(side)?;
+    Some(widened(Aabb::new(all.min.as_vec3(), all.max.as_vec3())))
+}
+
+/// The box around an instance's carried geometry, for ordering by distance.
+fn instance_bounds(instance: &Instance) -> Bounds {
+    probe_bounds(&instance.side()).unwrap_or(Bounds::EMPTY)
+}
