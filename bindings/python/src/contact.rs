@@ -1,5 +1,6 @@
 //! Mesh against mesh: whether two meshes' surfaces meet, the pairs of triangles that do,
-//! how far apart they are, and where a mesh cuts itself; each a call of the Rust library
+//! how far apart they are (nearest points and Hausdorff distance), and where a mesh cuts
+//! itself; each a call of the Rust library
 //! with the GIL released. `transform` places the other mesh in this mesh's space.
 
 use std::sync::Arc;
@@ -77,6 +78,47 @@ pub fn distance_dict(
     dict.set_item("points", to_numpy(py, points.concat(), &[2], &[3])?)?;
     let ids = vec![found.triangle_self, found.triangle_other];
     dict.set_item("primitive_ids", to_numpy(py, ids, &[2], &[])?)?;
+    Ok(Some(dict))
+}
+
+/// `relative_error` as the Rust library's `f32`.
+///
+/// # Errors
+/// `ValueError` for a NaN or negative error.
+pub fn relative_error(relative_error: f64) -> PyResult<f32> {
+    if relative_error.is_nan() || relative_error < 0.0 {
+        return Err(PyValueError::new_err(format!(
+            "relative_error must be at least 0, not {relative_error}"
+        )));
+    }
+    Ok(relative_error as f32)
+}
+
+/// `hausdorff_distance`'s answer as a dict: `distance` (the larger directed distance) and
+/// `self_to_other`, `other_to_self`, each a dict of `distance`, `bound` (floats), `points`
+/// (2, 3) float32 (the farthest point found, its nearest point on the other surface) and
+/// `primitive_ids` (2,) uint32 (their triangles), every point in this mesh's space.
+pub fn hausdorff_dict(
+    py: Python<'_>,
+    found: Option<meshcast::HausdorffDistance>,
+) -> PyResult<Option<Bound<'_, PyDict>>> {
+    let Some(found) = found else {
+        return Ok(None);
+    };
+    let directed = |side: &meshcast::DirectedHausdorff| -> PyResult<Bound<'_, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("distance", f64::from(side.distance))?;
+        dict.set_item("bound", f64::from(side.bound))?;
+        let points = [side.from_point, side.to_point].map(|p| p.to_array());
+        dict.set_item("points", to_numpy(py, points.concat(), &[2], &[3])?)?;
+        let ids = vec![side.from_triangle, side.to_triangle];
+        dict.set_item("primitive_ids", to_numpy(py, ids, &[2], &[])?)?;
+        Ok(dict)
+    };
+    let dict = PyDict::new(py);
+    dict.set_item("distance", f64::from(found.distance()))?;
+    dict.set_item("self_to_other", directed(&found.self_to_other)?)?;
+    dict.set_item("other_to_self", directed(&found.other_to_self)?)?;
     Ok(Some(dict))
 }
 

@@ -266,6 +266,31 @@ impl Mesh {
         contact::distance_dict(slf.py(), found, max_distance)
     }
 
+    /// The Hausdorff distance between this mesh's surface and `other`'s, placed by
+    /// `transform` as for `intersects`, both directed distances each within
+    /// `relative_error` (not sampled: proven bounds refined until they meet). A dict of
+    /// `distance` (the larger directed one) and `self_to_other`, `other_to_self`: each a
+    /// dict of `distance` (the farthest point found lies this far from the other surface),
+    /// `bound` (no point lies farther), `points` (2, 3) float32 (that point, and its nearest
+    /// point on the other surface) and `primitive_ids` (2,) uint32 (their triangles), every
+    /// point in this mesh's space. `None` when either mesh has no triangle.
+    #[pyo3(signature = (other, transform=None, relative_error=1e-3, *, threads=None))]
+    fn hausdorff_distance<'py>(
+        slf: &Bound<'py, Self>,
+        other: &Bound<'py, Mesh>,
+        transform: Option<&Bound<'py, PyAny>>,
+        relative_error: f64,
+        threads: Option<i64>,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let mesh = Self::shared(slf);
+        let (other, transform) = contact::placed(other, transform)?;
+        let error = contact::relative_error(relative_error)?;
+        let found = threads::run(slf.py(), threads, || {
+            Ok(mesh.hausdorff_distance(&other, &transform, error))
+        })?;
+        contact::hausdorff_dict(slf.py(), found)
+    }
+
     /// Every pair `(i, j)`, `i < j`, of this mesh's triangles that meet other than along
     /// the edge or at the corner they share (corners shared by position): `(k, 2)` uint32,
     /// sorted. A closed, manifold surface that does not cut itself answers none.

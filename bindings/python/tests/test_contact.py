@@ -1,7 +1,7 @@
 """Mesh against mesh (`intersects`, `intersecting_pairs`, `distance_to_mesh`,
-`self_intersections`), held to brute force: every pair of triangles through the exact pair
-test (`_triangle_distances`, zero exactly where two triangles meet), and the `meshcast`
-command."""
+`self_intersections`, `hausdorff_distance`), held to brute force: every pair of triangles
+through the exact pair test (`_triangle_distances`, zero exactly where two triangles meet),
+the `meshcast` command, and for Hausdorff every sampled point within the bound."""
 
 import subprocess
 
@@ -220,3 +220,56 @@ def test_self_intersections_match_the_command_line(cli, tmp_path):
         assert f"pairs          {len(expected)}" in run.stdout
         np.testing.assert_array_equal(mesh.self_intersections(threads=1), expected)
 
+
+
+def test_hausdorff_distance_of_a_box_and_its_half():
+    a = box()
+    half = np.diag([0.5, 0.5, 0.5, 1.0])
+    h = a.hausdorff_distance(a, half, relative_error=1e-4)
+    assert set(h) == {"distance", "self_to_other", "other_to_self"}
+    there, back = h["self_to_other"], h["other_to_self"]
+    # a's corners lie sqrt(3) / 2 from the half box; every point of the half box 0.5 from a.
+    assert there["distance"] <= np.sqrt(3) / 2 <= there["bound"] <= there["distance"] * (1 + 1e-4) + 1e-7
+    assert back["distance"] <= 0.5 <= back["bound"] <= back["distance"] * (1 + 1e-4) + 1e-7
+    assert h["distance"] == max(there["distance"], back["distance"])
+    np.testing.assert_allclose(np.abs(there["points"][0]), 1.0)  # a corner of a
+    np.testing.assert_allclose(np.abs(there["points"][1]), 0.5)  # the half box's corner
+    assert there["points"].dtype == np.float32 and there["primitive_ids"].dtype == np.uint32
+    assert a.hausdorff_distance(a)["distance"] == 0.0
+
+
+def test_hausdorff_distance_bounds_every_sampled_point():
+    suzanne = meshcast.Mesh.load(asset("suzanne.obj"))
+    centre = suzanne.bounds.astype(np.float64).mean(axis=0)
+    transform = translation(*centre) @ rotation(2, 0.4) @ translation(*(0.2, -0.1, 0.1) - centre)
+    # The other mesh placed in this one's space, and samples of each (the corners too).
+    vertices = suzanne.vertices.astype(np.float64)
+    placed = meshcast.Mesh(vertices @ transform[:3, :3].T + transform[:3, 3], suzanne.faces)
+    size = float(np.linalg.norm(suzanne.bounds[1] - suzanne.bounds[0]))
+    for error in (1e-2, 1e-4):
+        h = suzanne.hausdorff_distance(suzanne, transform, relative_error=error, threads=1)
+        for (mesh, other), key in (((suzanne, placed), "self_to_other"), ((placed, suzanne), "other_to_self")):
+            directed = h[key]
+            samples = np.vstack([mesh.vertices, mesh.sample_surface(20000, seed=5)["points"]])
+            farthest = other.compute_distance(samples).max()
+            slack = 1e-6 * size
+            assert farthest <= directed["bound"] + slack
+            assert directed["distance"] <= directed["bound"] <= directed["distance"] * (1 + error) + slack
+            start, end = directed["points"]
+            assert mesh.compute_distance(start[None])[0] < slack
+            assert other.compute_distance(end[None])[0] < slack
+            assert abs(np.linalg.norm(end.astype(np.float64) - start) - directed["distance"]) < slack
+            assert abs(other.compute_distance(start[None])[0] - directed["distance"]) < slack
+        again = suzanne.hausdorff_distance(suzanne, transform, relative_error=error, threads=2)
+        assert again["distance"] == h["distance"]
+
+
+def test_hausdorff_distance_of_empty_meshes_and_bad_errors():
+    a = box()
+    empty = meshcast.Mesh(np.zeros((0, 3)), np.zeros((0, 3), int))
+    assert a.hausdorff_distance(empty) is None and empty.hausdorff_distance(a) is None
+    for bad in (-1e-3, np.nan):
+        with pytest.raises(ValueError, match="relative_error"):
+            a.hausdorff_distance(a, relative_error=bad)
+    with pytest.raises(meshcast.MeshcastError, match="finite"):
+        a.hausdorff_distance(a, np.diag([np.inf, 1, 1, 1]))

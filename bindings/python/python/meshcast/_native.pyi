@@ -109,6 +109,14 @@ class Mesh(Geometry):
     def distance_to_mesh(
         self, other: "Mesh", transform: Optional[ArrayLike] = None, max_distance: Optional[float] = None
     ) -> Optional[Dict[str, Any]]: ...
+    def hausdorff_distance(
+        self,
+        other: "Mesh",
+        transform: Optional[ArrayLike] = None,
+        relative_error: float = 0.001,
+        *,
+        threads: Optional[int] = None,
+    ) -> Optional[Dict[str, Any]]: ...
     def self_intersections(self, *, threads: Optional[int] = None) -> np.ndarray: ...
     def compute_signed_distance_grid(
         self,
