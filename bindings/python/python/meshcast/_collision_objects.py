@@ -170,11 +170,13 @@ class CollisionObject:
         if self.mesh.triangle_count == 0:
             return np.array([[np.inf] * 3, [-np.inf] * 3])
         low, high = self.mesh.bounds.astype(np.float64)
-        corners = np.array([[x, y, z] for x in (low[0], high[0]) for y in (low[1], high[1]) for z in (low[2], high[2])])
-        world = corners @ self.placement[:3, :3].T + self.placement[:3, 3]
-        low, high = world.min(axis=0), world.max(axis=0)
-        slack = BOX_SLACK * (np.abs(world).max() + np.abs(self.placement[:3, 3]).max()) + 1e-30
-        return np.array([low - slack, high + slack])
+        # The box around the placed box: its centre carried, its half-sizes by |M| (Arvo 1990).
+        linear, shift = self.placement[:3, :3], self.placement[:3, 3]
+        centre = linear @ ((low + high) / 2) + shift
+        half = np.abs(linear) @ ((high - low) / 2)
+        magnitude = np.abs(linear) @ np.maximum(np.abs(low), np.abs(high)) + np.abs(shift)
+        reach = half + BOX_SLACK * magnitude.max() + 1e-30
+        return np.array([centre - reach, centre + reach])
 
     def relative(self, other: "CollisionObject") -> np.ndarray:
         """The map from ``other``'s mesh into this object's mesh."""
