@@ -322,3 +322,16 @@ def test_answers_match_fcl(seed):
             assert theirs_distance <= 1e-6
         else:
             assert abs(ours_distance - theirs_distance) <= 1e-4 * theirs_distance, name
+
+
+def test_names_of_any_hashable_type():
+    # Names that do not compare with each other keep the order the manager holds them in.
+    shape = soup(20, 4)
+    manager = CollisionManager()
+    manager.add_object(1, shape)
+    manager.add_object("one", shape, translation(0.01))
+    manager.add_object((2, 3), shape, translation(40.0))
+    hit, names = manager.in_collision_internal(return_names=True)
+    assert hit and names == {(1, "one")}
+    distance, pair = manager.min_distance_internal(name=(2, 3), return_names=True)
+    assert distance > 30 and set(pair) in ({1, (2, 3)}, {"one", (2, 3)})

@@ -111,6 +111,26 @@ def test_random_soups_match_brute_force(seed):
     np.testing.assert_array_equal(gap["points"][1], found["points_on_other"][k].astype(np.float32))
 
 
+def test_degenerate_triangles_match_brute_force():
+    # Triangles collapsed to segments and points, which the trees leave out, touching and
+    # crossing the other mesh's triangles and each other.
+    corners = np.array(
+        [
+            [[0, 0, 0], [1, 0, 0], [0, 1, 0]],  # a triangle
+            [[0.25, 0.25, -1], [0.25, 0.25, 1], [0.25, 0.25, 0]],  # a segment through it
+            [[0.5, 0.5, 0], [0.5, 0.5, 0], [0.5, 0.5, 0]],  # a point on its edge
+            [[2, 0, 0], [3, 0, 0], [4, 0, 0]],  # a segment away from it
+        ],
+        dtype=np.float64,
+    )
+    a = meshcast.Mesh(corners.reshape(-1, 3), np.arange(12).reshape(4, 3))
+    for transform in (None, translation(0.5), translation(-1.5), rotation(0, np.pi / 2), translation(0.0, 0.0, 2.0)):
+        pairs, found = brute_force(a, a, transform)
+        np.testing.assert_array_equal(a.intersecting_pairs(a, transform), pairs[found["distance"] == 0.0])
+        gap = a.distance_to_mesh(a, transform)
+        assert gap["distance"] == rounded(found["distance"].min())
+
+
 def test_suzanne_against_itself_turned_matches_brute_force():
     suzanne = meshcast.Mesh.load(asset("suzanne.obj"))
     centre = suzanne.bounds.astype(np.float64).mean(axis=0)

@@ -243,7 +243,7 @@ class CollisionManager:
 
         def names(pair: _Pair) -> Tuple[Any, Any]:
             both = (pair[0].name, pair[1].name)
-            return tuple(sorted(both)), both
+            return (both[::-1] if _sorts_after(*both) else both), both
 
         best = self._nearest(pairs, gaps)
         return self._distance_answer(best, names, return_names, return_data)
