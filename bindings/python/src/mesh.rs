@@ -366,8 +366,8 @@ impl Mesh {
     /// `n` points on the surface, uniform by area, the same for a `seed` whatever the
     /// number of threads: a dict of `points` (n, 3) float32, `primitive_ids` (n,) uint32,
     /// the triangle of each, and `primitive_uvs` (n, 2) float32, its barycentric
-    /// coordinates (the point is `p0 + u (p1 - p0) + v (p2 - p0)`). None for a mesh
-    /// without area.
+    /// coordinates (the point is `p0 + u (p1 - p0) + v (p2 - p0)`). A mesh without area
+    /// gives no samples (empty arrays).
     #[pyo3(signature = (n, seed=0, *, threads=None))]
     fn sample_surface<'py>(
         slf: &Bound<'py, Self>,
