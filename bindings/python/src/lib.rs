@@ -3,12 +3,15 @@
 //! module, `meshcast._native`, and adds the trimesh drop-in and the Dask path.
 
 mod arrays;
+mod contact;
+mod fields;
 mod geometry;
 mod gpu;
 mod mesh;
 mod queries;
 mod scene;
 mod threads;
+mod transform;
 
 use pyo3::prelude::*;
 
@@ -30,6 +33,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MeshcastError", m.py().get_type::<MeshcastError>())?;
     m.add("INVALID_ID", queries::INVALID_ID)?;
     m.add_function(wrap_pyfunction!(geometry::rust_cast_batch_seconds, m)?)?;
+    m.add_function(wrap_pyfunction!(contact::triangle_distances, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

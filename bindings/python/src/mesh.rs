@@ -7,9 +7,11 @@ use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 use numpy::PyArrayMethods;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 use crate::arrays::{to_numpy, Rows};
+use crate::contact;
+use crate::fields::{self, GridSpec};
 use crate::geometry::{current, Geometry, Level, MeshState};
 use crate::threads;
 use crate::to_py;
@@ -83,6 +85,21 @@ fn faces_of(py: Python<'_>, faces: &Bound<'_, PyAny>) -> PyResult<Vec<[u32; 3]>>
         faces.push(triple);
     }
     Ok(faces)
+}
+
+/// A number of samples, each taking `item_size` bytes.
+///
+/// # Errors
+/// `ValueError` for a negative count or one too large to store.
+fn samples(n: i128, item_size: usize) -> PyResult<usize> {
+    let n = fields::unsigned(n, "n")?;
+    usize::try_from(n)
+        .ok()
+        .filter(|&n| {
+            n.checked_mul(item_size)
+                .is_some_and(|b| b <= isize::MAX as usize)
+        })
+        .ok_or_else(|| PyValueError::new_err(format!("n = {n} samples are too many to store")))
 }
 
 /// Builds the mesh of `vertices`, an `(N, 3)` array of positions, and `faces`, with the
@@ -191,6 +208,222 @@ impl Mesh {
     #[pyo3(signature = (adapter=None))]
     fn to_gpu(slf: &Bound<'_, Self>, adapter: Option<&str>) -> PyResult<crate::gpu::GpuMesh> {
         crate::gpu::upload(slf.py(), Self::shared(slf), adapter)
+    }
+
+    /// Whether the surface of `other`, placed by `transform` (4x4 or 3x4, from `other`'s
+    /// space into this mesh's; the identity by default), shares a point with this mesh's
+    /// surface: some triangle of each, edges and corners included, meet, decided exactly.
+    /// Surfaces only: a mesh wholly inside a closed mesh, touching nothing, does not
+    /// intersect it. Stops at the first pair found.
+    #[pyo3(signature = (other, transform=None))]
+    fn intersects(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, Mesh>,
+        transform: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        let mesh = Self::shared(slf);
+        let (other, transform) = contact::placed(other, transform)?;
+        threads::run(slf.py(), None, || Ok(mesh.intersects(&other, &transform)))
+    }
+
+    /// Every pair `(triangle of self, triangle of other)` that meets, `other` placed by
+    /// `transform` as for `intersects`: `(k, 2)` uint32, sorted, each pair once.
+    #[pyo3(signature = (other, transform=None, *, threads=None))]
+    fn intersecting_pairs<'py>(
+        slf: &Bound<'py, Self>,
+        other: &Bound<'py, Mesh>,
+        transform: Option<&Bound<'py, PyAny>>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mesh = Self::shared(slf);
+        let (other, transform) = contact::placed(other, transform)?;
+        let pairs = threads::run(slf.py(), threads, || {
+            Ok(mesh.intersecting_pairs(&other, &transform))
+        })?;
+        contact::pairs_array(slf.py(), pairs)
+    }
+
+    /// The nearest points of this mesh's surface and `other`'s, placed by `transform` as
+    /// for `intersects`: a dict of `distance` (a float, 0.0 exactly when they meet),
+    /// `points` (2, 3) float32, the point on this mesh and the point on `other` (in this
+    /// mesh's space), and `primitive_ids` (2,) uint32, their triangles. `None` when either
+    /// mesh has no triangle or nothing is within `max_distance` (as answered; `None`, the
+    /// default, for no limit). Exact up to the float64 distance of the nearest triangles,
+    /// rounded to float32; one walk, on one thread.
+    #[pyo3(signature = (other, transform=None, max_distance=None))]
+    fn distance_to_mesh<'py>(
+        slf: &Bound<'py, Self>,
+        other: &Bound<'py, Mesh>,
+        transform: Option<&Bound<'py, PyAny>>,
+        max_distance: Option<f64>,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let mesh = Self::shared(slf);
+        let (other, transform) = contact::placed(other, transform)?;
+        let bound = contact::distance_bound(max_distance)?;
+        let found = threads::run(slf.py(), None, || {
+            Ok(mesh.mesh_distance(&other, &transform, bound))
+        })?;
+        contact::distance_dict(slf.py(), found, max_distance)
+    }
+
+    /// The Hausdorff distance between this mesh's surface and `other`'s, placed by
+    /// `transform` as for `intersects`, both directed distances each within
+    /// `relative_error` (not sampled: proven bounds refined until they meet). A dict of
+    /// `distance` (the larger directed one) and `self_to_other`, `other_to_self`: each a
+    /// dict of `distance` (the farthest point found lies this far from the other surface),
+    /// `bound` (no point lies farther), `points` (2, 3) float32 (that point, and its nearest
+    /// point on the other surface) and `primitive_ids` (2,) uint32 (their triangles), every
+    /// point in this mesh's space. `None` when either mesh has no triangle.
+    #[pyo3(signature = (other, transform=None, relative_error=1e-3, *, threads=None))]
+    fn hausdorff_distance<'py>(
+        slf: &Bound<'py, Self>,
+        other: &Bound<'py, Mesh>,
+        transform: Option<&Bound<'py, PyAny>>,
+        relative_error: f64,
+        threads: Option<i64>,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let mesh = Self::shared(slf);
+        let (other, transform) = contact::placed(other, transform)?;
+        let error = contact::relative_error(relative_error)?;
+        let found = threads::run(slf.py(), threads, || {
+            Ok(mesh.hausdorff_distance(&other, &transform, error))
+        })?;
+        contact::hausdorff_dict(slf.py(), found)
+    }
+
+    /// Every pair `(i, j)`, `i < j`, of this mesh's triangles that meet other than along
+    /// the edge or at the corner they share (corners shared by position): `(k, 2)` uint32,
+    /// sorted. A closed, manifold surface that does not cut itself answers none.
+    #[pyo3(signature = (*, threads=None))]
+    fn self_intersections<'py>(
+        slf: &Bound<'py, Self>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mesh = Self::shared(slf);
+        let pairs = threads::run(slf.py(), threads, || Ok(mesh.self_intersections()))?;
+        contact::pairs_array(slf.py(), pairs)
+    }
+
+    /// The signed distance (negative inside, float32) at every point of a grid: `shape`
+    /// `(nx, ny, nz)` points over `bounds` (a (2, 3) array, min and max corners, which are
+    /// the first and last points; along each axis `min * (1 - t) + max * t` with
+    /// `t = i / (n - 1)` in float32). Answers `(nx, ny, nz)`, each value
+    /// `compute_signed_distance` at its point, bit for bit (inf for a mesh with no
+    /// surface). With `max_distance` (rounded to float32), values beyond it are
+    /// `+-max_distance`, and their distances are not computed (faster).
+    #[pyo3(signature = (bounds, shape, max_distance=None, *, threads=None))]
+    fn compute_signed_distance_grid<'py>(
+        slf: &Bound<'py, Self>,
+        bounds: &Bound<'py, PyAny>,
+        shape: &Bound<'py, PyAny>,
+        max_distance: Option<f64>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let grid = GridSpec::new(bounds, shape, 4)?;
+        let band = fields::band(max_distance)?;
+        let mesh = Self::shared(slf);
+        let values = threads::run(slf.py(), threads, || {
+            Ok(mesh.signed_distance_grid(grid.bounds, grid.shape, band))
+        })?;
+        grid.array(slf.py(), values)
+    }
+
+    /// Whether each point of the grid (see `compute_signed_distance_grid`) is inside:
+    /// `(nx, ny, nz)` bool, `contains` at each point.
+    #[pyo3(signature = (bounds, shape, *, threads=None))]
+    fn compute_occupancy_grid<'py>(
+        slf: &Bound<'py, Self>,
+        bounds: &Bound<'py, PyAny>,
+        shape: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let grid = GridSpec::new(bounds, shape, 1)?;
+        let mesh = Self::shared(slf);
+        let values = threads::run(slf.py(), threads, || {
+            Ok(mesh.occupancy_grid(grid.bounds, grid.shape))
+        })?;
+        grid.array(slf.py(), values)
+    }
+
+    /// The generalised winding number at each point of the grid (see
+    /// `compute_signed_distance_grid`): `(nx, ny, nz)` float32, `winding_number` at each
+    /// point, bit for bit.
+    #[pyo3(signature = (bounds, shape, *, threads=None))]
+    fn compute_winding_number_grid<'py>(
+        slf: &Bound<'py, Self>,
+        bounds: &Bound<'py, PyAny>,
+        shape: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let grid = GridSpec::new(bounds, shape, 4)?;
+        let mesh = Self::shared(slf);
+        let values = threads::run(slf.py(), threads, || {
+            Ok(mesh.winding_number_grid(grid.bounds, grid.shape))
+        })?;
+        grid.array(slf.py(), values)
+    }
+
+    /// `n` points on the surface, uniform by area, the same for a `seed` whatever the
+    /// number of threads: a dict of `points` (n, 3) float32, `primitive_ids` (n,) uint32,
+    /// the triangle of each, and `primitive_uvs` (n, 2) float32, its barycentric
+    /// coordinates (the point is `p0 + u (p1 - p0) + v (p2 - p0)`). A mesh without area
+    /// gives no samples (empty arrays).
+    #[pyo3(signature = (n, seed=0, *, threads=None))]
+    fn sample_surface<'py>(
+        slf: &Bound<'py, Self>,
+        n: i128,
+        seed: i128,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (n, seed) = (samples(n, 24)?, fields::unsigned(seed, "seed")?);
+        let mesh = Self::shared(slf);
+        let samples = threads::run(slf.py(), threads, || Ok(mesh.sample_surface(n, seed)))?;
+        fields::surface_dict(slf.py(), samples)
+    }
+
+    /// At most `n` points on the surface, spread evenly (Poisson-disk samples by Yuksel's
+    /// weighted sample elimination, 2015), every two at least `radius` apart where it is
+    /// given; the same dict as `sample_surface`, the same for a `seed`. A `radius` above
+    /// about 1.4 times the spacing of `n` points packed on the surface gives fewer points.
+    #[pyo3(signature = (n, radius=None, seed=0, *, threads=None))]
+    fn sample_surface_even<'py>(
+        slf: &Bound<'py, Self>,
+        n: i128,
+        radius: Option<f64>,
+        seed: i128,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (n, seed) = (samples(n, 24)?, fields::unsigned(seed, "seed")?);
+        let radius = radius.map(|r| fields::length(r, "radius")).transpose()?;
+        let mesh = Self::shared(slf);
+        let samples = threads::run(slf.py(), threads, || {
+            mesh.sample_surface_even(n, radius, seed).map_err(to_py)
+        })?;
+        fields::surface_dict(slf.py(), samples)
+    }
+
+    /// `n` points near the surface and their signed distances (negative inside), mixed as
+    /// `mesh_to_sdf`'s `sample_sdf_near_surface` mixes them: about 47% surface samples
+    /// moved by a Gaussian offset of standard deviation `sigma` along each axis, 47% by
+    /// `sigma / 10`, the rest uniform in the mesh's box (`mesh_to_sdf` takes 0.0025 for a
+    /// mesh scaled into the unit sphere). A dict of `points` (n, 3) and `signed_distances`
+    /// (n,), float32, each distance `compute_signed_distance` at its point, bit for bit;
+    /// the same for a `seed`.
+    #[pyo3(signature = (n, sigma, seed=0, *, threads=None))]
+    fn sample_near_surface<'py>(
+        slf: &Bound<'py, Self>,
+        n: i128,
+        sigma: f64,
+        seed: i128,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (n, seed) = (samples(n, 16)?, fields::unsigned(seed, "seed")?);
+        let sigma = fields::length(sigma, "sigma")?;
+        let mesh = Self::shared(slf);
+        let samples = threads::run(slf.py(), threads, || {
+            mesh.sample_near_surface(n, sigma, seed).map_err(to_py)
+        })?;
+        fields::near_dict(slf.py(), samples)
     }
 
     /// The vertex positions, `(N, 3)` float32 (a copy).

@@ -5,7 +5,6 @@ use std::sync::{Arc, RwLock};
 
 use meshcast::glam::{Affine3A, DMat4, Mat4};
 use meshcast::{Facing, Instance, InstanceId, QueryOptions, SceneFiles};
-use numpy::PyArrayMethods;
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -15,6 +14,7 @@ use crate::arrays::{to_numpy, Rows};
 use crate::geometry::{pinhole, read, Geometry, Level};
 use crate::mesh::{build, Mesh};
 use crate::queries::INVALID_ID;
+use crate::transform::affine;
 use crate::{threads, to_py};
 
 /// Instances of meshes, each placed by a 4x4 affine transform (mesh space to world space),
@@ -34,44 +34,6 @@ use crate::{threads, to_py};
 pub struct Scene {
     /// The threads that build what is added (`nthreads`; `None` for every core).
     threads: Option<i64>,
-}
-
-/// The affine map of a 4x4 (or 3x4) matrix whose last row is `0 0 0 1`.
-fn affine(py: Python<'_>, transform: Option<&Bound<'_, PyAny>>) -> PyResult<Affine3A> {
-    let Some(transform) = transform else {
-        return Ok(Affine3A::IDENTITY);
-    };
-    let numpy = py.import("numpy")?;
-    let matrix = numpy.call_method1("asarray", (transform, "float64"))?;
-    let shape: Vec<usize> = matrix.getattr("shape")?.extract()?;
-    let matrix = numpy.call_method1("ascontiguousarray", (matrix,))?;
-    let values = matrix.cast::<numpy::PyArrayDyn<f64>>()?.readonly();
-    let values = values.as_slice()?;
-    let mut rows = [[0.0_f64; 4]; 4];
-    match shape.as_slice() {
-        [3 | 4, 4] => {
-            for (row, chunk) in rows.iter_mut().zip(values.chunks_exact(4)) {
-                row.copy_from_slice(chunk);
-            }
-            if shape[0] == 3 {
-                rows[3] = [0.0, 0.0, 0.0, 1.0];
-            }
-        }
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "transform must have shape (4, 4) or (3, 4), not {}",
-                matrix.getattr("shape")?
-            )))
-        }
-    }
-    if rows[3] != [0.0, 0.0, 0.0, 1.0] {
-        return Err(PyValueError::new_err(format!(
-            "transform must be affine (last row 0 0 0 1), not {:?}",
-            rows[3]
-        )));
-    }
-    let matrix = DMat4::from_cols_array_2d(&rows).transpose();
-    Ok(Affine3A::from_mat4(matrix.as_mat4()))
 }
 
 /// The vertices and triangles of an Open3D `TriangleMesh`: a tensor mesh's
@@ -186,7 +148,7 @@ impl Scene {
         transform: Option<&Bound<'_, PyAny>>,
         layers: Option<u32>,
     ) -> PyResult<u32> {
-        let transform = affine(slf.py(), transform)?;
+        let transform = affine(slf.py(), transform, "transform")?;
         let mesh = Mesh::shared(mesh);
         let instance = Instance::new(mesh, transform).map_err(to_py)?;
         let instance = match layers {
@@ -249,7 +211,7 @@ impl Scene {
 
     /// Moves an instance to `transform` (4x4 or 3x4).
     fn set_transform(slf: &Bound<'_, Self>, id: u32, transform: &Bound<'_, PyAny>) -> PyResult<()> {
-        let transform = affine(slf.py(), Some(transform))?;
+        let transform = affine(slf.py(), Some(transform), "transform")?;
         Self::change(slf, |scene| {
             scene.set_transform(InstanceId::from_index(id), transform)
         })

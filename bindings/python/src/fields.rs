@@ -1,0 +1,147 @@
+//! Many points at once: dense grids of signed distances, occupancy and winding numbers over
+//! a box, and samples on and near the surface; the Rust library's `fields` with numpy at
+//! the edge.
+
+use meshcast::glam::Vec3;
+use meshcast::{Aabb, NearSurfaceSamples, SurfaceSamples};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::arrays::{self, to_numpy, Rows};
+
+/// The points of a grid, as the Rust library's `Grid` names them: `shape` points over
+/// `bounds`, the box's corners the first and last.
+pub struct GridSpec {
+    pub bounds: Aabb,
+    pub shape: [usize; 3],
+}
+
+impl GridSpec {
+    /// The grid of `bounds`, a `(2, 3)` array `[[min x, y, z], [max x, y, z]]` (any real
+    /// dtype, rounded to float32), and `shape`, three counts `(nx, ny, nz)`.
+    ///
+    /// # Errors
+    /// `ValueError` for another shape of `bounds`, a coordinate that is not finite, a count
+    /// that is negative or not three of them, or a grid too large to store `item_size`
+    /// bytes per point.
+    pub fn new(
+        bounds: &Bound<'_, PyAny>,
+        shape: &Bound<'_, PyAny>,
+        item_size: usize,
+    ) -> PyResult<Self> {
+        let rows = Rows::new(bounds, "bounds", 3)?;
+        if rows.leading != [2] {
+            return Err(PyValueError::new_err(format!(
+                "bounds must have shape (2, 3), [[min x, y, z], [max x, y, z]], not {}",
+                rows.array().getattr("shape")?
+            )));
+        }
+        let corners = arrays::points(&rows.view())?;
+        let counts: Vec<i64> = shape.extract().map_err(|_| {
+            PyValueError::new_err(format!(
+                "shape must be three counts (nx, ny, nz), not {}",
+                shape.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+            ))
+        })?;
+        let shape: [usize; 3] = match counts.as_slice() {
+            &[nx, ny, nz] if nx >= 0 && ny >= 0 && nz >= 0 => [nx, ny, nz].map(|n| n as usize),
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "shape must be three counts (nx, ny, nz), each at least 0, not {counts:?}"
+                )))
+            }
+        };
+        let fits = shape
+            .iter()
+            .try_fold(item_size, |bytes, &n| bytes.checked_mul(n))
+            .is_some_and(|bytes| bytes <= isize::MAX as usize);
+        if !fits {
+            return Err(PyValueError::new_err(format!(
+                "a grid of shape {shape:?} is too large to store"
+            )));
+        }
+        Ok(Self {
+            bounds: Aabb::new(corners[0], corners[1]),
+            shape,
+        })
+    }
+
+    /// `values`, one per point in the grid's order, as an `(nx, ny, nz)` array.
+    pub fn array<'py, T: numpy::Element>(
+        &self,
+        py: Python<'py>,
+        values: Vec<T>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        to_numpy(py, values, &self.shape, &[])
+    }
+}
+
+/// The band of a signed distance grid: `None` for none (also infinity), else
+/// `max_distance` rounded to `float32`.
+///
+/// # Errors
+/// `ValueError` for a NaN or negative band.
+pub fn band(max_distance: Option<f64>) -> PyResult<Option<f32>> {
+    match max_distance {
+        Some(m) if m.is_nan() || m < 0.0 => Err(PyValueError::new_err(format!(
+            "max_distance must be at least 0 or None, not {m}"
+        ))),
+        Some(m) if m.is_finite() => Ok(Some(m as f32)),
+        _ => Ok(None),
+    }
+}
+
+/// A count of samples or a seed, as a non-negative integer of 64 bits.
+///
+/// # Errors
+/// `ValueError` for a negative or larger integer.
+pub fn unsigned(value: i128, name: &str) -> PyResult<u64> {
+    u64::try_from(value).map_err(|_| {
+        PyValueError::new_err(format!(
+            "{name} must be an integer from 0 to 2**64 - 1, not {value}"
+        ))
+    })
+}
+
+/// A length the Rust library checks itself (`radius`, `sigma`), as `f32`; a NaN or
+/// infinite one stays so, for the library's `InvalidParameter`.
+///
+/// # Errors
+/// `ValueError` for a finite length beyond `float32`'s range.
+pub fn length(value: f64, name: &str) -> PyResult<f32> {
+    let rounded = value as f32;
+    if value.is_finite() && !rounded.is_finite() {
+        return Err(PyValueError::new_err(format!(
+            "{name} must be a float32 length, not {value}"
+        )));
+    }
+    Ok(rounded)
+}
+
+/// Surface samples as a dict of `points` (n, 3) float32, `primitive_ids` (n,) uint32 and
+/// `primitive_uvs` (n, 2) float32 (the barycentric weights of each triangle's second and
+/// third corners, as `cast_rays` answers them).
+pub fn surface_dict(py: Python<'_>, samples: SurfaceSamples) -> PyResult<Bound<'_, PyDict>> {
+    let n = samples.len();
+    let points: Vec<f32> = samples.points.iter().flat_map(Vec3::to_array).collect();
+    let uvs: Vec<f32> = samples.barycentrics.into_iter().flatten().collect();
+    let dict = PyDict::new(py);
+    dict.set_item("points", to_numpy(py, points, &[n], &[3])?)?;
+    dict.set_item("primitive_ids", to_numpy(py, samples.triangles, &[n], &[])?)?;
+    dict.set_item("primitive_uvs", to_numpy(py, uvs, &[n], &[2])?)?;
+    Ok(dict)
+}
+
+/// Near-surface samples as a dict of `points` (n, 3) and `signed_distances` (n,), float32.
+pub fn near_dict(py: Python<'_>, samples: NearSurfaceSamples) -> PyResult<Bound<'_, PyDict>> {
+    let n = samples.len();
+    let points: Vec<f32> = samples.points.iter().flat_map(Vec3::to_array).collect();
+    let dict = PyDict::new(py);
+    dict.set_item("points", to_numpy(py, points, &[n], &[3])?)?;
+    dict.set_item(
+        "signed_distances",
+        to_numpy(py, samples.distances, &[n], &[])?,
+    )?;
+    Ok(dict)
+}
