@@ -193,6 +193,7 @@ impl Mesh {
         trace: impl Fn(&[Ray]) -> Vec<Option<Hit>>,
     ) -> Thickness {
         let count = self.tri_mesh().vertex_count();
+        let length = self.direction_length();
         let mut sum = vec![0.0f64; count];
         let mut min = vec![f32::INFINITY; count];
         let mut hits = vec![0u32; count];
@@ -203,8 +204,9 @@ impl Mesh {
             trace,
             |vertex, hit| {
                 if let Some(hit) = hit {
-                    sum[vertex] += f64::from(hit.t);
-                    min[vertex] = min[vertex].min(hit.t);
+                    let distance = hit.t * length;
+                    sum[vertex] += f64::from(distance);
+                    min[vertex] = min[vertex].min(distance);
                     hits[vertex] += 1;
                 }
             },
@@ -217,9 +219,11 @@ impl Mesh {
         Thickness { mean, min, hits }
     }
 
-    /// Traces `rays_per_vertex` rays from every vertex with a normal over `(0, t_max]`, ray
-    /// `k` along `local(k)` in the vertex's frame, one batch per `k` (`trace`), and hands
-    /// each answer to `record(vertex, answer)` in vertex order.
+    /// Traces `rays_per_vertex` rays from every vertex with a normal, ray `k` along
+    /// `local(k)` in the vertex's frame, one batch per `k` (`trace`), and hands each answer
+    /// to `record(vertex, answer)`. The directions are
+    /// [`Mesh::direction_length`] long, so each ray's range is `(0, t_max]` divided by that
+    /// length, and a hit's `t` times it is its distance along the unit direction.
     fn trace_from_vertices<A>(
         &self,
         rays_per_vertex: usize,
@@ -230,20 +234,38 @@ impl Mesh {
     ) {
         let tri_mesh = self.tri_mesh();
         let (positions, normals) = (tri_mesh.positions(), tri_mesh.vertex_normals());
-        let with_normal: Vec<usize> = (0..positions.len())
+        let with_normal: Vec<usize> = self
+            .vertices_by_leaves()
+            .into_iter()
+            .map(|v| v as usize)
             .filter(|&v| normals[v] != Vec3::ZERO)
             .collect();
+        let length = self.direction_length();
+        let t_max = t_max / length;
         for k in 0..rays_per_vertex as u64 {
             let local = local(k);
             let rays: Vec<Ray> = with_normal
                 .par_iter()
                 .with_min_len(BATCH_GRAIN)
-                .map(|&v| sight_ray(positions[v], around(normals[v], local), t_max))
+                .map(|&v| sight_ray(positions[v], around(normals[v], local) * length, t_max))
                 .collect();
             for (&vertex, answer) in with_normal.iter().zip(trace(&rays)) {
                 record(vertex, answer);
             }
         }
+    }
+
+    /// The length of the directions of [`Mesh::trace_from_vertices`]: the power of two at
+    /// or above the box's diagonal, at least 1. The packet search takes rays whose origins
+    /// lie within a hundredth of a ray's length of each other, so rays of neighbouring
+    /// vertices group at any scale; a power of two at least 1 scales a direction, and
+    /// every `t` the watertight test computes along it, exactly.
+    fn direction_length(&self) -> f32 {
+        let diagonal = self.bounds().extent().length();
+        if !(diagonal.is_finite() && diagonal > 1.0) {
+            return 1.0;
+        }
+        diagonal.log2().ceil().min(64.0).exp2()
     }
 
     /// `value(v)` for every vertex with a normal, NaN for the others.

@@ -59,6 +59,28 @@ impl Mesh {
         }
     }
 
+    /// Every vertex, in the order the tree's leaves first reach them, then those on no
+    /// triangle: surface neighbours lie near each other in it, so that the rays from
+    /// consecutive vertices towards one eye, or along one direction of their frames, run
+    /// side by side and are traced as packets. The order changes only the time taken.
+    pub(super) fn vertices_by_leaves(&self) -> Vec<u32> {
+        let indices = self.tri_mesh().indices();
+        let mut reached = vec![false; self.tri_mesh().vertex_count()];
+        let mut order = Vec::with_capacity(reached.len());
+        for &triangle in self.bvh().primitive_order() {
+            let Some(corners) = indices.get(triangle as usize) else {
+                continue; // a padding slot
+            };
+            for &v in corners {
+                if !std::mem::replace(&mut reached[v as usize], true) {
+                    order.push(v);
+                }
+            }
+        }
+        order.extend((0..reached.len() as u32).filter(|&v| !reached[v as usize]));
+        order
+    }
+
     /// Whether a corner of `triangle` lies at `point` (`0.0` equal to `-0.0`).
     fn has_corner_at(&self, triangle: u32, point: Vec3) -> bool {
         let positions = self.tri_mesh().positions();

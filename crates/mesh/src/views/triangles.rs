@@ -15,6 +15,13 @@ const BAND_ROWS: u32 = 64;
 
 /// The most sample points along a triangle's side ([`Mesh::visible_triangles`]): at most
 /// this many squared per triangle, however large the density.
+///
+/// # Examples
+/// ```
+/// use meshcast_mesh::MAX_SIDE_SAMPLES;
+///
+/// assert_eq!(MAX_SIDE_SAMPLES * MAX_SIDE_SAMPLES, 1 << 20);
+/// ```
 pub const MAX_SIDE_SAMPLES: u32 = 1024;
 
 /// Triangles whose sample rays are made and traced as one batch.
@@ -56,10 +63,12 @@ impl Mesh {
         let mut visible = vec![false; self.triangle_count()];
         let (width, height) = (viewport.width(), viewport.height());
         for top in (0..height).step_by(BAND_ROWS as usize) {
-            let rows = top..(top + BAND_ROWS).min(height);
-            let rays: Vec<Ray> = rows
-                .flat_map(|row| (0..width).map(move |column| (column, row)))
-                .map(|(column, row)| viewport.ray_through_pixel(column, row))
+            let rows = (top + BAND_ROWS).min(height) - top;
+            // Each ray is a matrix product in `f64`: made in parallel too.
+            let rays: Vec<Ray> = (0..rows * width)
+                .into_par_iter()
+                .with_min_len(BATCH_GRAIN)
+                .map(|i| viewport.ray_through_pixel(i % width, top + i / width))
                 .collect();
             for hit in self.cast_batch(&rays).into_iter().flatten() {
                 visible[hit.triangle as usize] = true;
@@ -81,9 +90,8 @@ impl Mesh {
     /// smaller index ([`meshcast_primitives::Hit::order`]). The answer equals a loop over
     /// every sample, eye and triangle with the watertight test.
     ///
-    /// Traced eye by eye, the samples of the triangles not seen yet in triangle order, with
-    /// [`RayQueries::cast_batch`] (neighbouring samples of a triangle run side by side, as
-    /// packets).
+    /// Traced eye by eye, the samples of the triangles not seen yet in the tree's leaf order,
+    /// with [`RayQueries::cast_batch`] (neighbouring samples run side by side, as packets).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for an eye with a NaN or infinite coordinate, or a
@@ -119,8 +127,19 @@ impl Mesh {
         }
         let sides = self.sample_sides(density);
         let mut visible = vec![false; self.triangle_count()];
+        // The triangles in the tree's leaf order, so that consecutive samples lie side by
+        // side (the order changes only the time taken).
+        let by_leaves: Vec<u32> = self
+            .bvh()
+            .primitive_order()
+            .iter()
+            .copied()
+            .filter(|&t| (t as usize) < visible.len())
+            .collect();
         for &eye in eyes {
-            let unseen: Vec<u32> = (0..visible.len() as u32)
+            let unseen: Vec<u32> = by_leaves
+                .iter()
+                .copied()
                 .filter(|&t| !visible[t as usize] && sides[t as usize] > 0)
                 .collect();
             for chunk in unseen.chunks(SAMPLE_CHUNK) {
@@ -157,7 +176,7 @@ impl Mesh {
     }
 
     /// The rays from `eye` towards every sample of the triangles `chunk`, and the triangle
-    /// each sample lies on, in triangle order.
+    /// each sample lies on, in the chunk's order.
     fn sample_rays(&self, eye: Vec3, chunk: &[u32], sides: &[u32]) -> (Vec<Ray>, Vec<u32>) {
         let (mut rays, mut owners) = (Vec::new(), Vec::new());
         for &t in chunk {

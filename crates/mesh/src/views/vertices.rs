@@ -33,9 +33,10 @@ impl Mesh {
     /// triangles hide nothing.
     ///
     /// Traced eye by eye: one batch of rays towards the eye from the vertices not seen yet,
-    /// in vertex order, whose neighbours run side by side and are traced as packets. Each
-    /// answer is that of its ray alone, so the result equals a loop over every vertex, eye
-    /// and triangle with the watertight test, on any number of threads.
+    /// in the order the tree's leaves reach them, so that neighbours run side by side and
+    /// are traced as packets. Each answer is that of its ray alone, so the result equals a
+    /// loop over every vertex, eye and triangle with the watertight test, on any number of
+    /// threads.
     ///
     /// # Errors
     /// [`crate::Error::InvalidParameter`] for an eye with a NaN or infinite coordinate.
@@ -65,8 +66,11 @@ impl Mesh {
         check_eyes(eyes)?;
         let positions = self.tri_mesh().positions();
         let mut visible = vec![false; positions.len()];
+        let order = self.vertices_by_leaves();
         for &eye in eyes {
-            let unseen: Vec<u32> = (0..positions.len() as u32)
+            let unseen: Vec<u32> = order
+                .iter()
+                .copied()
                 .filter(|&v| !visible[v as usize])
                 .collect();
             let rays: Vec<Ray> = unseen
