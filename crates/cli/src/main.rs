@@ -11,9 +11,11 @@ mod camera_options;
 mod cast;
 mod contact;
 mod demo;
+mod fields;
 mod image;
 mod info;
 mod loading;
+mod npy;
 mod output;
 mod pick;
 mod points;
@@ -51,6 +53,8 @@ enum Command {
     Build(build::Args),
     Collide(contact::CollideArgs),
     SelfIntersections(contact::SelfIntersectionsArgs),
+    Sdf(fields::SdfArgs),
+    Sample(fields::SampleArgs),
 }
 
 fn main() -> ExitCode {
@@ -77,6 +81,8 @@ fn main() -> ExitCode {
         Some(Command::Build(args)) => build::run(&args, &mut out),
         Some(Command::Collide(args)) => contact::run_collide(&args, &mut out),
         Some(Command::SelfIntersections(args)) => contact::run_self_intersections(&args, &mut out),
+        Some(Command::Sdf(args)) => fields::run_sdf(&args, &mut out),
+        Some(Command::Sample(args)) => fields::run_sample(&args, &mut out),
     }
     .and_then(|()| Ok(out.flush()?));
     match result {

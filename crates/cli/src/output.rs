@@ -1,6 +1,6 @@
 //! Answer lines, one per input line: `meshcast cast`'s `hit T TRIANGLE U V` or `miss`,
 //! `meshcast contains`'s `inside` or `outside`, `meshcast distance`'s signed distance or
-//! `none`; and their formatting in parallel.
+//! `none`, `meshcast sample`'s `X Y Z TRIANGLE`; and their formatting in parallel.
 //!
 //! Floats are printed with `Display`, the shortest text that reads back to the same `f32`.
 
@@ -84,6 +84,11 @@ pub fn distance(out: &mut String, distance: Option<f32>) {
         }
         None => out.push_str("none\n"),
     }
+}
+
+/// Appends the sample line: `X Y Z TRIANGLE`.
+pub fn sample(out: &mut String, point: glam::Vec3, triangle: u32) {
+    let _ = writeln!(out, "{} {} {} {triangle}", point.x, point.y, point.z);
 }
 
 #[cfg(test)]

@@ -20,6 +20,10 @@
 //! Mesh against mesh, the other placed by an affine transform: [`Mesh::intersects`],
 //! [`Mesh::intersecting_pairs`] and [`Mesh::mesh_distance`] ([`MeshDistance`]), decided on
 //! exact predicates; and a mesh against itself, [`Mesh::self_intersections`].
+//! What viewpoints see: [`Mesh::visible_vertices`] and [`Mesh::visible_triangles`] from eye
+//! points, their `_in_view` forms for a viewport's image, [`Mesh::lasso_triangles`] and
+//! [`Scene::lasso_triangles`] under a screen polygon; and how open the surface is,
+//! [`Mesh::ambient_occlusion`] and [`Mesh::thickness`].
 //! Bad input is an [`Error`], never a panic. Most users depend on the `meshcast` facade.
 //!
 //! ```
@@ -48,7 +52,7 @@
 #![forbid(unsafe_code)]
 
 // The rooms, each a concept with a module doc saying what it owns and what it may use.
-// Imports run one way, down the order in `tests/rooms.rs`: `fields` may use any room
+// Imports run one way, down the order in `tests/rooms.rs`: `views` may use any room
 // below it, `format` none.
 mod contact;
 mod error;
@@ -59,6 +63,7 @@ mod points;
 mod queries;
 mod scene;
 mod triangles;
+mod views;
 mod volume;
 
 pub use contact::{DirectedHausdorff, HausdorffDistance, MeshDistance};
@@ -75,3 +80,4 @@ pub use queries::{
 };
 pub use scene::{Containment, Instance, Pick, Scene, SceneHit, SceneTriangle, SharedScene};
 pub use triangles::{LeafTest, SurfacePoint, TriMesh, VertexAttribute};
+pub use views::{Thickness, MAX_SIDE_SAMPLES};

@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The rooms, lowest first: each may use those before it.
-const ROOMS: [&str; 10] = [
+const ROOMS: [&str; 11] = [
     "format",
     "error",
     "queries",
@@ -21,6 +21,7 @@ const ROOMS: [&str; 10] = [
     "points",
     "contact",
     "fields",
+    "views",
 ];
 
 fn source_dir() -> PathBuf {

@@ -184,6 +184,7 @@ pub use meshcast_mesh::{
     SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
 pub use meshcast_mesh::{NearSurfaceSamples, FINE_SIGMA_DIVISOR};
+pub use meshcast_mesh::{Thickness, MAX_SIDE_SAMPLES};
 pub use meshcast_primitives::{
     closest_point_on_triangle, triangles_distance, triangles_intersect,
     triangles_intersect_beyond_shared, TriangleDistance,

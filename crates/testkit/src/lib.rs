@@ -37,6 +37,7 @@ mod reference;
 mod scene_reference;
 mod scenes;
 mod shapes;
+mod views;
 mod writers;
 
 pub use assets::{
@@ -57,4 +58,5 @@ pub use scene_reference::{
 };
 pub use scenes::{query_point, random_scene, small_meshes};
 pub use shapes::{cube, icosphere, torus, transformed};
+pub use views::{brute_force_sight_blocked, brute_force_sight_blocked_filtered};
 pub use writers::{ascii_stl_bytes, binary_stl_bytes, ply_bytes, PlyEncoding, PlyLayout, Polygons};

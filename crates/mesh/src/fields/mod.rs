@@ -6,8 +6,8 @@
 //! the fixed-radius neighbours of `neighbours.rs`), and points near the surface with their
 //! signed distances (`near_surface.rs`: [`NearSurfaceSamples`], `Mesh::sample_near_surface`).
 //!
-//! May use: `points`, `scene`, `mesh`, `triangles`, `volume`, `queries`. Used by nothing
-//! in the crate.
+//! May use: `points`, `scene`, `mesh`, `triangles`, `volume`, `queries`. Used by `views`
+//! (the seeded numbers of `sampling.rs`).
 
 mod elimination;
 mod grid;
@@ -17,4 +17,5 @@ mod sampling;
 
 pub use grid::Grid;
 pub use near_surface::{NearSurfaceSamples, FINE_SIGMA_DIVISOR};
+pub(crate) use sampling::uniform;
 pub use sampling::SurfaceSamples;

@@ -65,7 +65,7 @@ const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The `draw`-th of a sample's uniform numbers in `[0, 1)`, from the seed and the sample's
 /// number alone (SplitMix64's output function over a counter), so any thread can make it.
-pub(super) fn uniform(seed: u64, sample: u64, draw: u64) -> f64 {
+pub(crate) fn uniform(seed: u64, sample: u64, draw: u64) -> f64 {
     let mut z = seed.wrapping_add(
         sample
             .wrapping_mul(3)
