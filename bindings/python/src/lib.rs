@@ -12,6 +12,7 @@ mod queries;
 mod scene;
 mod threads;
 mod transform;
+mod views;
 
 use pyo3::prelude::*;
 

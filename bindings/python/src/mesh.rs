@@ -15,6 +15,7 @@ use crate::fields::{self, GridSpec};
 use crate::geometry::{current, Geometry, Level, MeshState};
 use crate::threads;
 use crate::to_py;
+use crate::views;
 use meshcast::{MeshFiles, TriMeshFiles};
 
 /// A triangle mesh with its BVH, queried in its own space.
@@ -424,6 +425,166 @@ impl Mesh {
             mesh.sample_near_surface(n, sigma, seed).map_err(to_py)
         })?;
         fields::near_dict(slf.py(), samples)
+    }
+
+    /// Whether at least one of `eyes` ((3,) or (k, 3)) sees each vertex: (N,) bool. An eye
+    /// sees a vertex when the segment from the vertex to the eye meets the surface nowhere
+    /// else (the vertex's own triangles left out, touching blocks). `MeshcastError` for a
+    /// NaN or infinite eye.
+    #[pyo3(signature = (eyes, *, threads=None))]
+    fn visible_vertices<'py>(
+        slf: &Bound<'py, Self>,
+        eyes: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        views::visible_vertices(slf.py(), &Self::shared(slf), eyes, threads)
+    }
+
+    /// Whether at least one of `eyes` sees each triangle at one of its sample points
+    /// (`density` per unit area; 0: the centroid alone) as the closest hit: (M,) bool.
+    #[pyo3(signature = (eyes, density=0.0, *, threads=None))]
+    fn visible_triangles<'py>(
+        slf: &Bound<'py, Self>,
+        eyes: &Bound<'py, PyAny>,
+        density: f64,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        views::visible_triangles(slf.py(), &Self::shared(slf), eyes, density, threads)
+    }
+
+    /// Whether the image of a pinhole camera (as `Scene.pick` takes it, with clip planes at
+    /// `near` and `far`) shows each vertex unoccluded: (N,) bool.
+    #[pyo3(signature = (*, eye, center, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px, height_px, near=0.01, far=f32::INFINITY, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn visible_vertices_in_view<'py>(
+        slf: &Bound<'py, Self>,
+        eye: [f32; 3],
+        center: [f32; 3],
+        up: [f32; 3],
+        fov_deg: f32,
+        width_px: u32,
+        height_px: u32,
+        near: f32,
+        far: f32,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let camera = views::Pinhole {
+            eye,
+            center,
+            up,
+            fov_deg,
+            width_px,
+            height_px,
+            near,
+            far,
+        };
+        views::visible_vertices_in_view(slf.py(), &Self::shared(slf), &camera, threads)
+    }
+
+    /// Whether each triangle is the closest hit at the centre of some pixel of the camera's
+    /// image (see `visible_vertices_in_view`): (M,) bool.
+    #[pyo3(signature = (*, eye, center, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px, height_px, near=0.01, far=f32::INFINITY, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn visible_triangles_in_view<'py>(
+        slf: &Bound<'py, Self>,
+        eye: [f32; 3],
+        center: [f32; 3],
+        up: [f32; 3],
+        fov_deg: f32,
+        width_px: u32,
+        height_px: u32,
+        near: f32,
+        far: f32,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let camera = views::Pinhole {
+            eye,
+            center,
+            up,
+            fov_deg,
+            width_px,
+            height_px,
+            near,
+            far,
+        };
+        views::visible_triangles_in_view(slf.py(), &Self::shared(slf), &camera, threads)
+    }
+
+    /// The triangles seen at the pixels of the camera's image (see
+    /// `visible_vertices_in_view`) whose centres lie inside `polygon`, (n, 2) pixel
+    /// coordinates from the top-left: (k,) uint32, sorted. `MeshcastError` for a polygon of
+    /// fewer than three points, no area or a NaN coordinate.
+    #[pyo3(signature = (polygon, *, eye, center, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px, height_px, near=0.01, far=f32::INFINITY, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn lasso_triangles<'py>(
+        slf: &Bound<'py, Self>,
+        polygon: &Bound<'py, PyAny>,
+        eye: [f32; 3],
+        center: [f32; 3],
+        up: [f32; 3],
+        fov_deg: f32,
+        width_px: u32,
+        height_px: u32,
+        near: f32,
+        far: f32,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let camera = views::Pinhole {
+            eye,
+            center,
+            up,
+            fov_deg,
+            width_px,
+            height_px,
+            near,
+            far,
+        };
+        views::mesh_lasso(slf.py(), &Self::shared(slf), polygon, &camera, threads)
+    }
+
+    /// Each vertex's ambient occlusion, the fraction of `rays_per_vertex` cosine-weighted
+    /// rays around its normal blocked within `max_distance`: (N,) float32 (NaN for a vertex
+    /// on no triangle with area), the same for a `seed` on any number of threads.
+    #[pyo3(signature = (rays_per_vertex=64, max_distance=f64::INFINITY, seed=0, *, threads=None))]
+    fn ambient_occlusion<'py>(
+        slf: &Bound<'py, Self>,
+        rays_per_vertex: i128,
+        max_distance: f64,
+        seed: i128,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mesh = Self::shared(slf);
+        views::ambient_occlusion(
+            slf.py(),
+            &mesh,
+            rays_per_vertex,
+            max_distance,
+            seed,
+            threads,
+        )
+    }
+
+    /// How thick the mesh is at each vertex, along `rays_per_vertex` rays into it uniform
+    /// in the cone of `half_angle_degrees` around the reversed normal: a dict of `mean` and
+    /// `min` (float32, the distances at which they met the surface; inf where none did) and
+    /// `hits` (uint32, how many did), per vertex; the same for a `seed`.
+    #[pyo3(signature = (rays_per_vertex=64, half_angle_degrees=60.0, seed=0, *, threads=None))]
+    fn thickness<'py>(
+        slf: &Bound<'py, Self>,
+        rays_per_vertex: i128,
+        half_angle_degrees: f64,
+        seed: i128,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let mesh = Self::shared(slf);
+        views::thickness(
+            slf.py(),
+            &mesh,
+            rays_per_vertex,
+            half_angle_degrees,
+            seed,
+            threads,
+        )
     }
 
     /// The vertex positions, `(N, 3)` float32 (a copy).

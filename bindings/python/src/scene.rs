@@ -15,7 +15,7 @@ use crate::geometry::{pinhole, read, Geometry, Level};
 use crate::mesh::{build, Mesh};
 use crate::queries::INVALID_ID;
 use crate::transform::affine;
-use crate::{threads, to_py};
+use crate::{threads, to_py, views};
 
 /// Instances of meshes, each placed by a 4x4 affine transform (mesh space to world space),
 /// under a BVH of their boxes: the same queries as a `Mesh`, in world space, with
@@ -328,6 +328,39 @@ impl Scene {
         let groups: Vec<Option<&str>> = picks.iter().map(|p| p.group.as_deref()).collect();
         dict.set_item("groups", PyList::new(py, groups)?)?;
         Ok(dict)
+    }
+
+    /// The triangles seen at the pixels of a pinhole camera's image (as `pick` takes it,
+    /// with clip planes at `near` and `far`) whose centres lie inside `polygon`, (n, 2)
+    /// pixel coordinates from the top-left: (k, 2) uint32 rows of geometry id and triangle
+    /// id, sorted. `MeshcastError` for a polygon of fewer than three points, no area or a
+    /// NaN coordinate.
+    #[pyo3(signature = (polygon, *, eye, center, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px, height_px, near=0.01, far=f32::INFINITY, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn lasso_triangles<'py>(
+        slf: &Bound<'py, Self>,
+        polygon: &Bound<'py, PyAny>,
+        eye: [f32; 3],
+        center: [f32; 3],
+        up: [f32; 3],
+        fov_deg: f32,
+        width_px: u32,
+        height_px: u32,
+        near: f32,
+        far: f32,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let camera = views::Pinhole {
+            eye,
+            center,
+            up,
+            fov_deg,
+            width_px,
+            height_px,
+            near,
+            far,
+        };
+        views::scene_lasso(slf.py(), Self::lock(slf), polygon, &camera, threads)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {

@@ -139,6 +139,61 @@ class Mesh(Geometry):
     def sample_near_surface(
         self, n: int, sigma: float, seed: int = 0, *, threads: Optional[int] = None
     ) -> Dict[str, np.ndarray]: ...
+    def visible_vertices(self, eyes: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
+    def visible_triangles(
+        self, eyes: ArrayLike, density: float = 0.0, *, threads: Optional[int] = None
+    ) -> np.ndarray: ...
+    def visible_vertices_in_view(
+        self,
+        *,
+        eye: Sequence[float],
+        center: Sequence[float],
+        up: Sequence[float] = ...,
+        fov_deg: float = 60.0,
+        width_px: int,
+        height_px: int,
+        near: float = 0.01,
+        far: float = ...,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
+    def visible_triangles_in_view(
+        self,
+        *,
+        eye: Sequence[float],
+        center: Sequence[float],
+        up: Sequence[float] = ...,
+        fov_deg: float = 60.0,
+        width_px: int,
+        height_px: int,
+        near: float = 0.01,
+        far: float = ...,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
+    def lasso_triangles(
+        self,
+        polygon: ArrayLike,
+        *,
+        eye: Sequence[float],
+        center: Sequence[float],
+        up: Sequence[float] = ...,
+        fov_deg: float = 60.0,
+        width_px: int,
+        height_px: int,
+        near: float = 0.01,
+        far: float = ...,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
+    def ambient_occlusion(
+        self, rays_per_vertex: int = 64, max_distance: float = ..., seed: int = 0, *, threads: Optional[int] = None
+    ) -> np.ndarray: ...
+    def thickness(
+        self,
+        rays_per_vertex: int = 64,
+        half_angle_degrees: float = 60.0,
+        seed: int = 0,
+        *,
+        threads: Optional[int] = None,
+    ) -> Dict[str, np.ndarray]: ...
     @property
     def vertices(self) -> np.ndarray: ...
     @property
@@ -186,6 +241,20 @@ class Scene(Geometry):
         height_px: int,
         threads: Optional[int] = None,
     ) -> Dict[str, Any]: ...
+    def lasso_triangles(
+        self,
+        polygon: ArrayLike,
+        *,
+        eye: Sequence[float],
+        center: Sequence[float],
+        up: Sequence[float] = ...,
+        fov_deg: float = 60.0,
+        width_px: int,
+        height_px: int,
+        near: float = 0.01,
+        far: float = ...,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
     def __reduce__(self) -> Any: ...
     @staticmethod
     def _from_state(state: Any) -> "Scene": ...
