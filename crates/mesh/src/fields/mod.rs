@@ -9,6 +9,7 @@
 //! May use: `points`, `scene`, `mesh`, `triangles`, `volume`, `queries`. Used by nothing
 //! in the crate.
 
+mod blocks;
 mod elimination;
 mod grid;
 mod near_surface;
