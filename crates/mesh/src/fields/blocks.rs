@@ -10,13 +10,15 @@ use crate::volume::PointBox;
 use crate::{LeafTest, Mesh, PointQueries};
 
 /// The edge of the blocks a grid starts from, in points, and the thickness of the slabs of
-/// `x` that run in parallel.
+/// `x` that run in parallel. Measured on the bunny at 256³ with a band of 2% of its
+/// diagonal (CPU seconds, one machine, one run each): 4, 35.4; 8, 33.8; 16, 34.1.
 const BLOCK: usize = 8;
 
 /// A block's winding side is sought when its half diagonal is at most this times its
-/// distance to the surface: the bounds widen by about the ratio of the two, so nearer blocks
-/// are split rather than tried.
-const SIGN_REACH: f64 = 0.3;
+/// distance to the surface: the bounds widen with the ratio of the two, so nearer blocks
+/// are split rather than tried. Measured as [`BLOCK`] was: 0.3, 36.0; 0.4, 34.1; 0.5,
+/// 33.8; 0.7, 35.3; 1.0, 36.5 CPU seconds.
+const SIGN_REACH: f64 = 0.5;
 
 /// How the side of a block of points is proven.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -204,7 +204,7 @@ impl Mesh {
     /// its first point; on a mesh that is not closed, where `contains` is the winding number
     /// against ½, bounds of every term of its sum over the box prove that every point's
     /// computed winding number lies on one side of ½ (within rounding bounded term by
-    /// term), tried for boxes whose half diagonal is at most 0.3 times their distance to the
+    /// term), tried for boxes whose half diagonal is at most half their distance to the
     /// surface. Points no block settles are asked one by one, so the values are the
     /// per-point ones either way. Without a band, distances are asked at every point and
     /// sides by blocks the same way.

@@ -65,6 +65,18 @@ impl Expansion {
         if d2 <= f64::from(self.far_squared) {
             return None;
         }
+        Some(self.value(r, d2))
+    }
+
+    /// The expansion's formula at `q`, near or far.
+    pub(super) fn value_at(&self, q: DVec3) -> f64 {
+        let r = self.centre.as_dvec3() - q;
+        self.value(r, r.length_squared())
+    }
+
+    /// The expansion's formula at `r` from its centre, `d2 = |r|²`.
+    #[inline]
+    fn value(&self, r: DVec3, d2: f64) -> f64 {
         let d = d2.sqrt();
         let inv_d3 = 1.0 / (d2 * d);
         let inv_d5 = inv_d3 / d2;
@@ -89,7 +101,7 @@ impl Expansion {
             cubic += r[a] * r.dot(c_r);
         }
         let third = 0.5 * (-3.0 * (2.0 * rows + traces) * inv_d5 + 15.0 * cubic * inv_d5 / d2);
-        Some(first + second + third)
+        first + second + third
     }
 }
 

@@ -18,7 +18,11 @@
 //!   `|D|/d² + 2‖M‖₁/d³ + 3‖T‖₁/d⁴`.
 //! - A subtree every point is near is walked.
 //! - A subtree some points are far from and some near adds, at each point, either its
-//!   expansion (bounded by its value bound) or its walk: the hull of both.
+//!   expansion or its walk: the hull of both, the expansion bounded by its value bound at
+//!   its reach and, where the box is apart from its centre, by its formula over the box as
+//!   above (the formula is smooth off the centre). The value bound alone measured 10% slower
+//!   on the bunny at 256³ (36.0 CPU seconds against 39.9): the hulls were about a third of
+//!   the width of the boxes that failed.
 //! - A triangle adds its solid angle, whose gradient off the triangle is at most
 //!   `2 A/d³` (area `A`, `d` the least distance from the box to the triangle's box): the
 //!   solid angle is `∫ n·∇φ dA`, and `|∇²φ| = 2/|r|³`. A triangle touching the box ends
@@ -136,6 +140,16 @@ impl Span {
         }
     }
 
+    /// Both bounds of the same terms at once.
+    fn meet(self, other: Self) -> Self {
+        Self {
+            lo: self.lo.max(other.lo),
+            hi: self.hi.min(other.hi),
+            magnitude: self.magnitude.min(other.magnitude),
+            terms: self.terms.min(other.terms),
+        }
+    }
+
     /// Either one or the other, point by point.
     fn hull(self, other: Self) -> Self {
         Self {
@@ -215,28 +229,41 @@ impl Expansion {
         (dipole, second, third)
     }
 
-    /// The terms this expansion adds at the points of a box that are all beyond its reach:
-    /// its value at the box's centre, widened by the gradient bound over the box and the
-    /// rounding at both ends.
+    /// The terms this expansion adds at the points of a box that are all beyond its reach.
     fn far_span(&self, points: &PointBox) -> Option<Span> {
-        let value = self.solid_angle(points.centre)?;
-        let d = points.nearest(self.centre.as_dvec3()) * (1.0 - 1e-9);
+        self.smooth_span(points, points.nearest(self.centre.as_dvec3()))
+    }
+
+    /// The expansion's formula over a box at least `nearest` from its centre: its value at
+    /// the box's centre, widened by the gradient bound over the box and the rounding at
+    /// both ends.
+    fn smooth_span(&self, points: &PointBox, nearest: f64) -> Option<Span> {
+        let d = nearest * (1.0 - 1e-9);
         let (dipole, second, third) = self.norms();
         let (d2, d3) = (d * d, d * d * d);
         let gradient = 2.0 * dipole / d3 + 6.0 * second / (d3 * d) + 12.0 * third / (d3 * d2);
         let rounding = 64.0 * UNIT * (dipole / d2 + 4.0 * second / d3 + 12.0 * third / (d2 * d2));
+        let value = self.value_at(points.centre);
         Span::term(value, points.radius * gradient + 2.0 * rounding)
     }
 
     /// The terms this expansion adds at the points of a box that are beyond its reach,
-    /// some of them near it: at most its value bound at the reach, either sign.
-    fn reach_span(&self) -> Option<Span> {
+    /// some of them within it: at most its value bound at the reach, either sign, and
+    /// where the box is apart from the centre, within the formula's bounds over the box.
+    fn reach_span(&self, points: &PointBox) -> Option<Span> {
         let d = f64::from(self.far_squared).sqrt() * (1.0 - 1e-9);
         let (dipole, second, third) = self.norms();
         let (d2, d3) = (d * d, d * d * d);
         let value = dipole / d2 + 2.0 * second / d3 + 3.0 * third / (d2 * d2);
         let rounding = 64.0 * UNIT * (dipole / d2 + 4.0 * second / d3 + 12.0 * third / (d2 * d2));
-        Span::term(0.0, value + rounding)
+        let bound = Span::term(0.0, value + rounding)?;
+        let nearest = points.nearest(self.centre.as_dvec3());
+        if nearest > 0.0 {
+            if let Some(smooth) = self.smooth_span(points, nearest) {
+                return Some(bound.meet(smooth));
+            }
+        }
+        Some(bound)
     }
 }
 
@@ -289,7 +316,7 @@ impl WindingTree {
         let span = match self.root.reach(points) {
             Reach::Far => self.root.far_span(points)?,
             Reach::Near => walk()?,
-            Reach::Mixed => walk()?.hull(self.root.reach_span()?),
+            Reach::Mixed => walk()?.hull(self.root.reach_span(points)?),
         };
         span.side()
     }
@@ -328,7 +355,7 @@ impl WindingTree {
             let span = match expansion.reach(points) {
                 Reach::Far => expansion.far_span(points)?,
                 Reach::Near => near()?,
-                Reach::Mixed => near()?.hull(expansion.reach_span()?),
+                Reach::Mixed => near()?.hull(expansion.reach_span(points)?),
             };
             sum = sum.add(span);
         }
