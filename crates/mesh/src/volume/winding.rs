@@ -75,7 +75,7 @@ impl Expansion {
     }
 
     /// The expansion's formula at `r` from its centre, `d2 = |r|²`.
-    #[inline]
+    #[inline(always)]
     fn value(&self, r: DVec3, d2: f64) -> f64 {
         let d = d2.sqrt();
         let inv_d3 = 1.0 / (d2 * d);
