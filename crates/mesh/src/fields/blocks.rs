@@ -1,6 +1,25 @@
 //! A grid's points settled a block at a time: a box of grid points far enough from the
 //! surface is proven clamped by the narrow band, or proven on one side of it, as a whole,
 //! and only the points no block settles are asked one by one.
+//!
+//! Measured on the bunny (open, 69k triangles) at 256³ points over its box grown by 5%, a
+//! band of 2% of its diagonal, two threads on a machine shared with other work:
+//! `signed_distance_grid` 21.1 s against 148.0 s for `signed_distance_batch` over the same
+//! points (7.0 times faster; load 1.7 to 3.5), and with the CPU times of the process
+//! 32.1 against 183.2 CPU s (5.7 times; load 5); before blocks, asking `contains` at every
+//! point, 1.65 times. Memory: 81 MB resident for 67 MB of values. Of the time left, the
+//! points no block settles (8% of them, within about two spacings of the surface) take
+//! half in `contains`, the proofs of sides 31% and the bounded closest-point searches of
+//! the 18% of points not proven clamped 18%.
+//!
+//! Tried and left out: bounding a block's distance to a triangle by the triangle's plane
+//! as well as its box (31.0 and 31.6 CPU s against 31.4 and 31.8, no gain). Where the
+//! bounds of a side are too wide on boxes of 2 × 2 × 2 points, the triangles' gradient
+//! bounds make three quarters of the width (half widths in winding number: 0.52 for the
+//! triangles, 0.16 for the expansions on boxes that fail, 0.10 and 0.15 on boxes that
+//! are proven); bounds of second order (the signed gradient of the sum and a bound on its
+//! Hessian) would narrow both, but the points within a spacing or two of the surface would
+//! still be asked one by one: under a tenth of the time by estimate, not attempted.
 
 use glam::{DVec3, Vec3};
 use rayon::prelude::*;
@@ -9,8 +28,8 @@ use super::grid::{coordinate, Grid};
 use crate::volume::PointBox;
 use crate::{LeafTest, Mesh, PointQueries};
 
-/// The edge of the blocks a grid starts from, in points, and the thickness of the slabs of
-/// `x` that run in parallel. Measured on the bunny at 256³ with a band of 2% of its
+/// The edge of the blocks a grid starts from, in points, and of the columns of rows of `z`
+/// that run in parallel. Measured on the bunny at 256³ with a band of 2% of its
 /// diagonal (CPU seconds, one machine, one run each): 4, 35.4; 8, 33.8; 16, 34.1.
 const BLOCK: usize = 8;
 
@@ -113,8 +132,9 @@ impl<'a> Blocks<'a> {
     }
 
     /// One value per grid point, in the grid's order: `filled(inside)` for a point proven
-    /// clamped on that side, `point(p, known)` for every other point `p`. Slabs of `x` run
-    /// in parallel, each settling its blocks and writing its values in place.
+    /// clamped on that side, `point(p, known)` for every other point `p`. Columns of
+    /// [`BLOCK`] × [`BLOCK`] rows of `z` run in parallel, each settling its blocks and
+    /// writing its values in place.
     pub(super) fn fill<T, F, P>(&self, filled: F, point: P) -> Vec<T>
     where
         T: Clone + Default + Send,
@@ -126,29 +146,39 @@ impl<'a> Blocks<'a> {
         if values.is_empty() {
             return values;
         }
-        values
-            .par_chunks_mut(BLOCK * ny * nz)
-            .enumerate()
-            .for_each(|(slab, values)| {
-                let i = slab * BLOCK;
-                let mut slab = Slab {
-                    blocks: self,
-                    first: i,
-                    values,
-                    filled: &filled,
-                    point: &point,
-                };
-                for j in (0..ny).step_by(BLOCK) {
-                    for k in (0..nz).step_by(BLOCK) {
-                        let block = [
-                            [i, (i + BLOCK).min(nx)],
-                            [j, (j + BLOCK).min(ny)],
-                            [k, (k + BLOCK).min(nz)],
-                        ];
-                        slab.settle(block, self.sides_only, None);
+        // Each column's rows: up to BLOCK pieces of BLOCK rows, one per plane of x.
+        let mut columns = Vec::new();
+        for (slab, planes) in values.chunks_mut(BLOCK * ny * nz).enumerate() {
+            let first = columns.len();
+            for plane in planes.chunks_mut(ny * nz) {
+                for (group, rows) in plane.chunks_mut(BLOCK * nz).enumerate() {
+                    if first + group == columns.len() {
+                        columns.push(Column {
+                            first: [slab * BLOCK, group * BLOCK],
+                            planes: Vec::with_capacity(BLOCK),
+                        });
                     }
+                    columns[first + group].planes.push(rows);
                 }
-            });
+            }
+        }
+        columns.into_par_iter().for_each(|column| {
+            let [i, j] = column.first;
+            let mut column = Settling {
+                blocks: self,
+                column,
+                filled: &filled,
+                point: &point,
+            };
+            for k in (0..nz).step_by(BLOCK) {
+                let block = [
+                    [i, (i + BLOCK).min(nx)],
+                    [j, (j + BLOCK).min(ny)],
+                    [k, (k + BLOCK).min(nz)],
+                ];
+                column.settle(block, self.sides_only, None);
+            }
+        });
         values
     }
 
@@ -214,16 +244,22 @@ impl<'a> Blocks<'a> {
     }
 }
 
-/// One slab of `x` being settled: its values, from grid plane `first` on.
-struct Slab<'s, 'a, T, F, P> {
+/// The values of [`BLOCK`] planes of `x` by [`BLOCK`] rows of `y` from grid point
+/// `first`, every `z`: one slice of rows per plane.
+struct Column<'v, T> {
+    first: [usize; 2],
+    planes: Vec<&'v mut [T]>,
+}
+
+/// A column being settled.
+struct Settling<'s, 'v, 'a, T, F, P> {
     blocks: &'s Blocks<'a>,
-    first: usize,
-    values: &'s mut [T],
+    column: Column<'v, T>,
     filled: &'s F,
     point: &'s P,
 }
 
-impl<T, F, P> Slab<'_, '_, T, F, P>
+impl<T, F, P> Settling<'_, '_, '_, T, F, P>
 where
     T: Clone,
     F: Fn(bool) -> T,
@@ -273,12 +309,14 @@ where
 
     /// Calls `write` with the index and the value of each point of `block`.
     fn each(&mut self, block: &Block, mut write: impl FnMut([usize; 3], &mut T)) {
-        let [_, ny, nz] = self.blocks.shape;
+        let nz = self.blocks.shape[2];
+        let [first_i, first_j] = self.column.first;
         for i in block[0][0]..block[0][1] {
+            let rows = &mut self.column.planes[i - first_i];
             for j in block[1][0]..block[1][1] {
-                let row = ((i - self.first) * ny + j) * nz;
+                let row = (j - first_j) * nz;
                 for k in block[2][0]..block[2][1] {
-                    write([i, j, k], &mut self.values[row + k]);
+                    write([i, j, k], &mut rows[row + k]);
                 }
             }
         }

@@ -194,7 +194,7 @@ impl Mesh {
     /// closest-point search is bounded by `m`. Values within the band are the per-point
     /// ones, bit for bit. A NaN or infinite `m` is no band; a negative one is 0.
     ///
-    /// The points are never stored: slabs of eight planes of `x` run in parallel, each
+    /// The points are never stored: columns of 8 × 8 rows of `z` run in parallel, each
     /// settling its blocks of points and writing their values in place, so memory is the
     /// output. A block (from 8 × 8 × 8 points, halved along each axis until settled) whose
     /// box is farther than `m` from every triangle's box is clamped as a whole, and its
