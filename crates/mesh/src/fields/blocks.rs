@@ -3,14 +3,15 @@
 //! and only the points no block settles are asked one by one.
 //!
 //! Measured on the bunny (open, 69k triangles) at 256³ points over its box grown by 5%, a
-//! band of 2% of its diagonal, two threads on a machine shared with other work:
-//! `signed_distance_grid` 21.1 s against 148.0 s for `signed_distance_batch` over the same
-//! points (7.0 times faster; load 1.7 to 3.5), and with the CPU times of the process
-//! 32.1 against 183.2 CPU s (5.7 times; load 5); before blocks, asking `contains` at every
-//! point, 1.65 times. Memory: 81 MB resident for 67 MB of values. Of the time left, the
-//! points no block settles (8% of them, within about two spacings of the surface) take
-//! half in `contains`, the proofs of sides 31% and the bounded closest-point searches of
-//! the 18% of points not proven clamped 18%.
+//! band of 2% of its diagonal, two threads on a machine shared with other work
+//! (`grid_timing`): `signed_distance_grid` 19.1 s (30.9 CPU s) against 145.6 s (175.6 CPU
+//! s) for `signed_distance_batch` over the same points, 7.6 times faster in wall-clock time
+//! and 5.7 in CPU time (load 1.6 to 3.1; at load 5, 5.5 in CPU time); before blocks, asking
+//! `contains` at every point, 1.65 times. Memory: 81 MB resident at most, of which 67 MB of
+//! values and 19 MB for the mesh with its trees. Of the time left, the points no block
+//! settles (8% of them, within about two spacings of the surface) take half in `contains`,
+//! the proofs of sides 31% and the bounded closest-point searches of the 18% of points not
+//! proven clamped 18%.
 //!
 //! Tried and left out: bounding a block's distance to a triangle by the triangle's plane
 //! as well as its box (31.0 and 31.6 CPU s against 31.4 and 31.8, no gain). Where the
