@@ -75,17 +75,17 @@ impl PointBox {
         }
     }
 
-    /// The least distance from the box to `point`.
-    fn nearest(&self, point: DVec3) -> f64 {
-        (point - point.clamp(self.min, self.max)).length()
+    /// The least squared distance from the box to `point`.
+    fn nearest_squared(&self, point: DVec3) -> f64 {
+        (point - point.clamp(self.min, self.max)).length_squared()
     }
 
-    /// The greatest distance from the box to `point`.
-    fn farthest(&self, point: DVec3) -> f64 {
+    /// The greatest squared distance from the box to `point`.
+    fn farthest_squared(&self, point: DVec3) -> f64 {
         (point - self.min)
             .abs()
             .max((point - self.max).abs())
-            .length()
+            .length_squared()
     }
 
     /// The box's half diagonal, rounded up.
@@ -185,7 +185,8 @@ impl Span {
 /// Where a box lies for an expansion: every point beyond its reach, every point within it,
 /// or some of each.
 enum Reach {
-    Far,
+    /// Every point beyond the reach, the box at least this far from the centre.
+    Far(f64),
     Near,
     Mixed,
 }
@@ -196,12 +197,11 @@ impl Expansion {
     fn reach(&self, points: &PointBox) -> Reach {
         let far = f64::from(self.far_squared);
         let centre = self.centre.as_dvec3();
-        let nearest = points.nearest(centre);
-        if nearest * nearest > far * (1.0 + 1e-9) {
-            return Reach::Far;
+        let nearest = points.nearest_squared(centre);
+        if nearest > far * (1.0 + 1e-9) {
+            return Reach::Far(nearest.sqrt());
         }
-        let farthest = points.farthest(centre);
-        if farthest * farthest < far * (1.0 - 1e-9) {
+        if points.farthest_squared(centre) < far * (1.0 - 1e-9) {
             Reach::Near
         } else {
             Reach::Mixed
@@ -229,20 +229,17 @@ impl Expansion {
         (dipole, second, third)
     }
 
-    /// The terms this expansion adds at the points of a box that are all beyond its reach.
-    fn far_span(&self, points: &PointBox) -> Option<Span> {
-        self.smooth_span(points, points.nearest(self.centre.as_dvec3()))
-    }
-
     /// The expansion's formula over a box at least `nearest` from its centre: its value at
     /// the box's centre, widened by the gradient bound over the box and the rounding at
     /// both ends.
     fn smooth_span(&self, points: &PointBox, nearest: f64) -> Option<Span> {
-        let d = nearest * (1.0 - 1e-9);
+        let inverse = 1.0 / (nearest * (1.0 - 1e-9));
         let (dipole, second, third) = self.norms();
-        let (d2, d3) = (d * d, d * d * d);
-        let gradient = 2.0 * dipole / d3 + 6.0 * second / (d3 * d) + 12.0 * third / (d3 * d2);
-        let rounding = 64.0 * UNIT * (dipole / d2 + 4.0 * second / d3 + 12.0 * third / (d2 * d2));
+        let inverse2 = inverse * inverse;
+        let gradient =
+            inverse2 * inverse * (2.0 * dipole + inverse * (6.0 * second + 12.0 * third * inverse));
+        let rounding =
+            64.0 * UNIT * inverse2 * (dipole + inverse * (4.0 * second + 12.0 * third * inverse));
         let value = self.value_at(points.centre);
         Span::term(value, points.radius * gradient + 2.0 * rounding)
     }
@@ -257,7 +254,7 @@ impl Expansion {
         let value = dipole / d2 + 2.0 * second / d3 + 3.0 * third / (d2 * d2);
         let rounding = 64.0 * UNIT * (dipole / d2 + 4.0 * second / d3 + 12.0 * third / (d2 * d2));
         let bound = Span::term(0.0, value + rounding)?;
-        let nearest = points.nearest(self.centre.as_dvec3());
+        let nearest = points.nearest_squared(self.centre.as_dvec3()).sqrt();
         if nearest > 0.0 {
             if let Some(smooth) = self.smooth_span(points, nearest) {
                 return Some(bound.meet(smooth));
@@ -314,7 +311,7 @@ impl WindingTree {
         }
         let walk = || self.node_span(wide, leaf_triangle, 0, points, 0);
         let span = match self.root.reach(points) {
-            Reach::Far => self.root.far_span(points)?,
+            Reach::Far(nearest) => self.root.smooth_span(points, nearest)?,
             Reach::Near => walk()?,
             Reach::Mixed => walk()?.hull(self.root.reach_span(points)?),
         };
@@ -341,19 +338,22 @@ impl WindingTree {
                 WideLane::Node(child) => {
                     self.node_span(wide, leaf_triangle, *child, points, depth + 1)
                 }
-                WideLane::Leaf(slots) => slots
-                    .clone()
-                    .filter(|&slot| wide.primitive_order()[slot as usize] != PADDING_SLOT)
-                    .try_fold(Span::ZERO, |sum, slot| {
-                        Some(sum.add(triangle_span(&leaf_triangle(slot), points)?))
-                    }),
+                WideLane::Leaf(slots) => {
+                    let mut sum = Span::ZERO;
+                    for slot in slots.clone() {
+                        if wide.primitive_order()[slot as usize] != PADDING_SLOT {
+                            sum = sum.add(triangle_span(&leaf_triangle(slot), points)?);
+                        }
+                    }
+                    Some(sum)
+                }
                 WideLane::Empty => Some(Span::ZERO),
             };
             if content == WideLane::Empty {
                 continue;
             }
             let span = match expansion.reach(points) {
-                Reach::Far => expansion.far_span(points)?,
+                Reach::Far(nearest) => expansion.smooth_span(points, nearest)?,
                 Reach::Near => near()?,
                 Reach::Mixed => near()?.hull(expansion.reach_span(points)?),
             };
