@@ -16,14 +16,20 @@
 //! Tried and left out: bounding a block's distance to a triangle by the triangle's plane
 //! as well as its box (31.0 and 31.6 CPU s against 31.4 and 31.8, no gain); halving
 //! blocks along their longest axis only, so that boxes of 2 × 2 × 1 and 2 × 1 × 1 points
-//! are tried too (at 160³: 11.0 and 11.2 CPU s against 9.7 and 9.8: a box's proof walks
-//! about twice the nodes a point's walk does, and small boxes fail more). Where the
-//! bounds of a side are too wide on boxes of 2 × 2 × 2 points, the triangles' gradient
+//! are tried too (at 160³: 11.0 and 11.2 CPU s against 9.7 and 9.8: a box's proof costs
+//! about 2.4 times a winding number near the surface, and small boxes fail more).
+//!
+//! Not tried: bounds of second order (the signed gradient of the sum and a bound on its
+//! Hessian). On boxes of 2 × 2 × 2 points whose side is not proven, the triangles' gradient
 //! bounds make three quarters of the width (half widths in winding number: 0.52 for the
-//! triangles, 0.16 for the expansions on boxes that fail, 0.10 and 0.15 on boxes that
-//! are proven); bounds of second order (the signed gradient of the sum and a bound on its
-//! Hessian) would narrow both, but the points within a spacing or two of the surface would
-//! still be asked one by one: under a tenth of the time by estimate, not attempted.
+//! triangles, 0.16 for the expansions; 0.10 and 0.15 on boxes that are proven), which they
+//! would narrow, but the points within a spacing or two of the surface would still be
+//! asked one by one: under a tenth of the time by estimate. Nor one walk of the tree for
+//! the winding numbers of several points at once: it could keep every value bit for bit
+//! (the union of the points' walks visits the nodes in the walk's one fixed order, so
+//! each point's terms are added in its own order), but the time is the terms' arithmetic,
+//! once per point either way (`Expansion::solid_angle` alone is 36% of the time, the walk
+//! around it 5%), which only vector instructions across the points would share.
 
 use glam::{DVec3, Vec3};
 use rayon::prelude::*;
