@@ -29,7 +29,10 @@
 //! (the union of the points' walks visits the nodes in the walk's one fixed order, so
 //! each point's terms are added in its own order), but the time is the terms' arithmetic,
 //! once per point either way (`Expansion::solid_angle` alone is 36% of the time, the walk
-//! around it 5%), which only vector instructions across the points would share.
+//! around it 5%), which only vector instructions across the points would share. Nor the
+//! side of the closest point's triangle for the points in the band: on a mesh that is not
+//! closed the answer is the computed winding number's side of ½, a sum over the whole
+//! surface that no nearby triangle decides.
 
 use glam::{DVec3, Vec3};
 use rayon::prelude::*;
