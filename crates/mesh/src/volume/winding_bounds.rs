@@ -21,8 +21,8 @@
 //!   expansion or its walk: the hull of both, the expansion bounded by its value bound at
 //!   its reach and, where the box is apart from its centre, by its formula over the box as
 //!   above (the formula is smooth off the centre). The value bound alone measured 10% slower
-//!   on the bunny at 256³ (36.0 CPU seconds against 39.9): the hulls were about a third of
-//!   the width of the boxes that failed.
+//!   on the bunny at 256³ (39.9 CPU seconds against 36.0): at 128³ its hulls made about a
+//!   third of the width of the boxes whose side was not proven.
 //! - A triangle adds its solid angle, whose gradient off the triangle is at most
 //!   `2 A/d³` (area `A`, `d` the least distance from the box to the triangle's box): the
 //!   solid angle is `∫ n·∇φ dA`, and `|∇²φ| = 2/|r|³`. A triangle touching the box ends
