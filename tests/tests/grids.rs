@@ -203,3 +203,69 @@ fn grids_on_an_open_mesh_and_odd_bands() {
     let bad = Aabb::new(Vec3::new(f32::NAN, 0.0, 0.0), Vec3::ONE);
     check("nan box", &closed, bad, [3, 2, 2], &[0.5]);
 }
+
+/// The open cube from -2 to 2 with the triangles of its face `x = 2` taken away (a square
+/// hole whose rim runs along grid lines), moved by `offset`.
+fn open_cube(offset: Vec3) -> Mesh {
+    let closed = cube(2.0, 2);
+    let positions: Vec<[f32; 3]> = closed
+        .positions()
+        .iter()
+        .map(|p| (*p + offset).to_array())
+        .collect();
+    let kept: Vec<[u32; 3]> = closed
+        .indices()
+        .iter()
+        .filter(|t| !t.iter().all(|&v| closed.positions()[v as usize].x == 2.0))
+        .copied()
+        .collect();
+    Mesh::from_triangles(&positions, &kept).expect("a mesh")
+}
+
+#[test]
+fn grids_on_the_open_bunny_fine_enough_to_settle_blocks() {
+    // Spacing about a fifth of the band: blocks of points far from the surface are
+    // proven clamped and on one side, the rest asked point by point.
+    let mesh = Mesh::from_obj(asset("stanford-bunny.obj")).expect("the asset loads");
+    assert!(!mesh.is_closed());
+    let bounds = around(&mesh);
+    let band = 0.05 * diagonal(&mesh.bounds());
+    let clamped = check("bunny", &mesh, bounds, [36, 34, 30], &[band, 0.0]);
+    assert!(clamped > 36 * 34 * 30 / 2, "{clamped} clamped");
+}
+
+#[test]
+fn grids_on_open_meshes_through_their_vertices_rims_and_faces() {
+    // Grid lines at the integers and halves: points on the faces, the edges, the corners
+    // and the rim of the hole, rows along the edges.
+    let bounds = Aabb::new(Vec3::splat(-4.0), Vec3::splat(4.0));
+    let open = open_cube(Vec3::ZERO);
+    assert!(!open.is_closed());
+    check("open cube", &open, bounds, [33, 33, 33], &[0.5, 0.0, 1e-30]);
+    // Shifted by a quarter spacing: the same with no point on the surface.
+    let shifted = Aabb::new(Vec3::splat(-3.9375), Vec3::splat(4.0625));
+    check("open cube, shifted", &open, shifted, [33, 33, 33], &[0.5]);
+
+    // One square, two triangles: the winding number jumps across it, ½ on it.
+    let square = Mesh::from_triangles(
+        &[
+            [-1.0, -1.0, 0.0],
+            [1.0, -1.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [-1.0, 1.0, 0.0],
+        ],
+        &[[0, 1, 2], [0, 2, 3]],
+    )
+    .expect("a mesh");
+    let near = Aabb::new(Vec3::splat(-2.0), Vec3::splat(2.0));
+    check("square", &square, near, [17, 17, 33], &[0.25, 0.0]);
+}
+
+#[test]
+fn grids_on_an_open_mesh_far_from_the_origin() {
+    let offset = Vec3::new(3000.0, -1500.0, 500.0);
+    let open = open_cube(offset);
+    let bounds = Aabb::new(offset - 4.0, offset + 4.0);
+    let clamped = check("open cube far away", &open, bounds, [25, 24, 26], &[0.5]);
+    assert!(clamped > 0, "the band clamped nothing");
+}

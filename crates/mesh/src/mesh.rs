@@ -15,7 +15,7 @@ use crate::queries::packets::{PairSpan, PACKET_MIN_RAYS};
 use crate::queries::HitRules;
 use crate::queries::{at_least, for_each_lane, sealed};
 use crate::triangles::LeafBlocks;
-use crate::volume::WindingCache;
+use crate::volume::{PointBox, WindingCache};
 use crate::{Filter, LeafTest, QueryOptions, RayQueries, Result, SurfacePoint, TriMesh};
 
 /// A triangle mesh with a bounding volume hierarchy: closest hit, any hit, every hit and
@@ -497,6 +497,14 @@ impl Mesh {
     pub(crate) fn winding_at(&self, q: glam::DVec3) -> f64 {
         self.winding
             .winding_at(&self.wide, |slot| self.leaf_triangle(slot).0, q)
+    }
+
+    /// Whether [`Mesh::winding_at`] is at least ½ at every point of `points` (`Some(true)`)
+    /// or below ½ at every one (`Some(false)`), proven by bounds of its terms over the box;
+    /// `None` when the bounds do not tell.
+    pub(crate) fn winding_side(&self, points: &PointBox) -> Option<bool> {
+        self.winding
+            .side_over(&self.wide, |slot| self.leaf_triangle(slot).0, points)
     }
 }
 

@@ -6,8 +6,9 @@ use glam::Vec3;
 use meshcast_primitives::Aabb;
 use rayon::prelude::*;
 
+use super::blocks::{Blocks, Known};
 use crate::queries::BATCH_GRAIN;
-use crate::{LeafTest, Mesh, PointQueries, QueryOptions};
+use crate::{Mesh, PointQueries, QueryOptions};
 
 /// The points of a regular grid over a box: `shape[0] × shape[1] × shape[2]` points, the
 /// corners of the box among them.
@@ -163,7 +164,7 @@ impl Grid {
 
 /// The coordinate of point `i` of `n` from `min` to `max`.
 #[inline]
-fn coordinate(min: f32, max: f32, i: usize, n: usize) -> f32 {
+pub(super) fn coordinate(min: f32, max: f32, i: usize, n: usize) -> f32 {
     if n <= 1 {
         return min;
     }
@@ -193,13 +194,20 @@ impl Mesh {
     /// closest-point search is bounded by `m`. Values within the band are the per-point
     /// ones, bit for bit. A NaN or infinite `m` is no band; a negative one is 0.
     ///
-    /// The points are never stored: each parallel task makes a row of `z` values and
-    /// writes it in place, so memory is the output. On a closed mesh with the watertight
-    /// leaf test ([`LeafTest::Watertight`]), where `contains` is exact, a run of
-    /// consecutive clamped points along `z` asks `contains` once, of its first point, when
-    /// the grid's `z` spacing is at most `m / 2`: each such point is more than `m` from the
-    /// surface, so the segment to its neighbour crosses nothing and both lie on the same
-    /// side. Elsewhere `contains` is asked at every point.
+    /// The points are never stored: columns of 8 × 8 rows of `z` run in parallel, each
+    /// settling its blocks of points and writing their values in place, so memory is the
+    /// output. A block (from 8 × 8 × 8 points, halved along each axis until settled) whose
+    /// box is farther than `m` from every triangle's box is clamped as a whole, and its
+    /// side, where proven for the whole box, is asked of no point: on a closed mesh with
+    /// the watertight leaf test ([`crate::LeafTest::Watertight`]), where `contains` counts
+    /// crossings exactly, a box apart from every triangle's box lies on one side, that of
+    /// its first point; on a mesh that is not closed, where `contains` is the winding number
+    /// against ½, bounds of every term of its sum over the box prove that every point's
+    /// computed winding number lies on one side of ½ (within rounding bounded term by
+    /// term), tried for boxes whose half diagonal is at most half their distance to the
+    /// surface. Points no block settles are asked one by one, so the values are the
+    /// per-point ones either way. Without a band, distances are asked at every point and
+    /// sides by blocks the same way.
     ///
     /// # Panics
     /// If the number of points overflows `usize`.
@@ -241,69 +249,58 @@ impl Mesh {
     ) -> Vec<f32> {
         let grid = Grid::new(bounds, shape);
         let band = max_distance.filter(|m| m.is_finite()).map(|m| m.max(0.0));
+        let blocks = Blocks::new(self, &grid, band);
         let Some(band) = band else {
-            return grid.fill(|row, i, j| {
-                for (k, value) in row.iter_mut().enumerate() {
-                    let point = grid.point([i, j, k]);
-                    *value = self.signed_distance(point).unwrap_or(no_distance(point));
-                }
-            });
+            if !blocks.proves_sides() {
+                return grid.fill(|row, i, j| {
+                    for (k, value) in row.iter_mut().enumerate() {
+                        let point = grid.point([i, j, k]);
+                        *value = self.signed_distance(point).unwrap_or(no_distance(point));
+                    }
+                });
+            }
+            // Distances everywhere, sides by blocks where they prove them.
+            return blocks.fill(
+                |_| f32::NAN,
+                |point, known| match self.closest_point(point, &QueryOptions::new()) {
+                    Some(closest) => self.signed(point, closest.distance, known),
+                    None => no_distance(point),
+                },
+            );
         };
         let search = QueryOptions::new()
             .with_max_distance((band * BAND_SEARCH_MARGIN).max(BAND_SEARCH_FLOOR));
-        let spacing_z = if shape[2] > 1 {
-            ((bounds.max.z - bounds.min.z) / (shape[2] - 1) as f32).abs()
-        } else {
-            f32::INFINITY
-        };
-        // See the docs: the inside of a closed, watertight mesh is the same all along a
-        // segment that stays farther from the surface than its length. On an open mesh,
-        // `contains` is the far-field winding number against ½, which is not constant along
-        // such a segment (the exact one varies near the holes) nor continuous (it jumps
-        // where a subtree switches between its expansion and its triangles, by up to the
-        // expansion's error, which has no proven bound tight enough to decide ½ from a
-        // neighbour): no cheap rule gives its answer bit for bit, so it is asked at every
-        // point. Measured on the bunny at 256³: the winding number is two thirds of the
-        // instructions and the banded grid 1.65 times faster than the batch.
-        let share_sides =
-            self.is_closed() && self.leaf_test() == LeafTest::Watertight && spacing_z <= band / 2.0;
-        grid.fill(|row, i, j| {
-            // Whether the current run of clamped points is inside, once asked.
-            let mut run: Option<bool> = None;
-            for (k, value) in row.iter_mut().enumerate() {
-                let point = grid.point([i, j, k]);
+        blocks.fill(
+            |inside| if inside { -band } else { band },
+            |point, known| {
                 if !point.is_finite() {
-                    *value = f32::NAN;
-                    run = None;
-                    continue;
+                    return f32::NAN;
                 }
-                let distance = self
-                    .closest_point(point, &search)
+                let distance = (!known.clamped)
+                    .then(|| self.closest_point(point, &search))
+                    .flatten()
                     .map(|closest| closest.distance)
                     .filter(|&distance| distance <= band);
-                if let Some(distance) = distance {
-                    *value = if self.contains(point) {
-                        -distance
-                    } else {
-                        distance
-                    };
-                    run = None;
-                    continue;
-                }
-                let inside = if share_sides {
-                    *run.get_or_insert_with(|| self.contains(point))
-                } else {
-                    self.contains(point)
-                };
-                *value = if inside { -band } else { band };
-            }
-        })
+                self.signed(point, distance.unwrap_or(band), known)
+            },
+        )
+    }
+
+    /// `distance`, negative if `point` is inside: as `known` says, else as
+    /// [`PointQueries::contains`] answers.
+    fn signed(&self, point: Vec3, distance: f32, known: Known) -> f32 {
+        if known.inside.unwrap_or_else(|| self.contains(point)) {
+            -distance
+        } else {
+            distance
+        }
     }
 
     /// Whether each point of the [`Grid`] of `shape` points over `bounds` is inside, in the
     /// grid's order (C order, `z` fastest): [`PointQueries::contains`] at each
-    /// [`Grid::point`], computed a row of `z` at a time in parallel without storing the
-    /// points.
+    /// [`Grid::point`], computed by blocks in parallel without storing the points: a block
+    /// whose side is proven as a whole (see [`Mesh::signed_distance_grid`]) asks none of
+    /// its points.
     ///
     /// # Panics
     /// If the number of points overflows `usize`.
@@ -330,11 +327,18 @@ impl Mesh {
     /// ```
     pub fn occupancy_grid(&self, bounds: Aabb, shape: [usize; 3]) -> Vec<bool> {
         let grid = Grid::new(bounds, shape);
-        grid.fill(|row, i, j| {
-            for (k, value) in row.iter_mut().enumerate() {
-                *value = self.contains(grid.point([i, j, k]));
-            }
-        })
+        let blocks = Blocks::sides_only(self, &grid);
+        if !blocks.proves_sides() {
+            return grid.fill(|row, i, j| {
+                for (k, value) in row.iter_mut().enumerate() {
+                    *value = self.contains(grid.point([i, j, k]));
+                }
+            });
+        }
+        blocks.fill(
+            |inside| inside,
+            |point, known| known.inside.unwrap_or_else(|| self.contains(point)),
+        )
     }
 
     /// The winding number at each point of the [`Grid`] of `shape` points over `bounds`,

@@ -9,6 +9,7 @@
 //! May use: `points`, `scene`, `mesh`, `triangles`, `volume`, `queries`. Used by `views`
 //! (the seeded numbers of `sampling.rs`).
 
+mod blocks;
 mod elimination;
 mod grid;
 mod near_surface;

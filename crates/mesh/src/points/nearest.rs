@@ -5,6 +5,7 @@
 use glam::Vec3;
 use meshcast_primitives::{box_distance_squared, distance_squared, Hit, Triangle};
 
+use crate::volume::PointBox;
 use crate::{Filter, Instance, InstanceId, Mesh, QueryOptions, Scene, SceneHit};
 
 /// The point of a mesh nearest to a query point: the triangle, the point with its
@@ -203,6 +204,24 @@ impl Mesh {
             },
         );
         best.map(|b| closest_of(&b, self))
+    }
+}
+
+impl Mesh {
+    /// A lower bound of the distance from every point of `points` to the mesh's triangles,
+    /// if below `cap`: the least distance to a triangle's box, searched as
+    /// [`Mesh::nearest`] searches, every distance rounded down; `cap` or less when no
+    /// triangle's box is nearer than `cap`.
+    pub(crate) fn gap(&self, points: &PointBox, cap: f64) -> f64 {
+        // Squared and rounded to f32 below the f64 value (a relative 2⁻²⁴ at most).
+        let lower = |d: f64| (d * d) as f32 * (1.0 - 1e-6);
+        let gap = |bounds: &meshcast_primitives::Aabb| {
+            lower(points.gap(bounds.min.as_dvec3(), bounds.max.as_dvec3()))
+        };
+        let bound = self.bvh().nearest(lower(cap), gap, |slot, bound| {
+            gap(&self.leaf_triangle(slot).0.bounds()).min(bound)
+        });
+        f64::from(bound).sqrt()
     }
 }
 

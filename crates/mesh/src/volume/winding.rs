@@ -11,6 +11,8 @@ use meshcast_bvh::{WideBvh, WideLane, PADDING_SLOT, STACK_INLINE_CAPACITY, WIDE_
 use meshcast_primitives::Triangle;
 use smallvec::SmallVec;
 
+use super::winding_bounds::PointBox;
+
 /// How far a subtree must be for its expansion to stand in for its triangles: its centre is
 /// more than `FAR_FIELD_RATIO` times its radius from the query point (Barill et al.'s β).
 ///
@@ -29,16 +31,16 @@ pub(crate) const FAR_FIELD_RATIO: f64 = 3.0;
 /// tensor `Σ ∫ n (x - centre)(x - centre)ᵀ dA` over the triangles. Stored in `f32` (136 bytes),
 /// evaluated in `f64`.
 #[derive(Clone, Copy, Debug)]
-struct Expansion {
-    centre: Vec3,
+pub(super) struct Expansion {
+    pub(super) centre: Vec3,
     /// The squared distance beyond which the expansion is used: `(β r)²`, `r` a bound on the
     /// distance from `centre` to the subtree's triangles.
-    far_squared: f32,
-    dipole: Vec3,
-    second: Mat3,
+    pub(super) far_squared: f32,
+    pub(super) dipole: Vec3,
+    pub(super) second: Mat3,
     /// For each component `a` of the normal, the symmetric matrix of `n_a (x - centre)
     /// (x - centre)ᵀ`, upper triangle by rows: `xx, xy, xz, yy, yz, zz`.
-    third: [[f32; 6]; 3],
+    pub(super) third: [[f32; 6]; 3],
 }
 
 impl Default for Expansion {
@@ -57,12 +59,24 @@ impl Default for Expansion {
 impl Expansion {
     /// The expansion's solid angle seen from `q`, or `None` when `q` is too near for it.
     #[inline]
-    fn solid_angle(&self, q: DVec3) -> Option<f64> {
+    pub(super) fn solid_angle(&self, q: DVec3) -> Option<f64> {
         let r = self.centre.as_dvec3() - q;
         let d2 = r.length_squared();
         if d2 <= f64::from(self.far_squared) {
             return None;
         }
+        Some(self.value(r, d2))
+    }
+
+    /// The expansion's formula at `q`, near or far.
+    pub(super) fn value_at(&self, q: DVec3) -> f64 {
+        let r = self.centre.as_dvec3() - q;
+        self.value(r, r.length_squared())
+    }
+
+    /// The expansion's formula at `r` from its centre, `d2 = |r|²`.
+    #[inline(always)]
+    fn value(&self, r: DVec3, d2: f64) -> f64 {
         let d = d2.sqrt();
         let inv_d3 = 1.0 / (d2 * d);
         let inv_d5 = inv_d3 / d2;
@@ -87,7 +101,7 @@ impl Expansion {
             cubic += r[a] * r.dot(c_r);
         }
         let third = 0.5 * (-3.0 * (2.0 * rows + traces) * inv_d5 + 15.0 * cubic * inv_d5 / d2);
-        Some(first + second + third)
+        first + second + third
     }
 }
 
@@ -208,8 +222,8 @@ fn outer(a: DVec3, b: DVec3) -> DMat3 {
 /// wide node.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WindingTree {
-    root: Expansion,
-    lanes: Vec<[Expansion; WIDE_WIDTH]>,
+    pub(super) root: Expansion,
+    pub(super) lanes: Vec<[Expansion; WIDE_WIDTH]>,
 }
 
 impl WindingTree {
@@ -363,6 +377,19 @@ impl WindingCache {
     ) -> f64 {
         let tree = self.0.get_or_init(|| WindingTree::new(wide, leaf_triangle));
         tree.solid_angle(wide, leaf_triangle, q) / (4.0 * PI)
+    }
+
+    /// Whether [`WindingCache::winding_at`] is at least ½ at every point of `points`
+    /// (`Some(true)`) or below ½ at every one (`Some(false)`), proven by bounds over the
+    /// box; `None` when they do not tell. The same tree and triangles as `winding_at`.
+    pub(crate) fn side_over(
+        &self,
+        wide: &WideBvh,
+        leaf_triangle: impl Fn(u32) -> Triangle + Copy,
+        points: &PointBox,
+    ) -> Option<bool> {
+        let tree = self.0.get_or_init(|| WindingTree::new(wide, leaf_triangle));
+        tree.side_over(wide, leaf_triangle, points)
     }
 }
 
