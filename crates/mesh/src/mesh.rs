@@ -290,7 +290,7 @@ impl Mesh {
 
     /// Bytes of the acceleration structure: the hierarchy, the triangles laid out for its
     /// leaf test, and once a winding number has been asked, the hierarchy's far-field
-    /// expansions (64 bytes per lane of each node; the [`TriMesh`] itself not counted).
+    /// expansions (136 bytes per lane of each node; the [`TriMesh`] itself not counted).
     pub fn acceleration_bytes(&self) -> usize {
         self.wide.bytes() + self.blocks.bytes() + self.winding.get().map_or(0, |w| w.bytes())
     }
