@@ -1,5 +1,36 @@
 //! Shared set-up for the criterion benchmarks in this folder.
 
+/// What [`median_run`] measured.
+pub struct MedianRun {
+    /// The median time of one run.
+    pub median: std::time::Duration,
+    /// How many runs it took.
+    pub runs: usize,
+    /// The last run's answer.
+    pub answer: String,
+}
+
+/// Runs `query` until a second has passed and at least three times, as the timing examples
+/// (`examples/contact_timing.rs`, `examples/views_timing.rs`) measure.
+pub fn median_run(query: &mut dyn FnMut() -> String) -> MedianRun {
+    const MIN_RUNS: usize = 3;
+    const MIN_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+    let started = std::time::Instant::now();
+    let mut times = Vec::new();
+    let mut answer = String::new();
+    while times.len() < MIN_RUNS || started.elapsed() < MIN_TIME {
+        let start = std::time::Instant::now();
+        answer = std::hint::black_box(query());
+        times.push(start.elapsed());
+    }
+    times.sort();
+    MedianRun {
+        median: times[times.len() / 2],
+        runs: times.len(),
+        answer,
+    }
+}
+
 /// One rayon pool of one thread and one of two, so each benchmark reports both; run work in
 /// a pool with `pool.install(|| ...)`.
 ///

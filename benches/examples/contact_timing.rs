@@ -18,15 +18,10 @@
 //! mesh's space, build a tree over them, then walk both trees as they stand. A measurement,
 //! not a benchmark.
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
-
 use glam::{Affine3A, Vec3};
 use meshcast::{BuildOptions, Mesh, MeshFiles};
+use meshcast_benches::{median_run, MedianRun};
 use meshcast_testkit::{asset, transformed};
-
-const MIN_RUNS: usize = 3;
-const MIN_TIME: Duration = Duration::from_secs(1);
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -123,23 +118,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Runs `query` until [`MIN_TIME`] has passed and at least [`MIN_RUNS`] times; prints its
-/// answer, the median time and the queries per second at that median.
+/// Times `query` ([`median_run`]); prints its answer, the median time and the queries per
+/// second at that median.
 fn time(name: &str, query: &mut dyn FnMut() -> String) {
-    let started = Instant::now();
-    let mut times = Vec::new();
-    let mut answer = String::new();
-    while times.len() < MIN_RUNS || started.elapsed() < MIN_TIME {
-        let start = Instant::now();
-        answer = black_box(query());
-        times.push(start.elapsed());
-    }
-    times.sort();
-    let median = times[times.len() / 2].as_secs_f64();
+    let MedianRun {
+        median,
+        runs,
+        answer,
+    } = median_run(query);
+    let median = median.as_secs_f64();
     println!(
-        "{name:>48}: {:>9.3} ms median of {:>4}, {:>9.1} queries/s  ({answer})",
+        "{name:>48}: {:>9.3} ms median of {runs:>4}, {:>9.1} queries/s  ({answer})",
         median * 1e3,
-        times.len(),
         1.0 / median
     );
 }

@@ -20,16 +20,12 @@
 //! Each runs until a second has passed (at least three times); the median time is printed.
 //! A measurement, not a benchmark.
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
-
 use glam::Vec3;
 use meshcast::{Camera, ClipPlanes, DepthConvention, Mesh, MeshFiles, Ray, RayQueries};
+use meshcast_benches::{median_run, MedianRun};
 use meshcast_testkit::{asset, random_direction, rng};
 use rayon::prelude::*;
 
-const MIN_RUNS: usize = 3;
-const MIN_TIME: Duration = Duration::from_secs(1);
 const AO_RAYS: usize = 64;
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;
@@ -245,19 +241,11 @@ fn sampled_rays(mesh: &Mesh, eyes: &[Vec3], density: f32) -> Result<usize, Failu
     Ok(rays)
 }
 
-/// Runs `query` until [`MIN_TIME`] has passed (at least [`MIN_RUNS`] times), prints the
-/// median time and rays per second, and returns the rate.
+/// Times `query` ([`median_run`]), prints the median time and rays per second, and
+/// returns the rate.
 fn time(name: &str, rays: usize, query: &mut dyn FnMut() -> String) -> f64 {
-    let mut times = Vec::new();
-    let start = Instant::now();
-    let mut answer = String::new();
-    while times.len() < MIN_RUNS || start.elapsed() < MIN_TIME {
-        let run = Instant::now();
-        answer = black_box(query());
-        times.push(run.elapsed());
-    }
-    times.sort();
-    let median = times[times.len() / 2].as_secs_f64();
+    let MedianRun { median, answer, .. } = median_run(query);
+    let median = median.as_secs_f64();
     let rate = rays as f64 / median;
     println!(
         "{name:<52} {:>9.2} ms  {:>7.2} Mrays/s  ({rays} rays; {answer})",
