@@ -410,28 +410,7 @@ mod tests {
 
     #[test]
     fn expansions_match_the_exact_sum_far_away_and_near() {
-        let octahedron = crate::TriMesh::from_triangles(
-            &[
-                [0.0, 0.0, 1.0],
-                [1.0, 0.0, 0.0],
-                [0.0, 1.0, 0.0],
-                [-1.0, 0.0, 0.0],
-                [0.0, -1.0, 0.0],
-                [0.0, 0.0, -1.0],
-            ],
-            &[
-                [0, 1, 2],
-                [0, 2, 3],
-                [0, 3, 4],
-                [0, 4, 1],
-                [5, 2, 1],
-                [5, 3, 2],
-                [5, 4, 3],
-                [5, 1, 4],
-            ],
-        )
-        .and_then(|m| m.subdivide(4))
-        .expect("valid");
+        let octahedron = crate::volume::tests::octahedron(4);
         let mesh = Mesh::from_tri_mesh(octahedron, &Default::default());
         let points = [
             DVec3::ZERO,

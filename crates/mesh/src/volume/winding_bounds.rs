@@ -370,10 +370,8 @@ pub(crate) mod tests {
     use super::PointBox;
     use crate::{Mesh, TriMesh};
 
-    /// A unit sphere made from an octahedron subdivided four times, its corners pushed onto
-    /// the sphere, with the triangles whose corners are all above `cut` in `z` taken away
-    /// (a hole at the top for `cut < 1`).
-    pub(crate) fn sphere(cut: f32) -> TriMesh {
+    /// The octahedron of corners `±x`, `±y`, `±z`, each face split in four `levels` times.
+    pub(crate) fn octahedron(levels: u32) -> TriMesh {
         let corners = [
             [0.0, 0.0, 1.0],
             [1.0, 0.0, 0.0],
@@ -392,9 +390,16 @@ pub(crate) mod tests {
             [5, 4, 3],
             [5, 1, 4],
         ];
-        let fine = TriMesh::from_triangles(&corners, &faces)
-            .and_then(|m| m.subdivide(4))
-            .expect("valid");
+        TriMesh::from_triangles(&corners, &faces)
+            .and_then(|m| m.subdivide(levels))
+            .expect("valid")
+    }
+
+    /// A unit sphere made from an octahedron subdivided four times, its corners pushed onto
+    /// the sphere, with the triangles whose corners are all above `cut` in `z` taken away
+    /// (a hole at the top for `cut < 1`).
+    pub(crate) fn sphere(cut: f32) -> TriMesh {
+        let fine = octahedron(4);
         let positions: Vec<[f32; 3]> = fine
             .positions()
             .iter()
