@@ -3,7 +3,7 @@
 //! same for a seed whatever the number of threads, and degenerate input.
 
 use meshcast::{Error, Mesh, MeshFiles, SurfaceSamples};
-use meshcast_testkit::asset;
+use meshcast_testkit::{asset, triangle_areas};
 
 const ASSETS: [&str; 4] = ["stanford-bunny.obj", "cow.obj", "suzanne.obj", "teapot.obj"];
 
@@ -19,23 +19,10 @@ fn least_distance(samples: &SurfaceSamples) -> f64 {
     least
 }
 
-/// The surface's area, in `f64`.
-fn area(mesh: &Mesh) -> f64 {
-    let tri_mesh = mesh.tri_mesh();
-    let positions = tri_mesh.positions();
-    tri_mesh
-        .indices()
-        .iter()
-        .map(|corners| {
-            let [a, b, c] = corners.map(|i| positions[i as usize].as_dvec3());
-            0.5 * (b - a).cross(c - a).length()
-        })
-        .sum()
-}
-
 /// Yuksel's `r_max` for `n` points on the mesh.
 fn r_max(mesh: &Mesh, n: usize) -> f64 {
-    (area(mesh) / (2.0 * 3f64.sqrt() * n as f64)).sqrt()
+    let area: f64 = triangle_areas(mesh).iter().sum();
+    (area / (2.0 * 3f64.sqrt() * n as f64)).sqrt()
 }
 
 #[test]

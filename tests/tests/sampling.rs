@@ -4,7 +4,7 @@
 //! same samples for a seed whatever the number of threads.
 
 use meshcast::{Mesh, MeshFiles, SurfaceSamples};
-use meshcast_testkit::asset;
+use meshcast_testkit::{asset, triangle_areas};
 
 /// Samples per asset.
 const SAMPLES: usize = 100_000;
@@ -36,25 +36,11 @@ fn chi_square(counts: &[usize], expected: &[f64]) -> f64 {
         .sum()
 }
 
-/// Each triangle's area, in f64.
-fn areas(mesh: &Mesh) -> Vec<f64> {
-    let tri_mesh = mesh.tri_mesh();
-    let positions = tri_mesh.positions();
-    tri_mesh
-        .indices()
-        .iter()
-        .map(|corners| {
-            let [a, b, c] = corners.map(|i| positions[i as usize].as_dvec3());
-            0.5 * (b - a).cross(c - a).length()
-        })
-        .collect()
-}
-
 #[test]
 fn samples_are_uniform_by_area_on_the_assets() {
     for name in ASSETS {
         let mesh = Mesh::from_obj(asset(name)).expect("the asset loads");
-        let areas = areas(&mesh);
+        let areas = triangle_areas(&mesh);
         let total: f64 = areas.iter().sum();
         let samples = mesh.sample_surface(SAMPLES, 2024);
         assert_eq!(samples.len(), SAMPLES);
@@ -123,7 +109,7 @@ fn area_bins(areas: &[f64], order: &[usize]) -> Vec<usize> {
 fn samples_fill_area_balanced_bins_evenly_on_the_assets() {
     for name in ASSETS {
         let mesh = Mesh::from_obj(asset(name)).expect("the asset loads");
-        let areas = areas(&mesh);
+        let areas = triangle_areas(&mesh);
         let total: f64 = areas.iter().sum();
         let samples = mesh.sample_surface(SAMPLES, 77);
         // In the triangles' order, and along x by centroid (a bias in space).

@@ -50,7 +50,7 @@ pub use random::{random_direction, random_point_in, random_transform, rng};
 pub use rays::{adversarial_rays, incoherent_rays, random_rays};
 pub use reference::{
     brute_force_cast, brute_force_cast_all, brute_force_cast_with, brute_force_distance,
-    brute_force_winding_number, edge_closeness, same_hit, LeafReference,
+    brute_force_winding_number, edge_closeness, same_hit, triangle_areas, LeafReference,
 };
 pub use scene_reference::{
     brute_force_closest, brute_force_hits, brute_force_scene_cast, brute_force_scene_cast_all,

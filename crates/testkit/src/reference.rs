@@ -144,3 +144,17 @@ pub fn brute_force_distance(triangles: &[Triangle], point: Vec3) -> Option<f32> 
         .min_by(f32::total_cmp)
         .map(f32::sqrt)
 }
+
+/// Each triangle's area, in `f64` from the corners as stored (0 for a degenerate one).
+pub fn triangle_areas(mesh: &meshcast::Mesh) -> Vec<f64> {
+    let tri_mesh = mesh.tri_mesh();
+    let positions = tri_mesh.positions();
+    tri_mesh
+        .indices()
+        .iter()
+        .map(|corners| {
+            let [a, b, c] = corners.map(|i| positions[i as usize].as_dvec3());
+            0.5 * (b - a).cross(c - a).length()
+        })
+        .collect()
+}
