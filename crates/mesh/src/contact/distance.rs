@@ -120,8 +120,8 @@ pub(super) fn nearest_pair(a: &Side, b: &Side, limit: f64) -> Option<MeshDistanc
     };
     let mut queue = BinaryHeap::new();
     let starts_b = b.starts();
-    for &start_a in &a.starts() {
-        for &start_b in &starts_b {
+    for &start_a in a.starts() {
+        for &start_b in starts_b {
             let bound = start_a.1.distance(&start_b.1);
             if nearest.may_hold(bound) {
                 queue.push(Queued {

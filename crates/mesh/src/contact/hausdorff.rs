@@ -188,7 +188,6 @@ struct Refined {
 struct Directed<'s, 'a> {
     from: &'s Side<'a>,
     to: &'s Side<'a>,
-    to_starts: Vec<(Item, Bounds)>,
     error: f64,
     slack: f64,
 }
@@ -198,7 +197,6 @@ impl<'s, 'a> Directed<'s, 'a> {
         Self {
             from,
             to,
-            to_starts: to.starts(),
             error,
             slack,
         }
@@ -209,7 +207,7 @@ impl<'s, 'a> Directed<'s, 'a> {
     fn farthest(&self) -> Option<DirectedHausdorff> {
         // `Queued` pops the smallest bound; reversed, the largest.
         let mut regions = BinaryHeap::new();
-        for (item, bounds) in self.from.starts() {
+        for &(item, bounds) in self.from.starts() {
             let bound = self.subtree_bound(&bounds);
             regions.push(Reverse(Queued {
                 bound,
@@ -423,7 +421,7 @@ impl<'s, 'a> Directed<'s, 'a> {
         }
         // One allocation, large enough for most walks (a few dozen boxes queued).
         let mut queue = BinaryHeap::with_capacity(64);
-        for &(item, bounds) in &self.to_starts {
+        for &(item, bounds) in self.to.starts() {
             queue.push(Queued {
                 bound: bounds.distance_to(point),
                 task: (item, bounds),

@@ -274,10 +274,11 @@ fn probe_bounds(side: &Side) -> Option<Bounds> {
     all.min.cmple(all.max).all().then_some(all)
 }
 
-/// [`probe_bounds`] as an `f32` box holding it (rounded outwards by the widening).
+/// [`probe_bounds`] rounded to an `f32` box: within a unit in `2^-24` of it, which the
+/// widening of [`Scene::for_each_overlapping`] covers.
 fn world_box(side: &Side) -> Option<Aabb> {
     let all = probe_bounds(side)?;
-    Some(widened(Aabb::new(all.min.as_vec3(), all.max.as_vec3())))
+    Some(Aabb::new(all.min.as_vec3(), all.max.as_vec3()))
 }
 
 /// The box around an instance's carried geometry, for ordering by distance.

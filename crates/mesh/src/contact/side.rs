@@ -95,6 +95,8 @@ pub(super) struct Side<'a> {
     carried: Option<Carried>,
     /// The triangles in no leaf slot (degenerate ones).
     left_out: Vec<u32>,
+    /// Where the walks start, with their boxes (see [`Side::starts`]).
+    starts: Vec<(Item, Bounds)>,
     /// The largest magnitude of a coordinate of a triangle: the scale of rounding errors.
     pub(super) extent: f64,
 }
@@ -155,10 +157,12 @@ impl<'a> Side<'a> {
             mesh,
             carried: transform.map(Carried::new),
             left_out: left_out(mesh),
+            starts: Vec::new(),
             extent: 0.0,
         };
+        side.starts = side.find_starts();
         side.extent = side
-            .starts()
+            .starts
             .iter()
             .filter(|(_, b)| b.min.cmple(b.max).all())
             .fold(0.0, |m: f64, (_, b)| {
@@ -197,7 +201,11 @@ impl<'a> Side<'a> {
 
     /// Where the walks start, with their boxes: the root (none for an empty tree) and each
     /// triangle the tree leaves out.
-    pub(super) fn starts(&self) -> Vec<(Item, Bounds)> {
+    pub(super) fn starts(&self) -> &[(Item, Bounds)] {
+        &self.starts
+    }
+
+    fn find_starts(&self) -> Vec<(Item, Bounds)> {
         let root = (!self.mesh.bvh().nodes().is_empty()).then(|| {
             (
                 Item::Node(0),
