@@ -207,22 +207,23 @@ impl Scene {
         let mut limit = distance_limit(max_distance)?;
         let probe = Side::new(mesh, Some(mesh_to_world));
         let reach = probe_bounds(&probe)?;
-        let mut order: Vec<(f64, InstanceId, &Instance)> = self
+        let mut order: Vec<(f64, InstanceId, Side)> = self
             .instances()
             .filter(|(_, instance)| instance.layers() & mask != 0)
             .map(|(id, instance)| {
-                let bound = instance_bounds(instance).distance(&reach);
-                (bound, id, instance)
+                let side = instance.side();
+                let bound = probe_bounds(&side).map_or(f64::INFINITY, |b| b.distance(&reach));
+                (bound, id, side)
             })
             .collect();
         order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let slack = probe.extent * BOUND_SLACK;
         let mut best: Option<(InstanceId, MeshDistance)> = None;
-        for (bound, id, instance) in order {
+        for (bound, id, side) in order {
             if bound > limit + slack {
                 break;
             }
-            let Some(gap) = nearest_pair(&instance.side(), &probe, limit) else {
+            let Some(gap) = nearest_pair(&side, &probe, limit) else {
                 continue;
             };
             let better = best.is_none_or(|(best_id, b)| {
@@ -279,9 +280,4 @@ fn probe_bounds(side: &Side) -> Option<Bounds> {
 fn world_box(side: &Side) -> Option<Aabb> {
     let all = probe_bounds(side)?;
     Some(Aabb::new(all.min.as_vec3(), all.max.as_vec3()))
-}
-
-/// The box around an instance's carried geometry, for ordering by distance.
-fn instance_bounds(instance: &Instance) -> Bounds {
-    probe_bounds(&instance.side()).unwrap_or(Bounds::EMPTY)
 }
