@@ -1,7 +1,8 @@
 //! The contact queries between placed meshes against brute force over every pair of world
 //! triangles (each mesh's vertices carried into the world in `f64`, as the engine does):
 //! `Instance::intersects`, `intersecting_pairs` and `mesh_distance`; `Scene::colliding_pairs`
-//! with layers, `Scene::intersecting_instances` and `Scene::mesh_distance`, on random scenes,
+//! with layers, `Scene::overlapping_pairs`, `Scene::nearest_instances`,
+//! `Scene::intersecting_instances` and `Scene::mesh_distance`, on random scenes,
 //! touching placements, removed instances and any number of threads.
 
 use std::sync::Arc;
@@ -165,6 +166,114 @@ fn colliding_pairs_match_brute_force_with_layers_and_removals() {
     }
 }
 
+/// The broad phase by brute force: every pair of instances sharing a layer whose world
+/// boxes overlap (boxes that only touch within rounding may be either side, so none are
+/// built here that do).
+fn brute_overlapping(scene: &Scene) -> Vec<(InstanceId, InstanceId)> {
+    let all: Vec<(InstanceId, &Instance)> = scene.instances().collect();
+    let mut pairs = Vec::new();
+    for (i, (ia, a)) in all.iter().enumerate() {
+        for (ib, b) in &all[i + 1..] {
+            let (ba, bb) = (a.bounds(), b.bounds());
+            let overlap = ba.min.cmple(bb.max).all() && bb.min.cmple(ba.max).all();
+            if a.layers() & b.layers() != 0 && overlap {
+                pairs.push((*ia, *ib));
+            }
+        }
+    }
+    pairs
+}
+
+#[test]
+fn overlapping_pairs_are_the_box_pairs_and_hold_every_colliding_pair() {
+    let meshes = shapes();
+    for seed in [1, 2, 3] {
+        let scene = random_scene(&meshes, 24, 6.0, seed);
+        let overlapping = scene.overlapping_pairs();
+        assert_eq!(overlapping, brute_overlapping(&scene), "seed {seed}");
+        let colliding = brute_colliding(&scene);
+        assert!(overlapping.len() > colliding.len(), "seed {seed}");
+        assert!(colliding.iter().all(|pair| overlapping.contains(pair)));
+        for &(a, b) in &overlapping {
+            assert_eq!(
+                scene.instances_intersect(a, b),
+                colliding.contains(&(a, b)),
+                "seed {seed}: {a:?} {b:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn nearest_instances_match_brute_force() {
+    let meshes = shapes();
+    for seed in [5, 6] {
+        let mut scene = random_scene(&meshes, 14, 8.0, seed);
+        // Every third instance apart on its own layer: no pair with the others.
+        let ids: Vec<InstanceId> = scene.instances().map(|(id, _)| id).collect();
+        for (k, &id) in ids.iter().enumerate() {
+            scene
+                .set_layers(id, if k % 3 == 0 { 0b10 } else { 0b01 })
+                .expect("held");
+        }
+        let all: Vec<(InstanceId, u32, Vec<[DVec3; 3]>)> = scene
+            .instances()
+            .map(|(id, instance)| (id, instance.layers(), world(instance)))
+            .collect();
+        let brute = |of: Option<InstanceId>| {
+            let mut best: Option<(f64, InstanceId, InstanceId)> = None;
+            for (i, (ia, la, wa)) in all.iter().enumerate() {
+                for (j, (ib, lb, wb)) in all.iter().enumerate() {
+                    let counted = match of {
+                        Some(of) => *ia == of && i != j,
+                        None => j > i,
+                    };
+                    if counted && la & lb != 0 {
+                        let d = brute_distance(wa, wb);
+                        if best.is_none_or(|(bd, ..)| reported(d) < reported(bd)) {
+                            best = Some((d, *ia, *ib));
+                        }
+                    }
+                }
+            }
+            best
+        };
+        let mut queries: Vec<Option<InstanceId>> = ids.iter().map(|&id| Some(id)).collect();
+        queries.push(None);
+        for of in queries {
+            let (d, a, b) = brute(of).expect("pairs on a layer");
+            let (ga, gb, gap) = scene
+                .nearest_instances(of, None)
+                .expect("known")
+                .expect("found");
+            assert_eq!(gap.distance, reported(d), "seed {seed}, of {of:?}");
+            // The first pair in id order at that distance.
+            assert_eq!((ga, gb), (a, b), "seed {seed}, of {of:?}");
+            // Its triangles are at that distance (a touching pair may be another than an
+            // unbounded walk would stop at).
+            let corners = |id: InstanceId, t: u32| {
+                let held = all.iter().find(|(i, ..)| *i == id).expect("held");
+                [held.2[t as usize]]
+            };
+            let witness = brute_distance(
+                &corners(ga, gap.triangle_self),
+                &corners(gb, gap.triangle_other),
+            );
+            assert_eq!(reported(witness), gap.distance, "seed {seed}, of {of:?}");
+            if gap.distance > 0.0 {
+                let within = scene.nearest_instances(of, Some(gap.distance * 0.5));
+                assert_eq!(within.expect("known"), None);
+                // The limit holds the f64 distance that rounds to the reported one.
+                let at = scene.nearest_instances(of, Some(gap.distance.next_up()));
+                assert_eq!(
+                    at.expect("known").map(|(_, _, g)| g.distance),
+                    Some(gap.distance)
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn a_mesh_against_a_scene_matches_brute_force() {
     let meshes = shapes();
@@ -241,6 +350,12 @@ fn empty_scenes_meshes_and_bad_arguments_answer_nothing() {
     let scene = Scene::new();
     let tri = mesh(cube(1.0, 1));
     assert!(scene.colliding_pairs().is_empty());
+    assert!(scene.overlapping_pairs().is_empty());
+    assert!(matches!(scene.nearest_instances(None, None), Ok(None)));
+    assert!(matches!(
+        scene.nearest_instances(Some(InstanceId::from_index(0)), None),
+        Err(meshcast::Error::UnknownInstance { instance: 0 })
+    ));
     assert!(scene
         .intersecting_instances(&tri, &Affine3A::IDENTITY, ALL_LAYERS)
         .is_empty());
@@ -250,6 +365,17 @@ fn empty_scenes_meshes_and_bad_arguments_answer_nothing() {
     );
     let scene =
         Scene::from_instances([Instance::new(tri.clone(), Affine3A::IDENTITY).expect("ok")]);
+    // One instance: no pair.
+    assert!(matches!(scene.nearest_instances(None, None), Ok(None)));
+    let only = InstanceId::from_index(0);
+    assert!(matches!(
+        scene.nearest_instances(Some(only), None),
+        Ok(None)
+    ));
+    assert!(matches!(
+        scene.nearest_instances(None, Some(f32::NAN)),
+        Ok(None)
+    ));
     let empty = Mesh::from_triangles(&[], &[]).expect("valid");
     assert!(scene
         .intersecting_instances(&empty, &Affine3A::IDENTITY, ALL_LAYERS)

@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 use super::distance::{distance_limit, nearest_pair, BOUND_SLACK};
 use super::intersection::{crossing_pairs, meet};
 use super::side::{Bounds, Side};
-use crate::{Instance, InstanceId, Mesh, MeshDistance, Scene};
+use crate::{Error, Instance, InstanceId, Mesh, MeshDistance, Result, Scene};
 
 /// How much an instance's stored world box is widened before it picks candidates: its
 /// corners are `f32` roundings, a unit in `2^-24` of the coordinates, of a box around the
@@ -116,24 +116,52 @@ impl Scene {
     /// # Ok::<(), meshcast_mesh::Error>(())
     /// ```
     pub fn colliding_pairs(&self) -> Vec<(InstanceId, InstanceId)> {
-        let instances: Vec<(InstanceId, &Instance)> = self.instances().collect();
-        let mut pairs: Vec<(InstanceId, InstanceId)> = instances
-            .par_iter()
-            .flat_map_iter(|&(id, instance)| {
-                let mut candidates = Vec::new();
-                self.for_each_overlapping(&instance.bounds(), instance.layers(), |other, it| {
-                    if other > id {
-                        candidates.push((other, it));
-                    }
-                });
-                candidates
-                    .into_iter()
-                    .filter(move |(_, other)| instance.intersects(other))
-                    .map(move |(other, _)| (id, other))
-            })
-            .collect();
-        pairs.par_sort_unstable();
+        self.overlapping_pairs()
+            .into_par_iter()
+            .filter(|&(a, b)| self.instances_intersect(a, b))
+            .collect()
+    }
+
+    /// Every pair of instances `(a, b)`, `a < b`, whose layers share a bit and whose world
+    /// boxes overlap (widened for rounding): the candidates of [`Scene::colliding_pairs`],
+    /// found through the top level. Sorted, each pair once.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::{Affine3A, Vec3};
+    /// use meshcast_mesh::{Instance, Mesh, Scene};
+    ///
+    /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+    /// let mut scene = Scene::new();
+    /// let a = scene.add(Instance::new(tri.clone(), Affine3A::IDENTITY)?);
+    /// // Its box overlaps the first's, its surface does not meet it.
+    /// let b = scene.add(Instance::new(tri.clone(), Affine3A::from_translation(Vec3::new(0.6, 0.6, 0.0)))?);
+    /// scene.add(Instance::new(tri, Affine3A::from_translation(Vec3::X * 9.0))?);
+    /// assert_eq!(scene.overlapping_pairs(), [(a, b)]);
+    /// assert_eq!(scene.colliding_pairs(), []);
+    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// ```
+    pub fn overlapping_pairs(&self) -> Vec<(InstanceId, InstanceId)> {
+        let mut pairs = Vec::new();
+        for (id, instance) in self.instances() {
+            self.for_each_overlapping(&instance.bounds(), instance.layers(), |other, _| {
+                if other > id {
+                    pairs.push((id, other));
+                }
+            });
+        }
+        pairs.sort_unstable();
         pairs
+    }
+
+    /// Whether the surfaces of instances `a` and `b` meet ([`Instance::intersects`]);
+    /// `false` when the scene holds either no longer.
+    pub fn instances_intersect(&self, a: InstanceId, b: InstanceId) -> bool {
+        match (self.instance(a), self.instance(b)) {
+            (Some(a), Some(b)) => a.intersects(b),
+            _ => false,
+        }
     }
 
     /// The instances on a layer of `mask` whose surface meets `mesh`'s, placed in the world
@@ -235,6 +263,93 @@ impl Scene {
             }
         }
         best
+    }
+
+    /// The nearest two instances whose layers share a bit (with `of`, the instance nearest
+    /// to `of` whose layers share a bit with its), and the distance between their surfaces
+    /// as [`Instance::mesh_distance`] computes it: `(a, b, distance)` with `point_on_self` on
+    /// `a`, which is `of` when given, else the smaller id. Of pairs at the same distance, the
+    /// first in id order. `None` when no such pair lies within `max_distance`.
+    ///
+    /// Pairs are visited nearest world box first, each walk bounded by the nearest found so
+    /// far; ordering them costs a box distance for every pair of instances (`n^2 / 2`, or
+    /// `n` with `of`).
+    ///
+    /// # Errors
+    /// [`Error::UnknownInstance`] when `of` is not in the scene.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::{Affine3A, Vec3};
+    /// use meshcast_mesh::{Instance, Mesh, Scene};
+    ///
+    /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+    /// let at = |z: f32| Instance::new(tri.clone(), Affine3A::from_translation(Vec3::Z * z));
+    /// let mut scene = Scene::new();
+    /// let (a, b, c) = (scene.add(at(0.0)?), scene.add(at(5.0)?), scene.add(at(7.0)?));
+    /// let (first, second, gap) = scene.nearest_instances(None, None)?.ok_or("none")?;
+    /// assert_eq!((first, second, gap.distance), (b, c, 2.0));
+    /// let (_, nearest, gap) = scene.nearest_instances(Some(a), None)?.ok_or("none")?;
+    /// assert_eq!((nearest, gap.distance), (b, 5.0));
+    /// assert!(scene.nearest_instances(Some(a), Some(4.0))?.is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn nearest_instances(
+        &self,
+        of: Option<InstanceId>,
+        max_distance: Option<f32>,
+    ) -> Result<Option<(InstanceId, InstanceId, MeshDistance)>> {
+        if let Some(of) = of {
+            if self.instance(of).is_none() {
+                return Err(Error::UnknownInstance {
+                    instance: of.index(),
+                });
+            }
+        }
+        let Some(mut limit) = distance_limit(max_distance) else {
+            return Ok(None);
+        };
+        let sides: Vec<(InstanceId, u32, Side, Bounds)> = self
+            .instances()
+            .filter_map(|(id, instance)| {
+                let side = instance.side();
+                let bounds = probe_bounds(&side)?;
+                Some((id, instance.layers(), side, bounds))
+            })
+            .collect();
+        let mut order: Vec<(f64, usize, usize)> = Vec::new();
+        for (i, (id_a, layers_a, _, bounds_a)) in sides.iter().enumerate() {
+            if of.is_some_and(|of| of != *id_a) {
+                continue;
+            }
+            for (j, (_, layers_b, _, bounds_b)) in sides.iter().enumerate() {
+                let counted = if of.is_some() { j != i } else { j > i };
+                if counted && layers_a & layers_b != 0 {
+                    order.push((bounds_a.distance(bounds_b), i, j));
+                }
+            }
+        }
+        order.sort_by(|x, y| x.0.total_cmp(&y.0).then((x.1, x.2).cmp(&(y.1, y.2))));
+        let mut best: Option<(usize, usize, MeshDistance)> = None;
+        for (bound, i, j) in order {
+            let (a, b) = (&sides[i].2, &sides[j].2);
+            if bound > limit + a.extent.max(b.extent) * BOUND_SLACK {
+                continue;
+            }
+            let Some(gap) = nearest_pair(a, b, limit) else {
+                continue;
+            };
+            let better = best.is_none_or(|(bi, bj, found)| {
+                gap.distance < found.distance
+                    || (gap.distance == found.distance && (i, j) < (bi, bj))
+            });
+            if better {
+                limit = f64::from(gap.distance);
+                best = Some((i, j, gap));
+            }
+        }
+        Ok(best.map(|(i, j, gap)| (sides[i].0, sides[j].0, gap)))
     }
 
     /// Calls `visit` for every instance on a layer of `mask` whose world box, widened for
