@@ -1,21 +1,29 @@
 //! Mesh against mesh: whether two meshes' surfaces meet, the pairs of triangles that do,
 //! how far apart they are (nearest points and Hausdorff distance), and where a mesh cuts
-//! itself; each a call of the Rust library
-//! with the GIL released. `transform` places the other mesh in this mesh's space.
+//! itself; the same between a scene's instances, and between a scene and a mesh placed in
+//! the world. Each a call of the Rust library with the GIL released. For a `Mesh`,
+//! `transform` places the other mesh in this mesh's space; for a `Scene`, in the world.
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
-use meshcast::glam::{Affine3A, DVec3};
+use meshcast::glam::{Affine3A, DAffine3, DVec3};
+use meshcast::{Instance, InstanceId};
 use numpy::PyArrayMethods;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
 use crate::arrays::to_numpy;
+use crate::geometry::read;
 use crate::mesh::Mesh;
-use crate::threads;
 use crate::transform::affine;
+use crate::{threads, to_py};
+
+/// Below this many candidate pairs, a scene's collisions are tested on the calling thread:
+/// handing them to the pool would wake a thread and wait for it, which costs about as much
+/// as testing a few pairs.
+const POOLED_FROM_PAIRS: usize = 8;
 
 /// The mesh of `other` and the map of `transform` (other to self; the identity for `None`).
 pub fn placed(
@@ -66,6 +74,17 @@ pub fn distance_dict(
     found: Option<meshcast::MeshDistance>,
     max_distance: Option<f64>,
 ) -> PyResult<Option<Bound<'_, PyDict>>> {
+    distance_dict_of(py, found, max_distance, &[])
+}
+
+/// [`distance_dict`], with `geometry_ids` (the instances of the two points), when given,
+/// as `geometry_ids` (2,) uint32.
+fn distance_dict_of<'py>(
+    py: Python<'py>,
+    found: Option<meshcast::MeshDistance>,
+    max_distance: Option<f64>,
+    geometry_ids: &[InstanceId],
+) -> PyResult<Option<Bound<'py, PyDict>>> {
     let Some(found) = found else {
         return Ok(None);
     };
@@ -78,6 +97,10 @@ pub fn distance_dict(
     dict.set_item("points", to_numpy(py, points.concat(), &[2], &[3])?)?;
     let ids = vec![found.triangle_self, found.triangle_other];
     dict.set_item("primitive_ids", to_numpy(py, ids, &[2], &[])?)?;
+    if !geometry_ids.is_empty() {
+        let ids: Vec<u32> = geometry_ids.iter().map(|id| id.index()).collect();
+        dict.set_item("geometry_ids", to_numpy(py, ids, &[2], &[])?)?;
+    }
     Ok(Some(dict))
 }
 
@@ -126,20 +149,26 @@ pub fn hausdorff_dict(
 /// `other` placed by `transform`, for each pair, as the Rust library's mesh distance
 /// computes it (`meshcast.primitives.triangles_distance` on the corners carried in
 /// float64, zero decided exactly): a dict of `distance` (k,) and `points_on_mesh`,
-/// `points_on_other` (k, 3), float64, in `mesh`'s space. Where two triangles meet, both
+/// `points_on_other` (k, 3), float64, in `mesh`'s space; with `mesh_transform`, `mesh` is
+/// carried too, as a scene carries its instances, and both are in the world. Where two triangles meet, both
 /// points are one point where they meet. The reference of the tests, and the contact points
 /// of `meshcast.trimesh.CollisionManager`.
 #[pyfunction]
-#[pyo3(name = "_triangle_distances", signature = (mesh, other, pairs, transform=None))]
+#[pyo3(name = "_triangle_distances", signature = (mesh, other, pairs, transform=None, mesh_transform=None))]
 pub fn triangle_distances<'py>(
     py: Python<'py>,
     mesh: &Bound<'py, Mesh>,
     other: &Bound<'py, Mesh>,
     pairs: &Bound<'py, PyAny>,
     transform: Option<&Bound<'py, PyAny>>,
+    mesh_transform: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let this = Mesh::shared(mesh);
     let (other, transform) = placed(other, transform)?;
+    let mesh_carry = match mesh_transform {
+        Some(_) => Some(affine(py, mesh_transform, "mesh_transform")?.as_daffine3()),
+        None => None,
+    };
     let numpy = py.import("numpy")?;
     let pairs = numpy.call_method1("asarray", (pairs, "int64"))?;
     let shape: Vec<usize> = pairs.getattr("shape")?.extract()?;
@@ -163,24 +192,20 @@ pub fn triangle_distances<'py>(
         }
     }
     let answers: Vec<meshcast::TriangleDistance> = threads::run(py, None, || {
-        let carry = transform.as_daffine3();
-        let corners = |mesh: &meshcast::Mesh, t: i64, carried: bool| -> [DVec3; 3] {
+        let carry = Some(transform.as_daffine3());
+        let corners = |mesh: &meshcast::Mesh, t: i64, carry: Option<DAffine3>| -> [DVec3; 3] {
             let tri_mesh = mesh.tri_mesh();
             tri_mesh.indices()[t as usize].map(|v| {
                 let p = tri_mesh.positions()[v as usize].as_dvec3();
-                if carried {
-                    carry.transform_point3(p)
-                } else {
-                    p
-                }
+                carry.map_or(p, |carry| carry.transform_point3(p))
             })
         };
         Ok(pairs
             .par_chunks_exact(2)
             .map(|pair| {
                 meshcast::triangles_distance(
-                    &corners(&this, pair[0], false),
-                    &corners(&other, pair[1], true),
+                    &corners(&this, pair[0], mesh_carry),
+                    &corners(&other, pair[1], carry),
                 )
             })
             .collect())
@@ -194,4 +219,150 @@ pub fn triangle_distances<'py>(
     dict.set_item("points_on_mesh", to_numpy(py, on_mesh, &[count], &[3])?)?;
     dict.set_item("points_on_other", to_numpy(py, on_other, &[count], &[3])?)?;
     Ok(dict)
+}
+
+/// `Scene.colliding_pairs`: the pairs of instances whose surfaces meet, (k, 2) uint32 ids,
+/// sorted. The candidates (instances whose world boxes overlap) are found on the calling
+/// thread; a few are tested there too, more on the pool of `threads`.
+pub fn scene_colliding_pairs<'py>(
+    py: Python<'py>,
+    scene: &RwLock<meshcast::Scene>,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    threads::check(threads)?;
+    let guard = read(scene);
+    let scene: &meshcast::Scene = &guard;
+    let candidates = threads::run_here(py, || scene.overlapping_pairs());
+    let meet = |&(a, b): &(InstanceId, InstanceId)| scene.instances_intersect(a, b);
+    let pairs: Vec<(InstanceId, InstanceId)> = if candidates.len() < POOLED_FROM_PAIRS {
+        threads::run_here(py, || candidates.into_iter().filter(meet).collect())
+    } else {
+        threads::run(py, threads, || {
+            Ok(candidates.into_par_iter().filter(meet).collect())
+        })?
+    };
+    let ids = pairs.into_iter().map(|(a, b)| (a.index(), b.index()));
+    pairs_array(py, ids.collect())
+}
+
+/// `mesh` placed in the world by `transform` (the identity for `None`), as a scene's
+/// instance would be.
+fn probe(mesh: &Bound<'_, Mesh>, transform: Option<&Bound<'_, PyAny>>) -> PyResult<Instance> {
+    let transform = affine(mesh.py(), transform, "transform")?;
+    Instance::new(Mesh::shared(mesh), transform).map_err(to_py)
+}
+
+/// The instance `id` of `scene`, or a `KeyError`.
+fn instance(scene: &meshcast::Scene, id: u32) -> PyResult<&Instance> {
+    scene
+        .instance(InstanceId::from_index(id))
+        .ok_or_else(|| PyKeyError::new_err(format!("the scene has no instance {id}")))
+}
+
+/// `Scene.intersecting_instances`: the ids of the instances on a layer of `mask` whose
+/// surface meets `mesh`'s, placed in the world by `transform`; uint32, sorted.
+pub fn scene_intersecting_instances<'py>(
+    py: Python<'py>,
+    scene: &RwLock<meshcast::Scene>,
+    mesh: &Bound<'py, Mesh>,
+    transform: Option<&Bound<'py, PyAny>>,
+    mask: u32,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (mesh, transform) = (Mesh::shared(mesh), affine(py, transform, "transform")?);
+    let ids = threads::run(py, threads, || {
+        Ok(read(scene).intersecting_instances(&mesh, &transform, mask))
+    })?;
+    let count = ids.len();
+    to_numpy(
+        py,
+        ids.into_iter().map(|id| id.index()).collect(),
+        &[count],
+        &[],
+    )
+}
+
+/// `Scene.intersecting_pairs`: the pairs of triangles (instance `id`'s, the other's) that
+/// meet in the world, the other an instance id or a `Mesh` placed by `transform`; (k, 2)
+/// uint32, sorted.
+pub fn scene_intersecting_pairs<'py>(
+    py: Python<'py>,
+    scene: &RwLock<meshcast::Scene>,
+    id: u32,
+    other: &Bound<'py, PyAny>,
+    transform: Option<&Bound<'py, PyAny>>,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let probe = match other.cast::<Mesh>() {
+        Ok(mesh) => Some(probe(mesh, transform)?),
+        Err(_) if transform.is_some() => {
+            return Err(PyValueError::new_err(
+                "transform places a Mesh: another instance is placed already",
+            ))
+        }
+        Err(_) => None,
+    };
+    let other_id: Option<u32> = match probe {
+        Some(_) => None,
+        None => Some(other.extract().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "other must be an instance id or a Mesh, not {}",
+                other.get_type()
+            ))
+        })?),
+    };
+    let guard = read(scene);
+    let scene: &meshcast::Scene = &guard;
+    let this = instance(scene, id)?;
+    let other = match (&probe, other_id) {
+        (Some(probe), _) => probe,
+        (None, Some(other)) => instance(scene, other)?,
+        (None, None) => unreachable!("an id or a mesh"),
+    };
+    let pairs = threads::run(py, threads, || Ok(this.intersecting_pairs(other)))?;
+    pairs_array(py, pairs)
+}
+
+/// `Scene.distance_to_mesh`: the instance on a layer of `mask` nearest to `mesh`, placed
+/// in the world by `transform`, as [`distance_dict`] (the points on the instance and on
+/// the mesh, in the world) with that instance's `geometry_id`.
+pub fn scene_distance_to_mesh<'py>(
+    py: Python<'py>,
+    scene: &RwLock<meshcast::Scene>,
+    mesh: &Bound<'py, Mesh>,
+    transform: Option<&Bound<'py, PyAny>>,
+    max_distance: Option<f64>,
+    mask: u32,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let mesh = Mesh::shared(mesh);
+    let transform = affine(py, transform, "transform")?;
+    let bound = distance_bound(max_distance)?;
+    let found = threads::run_here(py, || {
+        read(scene).mesh_distance(&mesh, &transform, mask, bound)
+    });
+    let Some((id, gap)) = found else {
+        return Ok(None);
+    };
+    let dict = distance_dict(py, Some(gap), max_distance)?;
+    if let Some(dict) = &dict {
+        dict.set_item("geometry_id", id.index())?;
+    }
+    Ok(dict)
+}
+
+/// `Scene.nearest_instances`: the two nearest instances (or the nearest to instance
+/// `id`), as [`distance_dict`] with their `geometry_ids`.
+pub fn scene_nearest_instances<'py>(
+    py: Python<'py>,
+    scene: &RwLock<meshcast::Scene>,
+    id: Option<u32>,
+    max_distance: Option<f64>,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let bound = distance_bound(max_distance)?;
+    let of = id.map(InstanceId::from_index);
+    let found = threads::run_here(py, || read(scene).nearest_instances(of, bound));
+    let Some((a, b, gap)) = found.map_err(to_py)? else {
+        return Ok(None);
+    };
+    distance_dict_of(py, Some(gap), max_distance, &[a, b])
 }

@@ -224,7 +224,9 @@ impl Mesh {
     ) -> PyResult<bool> {
         let mesh = Self::shared(slf);
         let (other, transform) = contact::placed(other, transform)?;
-        threads::run(slf.py(), None, || Ok(mesh.intersects(&other, &transform)))
+        Ok(threads::run_here(slf.py(), || {
+            mesh.intersects(&other, &transform)
+        }))
     }
 
     /// Every pair `(triangle of self, triangle of other)` that meets, `other` placed by
@@ -261,9 +263,7 @@ impl Mesh {
         let mesh = Self::shared(slf);
         let (other, transform) = contact::placed(other, transform)?;
         let bound = contact::distance_bound(max_distance)?;
-        let found = threads::run(slf.py(), None, || {
-            Ok(mesh.mesh_distance(&other, &transform, bound))
-        })?;
+        let found = threads::run_here(slf.py(), || mesh.mesh_distance(&other, &transform, bound));
         contact::distance_dict(slf.py(), found, max_distance)
     }
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use meshcast::glam::{Affine3A, DMat4, Mat4};
-use meshcast::{Facing, Instance, InstanceId, QueryOptions, SceneFiles};
+use meshcast::{Facing, Instance, InstanceId, QueryOptions, SceneFiles, ALL_LAYERS};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -15,7 +15,7 @@ use crate::geometry::{pinhole, read, Geometry, Level};
 use crate::mesh::{build, Mesh};
 use crate::queries::INVALID_ID;
 use crate::transform::affine;
-use crate::{threads, to_py, views};
+use crate::{contact, threads, to_py, views};
 
 /// Instances of meshes, each placed by a 4x4 affine transform (mesh space to world space),
 /// under a BVH of their boxes: the same queries as a `Mesh`, in world space, with
@@ -361,6 +361,99 @@ impl Scene {
             far,
         };
         views::scene_lasso(slf.py(), Self::lock(slf), polygon, &camera, threads)
+    }
+
+    /// The pairs of instances whose surfaces meet in the world (as `Mesh.intersects`
+    /// decides it, each instance's vertices carried into the world in float64) and whose
+    /// layers share a bit: (k, 2) uint32 ids, each pair once, the smaller id first, sorted.
+    #[pyo3(signature = (*, threads=None))]
+    fn colliding_pairs<'py>(
+        slf: &Bound<'py, Self>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        contact::scene_colliding_pairs(slf.py(), Self::lock(slf), threads)
+    }
+
+    /// The ids of the instances on a layer of `layers` (every layer by default) whose
+    /// surface meets `mesh`'s, placed in the world by `transform` (4x4 or 3x4; the identity
+    /// by default): uint32, sorted.
+    #[pyo3(signature = (mesh, transform=None, *, layers=None, threads=None))]
+    fn intersecting_instances<'py>(
+        slf: &Bound<'py, Self>,
+        mesh: &Bound<'py, Mesh>,
+        transform: Option<&Bound<'py, PyAny>>,
+        layers: Option<u32>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mask = layers.unwrap_or(ALL_LAYERS);
+        contact::scene_intersecting_instances(
+            slf.py(),
+            Self::lock(slf),
+            mesh,
+            transform,
+            mask,
+            threads,
+        )
+    }
+
+    /// The pairs of triangles, one of instance `geometry_id`, one of `other`, that meet in
+    /// the world: `other` is another instance's id, or a `Mesh` placed in the world by
+    /// `transform` (4x4 or 3x4, invertible; the identity by default). (k, 2) uint32, sorted.
+    #[pyo3(signature = (geometry_id, other, transform=None, *, threads=None))]
+    fn intersecting_pairs<'py>(
+        slf: &Bound<'py, Self>,
+        geometry_id: u32,
+        other: &Bound<'py, PyAny>,
+        transform: Option<&Bound<'py, PyAny>>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        contact::scene_intersecting_pairs(
+            slf.py(),
+            Self::lock(slf),
+            geometry_id,
+            other,
+            transform,
+            threads,
+        )
+    }
+
+    /// The instance on a layer of `layers` nearest to `mesh`, placed in the world by
+    /// `transform`, as `Mesh.distance_to_mesh` measures it: a dict of `distance`,
+    /// `geometry_id`, `points` (2, 3) float32 (on the instance, on the mesh, in the world)
+    /// and `primitive_ids` (2,) uint32. Of instances at the same distance, the smallest id.
+    /// `None` when no instance lies within `max_distance`.
+    #[pyo3(signature = (mesh, transform=None, max_distance=None, *, layers=None))]
+    fn distance_to_mesh<'py>(
+        slf: &Bound<'py, Self>,
+        mesh: &Bound<'py, Mesh>,
+        transform: Option<&Bound<'py, PyAny>>,
+        max_distance: Option<f64>,
+        layers: Option<u32>,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let mask = layers.unwrap_or(ALL_LAYERS);
+        contact::scene_distance_to_mesh(
+            slf.py(),
+            Self::lock(slf),
+            mesh,
+            transform,
+            max_distance,
+            mask,
+        )
+    }
+
+    /// The two nearest instances whose layers share a bit (with `geometry_id`, the instance
+    /// nearest to that one), as `Mesh.distance_to_mesh` measures it in the world: a dict of
+    /// `distance`, `geometry_ids` (2,) uint32 (`geometry_id` first when given, else the
+    /// smaller), `points` (2, 3) float32 (on each) and `primitive_ids` (2,) uint32. Of pairs
+    /// at the same distance, the first in id order. `None` when no pair lies within
+    /// `max_distance`; `MeshcastError` for an id the scene does not hold.
+    #[pyo3(signature = (geometry_id=None, max_distance=None))]
+    fn nearest_instances<'py>(
+        slf: &Bound<'py, Self>,
+        geometry_id: Option<u32>,
+        max_distance: Option<f64>,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        contact::scene_nearest_instances(slf.py(), Self::lock(slf), geometry_id, max_distance)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {

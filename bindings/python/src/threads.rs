@@ -105,3 +105,14 @@ where
     let pool = pool(threads)?;
     py.detach(|| pool.install(work))
 }
+
+/// Runs `work`, one query that starts no parallel step, on the calling thread with the GIL
+/// released: a call to the pool would wake one of its threads and wait for it, which costs
+/// more than a short query (tens of microseconds).
+pub fn run_here<T, F>(py: Python<'_>, work: F) -> T
+where
+    T: Send,
+    F: FnOnce() -> T + Send,
+{
+    py.detach(work)
+}

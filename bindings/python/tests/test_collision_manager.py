@@ -252,10 +252,29 @@ def test_bad_input_raises():
     with pytest.raises(TypeError, match="vertices and faces"):
         manager.add_object("a", "not a mesh")
     manager.add_object("a", shape, np.diag([2.0, 1, 1, 1]))
-    with pytest.raises(ValueError, match="rotations and translations"):
-        manager.min_distance_single(shape, np.diag([1.0, 3.0, 1, 1]))
-    # One rigid object of the pair is enough.
-    assert manager.min_distance_single(shape, translation(5.0)) > 0
+    with pytest.raises(ValueError, match="invertible"):
+        manager.in_collision_single(shape, np.diag([1.0, 0.0, 1, 1]), return_data=True)
+
+
+def test_scaled_and_sheared_objects_are_measured_in_world_space():
+    shape = suzanne()
+    scaled = translation(0.2, 0.1) @ np.diag([2.0, 0.5, 1.0, 1.0])
+    sheared = translation(4.5)
+    sheared[0, 1] = 0.7
+    manager = CollisionManager()
+    manager.add_object("scaled", shape, scaled)
+    manager.add_object("sheared", shape, sheared)
+    expected = world_pairs(shape, scaled, shape, sheared)[1]["distance"].min()
+    assert expected > 0
+    for distance in (manager.min_distance_internal(), manager.min_distance_internal(name="sheared")):
+        assert abs(distance - expected) <= 1e-5 * expected
+    single = CollisionManager()
+    single.add_object("scaled", shape, scaled)
+    assert abs(single.min_distance_single(shape, sheared) - expected) <= 1e-5 * expected
+    hit, contacts = single.in_collision_single(shape, translation(0.3) @ scaled, return_data=True)
+    assert hit and contacts
+    for contact in contacts:
+        assert world(shape, scaled).compute_distance(contact.point[None])[0] < 1e-5
 
 
 def test_converted_meshes_are_kept_per_object():

@@ -293,3 +293,112 @@ def test_hausdorff_distance_of_empty_meshes_and_bad_errors():
             a.hausdorff_distance(a, relative_error=bad)
     with pytest.raises(meshcast.MeshcastError, match="finite"):
         a.hausdorff_distance(a, np.diag([np.inf, 1, 1, 1]))
+
+
+def random_affine(seed: int, spread: float) -> np.ndarray:
+    """A random invertible affine map: rotated, scaled and sheared a little, moved."""
+    rng = np.random.default_rng(seed)
+    matrix = np.eye(4)
+    q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    matrix[:3, :3] = q @ (np.eye(3) + rng.uniform(-0.3, 0.3, (3, 3)))
+    matrix[:3, 3] = rng.uniform(-spread, spread, 3)
+    return matrix
+
+
+def placed_scene(seed: int):
+    """A scene of boxes and soups at random affine placements (some meet, some do not),
+    every third on layer 2, the rest on layer 1."""
+    meshes = [box(), soup(30, seed), soup(20, seed + 1)]
+    scene = meshcast.Scene()
+    placed = []
+    for k in range(9):
+        mesh, transform = meshes[k % 3], random_affine(seed * 100 + k, 2.5)
+        layers = 0b10 if k % 3 == 2 else 0b01
+        placed.append((scene.add(mesh, transform, layers=layers), mesh, transform, layers))
+    return scene, placed
+
+
+def world_distances(a, ta, b, tb):
+    """Brute force in the world: each mesh's corners carried by its transform in float64,
+    every pair of triangles."""
+    return _native._triangle_distances(a, b, every_pair(a, b), tb, mesh_transform=ta)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_scene_contacts_match_brute_force(seed):
+    scene, placed = placed_scene(seed)
+    expected = []
+    nearest = (np.inf, None)
+    for i, (ia, a, ta, la) in enumerate(placed):
+        for ib, b, tb, lb in placed[i + 1 :]:
+            found = world_distances(a, ta, b, tb)
+            meet = every_pair(a, b)[found["distance"] == 0.0]
+            if la & lb:
+                if len(meet):
+                    expected.append((ia, ib))
+                if rounded(found["distance"].min()) < nearest[0]:
+                    nearest = (rounded(found["distance"].min()), (ia, ib))
+            assert np.array_equal(scene.intersecting_pairs(ia, ib), meet)
+            assert np.array_equal(scene.intersecting_pairs(ia, b, tb), meet)
+    assert expected, "some pairs should meet"
+    pairs = scene.colliding_pairs()
+    assert pairs.dtype == np.uint32 and pairs.shape == (len(expected), 2)
+    assert [tuple(p) for p in pairs] == expected
+    assert np.array_equal(scene.colliding_pairs(threads=1), pairs)
+    if nearest[0] > 0:
+        found = scene.nearest_instances()
+        assert found["distance"] == nearest[0] and tuple(found["geometry_ids"]) == nearest[1]
+    # A probe against the scene: meeting instances, nearest instance, by layer.
+    probe, where = soup(25, seed + 7, 2.0), random_affine(seed + 50, 1.0)
+    for layers in (None, 0b10):
+        on = [(i, m, t) for i, m, t, l in placed if layers is None or l & layers]
+        meeting = [i for i, m, t in on if (world_distances(m, t, probe, where)["distance"] == 0.0).any()]
+        got = scene.intersecting_instances(probe, where, layers=layers)
+        assert got.dtype == np.uint32 and list(got) == meeting
+        gaps = [(rounded(world_distances(m, t, probe, where)["distance"].min()), i) for i, m, t in on]
+        found = scene.distance_to_mesh(probe, where, layers=layers)
+        assert (found["distance"], found["geometry_id"]) == min(gaps)
+        assert found["points"].shape == (2, 3) and found["primitive_ids"].dtype == np.uint32
+
+
+def test_scene_nearest_instances_of_one_and_limits():
+    scene = meshcast.Scene()
+    cube = box()
+    ids = [scene.add(cube, translation(x)) for x in (0.0, 5.0, 9.0)]
+    found = scene.nearest_instances()
+    assert found["distance"] == 2.0 and list(found["geometry_ids"]) == [ids[1], ids[2]]
+    found = scene.nearest_instances(ids[0])
+    assert found["distance"] == 3.0 and list(found["geometry_ids"]) == [ids[0], ids[1]]
+    assert np.allclose(found["points"][:, 0], [1.0, 4.0])
+    assert scene.nearest_instances(ids[0], max_distance=2.5) is None
+    # Scaled and sheared placements are measured in the world.
+    scene.set_transform(ids[2], translation(9.0) @ np.diag([3.0, 1.0, 1.0, 1.0]))
+    assert scene.nearest_instances(ids[1])["distance"] == 0.0
+    assert scene.distance_to_mesh(cube, translation(-4.0))["geometry_id"] == ids[0]
+    assert scene.distance_to_mesh(cube, translation(-4.0), max_distance=1.0) is None
+
+
+def test_scene_contacts_bad_input():
+    scene = meshcast.Scene()
+    cube = box()
+    a = scene.add(cube)
+    assert len(scene.colliding_pairs()) == 0 and scene.nearest_instances() is None
+    with pytest.raises(meshcast.MeshcastError, match="instance 7"):
+        scene.nearest_instances(7)
+    with pytest.raises(KeyError):
+        scene.intersecting_pairs(7, a)
+    with pytest.raises(KeyError):
+        scene.intersecting_pairs(a, 7)
+    with pytest.raises(TypeError, match="instance id or a Mesh"):
+        scene.intersecting_pairs(a, "cube")
+    with pytest.raises(ValueError, match="transform places a Mesh"):
+        scene.intersecting_pairs(a, a, np.eye(4))
+    with pytest.raises(ValueError, match="invertible"):
+        scene.intersecting_pairs(a, cube, np.diag([0.0, 1.0, 1.0, 1.0]))
+    with pytest.raises(ValueError, match="max_distance"):
+        scene.distance_to_mesh(cube, max_distance=-1.0)
+    with pytest.raises(ValueError, match="threads"):
+        scene.colliding_pairs(threads=-1)
+    empty = meshcast.Mesh(np.zeros((0, 3)), np.zeros((0, 3), dtype=np.uint32))
+    assert len(scene.intersecting_instances(empty)) == 0
+    assert scene.distance_to_mesh(empty) is None

@@ -2,10 +2,11 @@
 
 ``meshcast.trimesh.CollisionManager`` has the methods, arguments and return values of
 ``trimesh.collision.CollisionManager``; objects are trimesh meshes (anything with
-``vertices`` and ``faces``) or meshcast ``Mesh``es, placed by 4x4 transforms. Each query
-first keeps the pairs of objects whose boxes in world space overlap (or, for distances,
-takes them nearest box first), then asks meshcast's exact mesh-against-mesh queries of
-each pair (``Mesh.intersects``, ``Mesh.intersecting_pairs``, ``Mesh.distance_to_mesh``).
+``vertices`` and ``faces``) or meshcast ``Mesh``es, placed by 4x4 transforms. A manager
+holds a meshcast ``Scene``, an instance per object, and each query is one of the scene's
+(``Scene.colliding_pairs``, ``intersecting_instances``, ``intersecting_pairs``,
+``distance_to_mesh``, ``nearest_instances``): the instances' world boxes pick the
+candidates, then the exact mesh-against-mesh walks decide, in world space.
 
 How the answers differ from trimesh's (FCL's):
 
@@ -24,21 +25,22 @@ How the answers differ from trimesh's (FCL's):
   and ``depth`` is NaN: no penetration depth is computed.
 * ``min_distance_*`` answer 0.0 for objects that touch or cross, not FCL's negative
   penetration estimate for convex shapes, and infinity (with names and data None) when
-  there is no pair to measure (FCL answers its largest float). The distance is measured
-  in the space of one object of the pair, so that object's transform must keep lengths:
-  rotations, reflections and translations, as FCL requires; one of the two may scale or
-  shear (``ValueError`` when neither is rigid). Points are in world space, float64.
-* Transforms are checked: ``(4, 4)`` or ``(3, 4)``, finite, affine, and for the manager's
-  objects invertible (``ValueError``); trimesh does not check them.
+  there is no pair to measure (FCL answers its largest float). Distances are measured in
+  world space, so any affine transforms are measured right, scaling and shear included
+  (FCL takes rotations and translations only). Points are in world space, float64.
+* Transforms are checked: ``(4, 4)`` or ``(3, 4)``, finite, affine, and invertible for
+  the manager's objects and for the mesh whose contacts ``in_collision_single`` returns
+  (``ValueError``); trimesh does not check them.
 * A mesh is read when it is added (a trimesh mesh is moved to its box's centre and rounded
   to single precision, the move folded into its transform), and kept for each mesh object
   while its hash holds, so adding or testing the same mesh again builds nothing.
+* Placements (the transform, after that move) are rounded to single precision, as a
+  ``Scene``'s are: an object 1e4 from the origin is placed to within about 1e-3. FCL keeps
+  its transforms in double precision.
 """
 
 import math
 from typing import Any, Dict, Hashable, List, Optional, Set, Tuple
-
-import numpy as np
 
 from ._collision_objects import (
     EXTERNAL,
@@ -46,14 +48,12 @@ from ._collision_objects import (
     ContactData,
     DistanceData,
     _answer,
-    _box_gaps,
-    _overlapping,
+    contacts,
+    distance_data,
 )
+from ._native import Scene
 
 __all__ = ["CollisionManager", "CollisionObject", "ContactData", "DistanceData"]
-
-#: A pair of objects, the first the one whose space a query works in.
-_Pair = Tuple[CollisionObject, CollisionObject]
 
 
 class CollisionManager:
@@ -67,68 +67,43 @@ class CollisionManager:
 
     def __init__(self) -> None:
         self._objs: Dict[Hashable, CollisionObject] = {}
-        self._boxes: Optional[np.ndarray] = None
+        self._by_id: Dict[int, CollisionObject] = {}
+        self._scene = Scene()
 
     # --- objects ----------------------------------------------------------------------
 
     def add_object(self, name: Hashable, mesh: Any, transform: Any = None) -> CollisionObject:
         """Adds ``mesh`` placed by ``transform`` (4x4, mesh to world; the identity by
         default) under ``name``, replacing an object of that name; returns it."""
-        obj = CollisionObject(name, mesh, transform, invertible=True)
-        self._objs.pop(name, None)
+        obj = CollisionObject(name, mesh, transform)
+        obj.id = self._scene.add(obj.mesh, obj.placement)
+        if name in self._objs:
+            self.remove_object(name)
         self._objs[name] = obj
-        self._boxes = None
+        self._by_id[obj.id] = obj
         return obj
 
     def remove_object(self, name: Hashable) -> None:
         """Removes the object named ``name`` (``ValueError`` if there is none)."""
-        if name not in self._objs:
-            raise ValueError(f"{name} not in collision manager!")
+        obj = self._object(name)
+        self._scene.remove(obj.id)
         del self._objs[name]
-        self._boxes = None
+        del self._by_id[obj.id]
 
     def set_transform(self, name: Hashable, transform: Any) -> None:
         """Places the object named ``name`` by ``transform`` instead."""
+        obj = self._object(name)
+        matrix, placement = obj.placed(transform)
+        self._scene.set_transform(obj.id, placement)
+        obj.transform, obj.placement = matrix, placement
+
+    def _object(self, name: Hashable) -> CollisionObject:
+        """The object named ``name`` (``ValueError`` if there is none)."""
         if name not in self._objs:
             raise ValueError(f"{name} not in collision manager!")
-        self._objs[name].set_transform(transform, invertible=True)
-        self._boxes = None
-
-    def _objects(self) -> Tuple[List[CollisionObject], np.ndarray]:
-        """The objects, in the order they were added, and their boxes (n, 2, 3)."""
-        objects = list(self._objs.values())
-        if self._boxes is None or len(self._boxes) != len(objects):
-            self._boxes = np.array([o.bounds for o in objects]).reshape((-1, 2, 3))
-        return objects, self._boxes
+        return self._objs[name]
 
     # --- collisions -------------------------------------------------------------------
-
-    @staticmethod
-    def _collide(
-        pairs: List[Tuple[_Pair, Tuple[Hashable, Hashable]]],
-        return_names: bool,
-        return_data: bool,
-        named: Any,
-    ) -> Any:
-        """The answer of a collision query over ``pairs`` of objects whose boxes overlap,
-        each with its names (the first object's first); ``named(names)`` is what
-        ``return_names`` collects of a colliding pair."""
-        result = False
-        names: Set[Any] = set()
-        contacts: List[ContactData] = []
-        for (a, b), pair_names in pairs:
-            if return_data:
-                found = a.contacts(b, pair_names)
-                contacts.extend(found)
-                hit = bool(found)
-            else:
-                hit = a.meets(b)
-            if hit:
-                result = True
-                names.add(named(pair_names))
-                if not (return_names or return_data):
-                    break
-        return _answer(result, names, contacts, return_names, return_data)
 
     def in_collision_single(
         self, mesh: Any, transform: Any = None, return_names: bool = False, return_data: bool = False
@@ -136,25 +111,38 @@ class CollisionManager:
         """Whether ``mesh``, placed by ``transform``, collides with any object of the
         manager; with ``return_names``, also the set of their names; with ``return_data``,
         also a list of ``ContactData`` (names ``(name, "__external")``)."""
-        external = CollisionObject(EXTERNAL, mesh, transform, invertible=False)
-        objects, boxes = self._objects()
-        near = np.flatnonzero(_overlapping(boxes, external.bounds[None])[:, 0])
-        pairs = [((objects[i], external), (objects[i].name, EXTERNAL)) for i in near]
-        return self._collide(pairs, return_names, return_data, lambda names: names[0])
+        external = CollisionObject(EXTERNAL, mesh, transform)
+        if return_data and not external.invertible():
+            raise ValueError(f"transform must be invertible for contacts, not\n{external.transform}")
+        ids = self._scene.intersecting_instances(external.mesh, external.placement)
+        names: Set[Any] = set()
+        data: List[ContactData] = []
+        for i in ids:
+            obj = self._by_id[int(i)]
+            names.add(obj.name)
+            if return_data:
+                pairs = self._scene.intersecting_pairs(obj.id, external.mesh, external.placement)
+                data.extend(contacts(obj, external, pairs, (obj.name, EXTERNAL)))
+        return _answer(len(ids) > 0, names, data, return_names, return_data)
 
     def in_collision_internal(self, return_names: bool = False, return_data: bool = False) -> Any:
         """Whether any two objects of the manager collide; with ``return_names``, also the
         set of the pairs of names that do (each pair sorted); with ``return_data``, also a
         list of ``ContactData``."""
-        objects, boxes = self._objects()
-        overlap = np.triu(_overlapping(boxes, boxes), k=1)
-        pairs = []
-        for i, j in zip(*np.nonzero(overlap)):
-            a, b = objects[i], objects[j]
+        colliding = self._scene.colliding_pairs()
+        if not (return_names or return_data):
+            return len(colliding) > 0
+        names: Set[Any] = set()
+        data: List[ContactData] = []
+        for i, j in colliding:
+            a, b = self._by_id[int(i)], self._by_id[int(j)]
             if _sorts_after(a.name, b.name):
                 a, b = b, a
-            pairs.append(((a, b), (a.name, b.name)))
-        return self._collide(pairs, return_names, return_data, lambda names: names)
+            names.add((a.name, b.name))
+            if return_data:
+                pairs = self._scene.intersecting_pairs(a.id, b.id)
+                data.extend(contacts(a, b, pairs, (a.name, b.name)))
+        return _answer(len(colliding) > 0, names, data, return_names, return_data)
 
     def in_collision_other(
         self, other_manager: "CollisionManager", return_names: bool = False, return_data: bool = False
@@ -162,51 +150,22 @@ class CollisionManager:
         """Whether an object of this manager collides with one of ``other_manager``; with
         ``return_names``, also the set of the pairs of names (this manager's first); with
         ``return_data``, also a list of ``ContactData``."""
-        mine, my_boxes = self._objects()
-        theirs, their_boxes = other_manager._objects()
-        overlap = _overlapping(my_boxes, their_boxes)
-        pairs = [
-            ((mine[i], theirs[j]), (mine[i].name, theirs[j].name)) for i, j in zip(*np.nonzero(overlap))
-        ]
-        return self._collide(pairs, return_names, return_data, lambda names: names)
+        result = False
+        names: Set[Any] = set()
+        data: List[ContactData] = []
+        for theirs in other_manager._objs.values():
+            for i in self._scene.intersecting_instances(theirs.mesh, theirs.placement):
+                mine = self._by_id[int(i)]
+                result = True
+                names.add((mine.name, theirs.name))
+                if return_data:
+                    pairs = self._scene.intersecting_pairs(mine.id, theirs.mesh, theirs.placement)
+                    data.extend(contacts(mine, theirs, pairs, (mine.name, theirs.name)))
+            if result and not (return_names or return_data):
+                break
+        return _answer(result, names, data, return_names, return_data)
 
     # --- distances --------------------------------------------------------------------
-
-    @staticmethod
-    def _nearest(
-        pairs: List[_Pair], box_gaps: np.ndarray
-    ) -> Optional[Tuple[float, _Pair, np.ndarray, Tuple[int, int]]]:
-        """The nearest of ``pairs`` of objects, nearest box first, each asked only for a
-        distance at most the best so far: its distance, the pair, the nearest points and
-        triangles; None when no pair has one."""
-        best: Optional[Tuple[float, _Pair, np.ndarray, Tuple[int, int]]] = None
-        for k in np.argsort(box_gaps, kind="stable"):
-            limit = math.inf if best is None else best[0]
-            if box_gaps[k] > limit:
-                break
-            a, b = pairs[k]
-            found = a.gap(b, limit)
-            if found is not None and (best is None or found[0] < best[0]):
-                best = (found[0], pairs[k], found[1], found[2])
-                if best[0] == 0.0:
-                    break
-        return best
-
-    @staticmethod
-    def _distance_answer(
-        best: Optional[Tuple[float, _Pair, np.ndarray, Tuple[int, int]]],
-        names: Any,
-        return_names: bool,
-        return_data: bool,
-    ) -> Any:
-        """The answer of a distance query: ``names(pair)`` gives what ``return_names``
-        answers and the names of the data, the first object's first."""
-        if best is None:
-            return _answer(math.inf, None, None, return_names, return_data)
-        distance, pair, points, triangles = best
-        answered, data_names = names(pair)
-        data = DistanceData(data_names, distance, points, triangles)
-        return _answer(distance, answered, data, return_names, return_data)
 
     def min_distance_single(
         self, mesh: Any, transform: Any = None, return_name: bool = False, return_data: bool = False
@@ -214,13 +173,13 @@ class CollisionManager:
         """The distance from ``mesh``, placed by ``transform``, to the nearest object of the
         manager; with ``return_name``, also that object's name; with ``return_data``, also
         a ``DistanceData`` (names ``(name, "__external")``)."""
-        external = CollisionObject(EXTERNAL, mesh, transform, invertible=False)
-        objects, boxes = self._objects()
-        gaps = _box_gaps(boxes, external.bounds[None])[:, 0]
-        best = self._nearest([(o, external) for o in objects], gaps)
-        return self._distance_answer(
-            best, lambda pair: (pair[0].name, (pair[0].name, EXTERNAL)), return_name, return_data
-        )
+        external = CollisionObject(EXTERNAL, mesh, transform)
+        found = self._scene.distance_to_mesh(external.mesh, external.placement)
+        if found is None:
+            return _answer(math.inf, None, None, return_name, return_data)
+        name = self._by_id[int(found["geometry_id"])].name
+        distance, data = distance_data(found, (name, EXTERNAL))
+        return _answer(distance, name, data, return_name, return_data)
 
     def min_distance_internal(
         self, name: Optional[Hashable] = None, return_names: bool = False, return_data: bool = False
@@ -228,25 +187,14 @@ class CollisionManager:
         """The smallest distance between two objects of the manager (or, with ``name``,
         between that object and any other); with ``return_names``, also their names
         (sorted); with ``return_data``, also a ``DistanceData``."""
-        objects, boxes = self._objects()
-        if name is not None:
-            if name not in self._objs:
-                raise ValueError(f"{name} not in collision manager!")
-            one = self._objs[name]
-            others = [k for k, o in enumerate(objects) if o is not one]
-            pairs = [(one, objects[k]) for k in others]
-            gaps = _box_gaps(one.bounds[None], boxes[others].reshape((-1, 2, 3)))[0]
-        else:
-            upper = np.triu_indices(len(objects), k=1)
-            pairs = [(objects[i], objects[j]) for i, j in zip(*upper)]
-            gaps = _box_gaps(boxes, boxes)[upper]
-
-        def names(pair: _Pair) -> Tuple[Any, Any]:
-            both = (pair[0].name, pair[1].name)
-            return (both[::-1] if _sorts_after(*both) else both), both
-
-        best = self._nearest(pairs, gaps)
-        return self._distance_answer(best, names, return_names, return_data)
+        of = None if name is None else self._object(name).id
+        found = self._scene.nearest_instances(of)
+        if found is None:
+            return _answer(math.inf, None, None, return_names, return_data)
+        a, b = (self._by_id[int(i)].name for i in found["geometry_ids"])
+        distance, data = distance_data(found, (a, b))
+        answered = (b, a) if _sorts_after(a, b) else (a, b)
+        return _answer(distance, answered, data, return_names, return_data)
 
     def min_distance_other(
         self, other_manager: "CollisionManager", return_names: bool = False, return_data: bool = False
@@ -254,17 +202,20 @@ class CollisionManager:
         """The smallest distance between an object of this manager and one of
         ``other_manager``; with ``return_names``, also their names (this manager's first);
         with ``return_data``, also a ``DistanceData``."""
-        mine, my_boxes = self._objects()
-        theirs, their_boxes = other_manager._objects()
-        gaps = _box_gaps(my_boxes, their_boxes)
-        pairs = [(a, b) for a in mine for b in theirs]
-
-        def names(pair: _Pair) -> Tuple[Any, Any]:
-            both = (pair[0].name, pair[1].name)
-            return both, both
-
-        best = self._nearest(pairs, gaps.reshape(-1))
-        return self._distance_answer(best, names, return_names, return_data)
+        best: Optional[Tuple[dict, CollisionObject]] = None
+        for theirs in other_manager._objs.values():
+            limit = None if best is None else best[0]["distance"]
+            found = self._scene.distance_to_mesh(theirs.mesh, theirs.placement, limit)
+            if found is not None and (best is None or found["distance"] < best[0]["distance"]):
+                best = (found, theirs)
+                if found["distance"] == 0.0:
+                    break
+        if best is None:
+            return _answer(math.inf, None, None, return_names, return_data)
+        found, theirs = best
+        names = (self._by_id[int(found["geometry_id"])].name, theirs.name)
+        distance, data = distance_data(found, names)
+        return _answer(distance, names, data, return_names, return_data)
 
 
 def _sorts_after(a: Hashable, b: Hashable) -> bool:

@@ -241,6 +241,34 @@ class Scene(Geometry):
         height_px: int,
         threads: Optional[int] = None,
     ) -> Dict[str, Any]: ...
+    def colliding_pairs(self, *, threads: Optional[int] = None) -> np.ndarray: ...
+    def intersecting_instances(
+        self,
+        mesh: Mesh,
+        transform: Optional[ArrayLike] = None,
+        *,
+        layers: Optional[int] = None,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
+    def intersecting_pairs(
+        self,
+        geometry_id: int,
+        other: Union[int, Mesh],
+        transform: Optional[ArrayLike] = None,
+        *,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
+    def distance_to_mesh(
+        self,
+        mesh: Mesh,
+        transform: Optional[ArrayLike] = None,
+        max_distance: Optional[float] = None,
+        *,
+        layers: Optional[int] = None,
+    ) -> Optional[Dict[str, Any]]: ...
+    def nearest_instances(
+        self, geometry_id: Optional[int] = None, max_distance: Optional[float] = None
+    ) -> Optional[Dict[str, Any]]: ...
     def lasso_triangles(
         self,
         polygon: ArrayLike,
@@ -321,5 +349,9 @@ def _rust_cast_batch_seconds(
     mesh: Mesh, rays: ArrayLike, threads: Optional[int] = None, repeat: int = 5
 ) -> float: ...
 def _triangle_distances(
-    mesh: Mesh, other: Mesh, pairs: ArrayLike, transform: Optional[ArrayLike] = None
+    mesh: Mesh,
+    other: Mesh,
+    pairs: ArrayLike,
+    transform: Optional[ArrayLike] = None,
+    mesh_transform: Optional[ArrayLike] = None,
 ) -> Dict[str, np.ndarray]: ...
