@@ -8,7 +8,9 @@
 //! Placements: `overlapping` (the copy turned 0.3 rad about y and moved a tenth of the mesh's
 //! size along x, so the surfaces cross), `barely overlapping` (turned, and moved as far
 //! along x as it can while the surfaces still meet, to a millionth of the size), `apart` (moved 1.2 sizes along x) and `touching`
-//! (the copy on top of itself). Each query runs until a second has passed (at least three
+//! (the copy on top of itself); and `50 random poses`, the copy turned about its centre by
+//! 50 seeded random rotations and moved by up to a fifth of the size along each axis (the
+//! poses of `bindings/python/benchmarks/collision_vs_fcl.py`), one line for all 50. Each query runs until a second has passed (at least three
 //! times); the median time and queries per second are printed. The walks of
 //! `intersecting_pairs` and `self_intersections` run on rayon's threads (`--threads`, or
 //! every core); the others are one walk each. `--only` keeps the lines whose name holds
@@ -18,10 +20,11 @@
 //! mesh's space, build a tree over them, then walk both trees as they stand. A measurement,
 //! not a benchmark.
 
-use glam::{Affine3A, Vec3};
+use glam::{Affine3A, Quat, Vec3};
 use meshcast::{BuildOptions, Mesh, MeshFiles};
 use meshcast_benches::{median_run, MedianRun};
-use meshcast_testkit::{asset, transformed};
+use meshcast_testkit::{asset, random_direction, rng, transformed};
+use rand::Rng;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -77,12 +80,39 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("apart", turned(Vec3::X * 1.2 * size)),
         ("touching", Affine3A::IDENTITY),
     ];
+    let mut random = rng(50);
+    let poses: Vec<Affine3A> = (0..50)
+        .map(|_| {
+            let axis = random_direction(&mut random);
+            let turn = Quat::from_axis_angle(axis, random.gen_range(0.0..std::f32::consts::TAU));
+            let shift = Vec3::from(random.gen::<[f32; 3]>().map(|x| (x - 0.5) * 0.4 * size));
+            Affine3A::from_translation(centre + shift)
+                * Affine3A::from_quat(turn)
+                * Affine3A::from_translation(-centre)
+        })
+        .collect();
     let time = |name: &str, query: &mut dyn FnMut() -> String| {
         if name.contains(&only) {
             time(name, query);
         }
     };
     pool.install(|| {
+        time("intersects, 50 random poses", &mut || {
+            let meeting = poses.iter().filter(|p| mesh.intersects(&mesh, p)).count();
+            format!("{meeting} of 50 meet")
+        });
+        time(
+            "mesh_distance, 50 random poses moved 1.5 sizes apart",
+            &mut || {
+                let apart = Affine3A::from_translation(Vec3::X * 1.5 * size);
+                let total: f32 = poses
+                    .iter()
+                    .filter_map(|p| mesh.mesh_distance(&mesh, &(apart * *p), None))
+                    .map(|g| g.distance)
+                    .sum();
+                format!("sum {total:.4}")
+            },
+        );
         for (name, place) in &placements {
             time(&format!("intersects, {name}"), &mut || {
                 mesh.intersects(&mesh, place).to_string()

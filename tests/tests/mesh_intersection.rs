@@ -121,6 +121,54 @@ fn cubes_touching_at_a_corner_along_an_edge_and_on_a_face() {
 }
 
 #[test]
+fn turned_sheared_and_flattened_cubes_touching_along_an_edge() {
+    // Exact maps (integers and halves): the turned boxes' face normals, which part boxes
+    // that the axis-aligned ones do not, must never part these, which touch.
+    let unit = mesh(cube(0.5, 3));
+    let linear = |x: [f32; 3], y: [f32; 3], z: [f32; 3]| {
+        Affine3A::from_cols(x.into(), y.into(), z.into(), Vec3::ZERO.into())
+    };
+    let maps = [
+        // A quarter turn and a half about z, scaled by sqrt(2): leftmost along an edge.
+        (
+            linear([1.0, -1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]),
+            1.5,
+            "turned",
+        ),
+        (
+            linear([1.0, 0.0, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]),
+            1.25,
+            "sheared",
+        ),
+        (
+            linear([1.0, -1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.0]),
+            1.5,
+            "flattened",
+        ),
+        (
+            linear([-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [0.0, 0.0, -1.0]),
+            1.5,
+            "mirrored",
+        ),
+    ];
+    for (map, reach, name) in maps {
+        let touching = Affine3A::from_translation(Vec3::new(reach, 0.25, 0.0)) * map;
+        assert!(!check(&unit, &unit, &touching, name).is_empty(), "{name}");
+        let apart = Affine3A::from_translation(Vec3::new(reach + 2f32.powi(-20), 0.25, 0.0)) * map;
+        assert!(
+            check(&unit, &unit, &apart, name).is_empty(),
+            "{name}, apart"
+        );
+        // Pushed in a little: crossing, as brute force says.
+        let crossing = Affine3A::from_translation(Vec3::new(reach - 0.1, 0.25, 0.1)) * map;
+        assert!(
+            !check(&unit, &unit, &crossing, name).is_empty(),
+            "{name}, crossing"
+        );
+    }
+}
+
+#[test]
 fn a_mesh_inside_another_without_contact_does_not_intersect() {
     let big = mesh(cube(4.0, 2));
     let suzanne = load("suzanne.obj");

@@ -4,8 +4,9 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use glam::{Affine3A, Vec3};
+use glam::{Affine3A, DVec3, Vec3};
 use meshcast_primitives::{triangles_distance, TriangleDistance};
+use smallvec::SmallVec;
 
 use super::side::{Bounds, Lanes, Side};
 use super::walk::Task;
@@ -147,6 +148,9 @@ pub(super) fn nearest_pair(a: &Side, b: &Side, limit: f64) -> Option<MeshDistanc
         }
         a.open(task.a.0, task.a.1, &mut lanes_a);
         b.open(task.b.0, task.b.1, &mut lanes_b);
+        // The carried boxes' face normals ([`Side::frame_gap`]) were tried here as a second
+        // bound: measured slower (bunny against a turned copy 1.5 sizes apart, 50 random
+        // poses: 112 ms against 104 ms), the boxes' distance bounds these walks as well.
         for &la in &lanes_a {
             for &lb in &lanes_b {
                 let bound = la.1.distance(&lb.1);
@@ -191,24 +195,32 @@ impl Nearest {
     /// Every pair of triangles of a pair of leaves whose boxes may hold a nearer pair;
     /// `Some(())` once a pair that meets is found (nothing can be nearer).
     fn leaves(&mut self, a: &Side, b: &Side, task: &Task) -> Option<()> {
+        // Each of b's triangles carried once per pair of leaves, not once per pair of
+        // triangles.
+        let leaf_b: SmallVec<[(u32, [DVec3; 3], Bounds); 16]> = b
+            .triangles(task.b.0)
+            .map(|tb| {
+                let corners = b.corners(tb);
+                (tb, corners, Bounds::around(&corners))
+            })
+            .collect();
         for ta in a.triangles(task.a.0) {
             let corners_a = a.corners(ta);
             let box_a = Bounds::around(&corners_a);
             if !self.may_hold(box_a.distance(&task.b.1)) {
                 continue;
             }
-            for tb in b.triangles(task.b.0) {
-                let corners_b = b.corners(tb);
-                if !self.may_hold(box_a.distance(&Bounds::around(&corners_b))) {
+            for (tb, corners_b, box_b) in &leaf_b {
+                if !self.may_hold(box_a.distance(box_b)) {
                     continue;
                 }
-                let gap = triangles_distance(&corners_a, &corners_b);
+                let gap = triangles_distance(&corners_a, corners_b);
                 let better = match self.best {
                     None => gap.distance <= self.limit,
                     Some((best, ..)) => gap.distance < best.distance,
                 };
                 if better {
-                    self.best = Some((gap, ta, tb));
+                    self.best = Some((gap, ta, *tb));
                     if gap.distance == 0.0 {
                         return Some(());
                     }

@@ -72,6 +72,25 @@ impl Bounds {
 /// The items a node opens into, with their boxes: at most a lane each.
 pub(super) type Lanes = SmallVec<[(Item, Bounds); WIDE_WIDTH]>;
 
+/// A lane of a carried side as the box it is in its own mesh's space, carried: the
+/// parallelepiped of the points `centre + M h`, `|h_k| <= half_k` (`M` the transform's
+/// linear part), which holds the lane's carried corners and is held by the lane's
+/// axis-aligned [`Bounds`]. Its three face normals are the axes of the separating axis test
+/// that axis-aligned boxes leave out (Gottschalk, Lin and Manocha 1996, for oriented
+/// boxes): they part boxes that a turned mesh's axis-aligned boxes make overlap, and bound
+/// their distance tighter ([`Side::frame_gap`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Frame {
+    centre: DVec3,
+    half: DVec3,
+    /// The magnitudes of its points' coordinates: the scale of the roundings it is padded for.
+    magnitude: DVec3,
+}
+
+/// The frames of the lanes a node of a carried side opens into, one per lane; none for
+/// a side in its own space, or an item that opens into itself.
+pub(super) type Frames = SmallVec<[Frame; WIDE_WIDTH]>;
+
 /// A node, a leaf's slots, or the `k`-th triangle the tree leaves out, of one side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Item {
@@ -106,21 +125,52 @@ pub(super) struct Side<'a> {
 /// exact images, so `2^-40` of those magnitudes holds them with room to spare.
 const CARRIED_BOX_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
 
+/// The relative padding of a [`Side::frame_gap`]: its projections are a few `f64`
+/// roundings of the magnitudes involved, as are the carried corners, so `2^-40` of them
+/// holds every rounding with room to spare.
+const FRAME_GAP_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
+
 /// A transform into the first mesh's space, applied to what a walk visits when it visits
 /// it: a query costs the nodes and triangles it reaches, not the size of the mesh.
 struct Carried {
     transform: DAffine3,
     /// The linear part with every entry made non-negative, which carries a box's half-sizes.
     abs_matrix: DMat3,
+    /// The face normals of a carried box, `n_j = m_k x m_l` for the linear part's columns
+    /// `m`: `n_j` is orthogonal to the two columns other than `m_j`.
+    normals: [DVec3; 3],
+    /// The normals with every entry made non-negative.
+    abs_normals: [DVec3; 3],
+    /// `|n_j . m_j|`, the same for every `j`: the absolute determinant.
+    volume: f64,
+    /// `1 / |n_j|`; 0 for a zero normal (a flattening transform), which then parts nothing.
+    inverse_lengths: [f64; 3],
 }
 
 impl Carried {
     fn new(transform: &Affine3A) -> Self {
         let transform = transform.as_daffine3();
         let m = transform.matrix3;
+        let normals = [
+            m.y_axis.cross(m.z_axis),
+            m.z_axis.cross(m.x_axis),
+            m.x_axis.cross(m.y_axis),
+        ];
+        let inverse_length = |n: DVec3| {
+            let length = n.length();
+            if length > 0.0 && length.is_finite() {
+                1.0 / length
+            } else {
+                0.0
+            }
+        };
         Self {
             transform,
             abs_matrix: DMat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs()),
+            normals,
+            abs_normals: normals.map(DVec3::abs),
+            volume: m.determinant().abs(),
+            inverse_lengths: normals.map(inverse_length),
         }
     }
 
@@ -133,19 +183,31 @@ impl Carried {
     /// exact image of `stored` (centre and half-sizes, Arvo 1990), padded by
     /// [`CARRIED_BOX_SLACK`] for the roundings of both.
     fn bounds(&self, stored: Aabb) -> Bounds {
-        if stored.is_empty() {
-            return Bounds::EMPTY;
-        }
+        self.framed(stored).0
+    }
+
+    /// [`Carried::bounds`], and the [`Frame`] of the carried box that it holds.
+    fn framed(&self, stored: Aabb) -> (Bounds, Frame) {
         let (min, max) = (stored.min.as_dvec3(), stored.max.as_dvec3());
         let centre = self.transform.transform_point3((min + max) * 0.5);
-        let half = self.abs_matrix * ((max - min) * 0.5);
+        let own_half = (max - min) * 0.5;
+        let half = self.abs_matrix * own_half;
         let magnitude =
             self.abs_matrix * min.abs().max(max.abs()) + self.transform.translation.abs();
         let reach = half + magnitude * CARRIED_BOX_SLACK + DVec3::splat(f64::MIN_POSITIVE);
-        Bounds {
+        let frame = Frame {
+            centre,
+            half: own_half,
+            magnitude,
+        };
+        if stored.is_empty() {
+            return (Bounds::EMPTY, frame);
+        }
+        let bounds = Bounds {
             min: centre - reach,
             max: centre + reach,
-        }
+        };
+        (bounds, frame)
     }
 }
 
@@ -178,6 +240,31 @@ impl<'a> Side<'a> {
             Some(carried) => corners.map(|v| carried.point(positions[v as usize])),
             None => corners.map(|v| positions[v as usize].as_dvec3()),
         }
+    }
+
+    /// How far apart `bounds` (a box of the other side, in this side's space) and the
+    /// carried box of `frame` lie along the carried box's face normals, at most: the
+    /// largest gap along a unit normal, less a padding for rounding. Positive only when
+    /// nothing the two hold meets; a lower bound on the distance between anything they hold.
+    /// 0 for a side in its own space, or where no normal parts them.
+    pub(super) fn frame_gap(&self, frame: &Frame, bounds: &Bounds) -> f64 {
+        let Some(carried) = &self.carried else {
+            return 0.0;
+        };
+        let centre = (bounds.min + bounds.max) * 0.5;
+        let half = (bounds.max - bounds.min) * 0.5;
+        let offset = frame.centre - centre;
+        let magnitude = frame.magnitude + centre.abs() + half;
+        let mut gap = 0.0_f64;
+        for j in 0..3 {
+            let apart = carried.normals[j].dot(offset).abs()
+                - carried.abs_normals[j].dot(half)
+                - carried.volume * frame.half[j]
+                - carried.abs_normals[j].dot(magnitude) * FRAME_GAP_SLACK;
+            // A NaN (an empty box) parts nothing: `max` keeps the other.
+            gap = gap.max(apart * carried.inverse_lengths[j]);
+        }
+        gap
     }
 
     /// The box of lane `lane` of node `node`.
@@ -219,7 +306,20 @@ impl<'a> Side<'a> {
 
     /// What `item` opens into: a node's non-empty lanes with their boxes; a leaf, itself.
     pub(super) fn open(&self, item: Item, bounds: Bounds, out: &mut Lanes) {
+        self.open_framed(item, bounds, out, &mut Frames::new());
+    }
+
+    /// [`Side::open`], and for a carried side's node the [`Frame`] of each lane, in the
+    /// same order (`frames` left empty otherwise).
+    pub(super) fn open_framed(
+        &self,
+        item: Item,
+        bounds: Bounds,
+        out: &mut Lanes,
+        frames: &mut Frames,
+    ) {
         out.clear();
+        frames.clear();
         let Item::Node(n) = item else {
             out.push((item, bounds));
             return;
@@ -231,7 +331,14 @@ impl<'a> Side<'a> {
                 WideLane::Leaf(slots) => Item::Leaf(slots.start, slots.end),
                 WideLane::Empty => continue,
             };
-            out.push((item, self.lane_bounds(n, lane)));
+            match &self.carried {
+                Some(carried) => {
+                    let (bounds, frame) = carried.framed(node.bounds(lane));
+                    out.push((item, bounds));
+                    frames.push(frame);
+                }
+                None => out.push((item, self.lane_bounds(n, lane))),
+            }
         }
     }
 

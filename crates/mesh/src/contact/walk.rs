@@ -10,7 +10,7 @@ use meshcast_bvh::PADDING_SLOT;
 use meshcast_primitives::{triangles_intersect, triangles_intersect_beyond_shared};
 use smallvec::SmallVec;
 
-use super::side::{Bounds, Item, Lanes, Side};
+use super::side::{Bounds, Frames, Item, Lanes, Side};
 
 /// Pairs of subtrees handed to rayon's threads by the pair lists, at least.
 pub(super) const PARALLEL_TASKS: usize = 256;
@@ -75,8 +75,9 @@ impl DualWalk<'_, '_> {
     }
 
     /// Opens `task` one level on both sides (a leaf stays as it is), pushing the pairs whose
-    /// boxes overlap; an item paired with itself opens into each unordered pair of its
-    /// lanes once.
+    /// boxes overlap and whose carried boxes' face normals do not part them
+    /// ([`Side::frame_gap`]); an item paired with itself opens into each unordered pair of
+    /// its lanes once.
     ///
     /// The pairs of lanes are tested one by one in `f64`. Measured dead end: rejecting
     /// them eight at a time with `f32` vector comparisons (glam's `Vec4`, the boxes rounded
@@ -85,13 +86,24 @@ impl DualWalk<'_, '_> {
     /// overlapping"`): the outward rounding costs more than the comparisons it saves.
     fn expand(&self, task: Task, out: &mut Vec<Task>) {
         let (mut lanes_a, mut lanes_b) = (Lanes::new(), Lanes::new());
-        self.a.open(task.a.0, task.a.1, &mut lanes_a);
-        self.b.open(task.b.0, task.b.1, &mut lanes_b);
+        let (mut frames_a, mut frames_b) = (Frames::new(), Frames::new());
+        self.a
+            .open_framed(task.a.0, task.a.1, &mut lanes_a, &mut frames_a);
+        self.b
+            .open_framed(task.b.0, task.b.1, &mut lanes_b, &mut frames_b);
         let diagonal = self.is_diagonal(&task);
         for (i, &la) in lanes_a.iter().enumerate() {
             let from = if diagonal { i } else { 0 };
-            for &lb in &lanes_b[from..] {
-                if la.1.overlaps(&lb.1) {
+            for (j, &lb) in lanes_b.iter().enumerate().skip(from) {
+                let parted = || {
+                    frames_b
+                        .get(j)
+                        .is_some_and(|f| self.b.frame_gap(f, &la.1) > 0.0)
+                        || frames_a
+                            .get(i)
+                            .is_some_and(|f| self.a.frame_gap(f, &lb.1) > 0.0)
+                };
+                if la.1.overlaps(&lb.1) && !parted() {
                     out.push(Task { a: la, b: lb });
                 }
             }
