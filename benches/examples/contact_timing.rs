@@ -21,7 +21,7 @@
 //! not a benchmark.
 
 use glam::{Affine3A, Quat, Vec3};
-use meshcast::{BuildOptions, Mesh, MeshFiles};
+use meshcast::{BuildOptions, Instance, Mesh, MeshFiles};
 use meshcast_benches::{median_run, MedianRun};
 use meshcast_testkit::{asset, random_direction, rng, transformed};
 use rand::Rng;
@@ -99,6 +99,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     pool.install(|| {
         time("intersects, 50 random poses", &mut || {
             let meeting = poses.iter().filter(|p| mesh.intersects(&mesh, p)).count();
+            format!("{meeting} of 50 meet")
+        });
+        // The same poses between two instances, each placed in the world (the first moved
+        // to put its centre at the origin, as a collision manager places a mesh).
+        let shared = std::sync::Arc::new(mesh.clone());
+        let place = |t: Affine3A| Instance::new(shared.clone(), t).expect("invertible");
+        let fixed = place(Affine3A::from_translation(-centre));
+        let moved: Vec<Instance> = poses
+            .iter()
+            .map(|p| place(Affine3A::from_translation(-centre) * *p))
+            .collect();
+        time("Instance::intersects, 50 random poses", &mut || {
+            let meeting = moved.iter().filter(|m| fixed.intersects(m)).count();
             format!("{meeting} of 50 meet")
         });
         time(

@@ -125,6 +125,7 @@ impl Mesh {
             a: &side,
             b: &side,
             pairing: Pairing::Within,
+            first_found: false,
         })
     }
 }
@@ -135,6 +136,7 @@ pub(super) fn meet(a: &Side, b: &Side) -> bool {
         a,
         b,
         pairing: Pairing::Across,
+        first_found: true,
     };
     walk.walk(walk.starts(), &mut |_, _| ControlFlow::Break(()))
         .is_break()
@@ -146,6 +148,7 @@ pub(super) fn crossing_pairs(a: &Side, b: &Side) -> Vec<(u32, u32)> {
         a,
         b,
         pairing: Pairing::Across,
+        first_found: false,
     })
 }
 

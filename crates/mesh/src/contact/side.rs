@@ -145,6 +145,9 @@ struct Carried {
     volume: f64,
     /// `1 / |n_j|`; 0 for a zero normal (a flattening transform), which then parts nothing.
     inverse_lengths: [f64; 3],
+    /// Whether the linear part turns or shears boxes (is not diagonal): a carried box is
+    /// otherwise its own axis-aligned box, and its face normals part nothing more.
+    turns: bool,
 }
 
 impl Carried {
@@ -171,6 +174,12 @@ impl Carried {
             abs_normals: normals.map(DVec3::abs),
             volume: m.determinant().abs(),
             inverse_lengths: normals.map(inverse_length),
+            turns: m.x_axis.y != 0.0
+                || m.x_axis.z != 0.0
+                || m.y_axis.x != 0.0
+                || m.y_axis.z != 0.0
+                || m.z_axis.x != 0.0
+                || m.z_axis.y != 0.0,
         }
     }
 
@@ -212,12 +221,15 @@ impl Carried {
 }
 
 impl<'a> Side<'a> {
-    /// `mesh` with its vertices carried by `transform` in `f64` (none: as they are). Costs
-    /// nothing per vertex: vertices and boxes are carried as the walks reach them.
+    /// `mesh` with its vertices carried by `transform` in `f64` (none, or the identity: as
+    /// they are, which is what carrying by the identity gives). Costs nothing per vertex:
+    /// vertices and boxes are carried as the walks reach them.
     pub(super) fn new(mesh: &'a Mesh, transform: Option<&Affine3A>) -> Self {
         let mut side = Self {
             mesh,
-            carried: transform.map(Carried::new),
+            carried: transform
+                .filter(|t| **t != Affine3A::IDENTITY)
+                .map(Carried::new),
             left_out: left_out(mesh),
             starts: Vec::new(),
             extent: 0.0,
@@ -309,8 +321,8 @@ impl<'a> Side<'a> {
         self.open_framed(item, bounds, out, &mut Frames::new());
     }
 
-    /// [`Side::open`], and for a carried side's node the [`Frame`] of each lane, in the
-    /// same order (`frames` left empty otherwise).
+    /// [`Side::open`], and for a node of a side carried by a map that turns or shears the
+    /// [`Frame`] of each lane, in the same order (`frames` left empty otherwise).
     pub(super) fn open_framed(
         &self,
         item: Item,
@@ -332,12 +344,12 @@ impl<'a> Side<'a> {
                 WideLane::Empty => continue,
             };
             match &self.carried {
-                Some(carried) => {
+                Some(carried) if carried.turns => {
                     let (bounds, frame) = carried.framed(node.bounds(lane));
                     out.push((item, bounds));
                     frames.push(frame);
                 }
-                None => out.push((item, self.lane_bounds(n, lane))),
+                _ => out.push((item, self.lane_bounds(n, lane))),
             }
         }
     }

