@@ -210,8 +210,17 @@ impl Nearest {
             if !self.may_hold(box_a.distance(&task.b.1)) {
                 continue;
             }
+            let centroid_a = (corners_a[0] + corners_a[1] + corners_a[2]) / 3.0;
             for (tb, corners_b, box_b) in &leaf_b {
                 if !self.may_hold(box_a.distance(box_b)) {
+                    continue;
+                }
+                // A second bound, along the line between the centroids, which holds apart
+                // most of the pairs that boxes keep (the bunny against a turned copy 1.5
+                // sizes away, 50 random poses: 103 ms before, 59 ms after).
+                let centroid_b = (corners_b[0] + corners_b[1] + corners_b[2]) / 3.0;
+                let towards = centroid_b - centroid_a;
+                if !self.may_hold(projected_gap(&corners_a, corners_b, towards)) {
                     continue;
                 }
                 let gap = triangles_distance(&corners_a, corners_b);
@@ -229,6 +238,23 @@ impl Nearest {
         }
         None
     }
+}
+
+/// How far apart the two triangles' projections onto the line along `towards` lie (0 when
+/// they overlap, or `towards` is zero): a lower bound on the distance between the
+/// triangles, up to the rounding of a few dot products (far below [`BOUND_SLACK`]).
+fn projected_gap(a: &[DVec3; 3], b: &[DVec3; 3], towards: DVec3) -> f64 {
+    let length = towards.length();
+    if !(length > 0.0 && length.is_finite()) {
+        return 0.0;
+    }
+    let unit = towards / length;
+    let far_a = a
+        .iter()
+        .map(|p| p.dot(unit))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let near_b = b.iter().map(|p| p.dot(unit)).fold(f64::INFINITY, f64::min);
+    (near_b - far_a).max(0.0)
 }
 
 /// An entry of a best-first queue: a lower bound on the distance of what `task` holds;
