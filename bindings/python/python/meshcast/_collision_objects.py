@@ -86,18 +86,15 @@ class DistanceData:
 
 
 def _matrix(transform: Any, name: str = "transform") -> np.ndarray:
-    """``transform`` as a 4x4 float64 affine matrix (the identity for None)."""
+    """``transform`` as a 4x4 float64 matrix (the identity for None); its shape is checked
+    here, the rest (finite, affine, invertible) where the scene takes it."""
     if transform is None:
         return np.eye(4)
     matrix = np.asarray(transform, dtype=np.float64)
     if matrix.shape == (3, 4):
-        matrix = np.vstack([matrix, [0.0, 0.0, 0.0, 1.0]])
+        return np.vstack([matrix, [0.0, 0.0, 0.0, 1.0]])
     if matrix.shape != (4, 4):
         raise ValueError(f"{name} must have shape (4, 4) or (3, 4), not {matrix.shape}")
-    if not np.isfinite(matrix).all():
-        raise ValueError(f"{name} must be finite, not\n{matrix}")
-    if not (matrix[3] == [0.0, 0.0, 0.0, 1.0]).all():
-        raise ValueError(f"{name} must be affine (last row 0 0 0 1), not {matrix[3]}")
     return matrix
 
 
@@ -130,6 +127,8 @@ class CollisionObject:
         """``transform`` checked as a 4x4 float64 matrix, and the placement of the meshcast
         mesh that it makes."""
         matrix = _matrix(transform)
+        if not self._center.any():
+            return matrix, matrix
         placement = matrix.copy()
         placement[:3, 3] += matrix[:3, :3] @ self._center
         return matrix, placement
