@@ -146,8 +146,23 @@ pub(super) fn nearest_pair(a: &Side, b: &Side, limit: f64) -> Option<MeshDistanc
             }
             continue;
         }
-        a.open(task.a.0, task.a.1, &mut lanes_a);
-        b.open(task.b.0, task.b.1, &mut lanes_b);
+        // Open the larger box only (a leaf stays as it is): 8 pairs rather than 64, fewer
+        // of them under the bound (the bunny against a turned copy: 50 random poses apart
+        // 51 ms before, 48 ms after; overlapping 0.058 ms, 0.033 ms). The intersection
+        // walk opens both: there, opening one was slower on random poses (0.80 against
+        // 0.99 ms), faster on the placements that overlap most.
+        let diagonal = |bounds: &Bounds| (bounds.max - bounds.min).length_squared();
+        let open_a = task.b.0.is_leaf()
+            || (!task.a.0.is_leaf() && diagonal(&task.a.1) >= diagonal(&task.b.1));
+        if open_a {
+            a.open(task.a.0, task.a.1, &mut lanes_a);
+            lanes_b.clear();
+            lanes_b.push(task.b);
+        } else {
+            lanes_a.clear();
+            lanes_a.push(task.a);
+            b.open(task.b.0, task.b.1, &mut lanes_b);
+        }
         // The carried boxes' face normals ([`Side::frame_gap`]) were tried here as a second
         // bound: measured slower (bunny against a turned copy 1.5 sizes apart, 50 random
         // poses: 112 ms against 104 ms), the boxes' distance bounds these walks as well.
