@@ -31,6 +31,50 @@ pub fn median_run(query: &mut dyn FnMut() -> String) -> MedianRun {
     }
 }
 
+/// The command line of the timing examples (`examples/contact_timing.rs`,
+/// `examples/views_timing.rs`): `[MESH] [--FLAG VALUE]...`.
+pub struct TimingArgs {
+    args: Vec<String>,
+}
+
+impl TimingArgs {
+    /// The process's arguments.
+    pub fn from_env() -> Self {
+        Self {
+            args: std::env::args().skip(1).collect(),
+        }
+    }
+
+    /// The argument after `flag`, if `flag` is given.
+    pub fn value(&self, flag: &str) -> Option<&str> {
+        let at = self.args.iter().position(|a| a == flag)?;
+        self.args.get(at + 1).map(String::as_str)
+    }
+
+    /// The mesh: the first argument that is neither a flag nor a flag's value; the Stanford
+    /// bunny when there is none.
+    pub fn mesh_path(&self) -> std::path::PathBuf {
+        let args = &self.args;
+        args.iter()
+            .enumerate()
+            .find(|&(i, a)| !a.starts_with("--") && (i == 0 || !args[i - 1].starts_with("--")))
+            .map(|(_, a)| a.into())
+            .unwrap_or_else(|| meshcast_testkit::asset("stanford-bunny.obj"))
+    }
+
+    /// A rayon pool of `--threads N` threads (every core without it).
+    ///
+    /// # Errors
+    /// If N is not a number, or the threads cannot be started.
+    pub fn pool(&self) -> Result<rayon::ThreadPool, Box<dyn std::error::Error + Send + Sync>> {
+        let mut pool = rayon::ThreadPoolBuilder::new();
+        if let Some(n) = self.value("--threads") {
+            pool = pool.num_threads(n.parse()?);
+        }
+        Ok(pool.build()?)
+    }
+}
+
 /// One rayon pool of one thread and one of two, so each benchmark reports both; run work in
 /// a pool with `pool.install(|| ...)`.
 ///

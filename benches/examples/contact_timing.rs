@@ -22,30 +22,19 @@
 
 use glam::{Affine3A, Quat, Vec3};
 use meshcast::{BuildOptions, Instance, Mesh, MeshFiles};
-use meshcast_benches::{median_run, MedianRun};
-use meshcast_testkit::{asset, random_direction, rng, transformed};
+use meshcast_benches::{median_run, MedianRun, TimingArgs};
+use meshcast_testkit::{random_direction, rng, transformed};
 use rand::Rng;
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let value = |flag: &str| {
-        let at = args.iter().position(|a| a == flag)?;
-        args.get(at + 1).cloned()
-    };
-    let only = value("--only").unwrap_or_default();
-    let path = args
-        .iter()
-        .enumerate()
-        .find(|&(i, a)| !a.starts_with("--") && (i == 0 || !args[i - 1].starts_with("--")))
-        .map(|(_, a)| a.into())
-        .unwrap_or_else(|| asset("stanford-bunny.obj"));
-    let threads = value("--threads").map(|n| n.parse::<usize>()).transpose()?;
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        pool = pool.num_threads(n);
-    }
-    let pool = pool.build()?;
-    let levels = value("--subdivide").map(|n| n.parse::<u32>()).transpose()?;
+fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let args = TimingArgs::from_env();
+    let only = args.value("--only").unwrap_or_default().to_owned();
+    let path = args.mesh_path();
+    let pool = args.pool()?;
+    let levels = args
+        .value("--subdivide")
+        .map(|n| n.parse::<u32>())
+        .transpose()?;
     let mut mesh = Mesh::from_path(&path)?;
     if let Some(levels) = levels {
         mesh = Mesh::from_tri_mesh(mesh.tri_mesh().subdivide(levels)?, &BuildOptions::default());

@@ -22,8 +22,8 @@
 
 use glam::Vec3;
 use meshcast::{Camera, ClipPlanes, DepthConvention, Mesh, MeshFiles, Ray, RayQueries};
-use meshcast_benches::{median_run, MedianRun};
-use meshcast_testkit::{asset, random_direction, rng};
+use meshcast_benches::{median_run, MedianRun, TimingArgs};
+use meshcast_testkit::{random_direction, rng};
 use rayon::prelude::*;
 
 const AO_RAYS: usize = 64;
@@ -31,24 +31,9 @@ const AO_RAYS: usize = 64;
 type Failure = Box<dyn std::error::Error + Send + Sync>;
 
 fn main() -> Result<(), Failure> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let threads = args
-        .iter()
-        .position(|a| a == "--threads")
-        .and_then(|at| args.get(at + 1))
-        .map(|n| n.parse::<usize>())
-        .transpose()?;
-    let path = args
-        .iter()
-        .enumerate()
-        .find(|&(i, a)| !a.starts_with("--") && (i == 0 || !args[i - 1].starts_with("--")))
-        .map(|(_, a)| a.into())
-        .unwrap_or_else(|| asset("stanford-bunny.obj"));
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        pool = pool.num_threads(n);
-    }
-    let pool = pool.build()?;
+    let args = TimingArgs::from_env();
+    let path = args.mesh_path();
+    let pool = args.pool()?;
     let mesh = Mesh::from_path(&path)?;
     let vertices = mesh.tri_mesh().vertex_count();
     println!(
