@@ -152,15 +152,7 @@ fn degenerate_triangles_hide_nothing() {
 #[test]
 fn the_transform_test_leaves_a_vertexs_triangles_out_by_its_filter() {
     let mesh = Mesh::from_obj(asset("suzanne.obj")).expect("the asset loads");
-    let positions: Vec<[f32; 3]> = mesh
-        .tri_mesh()
-        .positions()
-        .iter()
-        .map(|p| p.to_array())
-        .collect();
-    let transform = Mesh::from_triangles(&positions, mesh.tri_mesh().indices())
-        .expect("valid")
-        .with_leaf_test(LeafTest::Transform);
+    let transform = mesh.clone().with_leaf_test(LeafTest::Transform);
     let all = triangles(&mesh);
     for eye in eyes(&mesh) {
         let seen = transform.visible_vertices(&[eye]).expect("finite");

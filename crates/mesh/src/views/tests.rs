@@ -104,7 +104,7 @@ fn ambient_occlusion_equals_brute_force_on_the_assets() {
             assert_eq!(bits(&threaded.expect("valid")), bits(&fast), "{name}");
         }
         // The transform test leaves the same triangles out by a filter.
-        let transform = obj_with_leaf_test(&mesh, LeafTest::Transform);
+        let transform = mesh.clone().with_leaf_test(LeafTest::Transform);
         let occlusion = transform
             .ambient_occlusion(4, f32::INFINITY, 9)
             .expect("valid");
@@ -138,19 +138,6 @@ fn thickness_equals_brute_force_on_the_assets() {
             "{name}: {through} vertices hit the far side"
         );
     }
-}
-
-/// The same geometry with another leaf test.
-fn obj_with_leaf_test(mesh: &Mesh, leaf_test: LeafTest) -> Mesh {
-    let positions: Vec<[f32; 3]> = mesh
-        .tri_mesh()
-        .positions()
-        .iter()
-        .map(|p| p.to_array())
-        .collect();
-    Mesh::from_triangles(&positions, mesh.tri_mesh().indices())
-        .expect("valid")
-        .with_leaf_test(leaf_test)
 }
 
 #[test]
