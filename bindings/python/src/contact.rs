@@ -293,18 +293,19 @@ pub fn scene_intersecting_pairs<'py>(
     transform: Option<&Bound<'py, PyAny>>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let probe = match other.cast::<Mesh>() {
-        Ok(mesh) => Some(probe(mesh, transform)?),
+    /// What the pairs are asked against.
+    enum Other {
+        Placed(Box<Instance>),
+        Held(u32),
+    }
+    let other = match other.cast::<Mesh>() {
+        Ok(mesh) => Other::Placed(Box::new(probe(mesh, transform)?)),
         Err(_) if transform.is_some() => {
             return Err(PyValueError::new_err(
                 "transform places a Mesh: another instance is placed already",
             ))
         }
-        Err(_) => None,
-    };
-    let other_id: Option<u32> = match probe {
-        Some(_) => None,
-        None => Some(other.extract().map_err(|_| {
+        Err(_) => Other::Held(other.extract().map_err(|_| {
             PyTypeError::new_err(format!(
                 "other must be an instance id or a Mesh, not {}",
                 other.get_type()
@@ -314,10 +315,9 @@ pub fn scene_intersecting_pairs<'py>(
     let guard = read(scene);
     let scene: &meshcast::Scene = &guard;
     let this = instance(scene, id)?;
-    let other = match (&probe, other_id) {
-        (Some(probe), _) => probe,
-        (None, Some(other)) => instance(scene, other)?,
-        (None, None) => unreachable!("an id or a mesh"),
+    let other = match &other {
+        Other::Placed(placed) => placed,
+        Other::Held(id) => instance(scene, *id)?,
     };
     let pairs = threads::run(py, threads, || Ok(this.intersecting_pairs(other)))?;
     pairs_array(py, pairs)
