@@ -232,37 +232,19 @@ impl Scene {
         mask: u32,
         max_distance: Option<f32>,
     ) -> Option<(InstanceId, MeshDistance)> {
-        let mut limit = distance_limit(max_distance)?;
+        let limit = distance_limit(max_distance)?;
         let probe = Side::new(mesh, Some(mesh_to_world));
         let reach = probe_bounds(&probe)?;
-        let mut order: Vec<(f64, InstanceId, Side)> = self
+        let sides: Vec<(InstanceId, Side)> = self
             .instances()
             .filter(|(_, instance)| instance.layers() & mask != 0)
-            .map(|(id, instance)| {
-                let side = instance.side();
-                let bound = probe_bounds(&side).map_or(f64::INFINITY, |b| b.distance(&reach));
-                (bound, id, side)
-            })
+            .map(|(id, instance)| (id, instance.side()))
             .collect();
-        order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let slack = probe.extent * BOUND_SLACK;
-        let mut best: Option<(InstanceId, MeshDistance)> = None;
-        for (bound, id, side) in order {
-            if bound > limit + slack {
-                break;
-            }
-            let Some(gap) = nearest_pair(&side, &probe, limit) else {
-                continue;
-            };
-            let better = best.is_none_or(|(best_id, b)| {
-                gap.distance < b.distance || (gap.distance == b.distance && id < best_id)
-            });
-            if better {
-                limit = f64::from(gap.distance);
-                best = Some((id, gap));
-            }
-        }
-        best
+        let candidates = sides.iter().map(|(id, side)| {
+            let bound = probe_bounds(side).map_or(f64::INFINITY, |b| b.distance(&reach));
+            (bound, *id, side, &probe)
+        });
+        nearest_candidate(candidates.collect(), limit)
     }
 
     /// The nearest two instances whose layers share a bit (with `of`, the instance nearest
@@ -307,7 +289,7 @@ impl Scene {
                 });
             }
         }
-        let Some(mut limit) = distance_limit(max_distance) else {
+        let Some(limit) = distance_limit(max_distance) else {
             return Ok(None);
         };
         let sides: Vec<(InstanceId, u32, Side, Bounds)> = self
@@ -318,38 +300,20 @@ impl Scene {
                 Some((id, instance.layers(), side, bounds))
             })
             .collect();
-        let mut order: Vec<(f64, usize, usize)> = Vec::new();
-        for (i, (id_a, layers_a, _, bounds_a)) in sides.iter().enumerate() {
+        let mut candidates = Vec::new();
+        for (i, (id_a, layers_a, side_a, bounds_a)) in sides.iter().enumerate() {
             if of.is_some_and(|of| of != *id_a) {
                 continue;
             }
-            for (j, (_, layers_b, _, bounds_b)) in sides.iter().enumerate() {
+            for (j, (id_b, layers_b, side_b, bounds_b)) in sides.iter().enumerate() {
                 let counted = if of.is_some() { j != i } else { j > i };
                 if counted && layers_a & layers_b != 0 {
-                    order.push((bounds_a.distance(bounds_b), i, j));
+                    let bound = bounds_a.distance(bounds_b);
+                    candidates.push((bound, (*id_a, *id_b), side_a, side_b));
                 }
             }
         }
-        order.sort_by(|x, y| x.0.total_cmp(&y.0).then((x.1, x.2).cmp(&(y.1, y.2))));
-        let mut best: Option<(usize, usize, MeshDistance)> = None;
-        for (bound, i, j) in order {
-            let (a, b) = (&sides[i].2, &sides[j].2);
-            if bound > limit + a.extent.max(b.extent) * BOUND_SLACK {
-                continue;
-            }
-            let Some(gap) = nearest_pair(a, b, limit) else {
-                continue;
-            };
-            let better = best.is_none_or(|(bi, bj, found)| {
-                gap.distance < found.distance
-                    || (gap.distance == found.distance && (i, j) < (bi, bj))
-            });
-            if better {
-                limit = f64::from(gap.distance);
-                best = Some((i, j, gap));
-            }
-        }
-        Ok(best.map(|(i, j, gap)| (sides[i].0, sides[j].0, gap)))
+        Ok(nearest_candidate(candidates, limit).map(|((a, b), gap)| (a, b, gap)))
     }
 
     /// Calls `visit` for every instance on a layer of `mask` whose world box, widened for
@@ -373,6 +337,34 @@ impl Scene {
             },
         );
     }
+}
+
+/// The nearest of `candidates`, each a lower bound on its distance, a key and the two sides
+/// to walk: visited by bound (then key), each walk bounded by the nearest found so far, and
+/// skipped when its bound is beyond that by more than rounding. Of candidates at the same
+/// distance, the one of the smallest key; `None` when none lies within `limit`.
+fn nearest_candidate<K: Ord + Copy>(
+    mut candidates: Vec<(f64, K, &Side, &Side)>,
+    mut limit: f64,
+) -> Option<(K, MeshDistance)> {
+    candidates.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+    let mut best: Option<(K, MeshDistance)> = None;
+    for (bound, key, a, b) in candidates {
+        if bound > limit + a.extent.max(b.extent) * BOUND_SLACK {
+            continue;
+        }
+        let Some(gap) = nearest_pair(a, b, limit) else {
+            continue;
+        };
+        let better = best.is_none_or(|(best_key, found)| {
+            gap.distance < found.distance || (gap.distance == found.distance && key < best_key)
+        });
+        if better {
+            limit = f64::from(gap.distance);
+            best = Some((key, gap));
+        }
+    }
+    best
 }
 
 /// A box grown by [`CANDIDATE_BOX_SLACK`] of its largest coordinate.
