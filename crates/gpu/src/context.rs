@@ -1,16 +1,15 @@
 //! [`Gpu`]: the adapter, its device and queue, and the one compute pipeline every query runs.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use meshcast_mesh::{Error, Result};
+
+use crate::kernel::KernelOptions;
+use crate::unchecked;
 
 /// The environment variable that picks an adapter by name: the first adapter whose name
 /// contains its value (case-insensitive) is used, and [`Gpu::new`] fails if none does.
 pub const ADAPTER_VARIABLE: &str = "MESHCAST_GPU";
-
-/// The shader: traversal and the watertight test, with the bounds that decide which rays
-/// the host finishes.
-const SHADER: &str = include_str!("trace.wgsl");
 
 /// What an adapter is: its name, the API wgpu reaches it through, and its kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,8 +47,8 @@ impl std::fmt::Display for AdapterInfo {
     }
 }
 
-/// A GPU opened for ray queries: the adapter, its device and queue, and the compiled
-/// traversal kernel. Cheap to clone (the clones share the device); upload meshes to it with
+/// A GPU opened for ray queries: the adapter, its device and queue, and the traversal
+/// kernels, one pipeline per query kind, compiled when first used. Cheap to clone (the clones share the device); upload meshes to it with
 /// [`Gpu::upload`].
 #[derive(Clone)]
 pub struct Gpu {
@@ -60,9 +59,14 @@ pub(crate) struct Shared {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     pub(crate) info: AdapterInfo,
-    pub(crate) pipeline: wgpu::ComputePipeline,
+    pub(crate) options: KernelOptions,
     pub(crate) layout: wgpu::BindGroupLayout,
+    /// The pipeline of each kernel mode (`trace.wgsl`'s `MODE_*`), once compiled.
+    pipelines: Mutex<[Option<wgpu::ComputePipeline>; MODES]>,
 }
+
+/// The kernel's modes: closest, any, count, every hit, and the camera's rays alone.
+const MODES: usize = 5;
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -77,9 +81,12 @@ impl Gpu {
     /// before an integrated one before a virtual one before a software one (Vulkan, Metal
     /// and DX12 before OpenGL).
     ///
+    /// The kernels are built as [`KernelOptions::from_env`] says.
+    ///
     /// # Errors
     /// [`Error::NoGpu`] if there is no adapter, none matches the variable, or the adapter
-    /// refuses a device with the limits the kernels need.
+    /// refuses a device with the limits the kernels need; [`Error::Gpu`] if a kernel option
+    /// in the environment is out of range.
     pub fn new() -> Result<Self> {
         let wanted = std::env::var(ADAPTER_VARIABLE)
             .ok()
@@ -88,11 +95,21 @@ impl Gpu {
     }
 
     /// Opens the first adapter whose name contains `name` (case-insensitive), or, for `None`,
-    /// the best one as [`Gpu::new`] picks it.
+    /// the best one as [`Gpu::new`] picks it, with kernels built as
+    /// [`KernelOptions::from_env`] says.
     ///
     /// # Errors
     /// As [`Gpu::new`].
     pub fn with_adapter(name: Option<&str>) -> Result<Self> {
+        Self::with_options(name, KernelOptions::from_env()?)
+    }
+
+    /// As [`Gpu::with_adapter`], with kernels built as `options` says.
+    ///
+    /// # Errors
+    /// As [`Gpu::new`], and [`Error::Gpu`] if `options` are out of range.
+    pub fn with_options(name: Option<&str>, options: KernelOptions) -> Result<Self> {
+        options.validate()?;
         let instance = instance();
         let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
         if adapters.is_empty() {
@@ -121,7 +138,7 @@ impl Gpu {
             }
             None => adapters.swap_remove(0),
         };
-        Self::open(adapter)
+        Self::open(adapter, options)
     }
 
     /// Every adapter wgpu finds, best first (the order [`Gpu::new`] picks from).
@@ -135,7 +152,7 @@ impl Gpu {
             .collect()
     }
 
-    fn open(adapter: wgpu::Adapter) -> Result<Self> {
+    fn open(adapter: wgpu::Adapter, options: KernelOptions) -> Result<Self> {
         let info = AdapterInfo::of(&adapter.get_info());
         let offered = adapter.limits();
         // The largest buffers the adapter allows: a 30M-triangle mesh needs over 1 GB.
@@ -153,66 +170,15 @@ impl Gpu {
         .map_err(|error| Error::NoGpu {
             reason: format!("{info} refused a device: {error}"),
         })?;
-        let (pipeline, layout) = checked(&device, "shader", || {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("meshcast trace"),
-                source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-            });
-            let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            };
-            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("meshcast trace"),
-                entries: &[
-                    wgpu::BindGroupLayoutEntry {
-                        binding: 0,
-                        visibility: wgpu::ShaderStages::COMPUTE,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: wgpu::BufferBindingType::Uniform,
-                            has_dynamic_offset: false,
-                            min_binding_size: None,
-                        },
-                        count: None,
-                    },
-                    storage(1, true),
-                    storage(2, true),
-                    storage(3, true),
-                    storage(4, false),
-                    storage(5, false),
-                ],
-            });
-            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("meshcast trace"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("meshcast trace"),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
-            (pipeline, layout)
-        })
-        .map_err(|error| Error::NoGpu {
-            reason: format!("{info} cannot run the kernel: {error}"),
-        })?;
+        let layout = bind_group_layout(&device);
         Ok(Self {
             shared: Arc::new(Shared {
                 device,
                 queue,
                 info,
-                pipeline,
+                options,
                 layout,
+                pipelines: Mutex::new(Default::default()),
             }),
         })
     }
@@ -221,6 +187,86 @@ impl Gpu {
     pub fn adapter(&self) -> &AdapterInfo {
         &self.shared.info
     }
+
+    /// How the kernels are built.
+    pub fn kernel_options(&self) -> KernelOptions {
+        self.shared.options
+    }
+}
+
+impl Shared {
+    /// The pipeline of kernel `mode`, compiled on first use.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] if the adapter cannot compile it.
+    pub(crate) fn pipeline(&self, mode: u32) -> Result<wgpu::ComputePipeline> {
+        let mut pipelines = self
+            .pipelines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let slot = &mut pipelines[mode as usize];
+        if let Some(pipeline) = slot {
+            return Ok(pipeline.clone());
+        }
+        let device = &self.device;
+        let pipeline = checked(device, "shader", || {
+            let source = self.options.source(mode);
+            let module = unchecked::module(device, &source, self.options.runtime_checks);
+            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("meshcast trace"),
+                bind_group_layouts: &[Some(&self.layout)],
+                immediate_size: 0,
+            });
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("meshcast trace"),
+                layout: Some(&layout),
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })
+        .map_err(|error| Error::NoGpu {
+            reason: format!("{} cannot run the kernel: {error}", self.info),
+        })?;
+        *slot = Some(pipeline.clone());
+        Ok(pipeline)
+    }
+}
+
+/// The bindings every kernel takes: the parameters, the nodes, the triangles, the rays, the
+/// hits and the counts.
+fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("meshcast trace"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+            storage(1, true),
+            storage(2, true),
+            storage(3, true),
+            storage(4, false),
+            storage(5, false),
+        ],
+    })
 }
 
 fn instance() -> wgpu::Instance {
@@ -280,24 +326,5 @@ pub(crate) fn gpu_error(operation: &'static str, error: impl std::fmt::Display) 
     Error::Gpu {
         operation,
         message: error.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The shader parses and validates (naga, as wgpu does on every adapter), with or
-    /// without a GPU on the machine.
-    #[test]
-    fn the_shader_validates() {
-        let module = wgpu::naga::front::wgsl::parse_str(SHADER)
-            .unwrap_or_else(|error| panic!("{}", error.emit_to_string(SHADER)));
-        wgpu::naga::valid::Validator::new(
-            wgpu::naga::valid::ValidationFlags::all(),
-            wgpu::naga::valid::Capabilities::empty(),
-        )
-        .validate(&module)
-        .unwrap_or_else(|error| panic!("{}", error.emit_to_string(SHADER)));
     }
 }

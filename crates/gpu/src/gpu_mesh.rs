@@ -12,21 +12,16 @@ use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 use crate::context::{checked, gpu_error, wait, Gpu, Shared};
+use crate::kernel::MAX_HIT_CAPACITY;
 use crate::layout::{self, GpuNode, GpuRay, Params, FLAGGED, NO_TRIANGLE};
 
 /// Hit slots per ray that [`GpuMesh::cast_all_batch`] keeps on the GPU unless
 /// [`GpuMesh::set_hit_capacity`] says otherwise; a ray with more hits is answered on the CPU.
 pub const DEFAULT_HIT_CAPACITY: u32 = 16;
 
-/// The most hit slots per ray the shader holds (`trace.wgsl`'s `MAX_CAP`).
-pub const MAX_HIT_CAPACITY: u32 = 64;
-
 /// The shader's mode that answers no query but hands back the rays it made
 /// (`trace.wgsl`'s `MODE_RAYS`), for [`GpuMesh::camera_rays`].
 const RAYS_MODE: u32 = 4;
-
-/// Invocations per workgroup (`@workgroup_size` in `trace.wgsl`).
-const WORKGROUP: u32 = 64;
 
 /// The most workgroups along one dimension of a dispatch.
 const MAX_GROUPS_PER_ROW: u32 = 65_535;
@@ -163,7 +158,8 @@ impl Gpu {
     }
 
     fn mesh_buffers(&self, mesh: &Mesh) -> Result<(wgpu::Buffer, wgpu::Buffer)> {
-        self.buffers_of(&layout::nodes(mesh), &layout::triangles(mesh))
+        let (nodes, triangles) = layout::of(mesh)?;
+        self.buffers_of(&nodes, &triangles)
     }
 
     /// The node and triangle buffers holding `nodes` and `triangles`.
@@ -253,8 +249,7 @@ impl GpuMesh {
     pub fn set_positions(&mut self, positions: &[[f32; 3]]) -> Result<()> {
         Arc::make_mut(&mut self.mesh).set_positions(positions)?;
         let queue = &self.gpu.shared.queue;
-        let nodes = layout::nodes(&self.mesh);
-        let triangles = layout::triangles(&self.mesh);
+        let (nodes, triangles) = layout::of(&self.mesh)?;
         let node_bytes: &[u8] = bytemuck::cast_slice(&nodes);
         let triangle_bytes: &[u8] = bytemuck::cast_slice(&triangles);
         if node_bytes.len() as u64 == self.nodes.size()
@@ -382,10 +377,10 @@ impl GpuMesh {
     #[doc(hidden)]
     pub fn camera_rays(&self, camera: &Camera, width: u32, height: u32) -> Result<Vec<Ray>> {
         let pixels = width as usize * height as usize;
-        let mut params = camera_params(camera, width, height);
+        let params = camera_params(camera, width, height);
         // No query: every ray comes back flagged with its direction.
-        params.mode = RAYS_MODE;
-        let (hits, _) = self.launch(GpuQuery::Closest, Source::Camera(params, pixels))?;
+        let (hits, _) =
+            self.launch_mode(RAYS_MODE, GpuQuery::Closest, Source::Camera(params, pixels))?;
         Ok(hits
             .iter()
             .map(|&[x, y, z, _]| {
@@ -451,12 +446,12 @@ impl GpuMesh {
     /// [`Error::Gpu`] if the GPU fails.
     pub fn time(&self, rays: &ResidentRays, query: GpuQuery, repeats: usize) -> Result<Duration> {
         let mut params = rays.camera.unwrap_or_default();
-        params.mode = query.mode();
         params.cap = self.hit_capacity;
         let mut best = Duration::MAX;
         for _ in 0..repeats.max(1) {
             let start = Instant::now();
             self.dispatch(
+                query.mode(),
                 &params,
                 rays.count,
                 &rays.rays,
@@ -505,6 +500,16 @@ impl GpuMesh {
     /// Runs `query` over the rays of `source` in as many dispatches as the buffers need and
     /// reads back the hits (four words per slot) and the counts.
     fn launch(&self, query: GpuQuery, source: Source<'_>) -> Result<(Vec<[u32; 4]>, Vec<u32>)> {
+        self.launch_mode(query.mode(), query, source)
+    }
+
+    /// [`GpuMesh::launch`] with the kernel of `mode`, whose answers are laid out as `query`'s.
+    fn launch_mode(
+        &self,
+        mode: u32,
+        query: GpuQuery,
+        source: Source<'_>,
+    ) -> Result<(Vec<[u32; 4]>, Vec<u32>)> {
         let count = source.len();
         let slots = query.hit_slots(self.hit_capacity) as usize;
         if count == 0 || self.mesh.bvh().is_empty() {
@@ -538,12 +543,10 @@ impl GpuMesh {
                     (params, self.gpu.storage("rays", &[])?)
                 }
             };
-            if params.mode != RAYS_MODE {
-                params.mode = query.mode();
-            }
             params.cap = self.hit_capacity;
             let (hit_buffer, count_buffer) = self.output_buffers(n, query)?;
             self.dispatch(
+                mode,
                 &params,
                 n,
                 &rays,
@@ -599,6 +602,7 @@ impl GpuMesh {
     /// One dispatch of `n` rays; with `read`, copies the answers back and appends them.
     fn dispatch(
         &self,
+        mode: u32,
         params: &Params,
         n: u32,
         rays: &wgpu::Buffer,
@@ -606,19 +610,21 @@ impl GpuMesh {
         counts: &wgpu::Buffer,
         read: Option<Readback<'_>>,
     ) -> Result<()> {
+        let shared: &Shared = &self.gpu.shared;
         let Shared {
             device,
             queue,
-            pipeline,
             layout,
             ..
-        } = &*self.gpu.shared;
-        let groups = n.div_ceil(WORKGROUP).max(1);
+        } = shared;
+        let pipeline = shared.pipeline(mode)?;
+        let workgroup = shared.options.workgroup;
+        let groups = n.div_ceil(workgroup).max(1);
         let row_groups = groups.min(MAX_GROUPS_PER_ROW);
         let rows = groups.div_ceil(row_groups);
         let params = Params {
             ray_count: n,
-            row: row_groups * WORKGROUP,
+            row: row_groups * workgroup,
             ..*params
         };
         let staging = checked(device, "dispatch", || {
@@ -642,7 +648,7 @@ impl GpuMesh {
             let mut encoder = device.create_command_encoder(&Default::default());
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
-                pass.set_pipeline(pipeline);
+                pass.set_pipeline(&pipeline);
                 pass.set_bind_group(0, &bind_group, &[]);
                 pass.dispatch_workgroups(row_groups, rows, 1);
             }

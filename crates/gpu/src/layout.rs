@@ -3,7 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 use meshcast_bvh::{WideLane, WideNode, PADDING_SLOT, WIDE_WIDTH};
-use meshcast_mesh::Mesh;
+use meshcast_mesh::{Error, Mesh, Result};
 use meshcast_primitives::Ray;
 
 /// The magnitude beyond which the shader's arithmetic could overflow (2^28): a mesh with a
@@ -76,7 +76,6 @@ impl GpuRay {
 #[repr(C)]
 #[derive(Clone, Copy, Default, Pod, Zeroable)]
 pub(crate) struct Params {
-    pub(crate) mode: u32,
     pub(crate) ray_count: u32,
     pub(crate) cap: u32,
     pub(crate) row: u32,
@@ -84,20 +83,51 @@ pub(crate) struct Params {
     pub(crate) height: u32,
     pub(crate) camera: u32,
     pub(crate) first: u32,
+    pub(crate) _pad: u32,
     pub(crate) eye: [f32; 4],
     pub(crate) forward: [f32; 4],
     pub(crate) right: [f32; 4],
     pub(crate) up: [f32; 4],
 }
 
-/// The nodes and the triangles of `mesh` as the shader reads them.
-pub(crate) fn nodes(mesh: &Mesh) -> Vec<GpuNode> {
+/// The nodes and the triangles of `mesh` as the shader reads them, checked
+/// ([`in_bounds`]): the kernel runs without wgpu's bounds checks.
+pub(crate) fn of(mesh: &Mesh) -> Result<(Vec<GpuNode>, Vec<[f32; 4]>)> {
+    let (nodes, triangles) = (nodes(mesh), triangles(mesh));
+    if !in_bounds(&nodes, triangles.len() / 3) {
+        return Err(Error::Gpu {
+            operation: "upload",
+            message: "the tree indexes past its nodes or triangles".into(),
+        });
+    }
+    Ok((nodes, triangles))
+}
+
+fn nodes(mesh: &Mesh) -> Vec<GpuNode> {
     mesh.bvh().nodes().iter().map(GpuNode::of).collect()
+}
+
+/// Whether the shader's indices into `nodes` and the triangles of `slots` leaf slots stay in
+/// bounds and its walk ends (`unchecked.rs`): every node lane's child lies after its parent
+/// and within `nodes`, every leaf lane's slots within `slots`.
+pub(crate) fn in_bounds(nodes: &[GpuNode], slots: usize) -> bool {
+    nodes.iter().enumerate().all(|(parent, node)| {
+        (0..WIDE_WIDTH).all(|lane| {
+            let (offset, count) = (node.offset[lane] as usize, node.count[lane]);
+            match count {
+                0 => offset > parent && offset < nodes.len(),
+                u32::MAX => true,
+                count => offset
+                    .checked_add(count as usize)
+                    .is_some_and(|end| end <= slots),
+            }
+        })
+    })
 }
 
 /// Three `vec4`s per leaf slot: the corners, the first one's `w` holding the triangle's
 /// index ([`NO_TRIANGLE`] for padding).
-pub(crate) fn triangles(mesh: &Mesh) -> Vec<[f32; 4]> {
+fn triangles(mesh: &Mesh) -> Vec<[f32; 4]> {
     let tri_mesh = mesh.tri_mesh();
     let (positions, indices) = (tri_mesh.positions(), tri_mesh.indices());
     let mut corners = Vec::with_capacity(3 * mesh.bvh().primitive_order().len());
@@ -126,4 +156,44 @@ pub(crate) fn traceable(mesh: &Mesh) -> bool {
             .iter()
             .all(|&x| x == 0.0 || (COORD_FLOOR..=COORD_LIMIT).contains(&x.abs()))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The check the unchecked kernel leans on passes real trees and catches every index
+    /// that would leave its buffer or walk back up the tree.
+    #[test]
+    fn in_bounds_catches_every_stray_index() {
+        let mesh = Mesh::from_tri_mesh(meshcast_testkit::icosphere(3), &Default::default());
+        let (nodes, triangles) = of(&mesh).expect("a built tree is in bounds");
+        let slots = triangles.len() / 3;
+        assert!(nodes.len() > 1 && in_bounds(&nodes, slots));
+        let (node, lane) = nodes
+            .iter()
+            .enumerate()
+            .find_map(|(i, n)| (0..WIDE_WIDTH).find(|&l| n.count[l] == 0).map(|l| (i, l)))
+            .expect("an inner lane");
+        for stray in [nodes.len() as u32, node as u32, 0] {
+            let mut bad = nodes.clone();
+            bad[node].offset[lane] = stray;
+            assert!(!in_bounds(&bad, slots), "child {stray}");
+        }
+        let (node, lane) = nodes
+            .iter()
+            .enumerate()
+            .find_map(|(i, n)| {
+                (0..WIDE_WIDTH)
+                    .find(|&l| n.count[l] != 0 && n.count[l] != u32::MAX)
+                    .map(|l| (i, l))
+            })
+            .expect("a leaf lane");
+        for (offset, count) in [(slots as u32, 4), (slots as u32 - 3, 4), (u32::MAX - 1, 4)] {
+            let mut bad = nodes.clone();
+            bad[node].offset[lane] = offset;
+            bad[node].count[lane] = count;
+            assert!(!in_bounds(&bad, slots), "slots {offset}+{count}");
+        }
+    }
 }

@@ -79,9 +79,12 @@
 
 mod context;
 mod gpu_mesh;
+mod kernel;
 mod layout;
+mod unchecked;
 
 pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
-pub use gpu_mesh::{
-    GpuMesh, GpuQuery, GpuStats, ResidentRays, DEFAULT_HIT_CAPACITY, MAX_HIT_CAPACITY,
+pub use gpu_mesh::{GpuMesh, GpuQuery, GpuStats, ResidentRays, DEFAULT_HIT_CAPACITY};
+pub use kernel::{
+    KernelOptions, CHECKS_VARIABLE, MAX_HIT_CAPACITY, STACK_VARIABLE, WORKGROUP_VARIABLE,
 };

@@ -11,8 +11,6 @@
 // names the triangle the CPU names. The bounds are derived in the crate's documentation (`lib.rs`, "Exactness").
 
 struct Params {
-    // 0 closest hit, 1 any hit, 2 crossing count, 3 every hit, 4 the rays.
-    mode: u32,
     // Rays in this dispatch.
     ray_count: u32,
     // Every hit: hit slots per ray.
@@ -25,6 +23,7 @@ struct Params {
     height: u32,
     camera: u32,
     first: u32,
+    _pad: u32,
     // Camera: the eye; forward (w: half width); right (w: half height); up.
     eye: vec4<f32>,
     forward: vec4<f32>,
@@ -55,14 +54,24 @@ struct RayIn {
 const MODE_CLOSEST: u32 = 0u;
 const MODE_ANY: u32 = 1u;
 const MODE_COUNT: u32 = 2u;
+const MODE_ALL: u32 = 3u;
 // No query: the rays themselves, for checking the camera's.
 const MODE_RAYS: u32 = 4u;
+
+// The host specialises these four per pipeline (`context.rs`, `Kernel::source`): each query
+// kind gets its own pipeline, with a hit list only where it lists hits.
+// The query this pipeline answers.
+const MODE: u32 = 0u;
+// Traversal stack entries per invocation: a ray that needs more is left to the host.
+const STACK_SIZE: u32 = 32u;
+// Hit slots per invocation (every hit: MAX_CAP; the other queries keep none).
+const LIST_SIZE: u32 = 1u;
+// Invocations per workgroup.
+const WORKGROUP: u32 = 128u;
 
 const EMPTY_LANE: u32 = 0xffffffffu;
 const NO_TRIANGLE: u32 = 0xffffffffu;
 const FLAGGED: u32 = 0xfffffffeu;
-const STACK_SIZE: u32 = 96u;
-const MAX_CAP: u32 = 64u;
 
 // The unit roundoff of f32, 2^-24.
 const U: f32 = 5.9604644775390625e-8;
@@ -71,6 +80,9 @@ const EDGE_BOUND: f32 = 7.152557373046875e-7; // 12 U
 const EDGE_BOUND_2: f32 = 9.094947017729282e-13; // 256 U^2
 const T_BOUND: f32 = 3.814697265625e-6; // 64 U
 const BOX_BOUND: f32 = 3.814697265625e-6; // 64 U
+// How far a reported u or v may lie from the CPU's (2^-8); a hit that cannot promise it is
+// left open.
+const UV_BOUND: f32 = 3.90625e-3;
 // Absolute terms for flushed subnormals.
 const ABS_EDGE: f32 = 8.077935669463161e-28; // 2^-90
 const TINY: f32 = 7.888609052210118e-31; // 2^-100
@@ -112,8 +124,8 @@ var<private> best: vec4<u32>;
 var<private> found: u32;
 var<private> ambiguous: bool;
 var<private> amb_lo: f32;
-var<private> list_t: array<f32, MAX_CAP>;
-var<private> list_err: array<f32, MAX_CAP>;
+var<private> list_t: array<f32, LIST_SIZE>;
+var<private> list_err: array<f32, LIST_SIZE>;
 var<private> done: bool;
 var<private> out_index: u32;
 
@@ -322,7 +334,18 @@ fn test_triangle(slot: u32) -> Test {
     let weights_err = r0 * abs(za - t) + r1 * abs(zb - t) + r2 * abs(zc - t);
     let rounding = abs(e0 * za) + abs(e1 * zb) + abs(e2 * zc);
     let err = (2.0 * weights_err + T_BOUND * rounding) / abs(det) + T_BOUND * abs(t) + TINY;
-    return Test(select(2u, 1u, sure), t, err, e1 * inv_det, e2 * inv_det);
+    let u = e1 * inv_det;
+    let v = e2 * inv_det;
+    var decided = sure;
+    if MODE == MODE_CLOSEST || MODE == MODE_ALL {
+        // The answer reports u and v: each moves from the CPU's by its edge function's error
+        // and its share of the determinant's, over the determinant (plus the division's few
+        // units in the last place, far below the bound). A grazing hit, whose determinant is
+        // barely above its error, cannot promise them and is left open.
+        let uv_err = max(r1 + abs(u) * det_err, r2 + abs(v) * det_err);
+        decided = decided && uv_err <= UV_BOUND * abs(det);
+    }
+    return Test(select(2u, 1u, decided), t, err, u, v);
 }
 
 fn mark_ambiguous(lo: f32) {
@@ -332,7 +355,7 @@ fn mark_ambiguous(lo: f32) {
 
 // How far boxes still matter.
 fn cull_limit() -> f32 {
-    if params.mode == MODE_CLOSEST && best.w != NO_TRIANGLE {
+    if MODE == MODE_CLOSEST && best.w != NO_TRIANGLE {
         let reach = best_t + best_err;
         return min(tmax_out, reach + abs(reach) * BOX_BOUND + TINY);
     }
@@ -346,9 +369,9 @@ fn take(test: Test, triangle: u32) {
         return;
     }
     if test.kind == 2u || lo < tmin_in || hi > tmax_in {
-        if params.mode == MODE_CLOSEST {
+        if MODE == MODE_CLOSEST {
             mark_ambiguous(lo);
-        } else if params.mode != MODE_ANY {
+        } else if MODE != MODE_ANY {
             // A count or a list is wrong if one hit is: leave the ray to the host.
             ambiguous = true;
             done = true;
@@ -358,7 +381,7 @@ fn take(test: Test, triangle: u32) {
         return;
     }
     let hit = vec4<u32>(bitcast<u32>(test.t), bitcast<u32>(test.u), bitcast<u32>(test.v), triangle);
-    switch params.mode {
+    switch MODE {
         case 0u: {
             if best.w == NO_TRIANGLE {
                 best = hit;
@@ -427,7 +450,7 @@ fn trace() {
                     if boxes.hit[j] && nodes[node].count[lane] != EMPTY_LANE {
                         // Nearest first on top: insertion by distance, descending.
                         var k = n;
-                        if params.mode == MODE_CLOSEST {
+                        if MODE == MODE_CLOSEST {
                             while k > 0u && nears[k - 1u] < boxes.near[j] {
                                 entries[k] = entries[k - 1u];
                                 nears[k] = nears[k - 1u];
@@ -502,7 +525,7 @@ fn camera_ray(pixel: u32) -> RayIn {
     return RayIn(vec4<f32>(params.eye.xyz, bitcast<f32>(1u)), vec4<f32>(unit, bitcast<f32>(0x7f800000u)));
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let index = id.y * params.row + id.x;
     if index >= params.ray_count {
@@ -515,7 +538,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     } else {
         ray = rays[index];
     }
-    if params.mode == MODE_RAYS {
+    if MODE == MODE_RAYS {
         hits[index] = vec4<u32>(bitcast<vec3<u32>>(ray.dir.xyz), FLAGGED);
         return;
     }
@@ -531,7 +554,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         trace();
     }
     let host = kind == 2u;
-    switch params.mode {
+    switch MODE {
         case 0u: {
             var answer = best;
             if host || ambiguous && amb_lo <= best_t + best_err {
