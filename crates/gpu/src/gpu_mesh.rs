@@ -455,8 +455,7 @@ impl GpuMesh {
                 &params,
                 rays.count,
                 &rays.rays,
-                &rays.hits,
-                &rays.counts,
+                (&rays.hits, &rays.counts),
                 None,
             )?;
             best = best.min(start.elapsed());
@@ -550,8 +549,7 @@ impl GpuMesh {
                 &params,
                 n,
                 &rays,
-                &hit_buffer,
-                &count_buffer,
+                (&hit_buffer, &count_buffer),
                 Some(Readback {
                     hits: &mut hits,
                     counts: &mut counts,
@@ -606,8 +604,7 @@ impl GpuMesh {
         params: &Params,
         n: u32,
         rays: &wgpu::Buffer,
-        hits: &wgpu::Buffer,
-        counts: &wgpu::Buffer,
+        (hits, counts): (&wgpu::Buffer, &wgpu::Buffer),
         read: Option<Readback<'_>>,
     ) -> Result<()> {
         let shared: &Shared = &self.gpu.shared;

@@ -81,7 +81,7 @@ impl KernelOptions {
                 self.stack
             )));
         }
-        if self.workgroup == 0 || self.workgroup % 32 != 0 || self.workgroup > 256 {
+        if self.workgroup == 0 || !self.workgroup.is_multiple_of(32) || self.workgroup > 256 {
             return Err(invalid(format!(
                 "a workgroup of {} ({WORKGROUP_VARIABLE}): a multiple of 32 up to 256",
                 self.workgroup
