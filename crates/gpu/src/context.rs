@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use meshcast_mesh::{Error, Result};
 
-use crate::kernel::KernelOptions;
+use crate::kernel::GpuOptions;
 use crate::unchecked;
 
 /// The environment variable that picks an adapter by name: the first adapter whose name
@@ -59,7 +59,7 @@ pub(crate) struct Shared {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     pub(crate) info: AdapterInfo,
-    pub(crate) options: KernelOptions,
+    pub(crate) options: GpuOptions,
     pub(crate) layout: wgpu::BindGroupLayout,
     /// The pipeline of each kernel mode (`trace.wgsl`'s `MODE_*`), once compiled.
     pipelines: Mutex<[Option<wgpu::ComputePipeline>; MODES]>,
@@ -81,7 +81,7 @@ impl Gpu {
     /// before an integrated one before a virtual one before a software one (Vulkan, Metal
     /// and DX12 before OpenGL).
     ///
-    /// The kernels are built as [`KernelOptions::from_env`] says.
+    /// The kernels are built as [`GpuOptions::from_env`] says.
     ///
     /// # Errors
     /// [`Error::NoGpu`] if there is no adapter, none matches the variable, or the adapter
@@ -96,19 +96,19 @@ impl Gpu {
 
     /// Opens the first adapter whose name contains `name` (case-insensitive), or, for `None`,
     /// the best one as [`Gpu::new`] picks it, with kernels built as
-    /// [`KernelOptions::from_env`] says.
+    /// [`GpuOptions::from_env`] says.
     ///
     /// # Errors
     /// As [`Gpu::new`].
     pub fn with_adapter(name: Option<&str>) -> Result<Self> {
-        Self::with_options(name, KernelOptions::from_env()?)
+        Self::with_options(name, GpuOptions::from_env()?)
     }
 
     /// As [`Gpu::with_adapter`], with kernels built as `options` says.
     ///
     /// # Errors
     /// As [`Gpu::new`], and [`Error::Gpu`] if `options` are out of range.
-    pub fn with_options(name: Option<&str>, options: KernelOptions) -> Result<Self> {
+    pub fn with_options(name: Option<&str>, options: GpuOptions) -> Result<Self> {
         options.validate()?;
         let instance = instance();
         let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
@@ -152,7 +152,7 @@ impl Gpu {
             .collect()
     }
 
-    fn open(adapter: wgpu::Adapter, options: KernelOptions) -> Result<Self> {
+    fn open(adapter: wgpu::Adapter, options: GpuOptions) -> Result<Self> {
         let info = AdapterInfo::of(&adapter.get_info());
         let offered = adapter.limits();
         // The largest buffers the adapter allows: a 30M-triangle mesh needs over 1 GB.
@@ -189,7 +189,7 @@ impl Gpu {
     }
 
     /// How the kernels are built.
-    pub fn kernel_options(&self) -> KernelOptions {
+    pub fn kernel_options(&self) -> GpuOptions {
         self.shared.options
     }
 }

@@ -2,7 +2,7 @@
 //! finished on the CPU.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use glam::Vec3;
@@ -11,9 +11,10 @@ use meshcast_primitives::{Camera, Hit, Ray};
 use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
-use crate::context::{checked, gpu_error, wait, Gpu, Shared};
+use crate::context::{checked, wait, Gpu, Shared};
 use crate::kernel::MAX_HIT_CAPACITY;
 use crate::layout::{self, GpuNode, GpuRay, Params, FLAGGED, NO_TRIANGLE};
+use crate::stream::{bind_group, grid, RaySource, Shape, Source, Workspace};
 
 /// Hit slots per ray that [`GpuMesh::cast_all_batch`] keeps on the GPU unless
 /// [`GpuMesh::set_hit_capacity`] says otherwise; a ray with more hits is answered on the CPU.
@@ -22,9 +23,6 @@ pub const DEFAULT_HIT_CAPACITY: u32 = 16;
 /// The shader's mode that answers no query but hands back the rays it made
 /// (`trace.wgsl`'s `MODE_RAYS`), for [`GpuMesh::camera_rays`].
 const RAYS_MODE: u32 = 4;
-
-/// The most workgroups along one dimension of a dispatch.
-const MAX_GROUPS_PER_ROW: u32 = 65_535;
 
 /// The queries the shader answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,6 +44,15 @@ impl GpuQuery {
             Self::Any => 1,
             Self::Count => 2,
             Self::All => 3,
+        }
+    }
+
+    /// The kernel and answers of the query, with `cap` slots for every-hit lists.
+    fn shape(self, cap: u32) -> Shape {
+        Shape {
+            mode: self.mode(),
+            slots: self.hit_slots(cap),
+            counts: self.counts(),
         }
     }
 
@@ -90,6 +97,8 @@ pub struct GpuMesh {
     /// Whether the shader can trace the mesh at all ([`layout::traceable`]).
     traceable: bool,
     hit_capacity: u32,
+    /// The buffers rays stream through, kept from the first query on.
+    workspace: Mutex<Option<Workspace>>,
     rays: AtomicU64,
     finished_on_cpu: AtomicU64,
 }
@@ -152,6 +161,7 @@ impl Gpu {
             nodes,
             triangles,
             hit_capacity: DEFAULT_HIT_CAPACITY,
+            workspace: Mutex::new(None),
             rays: AtomicU64::new(0),
             finished_on_cpu: AtomicU64::new(0),
         })
@@ -260,6 +270,11 @@ impl GpuMesh {
             queue.write_buffer(&self.triangles, 0, triangle_bytes);
         } else {
             (self.nodes, self.triangles) = self.gpu.buffers_of(&nodes, &triangles)?;
+            // The workspace's bindings name the old buffers.
+            *self
+                .workspace
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner) = None;
         }
         self.traceable = layout::traceable(&self.mesh);
         Ok(())
@@ -269,24 +284,28 @@ impl GpuMesh {
     ///
     /// # Errors
     /// [`Error::Gpu`] if the GPU fails.
-    pub fn cast_batch(&self, rays: &[Ray]) -> Result<Vec<Option<Hit>>> {
-        let (hits, _) = self.launch(GpuQuery::Closest, Source::Rays(rays))?;
-        let answers = self.finish(rays.len(), |i| closest(hits[i]));
-        Ok(self.complete(answers, |i| self.mesh.cast(&rays[i])))
+    pub fn cast_batch<R: RaySource + ?Sized>(&self, rays: &R) -> Result<Vec<Option<Hit>>> {
+        let answers = self.launch(GpuQuery::Closest, Source::Rays(&Rays(rays)), |hits, _| {
+            closest(hits[0])
+        })?;
+        Ok(self.complete(answers, |i, ()| self.mesh.cast(&rays.ray(i))))
     }
 
     /// Whether each ray hits anything, as [`RayQueries::occluded_batch`] answers.
     ///
     /// # Errors
     /// [`Error::Gpu`] if the GPU fails.
-    pub fn occluded_batch(&self, rays: &[Ray]) -> Result<Vec<bool>> {
-        let (_, counts) = self.launch(GpuQuery::Any, Source::Rays(rays))?;
-        let answers = self.finish(rays.len(), |i| match counts[i] {
-            0 => Done(false),
-            1 => Done(true),
-            _ => Open,
-        });
-        Ok(self.complete(answers, |i| self.mesh.occluded(&rays[i])))
+    pub fn occluded_batch<R: RaySource + ?Sized>(&self, rays: &R) -> Result<Vec<bool>> {
+        let answers = self.launch(
+            GpuQuery::Any,
+            Source::Rays(&Rays(rays)),
+            |_, count| match count {
+                0 => Done(false),
+                1 => Done(true),
+                _ => Open(()),
+            },
+        )?;
+        Ok(self.complete(answers, |i, ()| self.mesh.occluded(&rays.ray(i))))
     }
 
     /// How many times each ray crosses the surface: the length of its
@@ -295,13 +314,19 @@ impl GpuMesh {
     ///
     /// # Errors
     /// [`Error::Gpu`] if the GPU fails.
-    pub fn count_batch(&self, rays: &[Ray]) -> Result<Vec<u32>> {
-        let (_, counts) = self.launch(GpuQuery::Count, Source::Rays(rays))?;
-        let answers = self.finish(rays.len(), |i| match counts[i] {
-            FLAGGED => Open,
-            count => Done(count),
-        });
-        Ok(self.complete(answers, |i| self.mesh.cast_all(&rays[i]).len() as u32))
+    pub fn count_batch<R: RaySource + ?Sized>(&self, rays: &R) -> Result<Vec<u32>> {
+        let answers =
+            self.launch(
+                GpuQuery::Count,
+                Source::Rays(&Rays(rays)),
+                |_, count| match count {
+                    FLAGGED => Open(()),
+                    count => Done(count),
+                },
+            )?;
+        Ok(self.complete(answers, |i, ()| {
+            self.mesh.cast_all(&rays.ray(i)).len() as u32
+        }))
     }
 
     /// Every hit of each ray, in hit order, as [`RayQueries::cast_all_batch`] answers. Up to
@@ -310,28 +335,25 @@ impl GpuMesh {
     ///
     /// # Errors
     /// [`Error::Gpu`] if the GPU fails.
-    pub fn cast_all_batch(&self, rays: &[Ray]) -> Result<HitLists<Hit>> {
-        let cap = self.hit_capacity as usize;
-        let (hits, counts) = self.launch(GpuQuery::All, Source::Rays(rays))?;
-        let answers = self.finish(rays.len(), |i| match counts[i] {
-            FLAGGED => Open,
-            count => {
-                let slots = &hits[i * cap..i * cap + count as usize];
-                let mut list: Vec<Hit> = slots
-                    .iter()
-                    .map(|&[t, u, v, triangle]| Hit {
-                        t: f32::from_bits(t),
-                        u: f32::from_bits(u),
-                        v: f32::from_bits(v),
-                        triangle,
-                    })
-                    .collect();
-                list.sort_by(Hit::order);
-                Done(list)
-            }
-        });
+    pub fn cast_all_batch<R: RaySource + ?Sized>(&self, rays: &R) -> Result<HitLists<Hit>> {
+        let answers =
+            self.launch(
+                GpuQuery::All,
+                Source::Rays(&Rays(rays)),
+                |hits, count| match count {
+                    FLAGGED => Open(()),
+                    count => {
+                        let mut list: Vec<Hit> = hits[..count as usize]
+                            .iter()
+                            .map(|&slot| hit(slot))
+                            .collect();
+                        list.sort_by(Hit::order);
+                        Done(list)
+                    }
+                },
+            )?;
         Ok(self
-            .complete(answers, |i| self.mesh.cast_all(&rays[i]))
+            .complete(answers, |i, ()| self.mesh.cast_all(&rays.ray(i)))
             .into_iter()
             .collect())
     }
@@ -354,12 +376,16 @@ impl GpuMesh {
     ) -> Result<Vec<Option<Hit>>> {
         let pixels = width as usize * height as usize;
         let params = camera_params(camera, width, height);
-        let (hits, _) = self.launch(GpuQuery::Closest, Source::Camera(params, pixels))?;
-        let answers = self.finish(pixels, |i| closest(hits[i]));
-        Ok(self.complete(answers, |i| {
-            // A flagged pixel carries the direction the GPU made.
-            let [x, y, z, _] = hits[i];
-            let dir = Vec3::new(f32::from_bits(x), f32::from_bits(y), f32::from_bits(z));
+        let answers = self.launch(
+            GpuQuery::Closest,
+            Source::Camera(params, pixels),
+            |hits, _| match closest(hits[0]) {
+                Done(hit) => Done(hit),
+                // A flagged pixel carries the direction the GPU made.
+                Open(()) => Open(direction(hits[0])),
+            },
+        )?;
+        Ok(self.complete(answers, |i, dir| {
             let ray = if self.traceable {
                 Ray::new(camera.eye, dir)
             } else {
@@ -379,15 +405,14 @@ impl GpuMesh {
         let pixels = width as usize * height as usize;
         let params = camera_params(camera, width, height);
         // No query: every ray comes back flagged with its direction.
-        let (hits, _) =
-            self.launch_mode(RAYS_MODE, GpuQuery::Closest, Source::Camera(params, pixels))?;
-        Ok(hits
-            .iter()
-            .map(|&[x, y, z, _]| {
-                let dir = Vec3::new(f32::from_bits(x), f32::from_bits(y), f32::from_bits(z));
-                Ray::new(camera.eye, dir)
-            })
-            .collect())
+        let shape = Shape {
+            mode: RAYS_MODE,
+            ..GpuQuery::Closest.shape(1)
+        };
+        let answers = self.launch_shape(shape, Source::Camera(params, pixels), |hits, _| {
+            Done::<Ray, ()>(Ray::new(camera.eye, direction(hits[0])))
+        })?;
+        Ok(self.complete(answers, |_, ()| unreachable_ray()))
     }
 
     /// Copies `rays` to the GPU to stay there, with buffers for the answers of `query`.
@@ -429,7 +454,24 @@ impl GpuMesh {
         query: GpuQuery,
     ) -> Result<ResidentRays> {
         let count = u32::try_from(count).map_err(|_| too_many(count))?;
-        let (hits, counts) = self.output_buffers(count, query)?;
+        let device = &self.gpu.shared.device;
+        let limit = device.limits().max_storage_buffer_binding_size;
+        let hit_bytes = (u64::from(count) * query.hit_slots(self.hit_capacity) * 16).max(16);
+        let count_bytes = (u64::from(count) * 4).max(16);
+        if hit_bytes.max(count_bytes) > limit {
+            return Err(too_many(count as usize));
+        }
+        let buffer = |label, size| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        };
+        let (hits, counts) = checked(device, "dispatch", || {
+            (buffer("hits", hit_bytes), buffer("counts", count_bytes))
+        })?;
         Ok(ResidentRays {
             count,
             rays,
@@ -445,311 +487,212 @@ impl GpuMesh {
     /// # Errors
     /// [`Error::Gpu`] if the GPU fails.
     pub fn time(&self, rays: &ResidentRays, query: GpuQuery, repeats: usize) -> Result<Duration> {
-        let mut params = rays.camera.unwrap_or_default();
-        params.cap = self.hit_capacity;
+        let shared: &Shared = &self.gpu.shared;
+        let pipeline = shared.pipeline(query.mode())?;
+        let (row_groups, rows, row) = grid(rays.count, shared.options.workgroup);
+        let params = Params {
+            ray_count: rays.count,
+            row,
+            cap: self.hit_capacity,
+            ..rays.camera.unwrap_or_default()
+        };
+        let (bind_group, _params) = checked(&shared.device, "dispatch", || {
+            let uniform = shared
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("params"),
+                    contents: bytemuck::bytes_of(&params),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+            let group = bind_group(
+                shared,
+                (&self.nodes, &self.triangles),
+                &uniform,
+                &rays.rays,
+                (&rays.hits, &rays.counts),
+            );
+            (group, uniform)
+        })?;
         let mut best = Duration::MAX;
         for _ in 0..repeats.max(1) {
             let start = Instant::now();
-            self.dispatch(
-                query.mode(),
-                &params,
-                rays.count,
-                &rays.rays,
-                (&rays.hits, &rays.counts),
-                None,
-            )?;
+            checked(&shared.device, "dispatch", || {
+                let mut encoder = shared.device.create_command_encoder(&Default::default());
+                {
+                    let mut pass = encoder.begin_compute_pass(&Default::default());
+                    pass.set_pipeline(&pipeline);
+                    pass.set_bind_group(0, &bind_group, &[]);
+                    pass.dispatch_workgroups(row_groups, rows, 1);
+                }
+                shared.queue.submit([encoder.finish()]);
+            })?;
+            wait(&shared.device)?;
             best = best.min(start.elapsed());
         }
         Ok(best)
     }
 
-    /// Answers each ray with `answer` from the GPU's results, counting the open ones.
-    fn finish<T: Send>(
+    /// Fills the open answers on the CPU, in parallel, counting them.
+    fn complete<T: Send, O: Send>(
         &self,
-        count: usize,
-        answer: impl Fn(usize) -> Answer<T> + Sync,
-    ) -> Vec<Option<T>> {
-        let answers: Vec<Option<T>> = (0..count)
-            .into_par_iter()
-            .map(|i| match answer(i) {
-                Done(value) => Some(value),
-                Open => None,
-            })
-            .collect();
-        let open = answers.iter().filter(|a| a.is_none()).count();
-        self.rays.fetch_add(count as u64, Ordering::Relaxed);
+        answers: Vec<Answer<T, O>>,
+        cpu: impl Fn(usize, O) -> T + Sync,
+    ) -> Vec<T> {
+        let open = answers.iter().filter(|a| matches!(a, Open(_))).count();
+        self.rays.fetch_add(answers.len() as u64, Ordering::Relaxed);
         self.finished_on_cpu
             .fetch_add(open as u64, Ordering::Relaxed);
         answers
-    }
-
-    /// Fills the open answers on the CPU, in parallel.
-    fn complete<T: Send>(
-        &self,
-        answers: Vec<Option<T>>,
-        cpu: impl Fn(usize) -> T + Sync,
-    ) -> Vec<T> {
-        answers
             .into_par_iter()
             .enumerate()
-            .map(|(i, answer)| answer.unwrap_or_else(|| cpu(i)))
+            .map(|(i, answer)| match answer {
+                Done(value) => value,
+                Open(open) => cpu(i, open),
+            })
             .collect()
     }
 
-    /// Runs `query` over the rays of `source` in as many dispatches as the buffers need and
-    /// reads back the hits (four words per slot) and the counts.
-    fn launch(&self, query: GpuQuery, source: Source<'_>) -> Result<(Vec<[u32; 4]>, Vec<u32>)> {
-        self.launch_mode(query.mode(), query, source)
-    }
-
-    /// [`GpuMesh::launch`] with the kernel of `mode`, whose answers are laid out as `query`'s.
-    fn launch_mode(
+    /// Runs `query` over the rays of `source` and answers each ray with `answer` of its hit
+    /// slots and its count, in parallel, as the answers come back.
+    fn launch<T: Send, O: Send>(
         &self,
-        mode: u32,
         query: GpuQuery,
         source: Source<'_>,
-    ) -> Result<(Vec<[u32; 4]>, Vec<u32>)> {
-        let count = source.len();
-        let slots = query.hit_slots(self.hit_capacity) as usize;
-        if count == 0 || self.mesh.bvh().is_empty() {
-            // No ray, or nothing to hit: every ray misses, on the CPU too.
-            let hits = vec![[0, 0, 0, NO_TRIANGLE]; count * slots];
-            return Ok((hits, vec![0; if query.counts() { count } else { 0 }]));
-        }
-        if !self.traceable {
-            // Coordinates the shader cannot take: every ray is left to the CPU.
-            let hits = vec![[0, 0, 0, FLAGGED]; count * slots];
-            return Ok((hits, vec![FLAGGED; if query.counts() { count } else { 0 }]));
-        }
-        let chunk = self.chunk_rays(query);
-        let mut hits = Vec::with_capacity(count * slots);
-        let mut counts = Vec::with_capacity(if query.counts() { count } else { 0 });
-        let mut start = 0;
-        while start < count {
-            let end = (start + chunk).min(count);
-            let n = (end - start) as u32;
-            let (mut params, rays) = match &source {
-                Source::Rays(rays) => {
-                    let gpu_rays: Vec<GpuRay> = rays[start..end].iter().map(GpuRay::of).collect();
-                    (
-                        Params::default(),
-                        self.gpu.storage("rays", bytemuck::cast_slice(&gpu_rays))?,
-                    )
-                }
-                Source::Camera(params, _) => {
-                    let mut params = *params;
-                    params.first = start as u32;
-                    (params, self.gpu.storage("rays", &[])?)
-                }
-            };
-            params.cap = self.hit_capacity;
-            let (hit_buffer, count_buffer) = self.output_buffers(n, query)?;
-            self.dispatch(
-                mode,
-                &params,
-                n,
-                &rays,
-                (&hit_buffer, &count_buffer),
-                Some(Readback {
-                    hits: &mut hits,
-                    counts: &mut counts,
-                    slots,
-                    with_counts: query.counts(),
-                }),
-            )?;
-            start = end;
-        }
-        Ok((hits, counts))
+        answer: impl Fn(&[[u32; 4]], u32) -> Answer<T, O> + Sync,
+    ) -> Result<Vec<Answer<T, O>>> {
+        self.launch_shape(query.shape(self.hit_capacity), source, answer)
     }
 
-    /// Rays per dispatch: as many as the adapter's largest buffer holds answers for, and
-    /// at most 2^22 (a few hundred MB of buffers in flight).
-    fn chunk_rays(&self, query: GpuQuery) -> usize {
+    /// [`GpuMesh::launch`] with the kernel and answers of `shape`.
+    fn launch_shape<T: Send, O: Send>(
+        &self,
+        shape: Shape,
+        source: Source<'_>,
+        answer: impl Fn(&[[u32; 4]], u32) -> Answer<T, O> + Sync,
+    ) -> Result<Vec<Answer<T, O>>> {
+        let count = source.len();
+        let slots = shape.slots as usize;
+        let mut answers = Vec::with_capacity(count);
+        let fixed = if count == 0 || self.mesh.bvh().is_empty() {
+            // No ray, or nothing to hit: every ray misses, on the CPU too.
+            Some(([0, 0, 0, NO_TRIANGLE], 0))
+        } else if !self.traceable {
+            // Coordinates the shader cannot take: every ray is left to the CPU.
+            Some(([0, 0, 0, FLAGGED], FLAGGED))
+        } else {
+            None
+        };
+        if let Some((slot, ray_count)) = fixed {
+            let hits = vec![slot; slots.max(1)];
+            answers.par_extend((0..count).into_par_iter().map(|_| answer(&hits, ray_count)));
+            return Ok(answers);
+        }
+        // Buffers for one call's rays, up to a whole chunk, grown when a call needs more.
+        let chunk = self
+            .chunk_rays(shape)
+            .min(count.next_power_of_two().max(4096));
+        let shared: &Shared = &self.gpu.shared;
+        let mut workspace = self
+            .workspace
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !workspace
+            .as_ref()
+            .is_some_and(|w| w.fits(chunk, shape.slots))
+        {
+            // Dropped first: the old buffers go before the new ones are made.
+            *workspace = None;
+            let slots_per_ray = shape.slots.max(1);
+            *workspace = Some(Workspace::new(
+                shared,
+                (&self.nodes, &self.triangles),
+                chunk,
+                slots_per_ray,
+            )?);
+        }
+        let workspace = workspace.as_mut().expect("made above");
+        let base = match &source {
+            Source::Camera(params, _) => *params,
+            Source::Rays(_) => Params::default(),
+        };
+        let params = Params {
+            cap: self.hit_capacity,
+            ..base
+        };
+        workspace.stream(shared, shape, params, &source, |_, hits, counts| {
+            let n = hits.len().checked_div(slots).unwrap_or(counts.len());
+            answers.par_extend((0..n).into_par_iter().map(|i| {
+                let count = counts.get(i).copied().unwrap_or(0);
+                answer(&hits[i * slots..(i + 1) * slots], count)
+            }));
+        })?;
+        Ok(answers)
+    }
+
+    /// Rays per streamed chunk: [`GpuOptions::chunk`](crate::GpuOptions::chunk), at most as many as the adapter's
+    /// largest buffer holds answers for.
+    fn chunk_rays(&self, shape: Shape) -> usize {
         let limit = self
             .gpu
             .shared
             .device
             .limits()
             .max_storage_buffer_binding_size;
-        let per_ray = 32u64.max(16 * query.hit_slots(self.hit_capacity));
-        ((limit / per_ray) as usize).clamp(1, 1 << 22)
-    }
-
-    fn output_buffers(&self, n: u32, query: GpuQuery) -> Result<(wgpu::Buffer, wgpu::Buffer)> {
-        let slots = query.hit_slots(self.hit_capacity);
-        let device = &self.gpu.shared.device;
-        let limit = device.limits().max_storage_buffer_binding_size;
-        let hit_bytes = (u64::from(n) * slots * 16).max(16);
-        let count_bytes = if query.counts() { u64::from(n) * 4 } else { 0 }.max(16);
-        if hit_bytes.max(count_bytes) > limit {
-            return Err(too_many(n as usize));
-        }
-        let buffer = |label, size| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            })
-        };
-        checked(device, "dispatch", || {
-            (buffer("hits", hit_bytes), buffer("counts", count_bytes))
-        })
-    }
-
-    /// One dispatch of `n` rays; with `read`, copies the answers back and appends them.
-    fn dispatch(
-        &self,
-        mode: u32,
-        params: &Params,
-        n: u32,
-        rays: &wgpu::Buffer,
-        (hits, counts): (&wgpu::Buffer, &wgpu::Buffer),
-        read: Option<Readback<'_>>,
-    ) -> Result<()> {
-        let shared: &Shared = &self.gpu.shared;
-        let Shared {
-            device,
-            queue,
-            layout,
-            ..
-        } = shared;
-        let pipeline = shared.pipeline(mode)?;
-        let workgroup = shared.options.workgroup;
-        let groups = n.div_ceil(workgroup).max(1);
-        let row_groups = groups.min(MAX_GROUPS_PER_ROW);
-        let rows = groups.div_ceil(row_groups);
-        let params = Params {
-            ray_count: n,
-            row: row_groups * workgroup,
-            ..*params
-        };
-        let staging = checked(device, "dispatch", || {
-            let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("params"),
-                contents: bytemuck::bytes_of(&params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("meshcast trace"),
-                layout,
-                entries: &[
-                    entry(0, &uniform),
-                    entry(1, &self.nodes),
-                    entry(2, &self.triangles),
-                    entry(3, rays),
-                    entry(4, hits),
-                    entry(5, counts),
-                ],
-            });
-            let mut encoder = device.create_command_encoder(&Default::default());
-            {
-                let mut pass = encoder.begin_compute_pass(&Default::default());
-                pass.set_pipeline(&pipeline);
-                pass.set_bind_group(0, &bind_group, &[]);
-                pass.dispatch_workgroups(row_groups, rows, 1);
-            }
-            let staging = read.as_ref().map(|read| {
-                let hit_bytes = u64::from(n) * read.slots as u64 * 16;
-                let count_bytes = if read.with_counts {
-                    u64::from(n) * 4
-                } else {
-                    0
-                };
-                let staging = device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("readback"),
-                    size: (hit_bytes + count_bytes).max(16),
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                if hit_bytes > 0 {
-                    encoder.copy_buffer_to_buffer(hits, 0, &staging, 0, hit_bytes);
-                }
-                if count_bytes > 0 {
-                    encoder.copy_buffer_to_buffer(counts, 0, &staging, hit_bytes, count_bytes);
-                }
-                (staging, hit_bytes, count_bytes)
-            });
-            queue.submit([encoder.finish()]);
-            staging
-        })?;
-        let (Some((staging, hit_bytes, count_bytes)), Some(read)) = (staging, read) else {
-            wait(device)?;
-            return Ok(());
-        };
-        let (sender, receiver) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |result| {
-            let _ = sender.send(result);
-        });
-        wait(device)?;
-        receiver
-            .recv()
-            .map_err(|error| gpu_error("readback", error))?
-            .map_err(|error| gpu_error("readback", error))?;
-        {
-            let view = staging
-                .get_mapped_range(..)
-                .map_err(|error| gpu_error("readback", error))?;
-            let words: &[u32] = bytemuck::cast_slice(&view[..]);
-            let hit_words = (hit_bytes / 4) as usize;
-            read.hits.extend(
-                words[..hit_words]
-                    .chunks_exact(4)
-                    .map(|w| [w[0], w[1], w[2], w[3]]),
-            );
-            read.counts
-                .extend_from_slice(&words[hit_words..hit_words + (count_bytes / 4) as usize]);
-        }
-        staging.unmap();
-        Ok(())
+        let per_ray = 32u64.max(16 * shape.slots);
+        let chunk = self.gpu.shared.options.chunk as usize;
+        ((limit / per_ray) as usize).clamp(1, chunk)
     }
 }
 
-/// Where a dispatch's answers go: `slots` hit slots per ray, and a count per ray when
-/// `with_counts`.
-struct Readback<'a> {
-    hits: &'a mut Vec<[u32; 4]>,
-    counts: &'a mut Vec<u32>,
-    slots: usize,
-    with_counts: bool,
-}
+/// The [`RaySource`] of a query's rays, sized so it can stand behind a `dyn` pointer.
+struct Rays<'a, R: ?Sized>(&'a R);
 
-/// Where a launch's rays come from: the host, or a camera on the GPU (its parameters and
-/// pixel count).
-enum Source<'a> {
-    Rays(&'a [Ray]),
-    Camera(Params, usize),
-}
-
-impl Source<'_> {
+impl<R: RaySource + ?Sized> RaySource for Rays<'_, R> {
     fn len(&self) -> usize {
-        match self {
-            Self::Rays(rays) => rays.len(),
-            Self::Camera(_, pixels) => *pixels,
-        }
+        self.0.len()
+    }
+
+    fn ray(&self, index: usize) -> Ray {
+        self.0.ray(index)
     }
 }
 
-/// A ray's answer from the GPU: decided, or left open for the CPU.
-enum Answer<T> {
+/// A ray's answer from the GPU: decided, or left open for the CPU with what the CPU needs
+/// beside the ray's index.
+enum Answer<T, O> {
     Done(T),
-    Open,
+    Open(O),
 }
 
 use Answer::{Done, Open};
 
-/// The closest-hit answer in a hit slot.
-fn closest([t, u, v, triangle]: [u32; 4]) -> Answer<Option<Hit>> {
-    match triangle {
-        NO_TRIANGLE => Done(None),
-        FLAGGED => Open,
-        _ => Done(Some(Hit {
-            t: f32::from_bits(t),
-            u: f32::from_bits(u),
-            v: f32::from_bits(v),
-            triangle,
-        })),
+/// The hit in a hit slot.
+fn hit([t, u, v, triangle]: [u32; 4]) -> Hit {
+    Hit {
+        t: f32::from_bits(t),
+        u: f32::from_bits(u),
+        v: f32::from_bits(v),
+        triangle,
     }
+}
+
+/// The closest-hit answer in a hit slot.
+fn closest(slot: [u32; 4]) -> Answer<Option<Hit>, ()> {
+    match slot[3] {
+        NO_TRIANGLE => Done(None),
+        FLAGGED => Open(()),
+        _ => Done(Some(hit(slot))),
+    }
+}
+
+/// The direction a flagged camera ray carries back.
+fn direction([x, y, z, _]: [u32; 4]) -> Vec3 {
+    Vec3::new(f32::from_bits(x), f32::from_bits(y), f32::from_bits(z))
+}
+
+/// The rays pass leaves none open.
+fn unreachable_ray() -> Ray {
+    Ray::new(Vec3::ZERO, Vec3::ZERO)
 }
 
 fn camera_params(camera: &Camera, width: u32, height: u32) -> Params {
@@ -764,13 +707,6 @@ fn camera_params(camera: &Camera, width: u32, height: u32) -> Params {
         right: v4(frame.right, frame.half_height),
         up: v4(frame.up, 0.0),
         ..Params::default()
-    }
-}
-
-fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
     }
 }
 

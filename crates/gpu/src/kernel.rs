@@ -1,4 +1,4 @@
-//! The traversal kernel's build choices ([`KernelOptions`], with the environment variables
+//! The traversal kernel's build choices ([`GpuOptions`], with the environment variables
 //! that set them, so one binary can measure each choice on the GPU that matters) and the
 //! shader source specialised for one query kind.
 
@@ -8,20 +8,22 @@ use meshcast_mesh::{Error, Result};
 /// the host finishes.
 pub(crate) const SHADER: &str = include_str!("trace.wgsl");
 
-/// The environment variable that sets [`KernelOptions::stack`].
+/// The environment variable that sets [`GpuOptions::stack`].
 pub const STACK_VARIABLE: &str = "MESHCAST_GPU_STACK";
-/// The environment variable that sets [`KernelOptions::workgroup`].
+/// The environment variable that sets [`GpuOptions::workgroup`].
 pub const WORKGROUP_VARIABLE: &str = "MESHCAST_GPU_WORKGROUP";
-/// The environment variable that sets [`KernelOptions::runtime_checks`] (`1` or `0`).
+/// The environment variable that sets [`GpuOptions::runtime_checks`] (`1` or `0`).
 pub const CHECKS_VARIABLE: &str = "MESHCAST_GPU_CHECKS";
+/// The environment variable that sets [`GpuOptions::chunk`].
+pub const CHUNK_VARIABLE: &str = "MESHCAST_GPU_CHUNK";
 
 /// The most hit slots per ray the every-hit kernel holds (`trace.wgsl`'s `LIST_SIZE` in that
 /// pipeline).
 pub const MAX_HIT_CAPACITY: u32 = 64;
 
-/// How the traversal kernels are built. Every choice keeps every answer exact (a ray the
-/// kernel cannot finish is answered on the CPU); they trade speed only, and the best one
-/// depends on the GPU, so each can be set at run time.
+/// How the traversal kernels are built and rays streamed to them. Every choice keeps every
+/// answer exact (a ray the kernel cannot finish is answered on the CPU); they trade speed
+/// only, and the best one depends on the GPU, so each can be set at run time.
 ///
 /// Measured on an NVIDIA H100 (Vulkan; closest hit, 4M rays, Grays/s; bunny random / bunny
 /// camera / bunny x16 random / x16 camera): 0.373 / 0.698 / 0.293 / 0.586 with runtime
@@ -30,7 +32,7 @@ pub const MAX_HIT_CAPACITY: u32 = 64;
 /// in the every-hit kernel, workgroups of 128). Stacks of 24 to 48 and workgroups of 32 to
 /// 256 measured within a few percent of these, or slower.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KernelOptions {
+pub struct GpuOptions {
     /// Traversal stack entries per ray (8 to 256; [`STACK_VARIABLE`]). A ray whose walk
     /// needs more is answered on the CPU, so a small stack costs exactness nothing.
     pub stack: u32,
@@ -40,19 +42,25 @@ pub struct KernelOptions {
     /// ([`CHECKS_VARIABLE`]). Off by default: the kernel's own indices stay in bounds (see
     /// `unchecked.rs`), and the checks cost 1.3 to 1.5 times the kernel's time.
     pub runtime_checks: bool,
+    /// Rays per streamed chunk (4096 to 2^24; [`CHUNK_VARIABLE`]): two chunks are in flight,
+    /// one traced while the CPU writes the next one's rays and reads the last one's answers.
+    /// The buffers of two chunks stay on the GPU between calls (about 100 bytes per ray of
+    /// a chunk for closest hits).
+    pub chunk: u32,
 }
 
-impl Default for KernelOptions {
+impl Default for GpuOptions {
     fn default() -> Self {
         Self {
             stack: 32,
             workgroup: 128,
             runtime_checks: false,
+            chunk: 1 << 20,
         }
     }
 }
 
-impl KernelOptions {
+impl GpuOptions {
     /// The defaults, with each one the environment sets replaced.
     ///
     /// # Errors
@@ -67,6 +75,9 @@ impl KernelOptions {
         }
         if let Some(checks) = variable(CHECKS_VARIABLE)? {
             options.runtime_checks = checks != 0;
+        }
+        if let Some(chunk) = variable(CHUNK_VARIABLE)? {
+            options.chunk = chunk;
         }
         options.validate()?;
         Ok(options)
@@ -87,6 +98,12 @@ impl KernelOptions {
                 self.workgroup
             )));
         }
+        if !(4096..=1 << 24).contains(&self.chunk) {
+            return Err(invalid(format!(
+                "chunks of {} rays ({CHUNK_VARIABLE}): 4096 to 2^24",
+                self.chunk
+            )));
+        }
         Ok(())
     }
 
@@ -105,14 +122,15 @@ impl KernelOptions {
     }
 }
 
-impl std::fmt::Display for KernelOptions {
+impl std::fmt::Display for GpuOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "stack {}, workgroup {}, runtime checks {}",
+            "stack {}, workgroup {}, runtime checks {}, chunks of {} rays",
             self.stack,
             self.workgroup,
-            if self.runtime_checks { "on" } else { "off" }
+            if self.runtime_checks { "on" } else { "off" },
+            self.chunk
         )
     }
 }
@@ -174,11 +192,12 @@ mod tests {
     #[test]
     fn every_specialisation_validates() {
         let options = [
-            KernelOptions::default(),
-            KernelOptions {
+            GpuOptions::default(),
+            GpuOptions {
                 stack: 96,
                 workgroup: 64,
                 runtime_checks: true,
+                chunk: 4096,
             },
         ];
         for options in options {
@@ -200,14 +219,24 @@ mod tests {
 
     #[test]
     fn out_of_range_options_are_refused() {
-        for (stack, workgroup) in [(4, 128), (300, 128), (32, 0), (32, 100), (32, 512)] {
-            let options = KernelOptions {
+        let cases = [
+            (4, 128, 4096),
+            (300, 128, 4096),
+            (32, 0, 4096),
+            (32, 100, 4096),
+            (32, 512, 4096),
+            (32, 128, 100),
+            (32, 128, 1 << 25),
+        ];
+        for (stack, workgroup, chunk) in cases {
+            let options = GpuOptions {
                 stack,
                 workgroup,
                 runtime_checks: false,
+                chunk,
             };
             assert!(options.validate().is_err(), "{options}");
         }
-        assert!(KernelOptions::default().validate().is_ok());
+        assert!(GpuOptions::default().validate().is_ok());
     }
 }

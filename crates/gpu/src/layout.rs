@@ -15,6 +15,14 @@ pub(crate) const COORD_LIMIT: f32 = 268_435_456.0;
 /// (2^-100; `trace.wgsl`'s `TINY`).
 pub(crate) const COORD_FLOOR: f32 = 7.888_609e-31;
 
+/// How far a reported `t` may lie from the CPU's, relative to it (2^-12; `trace.wgsl`'s
+/// `T_REPORT_BOUND`): a hit that cannot promise it is answered on the CPU.
+pub const T_ERROR_BOUND: f32 = 2.441_406_3e-4;
+
+/// How far a reported `u` or `v` may lie from the CPU's (2^-8; `trace.wgsl`'s `UV_BOUND`):
+/// a hit that cannot promise it, a grazing one, is answered on the CPU.
+pub const UV_ERROR_BOUND: f32 = 3.906_25e-3;
+
 /// A triangle slot's triangle index when the slot pads a leaf.
 pub(crate) const NO_TRIANGLE: u32 = u32::MAX;
 

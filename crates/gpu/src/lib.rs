@@ -81,10 +81,14 @@ mod context;
 mod gpu_mesh;
 mod kernel;
 mod layout;
+mod stream;
 mod unchecked;
 
 pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
 pub use gpu_mesh::{GpuMesh, GpuQuery, GpuStats, ResidentRays, DEFAULT_HIT_CAPACITY};
 pub use kernel::{
-    KernelOptions, CHECKS_VARIABLE, MAX_HIT_CAPACITY, STACK_VARIABLE, WORKGROUP_VARIABLE,
+    GpuOptions, CHECKS_VARIABLE, CHUNK_VARIABLE, MAX_HIT_CAPACITY, STACK_VARIABLE,
+    WORKGROUP_VARIABLE,
 };
+pub use layout::{T_ERROR_BOUND, UV_ERROR_BOUND};
+pub use stream::RaySource;

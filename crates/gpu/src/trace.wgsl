@@ -83,6 +83,8 @@ const BOX_BOUND: f32 = 3.814697265625e-6; // 64 U
 // How far a reported u or v may lie from the CPU's (2^-8); a hit that cannot promise it is
 // left open.
 const UV_BOUND: f32 = 3.90625e-3;
+// How far, relative to itself, a reported t may lie from the CPU's (2^-12).
+const T_REPORT_BOUND: f32 = 2.44140625e-4;
 // Absolute terms for flushed subnormals.
 const ABS_EDGE: f32 = 8.077935669463161e-28; // 2^-90
 const TINY: f32 = 7.888609052210118e-31; // 2^-100
@@ -343,7 +345,7 @@ fn test_triangle(slot: u32) -> Test {
         // units in the last place, far below the bound). A grazing hit, whose determinant is
         // barely above its error, cannot promise them and is left open.
         let uv_err = max(r1 + abs(u) * det_err, r2 + abs(v) * det_err);
-        decided = decided && uv_err <= UV_BOUND * abs(det);
+        decided = decided && uv_err <= UV_BOUND * abs(det) && err <= T_REPORT_BOUND * abs(t);
     }
     return Test(select(2u, 1u, decided), t, err, u, v);
 }

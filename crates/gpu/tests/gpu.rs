@@ -14,7 +14,7 @@ use meshcast::{
     Camera, Contacts, Hit, Mesh, MeshFiles, PointQueries, Ray, RayQueries, TriMesh, TriMeshFiles,
     Triangle,
 };
-use meshcast_gpu::{Gpu, GpuMesh};
+use meshcast_gpu::{Gpu, GpuMesh, GpuOptions, T_ERROR_BOUND, UV_ERROR_BOUND};
 use meshcast_testkit::{
     adversarial_rays, all_assets, asset, brute_force_cast_all, brute_force_cast_with, cube,
     icosphere, incoherent_rays, random_rays, random_transform, rng, torus, transformed,
@@ -59,7 +59,7 @@ fn check(gpu: &Gpu, on_gpu: &GpuMesh, rays: &[Ray], what: &str) {
         let want = mesh.cast(ray);
         let same = match (got, want) {
             (Some(g), Some(w)) if exact => *g == w,
-            (Some(g), Some(w)) => g.triangle == w.triangle,
+            (Some(g), Some(w)) => g.triangle == w.triangle && within_bounds(g, &w),
             (None, None) => true,
             _ => false,
         };
@@ -84,10 +84,23 @@ fn check(gpu: &Gpu, on_gpu: &GpuMesh, rays: &[Ray], what: &str) {
         let got: Vec<u32> = lists[i].iter().map(|h| h.triangle).collect();
         let want: Vec<u32> = all.iter().map(|h| h.triangle).collect();
         assert_eq!(got, want, "{what}: cast_all, ray {i} {ray:?}");
+        for (g, w) in lists[i].iter().zip(&all) {
+            assert!(
+                within_bounds(g, w),
+                "{what}: cast_all, ray {i}: {g:?} vs {w:?}"
+            );
+        }
         if exact {
             assert_eq!(&lists[i], &all[..], "{what}: cast_all hits, ray {i}");
         }
     }
+}
+
+/// Whether a GPU hit's `t`, `u` and `v` lie within the documented bounds of the CPU's.
+fn within_bounds(gpu: &Hit, cpu: &Hit) -> bool {
+    (gpu.t - cpu.t).abs() <= T_ERROR_BOUND * cpu.t.abs() * 1.001
+        && (gpu.u - cpu.u).abs() <= UV_ERROR_BOUND
+        && (gpu.v - cpu.v).abs() <= UV_ERROR_BOUND
 }
 
 fn mesh_of(tri_mesh: TriMesh) -> Arc<Mesh> {
@@ -336,6 +349,52 @@ fn hit_lists_longer_than_the_capacity_are_complete() {
                 list.iter().map(|h| h.triangle).collect::<Vec<_>>(),
                 want.iter().map(|h| h.triangle).collect::<Vec<_>>()
             );
+        }
+    }
+}
+
+/// Rays streamed in many small chunks, through a stack small enough to overflow and kernels
+/// with wgpu's runtime checks on, answer as the CPU does: every chunk lands in its place, and
+/// a ray whose walk outgrows the stack is finished on the CPU.
+#[test]
+fn every_kernel_option_answers_as_the_cpu() {
+    let Some(default) = gpu() else { return };
+    let mesh = Arc::new(Mesh::from_path(asset("stanford-bunny.obj")).expect("bunny"));
+    let bounds = mesh.bounds();
+    let triangles: Vec<Triangle> = mesh.tri_mesh().triangles().collect();
+    let mut rays = random_rays(bounds, 6000, 11);
+    rays.extend(incoherent_rays(bounds, 4000, 12));
+    rays.extend(adversarial_rays(&triangles, 3000, 13));
+    let name = default.adapter().name.clone();
+    for options in [
+        GpuOptions {
+            chunk: 4096,
+            ..GpuOptions::default()
+        },
+        GpuOptions {
+            stack: 8,
+            workgroup: 32,
+            runtime_checks: true,
+            chunk: 5000,
+        },
+    ] {
+        let gpu = Gpu::with_options(Some(&name), options).expect("the same adapter");
+        assert_eq!(gpu.kernel_options(), options);
+        let on_gpu = upload(&gpu, &mesh);
+        check(&gpu, &on_gpu, &rays, &options.to_string());
+        let camera = Camera::framing(bounds, 50.0, 1.0);
+        let image = on_gpu.cast_camera(&camera, 100, 90).expect("camera");
+        let camera_rays = on_gpu.camera_rays(&camera, 100, 90).expect("rays");
+        for (pixel, (hit, ray)) in image.iter().zip(&camera_rays).enumerate() {
+            let want = mesh.cast(ray);
+            assert_eq!(
+                hit.map(|h| h.triangle),
+                want.map(|h| h.triangle),
+                "{options}: pixel {pixel}"
+            );
+        }
+        if options.stack == 8 {
+            assert!(on_gpu.stats().finished_on_cpu > 0, "a stack of 8 overflows");
         }
     }
 }
