@@ -287,6 +287,40 @@ pub fn rays(rows: &RowsView<'_>, range: Option<(f32, f32)>) -> PyResult<Vec<Ray>
     }
 }
 
+/// Rows `(ox, oy, oz, dx, dy, dz)` read as rays where numpy holds them, each accepting `t`
+/// in a range: the GPU queries write them straight into the GPU's upload buffer, with no
+/// `Vec<Ray>` made first.
+pub struct RowRays<'a> {
+    slice: FloatSlice<'a>,
+    range: Option<(f32, f32)>,
+}
+
+impl meshcast::gpu::RaySource for RowRays<'_> {
+    fn len(&self) -> usize {
+        match self.slice {
+            FloatSlice::F32(s) => s.len() / 6,
+            FloatSlice::F64(s) => s.len() / 6,
+        }
+    }
+
+    fn ray(&self, index: usize) -> Ray {
+        ray_of(self.slice.row(index), self.range)
+    }
+}
+
+/// The rays of rows `(ox, oy, oz, dx, dy, dz)` as [`rays`] reads them, without a copy.
+///
+/// # Errors
+/// `ValueError` naming the first ray with a NaN or infinite coordinate.
+pub fn row_rays<'a>(rows: &RowsView<'a>, range: Option<(f32, f32)>) -> PyResult<RowRays<'a>> {
+    let slice = rows.slice;
+    let finite = |index| slice.row::<6>(index).iter().all(|x| x.is_finite());
+    match (0..rows.len()).into_par_iter().position_first(|i| !finite(i)) {
+        Some(index) => Err(rows.not_finite(index)),
+        None => Ok(RowRays { slice, range }),
+    }
+}
+
 /// The ray of a row `(ox, oy, oz, dx, dy, dz)`, accepting `t` in `range` (`None`: every
 /// `t > 0`, as [`Ray::new`]).
 fn ray_of([ox, oy, oz, dx, dy, dz]: [f32; 6], range: Option<(f32, f32)>) -> Ray {

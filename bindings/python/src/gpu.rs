@@ -190,7 +190,7 @@ impl GpuMesh {
         let range = range(tnear, tfar)?;
         only_contacts(contacts)?;
         let cast = self.run(py, threads, |resident| {
-            let rays = arrays::rays(&view, Some(range))?;
+            let rays = arrays::row_rays(&view, Some(range))?;
             let hits = resident.mesh.cast_batch(&rays).map_err(crate::to_py)?;
             let mesh: &meshcast::Mesh = resident.mesh.mesh();
             Ok(queries::cast_answers(mesh, Some(resident.normals()), &hits))
@@ -220,7 +220,7 @@ impl GpuMesh {
         let range = range(tnear, tfar)?;
         only_contacts(contacts)?;
         let occluded = self.run(py, threads, |resident| {
-            let rays = arrays::rays(&view, Some(range))?;
+            let rays = arrays::row_rays(&view, Some(range))?;
             resident.mesh.occluded_batch(&rays).map_err(crate::to_py)
         })?;
         to_numpy(py, occluded, &rows.leading, &[])
@@ -246,7 +246,7 @@ impl GpuMesh {
         let view = rows.view();
         let range = range(tnear, tfar)?;
         let counts = self.run(py, threads, |resident| {
-            let rays = arrays::rays(&view, Some(range))?;
+            let rays = arrays::row_rays(&view, Some(range))?;
             let counts = resident.mesh.count_batch(&rays).map_err(crate::to_py)?;
             Ok(counts
                 .into_iter()
@@ -279,7 +279,7 @@ impl GpuMesh {
         let range = range(tnear, tfar)?;
         let max_hits = hit_cap(max_hits)?;
         let list = self.run(py, threads, |resident| {
-            let rays = arrays::rays(&view, Some(range))?;
+            let rays = arrays::row_rays(&view, Some(range))?;
             let mut lists = resident.mesh.cast_all_batch(&rays).map_err(crate::to_py)?;
             if max_hits < usize::MAX {
                 // The capped list is the first `max_hits` of the whole one.
@@ -349,6 +349,43 @@ impl GpuMesh {
         dict.set_item("rays", stats.rays)?;
         dict.set_item("finished_on_cpu", stats.finished_on_cpu)?;
         Ok(dict)
+    }
+
+    /// The traversal kernel's best time, in seconds, over `repeat` launches on `rays` (an
+    /// `(N, 6)` array) copied to the GPU once, with nothing read back: `query` is
+    /// `"closest"` or `"any"`. For benchmarks (`benchmarks/gpu_vs_warp.py`), beside peers
+    /// timed with their rays on the GPU.
+    #[pyo3(signature = (rays, query="closest", repeat=7))]
+    fn _kernel_seconds(
+        &self,
+        py: Python<'_>,
+        rays: &Bound<'_, PyAny>,
+        query: &str,
+        repeat: usize,
+    ) -> PyResult<f64> {
+        let query = match query {
+            "closest" => meshcast::gpu::GpuQuery::Closest,
+            "any" => meshcast::gpu::GpuQuery::Any,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "query must be \"closest\" or \"any\", not {other:?}"
+                )))
+            }
+        };
+        let rows = ray_rows(py, Some(rays), None, None)?;
+        let view = rows.view();
+        self.run(py, None, |resident| {
+            let rays = arrays::rays(&view, None)?;
+            let resident_rays = resident
+                .mesh
+                .resident_rays(&rays, query)
+                .map_err(crate::to_py)?;
+            let best = resident
+                .mesh
+                .time(&resident_rays, query, repeat)
+                .map_err(crate::to_py)?;
+            Ok(best.as_secs_f64())
+        })
     }
 
     /// The mesh as it is now, on the CPU (a `Mesh` sharing it, not a copy).

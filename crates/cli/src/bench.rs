@@ -703,6 +703,7 @@ fn write_gpu_table(
     measured: &GpuBench,
 ) -> Result<()> {
     writeln!(out, "  gpu    {}", gpu.adapter())?;
+    writeln!(out, "  kernel {}", gpu.kernel_options())?;
     writeln!(
         out,
         "  upload {:9.2} ms  {} bytes on the GPU, {:.1} bytes/triangle",
