@@ -119,6 +119,11 @@ impl Resident {
     }
 }
 
+/// Whether `MESHCAST_GPU_PROFILE=1` asks where a query's time goes.
+fn profiling() -> bool {
+    std::env::var(meshcast::gpu::PROFILE_VARIABLE).is_ok_and(|v| v.trim() == "1")
+}
+
 /// The error of `contacts=False`, which the GPU does not answer.
 fn only_contacts(contacts: bool) -> PyResult<()> {
     if contacts {
@@ -190,10 +195,21 @@ impl GpuMesh {
         let range = range(tnear, tfar)?;
         only_contacts(contacts)?;
         let cast = self.run(py, threads, |resident| {
+            let clock = std::time::Instant::now();
             let rays = arrays::row_rays(&view, Some(range))?;
+            let checked = clock.elapsed();
             let hits = resident.mesh.cast_batch(&rays).map_err(crate::to_py)?;
+            let clock = std::time::Instant::now();
             let mesh: &meshcast::Mesh = resident.mesh.mesh();
-            Ok(queries::cast_answers(mesh, Some(resident.normals()), &hits))
+            let cast = queries::cast_answers(mesh, Some(resident.normals()), &hits);
+            if profiling() {
+                eprintln!(
+                    "meshcast python: rays checked {:.2} ms, answers laid out {:.2} ms",
+                    checked.as_secs_f64() * 1e3,
+                    clock.elapsed().as_secs_f64() * 1e3
+                );
+            }
+            Ok(cast)
         })?;
         cast.into_dict(py, &rows.leading)
     }

@@ -14,7 +14,7 @@ use wgpu::util::DeviceExt;
 use crate::context::{checked, wait, Gpu, Shared};
 use crate::kernel::MAX_HIT_CAPACITY;
 use crate::layout::{self, GpuNode, GpuRay, Params, FLAGGED, NO_TRIANGLE};
-use crate::stream::{bind_group, grid, RaySource, Shape, Source, Workspace};
+use crate::stream::{bind_group, grid, profiling, RaySource, Shape, Source, Workspace};
 
 /// Hit slots per ray that [`GpuMesh::cast_all_batch`] keeps on the GPU unless
 /// [`GpuMesh::set_hit_capacity`] says otherwise; a ray with more hits is answered on the CPU.
@@ -538,18 +538,26 @@ impl GpuMesh {
         answers: Vec<Answer<T, O>>,
         cpu: impl Fn(usize, O) -> T + Sync,
     ) -> Vec<T> {
+        let clock = Instant::now();
         let open = answers.iter().filter(|a| matches!(a, Open(_))).count();
         self.rays.fetch_add(answers.len() as u64, Ordering::Relaxed);
         self.finished_on_cpu
             .fetch_add(open as u64, Ordering::Relaxed);
-        answers
+        let complete = answers
             .into_par_iter()
             .enumerate()
             .map(|(i, answer)| match answer {
                 Done(value) => value,
                 Open(open) => cpu(i, open),
             })
-            .collect()
+            .collect();
+        if profiling() {
+            eprintln!(
+                "meshcast gpu: {open} open rays finished on the CPU, answers collected: {:.2} ms",
+                clock.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        complete
     }
 
     /// Runs `query` over the rays of `source` and answers each ray with `answer` of its hit

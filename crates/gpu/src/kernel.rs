@@ -14,6 +14,9 @@ pub const STACK_VARIABLE: &str = "MESHCAST_GPU_STACK";
 pub const WORKGROUP_VARIABLE: &str = "MESHCAST_GPU_WORKGROUP";
 /// The environment variable that sets [`GpuOptions::runtime_checks`] (`1` or `0`).
 pub const CHECKS_VARIABLE: &str = "MESHCAST_GPU_CHECKS";
+/// The environment variable that, set to `1`, has every streamed launch print where its time
+/// went to stderr (writing rays, waiting for the GPU, taking answers).
+pub const PROFILE_VARIABLE: &str = "MESHCAST_GPU_PROFILE";
 /// The environment variable that sets [`GpuOptions::chunk`].
 pub const CHUNK_VARIABLE: &str = "MESHCAST_GPU_CHUNK";
 

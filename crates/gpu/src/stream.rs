@@ -4,6 +4,8 @@
 //! traces this one.
 
 use std::sync::mpsc::{channel, Receiver};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use bytemuck::Zeroable;
 use meshcast_mesh::Result;
@@ -11,13 +13,15 @@ use meshcast_primitives::Ray;
 use rayon::prelude::*;
 
 use crate::context::{checked, gpu_error, Shared};
+use crate::kernel::PROFILE_VARIABLE;
 use crate::layout::{GpuRay, Params};
 
 /// The most workgroups along one dimension of a dispatch.
 const MAX_GROUPS_PER_ROW: u32 = 65_535;
 
-/// Rays converted per parallel task.
-const WRITE_BLOCK: usize = 1024;
+/// Rays written per parallel task, and per block converted on a task's stack.
+const TASK_RAYS: usize = 16_384;
+const WRITE_BLOCK: usize = 512;
 
 /// Rays the GPU queries read: a slice of [`Ray`]s, or any other array of rays (the Python
 /// package's numpy rows, say) without a `Vec<Ray>` made of them first. The GPU queries
@@ -111,8 +115,6 @@ struct Slot {
 /// holds one, made at its first query): two slots of `chunk` rays.
 pub(crate) struct Workspace {
     slots: [Slot; 2],
-    /// One chunk's rays as the kernel reads them, made on the host.
-    converted: Vec<GpuRay>,
     chunk: usize,
     slots_per_ray: u64,
 }
@@ -174,7 +176,6 @@ impl Workspace {
         };
         Ok(Self {
             slots: [slot()?, slot()?],
-            converted: vec![GpuRay::zeroed(); chunk],
             chunk,
             slots_per_ray,
         })
@@ -201,6 +202,7 @@ impl Workspace {
         let pipeline = shared.pipeline(shape.mode)?;
         let count = source.len();
         let chunks = count.div_ceil(self.chunk);
+        let (started, mut profile) = (Instant::now(), Profile::default());
         // The chunk whose answers are on their way back: its first ray, size, slot, and the
         // readback's mapping.
         let mut pending: Option<Pending> = None;
@@ -213,17 +215,13 @@ impl Workspace {
             if let Source::Rays(rays) = source {
                 // Mapped at creation, or since the last copy from it finished.
                 if let Some((mapping, submission)) = slot.upload_mapping.take() {
+                    let clock = Instant::now();
                     await_mapping(device, mapping, submission)?;
+                    profile.upload_wait += clock.elapsed();
                 }
-                // Converted on every core into host memory kept across calls, then copied
-                // into the mapped buffer (whose memory may only be written, not split
-                // between threads).
-                let converted = &mut self.converted[..n];
-                convert_rays(*rays, start, converted);
-                slot.upload
-                    .get_mapped_range_mut(..ray_bytes)
-                    .map_err(|error| gpu_error("upload", error))?
-                    .copy_from_slice(bytemuck::cast_slice(converted));
+                let clock = Instant::now();
+                write_rays(&slot.upload, *rays, start, n)?;
+                profile.write += clock.elapsed();
                 slot.upload.unmap();
             }
             let params = Params {
@@ -274,12 +272,13 @@ impl Workspace {
             let readback = map(&slot.readback, wgpu::MapMode::Read, ..mapped_bytes(words));
             // While the GPU traces this chunk, the last one's answers are taken.
             if let Some(last) = pending.replace((start, n, s, readback, submission)) {
-                self.take_answers(device, shape, last, &mut take)?;
+                self.take_answers(device, shape, last, &mut take, &mut profile)?;
             }
         }
         if let Some(last) = pending {
-            self.take_answers(device, shape, last, &mut take)?;
+            self.take_answers(device, shape, last, &mut take, &mut profile)?;
         }
+        profile.report(count, chunks, started);
         Ok(())
     }
 
@@ -289,8 +288,12 @@ impl Workspace {
         shape: Shape,
         (start, n, s, readback, submission): Pending,
         take: &mut impl FnMut(usize, &[[u32; 4]], &[u32]),
+        profile: &mut Profile,
     ) -> Result<()> {
+        let clock = Instant::now();
         await_mapping(device, readback, submission)?;
+        profile.readback_wait += clock.elapsed();
+        let clock = Instant::now();
         let buffer = &self.slots[s].readback;
         {
             let hit_words = n * shape.slots as usize * 4;
@@ -308,20 +311,79 @@ impl Workspace {
             take(start, hits, counts);
         }
         buffer.unmap();
+        profile.take += clock.elapsed();
         Ok(())
     }
 }
 
-/// Converts rays `start..start + out.len()` of `rays` into `out`, in parallel.
-fn convert_rays(rays: &dyn RaySource, start: usize, out: &mut [GpuRay]) {
-    out.par_chunks_mut(WRITE_BLOCK)
-        .enumerate()
-        .for_each(|(block, out)| {
-            let first = start + block * WRITE_BLOCK;
-            for (i, out) in out.iter_mut().enumerate() {
-                *out = GpuRay::of(&rays.ray(first + i));
+/// Writes rays `start..start + n` of `rays` into the mapped `upload` buffer as the kernel
+/// reads them, on every core: each task maps a range of its own (mapped memory may be
+/// written, not read, and a view is not split between threads) and fills it from a block
+/// converted on its stack.
+fn write_rays(upload: &wgpu::Buffer, rays: &dyn RaySource, start: usize, n: usize) -> Result<()> {
+    let tasks = n.div_ceil(TASK_RAYS);
+    let ray_size = size_of::<GpuRay>() as u64;
+    let views = (0..tasks)
+        .map(|task| {
+            let (first, end) = (task * TASK_RAYS, ((task + 1) * TASK_RAYS).min(n));
+            let range = first as u64 * ray_size..end as u64 * ray_size;
+            upload
+                .get_mapped_range_mut(range)
+                .map(|view| (start + first, view))
+                .map_err(|error| gpu_error("upload", error))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    views.into_par_iter().for_each(|(first, mut view)| {
+        let mut block = [GpuRay::zeroed(); WRITE_BLOCK];
+        let mut out = view.slice(..);
+        let mut ray = first;
+        while !out.is_empty() {
+            let count = (out.len() / size_of::<GpuRay>()).min(WRITE_BLOCK);
+            for (i, converted) in block[..count].iter_mut().enumerate() {
+                *converted = GpuRay::of(&rays.ray(ray + i));
             }
-        });
+            let bytes = count * size_of::<GpuRay>();
+            out.slice(..bytes)
+                .copy_from_slice(bytemuck::cast_slice(&block[..count]));
+            out = out.into_slice(bytes..);
+            ray += count;
+        }
+    });
+    Ok(())
+}
+
+/// Where a stream's time went, printed to stderr when [`PROFILE_VARIABLE`] is `1`: the
+/// CPU's writing of rays and taking of answers, and its waits for the GPU.
+#[derive(Default)]
+struct Profile {
+    write: Duration,
+    upload_wait: Duration,
+    readback_wait: Duration,
+    take: Duration,
+}
+
+impl Profile {
+    fn report(&self, rays: usize, chunks: usize, started: Instant) {
+        if !profiling() {
+            return;
+        }
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        eprintln!(
+            "meshcast gpu: {rays} rays in {chunks} chunks, {:.2} ms: writing rays {:.2}, \
+             waiting for an upload buffer {:.2}, waiting for answers {:.2}, taking answers {:.2}",
+            ms(started.elapsed()),
+            ms(self.write),
+            ms(self.upload_wait),
+            ms(self.readback_wait),
+            ms(self.take)
+        );
+    }
+}
+
+/// Whether [`PROFILE_VARIABLE`] asks for where the time goes.
+pub(crate) fn profiling() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var(PROFILE_VARIABLE).is_ok_and(|v| v.trim() == "1"))
 }
 
 /// The dispatch grid of `n` invocations: workgroups per row, rows, and invocations per row.
