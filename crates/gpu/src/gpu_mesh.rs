@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use glam::Vec3;
+use meshcast_bvh::BuildOptions;
 use meshcast_mesh::{Error, HitLists, LeafTest, Mesh, RayQueries, Result};
 use meshcast_primitives::{Camera, Hit, Ray};
 use rayon::prelude::*;
@@ -92,6 +93,9 @@ pub struct GpuStats {
 pub struct GpuMesh {
     gpu: Gpu,
     mesh: Arc<Mesh>,
+    /// The mesh whose tree the GPU walks: `mesh`, or its triangles in a tree built for the
+    /// GPU ([`GpuOptions::leaf`](crate::GpuOptions::leaf)).
+    traced: Arc<Mesh>,
     nodes: wgpu::Buffer,
     triangles: wgpu::Buffer,
     /// The mesh's triangle of each GPU triangle: the shader reports GPU triangles.
@@ -155,12 +159,14 @@ impl Gpu {
                 ),
             });
         }
-        let layout = layout::of(&mesh)?;
+        let traced = self.traced(&mesh);
+        let layout = layout::of(&traced)?;
         let (nodes, triangles) = self.buffers_of(&layout)?;
         Ok(GpuMesh {
             gpu: self.clone(),
             traceable: layout::traceable(&mesh),
             mesh,
+            traced,
             nodes,
             triangles,
             triangle_ids: layout.triangle_ids,
@@ -169,6 +175,20 @@ impl Gpu {
             rays: AtomicU64::new(0),
             finished_on_cpu: AtomicU64::new(0),
         })
+    }
+
+    /// The mesh whose tree the GPU walks: `mesh`, or, where [`GpuOptions::leaf`](crate::GpuOptions::leaf) asks for
+    /// other leaves, the same triangles built into a tree for the GPU.
+    fn traced(&self, mesh: &Arc<Mesh>) -> Arc<Mesh> {
+        let leaf = self.shared.options.leaf as usize;
+        if leaf == 0 {
+            return Arc::clone(mesh);
+        }
+        let options = BuildOptions {
+            max_leaf_primitives: leaf,
+            ..mesh.build_options()
+        };
+        Arc::new(Mesh::from_tri_mesh(mesh.tri_mesh().clone(), &options))
     }
 
     /// The node and triangle buffers holding `layout`.
@@ -253,9 +273,15 @@ impl GpuMesh {
     /// # Errors
     /// As [`Mesh::set_positions`]; [`Error::Gpu`] if the buffers cannot be made.
     pub fn set_positions(&mut self, positions: &[[f32; 3]]) -> Result<()> {
+        let own_tree = Arc::ptr_eq(&self.mesh, &self.traced);
         Arc::make_mut(&mut self.mesh).set_positions(positions)?;
+        if own_tree {
+            self.traced = Arc::clone(&self.mesh);
+        } else {
+            Arc::make_mut(&mut self.traced).set_positions(positions)?;
+        }
         let queue = &self.gpu.shared.queue;
-        let layout = layout::of(&self.mesh)?;
+        let layout = layout::of(&self.traced)?;
         let node_bytes: &[u8] = bytemuck::cast_slice(&layout.nodes);
         let triangle_bytes: &[u8] = bytemuck::cast_slice(&layout.triangles);
         if node_bytes.len() as u64 == self.nodes.size()

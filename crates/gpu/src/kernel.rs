@@ -17,6 +17,8 @@ pub const CHECKS_VARIABLE: &str = "MESHCAST_GPU_CHECKS";
 /// The environment variable that, set to `1`, has every streamed launch print where its time
 /// went to stderr (writing rays, waiting for the GPU, taking answers).
 pub const PROFILE_VARIABLE: &str = "MESHCAST_GPU_PROFILE";
+/// The environment variable that sets [`GpuOptions::leaf`].
+pub const LEAF_VARIABLE: &str = "MESHCAST_GPU_LEAF";
 /// The environment variable that sets [`GpuOptions::chunk`].
 pub const CHUNK_VARIABLE: &str = "MESHCAST_GPU_CHUNK";
 
@@ -50,6 +52,11 @@ pub struct GpuOptions {
     /// The buffers of two chunks stay on the GPU between calls (about 100 bytes per ray of
     /// a chunk for closest hits).
     pub chunk: u32,
+    /// The GPU's tree: 0 for the mesh's own (copied, no build), or at most this many
+    /// triangles per leaf (1 to 8; [`LEAF_VARIABLE`]), a tree built for the GPU at upload
+    /// with the mesh's other build options. GPUs, whose neighbouring rays run in lockstep,
+    /// may favour smaller leaves than the CPU's.
+    pub leaf: u32,
 }
 
 impl Default for GpuOptions {
@@ -59,6 +66,7 @@ impl Default for GpuOptions {
             workgroup: 128,
             runtime_checks: false,
             chunk: 1 << 20,
+            leaf: 0,
         }
     }
 }
@@ -81,6 +89,9 @@ impl GpuOptions {
         }
         if let Some(chunk) = variable(CHUNK_VARIABLE)? {
             options.chunk = chunk;
+        }
+        if let Some(leaf) = variable(LEAF_VARIABLE)? {
+            options.leaf = leaf;
         }
         options.validate()?;
         Ok(options)
@@ -107,6 +118,12 @@ impl GpuOptions {
                 self.chunk
             )));
         }
+        if self.leaf > 8 {
+            return Err(invalid(format!(
+                "leaves of {} triangles ({LEAF_VARIABLE}): 0 (the mesh's tree) or 1 to 8",
+                self.leaf
+            )));
+        }
         Ok(())
     }
 
@@ -129,12 +146,16 @@ impl std::fmt::Display for GpuOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "stack {}, workgroup {}, runtime checks {}, chunks of {} rays",
+            "stack {}, workgroup {}, runtime checks {}, chunks of {} rays, ",
             self.stack,
             self.workgroup,
             if self.runtime_checks { "on" } else { "off" },
             self.chunk
-        )
+        )?;
+        match self.leaf {
+            0 => write!(f, "the mesh's tree"),
+            leaf => write!(f, "a tree of leaves up to {leaf}"),
+        }
     }
 }
 
@@ -201,6 +222,7 @@ mod tests {
                 workgroup: 64,
                 runtime_checks: true,
                 chunk: 4096,
+                leaf: 2,
             },
         ];
         for options in options {
@@ -223,20 +245,22 @@ mod tests {
     #[test]
     fn out_of_range_options_are_refused() {
         let cases = [
-            (4, 128, 4096),
-            (300, 128, 4096),
-            (32, 0, 4096),
-            (32, 100, 4096),
-            (32, 512, 4096),
-            (32, 128, 100),
-            (32, 128, 1 << 25),
+            (4, 128, 4096, 0),
+            (300, 128, 4096, 0),
+            (32, 0, 4096, 0),
+            (32, 100, 4096, 0),
+            (32, 512, 4096, 0),
+            (32, 128, 100, 0),
+            (32, 128, 1 << 25, 0),
+            (32, 128, 4096, 9),
         ];
-        for (stack, workgroup, chunk) in cases {
+        for (stack, workgroup, chunk, leaf) in cases {
             let options = GpuOptions {
                 stack,
                 workgroup,
                 runtime_checks: false,
                 chunk,
+                leaf,
             };
             assert!(options.validate().is_err(), "{options}");
         }

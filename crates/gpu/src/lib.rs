@@ -117,7 +117,7 @@ mod unchecked;
 pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
 pub use gpu_mesh::{GpuMesh, GpuQuery, GpuStats, ResidentRays, DEFAULT_HIT_CAPACITY};
 pub use kernel::{
-    GpuOptions, CHECKS_VARIABLE, CHUNK_VARIABLE, MAX_HIT_CAPACITY, PROFILE_VARIABLE,
+    GpuOptions, CHECKS_VARIABLE, CHUNK_VARIABLE, LEAF_VARIABLE, MAX_HIT_CAPACITY, PROFILE_VARIABLE,
     STACK_VARIABLE, WORKGROUP_VARIABLE,
 };
 pub use layout::{T_ERROR_BOUND, UV_ERROR_BOUND};

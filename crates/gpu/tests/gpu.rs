@@ -245,7 +245,22 @@ fn cameras_answer_for_the_rays_the_gpu_makes() {
 
 #[test]
 fn deforming_meshes_refit_and_answer_as_the_cpu() {
-    let Some(gpu) = gpu() else { return };
+    let Some(default) = gpu() else { return };
+    // The mesh's own tree, and a tree of the GPU's own beside it.
+    let gpu_tree = Gpu::with_options(
+        Some(&default.adapter().name),
+        GpuOptions {
+            leaf: 2,
+            ..default.kernel_options()
+        },
+    )
+    .expect("the same adapter");
+    for gpu in [default, &gpu_tree] {
+        deform(gpu);
+    }
+}
+
+fn deform(gpu: &Gpu) {
     let mesh = mesh_of(torus(1.0, 0.4, 32, 16));
     let mut on_gpu = upload(gpu, &mesh);
     for step in 1..4 {
@@ -376,6 +391,11 @@ fn every_kernel_option_answers_as_the_cpu() {
             workgroup: 32,
             runtime_checks: true,
             chunk: 5000,
+            leaf: 1,
+        },
+        GpuOptions {
+            leaf: 4,
+            ..GpuOptions::default()
         },
     ] {
         let gpu = Gpu::with_options(Some(&name), options).expect("the same adapter");
