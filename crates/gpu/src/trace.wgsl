@@ -1,6 +1,6 @@
-// meshcast's ray traversal on the GPU: the CPU's eight-wide tree walked by one invocation
-// per ray, each triangle tested with the watertight test (Woop, Benthin, Wald 2013)
-// evaluated as the CPU evaluates it.
+// meshcast's ray traversal on the GPU: the CPU's eight-wide tree, compressed (Ylitie, Karras,
+// Laine 2017), walked by one invocation per ray, each triangle tested with the watertight
+// test (Woop, Benthin, Wald 2013) evaluated as the CPU evaluates it.
 //
 // WGSL promises neither correctly rounded division nor that a product and a sum stay two
 // roundings (a driver may fuse them), and may flush subnormals. So the GPU does not trust
@@ -31,12 +31,22 @@ struct Params {
     up: vec4<f32>,
 }
 
-// One wide node, as `meshcast_bvh::WideNode` lays it out: plane p (min x, y, z, max x, y, z)
-// of lanes 4h..4h+4 is planes[2p + h].
+// One compressed wide node (`layout.rs`'s `GpuNode`, 80 bytes). A lane's box, axis i, is
+// origin[i] + q * 2^e_i for its steps q; the host rounds the steps outwards so that the
+// decoded box contains the exact one whatever the rounding (`quantization.rs`).
 struct Node {
-    planes: array<vec4<f32>, 12>,
-    offset: array<u32, 8>,
-    count: array<u32, 8>,
+    origin: array<f32, 3>,
+    // Bytes 0 to 2: per axis the biased exponent of the step 2^e_i; byte 3: bit `lane` set
+    // for a lane that holds a node.
+    exponents: u32,
+    // A node lane's child: child_base plus the node lanes before it.
+    child_base: u32,
+    // A leaf lane's first triangle: triangle_base plus the counts of the lanes before it.
+    triangle_base: u32,
+    // A byte per lane: a leaf lane's triangle count; 0 for node lanes and empty lanes.
+    counts: array<u32, 2>,
+    // Plane p (min x, y, z, max x, y, z) of lanes 4h..4h+4 is steps[2p + h], a byte per lane.
+    steps: array<u32, 12>,
 }
 
 struct RayIn {
@@ -46,7 +56,8 @@ struct RayIn {
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
-@group(0) @binding(2) var<storage, read> tris: array<vec4<f32>>;
+// Nine floats per triangle: its corners.
+@group(0) @binding(2) var<storage, read> tris: array<f32>;
 @group(0) @binding(3) var<storage, read> rays: array<RayIn>;
 @group(0) @binding(4) var<storage, read_write> hits: array<vec4<u32>>;
 @group(0) @binding(5) var<storage, read_write> counts: array<u32>;
@@ -69,7 +80,6 @@ const LIST_SIZE: u32 = 1u;
 // Invocations per workgroup.
 const WORKGROUP: u32 = 128u;
 
-const EMPTY_LANE: u32 = 0xffffffffu;
 const NO_TRIANGLE: u32 = 0xffffffffu;
 const FLAGGED: u32 = 0xfffffffeu;
 
@@ -226,20 +236,45 @@ struct Boxes {
     hit: vec4<bool>,
 }
 
+// A node's grid: per axis the origin and the step.
+struct Grid {
+    origin: vec3<f32>,
+    step: vec3<f32>,
+}
+
+fn grid_of(node: u32) -> Grid {
+    let bytes = vec3<u32>(nodes[node].exponents) >> vec3<u32>(0u, 8u, 16u);
+    // 2^e as the f32 of biased exponent b = e + 127 (1 to 254): a normal power of two.
+    let step = bitcast<vec3<f32>>((bytes & vec3<u32>(0xffu)) << vec3<u32>(23u));
+    let origin = vec3<f32>(nodes[node].origin[0], nodes[node].origin[1], nodes[node].origin[2]);
+    return Grid(origin, step);
+}
+
+// Plane p of lanes 4h..4h+4, on axis i, given as `twice_p` = 2p (as `near_plane` holds it):
+// origin + q * step, an exact product and one rounding (fused or not) of a value the host
+// placed outside the exact box.
+fn plane(node: u32, grid: Grid, twice_p: u32, h: u32, i: u32) -> vec4<f32> {
+    let word = nodes[node].steps[twice_p + h];
+    let q = (vec4<u32>(word) >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(0xffu);
+    return vec4<f32>(grid.origin[i]) + vec4<f32>(q) * grid.step[i];
+}
+
 // The slab test of four lanes, made conservative: a box is missed only if no triangle in
-// it can have a CPU distance within [tmin_out, limit].
-fn test_boxes(node: u32, h: u32, limit: f32) -> Boxes {
+// it can have a CPU distance within [tmin_out, limit]. The decoded boxes contain the exact
+// ones, and every step below is monotone in the planes, so a box the exact planes would
+// keep is kept.
+fn test_boxes(node: u32, grid: Grid, h: u32, limit: f32) -> Boxes {
     var near_t: array<vec4<f32>, 3>;
     var far_t: array<vec4<f32>, 3>;
     for (var i = 0u; i < 3u; i++) {
-        let lo = nodes[node].planes[near_plane[i] + h];
-        let hi = nodes[node].planes[far_plane[i] + h];
+        let lo = plane(node, grid, near_plane[i], h, i);
+        let hi = plane(node, grid, far_plane[i], h, i);
         near_t[i] = (lo - vec4<f32>(r_o[i])) * r_inv[i];
         far_t[i] = (hi - vec4<f32>(r_o[i])) * r_inv[i];
         if r_parallel && r_still[i] {
             // The ray stays in the slab for every t, or never enters it.
-            let inside = (nodes[node].planes[2u * i + h] <= vec4<f32>(r_o[i]))
-                & (nodes[node].planes[2u * (i + 3u) + h] >= vec4<f32>(r_o[i]));
+            let inside = (plane(node, grid, 2u * i, h, i) <= vec4<f32>(r_o[i]))
+                & (plane(node, grid, 2u * (i + 3u), h, i) >= vec4<f32>(r_o[i]));
             near_t[i] = select(vec4<f32>(BIG), vec4<f32>(-BIG), inside);
             far_t[i] = select(vec4<f32>(-BIG), vec4<f32>(BIG), inside);
         }
@@ -272,13 +307,15 @@ struct Test {
     v: f32,
 }
 
-fn test_triangle(slot: u32) -> Test {
-    let p0 = tris[3u * slot];
-    let p1 = tris[3u * slot + 1u];
-    let p2 = tris[3u * slot + 2u];
-    let a = p0.xyz - r_o;
-    let b = p1.xyz - r_o;
-    let c = p2.xyz - r_o;
+fn corner(triangle: u32, k: u32) -> vec3<f32> {
+    let i = 9u * triangle + 3u * k;
+    return vec3<f32>(tris[i], tris[i + 1u], tris[i + 2u]);
+}
+
+fn test_triangle(triangle: u32) -> Test {
+    let a = corner(triangle, 0u) - r_o;
+    let b = corner(triangle, 1u) - r_o;
+    let c = corner(triangle, 2u) - r_o;
     let kx = r_kx;
     let ky = r_ky;
     let kz = r_kz;
@@ -433,6 +470,32 @@ fn take(test: Test, triangle: u32) {
     }
 }
 
+// The inner-lane mask of a node: bit `lane` set for a lane that holds a node.
+fn inner_lanes(node: u32) -> u32 {
+    return nodes[node].exponents >> 24u;
+}
+
+// The sum of a word's four bytes.
+fn byte_sum(word: u32) -> u32 {
+    let pairs = (word & 0x00ff00ffu) + ((word >> 8u) & 0x00ff00ffu);
+    return (pairs & 0xffffu) + (pairs >> 16u);
+}
+
+// A leaf lane's triangle count (0 for the other lanes).
+fn lane_count(node: u32, lane: u32) -> u32 {
+    return (nodes[node].counts[lane >> 2u] >> (8u * (lane & 3u))) & 0xffu;
+}
+
+// The counts of the lanes before `lane`: where its triangles start after triangle_base.
+fn counts_before(node: u32, lane: u32) -> u32 {
+    let low = nodes[node].counts[0];
+    if lane < 4u {
+        return byte_sum(low & ((1u << (8u * lane)) - 1u));
+    }
+    let high = nodes[node].counts[1];
+    return byte_sum(low) + byte_sum(high & ((1u << (8u * (lane - 4u))) - 1u));
+}
+
 fn trace() {
     var sp = 0u;
     var node = 0u;
@@ -440,14 +503,17 @@ fn trace() {
     loop {
         if visit {
             let limit = cull_limit();
+            let grid = grid_of(node);
+            let inner = inner_lanes(node);
             var entries: array<u32, 8>;
             var nears: array<f32, 8>;
             var n = 0u;
             for (var h = 0u; h < 2u; h++) {
-                let boxes = test_boxes(node, h, limit);
+                let boxes = test_boxes(node, grid, h, limit);
                 for (var j = 0u; j < 4u; j++) {
                     let lane = 4u * h + j;
-                    if boxes.hit[j] && nodes[node].count[lane] != EMPTY_LANE {
+                    let used = ((inner >> lane) & 1u) == 1u || lane_count(node, lane) != 0u;
+                    if boxes.hit[j] && used {
                         // Nearest first on top: insertion by distance, descending.
                         var k = n;
                         if MODE == MODE_CLOSEST {
@@ -487,19 +553,17 @@ fn trace() {
         let entry = stack_entry[sp];
         let parent = entry >> 3u;
         let lane = entry & 7u;
-        let count = nodes[parent].count[lane];
-        let offset = nodes[parent].offset[lane];
-        if count == 0u {
-            node = offset;
+        let inner = inner_lanes(parent);
+        if ((inner >> lane) & 1u) == 1u {
+            node = nodes[parent].child_base + countOneBits(inner & ((1u << lane) - 1u));
             visit = true;
             continue;
         }
-        for (var slot = offset; slot < offset + count; slot++) {
-            let triangle = bitcast<u32>(tris[3u * slot].w);
-            if triangle == NO_TRIANGLE {
-                continue;
-            }
-            let test = test_triangle(slot);
+        let first = nodes[parent].triangle_base + counts_before(parent, lane);
+        let end = first + lane_count(parent, lane);
+        // The kernel reports GPU triangles; the host names the mesh's.
+        for (var triangle = first; triangle < end; triangle++) {
+            let test = test_triangle(triangle);
             if test.kind != 0u {
                 take(test, triangle);
                 if done {

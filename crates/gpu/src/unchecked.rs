@@ -19,24 +19,29 @@ pub(crate) fn module(
     // SAFETY: wgpu asks two things of a module compiled without its checks.
     //
     // Every index stays inside its array, for every input the host can send:
-    // - `nodes[node]`: `node` is 0 (a tree with no node is never dispatched: the host answers
-    //   an empty mesh itself) or a node lane's child index, which `layout::nodes` copies from
-    //   a tree whose child indices are below its node count (`layout::check` asserts it in
-    //   debug builds and the tests run it on every uploaded mesh).
-    // - `tris[3 * slot + k]`: `slot` runs over a leaf lane's slots, within the slot count by
-    //   the same check; the triangle buffer holds three entries per slot.
+    // - `nodes[node]`: `node` is 0, and the node buffer always holds a root (`layout::of`
+    //   lays out an empty or untraceable mesh as one empty node), or a node lane's child,
+    //   `child_base + rank` with `rank` the node lanes before it, which `layout::in_bounds`
+    //   checks is below the node count (computed without overflow, so the shader's `u32`
+    //   sum does not wrap either) for every lane of every node before any buffer is made.
+    // - `tris[9 * triangle + k]`, `k < 9`: `triangle` runs over a leaf lane's triangles,
+    //   from `triangle_base` plus the counts of the lanes before it to that plus its count,
+    //   which the same check keeps within the triangle count, itself at most `u32::MAX / 9`
+    //   so that `9 * triangle + 8` does not wrap; the buffer holds nine floats per triangle.
     // - `rays[index]`, `hits[index]`, `counts[index]`: `index < params.ray_count`, which is at
     //   most the rays in the ray buffer and the answers in the output buffers (`GpuMesh::
     //   dispatch` sizes them from the same count); `hits[out_index * cap + found]` has
     //   `found < cap <= LIST_SIZE`, the hits buffer `cap` slots per ray.
-    // - the private arrays: `stack_*[sp]` with `sp < STACK_SIZE` (checked before each push),
-    //   `list_*[i]` with `i < found <= cap`, `entries`/`nears` with `n < 8`, `near_t[i]` with
-    //   `i < 3`, `nodes[..].planes[p]` with `p < 12`.
+    // - the private arrays and the node's own: `stack_*[sp]` with `sp < STACK_SIZE` (checked
+    //   before each push), `list_*[i]` with `i < found <= cap`, `entries`/`nears` with
+    //   `n < 8`, `near_t[i]` with `i < 3`, `steps[2p + h]` with `p < 6`, `h < 2`,
+    //   `counts[lane >> 2]` with `lane < 8` (a stack entry is `node * 8 + lane`, and the
+    //   check keeps `node * 8 + 7` within a `u32`: at most 2^29 nodes), `origin[i]`, `i < 3`.
     //
     // Every loop ends: the traversal pops one stack entry per iteration and pushes only the
-    // children of a node, and a tree has no cycles (children have larger indices than their
-    // parents, which the same check asserts), so it visits each node at most once; the other
-    // loops count to a bound.
+    // lanes of a node it moved to, always a child of larger index than its parent (which the
+    // same check asserts), so no node leads back to itself and the walk ends; the other
+    // loops, a leaf's triangles included, count to a bound.
     unsafe {
         device.create_shader_module_trusted(descriptor, wgpu::ShaderRuntimeChecks::unchecked())
     }

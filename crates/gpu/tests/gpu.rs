@@ -339,3 +339,20 @@ fn hit_lists_longer_than_the_capacity_are_complete() {
         }
     }
 }
+
+#[test]
+fn every_asset_takes_at_most_40_bytes_of_gpu_memory_per_triangle() {
+    let Some(gpu) = gpu() else { return };
+    for path in all_assets() {
+        let mesh = Arc::new(Mesh::from_path(&path).expect("asset"));
+        let on_gpu = upload(gpu, &mesh);
+        let per_triangle = on_gpu.gpu_bytes() as f64 / mesh.triangle_count() as f64;
+        eprintln!("{}: {per_triangle:.2} bytes per triangle", path.display());
+        // 36 for the corners, and an 80-byte node per 30 to 35 triangles.
+        assert!(
+            per_triangle <= 40.0,
+            "{}: {per_triangle:.2}",
+            path.display()
+        );
+    }
+}
