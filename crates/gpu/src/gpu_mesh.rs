@@ -146,7 +146,7 @@ impl Gpu {
                 ),
             });
         }
-        let layout = layout::of(&mesh)?;
+        let layout = layout::of(&mesh, self.shared.options.order)?;
         let (nodes, triangles) = self.buffers_of(&layout)?;
         Ok(GpuMesh {
             gpu: self.clone(),
@@ -245,7 +245,7 @@ impl GpuMesh {
     pub fn set_positions(&mut self, positions: &[[f32; 3]]) -> Result<()> {
         Arc::make_mut(&mut self.mesh).set_positions(positions)?;
         let queue = &self.gpu.shared.queue;
-        let layout = layout::of(&self.mesh)?;
+        let layout = layout::of(&self.mesh, self.gpu.shared.options.order)?;
         let node_bytes: &[u8] = bytemuck::cast_slice(&layout.nodes);
         let triangle_bytes: &[u8] = bytemuck::cast_slice(&layout.triangles);
         if node_bytes.len() as u64 == self.nodes.size()

@@ -82,8 +82,9 @@
 //! nodes and slots copied as they are (256 bytes per node, 48 per slot). A leaf of the
 //! GPU's holds at most 255 triangles (the default builds make at most 8); a mesh with a
 //! larger one is answered on the CPU whole. One invocation traces one ray with a stack
-//! (32 entries by default), nearest child on top for closest hits (a full stack leaves the
-//! ray open).
+//! (32 entries by default), nearest child on top for closest hits, or with
+//! [`ChildOrder::Octant`] the children in the order of the ray's octant (a full stack
+//! leaves the ray open).
 //!
 //! The triangles live in one storage buffer, which must fit the adapter's largest binding
 //! (`max_storage_buffer_binding_size`): 128 MiB on llvmpipe, about 3.7 million triangles at
@@ -100,5 +101,6 @@ mod unchecked;
 pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
 pub use gpu_mesh::{GpuMesh, GpuQuery, GpuStats, ResidentRays, DEFAULT_HIT_CAPACITY};
 pub use kernel::{
-    KernelOptions, CHECKS_VARIABLE, MAX_HIT_CAPACITY, STACK_VARIABLE, WORKGROUP_VARIABLE,
+    ChildOrder, KernelOptions, CHECKS_VARIABLE, MAX_HIT_CAPACITY, ORDER_VARIABLE, STACK_VARIABLE,
+    WORKGROUP_VARIABLE,
 };
