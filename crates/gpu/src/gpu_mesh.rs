@@ -160,7 +160,7 @@ impl Gpu {
             });
         }
         let traced = self.traced(&mesh);
-        let layout = layout::of(&traced)?;
+        let layout = layout::of(&traced, self.shared.options.order)?;
         let (nodes, triangles) = self.buffers_of(&layout)?;
         Ok(GpuMesh {
             gpu: self.clone(),
@@ -281,7 +281,7 @@ impl GpuMesh {
             Arc::make_mut(&mut self.traced).set_positions(positions)?;
         }
         let queue = &self.gpu.shared.queue;
-        let layout = layout::of(&self.traced)?;
+        let layout = layout::of(&self.traced, self.gpu.shared.options.order)?;
         let node_bytes: &[u8] = bytemuck::cast_slice(&layout.nodes);
         let triangle_bytes: &[u8] = bytemuck::cast_slice(&layout.triangles);
         if node_bytes.len() as u64 == self.nodes.size()

@@ -3,10 +3,12 @@
 //! and the host exchange per ray.
 
 use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
 use meshcast_bvh::{WideBvh, WideLane, WideNode, PADDING_SLOT, WIDE_WIDTH};
 use meshcast_mesh::{Error, Mesh, Result};
 use meshcast_primitives::{Aabb, Ray};
 
+use crate::kernel::ChildOrder;
 use crate::quantization::{self, EMPTY_STEPS};
 
 /// The magnitude beyond which the shader's arithmetic could overflow (2^28): a mesh with a
@@ -71,16 +73,22 @@ impl GpuNode {
         node
     }
 
-    /// `node`'s lanes on their grid, with the children and triangles placed where the layout
-    /// put them.
-    fn compressed(node: &WideNode, child_base: u32, triangle_base: u32, counts: [u8; 8]) -> Self {
-        let boxes: [Aabb; WIDE_WIDTH] = std::array::from_fn(|lane| match node.lane(lane) {
+    /// `node`'s lanes on their grid, lane `lane` holding the CPU's lane `lanes[lane]`, with
+    /// the children and triangles placed where the layout put them.
+    fn compressed(
+        node: &WideNode,
+        lanes: &[usize; WIDE_WIDTH],
+        child_base: u32,
+        triangle_base: u32,
+        counts: [u8; 8],
+    ) -> Self {
+        let boxes = lanes.map(|cpu_lane| match node.lane(cpu_lane) {
             WideLane::Empty => Aabb::EMPTY,
-            _ => node.bounds(lane),
+            _ => node.bounds(cpu_lane),
         });
         let grid = quantization::grid(boxes);
         let inner = (0..WIDE_WIDTH)
-            .filter(|&lane| matches!(node.lane(lane), WideLane::Node(_)))
+            .filter(|&lane| matches!(node.lane(lanes[lane]), WideLane::Node(_)))
             .fold(0u8, |mask, lane| mask | 1 << lane);
         let mut gpu = Self {
             origin: grid.map(|axis| axis.origin),
@@ -132,8 +140,8 @@ impl GpuNode {
         };
         let plane = |p: usize| axis(p % 3).decode(self.steps[2 * p + half][sub]);
         Aabb::new(
-            glam::Vec3::new(plane(0), plane(1), plane(2)),
-            glam::Vec3::new(plane(3), plane(4), plane(5)),
+            Vec3::new(plane(0), plane(1), plane(2)),
+            Vec3::new(plane(3), plane(4), plane(5)),
         )
     }
 }
@@ -201,12 +209,12 @@ pub(crate) struct Layout {
     pub(crate) triangle_ids: Vec<u32>,
 }
 
-/// The layout of `mesh`, checked ([`in_bounds`]): the kernel runs without wgpu's bounds
-/// checks. A mesh the shader cannot trace ([`traceable`]) or with no triangle gets a lone
-/// empty root.
-pub(crate) fn of(mesh: &Mesh) -> Result<Layout> {
+/// The layout of `mesh` for a kernel that visits children in `order`, checked
+/// ([`in_bounds`]): the kernel runs without wgpu's bounds checks. A mesh the shader cannot
+/// trace ([`traceable`]) or with no triangle gets a lone empty root.
+pub(crate) fn of(mesh: &Mesh, order: ChildOrder) -> Result<Layout> {
     let layout = if traceable(mesh) {
-        renumbered(mesh)?
+        renumbered(mesh, order)?
     } else {
         Layout {
             nodes: vec![GpuNode::empty()],
@@ -224,8 +232,9 @@ pub(crate) fn of(mesh: &Mesh) -> Result<Layout> {
 /// nodes are given consecutive indices, in lane order, when the node is laid out, and the
 /// children are laid out from the last lane's to the first's (the order of the CPU's
 /// collapse, so that the numbering is usually the CPU's own); each node's leaves' triangles
-/// follow one another, in lane order, without the CPU's padding slots.
-fn renumbered(mesh: &Mesh) -> Result<Layout> {
+/// follow one another, in lane order, without the CPU's padding slots. The lanes are the
+/// CPU's, or for [`ChildOrder::Octant`] the CPU's placed by [`lane_order`].
+fn renumbered(mesh: &Mesh, order: ChildOrder) -> Result<Layout> {
     let wide: &WideBvh = mesh.bvh();
     let cpu = wide.nodes();
     let mut layout = Layout {
@@ -247,9 +256,10 @@ fn renumbered(mesh: &Mesh) -> Result<Layout> {
         let node = &cpu[cpu_of[index as usize] as usize];
         let child_base = cpu_of.len() as u32;
         let triangle_base = layout.triangles.len() as u32;
+        let lanes = lane_order(node, order);
         let mut counts = [0u8; WIDE_WIDTH];
-        for (lane, count) in counts.iter_mut().enumerate() {
-            match node.lane(lane) {
+        for (count, &cpu_lane) in counts.iter_mut().zip(&lanes) {
+            match node.lane(cpu_lane) {
                 WideLane::Node(child) => {
                     match reached.get_mut(child as usize) {
                         Some(seen) if !*seen => *seen = true,
@@ -274,10 +284,68 @@ fn renumbered(mesh: &Mesh) -> Result<Layout> {
                 WideLane::Empty => {}
             }
         }
-        layout.nodes[index as usize] = GpuNode::compressed(node, child_base, triangle_base, counts);
+        layout.nodes[index as usize] =
+            GpuNode::compressed(node, &lanes, child_base, triangle_base, counts);
         stack.extend(child_base..cpu_of.len() as u32);
     }
     Ok(layout)
+}
+
+/// The CPU lane that each GPU lane of `node` holds: the CPU's own order for
+/// [`ChildOrder::Distance`]; for [`ChildOrder::Octant`], each child in the lane whose bits are
+/// the signs (set for positive x, y, z) of the corner its box's centre lies towards from the
+/// centre of the node's, the best-placed remaining child and lane first (Ylitie et al.'s
+/// greedy assignment), the empty lanes after.
+fn lane_order(node: &WideNode, order: ChildOrder) -> [usize; WIDE_WIDTH] {
+    let mut lanes: [usize; WIDE_WIDTH] = std::array::from_fn(|lane| lane);
+    if order == ChildOrder::Distance {
+        return lanes;
+    }
+    let used: Vec<usize> = (0..WIDE_WIDTH)
+        .filter(|&lane| node.lane(lane) != WideLane::Empty)
+        .collect();
+    let centre = used
+        .iter()
+        .fold(Aabb::EMPTY, |union, &lane| union.union(node.bounds(lane)))
+        .centroid();
+    let offsets: Vec<Vec3> = used
+        .iter()
+        .map(|&lane| node.bounds(lane).centroid() - centre)
+        .collect();
+    let toward = |offset: Vec3, slot: usize| {
+        (0..3)
+            .map(|axis| {
+                if slot >> axis & 1 == 1 {
+                    offset[axis]
+                } else {
+                    -offset[axis]
+                }
+            })
+            .sum::<f32>()
+    };
+    let mut slots: [Option<usize>; WIDE_WIDTH] = [None; WIDE_WIDTH];
+    let mut placed = vec![false; used.len()];
+    for _ in 0..used.len() {
+        let mut best: Option<(usize, usize, f32)> = None;
+        for (child, offset) in offsets.iter().enumerate().filter(|&(c, _)| !placed[c]) {
+            for slot in (0..WIDE_WIDTH).filter(|&s| slots[s].is_none()) {
+                let score = toward(*offset, slot);
+                if best.is_none_or(|(_, _, b)| score.total_cmp(&b).is_gt()) {
+                    best = Some((child, slot, score));
+                }
+            }
+        }
+        let (child, slot, _) = best.expect("a child and a lane are left");
+        slots[slot] = Some(used[child]);
+        placed[child] = true;
+    }
+    let mut empty = (0..WIDE_WIDTH).filter(|lane| !used.contains(lane));
+    for (lane, slot) in lanes.iter_mut().zip(slots) {
+        *lane = slot
+            .or_else(|| empty.next())
+            .expect("eight lanes for eight slots");
+    }
+    lanes
 }
 
 fn stray(message: &str) -> Error {
@@ -333,19 +401,24 @@ mod tests {
 
     use super::*;
 
-    /// Walks the GPU layout beside the CPU's tree from their roots: the same nodes, lane for
-    /// lane, the same leaves in the same order without padding, every decoded box containing
-    /// the CPU's box; returns the nodes reached.
-    fn same_tree(mesh: &Mesh, layout: &Layout) -> usize {
+    /// Walks the GPU layout for `order` beside the CPU's tree from their roots: the same
+    /// nodes, each GPU lane the CPU lane [`lane_order`] puts there (a permutation), the same
+    /// leaves in the same order without padding, every decoded box containing the CPU's box;
+    /// returns the nodes reached.
+    fn same_tree(mesh: &Mesh, layout: &Layout, order: ChildOrder) -> usize {
         let wide = mesh.bvh();
         let mut stack = vec![(0usize, 0usize)];
         let mut reached = 0;
         while let Some((gpu, cpu)) = stack.pop() {
             reached += 1;
             let (gpu_node, cpu_node) = (&layout.nodes[gpu], &wide.nodes()[cpu]);
-            for lane in 0..WIDE_WIDTH {
-                let exact = cpu_node.bounds(lane);
-                match (gpu_node.lane(lane), cpu_node.lane(lane)) {
+            let lanes = lane_order(cpu_node, order);
+            let mut sorted = lanes;
+            sorted.sort_unstable();
+            assert_eq!(sorted, std::array::from_fn(|lane| lane), "{lanes:?}");
+            for (lane, cpu_lane) in lanes.into_iter().enumerate() {
+                let exact = cpu_node.bounds(cpu_lane);
+                match (gpu_node.lane(lane), cpu_node.lane(cpu_lane)) {
                     (GpuLane::Node(child), WideLane::Node(cpu_child)) => {
                         stack.push((child as usize, cpu_child as usize));
                     }
@@ -371,23 +444,52 @@ mod tests {
         reached
     }
 
-    /// The layout of every asset is its CPU tree renumbered, every decoded box holds its
-    /// exact box, and every triangle is laid out once.
+    /// The layout of every asset, for either order, is its CPU tree renumbered, every
+    /// decoded box holds its exact box, and every triangle is laid out once.
     #[test]
     fn every_asset_is_its_cpu_tree_with_boxes_that_contain_the_exact_ones() {
         for path in all_assets() {
             let mesh = Mesh::from_path(&path).expect("asset");
-            let layout = of(&mesh).expect("in bounds");
-            assert_eq!(
-                same_tree(&mesh, &layout),
-                mesh.bvh().nodes().len(),
-                "{path:?}"
-            );
-            assert_eq!(layout.nodes.len(), mesh.bvh().nodes().len());
-            let mut ids = layout.triangle_ids.clone();
-            ids.sort_unstable();
-            ids.dedup();
-            assert_eq!(ids.len(), layout.triangles.len(), "{path:?}");
+            for order in [ChildOrder::Distance, ChildOrder::Octant] {
+                let layout = of(&mesh, order).expect("in bounds");
+                let reached = same_tree(&mesh, &layout, order);
+                assert_eq!(reached, mesh.bvh().nodes().len(), "{path:?}");
+                assert_eq!(layout.nodes.len(), mesh.bvh().nodes().len());
+                let mut ids = layout.triangle_ids.clone();
+                ids.sort_unstable();
+                ids.dedup();
+                assert_eq!(ids.len(), layout.triangles.len(), "{path:?}");
+            }
+        }
+    }
+
+    /// Eight triangles at the eight corners of a cube: the octant order puts each in the
+    /// root's lane of its corner (bit i set for positive coordinate i).
+    #[test]
+    fn the_octant_order_puts_each_child_in_its_corner() {
+        let mut positions = Vec::new();
+        let mut indices = Vec::new();
+        for corner in 0..8u32 {
+            let sign = |axis: u32| if corner >> axis & 1 == 1 { 10.0 } else { -10.0 };
+            let p = [sign(0), sign(1), sign(2)];
+            let base = positions.len() as u32;
+            positions.extend([p, [p[0] + 1.0, p[1], p[2]], [p[0], p[1] + 1.0, p[2]]]);
+            indices.push([base, base + 1, base + 2]);
+        }
+        let one_per_leaf = BuildOptions {
+            max_leaf_primitives: 1,
+            ..BuildOptions::default()
+        };
+        let corners = TriMesh::from_triangles(&positions, &indices).expect("corners");
+        let mesh = Mesh::from_tri_mesh(corners, &one_per_leaf);
+        let layout = of(&mesh, ChildOrder::Octant).expect("in bounds");
+        assert_eq!(layout.nodes.len(), 1, "one node of eight leaves");
+        for lane in 0..WIDE_WIDTH {
+            let GpuLane::Leaf(first, end) = layout.nodes[0].lane(lane) else {
+                panic!("lane {lane} holds no leaf");
+            };
+            assert_eq!(end - first, 1);
+            assert_eq!(layout.triangle_ids[first as usize], lane as u32);
         }
     }
 
@@ -409,7 +511,7 @@ mod tests {
         let empty = Mesh::from_triangles(&[], &[]).expect("empty");
         assert!(traceable(&empty) && !traceable(&far) && !traceable(&big_leaf));
         for mesh in [big_leaf, far, empty] {
-            let layout = of(&mesh).expect("in bounds");
+            let layout = of(&mesh, ChildOrder::Distance).expect("in bounds");
             assert_eq!((layout.nodes.len(), layout.triangles.len()), (1, 0));
             assert!((0..WIDE_WIDTH).all(|lane| layout.nodes[0].lane(lane) == GpuLane::Empty));
         }
@@ -420,7 +522,7 @@ mod tests {
     #[test]
     fn in_bounds_catches_every_stray_index() {
         let mesh = Mesh::from_tri_mesh(icosphere(3), &Default::default());
-        let layout = of(&mesh).expect("a built tree is in bounds");
+        let layout = of(&mesh, ChildOrder::Distance).expect("a built tree is in bounds");
         let (nodes, triangles) = (layout.nodes, layout.triangles.len());
         assert!(nodes.len() > 1 && in_bounds(&nodes, triangles));
         assert!(!in_bounds(&[], 0));

@@ -86,12 +86,14 @@
 //! nodes and slots copied as they are (256 bytes per node, 48 per slot). A leaf of the
 //! GPU's holds at most 255 triangles (the default builds make at most 8); a mesh with a
 //! larger one is answered on the CPU whole. One invocation traces one ray with a stack
-//! (32 entries by default), nearest child on top for closest hits (a full stack leaves the
-//! ray open).
+//! (32 entries by default), nearest child on top for closest hits, or with
+//! [`ChildOrder::Octant`] the children in the order of the ray's octant (a full stack
+//! leaves the ray open).
 //!
 //! # Options
 //! How the kernels are built and rays streamed to them is [`GpuOptions`], read from the
 //! environment when a [`Gpu`] opens (`MESHCAST_GPU_STACK`, `MESHCAST_GPU_WORKGROUP`,
+//! `MESHCAST_GPU_ORDER`, `MESHCAST_GPU_LEAF`,
 //! `MESHCAST_GPU_CHECKS`, `MESHCAST_GPU_CHUNK`) or given to [`Gpu::with_options`], so that
 //! one binary can measure each choice on the GPU that matters; every choice gives the same
 //! answers. Each query kind has a pipeline of its own, specialised from one shader: only
@@ -117,8 +119,8 @@ mod unchecked;
 pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
 pub use gpu_mesh::{GpuMesh, GpuQuery, GpuStats, ResidentRays, DEFAULT_HIT_CAPACITY};
 pub use kernel::{
-    GpuOptions, CHECKS_VARIABLE, CHUNK_VARIABLE, LEAF_VARIABLE, MAX_HIT_CAPACITY, PROFILE_VARIABLE,
-    STACK_VARIABLE, WORKGROUP_VARIABLE,
+    ChildOrder, GpuOptions, CHECKS_VARIABLE, CHUNK_VARIABLE, LEAF_VARIABLE, MAX_HIT_CAPACITY,
+    ORDER_VARIABLE, PROFILE_VARIABLE, STACK_VARIABLE, WORKGROUP_VARIABLE,
 };
 pub use layout::{T_ERROR_BOUND, UV_ERROR_BOUND};
 pub use stream::RaySource;

@@ -69,7 +69,7 @@ const MODE_ALL: u32 = 3u;
 // No query: the rays themselves, for checking the camera's.
 const MODE_RAYS: u32 = 4u;
 
-// The host specialises these four per pipeline (`context.rs`, `Kernel::source`): each query
+// The host specialises these five per pipeline (`context.rs`, `Kernel::source`): each query
 // kind gets its own pipeline, with a hit list only where it lists hits.
 // The query this pipeline answers.
 const MODE: u32 = 0u;
@@ -79,6 +79,11 @@ const STACK_SIZE: u32 = 32u;
 const LIST_SIZE: u32 = 1u;
 // Invocations per workgroup.
 const WORKGROUP: u32 = 128u;
+// The order a node's children are visited in: by entry distance (closest hits; the other
+// queries in lane order), or by the ray's octant (`KernelOptions::order`).
+const ORDER: u32 = 0u;
+const ORDER_DISTANCE: u32 = 0u;
+const ORDER_OCTANT: u32 = 1u;
 
 const NO_TRIANGLE: u32 = 0xffffffffu;
 const FLAGGED: u32 = 0xfffffffeu;
@@ -121,6 +126,8 @@ var<private> tmin_in: f32;
 var<private> tmin_out: f32;
 var<private> tmax_in: f32;
 var<private> tmax_out: f32;
+// The direction's octant: bit i set where component i is negative.
+var<private> r_octant: u32;
 // Near-plane indices (2p) per axis, by the direction's sign.
 var<private> near_plane: vec3<u32>;
 var<private> far_plane: vec3<u32>;
@@ -206,6 +213,8 @@ fn set_up(origin: vec3<f32>, dir: vec3<f32>, t_min: f32, t_max: f32) -> u32 {
     r_inv = select(vec3<f32>(1.0) / select(dir, vec3<f32>(1.0), r_still), vec3<f32>(0.0), r_still);
     let negative = (vec3<u32>(bitcast<u32>(dir.x), bitcast<u32>(dir.y), bitcast<u32>(dir.z)) >> vec3<u32>(31u)) == vec3<u32>(1u);
     near_plane = select(vec3<u32>(0u, 1u, 2u), vec3<u32>(3u, 4u, 5u), negative) * 2u;
+    let octant = select(vec3<u32>(0u), vec3<u32>(1u, 2u, 4u), negative);
+    r_octant = octant.x | octant.y | octant.z;
     far_plane = select(vec3<u32>(3u, 4u, 5u), vec3<u32>(0u, 1u, 2u), negative) * 2u;
     tmin_in = t_min;
     tmin_out = t_min;
@@ -510,12 +519,20 @@ fn trace() {
             var entries: array<u32, 8>;
             var nears: array<f32, 8>;
             var n = 0u;
+            // The octant order's lanes entered, and their entry distances.
+            var entered = 0u;
+            var lane_near: array<f32, 8>;
             for (var h = 0u; h < 2u; h++) {
                 let boxes = test_boxes(node, grid, h, limit);
                 for (var j = 0u; j < 4u; j++) {
                     let lane = 4u * h + j;
                     let used = ((inner >> lane) & 1u) == 1u || lane_count(node, lane) != 0u;
                     if boxes.hit[j] && used {
+                        if ORDER == ORDER_OCTANT {
+                            entered |= 1u << lane;
+                            lane_near[lane] = boxes.near[j];
+                            continue;
+                        }
                         // Nearest first on top: insertion by distance, descending.
                         var k = n;
                         if MODE == MODE_CLOSEST {
@@ -527,6 +544,18 @@ fn trace() {
                         }
                         entries[k] = node * 8u + lane;
                         nears[k] = boxes.near[j];
+                        n += 1u;
+                    }
+                }
+            }
+            if ORDER == ORDER_OCTANT {
+                // Lane k ^ octant is visited k-th: pushed from the last to the first, so that
+                // the first is on top.
+                for (var k = 0u; k < 8u; k++) {
+                    let lane = (7u - k) ^ r_octant;
+                    if ((entered >> lane) & 1u) == 1u {
+                        entries[n] = node * 8u + lane;
+                        nears[n] = lane_near[lane];
                         n += 1u;
                     }
                 }

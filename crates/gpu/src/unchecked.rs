@@ -34,9 +34,11 @@ pub(crate) fn module(
     //   `found < cap <= LIST_SIZE`, the hits buffer `cap` slots per ray.
     // - the private arrays and the node's own: `stack_*[sp]` with `sp < STACK_SIZE` (checked
     //   before each push), `list_*[i]` with `i < found <= cap`, `entries`/`nears` with
-    //   `n < 8`, `near_t[i]` with `i < 3`, `steps[2p + h]` with `p < 6`, `h < 2`,
-    //   `counts[lane >> 2]` with `lane < 8` (a stack entry is `node * 8 + lane`, and the
-    //   check keeps `node * 8 + 7` within a `u32`: at most 2^29 nodes), `origin[i]`, `i < 3`.
+    //   `n < 8` (each lane is put there at most once), `lane_near[lane]` with `lane < 8`
+    //   (the octant order's `(7 - k) ^ octant`, `k < 8`, `octant < 8`), `near_t[i]` with
+    //   `i < 3`, `steps[2p + h]` with `p < 6`, `h < 2`, `counts[lane >> 2]` with `lane < 8`
+    //   (a stack entry is `node * 8 + lane`, and the check keeps `node * 8 + 7` within a
+    //   `u32`: at most 2^29 nodes), `origin[i]` with `i < 3`.
     //
     // Every loop ends: the traversal pops one stack entry per iteration and pushes only the
     // lanes of a node it moved to, always a child of larger index than its parent (which the

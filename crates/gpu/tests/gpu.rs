@@ -14,7 +14,7 @@ use meshcast::{
     Camera, Contacts, Hit, Mesh, MeshFiles, PointQueries, Ray, RayQueries, TriMesh, TriMeshFiles,
     Triangle,
 };
-use meshcast_gpu::{Gpu, GpuMesh, GpuOptions, T_ERROR_BOUND, UV_ERROR_BOUND};
+use meshcast_gpu::{ChildOrder, Gpu, GpuMesh, GpuOptions, T_ERROR_BOUND, UV_ERROR_BOUND};
 use meshcast_testkit::{
     adversarial_rays, all_assets, asset, brute_force_cast_all, brute_force_cast_with, cube,
     icosphere, incoherent_rays, random_rays, random_transform, rng, torus, transformed,
@@ -392,6 +392,7 @@ fn every_kernel_option_answers_as_the_cpu() {
             runtime_checks: true,
             chunk: 5000,
             leaf: 1,
+            order: ChildOrder::Octant,
         },
         GpuOptions {
             leaf: 4,
@@ -432,6 +433,47 @@ fn every_asset_takes_at_most_40_bytes_of_gpu_memory_per_triangle() {
             per_triangle <= 40.0,
             "{}: {per_triangle:.2}",
             path.display()
+        );
+    }
+}
+
+#[test]
+fn the_other_child_order_answers_as_the_cpu() {
+    let Some(shared) = gpu() else { return };
+    // The order the shared GPU does not run (the environment may pick either).
+    let options = shared.kernel_options();
+    let order = match options.order {
+        ChildOrder::Distance => ChildOrder::Octant,
+        ChildOrder::Octant => ChildOrder::Distance,
+    };
+    let gpu = Gpu::with_options(
+        Some(&shared.adapter().name),
+        GpuOptions { order, ..options },
+    )
+    .expect("the same adapter");
+    for path in all_assets() {
+        let mesh = Arc::new(Mesh::from_path(&path).expect("asset"));
+        let on_gpu = upload(&gpu, &mesh);
+        let bounds = mesh.bounds();
+        let triangles: Vec<Triangle> = mesh.tri_mesh().triangles().collect();
+        let mut rays = random_rays(bounds, 700, 11);
+        rays.extend(incoherent_rays(bounds, 700, 12));
+        rays.extend(adversarial_rays(&triangles, 1000, 13));
+        check(
+            &gpu,
+            &on_gpu,
+            &rays,
+            &format!("{order:?}: {}", path.display()),
+        );
+    }
+    let camera = Camera::framing(icosphere(2).bounds(), 40.0, 1.5);
+    let sphere = upload(&gpu, &mesh_of(icosphere(2)));
+    let image = sphere.cast_camera(&camera, 48, 32).expect("camera");
+    let rays = sphere.camera_rays(&camera, 48, 32).expect("rays");
+    for (ray, got) in rays.iter().zip(&image) {
+        assert_eq!(
+            got.map(|h| h.triangle),
+            sphere.mesh().cast(ray).map(|h| h.triangle)
         );
     }
 }
