@@ -432,10 +432,14 @@ impl GpuMesh {
             mode: RAYS_MODE,
             ..GpuQuery::Closest.shape(1)
         };
-        let answers = self.launch_shape(shape, Source::Camera(params, pixels), |hits, _| {
-            Done::<Ray, ()>(Ray::new(camera.eye, direction(hits[0])))
-        })?;
-        Ok(self.complete(answers, |_, ()| unreachable_ray()))
+        let (directions, _) =
+            self.launch_shape(shape, Source::Camera(params, pixels), |hits, _| {
+                Done::<Vec3, ()>(direction(hits[0]))
+            })?;
+        Ok(directions
+            .into_iter()
+            .map(|dir| Ray::new(camera.eye, dir))
+            .collect())
     }
 
     /// Copies `rays` to the GPU to stay there, with buffers for the answers of `query`.
@@ -558,52 +562,63 @@ impl GpuMesh {
     /// Fills the open answers on the CPU, in parallel, counting them.
     fn complete<T: Send, O: Send>(
         &self,
-        answers: Vec<Answer<T, O>>,
+        (mut answers, open): Answers<T, O>,
         cpu: impl Fn(usize, O) -> T + Sync,
     ) -> Vec<T> {
         let clock = Instant::now();
-        let open = answers.iter().filter(|a| matches!(a, Open(_))).count();
+        let opened = open.len();
         self.rays.fetch_add(answers.len() as u64, Ordering::Relaxed);
         self.finished_on_cpu
-            .fetch_add(open as u64, Ordering::Relaxed);
-        let complete = answers
+            .fetch_add(opened as u64, Ordering::Relaxed);
+        let finished: Vec<(usize, T)> = open
             .into_par_iter()
-            .enumerate()
-            .map(|(i, answer)| match answer {
-                Done(value) => value,
-                Open(open) => cpu(i, open),
-            })
+            .map(|(i, open)| (i, cpu(i, open)))
             .collect();
+        for (i, value) in finished {
+            answers[i] = value;
+        }
         if profiling() {
             eprintln!(
-                "meshcast gpu: {open} open rays finished on the CPU, answers collected: {:.2} ms",
+                "meshcast gpu: {opened} open rays finished on the CPU: {:.2} ms",
                 clock.elapsed().as_secs_f64() * 1e3
             );
         }
-        complete
+        answers
     }
 
     /// Runs `query` over the rays of `source` and answers each ray with `answer` of its hit
-    /// slots and its count, in parallel, as the answers come back.
-    fn launch<T: Send, O: Send>(
+    /// slots and its count, in parallel, as the answers come back: the decided answers in
+    /// place, the open ones as `T::default()` there and listed with what the CPU needs.
+    fn launch<T: Send + Default, O: Send>(
         &self,
         query: GpuQuery,
         source: Source<'_>,
         answer: impl Fn(&[[u32; 4]], u32) -> Answer<T, O> + Sync,
-    ) -> Result<Vec<Answer<T, O>>> {
+    ) -> Result<Answers<T, O>> {
         self.launch_shape(query.shape(self.hit_capacity), source, answer)
     }
 
     /// [`GpuMesh::launch`] with the kernel and answers of `shape`.
-    fn launch_shape<T: Send, O: Send>(
+    fn launch_shape<T: Send + Default, O: Send>(
         &self,
         shape: Shape,
         source: Source<'_>,
         answer: impl Fn(&[[u32; 4]], u32) -> Answer<T, O> + Sync,
-    ) -> Result<Vec<Answer<T, O>>> {
+    ) -> Result<Answers<T, O>> {
         let count = source.len();
         let slots = shape.slots as usize;
         let mut answers = Vec::with_capacity(count);
+        // Open rays are few (a few in ten thousand): a lock costs nothing.
+        let open = Mutex::new(Vec::new());
+        let decide = |i: usize, hits: &[[u32; 4]], ray_count: u32| match answer(hits, ray_count) {
+            Done(value) => value,
+            Open(data) => {
+                open.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push((i, data));
+                T::default()
+            }
+        };
         let fixed = if count == 0 || self.mesh.bvh().is_empty() {
             // No ray, or nothing to hit: every ray misses, on the CPU too.
             Some(([0, 0, 0, NO_TRIANGLE], 0))
@@ -615,9 +630,33 @@ impl GpuMesh {
         };
         if let Some((slot, ray_count)) = fixed {
             let hits = vec![slot; slots.max(1)];
-            answers.par_extend((0..count).into_par_iter().map(|_| answer(&hits, ray_count)));
-            return Ok(answers);
+            answers.par_extend(
+                (0..count)
+                    .into_par_iter()
+                    .map(|i| decide(i, &hits, ray_count)),
+            );
+        } else {
+            self.stream(shape, source, |start, hits, counts| {
+                let n = hits.len().checked_div(slots).unwrap_or(counts.len());
+                answers.par_extend((0..n).into_par_iter().map(|i| {
+                    let count = counts.get(i).copied().unwrap_or(0);
+                    decide(start + i, &hits[i * slots..(i + 1) * slots], count)
+                }));
+            })?;
         }
+        let open = open.into_inner().unwrap_or_else(PoisonError::into_inner);
+        Ok((answers, open))
+    }
+
+    /// Streams the rays of `source` through the mesh's workspace (made, or remade larger,
+    /// as the call needs), handing `take` each chunk's answers.
+    fn stream(
+        &self,
+        shape: Shape,
+        source: Source<'_>,
+        take: impl FnMut(usize, &[[u32; 4]], &[u32]),
+    ) -> Result<()> {
+        let count = source.len();
         // Buffers for one call's rays, up to a whole chunk, grown when a call needs more.
         let chunk = self
             .chunk_rays(shape)
@@ -650,14 +689,7 @@ impl GpuMesh {
             cap: self.hit_capacity,
             ..base
         };
-        workspace.stream(shared, shape, params, &source, |_, hits, counts| {
-            let n = hits.len().checked_div(slots).unwrap_or(counts.len());
-            answers.par_extend((0..n).into_par_iter().map(|i| {
-                let count = counts.get(i).copied().unwrap_or(0);
-                answer(&hits[i * slots..(i + 1) * slots], count)
-            }));
-        })?;
-        Ok(answers)
+        workspace.stream(shared, shape, params, &source, take)
     }
 
     /// Rays per streamed chunk: [`GpuOptions::chunk`](crate::GpuOptions::chunk), at most as many as the adapter's
@@ -687,6 +719,10 @@ impl<R: RaySource + ?Sized> RaySource for Rays<'_, R> {
         self.0.ray(index)
     }
 }
+
+/// Every ray's answer (a placeholder for an open one) and the open rays, each with what the
+/// CPU needs beside its index.
+type Answers<T, O> = (Vec<T>, Vec<(usize, O)>);
 
 /// A ray's answer from the GPU: decided, or left open for the CPU with what the CPU needs
 /// beside the ray's index.
@@ -722,11 +758,6 @@ fn closest(slot: [u32; 4], triangle_ids: &[u32]) -> Answer<Option<Hit>, ()> {
 /// The direction a flagged camera ray carries back.
 fn direction([x, y, z, _]: [u32; 4]) -> Vec3 {
     Vec3::new(f32::from_bits(x), f32::from_bits(y), f32::from_bits(z))
-}
-
-/// The rays pass leaves none open.
-fn unreachable_ray() -> Ray {
-    Ray::new(Vec3::ZERO, Vec3::ZERO)
 }
 
 fn camera_params(camera: &Camera, width: u32, height: u32) -> Params {
