@@ -253,7 +253,8 @@ def main() -> int:
             )
             ours = gpu.cast_rays(rays)["primitive_ids"].astype(np.int64)
             _, theirs = sah.from_numpy(rays, False)
-            theirs = np.where(theirs < 0, meshcast.INVALID_ID, theirs).astype(np.int64)
+            theirs = theirs.astype(np.int64)
+            theirs[theirs < 0] = meshcast.INVALID_ID
             print(f"  triangles differ from warp sah on {int(np.sum(ours != theirs))} of {n} rays; "
                   f"meshcast's CPU finished {gpu.stats['finished_on_cpu']} of {gpu.stats['rays']} rays so far")
     return 0

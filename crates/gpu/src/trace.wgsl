@@ -529,6 +529,13 @@ fn counts_before(node: u32, lane: u32) -> u32 {
     return byte_sum(low) + byte_sum(high & ((1u << (8u * (lane - 4u))) - 1u));
 }
 
+// Out of stack: this walk could miss something, so the host answers.
+fn overflow() {
+    ambiguous = true;
+    amb_lo = -BIG;
+    done = true;
+}
+
 fn trace() {
     var sp = 0u;
     var node = 0u;
@@ -538,9 +545,8 @@ fn trace() {
             let limit = cull_limit();
             let grid = grid_of(node);
             let inner = inner_lanes(node);
-            var entries: array<u32, 8>;
-            var nears: array<f32, 8>;
-            var n = 0u;
+            // This node's children go on the stack from `first` on, nearest on top.
+            let first = sp;
             // The octant order's lanes entered, and their entry distances.
             var entered = 0u;
             var lane_near: array<f32, 8>;
@@ -555,18 +561,23 @@ fn trace() {
                             lane_near[lane] = boxes.near[j];
                             continue;
                         }
-                        // Nearest first on top: insertion by distance, descending.
-                        var k = n;
+                        if sp == STACK_SIZE {
+                            overflow();
+                            return;
+                        }
+                        // Closest hits: insertion by distance, descending, straight into the
+                        // stack.
+                        var k = sp;
                         if MODE == MODE_CLOSEST {
-                            while k > 0u && nears[k - 1u] < boxes.near[j] {
-                                entries[k] = entries[k - 1u];
-                                nears[k] = nears[k - 1u];
+                            while k > first && stack_near[k - 1u] < boxes.near[j] {
+                                stack_entry[k] = stack_entry[k - 1u];
+                                stack_near[k] = stack_near[k - 1u];
                                 k -= 1u;
                             }
                         }
-                        entries[k] = node * 8u + lane;
-                        nears[k] = boxes.near[j];
-                        n += 1u;
+                        stack_entry[k] = node * 8u + lane;
+                        stack_near[k] = boxes.near[j];
+                        sp += 1u;
                     }
                 }
             }
@@ -576,23 +587,15 @@ fn trace() {
                 for (var k = 0u; k < 8u; k++) {
                     let lane = (7u - k) ^ r_octant;
                     if ((entered >> lane) & 1u) == 1u {
-                        entries[n] = node * 8u + lane;
-                        nears[n] = lane_near[lane];
-                        n += 1u;
+                        if sp == STACK_SIZE {
+                            overflow();
+                            return;
+                        }
+                        stack_entry[sp] = node * 8u + lane;
+                        stack_near[sp] = lane_near[lane];
+                        sp += 1u;
                     }
                 }
-            }
-            for (var i = 0u; i < n; i++) {
-                if sp == STACK_SIZE {
-                    // Out of stack: this walk could miss something, so the host answers.
-                    ambiguous = true;
-                    amb_lo = -BIG;
-                    done = true;
-                    return;
-                }
-                stack_entry[sp] = entries[i];
-                stack_near[sp] = nears[i];
-                sp += 1u;
             }
             visit = false;
         }

@@ -30,11 +30,11 @@ pub(crate) fn module(
     //   so that `9 * triangle + 8` does not wrap; the buffer holds nine floats per triangle.
     // - `rays[index]`, `hits[index]`, `counts[index]`: `index < params.ray_count`, which is at
     //   most the rays in the ray buffer and the answers in the output buffers (`GpuMesh::
-    //   dispatch` sizes them from the same count); `hits[out_index * cap + found]` has
+    //   stream` sizes them from the same count); `hits[out_index * cap + found]` has
     //   `found < cap <= LIST_SIZE`, the hits buffer `cap` slots per ray.
-    // - the private arrays and the node's own: `stack_*[sp]` with `sp < STACK_SIZE` (checked
-    //   before each push), `list_*[i]` with `i < found <= cap`, `entries`/`nears` with
-    //   `n < 8` (each lane is put there at most once), `lane_near[lane]` with `lane < 8`
+    // - the private arrays and the node's own: `stack_*[k]` with `k <= sp < STACK_SIZE`
+    //   (checked before each push; the insertion moves entries within `first..=sp`),
+    //   `list_*[i]` with `i < found <= cap`, `lane_near[lane]` with `lane < 8`
     //   (the octant order's `(7 - k) ^ octant`, `k < 8`, `octant < 8`), `near_t[i]` with
     //   `i < 3`, `steps[2p + h]` with `p < 6`, `h < 2`, `counts[lane >> 2]` with `lane < 8`
     //   (a stack entry is `node * 8 + lane`, and the check keeps `node * 8 + 7` within a
