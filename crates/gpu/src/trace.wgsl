@@ -136,7 +136,8 @@ var<private> near_plane: vec3<u32>;
 var<private> far_plane: vec3<u32>;
 
 // The traversal stack: node * 8 + lane, and the entry distance.
-var<private> stack: array<vec2<u32>, STACK_SIZE>;
+var<private> stack_entry: array<u32, STACK_SIZE>;
+var<private> stack_near: array<f32, STACK_SIZE>;
 
 // The answer so far.
 var<private> best_t: f32;
@@ -535,41 +536,17 @@ fn overflow() {
     done = true;
 }
 
-// Puts the child `entry`, entered at `near`, on the stack above `first`: for closest hits in
-// order of distance, descending (nearest on top). False when the stack is full.
-fn push(sp: ptr<function, u32>, first: u32, entry: u32, near: f32) -> bool {
-    if *sp == STACK_SIZE {
-        overflow();
-        return false;
-    }
-    var k = *sp;
-    if MODE == MODE_CLOSEST {
-        while k > first && bitcast<f32>(stack[k - 1u].y) < near {
-            stack[k] = stack[k - 1u];
-            k -= 1u;
-        }
-    }
-    stack[k] = vec2<u32>(entry, bitcast<u32>(near));
-    *sp += 1u;
-    return true;
-}
-
 fn trace() {
     var sp = 0u;
     var node = 0u;
     var visit = true;
     loop {
-        // The child to go to next, kept out of the stack: the nearest one entered, for
-        // closest hits.
-        var next = 0u;
-        var has_next = false;
         if visit {
             let limit = cull_limit();
             let grid = grid_of(node);
             let inner = inner_lanes(node);
-            // This node's other children go on the stack from `first` on.
+            // This node's children go on the stack from `first` on, nearest on top.
             let first = sp;
-            var next_near = 0.0;
             // The octant order's lanes entered, and their entry distances.
             var entered = 0u;
             var lane_near: array<f32, 8>;
@@ -584,26 +561,23 @@ fn trace() {
                             lane_near[lane] = boxes.near[j];
                             continue;
                         }
-                        var entry = node * 8u + lane;
-                        var near = boxes.near[j];
-                        if !has_next {
-                            next = entry;
-                            next_near = near;
-                            has_next = true;
-                            continue;
-                        }
-                        if MODE == MODE_CLOSEST && near < next_near {
-                            // The nearer one is kept; the other goes on the stack.
-                            let kept = next;
-                            next = entry;
-                            entry = kept;
-                            let kept_near = next_near;
-                            next_near = near;
-                            near = kept_near;
-                        }
-                        if !push(&sp, first, entry, near) {
+                        if sp == STACK_SIZE {
+                            overflow();
                             return;
                         }
+                        // Closest hits: insertion by distance, descending, straight into the
+                        // stack.
+                        var k = sp;
+                        if MODE == MODE_CLOSEST {
+                            while k > first && stack_near[k - 1u] < boxes.near[j] {
+                                stack_entry[k] = stack_entry[k - 1u];
+                                stack_near[k] = stack_near[k - 1u];
+                                k -= 1u;
+                            }
+                        }
+                        stack_entry[k] = node * 8u + lane;
+                        stack_near[k] = boxes.near[j];
+                        sp += 1u;
                     }
                 }
             }
@@ -612,26 +586,29 @@ fn trace() {
                 // the first is on top.
                 for (var k = 0u; k < 8u; k++) {
                     let lane = (7u - k) ^ r_octant;
-                    if ((entered >> lane) & 1u) == 1u
-                        && !push(&sp, first, node * 8u + lane, lane_near[lane]) {
-                        return;
+                    if ((entered >> lane) & 1u) == 1u {
+                        if sp == STACK_SIZE {
+                            overflow();
+                            return;
+                        }
+                        stack_entry[sp] = node * 8u + lane;
+                        stack_near[sp] = lane_near[lane];
+                        sp += 1u;
                     }
                 }
             }
             visit = false;
         }
-        if !has_next {
-            if sp == 0u || done {
-                return;
-            }
-            sp -= 1u;
-            if bitcast<f32>(stack[sp].y) > cull_limit() {
-                continue;
-            }
-            next = stack[sp].x;
+        if sp == 0u || done {
+            return;
         }
-        let parent = next >> 3u;
-        let lane = next & 7u;
+        sp -= 1u;
+        if stack_near[sp] > cull_limit() {
+            continue;
+        }
+        let entry = stack_entry[sp];
+        let parent = entry >> 3u;
+        let lane = entry & 7u;
         let inner = inner_lanes(parent);
         if ((inner >> lane) & 1u) == 1u {
             node = nodes[parent].child_base + countOneBits(inner & ((1u << lane) - 1u));

@@ -32,8 +32,8 @@ pub(crate) fn module(
     //   most the rays in the ray buffer and the answers in the output buffers (`GpuMesh::
     //   stream` sizes them from the same count); `hits[out_index * cap + found]` has
     //   `found < cap <= LIST_SIZE`, the hits buffer `cap` slots per ray.
-    // - the private arrays and the node's own: `stack[k]` with `k <= sp < STACK_SIZE`
-    //   (`push` checks before each push; the insertion moves entries within `first..=sp`),
+    // - the private arrays and the node's own: `stack_*[k]` with `k <= sp < STACK_SIZE`
+    //   (checked before each push; the insertion moves entries within `first..=sp`),
     //   `list_*[i]` with `i < found <= cap`, `lane_near[lane]` with `lane < 8`
     //   (the octant order's `(7 - k) ^ octant`, `k < 8`, `octant < 8`), `near_t[i]` with
     //   `i < 3`, `steps[2p + h]` with `p < 6`, `h < 2`, `counts[lane >> 2]` with `lane < 8`
