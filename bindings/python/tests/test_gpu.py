@@ -3,15 +3,18 @@ same keys, dtypes and shapes, the same triangles, counts and hit lists, rays thr
 vertices and along edges included.
 
 ``t`` and the barycentric ``u``, ``v`` are the shader's: bit for bit the CPU's on llvmpipe
-(Mesa's software Vulkan, what CI runs), within a few units in the last place on a driver
-that fuses or rounds division differently (see the ``meshcast-gpu`` crate). Everything else
-is compared exactly everywhere.
+(Mesa's software Vulkan, what CI runs), and on a driver that fuses or rounds division
+differently usually within a few units in the last place and always within 2^-12 of ``t``
+(relative) and 2^-8 of ``u``, ``v`` (see the ``meshcast-gpu`` crate). Everything else is
+compared exactly everywhere.
 
 Without a GPU adapter these tests are skipped, or fail when the environment variable ``CI``
 is set (CI installs Mesa's lavapipe, ``mesa-vulkan-drivers``, so it always has one).
 """
 
 import os
+import subprocess
+import sys
 import threading
 from functools import lru_cache
 
@@ -312,3 +315,46 @@ def test_threads_query_one_gpu_mesh_at_once():
         thread.join()
     for got, want in zip(answers, expected):
         np.testing.assert_array_equal(got, want)
+
+
+def test_the_kernel_times_itself_on_rays_kept_on_the_gpu():
+    mesh, gpu = loaded("suzanne.obj")
+    rays = random_rays(mesh, 1000, 3)
+    assert gpu._kernel_seconds(rays, "closest", 2) > 0
+    assert gpu._kernel_seconds(rays, "any", 1) > 0
+    with pytest.raises(ValueError, match="closest.*any"):
+        gpu._kernel_seconds(rays, "every", 1)
+
+
+KERNEL_OPTIONS_CHILD = """
+import sys
+import numpy as np
+import meshcast
+from conftest import adversarial_rays, asset, random_rays
+mesh = meshcast.Mesh.load(asset("stanford-bunny.obj"))
+gpu = mesh.to_gpu()
+rays = np.concatenate([random_rays(mesh, 12000, 5), adversarial_rays(mesh, 3000, 6)])
+ours, cpu = gpu.cast_rays(rays), mesh.cast_rays(rays)
+assert np.array_equal(ours["primitive_ids"], cpu["primitive_ids"])
+assert np.array_equal(gpu.count_intersections(rays), mesh.count_intersections(rays))
+assert np.array_equal(gpu.test_occlusions(rays), mesh.test_occlusions(rays))
+print("same", gpu.stats["finished_on_cpu"])
+"""
+
+
+def test_kernel_options_from_the_environment_keep_every_answer():
+    # Small chunks (many streamed), a stack small enough to overflow, Ylitie's octant order
+    # and a tree of the GPU's own with leaves of at most 2: the options are read when the
+    # process first opens the GPU, so each setting runs in a process of its own.
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, MESHCAST_GPU_CHUNK="4096", MESHCAST_GPU_STACK="8",
+               MESHCAST_GPU_ORDER="octant", MESHCAST_GPU_LEAF="2", MESHCAST_GPU_CHECKS="1")
+    done = subprocess.run([sys.executable, "-c", KERNEL_OPTIONS_CHILD], cwd=here, env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    same, finished_on_cpu = done.stdout.split()
+    assert same == "same" and int(finished_on_cpu) > 0  # the stack of 8 overflows
+    env = dict(os.environ, MESHCAST_GPU_STACK="3")
+    bad = subprocess.run([sys.executable, "-c", KERNEL_OPTIONS_CHILD], cwd=here, env=env,
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode != 0 and "MESHCAST_GPU_STACK" in bad.stderr

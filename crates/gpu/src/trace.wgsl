@@ -536,6 +536,11 @@ fn overflow() {
     done = true;
 }
 
+// Measured on an NVIDIA H100 (closest hit, bunny random / camera, Grays/s): sorting the
+// children straight into the stack rather than through two temporary arrays took 0.50 / 3.9
+// to 0.62 / 4.8. Keeping the nearest child in registers and going to it without a push and
+// a pop, with each stack entry one eight-byte word, measured 0.49 / 3.4 against 0.61 / 4.3 to
+// 4.9 over three interleaved rounds, and was dropped.
 fn trace() {
     var sp = 0u;
     var node = 0u;
