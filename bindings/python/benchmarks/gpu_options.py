@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 import meshcast
-from gpu_vs_warp import ASSETS, camera_rays, random_rays, subdivided
+from gpu_vs_warp import add_arguments, camera_rays, load, random_rays
 
 DEFAULT_SETTINGS = [
     "",
@@ -41,11 +41,7 @@ def measure(args) -> dict:
     """This process's figures, per mesh and ray set."""
     out = {}
     for spec in args.meshes:
-        name, _, times = spec.partition(":")
-        cpu = meshcast.Mesh.load(str(ASSETS / name))
-        if times:
-            vertices, faces = subdivided(cpu.vertices.astype(np.float32), cpu.faces.astype(np.uint32), int(times))
-            cpu = meshcast.Mesh(vertices, faces)
+        cpu, _, _ = load(spec)
         gpu = cpu.to_gpu()
         low, high = cpu.bounds.astype(np.float64)
         for set_name, rays in (("random", random_rays(low, high, args.rays)), ("camera", camera_rays(low, high, args.image))):
@@ -66,10 +62,7 @@ def measure(args) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rays", type=int, default=1 << 22)
-    parser.add_argument("--image", type=int, default=2048)
-    parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--meshes", nargs="*", default=["stanford-bunny.obj", "ogre.obj", "stanford-bunny.obj:2"])
+    add_arguments(parser)
     parser.add_argument("--settings", nargs="*", default=DEFAULT_SETTINGS)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)

@@ -43,6 +43,25 @@ def subdivided(vertices: np.ndarray, faces: np.ndarray, times: int):
     return vertices, faces
 
 
+def add_arguments(parser):
+    """The rays and meshes both GPU benchmarks take."""
+    parser.add_argument("--rays", type=int, default=1 << 22)
+    parser.add_argument("--image", type=int, default=2048)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--meshes", nargs="*", default=["stanford-bunny.obj", "ogre.obj", "stanford-bunny.obj:2"])
+
+
+def load(spec):
+    """The CPU mesh of `name` or `name:k` (subdivided k times), its vertices and faces."""
+    name, _, times = spec.partition(":")
+    cpu = meshcast.Mesh.load(str(ASSETS / name))
+    vertices, faces = cpu.vertices.astype(np.float32), cpu.faces.astype(np.uint32)
+    if times:
+        vertices, faces = subdivided(vertices, faces, int(times))
+        cpu = meshcast.Mesh(vertices, faces)
+    return cpu, vertices, faces
+
+
 def random_rays(low, high, n, seed=7):
     rng = np.random.default_rng(seed)
     center, radius = 0.5 * (low + high), 0.75 * np.linalg.norm(high - low)
@@ -172,10 +191,7 @@ def define_kernels(wp):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rays", type=int, default=1 << 22)
-    parser.add_argument("--image", type=int, default=2048)
-    parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--meshes", nargs="*", default=["stanford-bunny.obj", "ogre.obj", "stanford-bunny.obj:2"])
+    add_arguments(parser)
     args = parser.parse_args()
     try:
         import warp as wp
@@ -194,11 +210,7 @@ def main() -> int:
     print(f"warp {wp.__version__} on {wp.get_device().name}; best of {args.repeat}")
     for spec in args.meshes:
         name, _, times = spec.partition(":")
-        cpu = meshcast.Mesh.load(str(ASSETS / name))
-        vertices, faces = cpu.vertices.astype(np.float32), cpu.faces.astype(np.uint32)
-        if times:
-            vertices, faces = subdivided(vertices, faces, int(times))
-            cpu = meshcast.Mesh(vertices, faces)
+        cpu, vertices, faces = load(spec)
         start = time.perf_counter()
         gpu = cpu.to_gpu()
         upload = time.perf_counter() - start

@@ -33,11 +33,14 @@ pub const MAX_HIT_CAPACITY: u32 = 64;
 /// only, and the best one depends on the GPU, so each can be set at run time.
 ///
 /// Measured on an NVIDIA H100 (Vulkan; closest hit, 4M rays, Grays/s; bunny random / bunny
-/// camera / bunny x16 random / x16 camera): 0.373 / 0.698 / 0.293 / 0.586 with runtime
-/// checks, a stack of 96, a 64-slot hit list in every kernel and workgroups of 64; 0.523 /
-/// 2.647 / 0.390 / 1.624 with the defaults below (no checks, a stack of 32, a hit list only
-/// in the every-hit kernel, workgroups of 128). Stacks of 24 to 48 and workgroups of 32 to
-/// 256 measured within a few percent of these, or slower.
+/// camera; `bindings/python/benchmarks/gpu_options.py`, interleaved processes): the kernel
+/// as first landed, with runtime checks, a stack of 96, a 64-slot hit list in every kernel
+/// and workgroups of 64, ran 0.37 / 0.70; the defaults below run 0.61 / 4.3 to 4.8, with
+/// runtime checks 0.40 / 3.1, workgroups of 64 0.61 / 3.6, the octant order 0.39 / 2.7.
+/// Stacks of 24 to 48 measured within a few percent of 32. Leaves of at most 2 or 4 built
+/// for the GPU measured 0.77 to 0.87 / 5.2 to 5.4 on the bunny but 0.21 / 2.4 on the ogre,
+/// so the mesh's own tree stays the default. Figures for one process move by up to 3 times
+/// between processes on random rays (BENCHMARKS.md): compare settings interleaved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuOptions {
     /// Traversal stack entries per ray (8 to 256; [`STACK_VARIABLE`]). A ray whose walk
