@@ -315,7 +315,10 @@ impl meshcast::gpu::RaySource for RowRays<'_> {
 pub fn row_rays<'a>(rows: &RowsView<'a>, range: Option<(f32, f32)>) -> PyResult<RowRays<'a>> {
     let slice = rows.slice;
     let finite = |index| slice.row::<6>(index).iter().all(|x| x.is_finite());
-    match (0..rows.len()).into_par_iter().position_first(|i| !finite(i)) {
+    match (0..rows.len())
+        .into_par_iter()
+        .position_first(|i| !finite(i))
+    {
         Some(index) => Err(rows.not_finite(index)),
         None => Ok(RowRays { slice, range }),
     }
