@@ -119,11 +119,6 @@ impl Resident {
     }
 }
 
-/// Whether `MESHCAST_GPU_PROFILE=1` asks where a query's time goes.
-fn profiling() -> bool {
-    std::env::var(meshcast::gpu::PROFILE_VARIABLE).is_ok_and(|v| v.trim() == "1")
-}
-
 /// The error of `contacts=False`, which the GPU does not answer.
 fn only_contacts(contacts: bool) -> PyResult<()> {
     if contacts {
@@ -202,7 +197,7 @@ impl GpuMesh {
             let clock = std::time::Instant::now();
             let mesh: &meshcast::Mesh = resident.mesh.mesh();
             let cast = queries::cast_answers(mesh, Some(resident.normals()), &hits);
-            if profiling() {
+            if meshcast::gpu::profiling() {
                 eprintln!(
                     "meshcast python: rays checked {:.2} ms, answers laid out {:.2} ms",
                     checked.as_secs_f64() * 1e3,

@@ -15,7 +15,7 @@ use wgpu::util::DeviceExt;
 use crate::context::{checked, wait, Gpu, Shared};
 use crate::kernel::MAX_HIT_CAPACITY;
 use crate::layout::{self, GpuRay, Layout, Params, FLAGGED, NO_TRIANGLE};
-use crate::stream::{bind_group, grid, profiling, RaySource, Shape, Source, Workspace};
+use crate::stream::{bind_group, grid, profiling, trace_pass, RaySource, Shape, Source, Workspace};
 
 /// Hit slots per ray that [`GpuMesh::cast_all_batch`] keeps on the GPU unless
 /// [`GpuMesh::set_hit_capacity`] says otherwise; a ray with more hits is answered on the CPU.
@@ -545,12 +545,7 @@ impl GpuMesh {
             let start = Instant::now();
             checked(&shared.device, "dispatch", || {
                 let mut encoder = shared.device.create_command_encoder(&Default::default());
-                {
-                    let mut pass = encoder.begin_compute_pass(&Default::default());
-                    pass.set_pipeline(&pipeline);
-                    pass.set_bind_group(0, &bind_group, &[]);
-                    pass.dispatch_workgroups(row_groups, rows, 1);
-                }
+                trace_pass(&mut encoder, &pipeline, &bind_group, (row_groups, rows));
                 shared.queue.submit([encoder.finish()]);
             })?;
             wait(&shared.device)?;

@@ -123,4 +123,4 @@ pub use kernel::{
     ORDER_VARIABLE, PROFILE_VARIABLE, STACK_VARIABLE, WORKGROUP_VARIABLE,
 };
 pub use layout::{T_ERROR_BOUND, UV_ERROR_BOUND};
-pub use stream::RaySource;
+pub use stream::{profiling, RaySource};

@@ -224,15 +224,12 @@ impl Workspace {
                 profile.write += clock.elapsed();
                 slot.upload.unmap();
             }
-            let params = Params {
-                first: base.first + start as u32,
-                ..base
-            };
             let (row_groups, rows, row) = grid(n as u32, shared.options.workgroup);
             let params = Params {
+                first: base.first + start as u32,
                 ray_count: n as u32,
                 row,
-                ..params
+                ..base
             };
             shared
                 .queue
@@ -244,12 +241,12 @@ impl Workspace {
                 if matches!(source, Source::Rays(_)) {
                     encoder.copy_buffer_to_buffer(&slot.upload, 0, &slot.rays, 0, ray_bytes);
                 }
-                {
-                    let mut pass = encoder.begin_compute_pass(&Default::default());
-                    pass.set_pipeline(&pipeline);
-                    pass.set_bind_group(0, &slot.bind_group, &[]);
-                    pass.dispatch_workgroups(row_groups, rows, 1);
-                }
+                trace_pass(
+                    &mut encoder,
+                    &pipeline,
+                    &slot.bind_group,
+                    (row_groups, rows),
+                );
                 if hit_bytes > 0 {
                     encoder.copy_buffer_to_buffer(&slot.hits, 0, &slot.readback, 0, hit_bytes);
                 }
@@ -303,12 +300,7 @@ impl Workspace {
                 .map_err(|error| gpu_error("readback", error))?;
             let words: &[u32] = bytemuck::cast_slice(&view[..]);
             let hits: &[[u32; 4]] = bytemuck::cast_slice(&words[..hit_words]);
-            let counts = if shape.counts {
-                &words[hit_words..hit_words + n]
-            } else {
-                &[]
-            };
-            take(start, hits, counts);
+            take(start, hits, &words[hit_words..hit_words + count_words]);
         }
         buffer.unmap();
         profile.take += clock.elapsed();
@@ -380,8 +372,8 @@ impl Profile {
     }
 }
 
-/// Whether [`PROFILE_VARIABLE`] asks for where the time goes.
-pub(crate) fn profiling() -> bool {
+/// Whether [`PROFILE_VARIABLE`] asks for where a query's time goes (read once per process).
+pub fn profiling() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
     *ON.get_or_init(|| std::env::var(PROFILE_VARIABLE).is_ok_and(|v| v.trim() == "1"))
 }
@@ -395,6 +387,20 @@ pub(crate) fn grid(n: u32, workgroup: u32) -> (u32, u32, u32) {
         groups.div_ceil(row_groups),
         row_groups * workgroup,
     )
+}
+
+/// Records the kernel of `pipeline` over `bind_group` on a grid of `row_groups` x `rows`
+/// workgroups.
+pub(crate) fn trace_pass(
+    encoder: &mut wgpu::CommandEncoder,
+    pipeline: &wgpu::ComputePipeline,
+    bind_group: &wgpu::BindGroup,
+    (row_groups, rows): (u32, u32),
+) {
+    let mut pass = encoder.begin_compute_pass(&Default::default());
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, bind_group, &[]);
+    pass.dispatch_workgroups(row_groups, rows, 1);
 }
 
 /// The bind group of every kernel: parameters, nodes, triangles, rays, hits and counts.
