@@ -76,7 +76,8 @@ pub use mesh::Mesh;
 pub use meshcast_primitives::Contacts;
 pub use points::{ClosestPoint, Feature, PointQueries, SceneClosestPoint, CONTAINS_RAY_DIRECTION};
 pub use queries::{
-    Culling, Facing, Filter, HitLists, InstanceId, KeepAll, QueryOptions, RayQueries, ALL_LAYERS,
+    BatchOrder, Culling, Facing, Filter, HitLists, InstanceId, KeepAll, QueryOptions, RayQueries,
+    ALL_LAYERS, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS,
 };
 pub use scene::{Containment, Instance, Pick, Scene, SceneHit, SceneTriangle, SharedScene};
 pub use triangles::{LeafTest, SurfacePoint, TriMesh, VertexAttribute};

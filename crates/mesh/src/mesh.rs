@@ -11,9 +11,9 @@ use meshcast_bvh::{
 use meshcast_primitives::{Aabb, Hit, Ray, RayPacket, Triangle, BLOCK_WIDTH, PACKET_WIDTH};
 use rayon::prelude::*;
 
-use crate::queries::packets::{PairSpan, PACKET_MIN_RAYS};
-use crate::queries::HitRules;
+use crate::queries::packets::{PacketSpan, PACKET_MIN_RAYS};
 use crate::queries::{at_least, for_each_lane, sealed};
+use crate::queries::{BatchFrame, HitRules};
 use crate::triangles::LeafBlocks;
 use crate::volume::{PointBox, WindingCache};
 use crate::{Filter, LeafTest, QueryOptions, RayQueries, Result, SurfacePoint, TriMesh};
@@ -515,6 +515,10 @@ impl RayQueries for Mesh {
     type Candidate = u32;
 
     #[inline]
+    fn batch_frame(&self) -> BatchFrame {
+        BatchFrame::new(self.bounds(), self.acceleration_bytes())
+    }
+
     fn walk_closest<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
         self.closest(ray, HitRules::first_hit(options), &options.filter)
     }
@@ -544,8 +548,8 @@ impl RayQueries for Mesh {
         self.closest_packet(rays, lanes, rules, &options.filter, hits);
     }
 
-    fn pair_span(&self) -> Option<PairSpan> {
-        Some(PairSpan::of_mesh(self.bounds(), self.triangle_count()))
+    fn packet_span(&self) -> Option<PacketSpan> {
+        Some(PacketSpan::of_mesh(self.bounds(), self.triangle_count()))
     }
 
     fn walk_closest_packet_pair<F: Filter<u32>>(

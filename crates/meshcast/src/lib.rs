@@ -173,6 +173,7 @@ pub use meshcast_primitives as primitives;
 pub use meshcast_bvh::{BuildOptions, Bvh, BvhStats, Kernel, Parallel, Quality, TraversalCounts};
 pub use meshcast_io::{MeshFiles, SceneFiles, TriMeshFiles};
 pub use meshcast_mesh::CacheSection;
+pub use meshcast_mesh::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
 pub use meshcast_mesh::{
     CacheProblem, DirectedHausdorff, Error, Format, Grid, HausdorffDistance, IndexKind, Instance,
     InstanceId, LeafTest, Location, Mesh, MeshDistance, Place, Result, Scene, SceneHit,

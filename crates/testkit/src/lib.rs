@@ -32,6 +32,7 @@ mod contact_reference;
 mod ear_clipping;
 mod polygons;
 mod random;
+mod ray_orders;
 mod rays;
 mod reference;
 mod scene_reference;
@@ -47,6 +48,7 @@ pub use contact_reference::{brute_force_surface_distance, carried_corners};
 pub use ear_clipping::reference_triangulate;
 pub use polygons::{obj_face_corners, obj_polygon, spiral, star};
 pub use random::{random_direction, random_point_in, random_transform, rng};
+pub use ray_orders::{order_sets, RaySet};
 pub use rays::{adversarial_rays, incoherent_rays, random_rays};
 pub use reference::{
     brute_force_cast, brute_force_cast_all, brute_force_cast_with, brute_force_distance,

@@ -2,16 +2,20 @@
 //! takes and the rules they become at the leaves (`options.rs`: [`QueryOptions`], [`Filter`],
 //! [`Culling`], `HitRules`), the handle of an instance that filters and answers carry
 //! (`instance_id.rs`), the ray query trait with its batches and hit lists
-//! (`ray_queries.rs`: [`RayQueries`], [`HitLists`]), and the grouping of a batch's coherent
-//! rays into packets (`packets.rs`).
+//! (`ray_queries.rs`: [`RayQueries`], [`HitLists`]), the order a batch is traced in
+//! (`batch_order.rs`: [`BatchOrder`]), and the grouping of a batch's coherent rays into
+//! packets (`packets.rs`).
 //!
 //! May use: nothing else of the crate. Used by every room above it.
 
+mod batch_order;
 mod instance_id;
 mod options;
 pub(crate) mod packets;
 mod ray_queries;
 
+pub(crate) use batch_order::{sorted_order, BatchFrame};
+pub use batch_order::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
 pub use instance_id::InstanceId;
 pub(crate) use options::HitRules;
 pub use options::{Culling, Facing, Filter, KeepAll, QueryOptions, ALL_LAYERS};

@@ -4,6 +4,7 @@
 
 use meshcast_primitives::Contacts;
 
+use crate::queries::BatchOrder;
 use crate::InstanceId;
 
 /// The mask that matches every layer: the default of [`QueryOptions::mask`] and of
@@ -188,6 +189,9 @@ pub struct QueryOptions<F = KeepAll> {
     pub filter: F,
     /// The most hits an every-hit query reports per ray (default `usize::MAX`, every hit).
     pub max_hits: usize,
+    /// The order a batch call traces its rays in (default [`BatchOrder::Auto`]); answers come
+    /// back in the caller's order whatever it is.
+    pub order: BatchOrder,
 }
 
 impl Default for QueryOptions {
@@ -206,11 +210,18 @@ impl QueryOptions {
             mask: ALL_LAYERS,
             filter: KeepAll,
             max_hits: usize::MAX,
+            order: BatchOrder::Auto,
         }
     }
 }
 
 impl<F> QueryOptions<F> {
+    /// The same options with the order batch calls trace their rays in.
+    #[must_use]
+    pub fn with_order(self, order: BatchOrder) -> Self {
+        Self { order, ..self }
+    }
+
     /// The same options with a distance limit.
     #[must_use]
     pub fn with_max_distance(self, max_distance: f32) -> Self {
@@ -284,6 +295,7 @@ impl<F> QueryOptions<F> {
             mask: self.mask,
             filter,
             max_hits: self.max_hits,
+            order: self.order,
         }
     }
 

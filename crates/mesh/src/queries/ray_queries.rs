@@ -12,7 +12,8 @@ use core::ops::Index;
 use meshcast_primitives::{prefetch, Ray, RayHit, RayPacket, ALL_LANES, PACKET_WIDTH};
 use rayon::prelude::*;
 
-use crate::queries::packets::{image_width, PacketFinder, PairSpan, TILE_SIDE};
+use crate::queries::packets::{image_width, PacketFinder, PacketSpan, TILE_SIDE};
+use crate::queries::{sorted_order, BatchFrame};
 use crate::{Filter, QueryOptions};
 
 /// Rays (or points) one rayon task answers at least: enough to pay for the task, few enough
@@ -128,14 +129,20 @@ pub trait RayQueries: Sync + sealed::Level {
         });
     }
 
-    /// When two whole chunks of neighbouring rays walk as one packet
-    /// ([`RayQueries::walk_closest_packet_pair`]) rather than chunk by chunk; `None` for levels
-    /// that do not walk pairs together.
+    /// How wide a packet of a batch may be at this level ([`PacketSpan`]). Levels that give a
+    /// span also walk two whole chunks of neighbouring rays as one packet
+    /// ([`RayQueries::walk_closest_packet_pair`]); `None` for levels that do not, whose
+    /// packets are bounded by their rays' cone and spread alone.
     #[doc(hidden)]
     #[inline]
-    fn pair_span(&self) -> Option<PairSpan> {
+    fn packet_span(&self) -> Option<PacketSpan> {
         None
     }
+
+    /// What a batch's order is chosen by ([`crate::BatchOrder`]): the box around everything
+    /// the level's rays may hit and the bytes of hierarchy and triangles they walk.
+    #[doc(hidden)]
+    fn batch_frame(&self) -> BatchFrame;
 
     /// [`RayQueries::walk_closest_packet`] of two whole packets of neighbouring rays, which
     /// levels that trace packets walk together.
@@ -277,10 +284,13 @@ pub trait RayQueries: Sync + sealed::Level {
         options: &QueryOptions<F>,
     ) -> Vec<Option<Self::Hit>> {
         let mut hits = vec![None; rays.len()];
-        let (grain, width) = batch_grain(rays);
-        rays.par_chunks(grain)
-            .zip(hits.par_chunks_mut(grain))
-            .for_each(|(rays, hits)| cast_serial(self, rays, options, hits, width));
+        parallel_batch(
+            rays,
+            self.batch_frame(),
+            options,
+            &mut hits,
+            |rays, hits, width| cast_serial(self, rays, options, hits, width),
+        );
         hits
     }
 
@@ -304,7 +314,13 @@ pub trait RayQueries: Sync + sealed::Level {
         hits: &mut [Option<Self::Hit>],
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
-        cast_serial(self, rays, options, hits, image_width(rays));
+        serial_batch_in_order(
+            rays,
+            self.batch_frame(),
+            options,
+            hits,
+            |rays, hits, width| cast_serial(self, rays, options, hits, width),
+        );
     }
 
     /// [`RayQueries::occluded`] for every ray, in parallel, in the order of `rays`, coherent
@@ -320,10 +336,13 @@ pub trait RayQueries: Sync + sealed::Level {
         options: &QueryOptions<F>,
     ) -> Vec<bool> {
         let mut hits = vec![false; rays.len()];
-        let (grain, width) = batch_grain(rays);
-        rays.par_chunks(grain)
-            .zip(hits.par_chunks_mut(grain))
-            .for_each(|(rays, hits)| occluded_serial(self, rays, options, hits, width));
+        parallel_batch(
+            rays,
+            self.batch_frame(),
+            options,
+            &mut hits,
+            |rays, hits, width| occluded_serial(self, rays, options, hits, width),
+        );
         hits
     }
 
@@ -347,7 +366,13 @@ pub trait RayQueries: Sync + sealed::Level {
         hits: &mut [bool],
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
-        occluded_serial(self, rays, options, hits, image_width(rays));
+        serial_batch_in_order(
+            rays,
+            self.batch_frame(),
+            options,
+            hits,
+            |rays, hits, width| occluded_serial(self, rays, options, hits, width),
+        );
     }
 
     /// [`RayQueries::cast_all`] for every ray, in parallel: ray `i`'s hits are
@@ -524,19 +549,87 @@ const PLACEHOLDER_RAY: Ray = Ray::new(glam::Vec3::ZERO, glam::Vec3::X);
 /// ([`PacketFinder::find_pair`]).
 const PAIR_WIDTH: usize = 2 * PACKET_WIDTH;
 
+/// The most rays of a batch one rayon task answers, unless an image's band is wider: a task's
+/// [`PacketFinder`] learns whether the rays hold packets and then passes over chunks of random
+/// rays, so tasks should be long, but a thread that ends early should find tasks to take.
+const MAX_RAY_GRAIN: usize = 1024;
+
 /// How many rays of a batch one rayon task answers, and the width of the image the batch is
-/// ([`image_width`]), found once for all tasks: [`BATCH_GRAIN`], or for an image whole bands of
-/// [`TILE_SIDE`] rows, so that each task traces tiles.
+/// ([`image_width`]), found once for all tasks: an eighth of each thread's share, within
+/// [`BATCH_GRAIN`] and [`MAX_RAY_GRAIN`], or for an image whole bands of [`TILE_SIDE`] rows,
+/// so that each task traces tiles.
 fn batch_grain(rays: &[Ray]) -> (usize, Option<usize>) {
     let width = image_width(rays);
+    let grain = (rays.len() / (8 * rayon::current_num_threads())).clamp(BATCH_GRAIN, MAX_RAY_GRAIN);
     let grain = match width {
         Some(width) => {
             let band = TILE_SIDE * width;
-            band * BATCH_GRAIN.div_ceil(band)
+            band * grain.div_ceil(band)
         }
-        None => BATCH_GRAIN,
+        None => grain,
     };
     (grain, width)
+}
+
+/// The batch driver of [`RayQueries::cast_batch_with`] and [`RayQueries::occluded_batch_with`]:
+/// `answers[i]` is `trace`'s answer for `rays[i]`, traced on the current rayon pool in tasks of
+/// [`batch_grain`] rays, `trace` being handed each task's rays and answers and the width of the
+/// image the batch is, if it is one (then each task holds whole bands of tiles). A batch the
+/// options' [`BatchOrder`] sorts ([`BatchOrder::sorts`]; never an image) is traced in the
+/// order of [`sorted_order`], its answers put back in the caller's order.
+fn parallel_batch<A: Copy + Default + Send + Sync, F>(
+    rays: &[Ray],
+    frame: BatchFrame,
+    options: &QueryOptions<F>,
+    answers: &mut [A],
+    trace: impl Fn(&[Ray], &mut [A], Option<usize>) + Sync,
+) {
+    let (grain, width) = batch_grain(rays);
+    if width.is_some() || !options.order.sorts(rays, &frame) {
+        rays.par_chunks(grain)
+            .zip(answers.par_chunks_mut(grain))
+            .for_each(|(rays, answers)| trace(rays, answers, width));
+        return;
+    }
+    let order = sorted_order(rays, &frame, true);
+    let mut sorted_answers = vec![A::default(); rays.len()];
+    order
+        .par_chunks(grain)
+        .zip(sorted_answers.par_chunks_mut(grain))
+        .for_each(|(indices, answers)| {
+            let rays: Vec<Ray> = indices.iter().map(|&i| rays[i as usize]).collect();
+            trace(&rays, answers, None)
+        });
+    let mut place = vec![0u32; rays.len()];
+    for (k, &i) in order.iter().enumerate() {
+        place[i as usize] = k as u32;
+    }
+    answers
+        .par_iter_mut()
+        .zip(place.par_iter())
+        .for_each(|(answer, &k)| *answer = sorted_answers[k as usize]);
+}
+
+/// [`parallel_batch`] on the calling thread, for the serial batch calls.
+fn serial_batch_in_order<A: Copy + Default, F>(
+    rays: &[Ray],
+    frame: BatchFrame,
+    options: &QueryOptions<F>,
+    answers: &mut [A],
+    mut trace: impl FnMut(&[Ray], &mut [A], Option<usize>),
+) {
+    let width = image_width(rays);
+    if width.is_some() || !options.order.sorts(rays, &frame) {
+        trace(rays, answers, width);
+        return;
+    }
+    let order = sorted_order(rays, &frame, false);
+    let sorted: Vec<Ray> = order.iter().map(|&i| rays[i as usize]).collect();
+    let mut sorted_answers = vec![A::default(); rays.len()];
+    trace(&sorted, &mut sorted_answers, None);
+    for (&i, answer) in order.iter().zip(sorted_answers) {
+        answers[i as usize] = answer;
+    }
 }
 
 /// The closest hits of a serial batch ([`serial_batch`]), `width` being the width of the
@@ -556,8 +649,25 @@ fn cast_serial<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
         hits,
         level,
         width,
-        |rays, answers| level.walk_closest_packet_pair(rays, options, answers),
-        |finder, rays, hits| cast_chunk(level, rays, options, finder, &mut scratch, hits),
+        Walks {
+            pair: |rays: [&RayPacket; 2], answers: [&mut [Option<L::Hit>; PACKET_WIDTH]; 2]| {
+                level.walk_closest_packet_pair(rays, options, answers)
+            },
+            chunk: |finder: &mut PacketFinder, rays: &[Ray], hits: &mut [Option<L::Hit>]| {
+                cast_chunk(level, rays, options, finder, &mut scratch, hits)
+            },
+            alone: |rays: &[Ray], hits: &mut [Option<L::Hit>]| {
+                if options.max_distance == f32::INFINITY {
+                    for (ray, hit) in rays.iter().zip(hits) {
+                        *hit = level.walk_closest(ray, options);
+                    }
+                } else {
+                    for (ray, hit) in rays.iter().zip(hits) {
+                        *hit = level.cast_with(ray, options);
+                    }
+                }
+            },
+        },
     );
 }
 
@@ -578,15 +688,30 @@ fn occluded_serial<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
         hits,
         level,
         width,
-        |rays, answers| {
-            let hit = level.walk_any_packet_pair(rays, options);
-            for (hit, answers) in hit.into_iter().zip(answers) {
-                for (lane, answer) in answers.iter_mut().enumerate() {
-                    *answer = hit & (1 << lane) != 0;
+        Walks {
+            pair: |rays: [&RayPacket; 2], answers: [&mut [bool; PACKET_WIDTH]; 2]| {
+                let hit = level.walk_any_packet_pair(rays, options);
+                for (hit, answers) in hit.into_iter().zip(answers) {
+                    for (lane, answer) in answers.iter_mut().enumerate() {
+                        *answer = hit & (1 << lane) != 0;
+                    }
                 }
-            }
+            },
+            chunk: |finder: &mut PacketFinder, rays: &[Ray], hits: &mut [bool]| {
+                occluded_chunk(level, rays, options, finder, &mut scratch, hits)
+            },
+            alone: |rays: &[Ray], hits: &mut [bool]| {
+                if options.max_distance == f32::INFINITY {
+                    for (ray, hit) in rays.iter().zip(hits) {
+                        *hit = level.walk_any(ray, options);
+                    }
+                } else {
+                    for (ray, hit) in rays.iter().zip(hits) {
+                        *hit = level.occluded_with(ray, options);
+                    }
+                }
+            },
         },
-        |finder, rays, hits| occluded_chunk(level, rays, options, finder, &mut scratch, hits),
     );
 }
 
@@ -600,21 +725,13 @@ fn halves(pair: &[Ray; PAIR_WIDTH]) -> (&[Ray; PACKET_WIDTH], &[Ray; PACKET_WIDT
     )
 }
 
-/// The pairs of chunks of `rays` ([`PAIR_WIDTH`] rays, the last perhaps fewer), each handed
-/// out after asking the CPU to fetch the next ([`meshcast_primitives::prefetch`]): the walks
-/// between fill the caches with the hierarchy, and a batch's rays, read once, would otherwise
-/// come from memory while the CPU waits (bunny camera image: the first reads of a chunk took
-/// half the time of finding its packets).
-fn pairs_prefetched(rays: &[Ray]) -> impl Iterator<Item = &[Ray]> {
-    let ahead = rays.chunks(PAIR_WIDTH).skip(1).map(Some);
-    rays.chunks(PAIR_WIDTH)
-        .zip(ahead.chain(core::iter::repeat(None)))
-        .map(|(pair, ahead)| {
-            if let Some(ahead) = ahead {
-                prefetch(ahead);
-            }
-            pair
-        })
+/// The three ways a serial batch walks rays ([`serial_batch`]): two whole chunks as one
+/// packet (`pair`), a chunk with the finder to look for its packets (`chunk`), and the rays
+/// of the chunks the finder passes over one by one (`alone`).
+struct Walks<P, C, S> {
+    pair: P,
+    chunk: C,
+    alone: S,
 }
 
 /// A serial batch call's loop: the rays and their `answers` sixteen at a time, as a pair of
@@ -622,9 +739,10 @@ fn pairs_prefetched(rays: &[Ray]) -> impl Iterator<Item = &[Ray]> {
 /// ([`image_width`], found by the caller), is read in square tiles of [`TILE_SIDE`] rows and
 /// columns, its top two rows one chunk and its bottom two the other, as Embree's users trace
 /// images; other batches in order. Two whole chunks that make one packet
-/// ([`PacketFinder::find_pair`]; rays with no distance limit to apply) go to `pair` where
-/// `level` walks such pairs ([`RayQueries::pair_span`]); the chunks of other pairs go to
-/// `chunk` one by one, with the finder to look for their packets. Answers land in the rays'
+/// ([`PacketFinder::find_pair`]; rays with no distance limit to apply) go to `walks.pair`
+/// where `level` walks such pairs ([`RayQueries::packet_span`]); the chunks of other pairs go
+/// to `walks.chunk` one by one, with the finder to look for their packets, and the chunks the
+/// finder passes over go to `walks.alone` together, whose rays walk one by one. Answers land in the rays'
 /// order whatever the order of the walks.
 #[inline(always)]
 fn serial_batch<A: Copy + Default, F, L: RayQueries + ?Sized>(
@@ -633,22 +751,32 @@ fn serial_batch<A: Copy + Default, F, L: RayQueries + ?Sized>(
     answers: &mut [A],
     level: &L,
     width: Option<usize>,
-    mut pair: impl FnMut([&RayPacket; 2], [&mut [A; PACKET_WIDTH]; 2]),
-    mut chunk: impl FnMut(&mut PacketFinder, &[Ray], &mut [A]),
+    walks: Walks<
+        impl FnMut([&RayPacket; 2], [&mut [A; PACKET_WIDTH]; 2]),
+        impl FnMut(&mut PacketFinder, &[Ray], &mut [A]),
+        impl FnMut(&[Ray], &mut [A]),
+    >,
 ) {
-    let mut finder = PacketFinder::new();
+    let Walks {
+        mut pair,
+        mut chunk,
+        mut alone,
+    } = walks;
+    let span = level.packet_span();
+    let mut finder = match width {
+        Some(_) => PacketFinder::image(span),
+        None => PacketFinder::new(span),
+    };
     // Pairs are read where they lie: their rays need no distance limit applied.
-    let span = level
-        .pair_span()
-        .filter(|_| options.max_distance == f32::INFINITY);
-    let mut sixteen = |rays: &[Ray], answers: &mut [A]| {
-        if let (Some(span), Ok(both), Ok(both_answers)) = (
-            span,
+    let pairs = span.is_some() && options.max_distance == f32::INFINITY;
+    let mut sixteen = |finder: &mut PacketFinder, rays: &[Ray], answers: &mut [A]| {
+        if let (true, Ok(both), Ok(both_answers)) = (
+            pairs,
             <&[Ray; PAIR_WIDTH]>::try_from(rays),
             <&mut [A; PAIR_WIDTH]>::try_from(&mut *answers),
         ) {
             let (front, back) = halves(both);
-            if span.allows(&front[0], &back[PACKET_WIDTH - 1]) && finder.find_pair(front, back) {
+            if finder.find_pair(front, back) {
                 let (front, back) = both_answers.split_at_mut(PACKET_WIDTH);
                 let halves = [front, back].map(|half| half.try_into().expect("half a pair"));
                 pair(finder.pair(), halves);
@@ -659,21 +787,36 @@ fn serial_batch<A: Copy + Default, F, L: RayQueries + ?Sized>(
             .chunks(PACKET_WIDTH)
             .zip(answers.chunks_mut(PACKET_WIDTH))
         {
-            chunk(&mut finder, rays, answers);
+            chunk(finder, rays, answers);
         }
     };
-    let mut rest = 0;
+    let mut start = 0;
     if let Some(width) = width {
         let band = TILE_SIDE * width;
         for (rays, answers) in rays.chunks_exact(band).zip(answers.chunks_mut(band)) {
-            for_each_tile(rays, answers, width, &mut sixteen);
+            for_each_tile(rays, answers, width, |rays, answers| {
+                sixteen(&mut finder, rays, answers)
+            });
         }
-        rest = rays.len() / band * band;
+        start = rays.len() / band * band;
     }
-    for (rays, answers) in
-        pairs_prefetched(&rays[rest..]).zip(answers[rest..].chunks_mut(PAIR_WIDTH))
-    {
-        sixteen(rays, answers);
+    while start < rays.len() {
+        let passed_over = (finder.take_passed_over() * PACKET_WIDTH).min(rays.len() - start);
+        if passed_over > 0 {
+            let end = start + passed_over;
+            alone(&rays[start..end], &mut answers[start..end]);
+            start = end;
+            continue;
+        }
+        let end = (start + PAIR_WIDTH).min(rays.len());
+        // The walks between fill the caches with the hierarchy, and a batch's rays, read
+        // once, would otherwise come from memory while the CPU waits (bunny camera image: the
+        // first reads of a chunk took half the time of finding its packets).
+        if let Some(ahead) = rays.get(end..(end + PAIR_WIDTH).min(rays.len())) {
+            prefetch(ahead);
+        }
+        sixteen(&mut finder, &rays[start..end], &mut answers[start..end]);
+        start = end;
     }
 }
 

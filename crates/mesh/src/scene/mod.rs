@@ -21,8 +21,8 @@ use core::cmp::Ordering;
 use meshcast_bvh::{BuildOptions, Bvh};
 use meshcast_primitives::{Aabb, Hit, Ray, RayHit, RayPacket, PACKET_WIDTH};
 
-use crate::queries::HitRules;
 use crate::queries::{for_each_lane, sealed};
+use crate::queries::{BatchFrame, HitRules};
 use crate::{Error, Filter, InstanceId, QueryOptions, RayQueries, Result, SurfacePoint};
 
 /// A hit in a scene: which instance, and the hit on its mesh.
@@ -398,6 +398,14 @@ impl RayQueries for Scene {
     /// The top level keeps the first hit by [`SceneHit::order`]; each instance it reaches
     /// gives its own closest hit, so the answer is the first of all hits in that order.
     #[inline]
+    fn batch_frame(&self) -> BatchFrame {
+        let bytes = self
+            .instances()
+            .map(|(_, i)| i.mesh().acceleration_bytes())
+            .sum();
+        BatchFrame::new(self.bounds(), bytes)
+    }
+
     fn walk_closest<F: Filter<(InstanceId, u32)>>(
         &self,
         ray: &Ray,
