@@ -15,7 +15,7 @@ use crate::Options;
 const FONT_PATH: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
 /// Bar colours per row, in row order.
-const COLOURS: [RGBColor; 8] = [
+const COLOURS: [RGBColor; 10] = [
     RGBColor(214, 39, 40),
     RGBColor(31, 119, 180),
     RGBColor(44, 160, 44),
@@ -24,6 +24,8 @@ const COLOURS: [RGBColor; 8] = [
     RGBColor(140, 86, 75),
     RGBColor(127, 127, 127),
     RGBColor(227, 119, 194),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
 
 /// Registers the font once; plotters keeps a `'static` reference to its bytes.

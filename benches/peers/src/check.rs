@@ -8,13 +8,15 @@
 //!
 //! A packet row is also compared with its own library's single-ray answers on every ray of
 //! both sets, traced in the benchmark's order and chunks (so the packets are the measured
-//! ones): meshcast's batch call must answer what `Mesh::cast` does, bit for bit.
+//! ones): meshcast's batch call must answer what `Mesh::cast` does, bit for bit. A batch row
+//! is checked likewise on every incoherent ray, as its all-threads figure traces them, and its
+//! any-hit answers on the sample against its own closest hits.
 
 use meshcast::{Ray, Triangle};
 use meshcast_testkit::brute_force_cast;
 use rayon::prelude::*;
 
-use crate::tracer::{Tracer, TILE};
+use crate::tracer::{Threads, Tracer, TILE};
 
 /// The relative tolerance on `t` for the peers.
 pub const RELATIVE_T_TOLERANCE: f32 = 1e-4;
@@ -25,7 +27,7 @@ const BRUTE_FORCE_BUDGET: usize = 1_000_000_000;
 /// One row's disagreements on one mesh.
 #[derive(Clone, Debug, Default)]
 pub struct CheckResult {
-    /// The row (library or packet path).
+    /// The row (library, or packet or batch path).
     pub name: String,
     /// Rays checked (both sets).
     pub rays: usize,
@@ -37,9 +39,9 @@ pub struct CheckResult {
     pub distance: usize,
     /// Any-hit answer differs from the row's own closest-hit hit/miss (blank for packet rows).
     pub any_vs_closest: Option<usize>,
-    /// For a packet row: rays whose packet answer differs from the library's single-ray
-    /// answer (hit/miss, or `t` beyond the tolerance; for meshcast in any bit), and how many
-    /// rays were compared.
+    /// For a packet or batch row: rays whose packet or batch answer differs from the
+    /// library's single-ray answer (hit/miss, or `t` beyond the tolerance; for meshcast in any
+    /// bit), and how many rays were compared.
     pub packet_vs_single: Option<(usize, usize)>,
 }
 
@@ -147,15 +149,48 @@ pub fn check_packets(
     let mut differ = 0;
     let mut compared = 0;
     for &(set, width) in sets {
-        let single: Vec<Option<f32>> = set.par_iter().map(|ray| tracer.closest(ray)).collect();
         let packets: Vec<Option<f32>> = set
             .par_chunks(TILE * width)
             .flat_map_iter(|band| tracer.packet_closest(band, width))
             .collect();
-        let check = compare(name, &single, &packets, None, exact);
-        differ += check.hit_miss + check.distance;
+        differ += differences_from_single(tracer, set, &packets, exact);
         compared += set.len();
     }
     result.packet_vs_single = Some((differ, compared));
     result
+}
+
+/// Checks a tracer's batch path as its all-threads figure calls it (in the current rayon
+/// pool): closest and any-hit answers on the sample `rays` against `reference` and against
+/// each other, and closest answers on every ray of `set` against the tracer's own single-ray
+/// answers; `exact` asks for equal bits in both.
+pub fn check_batch(
+    name: &str,
+    tracer: &dyn Tracer,
+    rays: &[Ray],
+    reference: &[Option<f32>],
+    set: &[Ray],
+    exact: bool,
+) -> CheckResult {
+    let closest = tracer.batch_closest(rays, Threads::All);
+    let any = tracer.batch_occluded(rays, Threads::All);
+    let mut result = compare(name, reference, &closest, Some(&any), exact);
+    let batch = tracer.batch_closest(set, Threads::All);
+    let differ = differences_from_single(tracer, set, &batch, exact);
+    result.packet_vs_single = Some((differ, set.len()));
+    result
+}
+
+/// Rays of `set` whose answer in `got` differs from the tracer's single-ray closest hit
+/// (hit/miss, or `t` beyond the tolerance; with `exact` in any bit), in the current rayon
+/// pool.
+fn differences_from_single(
+    tracer: &dyn Tracer,
+    set: &[Ray],
+    got: &[Option<f32>],
+    exact: bool,
+) -> usize {
+    let single: Vec<Option<f32>> = set.par_iter().map(|ray| tracer.closest(ray)).collect();
+    let check = compare("", &single, got, None, exact);
+    check.hit_miss + check.distance
 }

@@ -37,7 +37,7 @@ const DEVICE_PROPERTY_VERSION: c_int = 0;
 /// Vertex stride: Embree reads vertices with 16-byte loads, so each gets a padding float.
 const VERTEX_STRIDE: usize = 16;
 
-/// One ray of a packet: origin, direction and end of the range.
+/// One ray of a packet or stream: origin, direction and end of the range.
 pub type PacketRay = ([f32; 3], [f32; 3], f32);
 
 /// `struct RTCRay`.
@@ -190,6 +190,20 @@ extern "C" {
         scene: RtcScene,
         context: *mut RtcIntersectContext,
         rayhit: *mut RtcRayHit16,
+    );
+    fn rtcIntersect1M(
+        scene: RtcScene,
+        context: *mut RtcIntersectContext,
+        rayhit: *mut RtcRayHit,
+        m: c_uint,
+        byte_stride: usize,
+    );
+    fn rtcOccluded1M(
+        scene: RtcScene,
+        context: *mut RtcIntersectContext,
+        ray: *mut RtcRay,
+        m: c_uint,
+        byte_stride: usize,
     );
 }
 
@@ -353,14 +367,7 @@ impl Scene {
     /// The closest hit's distance (`rtcIntersect1`).
     #[inline]
     pub fn intersect(&self, origin: [f32; 3], dir: [f32; 3], t_max: f32) -> Option<f32> {
-        let mut rayhit = RtcRayHit {
-            ray: ray(origin, dir, t_max),
-            hit: RtcHit {
-                geom_id: INVALID_GEOMETRY_ID,
-                inst_id: [INVALID_GEOMETRY_ID],
-                ..RtcHit::default()
-            },
-        };
+        let mut rayhit = ray_hit(origin, dir, t_max);
         let mut context = RtcIntersectContext::new(false);
         // SAFETY: the scene is committed; context and ray-hit are valid, aligned structs of
         // the header's layout that live across the call.
@@ -376,6 +383,68 @@ impl Scene {
         // SAFETY: as in `intersect`.
         unsafe { rtcOccluded1(self.raw.as_ptr(), &mut context, &mut ray) };
         ray.tfar == f32::NEG_INFINITY
+    }
+
+    /// Closest hits of a stream of rays in one `rtcIntersect1M` call (incoherent context), in
+    /// the order of `rays`. The rays are first written to an array of `RTCRayHit`s, as Embree
+    /// takes them.
+    ///
+    /// # Panics
+    /// If there are more than `u32::MAX` rays.
+    pub fn intersect1m(
+        &self,
+        rays: impl IntoIterator<Item = PacketRay>,
+    ) -> impl Iterator<Item = Option<f32>> {
+        let mut stream: Vec<RtcRayHit> = rays
+            .into_iter()
+            .map(|(origin, dir, t_max)| ray_hit(origin, dir, t_max))
+            .collect();
+        let m = c_uint::try_from(stream.len()).expect("at most u32::MAX rays per stream");
+        let mut context = RtcIntersectContext::new(false);
+        // SAFETY: the scene is committed; `stream` holds `m` ray-hits of the header's layout,
+        // 16-byte aligned (`Vec` keeps its element's alignment) and `size_of::<RtcRayHit>()`
+        // apart, and with the context it lives across the call.
+        unsafe {
+            rtcIntersect1M(
+                self.raw.as_ptr(),
+                &mut context,
+                stream.as_mut_ptr(),
+                m,
+                size_of::<RtcRayHit>(),
+            )
+        };
+        stream
+            .into_iter()
+            .map(|rayhit| (rayhit.hit.geom_id != INVALID_GEOMETRY_ID).then_some(rayhit.ray.tfar))
+    }
+
+    /// Whether each of a stream of rays hits anything, in one `rtcOccluded1M` call
+    /// (incoherent context), in the order of `rays`. The rays are first written to an array of
+    /// `RTCRay`s, as Embree takes them.
+    ///
+    /// # Panics
+    /// If there are more than `u32::MAX` rays.
+    pub fn occluded1m(
+        &self,
+        rays: impl IntoIterator<Item = PacketRay>,
+    ) -> impl Iterator<Item = bool> {
+        let mut stream: Vec<RtcRay> = rays
+            .into_iter()
+            .map(|(origin, dir, t_max)| ray(origin, dir, t_max))
+            .collect();
+        let m = c_uint::try_from(stream.len()).expect("at most u32::MAX rays per stream");
+        let mut context = RtcIntersectContext::new(false);
+        // SAFETY: as in `intersect1m`, with `m` rays `size_of::<RtcRay>()` apart.
+        unsafe {
+            rtcOccluded1M(
+                self.raw.as_ptr(),
+                &mut context,
+                stream.as_mut_ptr(),
+                m,
+                size_of::<RtcRay>(),
+            )
+        };
+        stream.into_iter().map(|ray| ray.tfar == f32::NEG_INFINITY)
     }
 
     /// Closest hits of up to 16 coherent rays at once (`rtcIntersect16`), written to `out`.
@@ -440,6 +509,19 @@ impl Drop for Scene {
     fn drop(&mut self) {
         // SAFETY: this handle owns the scene's one reference; no query runs on it any more.
         unsafe { rtcReleaseScene(self.raw.as_ptr()) }
+    }
+}
+
+/// An `RTCRayHit` of [`ray`] and no hit yet (`geomID` and `instID` invalid).
+#[inline]
+fn ray_hit(origin: [f32; 3], dir: [f32; 3], t_max: f32) -> RtcRayHit {
+    RtcRayHit {
+        ray: ray(origin, dir, t_max),
+        hit: RtcHit {
+            geom_id: INVALID_GEOMETRY_ID,
+            inst_id: [INVALID_GEOMETRY_ID],
+            ..RtcHit::default()
+        },
     }
 }
 

@@ -1,16 +1,19 @@
 //! Embree 3 through [`crate::embree`]: `rtcIntersect1` and `rtcOccluded1` per ray, on a
-//! default scene and on a robust one (`RTC_SCENE_FLAG_ROBUST`), and `rtcIntersect16` on the
-//! camera image's 4 x 4 pixel tiles as an extra row of the default scene.
+//! default scene and on a robust one (`RTC_SCENE_FLAG_ROBUST`); `rtcIntersect16` on the
+//! camera image's 4 x 4 pixel tiles and `rtcIntersect1M` / `rtcOccluded1M` on the incoherent
+//! rays as extra rows of the default scene.
 
 use std::sync::Arc;
 
 use anyhow::Result;
 use meshcast::Ray;
+use rayon::prelude::*;
 
 use crate::embree::{Device, PacketRay, Scene, SceneFlags};
 use crate::embree_build;
-use crate::results::{EMBREE, EMBREE_PACKETS, EMBREE_ROBUST};
+use crate::results::{EMBREE, EMBREE_PACKETS, EMBREE_ROBUST, EMBREE_STREAM};
 use crate::tracer::{xyz, Geometry, Library, Threads, Tracer, TILE};
+use crate::CHUNK;
 
 /// Embree, with its default device (every hardware thread) made once, so that device
 /// start-up (its thread pool) is not counted as build time. Its one-thread builds are
@@ -68,13 +71,15 @@ impl Library for Embree {
                  device alone in a process of its own; all threads: the default device); \
                  `rtcIntersect1` / `rtcOccluded1` per ray (incoherent context), \
                  `rtcIntersect16` on the camera image in 4 x 4 pixel tiles (coherent context), as \
-                 Embree's tutorials trace images; its own two-sided triangle test"
+                 Embree's tutorials trace images; `rtcIntersect1M` / `rtcOccluded1M` on the \
+                 incoherent rays (incoherent context; one call over every ray on one thread, one \
+                 call per chunk of 256 rays on all threads); its own two-sided triangle test"
             }
             SceneFlags::Robust => {
                 "as Embree, but the scene has `RTC_SCENE_FLAG_ROBUST` (`rtcSetSceneFlags`: \
                  avoid optimisations that reduce arithmetic accuracy; Embree 3.13 then builds \
                  `triangle4v` leaves and tests them with its Plücker test, see the kernels \
-                 line); `rtcIntersect1` / `rtcOccluded1` per ray, no packet row"
+                 line); `rtcIntersect1` / `rtcOccluded1` per ray, no packet or stream row"
             }
         }
     }
@@ -127,6 +132,56 @@ impl Tracer for EmbreeTracer {
         self.trace_tiles(rays, width, |_, hit| count += usize::from(hit.is_some()));
         count
     }
+
+    /// Only the default scene has a stream row, as only it has a packet row.
+    fn batch_name(&self) -> Option<&'static str> {
+        (self.flags == SceneFlags::Default).then_some(EMBREE_STREAM)
+    }
+
+    fn batch_closest(&self, rays: &[Ray], threads: Threads) -> Vec<Option<f32>> {
+        streams(rays, threads, |rays| {
+            self.scene.intersect1m(stream(rays)).collect::<Vec<_>>()
+        })
+        .concat()
+    }
+
+    fn batch_occluded(&self, rays: &[Ray], threads: Threads) -> Vec<bool> {
+        streams(rays, threads, |rays| {
+            self.scene.occluded1m(stream(rays)).collect::<Vec<_>>()
+        })
+        .concat()
+    }
+
+    fn count_batch(&self, rays: &[Ray], occluded: bool, threads: Threads) -> usize {
+        let calls = streams(rays, threads, |rays| {
+            if occluded {
+                self.scene
+                    .occluded1m(stream(rays))
+                    .filter(|&hit| hit)
+                    .count()
+            } else {
+                self.scene.intersect1m(stream(rays)).flatten().count()
+            }
+        });
+        calls.into_iter().sum()
+    }
+}
+
+/// Runs `call` on `rays` as users thread Embree's stream calls: on one thread one call over
+/// every ray; on all threads one call per [`CHUNK`] rays, the chunks shared among the current
+/// rayon pool's threads. Returns each call's answer, in the order of `rays`.
+fn streams<T: Send>(rays: &[Ray], threads: Threads, call: impl Fn(&[Ray]) -> T + Sync) -> Vec<T> {
+    match threads {
+        Threads::One => vec![call(rays)],
+        Threads::All => rays.par_chunks(CHUNK).map(&call).collect(),
+    }
+}
+
+/// `rays` as (origin, direction, end), for a stream call.
+#[inline]
+fn stream(rays: &[Ray]) -> impl Iterator<Item = PacketRay> + '_ {
+    rays.iter()
+        .map(|ray| (xyz(ray.origin), xyz(ray.dir), ray.t_max))
 }
 
 impl EmbreeTracer {

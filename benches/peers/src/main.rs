@@ -25,6 +25,7 @@ mod results;
 mod scaling;
 mod summary;
 mod table;
+mod trace_probe;
 mod tracer;
 mod workload;
 
@@ -41,8 +42,10 @@ use crate::results::{Figure, MeshResult, Row, MESHCAST};
 use crate::tracer::{Geometry, Library, Threads, Tracer, TILE};
 use crate::workload::{mesh_spec, MeshSpec, Workload, MESHES};
 
-/// Rays per work item in the all-threads loops of single rays: large enough that scheduling
-/// costs nothing. The packet rows share an image among threads in bands of four rows.
+/// Rays per work item in the all-threads loops of single rays (and per `rtcIntersect1M` call
+/// of Embree's stream row): large enough that scheduling costs nothing. The packet rows share
+/// an image among threads in bands of four rows; meshcast's batch row leaves the sharing to
+/// meshcast.
 pub const CHUNK: usize = 256;
 
 const USAGE: &str = "\
@@ -190,6 +193,10 @@ fn run() -> Result<()> {
     if std::env::args().nth(1).as_deref() == Some(embree_build::PROBE_FLAG) {
         return embree_build::probe(&std::env::args().skip(2).collect::<Vec<_>>());
     }
+    if std::env::args().nth(1).as_deref() == Some(trace_probe::PROBE_FLAG) {
+        let args: Vec<_> = std::env::args().skip(2).collect();
+        return trace_probe::probe(&args, &libraries()?);
+    }
     let started = Instant::now();
     let command_line = std::env::args().collect::<Vec<_>>().join(" ");
     let Some(options) = Options::parse(std::env::args().skip(1))? else {
@@ -296,6 +303,11 @@ enum Query {
     Packets {
         width: usize,
     },
+    /// The batch call over the whole array of rays, any hit if `occluded` and closest
+    /// otherwise; the adapter shares it among the pool's threads.
+    Batch {
+        occluded: bool,
+    },
 }
 
 /// Runs `query` over `rays` on one thread or on every thread of the pool; returns the hits
@@ -311,16 +323,19 @@ fn trace(
         Query::Closest => tracer.count_closest(chunk),
         Query::Occluded => tracer.count_occluded(chunk),
         Query::Packets { width } => tracer.count_packet_closest(chunk, width),
+        Query::Batch { occluded } => tracer.count_batch(chunk, occluded, threads),
     };
-    // An image is shared among threads in bands of whole tile rows.
+    // An image is shared among threads in bands of whole tile rows; a batch is not split
+    // here.
     let chunk = match query {
-        Query::Packets { width } => TILE * width,
-        _ => CHUNK,
+        Query::Packets { width } => Some(TILE * width),
+        Query::Batch { .. } => None,
+        Query::Closest | Query::Occluded => Some(CHUNK),
     };
     let start = Instant::now();
-    let hits = pool.install(|| match threads {
-        Threads::One => run(rays),
-        Threads::All => rays.par_chunks(chunk).map(run).sum(),
+    let hits = pool.install(|| match (threads, chunk) {
+        (Threads::All, Some(chunk)) => rays.par_chunks(chunk).map(run).sum(),
+        _ => run(rays),
     });
     (hits, start.elapsed())
 }
@@ -343,6 +358,7 @@ fn bench_mesh(
     };
     let mut rows: Vec<Row> = libraries.iter().map(|lib| Row::new(lib.name())).collect();
     let mut packet_rows: Vec<(usize, Row)> = Vec::new();
+    let mut batch_rows: Vec<(usize, Row)> = Vec::new();
     let mut tracers: Vec<Option<Box<dyn Tracer>>> = libraries.iter().map(|_| None).collect();
     let mut meshcast_bytes = None;
 
@@ -386,6 +402,9 @@ fn bench_mesh(
                 if let Some(name) = tracer.packet_name() {
                     packet_rows.push((i, Row::new(name)));
                 }
+                if let Some(name) = tracer.batch_name() {
+                    batch_rows.push((i, Row::new(name)));
+                }
             }
         }
         let measures = [
@@ -402,16 +421,24 @@ fn bench_mesh(
                     rows[i].push(figure, threads, mrays(rays.len(), time));
                     rows[i].hits[figure as usize] = hits;
                 }
-                if figure == Figure::Coherent {
-                    for (i, row) in &mut packet_rows {
-                        let tracer = tracers[*i].as_deref().context("no build")?;
-                        let packets = Query::Packets {
+                // The extra rows of this figure: packets on the coherent rays, batches on the
+                // incoherent ones.
+                let (extra_rows, extra) = match figure {
+                    Figure::Coherent => (
+                        &mut packet_rows,
+                        Query::Packets {
                             width: workload.width,
-                        };
-                        let (hits, time) = trace(tracer, rays, packets, pool, threads);
-                        row.push(figure, threads, mrays(rays.len(), time));
-                        row.hits[figure as usize] = hits;
-                    }
+                        },
+                    ),
+                    Figure::Incoherent => (&mut batch_rows, Query::Batch { occluded: false }),
+                    Figure::Occlusion => (&mut batch_rows, Query::Batch { occluded: true }),
+                    Figure::Build => continue,
+                };
+                for (i, row) in extra_rows {
+                    let tracer = tracers[*i].as_deref().context("no build")?;
+                    let (hits, time) = trace(tracer, rays, extra, pool, threads);
+                    row.push(figure, threads, mrays(rays.len(), time));
+                    row.hits[figure as usize] = hits;
                 }
             }
         }
@@ -449,6 +476,20 @@ fn bench_mesh(
             check::check_packets(&row.name, tracer, &sample, &reference, &sets, exact)
         }));
     }
+    for (i, row) in &batch_rows {
+        let tracer = tracers[*i].as_deref().context("no build")?;
+        let exact = libraries[*i].name() == MESHCAST;
+        checks.push(pools[1].install(|| {
+            check::check_batch(
+                &row.name,
+                tracer,
+                &sample,
+                &reference,
+                &workload.incoherent,
+                exact,
+            )
+        }));
+    }
     for check in &checks {
         if check.exact && check.disagreements() > 0 {
             eprintln!(
@@ -462,6 +503,7 @@ fn bench_mesh(
     }
 
     rows.extend(packet_rows.into_iter().map(|(_, row)| row));
+    rows.extend(batch_rows.into_iter().map(|(_, row)| row));
     Ok(MeshResult {
         name: workload.name,
         triangles: workload.triangle_count(),

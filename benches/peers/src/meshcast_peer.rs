@@ -1,10 +1,11 @@
 //! meshcast itself: `Mesh::cast` and `Mesh::occluded`, one ray at a time, as users call them,
-//! and `Mesh::cast_batch_serial` on the camera rays as an extra packet row.
+//! `Mesh::cast_batch_serial` on the camera rays as an extra packet row, and `Mesh::cast_batch`
+//! / `Mesh::occluded_batch` on the incoherent rays as an extra batch row.
 
 use anyhow::{Context, Result};
 use meshcast::{BuildOptions, Mesh, Parallel, Ray, RayQueries, TriMesh};
 
-use crate::results::{MESHCAST, MESHCAST_BATCH};
+use crate::results::{MESHCAST, MESHCAST_BATCH, MESHCAST_BATCH_INCOHERENT};
 use crate::tracer::{Geometry, Library, Threads, Tracer, TILE};
 
 /// The engine under test.
@@ -52,7 +53,9 @@ impl Library for Meshcast {
          ray; watertight two-sided triangle test, four triangles at a time; \
          `Mesh::cast_batch_serial` on the camera rays in their row-major order, four rows per \
          call (it finds the image's width and traces 4 x 4 tiles as packets of 16 rays, with \
-         the same answers as `Mesh::cast`) as an extra row"
+         the same answers as `Mesh::cast`) as an extra row; `Mesh::cast_batch` / \
+         `Mesh::occluded_batch` on the whole array of incoherent rays (parallel on the current \
+         rayon pool: one thread, or all) as another"
     }
 
     fn build(&self, geometry: &Geometry, threads: Threads) -> Result<Box<dyn Tracer>> {
@@ -60,8 +63,9 @@ impl Library for Meshcast {
     }
 }
 
-/// The one place where meshcast's ray queries are called: single rays, and the batch call that
-/// traces coherent rays as packets (the packet row).
+/// The one place where meshcast's ray queries are called: single rays, the batch call that
+/// traces coherent rays as packets (the packet row), and the parallel batch calls (the batch
+/// row).
 impl Tracer for MeshcastTracer {
     #[inline]
     fn closest(&self, ray: &Ray) -> Option<f32> {
@@ -101,5 +105,37 @@ impl Tracer for MeshcastTracer {
                 hits.iter().flatten().count()
             })
             .sum()
+    }
+
+    fn batch_name(&self) -> Option<&'static str> {
+        Some(MESHCAST_BATCH_INCOHERENT)
+    }
+
+    /// `Mesh::cast_batch`, which shares the rays among the current pool's threads itself.
+    fn batch_closest(&self, rays: &[Ray], _threads: Threads) -> Vec<Option<f32>> {
+        self.mesh
+            .cast_batch(rays)
+            .iter()
+            .map(|hit| hit.map(|hit| hit.t))
+            .collect()
+    }
+
+    /// `Mesh::occluded_batch`, in the current pool as `batch_closest`.
+    fn batch_occluded(&self, rays: &[Ray], _threads: Threads) -> Vec<bool> {
+        self.mesh.occluded_batch(rays)
+    }
+
+    /// The batch call over the whole array, its answers counted afterwards, as a caller that
+    /// keeps them would.
+    fn count_batch(&self, rays: &[Ray], occluded: bool, _threads: Threads) -> usize {
+        if occluded {
+            self.mesh
+                .occluded_batch(rays)
+                .into_iter()
+                .filter(|&hit| hit)
+                .count()
+        } else {
+            self.mesh.cast_batch(rays).iter().flatten().count()
+        }
     }
 }

@@ -95,7 +95,7 @@ fn ratio_table(result: &MeshResult, threads: usize, reference: &str) -> Option<T
     for row in &result.rows {
         let mut cells = vec![row.name.clone()];
         for &(figure, threads, _) in &columns {
-            // Packet rows compare with the reference's single-ray figure.
+            // Packet and batch rows compare with the reference's single-ray figure.
             let ratio = match (row.median(figure, threads), base.median(figure, threads)) {
                 (Some(a), Some(b)) if b > 0.0 => Some(a / b),
                 _ => None,
@@ -192,7 +192,7 @@ pub fn print_mesh(result: &MeshResult, options: &Options, libraries: &[Box<dyn L
     }
     println!("  {}", hit_summary(result));
     println!(
-        "  correctness on {} + {} rays vs brute force (watertight `Triangle::intersect`; t within {RELATIVE_T_TOLERANCE:e} relative, meshcast exact); packet rows also vs their single-ray answers on every ray:",
+        "  correctness on {} + {} rays vs brute force (watertight `Triangle::intersect`; t within {RELATIVE_T_TOLERANCE:e} relative, meshcast exact); packet and batch rows also vs their single-ray answers on every ray (batch rows: of the incoherent set):",
         result.checked_rays, result.checked_rays
     );
     print!("{}", check_table(result).text());
@@ -313,7 +313,14 @@ pub fn markdown(run: &Run, results: &[MeshResult]) -> String {
          Embree's tutorials trace, and *meshcast batch* (`Mesh::cast_batch_serial`) handed \
          the row-major image four rows per call (it finds the rows and traces 4 x 4 tiles as \
          packets of 16 rays itself); on all threads each band of four rows is answered by \
-         one thread.\n"
+         one thread. Two batch rows are measured on the incoherent rays only, closest hit and \
+         any hit, each handed the whole array of rays: *Embree 1M* (`rtcIntersect1M` / \
+         `rtcOccluded1M`, default scene, incoherent context; the time includes writing the \
+         rays to Embree's `RTCRayHit` / `RTCRay` array), one call over every ray on one \
+         thread and one call per chunk of 256 rays on all threads, as users thread Embree's \
+         stream calls, and *meshcast cast_batch* (`Mesh::cast_batch` / \
+         `Mesh::occluded_batch`), one call over every ray in the pool of one thread or of \
+         all, which meshcast shares among the pool's threads itself.\n"
     );
     let _ = writeln!(md, "Meshes: `bunny` is `assets/stanford-bunny.obj`, `ogre` is `assets/ogre.obj`, `bunny-x16` and `bunny-x64` are the bunny with every triangle split into 4 twice and three times (`TriMesh::subdivide`). Rays: *coherent* is a square camera image framing the mesh (`Camera::framing`, 40° field of view, as `meshcast bench`), one ray per pixel, row by row (`Camera::pixel_rays`); *incoherent* is `meshcast_testkit::incoherent_rays` (from a sphere around the mesh towards random points in its box, seed 0x6d657368); *occlusion* is an any-hit query on the incoherent rays.\n");
     let _ = writeln!(
@@ -325,8 +332,8 @@ pub fn markdown(run: &Run, results: &[MeshResult]) -> String {
         md,
         "Mrays/s (higher is faster); build in ms (lower is faster). 1T is one thread, {}T all \
          threads. Ratio tables divide each figure by the reference library's (for build time \
-         a ratio below 1 is faster; packet rows are divided by the reference's single-ray \
-         figure).\n",
+         a ratio below 1 is faster; packet and batch rows are divided by the reference's \
+         single-ray figure).\n",
         options.threads
     );
     for result in results {
@@ -358,10 +365,13 @@ pub fn markdown(run: &Run, results: &[MeshResult]) -> String {
          *hit/miss* counts rays where one hits and the other does not; *t off* counts hits \
          whose distance differs by more than {RELATIVE_T_TOLERANCE:e} relative (for meshcast: in any bit); \
          *any ≠ closest* counts rays whose any-hit answer differs from the library's own \
-         closest-hit hit/miss; *packets ≠ single ray*, for a packet row, counts rays of both \
-         whole sets (not only the sample) whose packet answer differs from the same library's \
-         single-ray answer in the same way (for meshcast's batch row: in any bit, against \
-         `Mesh::cast`). Libraries use different triangle tests, so rays through exact edges \
+         closest-hit hit/miss (for a batch row: its batch any-hit answer against its batch \
+         closest hit); *packets ≠ single ray*, for a packet row, counts rays of both whole \
+         sets (not only the sample) whose packet answer differs from the same library's \
+         single-ray answer in the same way (for *meshcast batch*: in any bit, against \
+         `Mesh::cast`), and for a batch row (*Embree 1M*, *meshcast cast_batch*) rays of the \
+         whole incoherent set, traced as its all-threads figure traces them, whose batch \
+         answer differs (for *meshcast cast_batch*: in any bit). Libraries use different triangle tests, so rays through exact edges \
          may go either way; counts are reported as they are.\n"
     );
     for result in results {

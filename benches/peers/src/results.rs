@@ -1,5 +1,5 @@
-//! What a run measured: per mesh and per row (a library, or a library's packet path), the
-//! figure of every round, so that the report takes medians.
+//! What a run measured: per mesh and per row (a library, or a library's packet or batch
+//! path), the figure of every round, so that the report takes medians.
 
 use crate::tracer::Threads;
 
@@ -13,6 +13,11 @@ pub const EMBREE_ROBUST: &str = "Embree robust";
 pub const MESHCAST_BATCH: &str = "meshcast batch";
 /// Embree's packet row (`rtcIntersect16`, default scene), the reference of meshcast's.
 pub const EMBREE_PACKETS: &str = "Embree ×16";
+/// meshcast's batch row: `cast_batch` / `occluded_batch` on the incoherent rays.
+pub const MESHCAST_BATCH_INCOHERENT: &str = "meshcast cast_batch";
+/// Embree's stream row (`rtcIntersect1M` / `rtcOccluded1M`, default scene), the reference of
+/// meshcast's batch row.
+pub const EMBREE_STREAM: &str = "Embree 1M";
 
 /// A measured quantity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +62,7 @@ fn slot(threads: Threads) -> usize {
 /// The figures of one row on one mesh.
 #[derive(Clone, Debug)]
 pub struct Row {
-    /// The library, or its packet path ("Embree ×16").
+    /// The library, or its packet or batch path ("Embree ×16", "Embree 1M").
     pub name: String,
     /// Per figure and thread setting, one value per round.
     samples: [[Vec<f64>; 2]; 4],
@@ -98,7 +103,7 @@ pub struct MeshResult {
     pub triangles: usize,
     /// Rays per set.
     pub rays: usize,
-    /// One row per library, then the packet rows.
+    /// One row per library, then the packet rows, then the batch rows.
     pub rows: Vec<Row>,
     /// meshcast's acceleration structure bytes per triangle (nodes and leaf triangles).
     pub meshcast_bytes_per_triangle: Option<f64>,

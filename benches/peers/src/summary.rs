@@ -1,9 +1,11 @@
 //! meshcast against the figures its targets name, one line per mesh: its one-thread throughput
 //! over Embree's (default scene, then robust scene), its packet row's over Embree's packets,
-//! its own all-threads over one-thread closest-hit throughput, and its build time over Embree's.
+//! its batch row's over Embree's stream calls, its own all-threads over one-thread closest-hit
+//! throughput, and its build time over Embree's.
 
 use crate::results::{
-    Figure, MeshResult, Row, EMBREE, EMBREE_PACKETS, EMBREE_ROBUST, MESHCAST, MESHCAST_BATCH,
+    Figure, MeshResult, Row, EMBREE, EMBREE_PACKETS, EMBREE_ROBUST, EMBREE_STREAM, MESHCAST,
+    MESHCAST_BATCH, MESHCAST_BATCH_INCOHERENT,
 };
 use crate::table::Table;
 use crate::tracer::Threads;
@@ -15,7 +17,10 @@ pub fn caption(threads: usize) -> String {
          scene / with a robust scene (`RTC_SCENE_FLAG_ROBUST`), single-ray queries \
          (`rtcIntersect1`, `rtcOccluded1`); the targets are at least 1.0× / 1.3×. The packets \
          cell is meshcast's packet row (`Mesh::cast_batch_serial`) over Embree's \
-         (`rtcIntersect16`), one thread, coherent rays (target at least 1.0×). The scaling \
+         (`rtcIntersect16`), one thread, coherent rays (target at least 1.0×). The batch cell \
+         is meshcast's batch row (`Mesh::cast_batch` / `Mesh::occluded_batch`) over Embree's \
+         stream row (`rtcIntersect1M` / `rtcOccluded1M`), one thread, incoherent rays, closest \
+         hit / any hit (no target). The scaling \
          cells are meshcast's closest-hit Mrays/s on {threads} threads over one thread (target \
          at least 1.9× on two cores). The build cells are meshcast's build time over Embree's \
          (default scene), on one thread and on {threads}; below 1 is faster, the target is at \
@@ -32,6 +37,7 @@ pub fn table(results: &[MeshResult], threads: usize) -> Table {
         "incoherent 1T".to_string(),
         "occlusion 1T".to_string(),
         "packets coherent 1T".to_string(),
+        "batch incoherent / occlusion 1T".to_string(),
         format!("coherent {all}/1T"),
         format!("incoherent {all}/1T"),
         "build 1T".to_string(),
@@ -43,6 +49,8 @@ pub fn table(results: &[MeshResult], threads: usize) -> Table {
         let robust = result.row(EMBREE_ROBUST);
         let batch = result.row(MESHCAST_BATCH);
         let packets = result.row(EMBREE_PACKETS);
+        let batch_incoherent = result.row(MESHCAST_BATCH_INCOHERENT);
+        let stream = result.row(EMBREE_STREAM);
         let figure =
             |row: Option<&Row>, figure, threads| row.and_then(|r| r.median(figure, threads));
         let mut cells = vec![result.name.to_string()];
@@ -58,6 +66,13 @@ pub fn table(results: &[MeshResult], threads: usize) -> Table {
             figure(batch, Figure::Coherent, Threads::One),
             figure(packets, Figure::Coherent, Threads::One),
         )));
+        let [closest, any] = [Figure::Incoherent, Figure::Occlusion].map(|f| {
+            times(ratio(
+                figure(batch_incoherent, f, Threads::One),
+                figure(stream, f, Threads::One),
+            ))
+        });
+        cells.push(format!("{closest} / {any}"));
         for f in [Figure::Coherent, Figure::Incoherent] {
             cells.push(times(ratio(
                 figure(meshcast, f, Threads::All),
@@ -80,7 +95,8 @@ pub fn text(results: &[MeshResult], threads: usize) -> String {
     format!(
         "\nmeshcast vs peers: Mrays/s over Embree's / Embree robust's on one thread (targets \
          ≥1.0× / ≥1.3×); packets: meshcast batch over Embree ×16, coherent, one thread \
-         (target ≥1.0×); {threads}T/1T closest-hit scaling (target ≥1.9×); build time over \
+         (target ≥1.0×); batch: meshcast cast_batch over Embree 1M, incoherent / occlusion, \
+         one thread; {threads}T/1T closest-hit scaling (target ≥1.9×); build time over \
          Embree's (target ≤1.0×)\n{}",
         table(results, threads).text()
     )

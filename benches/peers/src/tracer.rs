@@ -72,6 +72,40 @@ pub trait Tracer: Send + Sync {
     fn count_packet_closest(&self, rays: &[Ray], width: usize) -> usize {
         self.packet_closest(rays, width).iter().flatten().count()
     }
+
+    /// The name of an extra row for a batch call that takes a whole array of rays (a stream),
+    /// if the library has one; it is measured on incoherent rays, closest and any hit.
+    fn batch_name(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Closest hits of `rays` through the batch call (same order as `rays`), called inside the
+    /// rayon pool of `threads`: the adapter shares the rays among the pool's threads as its
+    /// users do. Only called when [`Tracer::batch_name`] is `Some`.
+    fn batch_closest(&self, rays: &[Ray], threads: Threads) -> Vec<Option<f32>> {
+        let _ = threads;
+        rays.iter().map(|ray| self.closest(ray)).collect()
+    }
+
+    /// Whether each of `rays` hits anything, through the batch call (as
+    /// [`Tracer::batch_closest`] takes them).
+    fn batch_occluded(&self, rays: &[Ray], threads: Threads) -> Vec<bool> {
+        let _ = threads;
+        rays.iter().map(|ray| self.occluded(ray)).collect()
+    }
+
+    /// Hits among `rays` through the batch call, any hit if `occluded` and closest otherwise
+    /// (as [`Tracer::batch_closest`] takes them): the timed loop of the batch row.
+    fn count_batch(&self, rays: &[Ray], occluded: bool, threads: Threads) -> usize {
+        if occluded {
+            self.batch_occluded(rays, threads)
+                .into_iter()
+                .filter(|&hit| hit)
+                .count()
+        } else {
+            self.batch_closest(rays, threads).iter().flatten().count()
+        }
+    }
 }
 
 /// The side of the square pixel tiles that packet rows trace images in: Embree's tutorials

@@ -82,12 +82,13 @@ impl BatchOrder {
 /// what it saves.
 pub const MIN_SORTED_RAYS: usize = 4096;
 
-/// The smallest hierarchy (bytes of nodes and triangles) whose batches [`BatchOrder::Auto`]
-/// sorts. A smaller one stays in the caches whatever the order, and the sort (about 35 ns a
-/// ray on one thread) costs more than it saves. Measured with `batch_orders`, one thread,
-/// random rays, sorted against a loop of single rays: bunny (69k triangles, 4.6 MB) 0.92x-0.98x,
-/// bunny subdivided twice (1.1M triangles, 73 MB) 1.24x-1.31x.
-pub const MIN_SORTED_BYTES: usize = 16 << 20;
+/// The smallest hierarchy (bytes of nodes and triangles, [`crate::Mesh::acceleration_bytes`])
+/// whose batches [`BatchOrder::Auto`] sorts. A smaller one stays in the caches whatever the
+/// order, and the sort (about 35 ns a ray on one thread) costs more than it saves. Measured
+/// with `batch_orders`, one thread, 200k random rays, sorted against a loop of single rays
+/// (AMD EPYC, 2 cores): bunny (3.4 MB) 0.93x, ogre (6.2 MB) 0.88x, bunny subdivided once
+/// (13.7 MB) 1.22x, twice (55 MB) 1.23x-1.31x.
+pub const MIN_SORTED_BYTES: usize = 8 << 20;
 
 /// How many neighbouring pairs [`BatchFrame::local_in_order`] samples.
 const SAMPLES: usize = 64;
@@ -116,17 +117,19 @@ impl BatchFrame {
     /// Whether the rays already come in an order that keeps neighbours' walks close: whether
     /// at least a quarter of [`SAMPLES`] neighbouring pairs, spread over the batch, start
     /// within a hundredth of the box's diagonal of each other (a camera, a lidar, fans of rays
-    /// from shared points, rays sorted by origin) or share the top twelve bits of their keys
-    /// (rays sorted by where they pass). Random rays in the order they were made fail.
+    /// from shared points, rays sorted by origin) or pass the box's centre within a
+    /// thirty-second of it (rays sorted by where they pass, as the sort leaves them). Random
+    /// rays in the order they were made fail.
     fn local_in_order(&self, rays: &[Ray]) -> bool {
         let frame = KeyFrame::new(self.bounds);
-        let near_squared = 1e-4 * self.bounds.extent().length_squared();
+        let diagonal_squared = self.bounds.extent().length_squared();
         let step = (rays.len() - 1) / SAMPLES;
         let local = (0..SAMPLES)
             .map(|i| (&rays[i * step], &rays[i * step + 1]))
             .filter(|(a, b)| {
-                (b.origin - a.origin).length_squared() <= near_squared
-                    || (frame.key(a) ^ frame.key(b)) < 1 << 18
+                (b.origin - a.origin).length_squared() <= 1e-4 * diagonal_squared
+                    || (frame.pass(b) - frame.pass(a)).length_squared()
+                        <= diagonal_squared / (32.0 * 32.0)
             })
             .count();
         4 * local >= SAMPLES
@@ -189,6 +192,13 @@ impl KeyFrame {
         }
     }
 
+    /// Where `ray`'s line passes closest to the box's centre.
+    #[inline]
+    fn pass(&self, ray: &Ray) -> Vec3 {
+        let d = ray.dir;
+        ray.origin + d * ((self.centre - ray.origin).dot(d) / d.length_squared())
+    }
+
     /// A ray's key: a Morton code of five bits per coordinate of the point where the ray passes
     /// closest to the box's centre (in the frame) and of its direction projected onto the cube
     /// `[-1, 1]³`, 30 bits, the six coordinates interleaved. Non-finite coordinates map to cell
@@ -196,8 +206,7 @@ impl KeyFrame {
     #[inline]
     fn key(&self, ray: &Ray) -> u32 {
         let d = ray.dir;
-        let pass = ray.origin + d * ((self.centre - ray.origin).dot(d) / d.length_squared());
-        let position = (pass - self.low) * self.scale * 32.0;
+        let position = (self.pass(ray) - self.low) * self.scale * 32.0;
         let dir = (d * (1.0 / d.abs().max_element()) + Vec3::ONE) * 16.0;
         // `as` saturates and maps NaN to 0.
         let cell = |x: f32| SPREAD[(x as u32).min(31) as usize];
@@ -320,22 +329,27 @@ mod tests {
                 )
             })
             .collect();
-        // Fans of 16 random directions from shared points, and the random rays sorted.
+        // Fans of 16 random directions from shared points.
         let fans: Vec<Ray> = random
             .iter()
             .enumerate()
             .map(|(i, ray)| Ray::new(random[i / 16 * 16].origin, ray.dir))
             .collect();
-        let sorted: Vec<Ray> = sorted_order(&random, &large, false)
+        // Random rays sorted by origin along x, then their neighbours' lines in pairs.
+        let mut by_origin = random.clone();
+        by_origin.sort_by(|a, b| a.origin.x.total_cmp(&b.origin.x));
+        let paired: Vec<Ray> = random
             .iter()
-            .map(|&i| random[i as usize])
+            .enumerate()
+            .map(|(i, ray)| if i % 2 == 1 { random[i - 1] } else { *ray })
             .collect();
         let auto = |rays: &[Ray], frame: &BatchFrame| frame.pays_to_sort(rays);
         assert!(auto(&random, &large));
         assert!(!auto(&random, &small));
         assert!(!auto(&random[1..], &large));
         assert!(!auto(&fans, &large));
-        assert!(!auto(&sorted, &large));
+        assert!(auto(&by_origin, &large), "close in x, far apart in y and z");
+        assert!(!auto(&paired, &large));
         for rays in [&random, &fans] {
             assert!(BatchOrder::Sorted.sorts(rays, &small));
             assert!(!BatchOrder::Caller.sorts(rays, &large));

@@ -270,7 +270,9 @@ pub trait RayQueries: Sync + sealed::Level {
     /// points towards one light) are traced together as packets of up to sixteen rays, which
     /// share the work of walking the hierarchy; the others one by one. A camera image (the
     /// rays of `Camera::pixel_rays`, or your own in row-major order) is recognised by its rows
-    /// and traced in 4 x 4 pixel tiles, each tile one packet. Either way each answer is
+    /// and traced in 4 x 4 pixel tiles, each tile one packet. Scattered rays through a large
+    /// hierarchy are sorted first, so that neighbours share nodes in the caches
+    /// ([`crate::BatchOrder`], chosen by [`QueryOptions::order`]). Either way each answer is
     /// `cast`'s, bit for bit, in the order of `rays`.
     fn cast_batch(&self, rays: &[Ray]) -> Vec<Option<Self::Hit>> {
         self.cast_batch_with(rays, &QueryOptions::new())
