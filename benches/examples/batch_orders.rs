@@ -1,7 +1,8 @@
 //! A batch against a loop of single rays over the very same rays, in the orders of
 //! [`meshcast_testkit::order_sets`]: random rays as made and sorted three ways, a lidar in scan
-//! order and shuffled, fans of 64 rays from many points. One thread (a one-thread rayon pool),
-//! best of `--repeat` passes, Mrays/s, the answers checked equal.
+//! order and shuffled, fans of 64 rays from many points. One thread (a one-thread rayon pool)
+//! or `--threads N` (the loop then runs over chunks of 256 rays on every thread), best of
+//! `--repeat` passes, Mrays/s, the answers checked equal.
 //!
 //! ```sh
 //! cargo run --release -p meshcast-benches --example batch_orders -- \
@@ -12,7 +13,9 @@ use std::time::Instant;
 
 use meshcast::TriMeshFiles;
 use meshcast_mesh::{Mesh, RayQueries, TriMesh};
+use meshcast_primitives::Ray;
 use meshcast_testkit::order_sets;
+use rayon::prelude::*;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,12 +34,13 @@ fn main() {
         .expect("subdivide");
     let mesh = Mesh::from_tri_mesh(tri_mesh, &Default::default());
     let repeat = value("--repeat", 3);
+    let threads = value("--threads", 1);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
+        .num_threads(threads)
         .build()
         .expect("pool");
     println!(
-        "{} triangles, {} rays per set, one thread, {}, best of {repeat}, Mrays/s",
+        "{} triangles, {} rays per set, {threads} thread(s), {}, best of {repeat}, Mrays/s",
         mesh.triangle_count(),
         value("--rays", 200_000),
         if any { "occluded" } else { "cast" }
@@ -91,7 +95,7 @@ fn main() {
                 batched().iter().filter(|&&h| h).count() as u64
             })
         } else {
-            let looped = || pool.install(|| rays.iter().map(|r| mesh.cast(r)).collect::<Vec<_>>());
+            let looped = || pool.install(|| loop_of(rays, |r| mesh.cast(r)));
             let batched = || pool.install(|| mesh.cast_batch(rays));
             assert!(looped() == batched(), "{}: answers differ", set.name);
             best(&|| looped().iter().flatten().count() as u64, &|| {
@@ -104,4 +108,15 @@ fn main() {
             batched / looped
         );
     }
+}
+
+/// `answer` of every ray, in order: on one thread a plain loop, on more each thread a loop
+/// over chunks of 256 rays (as `benches/peers` threads single rays).
+fn loop_of<T: Send>(rays: &[Ray], answer: impl Fn(&Ray) -> T + Sync) -> Vec<T> {
+    if rayon::current_num_threads() == 1 {
+        return rays.iter().map(answer).collect();
+    }
+    rays.par_chunks(256)
+        .flat_map_iter(|chunk| chunk.iter().map(&answer))
+        .collect()
 }
