@@ -132,16 +132,16 @@ impl PacketFinder {
         {
             return false;
         }
-        let rays = [RayPacket::new(front), RayPacket::new(back)];
+        // Made in place: a failed pair leaves them to be overwritten.
+        self.rays = [RayPacket::new(front), RayPacket::new(back)];
         if !self.image
-            && !rays.iter().all(|packet| {
+            && !self.rays.iter().all(|packet| {
                 packet.classes(Portable).like(0) == ALL_LANES
                     && near_lanes(packet, first, span) == ALL_LANES
             })
         {
             return false;
         }
-        self.rays = rays;
         self.backoff = 1;
         true
     }
@@ -339,8 +339,9 @@ pub(crate) fn by_class(rays: &RayPacket, lanes: u32) -> impl Iterator<Item = u32
 ///
 /// Each packet holds valid rays of one class, each within the cone, spread and span of the
 /// packet's first ray ([`near_lanes`]); degenerate rays walk alone. In an `image`'s tiles a
-/// whole chunk whose first and last rays agree so is one packet, the rays between taken on
-/// trust, as the rays of a camera row can be: a ray that breaks ranks costs time, never its
+/// whole chunk whose first and last rays share a class, cone and spread is one packet (its
+/// span is left to pairs: an image's neighbouring pixels share leaves), the rays between taken
+/// on trust, as the rays of a camera row can be: a ray that breaks ranks costs time, never its
 /// answer, since the walks leave out degenerate rays ([`Ray::is_valid`]), split a packet by
 /// direction octant and test leaves ray by ray when axes differ.
 ///
@@ -357,7 +358,7 @@ pub(crate) fn coherent(
 ) -> (PacketLanes, u32) {
     let class = |lane: usize| RayClass::of(&rays[lane]);
     let last = PACKET_WIDTH - 1;
-    if image && lanes == ALL_LANES && class(0) == class(last) && near(&rays[0], &rays[last], span) {
+    if image && lanes == ALL_LANES && class(0) == class(last) && near(&rays[0], &rays[last], None) {
         *packet = RayPacket::new(rays);
         let mut packets = PacketLanes::new();
         packets.push(lanes);
