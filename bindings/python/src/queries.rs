@@ -3,7 +3,10 @@
 //! [`Target`], for both levels.
 
 use meshcast::glam::Vec3;
-use meshcast::{HitLists, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene};
+use meshcast::{
+    HitLists, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene, MIN_SORTED_BYTES,
+    MIN_SORTED_RAYS,
+};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use numpy::PyArray1;
@@ -60,9 +63,16 @@ pub trait Target: RayQueries + PointQueries {
     fn hit_uv(hit: &<Self as RayQueries>::Hit) -> [f32; 2];
     /// What `closest` names, and its point.
     fn closest_record(&self, closest: &<Self as PointQueries>::Closest) -> (Record, Vec3, f32);
+    /// The bytes of hierarchy and triangles a ray walks, as the engine's batch order weighs
+    /// them ([`meshcast::MIN_SORTED_BYTES`]).
+    fn hierarchy_bytes(&self) -> usize;
 }
 
 impl Target for Mesh {
+    fn hierarchy_bytes(&self) -> usize {
+        self.acceleration_bytes()
+    }
+
     fn hit_record(&self, hit: &meshcast::Hit, normals: Option<&[Vec3]>) -> Record {
         let uv = [hit.u, hit.v];
         match normals.and_then(|normals| normals.get(hit.triangle as usize)) {
@@ -97,6 +107,12 @@ impl Target for Mesh {
 }
 
 impl Target for Scene {
+    fn hierarchy_bytes(&self) -> usize {
+        self.instances()
+            .map(|(_, instance)| instance.mesh().acceleration_bytes())
+            .sum()
+    }
+
     fn hit_record(&self, hit: &meshcast::SceneHit, _: Option<&[Vec3]>) -> Record {
         let triangle = self
             .instance(hit.instance)
@@ -208,6 +224,9 @@ pub fn cast<T: Target>(
     options: &QueryOptions,
 ) -> PyResult<Cast> {
     let n = rows.len();
+    if chunk == CHUNK && n >= MIN_SORTED_RAYS && target.hierarchy_bytes() >= MIN_SORTED_BYTES {
+        return cast_whole(target, normals, rows, range, options);
+    }
     let mut out = Cast {
         t_hit: vec![0.0; n],
         geometry_ids: vec![0; n],
@@ -257,6 +276,32 @@ type CastSlices<'a> = (
     &'a mut [f32],
     &'a mut [f32],
 );
+
+/// [`cast`] of rays that are not an image, through a hierarchy large enough that the engine
+/// may sort them ([`meshcast::BatchOrder`]): every ray made first, then one
+/// [`RayQueries::cast_batch_with`] over them all, then the answers laid out. Smaller batches
+/// and hierarchies are cast chunk by chunk, which keeps each chunk's rays and answers in the
+/// cache.
+fn cast_whole<T: Target>(
+    target: &T,
+    normals: Option<&[Vec3]>,
+    rows: &RowsView<'_>,
+    range: (f32, f32),
+    options: &QueryOptions,
+) -> PyResult<Cast> {
+    let mut rays = vec![Ray::new(Vec3::ZERO, Vec3::ZERO); rows.len()];
+    rows.chunks(CHUNK)
+        .zip(rays.par_chunks_mut(CHUNK))
+        .for_each(|(rows, rays)| rows.fill_rays(rays, Some(range)));
+    if let Some(bad) = rays
+        .par_iter()
+        .position_first(|ray| !arrays::is_finite(ray))
+    {
+        return Err(rows.not_finite(bad));
+    }
+    let hits = target.cast_batch_with(&rays, options);
+    Ok(cast_answers(target, normals, &hits))
+}
 
 /// Lays out closest hits found elsewhere (on the GPU) as [`cast`] does.
 pub fn cast_answers<T: Target + Sync>(

@@ -76,6 +76,25 @@ def test_threads_do_not_change_answers(bunny):
     same(bunny.list_intersections(rays, threads=1), bunny.list_intersections(rays))
 
 
+def test_large_batches_through_large_meshes_answer_as_small_ones():
+    # A grid of 180,000 triangles (about 9 MB of hierarchy): 6,000 scattered rays are cast
+    # as one batch, which the engine sorts; in chunks of 1,000 they are cast as they come.
+    side = 301
+    x, y = np.meshgrid(np.linspace(0, 1, side), np.linspace(0, 1, side))
+    vertices = np.stack([x, y, 0.05 * np.sin(9 * x) * np.cos(7 * y)], -1).reshape(-1, 3)
+    i = (np.arange(side - 1)[:, None] * side + np.arange(side - 1)[None, :]).ravel()
+    faces = np.concatenate([np.stack([i, i + 1, i + side], 1), np.stack([i + 1, i + side + 1, i + side], 1)])
+    grid = meshcast.Mesh(vertices, faces)
+    rays = random_rays(grid, 6000, 9)
+    whole = grid.cast_rays(rays, threads=2)
+    chunks = [grid.cast_rays(rays[k : k + 1000], threads=1) for k in range(0, 6000, 1000)]
+    same(whole, {key: np.concatenate([c[key] for c in chunks]) for key in whole})
+    assert np.isfinite(whole["t_hit"]).sum() > 500
+    rays[4321, 2] = np.nan
+    with pytest.raises(ValueError, match=r"rays\[4321\] is not finite"):
+        grid.cast_rays(rays)
+
+
 def test_mesh_round_trips_through_bytes_pickle_and_files(bunny, tmp_path):
     rays = random_rays(bunny, 2000, 5)
     expected = bunny.cast_rays(rays)
