@@ -6,8 +6,8 @@
 //! a Morton code of origin and direction (the six-dimensional ray space of Aila and Karras,
 //! *Architecture Considerations for Tracing Incoherent Rays*, 2010; Garanzha and Loop, *Fast
 //! Ray Sorting and Breadth-First Packet Traversal for GPU Ray Tracing*, 2010), neighbouring
-//! rays share their top nodes and often their leaves, and rays from one point (a lidar, shadow
-//! rays) come together into packets again. The sort is a radix sort of 32-bit keys, linear in
+//! rays share their top nodes and often their leaves, and a sorted batch of rays from one point
+//! (a shuffled lidar scan, `BatchOrder::Sorted`) comes together into packets again. The sort is a radix sort of 32-bit keys, linear in
 //! the rays. Which order a batch is traced in changes only the time taken: every ray's answer
 //! is its single-ray answer, bit for bit.
 
