@@ -204,6 +204,11 @@ pub trait RayQueries: Sync + sealed::Level {
         ray: &Ray,
         options: &QueryOptions<F>,
     ) -> Option<Self::Hit> {
+        // A ray with no limit to apply is walked where it lies: through `limit_ray`'s copy, a
+        // batch's rays that walk alone ran 20% slower (`batch_orders`, fans, bunny).
+        if options.max_distance == f32::INFINITY {
+            return self.walk_closest(ray, options);
+        }
         self.walk_closest(&options.limit_ray(ray)?, options)
     }
 
@@ -222,6 +227,10 @@ pub trait RayQueries: Sync + sealed::Level {
         ray: &Ray,
         options: &QueryOptions<F>,
     ) -> bool {
+        // As in `cast_with`.
+        if options.max_distance == f32::INFINITY {
+            return self.walk_any(ray, options);
+        }
         options
             .limit_ray(ray)
             .is_some_and(|ray| self.walk_any(&ray, options))
@@ -659,14 +668,8 @@ fn cast_serial<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
                 cast_chunk(level, rays, options, finder, &mut scratch, hits)
             },
             alone: |rays: &[Ray], hits: &mut [Option<L::Hit>]| {
-                if options.max_distance == f32::INFINITY {
-                    for (ray, hit) in rays.iter().zip(hits) {
-                        *hit = level.walk_closest(ray, options);
-                    }
-                } else {
-                    for (ray, hit) in rays.iter().zip(hits) {
-                        *hit = level.cast_with(ray, options);
-                    }
+                for (ray, hit) in rays.iter().zip(hits) {
+                    *hit = level.cast_with(ray, options);
                 }
             },
         },
@@ -703,14 +706,8 @@ fn occluded_serial<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
                 occluded_chunk(level, rays, options, finder, &mut scratch, hits)
             },
             alone: |rays: &[Ray], hits: &mut [bool]| {
-                if options.max_distance == f32::INFINITY {
-                    for (ray, hit) in rays.iter().zip(hits) {
-                        *hit = level.walk_any(ray, options);
-                    }
-                } else {
-                    for (ray, hit) in rays.iter().zip(hits) {
-                        *hit = level.occluded_with(ray, options);
-                    }
+                for (ray, hit) in rays.iter().zip(hits) {
+                    *hit = level.occluded_with(ray, options);
                 }
             },
         },
