@@ -3,10 +3,7 @@
 //! [`Target`], for both levels.
 
 use meshcast::glam::Vec3;
-use meshcast::{
-    HitLists, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene, MIN_SORTED_BYTES,
-    MIN_SORTED_RAYS,
-};
+use meshcast::{HitLists, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use numpy::PyArray1;
@@ -64,13 +61,13 @@ pub trait Target: RayQueries + PointQueries {
     /// What `closest` names, and its point.
     fn closest_record(&self, closest: &<Self as PointQueries>::Closest) -> (Record, Vec3, f32);
     /// The bytes of hierarchy and triangles a ray walks, as the engine's batch order weighs
-    /// them ([`meshcast::MIN_SORTED_BYTES`]).
-    fn hierarchy_bytes(&self) -> usize;
+    /// them ([`meshcast::BatchOrder::may_sort`]).
+    fn acceleration_bytes(&self) -> usize;
 }
 
 impl Target for Mesh {
-    fn hierarchy_bytes(&self) -> usize {
-        self.acceleration_bytes()
+    fn acceleration_bytes(&self) -> usize {
+        Mesh::acceleration_bytes(self)
     }
 
     fn hit_record(&self, hit: &meshcast::Hit, normals: Option<&[Vec3]>) -> Record {
@@ -107,10 +104,8 @@ impl Target for Mesh {
 }
 
 impl Target for Scene {
-    fn hierarchy_bytes(&self) -> usize {
-        self.instances()
-            .map(|(_, instance)| instance.mesh().acceleration_bytes())
-            .sum()
+    fn acceleration_bytes(&self) -> usize {
+        Scene::acceleration_bytes(self)
     }
 
     fn hit_record(&self, hit: &meshcast::SceneHit, _: Option<&[Vec3]>) -> Record {
@@ -224,7 +219,7 @@ pub fn cast<T: Target>(
     options: &QueryOptions,
 ) -> PyResult<Cast> {
     let n = rows.len();
-    if chunk == CHUNK && n >= MIN_SORTED_RAYS && target.hierarchy_bytes() >= MIN_SORTED_BYTES {
+    if chunk == CHUNK && options.order.may_sort(n, target.acceleration_bytes()) {
         return cast_whole(target, normals, rows, range, options);
     }
     let mut out = Cast {

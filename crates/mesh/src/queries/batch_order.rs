@@ -64,18 +64,40 @@ impl BatchOrder {
         })
     }
 
-    /// Whether `rays` are traced sorted through a level with `frame`.
-    pub(crate) fn sorts(self, rays: &[Ray], frame: &BatchFrame) -> bool {
-        let order = match self {
+    /// The order this one stands for in this process: [`BatchOrder::Auto`] as the environment
+    /// fixes it ([`BATCH_ORDER_ENV`]), any other as it is.
+    fn resolved(self) -> Self {
+        match self {
             Self::Auto => Self::from_env(),
             order => order,
-        };
-        match order {
-            Self::Caller => false,
-            Self::Sorted => rays.len() > 1,
-            Self::Auto => frame.pays_to_sort(rays),
         }
     }
+
+    /// Whether a batch of `rays` rays through a hierarchy of `bytes` bytes (of nodes and
+    /// triangles, [`crate::Mesh::acceleration_bytes`], [`crate::Scene::acceleration_bytes`])
+    /// may be traced sorted in this order: for [`BatchOrder::Auto`], at least
+    /// [`MIN_SORTED_RAYS`] through at least [`MIN_SORTED_BYTES`], the rays themselves then
+    /// deciding. Callers that lay out each chunk's answers as they trace it hand such batches
+    /// whole to a batch call.
+    pub fn may_sort(self, rays: usize, bytes: usize) -> bool {
+        match self.resolved() {
+            Self::Caller => false,
+            Self::Sorted => rays > 1,
+            Self::Auto => large_enough_to_sort(rays, bytes),
+        }
+    }
+
+    /// Whether `rays` are traced sorted through a level with `frame`.
+    pub(crate) fn sorts(self, rays: &[Ray], frame: &BatchFrame) -> bool {
+        self.may_sort(rays.len(), frame.bytes)
+            && (self.resolved() != Self::Auto || !frame.local_in_order(rays))
+    }
+}
+
+/// [`BatchOrder::Auto`]'s first test: at least [`MIN_SORTED_RAYS`] rays through at least
+/// [`MIN_SORTED_BYTES`].
+fn large_enough_to_sort(rays: usize, bytes: usize) -> bool {
+    rays >= MIN_SORTED_RAYS && bytes >= MIN_SORTED_BYTES
 }
 
 /// The fewest rays [`BatchOrder::Auto`] sorts: below this the sort's fixed costs outweigh
@@ -105,13 +127,6 @@ impl BatchFrame {
     /// The frame of a level with box `bounds` and `bytes` of hierarchy and triangles.
     pub(crate) fn new(bounds: Aabb, bytes: usize) -> Self {
         Self { bounds, bytes }
-    }
-
-    /// Whether [`BatchOrder::Auto`] sorts `rays`.
-    fn pays_to_sort(&self, rays: &[Ray]) -> bool {
-        rays.len() >= MIN_SORTED_RAYS
-            && self.bytes >= MIN_SORTED_BYTES
-            && !self.local_in_order(rays)
     }
 
     /// Whether the rays already come in an order that keeps neighbours' walks close: whether
@@ -343,7 +358,9 @@ mod tests {
             .enumerate()
             .map(|(i, ray)| if i % 2 == 1 { random[i - 1] } else { *ray })
             .collect();
-        let auto = |rays: &[Ray], frame: &BatchFrame| frame.pays_to_sort(rays);
+        let auto = |rays: &[Ray], frame: &BatchFrame| {
+            large_enough_to_sort(rays.len(), frame.bytes) && !frame.local_in_order(rays)
+        };
         assert!(auto(&random, &large));
         assert!(!auto(&random, &small));
         assert!(!auto(&random[1..], &large));

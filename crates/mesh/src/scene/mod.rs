@@ -329,6 +329,14 @@ impl Scene {
         self.top_level.bounds()
     }
 
+    /// Bytes of the acceleration structures its instances' rays walk: each instance's mesh's
+    /// [`crate::Mesh::acceleration_bytes`], once per instance (the top level not counted).
+    pub fn acceleration_bytes(&self) -> usize {
+        self.instances()
+            .map(|(_, instance)| instance.mesh().acceleration_bytes())
+            .sum()
+    }
+
     /// The top-level hierarchy over the instances' world boxes (primitive `i` is instance
     /// `i`).
     pub fn top_level(&self) -> &Bvh {
@@ -399,11 +407,7 @@ impl RayQueries for Scene {
     /// gives its own closest hit, so the answer is the first of all hits in that order.
     #[inline]
     fn batch_frame(&self) -> BatchFrame {
-        let bytes = self
-            .instances()
-            .map(|(_, i)| i.mesh().acceleration_bytes())
-            .sum();
-        BatchFrame::new(self.bounds(), bytes)
+        BatchFrame::new(self.bounds(), self.acceleration_bytes())
     }
 
     fn walk_closest<F: Filter<(InstanceId, u32)>>(
