@@ -134,9 +134,11 @@ pub(crate) trait RayWalk {
     /// What the walk counts.
     type Counters;
 
-    /// Runs the walk with node kernel `K`. Implementations are `#[inline(always)]`, so that
-    /// the loop is compiled into the dispatch's instruction set.
-    fn run<K: NodeKernel>(
+    /// Runs the walk with node kernel `K`, the leaf tests in `simd`'s lanes. Implementations
+    /// are `#[inline(always)]`, so that the loop is compiled into the dispatch's instruction
+    /// set.
+    fn run<K: NodeKernel, V: Simd>(
+        simd: V,
         tree: &Self::Tree,
         ray: &Ray,
         leaf: &mut Self::Leaf,
@@ -176,10 +178,12 @@ pub trait LeafIntersector {
     /// The closest hit among the primitives in leaf slots `slots` (a range of
     /// [`WideBvh::primitive_order`], padding included) within `ray`'s range, ties to the
     /// smaller primitive index, with `triangle` set to the primitive's index.
-    fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit>;
+    ///
+    /// `simd` is the walk's instruction set, for leaf tests over eight lanes.
+    fn closest<S: Simd>(&mut self, simd: S, slots: Range<u32>, ray: &Ray) -> Option<Hit>;
 
     /// Whether any primitive in leaf slots `slots` is hit within `ray`'s range.
-    fn any(&mut self, slots: Range<u32>, ray: &Ray) -> bool;
+    fn any<S: Simd>(&mut self, simd: S, slots: Range<u32>, ray: &Ray) -> bool;
 }
 
 /// The leaves of a [`WideBvh`] as a packet walk tests them: a whole leaf against several rays.
@@ -224,7 +228,7 @@ pub(crate) trait TraversalStack: Default {
 /// use glam::Vec3;
 /// use core::ops::Range;
 /// use meshcast_bvh::{BuildOptions, Bvh, LeafIntersector, TraversalCounts, WideBvh};
-/// use meshcast_primitives::{Aabb, Hit, Ray};
+/// use meshcast_primitives::{Aabb, Hit, Ray, Simd};
 ///
 /// let boxes = [Aabb::new(Vec3::ZERO, Vec3::ONE)];
 /// let wide = WideBvh::from_binary(&Bvh::build(&boxes, &BuildOptions::default()));
@@ -232,10 +236,10 @@ pub(crate) trait TraversalStack: Default {
 /// let ray = Ray::new(Vec3::new(0.5, 0.5, -1.0), Vec3::Z);
 /// struct Everything;
 /// impl LeafIntersector for Everything {
-///     fn closest(&mut self, _: Range<u32>, ray: &Ray) -> Option<Hit> {
+///     fn closest<S: Simd>(&mut self, _: S, _: Range<u32>, ray: &Ray) -> Option<Hit> {
 ///         Some(Hit::new(ray.t_max.min(1.0), 0.0, 0.0))
 ///     }
-///     fn any(&mut self, _: Range<u32>, _: &Ray) -> bool {
+///     fn any<S: Simd>(&mut self, _: S, _: Range<u32>, _: &Ray) -> bool {
 ///         true
 ///     }
 /// }

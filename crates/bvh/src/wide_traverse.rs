@@ -24,7 +24,7 @@ use core::ops::Range;
 
 use core::marker::PhantomData;
 
-use meshcast_primitives::{Hit, Ray};
+use meshcast_primitives::{Hit, Ray, Simd};
 
 use crate::contracts::{
     Counters, LeafIntersector, NodeKernel, Pending, RaySetup, RayWalk, TraversalCounts,
@@ -48,12 +48,12 @@ struct ClosestLeaf<F>(F);
 
 impl<F: FnMut(Range<u32>, &Ray) -> Option<Hit>> LeafIntersector for ClosestLeaf<F> {
     #[inline(always)]
-    fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
+    fn closest<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
         (self.0)(slots, ray)
     }
 
     #[inline(always)]
-    fn any(&mut self, slots: Range<u32>, ray: &Ray) -> bool {
+    fn any<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> bool {
         (self.0)(slots, ray).is_some()
     }
 }
@@ -63,12 +63,12 @@ struct AnyLeaf<F>(F);
 
 impl<F: FnMut(Range<u32>, &Ray) -> bool> LeafIntersector for AnyLeaf<F> {
     #[inline(always)]
-    fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
+    fn closest<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
         (self.0)(slots, ray).then_some(FOUND)
     }
 
     #[inline(always)]
-    fn any(&mut self, slots: Range<u32>, ray: &Ray) -> bool {
+    fn any<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> bool {
         (self.0)(slots, ray)
     }
 }
@@ -82,13 +82,13 @@ struct AppendAll<'h, F> {
 
 impl<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)> LeafIntersector for AppendAll<'_, F> {
     #[inline(always)]
-    fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
+    fn closest<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
         (self.leaf)(slots, ray, self.hits);
         None
     }
 
     #[inline(always)]
-    fn any(&mut self, slots: Range<u32>, ray: &Ray) -> bool {
+    fn any<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> bool {
         (self.leaf)(slots, ray, self.hits);
         false
     }
@@ -104,7 +104,7 @@ struct AppendFirst<'h, F> {
 
 impl<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)> LeafIntersector for AppendFirst<'_, F> {
     #[inline(always)]
-    fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
+    fn closest<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
         let start = self.first.len();
         (self.leaf)(slots, ray, self.first.hits_mut());
         self.first.settle(start, ray)
@@ -112,8 +112,8 @@ impl<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)> LeafIntersector for AppendFirst<
 
     /// Not asked: [`WideBvh::cast_first`] runs the closest-hit walk.
     #[inline(always)]
-    fn any(&mut self, slots: Range<u32>, ray: &Ray) -> bool {
-        self.closest(slots, ray);
+    fn any<S: Simd>(&mut self, simd: S, slots: Range<u32>, ray: &Ray) -> bool {
+        self.closest(simd, slots, ray);
         false
     }
 }
@@ -266,6 +266,7 @@ impl WideBvh {
     #[inline(always)]
     fn walk<K, S, C, L, const ANY: bool>(
         &self,
+        simd: impl Simd,
         ray: &Ray,
         leaf: &mut L,
         counters: &mut C,
@@ -301,12 +302,12 @@ impl WideBvh {
                 let slots = self.leaf_slots(current);
                 counters.leaf(slots.end - slots.start);
                 if ANY {
-                    if leaf.any(slots, ray) {
+                    if leaf.any(simd, slots, ray) {
                         return Some(FOUND);
                     }
                 } else {
                     let range = ray.with_range(ray.t_min, t_max);
-                    if let Some(hit) = leaf.closest(slots, &range) {
+                    if let Some(hit) = leaf.closest(simd, slots, &range) {
                         if range.contains_t(hit.t) && best.is_none_or(|b| hit.is_closer_than(&b)) {
                             best = Some(hit);
                             t_max = hit.t;
@@ -343,8 +344,14 @@ where
     type Counters = C;
 
     #[inline(always)]
-    fn run<K: NodeKernel>(bvh: &WideBvh, ray: &Ray, leaf: &mut L, counters: &mut C) -> Option<Hit> {
-        bvh.walk::<K, S, C, L, ANY>(ray, leaf, counters)
+    fn run<K: NodeKernel, V: Simd>(
+        simd: V,
+        bvh: &WideBvh,
+        ray: &Ray,
+        leaf: &mut L,
+        counters: &mut C,
+    ) -> Option<Hit> {
+        bvh.walk::<K, S, C, L, ANY>(simd, ray, leaf, counters)
     }
 }
 
@@ -354,6 +361,7 @@ mod tests {
     use crate::simd::Portable;
     use crate::{BuildOptions, Bvh};
     use glam::Vec3;
+    use meshcast_primitives::Portable as PortableLanes;
     use meshcast_primitives::Triangle;
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
@@ -395,18 +403,30 @@ mod tests {
             let walk = |any: bool, heap: bool| {
                 let leaf = &mut ClosestLeaf(closest_in);
                 match (any, heap) {
-                    (false, false) => {
-                        wide.walk::<Portable, FixedStack, _, _, false>(&ray, leaf, &mut ())
-                    }
-                    (false, true) => {
-                        wide.walk::<Portable, Vec<Pending>, _, _, false>(&ray, leaf, &mut ())
-                    }
-                    (true, false) => {
-                        wide.walk::<Portable, FixedStack, _, _, true>(&ray, leaf, &mut ())
-                    }
-                    (true, true) => {
-                        wide.walk::<Portable, Vec<Pending>, _, _, true>(&ray, leaf, &mut ())
-                    }
+                    (false, false) => wide.walk::<Portable, FixedStack, _, _, false>(
+                        PortableLanes,
+                        &ray,
+                        leaf,
+                        &mut (),
+                    ),
+                    (false, true) => wide.walk::<Portable, Vec<Pending>, _, _, false>(
+                        PortableLanes,
+                        &ray,
+                        leaf,
+                        &mut (),
+                    ),
+                    (true, false) => wide.walk::<Portable, FixedStack, _, _, true>(
+                        PortableLanes,
+                        &ray,
+                        leaf,
+                        &mut (),
+                    ),
+                    (true, true) => wide.walk::<Portable, Vec<Pending>, _, _, true>(
+                        PortableLanes,
+                        &ray,
+                        leaf,
+                        &mut (),
+                    ),
                 }
             };
             for heap in [false, true] {

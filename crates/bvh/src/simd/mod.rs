@@ -199,7 +199,7 @@ pub(crate) fn walk<W: RayWalk>(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
         Kernel::Avx512 => unsafe { x86::walk_avx512::<W>(tree, ray, leaf, counters) },
-        _ => W::run::<Portable>(tree, ray, leaf, counters),
+        _ => W::run::<Portable, _>(meshcast_primitives::Portable, tree, ray, leaf, counters),
     }
 }
 

@@ -41,7 +41,10 @@ macro_rules! walk_compiled_for {
             leaf: &mut W::Leaf,
             counters: &mut W::Counters,
         ) -> Option<Hit> {
-            W::run::<Avx2>(tree, ray, leaf, counters)
+            // SAFETY: this function runs only where the CPU has AVX2 (its callers check the
+            // kernel with `is_supported`), which is what `Avx2::new_unchecked` requires.
+            let simd = unsafe { meshcast_primitives::Avx2::new_unchecked() };
+            W::run::<Avx2, _>(simd, tree, ray, leaf, counters)
         }
     };
 }

@@ -476,10 +476,10 @@ impl<K: Fn(u32) -> bool> PacketLeaves for PacketLeaf<'_, '_, '_, K> {
             let lane = rest.trailing_zeros() as usize;
             rest &= rest - 1;
             let mut query = self.rays.query(lane);
-            let found = self
-                .rays
-                .leaves
-                .closest(slots.clone(), t_max.lane(lane), &mut query);
+            let found =
+                self.rays
+                    .leaves
+                    .closest(t_max.simd(), slots.clone(), t_max.lane(lane), &mut query);
             if let Some(hit) = found {
                 if best.offer(lane, hit) {
                     *t_max = t_max.with_lane(lane, hit.t);
@@ -508,7 +508,7 @@ impl<K: Fn(u32) -> bool> PacketLeaves for PacketLeaf<'_, '_, '_, K> {
             if self
                 .rays
                 .leaves
-                .any(slots.clone(), t_max.lane(lane), &mut query)
+                .any(t_max.simd(), slots.clone(), t_max.lane(lane), &mut query)
             {
                 hit |= 1 << lane;
             }
@@ -604,6 +604,20 @@ pub(crate) trait LaneTest {
     /// Tests the four triangles of `block` with `t` in `[t_min, t_max]`.
     fn intersect(&self, block: &Self::Block, t_max: f32) -> Self::Hits;
 
+    /// Tests two blocks, each answer exactly what [`LaneTest::intersect`] answers for its
+    /// block: at once in `simd`'s eight lanes where the layout has such a test, else one
+    /// block after the other.
+    #[inline(always)]
+    fn intersect_pair<S: Simd>(
+        &self,
+        simd: S,
+        blocks: [&Self::Block; 2],
+        t_max: f32,
+    ) -> [Self::Hits; 2] {
+        let _ = simd;
+        blocks.map(|block| self.intersect(block, t_max))
+    }
+
     /// The corners of the triangle `index` in `lane` of `block`, for back-face culling.
     fn triangle(block: &Self::Block, lane: usize, index: u32, tri_mesh: &TriMesh) -> Triangle;
 }
@@ -628,6 +642,16 @@ impl LaneTest for BlockRay {
     #[inline(always)]
     fn intersect(&self, block: &TriangleBlock, t_max: f32) -> BlockHits {
         BlockRay::intersect(self, block, t_max)
+    }
+
+    #[inline(always)]
+    fn intersect_pair<S: Simd>(
+        &self,
+        simd: S,
+        blocks: [&TriangleBlock; 2],
+        t_max: f32,
+    ) -> [BlockHits; 2] {
+        BlockRay::intersect_pair(self, simd, blocks, t_max)
     }
 
     #[inline]
@@ -697,6 +721,12 @@ struct LeafQuery<T, K> {
     /// The four-lane set-up, made at the first leaf the ray reaches ([`prepare`]).
     lanes: Option<T>,
     ray: Ray,
+    kept: Kept<K>,
+}
+
+/// Which of a ray's hits a leaf test keeps: faces the rules cull are skipped, and so are
+/// triangles `keep` refuses.
+struct Kept<K> {
     dir: glam::Vec3,
     rules: HitRules,
     keep: K,
@@ -724,13 +754,13 @@ impl<B, T: LaneTest<Block = B>, K: FnMut(u32) -> bool> LeafIntersector
     for BlockLeaf<'_, '_, B, T, K>
 {
     #[inline(always)]
-    fn closest(&mut self, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
-        self.leaves.closest(slots, ray.t_max, &mut self.query)
+    fn closest<S: Simd>(&mut self, simd: S, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
+        self.leaves.closest(simd, slots, ray.t_max, &mut self.query)
     }
 
     #[inline(always)]
-    fn any(&mut self, slots: Range<u32>, ray: &Ray) -> bool {
-        self.leaves.any(slots, ray.t_max, &mut self.query)
+    fn any<S: Simd>(&mut self, simd: S, slots: Range<u32>, ray: &Ray) -> bool {
+        self.leaves.any(simd, slots, ray.t_max, &mut self.query)
     }
 }
 
@@ -751,9 +781,11 @@ impl<'a, B> Leaves<'a, B> {
         LeafQuery {
             lanes: None,
             ray: *ray,
-            dir: ray.dir,
-            rules,
-            keep,
+            kept: Kept {
+                dir: ray.dir,
+                rules,
+                keep,
+            },
         }
     }
 
@@ -818,10 +850,12 @@ impl<'a, B> Leaves<'a, B> {
     }
 
     /// Calls `found(hit)` for every hit lane of the blocks of `slots` within
-    /// `[t_min, t_max()]` that `query` keeps, in slot order; `t_max` is read before each block.
+    /// `[t_min, t_max()]` that `query` keeps, in slot order; `t_max` is read before each pair
+    /// of blocks, which are tested at once in `simd`'s lanes (a last odd block alone).
     #[inline(always)]
-    fn for_each_hit<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
+    fn for_each_hit<S: Simd, T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
+        simd: S,
         slots: Range<u32>,
         query: &mut LeafQuery<T, K>,
         mut t_max: impl FnMut() -> f32,
@@ -829,29 +863,60 @@ impl<'a, B> Leaves<'a, B> {
     ) -> bool {
         let lane_ray = query
             .lanes
-            .get_or_insert_with(|| prepare(&query.ray, query.rules.contacts()));
+            .get_or_insert_with(|| prepare(&query.ray, query.kept.rules.contacts()));
         let first = slots.start as usize / BLOCK_WIDTH;
         let end = slots.end as usize / BLOCK_WIDTH;
-        for (b, block) in self.blocks[first..end].iter().enumerate() {
+        let blocks = &self.blocks[first..end];
+        let mut pairs = blocks.chunks_exact(2);
+        for (p, pair) in pairs.by_ref().enumerate() {
+            let [low, high] = lane_ray.intersect_pair(simd, [&pair[0], &pair[1]], t_max());
+            if self.offer::<T, K>(first + 2 * p, &pair[0], &low, &mut query.kept, &mut found)
+                || self.offer::<T, K>(
+                    first + 2 * p + 1,
+                    &pair[1],
+                    &high,
+                    &mut query.kept,
+                    &mut found,
+                )
+            {
+                return true;
+            }
+        }
+        if let [block] = pairs.remainder() {
             let hits = lane_ray.intersect(block, t_max());
-            let mut lanes = hits.lanes();
-            while lanes != 0 {
-                let lane = lanes.trailing_zeros() as usize;
-                lanes &= lanes - 1;
-                let index = self.order[(first + b) * BLOCK_WIDTH + lane];
-                if query.rules.culls_faces() {
-                    let t = T::triangle(block, lane, index, self.tri_mesh);
-                    if query.rules.culls(t.v0, t.v1, t.v2, query.dir) {
-                        continue;
-                    }
-                }
-                if !(query.keep)(index) {
+            return self.offer::<T, K>(end - 1, block, &hits, &mut query.kept, &mut found);
+        }
+        false
+    }
+
+    /// Offers the hit lanes of block `b` that `kept` keeps to `found`, in lane order: true
+    /// when it asks to stop.
+    #[inline(always)]
+    fn offer<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
+        &self,
+        b: usize,
+        block: &B,
+        hits: &T::Hits,
+        kept: &mut Kept<K>,
+        found: &mut impl FnMut(Hit) -> bool,
+    ) -> bool {
+        let mut lanes = hits.lanes();
+        while lanes != 0 {
+            let lane = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let index = self.order[b * BLOCK_WIDTH + lane];
+            if kept.rules.culls_faces() {
+                let t = T::triangle(block, lane, index, self.tri_mesh);
+                if kept.rules.culls(t.v0, t.v1, t.v2, kept.dir) {
                     continue;
                 }
-                let Some(hit) = hits.hit(lane) else { continue };
-                if found(hit.with_triangle(index)) {
-                    return true;
-                }
+            }
+            if !(kept.keep)(index) {
+                continue;
+            }
+            let Some(hit) = hits.hit(lane) else { continue };
+            if found(hit.with_triangle(index)) {
+                return true;
             }
         }
         false
@@ -859,14 +924,16 @@ impl<'a, B> Leaves<'a, B> {
 
     /// The closest kept hit in the leaf `slots` with `t` in `[t_min, t_max]`.
     #[inline(always)]
-    fn closest<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
+    fn closest<S: Simd, T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
+        simd: S,
         slots: Range<u32>,
         t_max: f32,
         query: &mut LeafQuery<T, K>,
     ) -> Option<Hit> {
         let best = core::cell::Cell::new(None::<Hit>);
         self.for_each_hit(
+            simd,
             slots,
             query,
             || best.get().map_or(t_max, |b| b.t),
@@ -882,13 +949,14 @@ impl<'a, B> Leaves<'a, B> {
 
     /// Whether any kept triangle of the leaf `slots` is hit within `[t_min, t_max]`.
     #[inline(always)]
-    fn any<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
+    fn any<S: Simd, T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
+        simd: S,
         slots: Range<u32>,
         t_max: f32,
         query: &mut LeafQuery<T, K>,
     ) -> bool {
-        self.for_each_hit(slots, query, || t_max, |_| true)
+        self.for_each_hit(simd, slots, query, || t_max, |_| true)
     }
 
     /// Every kept hit of the leaf `slots` within `[t_min, t_max]`, appended to `hits`.
@@ -899,7 +967,9 @@ impl<'a, B> Leaves<'a, B> {
         query: &mut LeafQuery<T, K>,
         hits: &mut Vec<Hit>,
     ) {
+        // The walk of every hit hands no instruction set to its leaves: the portable lanes.
         self.for_each_hit(
+            meshcast_primitives::Portable,
             slots,
             query,
             || t_max,
