@@ -1,4 +1,9 @@
-//! Eight `f32` lanes, one per ray of a packet, over an instruction set chosen at run time.
+//! The lanes room: eight `f32` lanes, one per ray of a packet, over an instruction set chosen
+//! at run time ([`Simd`], [`Lanes`], [`Portable`], here), with the AVX2 form and the cache
+//! prefetch hint in `simd.rs` ([`Avx2`], [`prefetch`]), the crate's one `unsafe` module.
+//!
+//! May use: nothing else of the crate. Used by `rays` (packets) and `triangles` (the packet
+//! test).
 //!
 //! [`Simd`] is an instruction set's eight-lane arithmetic: [`Portable`] (two glam `Vec4`s:
 //! SSE2 on x86-64, NEON on aarch64) and, on x86-64, [`Avx2`] (one 256-bit register), whose
@@ -18,7 +23,17 @@ use core::ops::{Add, Div, Mul, Sub};
 use glam::Vec4;
 
 #[cfg(target_arch = "x86_64")]
-pub use crate::simd::Avx2;
+#[allow(unsafe_code)]
+mod simd;
+
+#[cfg(target_arch = "x86_64")]
+pub use simd::{prefetch, Avx2};
+
+/// Asks the CPU to bring `values` into its caches ahead of use, where it can (x86-64); here a
+/// hint with nothing to do.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub fn prefetch<T>(_values: &[T]) {}
 
 /// Rays in a packet: one lane each.
 pub const PACKET_WIDTH: usize = 8;

@@ -1,7 +1,7 @@
 //! The corners of a polygon sorted by z-order (Morton) code, for finding those in a box
 //! without looking at the others: the spatial index of the ear clipper.
 
-use crate::triangulation::Point;
+use super::projection::Point;
 
 /// A z-order code.
 type Code = u64;

@@ -4,8 +4,8 @@
 
 use std::collections::BinaryHeap;
 
-use crate::triangulation::{orient, Point};
-use crate::z_order::{ZOrder, CELL_BITS};
+use super::projection::{orient, Point};
+use super::z_order::{ZOrder, CELL_BITS};
 
 /// No corner: the end of a list, or the neighbour of a clipped corner.
 const NONE: u32 = u32::MAX;

@@ -3,6 +3,7 @@
 
 use glam::Vec3;
 
+use super::plane::newell_normal;
 use crate::{triangulate, Aabb, Error, Hit, Plane, Ray, Triangle};
 
 /// How far a vertex may lie from a polygon's plane, as a fraction of the diagonal of the
@@ -284,18 +285,6 @@ impl Polygon {
         let sum = (u + v).max(1.0);
         (i, (u / sum) as f32, (v / sum) as f32)
     }
-}
-
-/// The Newell normal of a closed loop of vertices: the sum of the normals of the fan triangles
-/// from the first vertex. For a loop in a plane `x`, `y` or `z` = constant, its other two
-/// components are exactly zero.
-pub(crate) fn newell_normal(vertices: &[Vec3]) -> Vec3 {
-    let Some((&v0, rest)) = vertices.split_first() else {
-        return Vec3::ZERO;
-    };
-    rest.windows(2)
-        .map(|pair| (pair[0] - v0).cross(pair[1] - v0))
-        .sum()
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The plane, its ray distance, and the two-step ray–triangle test built on it (the ray meets
-//! the triangle's plane, then the point is tested against the three edges).
+//! the triangle's plane, then the point is tested against the three edges); and the Newell
+//! normal, which gives a polygon its plane.
 
 use glam::Vec3;
 
@@ -143,6 +144,18 @@ impl Triangle {
         let (u, v) = (w1 / sum, w2 / sum);
         (u.is_finite() && v.is_finite()).then_some(Hit::new(t, u, v))
     }
+}
+
+/// The Newell normal of a closed loop of vertices: the sum of the normals of the fan triangles
+/// from the first vertex. For a loop in a plane `x`, `y` or `z` = constant, its other two
+/// components are exactly zero.
+pub(crate) fn newell_normal(vertices: &[Vec3]) -> Vec3 {
+    let Some((&v0, rest)) = vertices.split_first() else {
+        return Vec3::ZERO;
+    };
+    rest.windows(2)
+        .map(|pair| (pair[0] - v0).cross(pair[1] - v0))
+        .sum()
 }
 
 #[cfg(test)]

@@ -279,7 +279,7 @@ impl Viewport {
     /// ```
     pub fn pixel_rays(&self) -> impl ExactSizeIterator<Item = Ray> + Clone {
         let viewport = *self;
-        crate::camera::pixels(self.width, self.height)
+        pixels(self.width, self.height)
             .map(move |(column, row)| viewport.ray_through_pixel(column, row))
     }
 
@@ -388,6 +388,15 @@ pub(crate) fn perspective(
             Mat4::perspective_infinite_reverse_rh(fov_y, aspect, near)
         }
     }
+}
+
+/// The pixels of a `width` x `height` image, row by row from the top-left, as
+/// `(column, row)`.
+pub(crate) fn pixels(width: u32, height: u32) -> impl ExactSizeIterator<Item = (u32, u32)> + Clone {
+    // Counted in `usize` so the iterator knows its length; no image has more pixels than
+    // that on a 64-bit target, and a 32-bit one saturates rather than wraps.
+    let count = (width as usize).saturating_mul(height as usize);
+    (0..count).map(move |i| ((i % width as usize) as u32, (i / width as usize) as u32))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use glam::{DVec2, DVec3};
 
-use crate::predicates::{orient2d, orient3d, sign};
+use super::predicates::{orient2d, orient3d, sign};
 
 /// Whether the closed triangles `a` and `b` (their corners, in `f64`) share at least one
 /// point, decided exactly: touching at a vertex, along an edge or inside a face counts.

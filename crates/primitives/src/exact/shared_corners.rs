@@ -3,8 +3,8 @@
 
 use glam::DVec3;
 
-use crate::predicates::{orient2d, orient3d, sign};
-use crate::triangle_pair::{project, projection_axis, segment_triangle};
+use super::predicates::{orient2d, orient3d, sign};
+use super::triangle_pair::{project, projection_axis, segment_triangle};
 use crate::triangles_intersect;
 
 /// Whether the closed triangles `a` and `b` share a point that is neither a corner they

@@ -2,6 +2,7 @@
 
 use glam::{Mat4, Vec2, Vec3};
 
+use super::viewport::{perspective, pixels};
 use crate::{Aabb, ClipPlanes, DepthConvention, Error, Ray, Viewport};
 
 /// The direction from the target towards the eye that [`Camera::framing`] looks along: from
@@ -278,7 +279,7 @@ impl Camera {
     /// The camera's perspective projection (its field of view and aspect) with these clip
     /// planes, in the depth convention given; the far plane may be infinite.
     pub fn projection_matrix(&self, planes: ClipPlanes, depth: DepthConvention) -> Mat4 {
-        crate::viewport::perspective(self.fov_y_degrees.to_radians(), self.aspect, planes, depth)
+        perspective(self.fov_y_degrees.to_radians(), self.aspect, planes, depth)
     }
 
     /// The [`Viewport`] of a `width` x `height` image of this camera: its rays point where
@@ -338,15 +339,6 @@ impl Camera {
         );
         pixel.is_finite().then_some(pixel)
     }
-}
-
-/// The pixels of a `width` x `height` image, row by row from the top-left, as
-/// `(column, row)`.
-pub(crate) fn pixels(width: u32, height: u32) -> impl ExactSizeIterator<Item = (u32, u32)> + Clone {
-    // Counted in `usize` so the iterator knows its length; no image has more pixels than
-    // that on a 64-bit target, and a 32-bit one saturates rather than wraps.
-    let count = (width as usize).saturating_mul(height as usize);
-    (0..count).map(move |i| ((i % width as usize) as u32, (i / width as usize) as u32))
 }
 
 /// The sideways offset `e` of an eye at depth `ez` that centres the image of `points` along

@@ -3,11 +3,8 @@
 
 use glam::{DVec3, Vec3};
 
-use crate::ear_clipping::clip_ears;
-
-/// A 2D point of the projected polygon, in `f64` so that orientation tests on `f32` input are
-/// (nearly always) exact.
-pub(crate) type Point = [f64; 2];
+use super::ear_clipping::clip_ears;
+use super::projection::{orient, Point};
 
 /// Triangulates the polygon with these vertices, in order: `n - 2` triangles of indices into
 /// `vertices`, each wound like the polygon, that together cover it exactly.
@@ -84,7 +81,7 @@ pub fn triangulate(vertices: &[Vec3]) -> Vec<[u32; 3]> {
 /// cannot overflow, where it is infinite (coordinates near 10^19 and beyond), which took
 /// every such face for degenerate and gave it the fan.
 fn newell_normal(vertices: &[Vec3]) -> DVec3 {
-    let normal = crate::polygon::newell_normal(vertices);
+    let normal = super::plane::newell_normal(vertices);
     if normal.is_finite() || !vertices.iter().all(|v| v.is_finite()) {
         return normal.as_dvec3();
     }
@@ -98,12 +95,6 @@ fn newell_normal(vertices: &[Vec3]) -> DVec3 {
 /// The fan `(0, i, i + 1)`.
 fn fan(n: usize) -> Vec<[u32; 3]> {
     (1..n as u32 - 1).map(|i| [0, i, i + 1]).collect()
-}
-
-/// Twice the signed area of the triangle `abc`: positive when it turns counter-clockwise.
-#[inline]
-pub(crate) fn orient(a: Point, b: Point, c: Point) -> f64 {
-    (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
 }
 
 /// Whether the fan triangulates the counter-clockwise polygon: no corner turns clockwise, no
