@@ -22,7 +22,7 @@
 //! octant, and walk a ray with an infinite reciprocal component alone (a packet of one ray,
 //! whose interval test is exactly its single-ray test).
 //!
-//! Uses the contracts (`contracts.rs`), the stack (`wide_stack.rs`) and the packet dispatch
+//! Uses the contracts (`contracts.rs`), the stack (`stack.rs`) and the packet dispatch
 //! (`simd::walk_packets`).
 
 use core::marker::PhantomData;
@@ -32,14 +32,14 @@ use meshcast_primitives::{
     prefetch, Aabb, Lanes, RayPacket, Simd, ALL_LANES, PACKET_WIDTH, SLAB_SLACK,
 };
 
+use super::node::{WideNode, WIDE_WIDTH};
+use super::stack::{
+    leaf_parent, push_in_lane_order, push_nearest_last, FixedStack, MAX_FIXED_STACK_DEPTH,
+};
 use crate::contracts::{
     near_far_planes, PacketLeaves, PacketWalk, Pending, Plane, TraversalStack, LEAF_REFERENCE,
 };
 use crate::simd::{self, SupportedKernel};
-use crate::wide_node::{WideNode, WIDE_WIDTH};
-use crate::wide_stack::{
-    leaf_parent, push_in_lane_order, push_nearest_last, FixedStack, MAX_FIXED_STACK_DEPTH,
-};
 use crate::WideBvh;
 
 /// A walk's rays as intervals, for the node test: on each axis the origin that bounds the

@@ -1,12 +1,12 @@
 //! The SAH-optimal choice of wide nodes (Ylitie, Karras, Laine, *Efficient Incoherent Ray
 //! Traversal on GPUs Through Compressed Wide BVHs*, HPG 2017, section 3.1): a dynamic program
 //! over the binary tree, bottom up, prices every binary subtree held in at most 1 to 8 lanes;
-//! `wide_collapse.rs` then asks it, top down, for each wide node's lanes.
+//! `collapse.rs` then asks it, top down, for each wide node's lanes.
 
 use arrayvec::ArrayVec;
 use glam::Vec4;
 
-use crate::build::SahCost;
+use crate::builders::SahCost;
 use crate::{BuildOptions, Bvh, Node, Parallel, LEAF_ALIGNMENT, WIDE_WIDTH};
 
 /// Binary levels whose two subtrees are priced in parallel (up to 2^12 tasks), so that no

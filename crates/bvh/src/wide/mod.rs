@@ -1,24 +1,44 @@
+//! The wide room: the eight-wide tree. The node layout (`node.rs`: [`WideNode`],
+//! [`WideLane`], the widths and the leaf-slot layout), the tree itself (here: [`WideBvh`], its
+//! refit and invariant check), its collapse from a binary [`Bvh`] (`collapse.rs`, the
+//! SAH-optimal choice of nodes in `sah.rs`), its parts for storage (`parts.rs`), and its walks
+//! (`traverse.rs`, packets in `packet.rs`, their shared stack in `stack.rs`), written over the
+//! traversal contracts (`contracts.rs`) and run by the node kernels (`simd/`).
+//!
+//! May use: `simd`, `contracts`, `first_hits.rs`, `binary`, `builders` (options, SAH cost),
+//! `error.rs`. Used by the shared walks at the crate root. The node layout is the one part
+//! below `simd/` and `contracts.rs`, which read it.
+//!
 //! The wide hierarchy: a binary [`Bvh`] collapsed so that every node holds up to eight
 //! children, their boxes stored coordinate by coordinate so that one ray tests them four at
 //! a time with glam's SIMD `Vec4` (the layout of Embree's BVH4 and BVH8; Wald, Benthin,
-//! Boulos, *Getting Rid of Packets*, 2008). The node layout lives in `wide_node.rs`,
-//! traversal in `wide_traverse.rs` and `wide_packet.rs`. Uses the node layout and `simd/`
-//! (each tree keeps the kernel its walks run).
+//! Boulos, *Getting Rid of Packets*, 2008). Each tree keeps the kernel its walks run.
 //!
 //! Measured on the bunny, one thread: eight children rather than four, 5% more camera and
 //! random rays per second (the two groups of four are independent, so they overlap in the
 //! pipeline while the tree is about half as deep), for 51 -> 56 bytes per triangle.
 
+mod collapse;
+mod node;
+mod packet;
+mod parts;
+mod sah;
+mod stack;
+mod traverse;
+
 use core::ops::Range;
 
 use meshcast_primitives::Aabb;
 
+pub use node::{WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
+
 use crate::simd::SupportedKernel;
-use crate::wide_node::{WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
+#[cfg(doc)]
+use crate::Bvh;
 use crate::Error;
 
 /// An eight-wide bounding volume hierarchy, collapsed from a binary [`crate::Bvh`]
-/// ([`WideBvh::from_binary`], `wide_collapse.rs`) for fast ray queries ([`WideBvh::cast`], [`WideBvh::occluded`]).
+/// ([`WideBvh::from_binary`], `collapse.rs`) for fast ray queries ([`WideBvh::cast`], [`WideBvh::occluded`]).
 ///
 /// Its nodes and leaves are the binary tree's subtrees of least SAH cost (Ylitie, Karras,
 /// Laine 2017), each leaf starting at a multiple of
@@ -221,8 +241,8 @@ impl WideBvh {
 
 #[cfg(test)]
 mod tests {
+    use super::node::EMPTY_LANE;
     use super::*;
-    use crate::wide_node::EMPTY_LANE;
     use crate::{BuildOptions, Bvh};
     use glam::Vec3;
 

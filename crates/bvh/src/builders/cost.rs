@@ -6,7 +6,7 @@
 use glam::Vec3A;
 use meshcast_primitives::Aabb;
 
-use super::BuildOptions;
+use super::input::BuildOptions;
 
 /// The costs of one build: a node visit against a primitive test, and leaves counted in
 /// whole blocks of primitives.

@@ -9,8 +9,8 @@ use meshcast_primitives::Aabb;
 use rayon::prelude::*;
 
 use super::driver::{build_top_down, Split, Splitter};
-use super::{BuildOptions, BuildPrimitive, Parallel, Prepared};
-use crate::{refit, Node};
+use super::input::{BuildOptions, BuildPrimitive, Parallel, Prepared};
+use crate::binary::{refit_nodes, Node};
 
 /// Bits per axis of a Morton code (63 bits in all).
 const MORTON_BITS: u32 = 21;
@@ -80,7 +80,7 @@ pub(crate) fn build(
     };
     let mut nodes = build_top_down(&splitter, &mut items, (), options.parallel);
     let order: Vec<u32> = items.iter().map(|m| m.index).collect();
-    refit::refit_nodes(&mut nodes, &order, boxes);
+    refit_nodes(&mut nodes, &order, boxes);
     (nodes, order)
 }
 

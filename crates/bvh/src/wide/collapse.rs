@@ -1,5 +1,5 @@
 //! Collapsing a binary [`Bvh`] into a [`WideBvh`]. Each wide node's lanes are chosen by the
-//! SAH-optimal dynamic program of Ylitie, Karras and Laine (2017; `wide_sah.rs`), or by the
+//! SAH-optimal dynamic program of Ylitie, Karras and Laine (2017; `sah.rs`), or by the
 //! usual greedy rule, which keeps opening the child of largest surface area until the node
 //! has [`WIDE_WIDTH`] (Wald, Benthin, Boulos, *Getting Rid of Packets*, 2008).
 //!
@@ -11,10 +11,10 @@
 
 use rayon::prelude::*;
 
+use super::node::PADDING_SLOT;
+use super::sah::{Lane, Lanes, SahCollapse};
+use super::MAX_NODES;
 use crate::simd::SupportedKernel;
-use crate::wide::MAX_NODES;
-use crate::wide_node::PADDING_SLOT;
-use crate::wide_sah::{Lane, Lanes, SahCollapse};
 use crate::{BuildOptions, Bvh, Node, Parallel, WideBvh, WideNode, LEAF_ALIGNMENT, WIDE_WIDTH};
 
 /// Wide levels whose child subtrees are collapsed in parallel (the root is level 1): up to
@@ -333,7 +333,7 @@ impl WideNode {
         for (offset, &count) in self.offset.iter_mut().zip(&self.count) {
             match count {
                 0 => *offset += nodes,
-                crate::wide_node::EMPTY_LANE => {}
+                super::node::EMPTY_LANE => {}
                 _ => *offset += slots,
             }
         }

@@ -4,7 +4,7 @@
 
 use meshcast_primitives::Aabb;
 
-use super::Parallel;
+use super::input::Parallel;
 use crate::Node;
 
 /// Subtrees with at most this many primitives are built on one thread.

@@ -16,9 +16,9 @@
 //! direction octant, picking the near planes at compile time, was 2-5% faster with the SSE2
 //! kernel alone but is an eight-way jump that mispredicts on random rays and eight times the
 //! code once kernels multiply it; near-first order for any hit made random occlusion rays
-//! slower (4.0 -> 3.65 Mrays/s). The stack and the child ordering are in `wide_stack.rs`.
+//! slower (4.0 -> 3.65 Mrays/s). The stack and the child ordering are in `stack.rs`.
 //!
-//! Uses the contracts, the stack (`wide_stack.rs`) and the kernel dispatch (`simd::walk`).
+//! Uses the contracts, the stack (`stack.rs`) and the kernel dispatch (`simd::walk`).
 
 use core::ops::Range;
 
@@ -26,13 +26,13 @@ use core::marker::PhantomData;
 
 use meshcast_primitives::{Hit, Ray};
 
+use super::stack::{push_in_lane_order, push_nearest_last, FixedStack, MAX_FIXED_STACK_DEPTH};
 use crate::contracts::{
     Counters, LeafIntersector, NodeKernel, Pending, RaySetup, RayWalk, TraversalCounts,
     TraversalStack, LEAF_REFERENCE,
 };
 use crate::first_hits::FirstHits;
 use crate::simd::{self, SupportedKernel};
-use crate::wide_stack::{push_in_lane_order, push_nearest_last, FixedStack, MAX_FIXED_STACK_DEPTH};
 use crate::{Kernel, WideBvh};
 
 /// What an any-hit walk returns when a leaf is hit: only its presence matters.

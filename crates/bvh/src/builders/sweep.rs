@@ -9,7 +9,7 @@
 use glam::Vec3A;
 
 use super::cost::{corner_area, SahCost};
-use super::BuildPrimitive;
+use super::input::BuildPrimitive;
 
 /// Nodes with at most this many primitives are split by the sweep instead of binning.
 pub(crate) const SWEEP_PRIMITIVES: usize = 24;

@@ -9,10 +9,10 @@ use rayon::prelude::*;
 
 use super::cost::{corner_area, SahCost};
 use super::driver::{build_top_down, Split, Splitter};
-use super::sweep::{self, SWEEP_PRIMITIVES};
-use super::{
+use super::input::{
     bounds_of, BuildOptions, BuildPrimitive, CentroidBounds, Parallel, Prepared, MAX_BINS,
 };
+use super::sweep::{self, SWEEP_PRIMITIVES};
 use crate::Node;
 
 /// Nodes with at least this many primitives bin them with rayon.
@@ -287,7 +287,7 @@ impl Binning {
     ///
     /// The items are taken in chunks of [`BINNING_CHUNK`], the chunks a parallel binning
     /// hands its tasks, so that both merge the same boxes in the same order (a box's
-    /// `min` keeps the later of `0.0` and `-0.0`, see [`super::merge_boxes`]).
+    /// `min` keeps the later of `0.0` and `-0.0`, see `merge_boxes` in `input.rs`).
     ///
     /// Tried not storing the key in nodes above 2^15 primitives, so that binning would only
     /// read them and the partition would compute the bins again: the bunny x16 build got

@@ -1,24 +1,12 @@
-//! Building a [`Bvh`]: the options, the quality ladder and the entry point [`Bvh::build`],
-//! which prepares the usable boxes once and runs the chosen builder through the one top-down
-//! driver.
-//!
-//! Dependencies run one way: this module calls the builders ([`binned`], [`lbvh`]) and the
-//! optimisation ([`reinsertion`]); the builders call the [`driver`], and everything that
-//! weighs a tree uses the one formula in [`cost`].
-
-mod binned;
-mod cost;
-mod driver;
-mod lbvh;
-mod reinsertion;
-mod sweep;
+//! What every builder is given: the options of a build ([`BuildOptions`], the [`Quality`]
+//! ladder, [`Parallel`], their defaults and bounds) and the usable boxes, prepared once
+//! ([`Prepared`], [`BuildPrimitive`], [`CentroidBounds`]). Uses nothing else of the room.
 
 use glam::{Vec3, Vec3A};
 use meshcast_primitives::Aabb;
 use rayon::prelude::*;
 
-pub(crate) use cost::SahCost;
-
+#[cfg(doc)]
 use crate::Bvh;
 
 /// The fewest bins the SAH builder uses.
@@ -188,56 +176,6 @@ impl BuildOptions {
     }
 }
 
-impl Bvh {
-    /// Builds a hierarchy over primitive boxes (in original primitive order), with the
-    /// algorithm of `options.quality`.
-    ///
-    /// Boxes that are empty or not finite are dropped: their primitives are in no leaf and
-    /// [`Bvh::dropped_count`] counts them. No input makes the build panic or recurse without
-    /// end; with no usable box the hierarchy is empty and every query misses.
-    ///
-    /// # Determinism
-    /// The same boxes and options give the same tree, bit for bit (nodes, their boxes and the
-    /// primitive order), for any size of rayon pool and for [`Parallel::Sequential`] as for
-    /// [`Parallel::Rayon`], so every query on it answers the same too. Parallel passes merge
-    /// their parts in input order with the operations of the sequential pass, the sort of
-    /// [`Quality::Fast`] has unique keys, and nodes are laid out in the same order whichever
-    /// thread built them.
-    ///
-    /// Not promised: the build time; the same tree from another version of this crate; the
-    /// same bits on another target, where `min` and `max` may keep the other one of `0.0` and
-    /// `-0.0`, so that a box can differ in the sign of a zero.
-    ///
-    /// # Panics
-    /// If there are more than `u32::MAX / 2` boxes.
-    pub fn build(boxes: &[Aabb], options: &BuildOptions) -> Self {
-        assert!(
-            boxes.len() <= (u32::MAX / 2) as usize,
-            "too many primitives for 32-bit node indices"
-        );
-        let prepared = Prepared::new(boxes, options.parallel);
-        if prepared.primitives.is_empty() {
-            return Self {
-                primitive_count: boxes.len(),
-                ..Self::default()
-            };
-        }
-        let (nodes, order) = match options.quality {
-            Quality::Fast => lbvh::build(prepared, boxes, options),
-            Quality::Balanced => binned::build(prepared, options),
-            Quality::High => {
-                let (nodes, order) = binned::build(prepared, options);
-                reinsertion::optimize(nodes, order, options)
-            }
-        };
-        Self {
-            nodes,
-            order,
-            primitive_count: boxes.len(),
-        }
-    }
-}
-
 /// A usable primitive box with its original index, laid out in 32 bytes so that builders can
 /// sort and partition these directly (streaming memory rather than gathering through indices).
 #[derive(Clone, Copy, Debug)]
@@ -267,7 +205,7 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    fn new(boxes: &[Aabb], parallel: Parallel) -> Self {
+    pub(super) fn new(boxes: &[Aabb], parallel: Parallel) -> Self {
         if parallel == Parallel::Sequential || boxes.len() < PARALLEL_PREPARE_PRIMITIVES {
             let mut prepared = Self::with_capacity(boxes.len());
             prepared.extend(boxes, 0);

@@ -7,9 +7,9 @@ use core::ops::Range;
 use glam::{Vec3, Vec4};
 use meshcast_primitives::Aabb;
 
+use super::node::{EMPTY_LANE, HALVES};
+use super::MAX_NODES;
 use crate::simd::SupportedKernel;
-use crate::wide::MAX_NODES;
-use crate::wide_node::{EMPTY_LANE, HALVES};
 use crate::{Error, WideBvh, WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
 
 impl WideNode {

@@ -15,7 +15,7 @@ use std::collections::BinaryHeap;
 use meshcast_primitives::Aabb;
 
 use super::cost::{area, SahCost};
-use super::BuildOptions;
+use super::input::BuildOptions;
 use crate::Node;
 
 /// The most passes.

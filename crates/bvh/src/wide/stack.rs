@@ -1,4 +1,4 @@
-//! The stack both walks of the wide tree share (`wide_traverse.rs`, `wide_packet.rs`): its
+//! The stack both walks of the wide tree share (`traverse.rs`, `packet.rs`): its
 //! entries' leaf references, the fixed stack sized for the tree's depth, and the order in
 //! which a node's entered children go on it.
 //!
@@ -14,15 +14,15 @@
 //! as a slice changed nothing.
 //!
 //! Uses the contracts (`contracts.rs`: [`Pending`], [`TraversalStack`]), the node layout and
-//! the tree (`wide.rs`).
+//! the tree (`mod.rs`).
 
 use core::ops::Range;
 
 use arrayvec::ArrayVec;
 use glam::Vec4;
 
+use super::node::{WideNode, WIDE_WIDTH};
 use crate::contracts::{Pending, TraversalStack, LEAF_REFERENCE};
-use crate::wide_node::{WideNode, WIDE_WIDTH};
 use crate::WideBvh;
 
 /// Entries of the fixed traversal stack: enough for trees of [`MAX_FIXED_STACK_DEPTH`] levels.
