@@ -1,18 +1,18 @@
 //! The contracts of the wide tree's walks: the traits a walk is written over and the types in
 //! their signatures. The node kernels (`simd/`) implement [`NodeKernel`] on a [`RaySetup`];
 //! callers implement the leaf tests ([`LeafIntersector`], [`PacketLeaves`]); the walks
-//! (`wide_traverse.rs`, `wide_packet.rs`) are written once over all of them and handed to a
+//! (`wide/traverse.rs`, `wide/packet.rs`) are written once over all of them and handed to a
 //! kernel's dispatch as a [`RayWalk`] or a [`PacketWalk`], which the dispatch compiles with
 //! the kernel's instruction set.
 //!
-//! Uses only the node layout (`wide_node.rs`): neither the kernels nor the walks.
+//! Uses only the node layout (`wide/node.rs`): neither the kernels nor the walks.
 
 use core::ops::Range;
 
 use glam::{Vec3, Vec4};
 use meshcast_primitives::{Aabb, Hit, Lanes, Ray, RayPacket, Simd, SLAB_SLACK};
 
-use crate::wide_node::{WideNode, LEAF_ALIGNMENT};
+use crate::wide::{WideNode, LEAF_ALIGNMENT};
 #[cfg(doc)]
 use crate::WideBvh;
 

@@ -34,40 +34,27 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod build;
-mod bvh;
+mod binary;
+mod builders;
 mod contracts;
 mod error;
 mod first_hits;
 mod nearest;
-mod node;
 mod overlap;
 mod primitive;
-mod refit;
 #[allow(unsafe_code)]
 mod simd;
 mod stats;
-mod traverse;
 mod wide;
-mod wide_collapse;
-mod wide_node;
-mod wide_packet;
-mod wide_parts;
-mod wide_sah;
-mod wide_stack;
-mod wide_traverse;
 
-pub use build::{
+pub use binary::{Bvh, Node, STACK_INLINE_CAPACITY};
+pub use builders::{
     BuildOptions, Parallel, Quality, DEFAULT_BINS, DEFAULT_MAX_LEAF_PRIMITIVES,
     DEFAULT_TRAVERSAL_COST, MAX_BINS, MIN_BINS,
 };
-pub use bvh::Bvh;
 pub use contracts::{LeafIntersector, PacketLeaves, TraversalCounts};
 pub use error::Error;
-pub use node::Node;
 pub use primitive::{PreparedRay, Primitive};
 pub use simd::{Kernel, UnknownKernel, KERNEL_ENV};
 pub use stats::{BvhStats, SAH_TRAVERSAL_COST};
-pub use traverse::STACK_INLINE_CAPACITY;
-pub use wide::WideBvh;
-pub use wide_node::{WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
+pub use wide::{WideBvh, WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};

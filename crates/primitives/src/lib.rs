@@ -35,71 +35,35 @@
 //! # Ok::<(), &str>(())
 //! ```
 
-mod aabb;
-mod camera;
-mod closest_point;
-mod ear_clipping;
 mod error;
-mod frustum;
-mod hit;
+mod exact;
 mod lanes;
-pub mod moller_trumbore;
-mod plane;
-mod polygon;
-pub mod predicates;
-mod ray;
-mod ray_packet;
-mod shared_corners;
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
-mod simd;
-mod sphere;
+mod polygons;
+mod rays;
 #[cfg(test)]
 mod test_rng;
-mod transform_block;
-mod triangle;
-mod triangle_block;
-mod triangle_distance;
-mod triangle_pair;
-pub mod triangle_transform;
-mod triangulation;
-mod viewport;
-mod volume;
-pub mod watertight;
-mod watertight_packet;
-mod z_order;
+mod triangles;
+mod view;
+mod volumes;
 
-pub use aabb::{slab, slab_slack, Aabb, SLAB_SLACK};
-pub use camera::{Camera, CameraFrame};
-pub use closest_point::{box_distance_squared, distance_squared, TrianglePoint};
 pub use error::Error;
-pub use frustum::Frustum;
-pub use hit::{Hit, RayHit};
+pub use exact::predicates;
+pub use exact::{
+    closest_point_on_triangle, triangles_distance, triangles_intersect,
+    triangles_intersect_beyond_shared, TriangleDistance,
+};
 #[cfg(target_arch = "x86_64")]
 pub use lanes::Avx2;
-pub use lanes::{Lanes, Portable, Simd, ALL_LANES, PACKET_WIDTH};
-pub use plane::Plane;
-pub use polygon::{Polygon, PLANARITY_TOLERANCE};
-pub use ray::{Ray, T_MIN_POSITIVE};
-pub use ray_packet::{lanes_like, RayClasses, RayPacket};
-pub use shared_corners::triangles_intersect_beyond_shared;
-#[cfg(target_arch = "x86_64")]
-pub use simd::prefetch;
-pub use sphere::Sphere;
-pub use transform_block::{TransformBlock, TransformHits, TransformRay};
-pub use triangle::Triangle;
-pub use triangle_block::{BlockHits, BlockRay, TriangleBlock, BLOCK_WIDTH};
-pub use triangle_distance::{closest_point_on_triangle, triangles_distance, TriangleDistance};
-pub use triangle_pair::triangles_intersect;
-pub use triangle_transform::TriangleTransform;
-pub use triangulation::triangulate;
-pub use viewport::{ClipPlanes, DepthConvention, Viewport};
-pub use volume::{Overlap, Volume};
-pub use watertight::{Contacts, WatertightRay};
-/// Asks the CPU to bring `values` into its caches ahead of use, where it can (x86-64); here a
-/// hint with nothing to do.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-pub fn prefetch<T>(_values: &[T]) {}
-
-pub use watertight_packet::{PacketHits, RayPair, WatertightPacket};
+pub use lanes::{prefetch, Lanes, Portable, Simd, ALL_LANES, PACKET_WIDTH};
+pub use polygons::{triangulate, Plane, Polygon, PLANARITY_TOLERANCE};
+pub use rays::{
+    lanes_like, slab, slab_slack, Aabb, Ray, RayClasses, RayPacket, SLAB_SLACK, T_MIN_POSITIVE,
+};
+pub use triangles::{
+    box_distance_squared, distance_squared, BlockHits, BlockRay, Contacts, Hit, PacketHits, RayHit,
+    RayPair, TransformBlock, TransformHits, TransformRay, Triangle, TriangleBlock, TrianglePoint,
+    TriangleTransform, WatertightPacket, WatertightRay, BLOCK_WIDTH,
+};
+pub use triangles::{moller_trumbore, triangle_transform, watertight};
+pub use view::{Camera, CameraFrame, ClipPlanes, DepthConvention, Viewport};
+pub use volumes::{Frustum, Overlap, Sphere, Volume};

@@ -10,7 +10,7 @@
 //! it) gets the wider encoding too.
 //!
 //! Uses only the contracts (`contracts.rs`: `NodeKernel`, `RaySetup`, `Plane`, [`RayWalk`],
-//! [`PacketWalk`]) and the node layout (`wide_node.rs`); it knows nothing of the walks
+//! [`PacketWalk`]) and the node layout (`wide/node.rs`); it knows nothing of the walks
 //! themselves.
 //!
 //! Every kernel answers bit for bit what the portable one answers: the same operations in the
@@ -229,7 +229,7 @@ pub(crate) fn walk_packets<W: PacketWalk<H>, const H: usize>(
 mod tests {
     use super::*;
     use crate::contracts::{NodeKernel, RaySetup};
-    use crate::wide_node::WideNode;
+    use crate::wide::WideNode;
     use glam::Vec3;
     use meshcast_primitives::Aabb;
     use rand::{Rng, SeedableRng};

@@ -4,7 +4,7 @@
 use glam::Vec4;
 
 use crate::contracts::{NodeKernel, Plane, RaySetup};
-use crate::wide_node::WideNode;
+use crate::wide::WideNode;
 
 /// The portable kernel.
 pub(crate) struct Portable;

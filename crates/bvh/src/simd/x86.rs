@@ -9,7 +9,7 @@ use core::arch::x86_64::{
 use meshcast_primitives::{Hit, Ray, RayPacket};
 
 use crate::contracts::{NodeKernel, PacketWalk, Plane, RaySetup, RayWalk};
-use crate::wide_node::WideNode;
+use crate::wide::WideNode;
 
 /// Whether the CPU (and the operating system) run the AVX2 kernel.
 pub(super) fn has_avx2() -> bool {

@@ -1,0 +1,577 @@
+//! Packets: eight or sixteen coherent rays walking a [`WideBvh`] together (Wald, Slusallek,
+//! Benthin, Wagner, *Interactive Rendering with Coherent Ray Tracing*, 2001), for a camera
+//! tile or shadow rays towards one light.
+//!
+//! The packet visits a node's children with one test of all eight boxes against all its rays:
+//! interval arithmetic over the rays' origins and reciprocal directions (Boulos, Wald,
+//! Benthin, *Geometric and Arithmetic Culling Methods for Entire Ray Packets*, 2006), which
+//! bounds each ray's own slab test. It is exact with respect to that test: rounding is
+//! monotonic, so computing the slab test's operations at the ends of the intervals bounds
+//! every ray's computed entry and exit, and a box that some ray's single-ray test enters
+//! (with its widening and its `t_max`) passes the packet's test. Every box that holds a ray's
+//! hit is therefore visited, each leaf tests every ray that enters its box with the ray's own
+//! triangle test, and each ray's answer is its single-ray answer, bit for bit. What the packet
+//! saves is the walking: one node test, one ordering and one stack entry for all its rays.
+//!
+//! Sixteen rays walk as two packets of eight lanes each ([`WideBvh::cast_packets`] with
+//! `H = 2`): the node test spans both, and at a leaf each packet tests its own rays.
+//!
+//! The rays of one walk share their direction signs, so one choice of near and far planes
+//! serves them all, and have finite reciprocal directions, so the intervals hold no NaN;
+//! [`WideBvh::cast_packets`] and [`WideBvh::occluded_packets`] split the rays by direction
+//! octant, and walk a ray with an infinite reciprocal component alone (a packet of one ray,
+//! whose interval test is exactly its single-ray test).
+//!
+//! Uses the contracts (`contracts.rs`), the stack (`stack.rs`) and the packet dispatch
+//! (`simd::walk_packets`).
+
+use core::marker::PhantomData;
+
+use glam::Vec3;
+use meshcast_primitives::{
+    prefetch, Aabb, Lanes, RayPacket, Simd, ALL_LANES, PACKET_WIDTH, SLAB_SLACK,
+};
+
+use super::node::{WideNode, WIDE_WIDTH};
+use super::stack::{
+    leaf_parent, push_in_lane_order, push_nearest_last, FixedStack, MAX_FIXED_STACK_DEPTH,
+};
+use crate::contracts::{
+    near_far_planes, PacketLeaves, PacketWalk, Pending, Plane, TraversalStack, LEAF_REFERENCE,
+};
+use crate::simd::{self, SupportedKernel};
+use crate::WideBvh;
+
+/// A walk's rays as intervals, for the node test: on each axis the origin that bounds the
+/// rays' distances to a near plane and the one that bounds them to a far plane, the smallest
+/// and largest reciprocal direction, the largest widening and the smallest `t_min`, splatted
+/// over the eight boxes of a node.
+pub(crate) struct PacketInterval<S: Simd, const H: usize> {
+    /// Each ray's own slab test set-up, lane by lane ([`RaySetup::new`](crate::contracts::RaySetup::new)'s values), for the
+    /// test of the rays that reach a leaf.
+    rays: RayLanes<S, H>,
+    /// Per axis, the largest origin coordinate if the rays run up the axis, else the smallest.
+    near_origin: [Lanes<S>; 3],
+    /// Per axis, the other end of the origins.
+    far_origin: [Lanes<S>; 3],
+    inv_dir: [[Lanes<S>; 2]; 3],
+    slack: Lanes<S>,
+    t_min: Lanes<S>,
+    neg_inf: Lanes<S>,
+    inf: Lanes<S>,
+    near: [Plane; 3],
+    far: [Plane; 3],
+}
+
+/// Each ray's own slab test set-up, lane by lane, packet by packet: `origin[axis][p]` holds
+/// the origins of packet `p`.
+struct RayLanes<S: Simd, const H: usize> {
+    origin: [[Lanes<S>; H]; 3],
+    inv_dir: [[Lanes<S>; H]; 3],
+    slack: [Lanes<S>; H],
+    t_min: [Lanes<S>; H],
+}
+
+impl<S: Simd, const H: usize> RayLanes<S, H> {
+    /// The set-ups of the rays of `rays`, whose reciprocal directions are `inv_dir`, in a
+    /// hierarchy whose root box is `bounds`.
+    #[inline(always)]
+    fn new(rays: [&RayPacket; H], inv_dir: &[[Lanes<S>; 3]; H], bounds: &Aabb) -> Self {
+        let simd = inv_dir[0][0].simd();
+        let zero = [Lanes::splat(simd, 0.0); H];
+        let mut set_up = Self {
+            origin: [zero; 3],
+            inv_dir: [zero; 3],
+            slack: zero,
+            t_min: zero,
+        };
+        // Loops, and no closures or `map` here: those would be compiled apart from the
+        // caller's instruction set, and the lanes' intrinsics would not be inlined into them.
+        for p in 0..H {
+            let origin = rays[p].origin_lanes(simd);
+            let dir = rays[p].dir_lanes(simd);
+            // Along each ray's dominant axis: the origin, the root's planes and the component.
+            let along = rays[p].dominant(simd);
+            let axis_origin = on_axis(along, origin);
+            let axis_min = on_axis(along, splat3(simd, bounds.min));
+            let axis_max = on_axis(along, splat3(simd, bounds.max));
+            let axis_dir = on_axis(along, dir);
+            let reach = (axis_min - axis_origin)
+                .abs()
+                .max((axis_max - axis_origin).abs());
+            // `slab_slack`'s widening, kept finite as `RaySetup::new` keeps it.
+            set_up.slack[p] = (reach / axis_dir.abs() * Lanes::splat(simd, SLAB_SLACK))
+                .min(Lanes::splat(simd, f32::MAX));
+            set_up.t_min[p] = Lanes::from_array(simd, rays[p].t_min);
+            for axis in 0..3 {
+                set_up.origin[axis][p] = origin[axis];
+                set_up.inv_dir[axis][p] = inv_dir[p][axis];
+            }
+        }
+        set_up
+    }
+}
+
+/// The first ray in `lanes` of the packets `rays`.
+#[inline(always)]
+fn lead_ray<const H: usize>(rays: [&RayPacket; H], lanes: [u32; H]) -> meshcast_primitives::Ray {
+    let mut packet = 0;
+    while packet + 1 < H && lanes[packet] == 0 {
+        packet += 1;
+    }
+    rays[packet].ray(lanes[packet].trailing_zeros() as usize % PACKET_WIDTH)
+}
+
+impl<S: Simd, const H: usize> PacketInterval<S, H> {
+    /// The intervals of the rays of packets `rays` in `lanes` (valid rays of one direction
+    /// octant, with finite reciprocal directions `inv_dir`) in a hierarchy whose root box is
+    /// `bounds`. Each ray's values are those of its [`RaySetup::new`](crate::contracts::RaySetup::new), bit for bit
+    /// (correctly rounded quotients, computed eight at once).
+    #[inline(always)]
+    fn new(
+        rays: [&RayPacket; H],
+        inv_dir: &[[Lanes<S>; 3]; H],
+        lanes: [u32; H],
+        bounds: &Aabb,
+    ) -> Self {
+        let simd = inv_dir[0][0].simd();
+        let set_up = RayLanes::new(rays, inv_dir, bounds);
+        let lead = lead_ray(rays, lanes);
+        let (near, far) = near_far_planes(&lead);
+        // The rays share their direction's signs (or there is one ray).
+        let [down_x, down_y, down_z] = lead.dir.to_array().map(f32::is_sign_negative);
+        let x = ends(set_up.origin[0], lanes);
+        let y = ends(set_up.origin[1], lanes);
+        let z = ends(set_up.origin[2], lanes);
+        let inv_dir = [
+            ends(set_up.inv_dir[0], lanes),
+            ends(set_up.inv_dir[1], lanes),
+            ends(set_up.inv_dir[2], lanes),
+        ];
+        Self {
+            near_origin: [
+                x[usize::from(!down_x)],
+                y[usize::from(!down_y)],
+                z[usize::from(!down_z)],
+            ],
+            far_origin: [
+                x[usize::from(down_x)],
+                y[usize::from(down_y)],
+                z[usize::from(down_z)],
+            ],
+            inv_dir,
+            slack: Lanes::splat(simd, largest_of(set_up.slack, lanes)),
+            t_min: Lanes::splat(simd, smallest_of(set_up.t_min, lanes)),
+            neg_inf: Lanes::splat(simd, f32::NEG_INFINITY),
+            inf: Lanes::splat(simd, f32::INFINITY),
+            rays: set_up,
+            near,
+            far,
+        }
+    }
+
+    /// The lanes of `node` whose box some ray of the packet may enter within
+    /// `[t_min, t_max]`, as bits, and a lower bound of the rays' entry distances per lane.
+    ///
+    /// The single-ray test of `simd/` (`NodeKernel::test`) with each product taken at the
+    /// corners of its operands' intervals: the smallest bounds the near distances, the
+    /// largest the far ones, and the widening and range are taken at their most generous.
+    #[inline(always)]
+    fn test(&self, node: &WideNode, t_max: f32) -> (u32, [f32; WIDE_WIDTH]) {
+        let simd = self.slack.simd();
+        let near_x = self.smallest(plane(simd, node, self.near[0]), 0);
+        let near_y = self.smallest(plane(simd, node, self.near[1]), 1);
+        let near_z = self.smallest(plane(simd, node, self.near[2]), 2);
+        let far_x = self.largest(plane(simd, node, self.far[0]), 0);
+        let far_y = self.largest(plane(simd, node, self.far[1]), 1);
+        let far_z = self.largest(plane(simd, node, self.far[2]), 2);
+        let near = near_x.max(near_y.max(near_z.max(self.neg_inf)));
+        let far = far_x.min(far_y.min(far_z.min(self.inf)));
+        let entry = (near - self.slack).max(self.t_min);
+        let exit = (far + self.slack).min(Lanes::splat(simd, t_max));
+        (entry.le(exit), entry.to_array())
+    }
+
+    /// The rays among `lanes` of packet `packet` whose own slab test enters box `child` of
+    /// `node` within `[t_min, t_max]`, as bits: the single-ray test of `simd/` (`NodeKernel::test`), the
+    /// same operations on the same values, one ray per lane, so that a ray reaches a leaf
+    /// exactly when its own test of the leaf's box lets it in.
+    ///
+    /// The interval test lets a packet into a box if any of its rays might enter it; at a
+    /// leaf, where each ray would test every triangle, this keeps out the rays that miss the
+    /// leaf's box (on a camera image, most of them: leaves are about a pixel wide there).
+    #[inline(always)]
+    fn rays_entering(
+        &self,
+        packet: usize,
+        node: &WideNode,
+        child: usize,
+        t_max: Lanes<S>,
+        lanes: u32,
+    ) -> u32 {
+        let simd = t_max.simd();
+        let rays = &self.rays;
+        let [x, y, z] = &rays.origin;
+        let [ox, oy, oz] = [x[packet], y[packet], z[packet]];
+        let [x, y, z] = &rays.inv_dir;
+        let [ix, iy, iz] = [x[packet], y[packet], z[packet]];
+        let (slack, t_min) = (rays.slack[packet], rays.t_min[packet]);
+        let near_x = (box_plane(simd, node, self.near[0], child) - ox) * ix;
+        let near_y = (box_plane(simd, node, self.near[1], child) - oy) * iy;
+        let near_z = (box_plane(simd, node, self.near[2], child) - oz) * iz;
+        let far_x = (box_plane(simd, node, self.far[0], child) - ox) * ix;
+        let far_y = (box_plane(simd, node, self.far[1], child) - oy) * iy;
+        let far_z = (box_plane(simd, node, self.far[2], child) - oz) * iz;
+        let near = near_x.max(near_y.max(near_z.max(self.neg_inf)));
+        let far = far_x.min(far_y.min(far_z.min(self.inf)));
+        let entry = (near - slack).max(t_min);
+        let exit = (far + slack).min(t_max);
+        entry.le(exit) & lanes
+    }
+
+    /// The smallest `(plane - origin) * inv_dir` on `axis` over the intervals, for a near
+    /// plane. The rays' reciprocals share their sign, and rounded differences and products
+    /// keep the order of their operands, so over the origins the product is smallest at
+    /// [`PacketInterval::near_origin`], and over the reciprocals at one of their two ends:
+    /// the smallest of the intervals' four corners, found from two of them.
+    #[inline(always)]
+    fn smallest(&self, plane: Lanes<S>, axis: usize) -> Lanes<S> {
+        let [i_lo, i_hi] = self.inv_dir[axis];
+        let d = plane - self.near_origin[axis];
+        (d * i_lo).min(d * i_hi)
+    }
+
+    /// The largest `(plane - origin) * inv_dir` on `axis` over the intervals, for a far plane
+    /// (as [`PacketInterval::smallest`]).
+    #[inline(always)]
+    fn largest(&self, plane: Lanes<S>, axis: usize) -> Lanes<S> {
+        let [i_lo, i_hi] = self.inv_dir[axis];
+        let d = plane - self.far_origin[axis];
+        (d * i_lo).max(d * i_hi)
+    }
+}
+
+/// Lane by lane, the value of `values` on the lane's dominant axis (`along`: the lanes along
+/// y and along z, [`RayPacket::dominant`]).
+#[inline(always)]
+fn on_axis<S: Simd>([along_y, along_z]: [u32; 2], [x, y, z]: [Lanes<S>; 3]) -> Lanes<S> {
+    z.select(along_z, y.select(along_y, x))
+}
+
+/// The coordinates of `point`, each splatted.
+#[inline(always)]
+fn splat3<S: Simd>(simd: S, point: Vec3) -> [Lanes<S>; 3] {
+    [
+        Lanes::splat(simd, point.x),
+        Lanes::splat(simd, point.y),
+        Lanes::splat(simd, point.z),
+    ]
+}
+
+/// The smallest lane among `lanes` (bits) of the packets' `values`, `+inf` if there is none.
+#[inline(always)]
+fn smallest_of<S: Simd, const H: usize>(values: [Lanes<S>; H], lanes: [u32; H]) -> f32 {
+    if H == 1 {
+        return values[0].min_of(lanes[0]);
+    }
+    let inf = Lanes::splat(values[0].simd(), f32::INFINITY);
+    let mut all = inf;
+    for (v, l) in values.iter().zip(lanes) {
+        all = all.min(v.select(l, inf));
+    }
+    all.min_of(ALL_LANES)
+}
+
+/// The largest lane among `lanes` (bits) of the packets' `values`, `-inf` if there is none.
+#[inline(always)]
+fn largest_of<S: Simd, const H: usize>(values: [Lanes<S>; H], lanes: [u32; H]) -> f32 {
+    if H == 1 {
+        return values[0].max_of(lanes[0]);
+    }
+    let neg_inf = Lanes::splat(values[0].simd(), f32::NEG_INFINITY);
+    let mut all = neg_inf;
+    for (v, l) in values.iter().zip(lanes) {
+        all = all.max(v.select(l, neg_inf));
+    }
+    all.max_of(ALL_LANES)
+}
+
+/// The smallest and the largest lane among `lanes` (bits) of the packets' `values`, each
+/// splatted.
+#[inline(always)]
+fn ends<S: Simd, const H: usize>(values: [Lanes<S>; H], lanes: [u32; H]) -> [Lanes<S>; 2] {
+    let simd = values[0].simd();
+    [
+        Lanes::splat(simd, smallest_of(values, lanes)),
+        Lanes::splat(simd, largest_of(values, lanes)),
+    ]
+}
+
+/// Plane `p` of box `child` of `node`, splatted.
+#[inline(always)]
+fn box_plane<S: Simd>(simd: S, node: &WideNode, p: Plane, child: usize) -> Lanes<S> {
+    Lanes::splat(
+        simd,
+        node.planes[p as usize][child / 4].to_array()[child % 4],
+    )
+}
+
+/// Plane `p` of the eight boxes of `node`.
+#[inline(always)]
+fn plane<S: Simd>(simd: S, node: &WideNode, p: Plane) -> Lanes<S> {
+    Lanes::from_halves(simd, node.planes[p as usize])
+}
+
+impl WideBvh {
+    /// Closest hits of the rays of packets `rays` in `lanes` (bits, packet by packet), walked
+    /// together: `leaves[p]` ([`PacketLeaves::closest`]) keeps the closest hit of each ray of
+    /// packet `p`. One packet or two: two packets of neighbouring rays (sixteen pixels of a
+    /// camera row) share each node test. Degenerate rays
+    /// ([`meshcast_primitives::Ray::is_valid`]) are left out; rays of different direction
+    /// octants walk apart.
+    ///
+    /// Every leaf that holds a ray's closest hit is visited with that ray among the tested
+    /// lanes, so a leaf test that answers each ray as the single-ray leaf test does gives each
+    /// ray the single-ray answer ([`WideBvh::cast_leaves`]), bit for bit.
+    pub fn cast_packets<const H: usize>(
+        &self,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        leaves: &mut [impl PacketLeaves; H],
+    ) {
+        self.run_packets::<false, H>(rays, lanes, leaves);
+    }
+
+    /// Which of the rays of packets `rays` in `lanes` (bits, packet by packet) hit anything,
+    /// walked together and each leaving the walk at its first hit ([`PacketLeaves::any`]), as
+    /// bits per packet. Degenerate rays are left out (never hit).
+    pub fn occluded_packets<const H: usize>(
+        &self,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        leaves: &mut [impl PacketLeaves; H],
+    ) -> [u32; H] {
+        self.run_packets::<true, H>(rays, lanes, leaves)
+    }
+
+    /// Walks the rays of `rays` in `lanes` ([`WideBvh::split_packets`]) in the lanes of the
+    /// hierarchy's kernel, or for a tree too deep for the fixed stack, with a heap stack in
+    /// the portable lanes.
+    #[inline(always)]
+    fn run_packets<const ANY: bool, const H: usize>(
+        &self,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        leaves: &mut [impl PacketLeaves; H],
+    ) -> [u32; H] {
+        if self.nodes.is_empty() {
+            return [0; H];
+        }
+        if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
+            simd::walk_packets::<Packets<FixedStack, _, ANY>, H>(
+                self.kernel,
+                self,
+                rays,
+                lanes,
+                leaves,
+            )
+        } else {
+            simd::walk_packets::<Packets<Vec<Pending>, _, ANY>, H>(
+                SupportedKernel::PORTABLE,
+                self,
+                rays,
+                lanes,
+                leaves,
+            )
+        }
+    }
+
+    /// Splits `lanes` by direction octant, leaving out degenerate rays and walking rays with
+    /// an infinite reciprocal direction component alone, and walks each part in the lanes of
+    /// `simd`. The reciprocal directions are computed once, for all parts.
+    #[inline(always)]
+    fn split_packets<
+        V: Simd,
+        S: TraversalStack,
+        L: PacketLeaves,
+        const ANY: bool,
+        const H: usize,
+    >(
+        &self,
+        simd: V,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        leaves: &mut [L; H],
+    ) -> [u32; H] {
+        let one = Lanes::splat(simd, 1.0);
+        let inf = Lanes::splat(simd, f32::INFINITY);
+        let mut inv_dir = [[one; 3]; H];
+        let mut left = [0; H];
+        let mut alone = [0; H];
+        let mut negative = [[0; 3]; H];
+        for p in 0..H {
+            let [dx, dy, dz] = rays[p].dir_lanes(simd);
+            inv_dir[p] = [one / dx, one / dy, one / dz];
+            left[p] = lanes[p] & rays[p].valid(simd);
+            let [ix, iy, iz] = inv_dir[p];
+            let finite = ix.abs().lt(inf) & iy.abs().lt(inf) & iz.abs().lt(inf);
+            alone[p] = left[p] & !finite;
+            negative[p] = rays[p].negative(simd);
+        }
+        let mut hit = [0; H];
+        while let Some(lead) = left.iter().position(|&l| l != 0) {
+            let first = left[lead].trailing_zeros() as usize;
+            let mut part = [0; H];
+            if alone[lead] & (1 << first) != 0 {
+                part[lead] = 1 << first;
+            } else {
+                // The rays whose direction signs are the first ray's.
+                let signs = negative[lead].map(|bits| bits & (1 << first) != 0);
+                for p in 0..H {
+                    let like = |axis: usize| {
+                        let bits = negative[p][axis];
+                        if signs[axis] {
+                            bits
+                        } else {
+                            !bits
+                        }
+                    };
+                    part[p] = like(0) & like(1) & like(2) & left[p] & !alone[p];
+                }
+            }
+            for p in 0..H {
+                left[p] &= !part[p];
+            }
+            let found = self.walk_packets::<V, S, L, ANY, H>(rays, &inv_dir, part, leaves);
+            for p in 0..H {
+                hit[p] |= found[p];
+            }
+        }
+        hit
+    }
+
+    /// The packet walk of the rays of `rays` in `lanes` (valid, of one direction octant, with
+    /// finite reciprocal directions `inv_dir`, or a single ray) in `inv_dir`'s lanes: closest
+    /// hits, or with `ANY` which rays hit anything (returned as bits per packet; closest hits
+    /// return 0).
+    ///
+    /// The single-ray walk's loop ([`WideBvh::walk`]) with the packets' node test and leaf
+    /// test, and the largest `t_max` of the rays as the range every box is tested against.
+    #[inline(always)]
+    fn walk_packets<
+        V: Simd,
+        S: TraversalStack,
+        L: PacketLeaves,
+        const ANY: bool,
+        const H: usize,
+    >(
+        &self,
+        rays: [&RayPacket; H],
+        inv_dir: &[[Lanes<V>; 3]; H],
+        lanes: [u32; H],
+        leaves: &mut [L; H],
+    ) -> [u32; H] {
+        let simd = inv_dir[0][0].simd();
+        let interval = PacketInterval::new(rays, inv_dir, lanes, &self.bounds);
+        let mut t_max = [Lanes::splat(simd, 0.0); H];
+        for p in 0..H {
+            t_max[p] = Lanes::from_array(simd, rays[p].t_max);
+        }
+        let mut farthest = largest_of(t_max, lanes);
+        // The rays still walking: with `ANY`, those that found no hit yet.
+        let mut active = lanes;
+        let mut stack = S::default();
+        let mut current = 0u32;
+        loop {
+            if current & LEAF_REFERENCE == 0 {
+                let node = &self.nodes[current as usize];
+                let (mask, entries) = interval.test(node, farthest);
+                // The inner children let in, fetched ahead: their node tests would otherwise
+                // wait on memory.
+                let mut inner = mask;
+                while inner != 0 {
+                    let lane = inner.trailing_zeros() as usize;
+                    inner &= inner - 1;
+                    if node.count[lane] == 0 {
+                        let child = &self.nodes[node.offset[lane] as usize];
+                        prefetch(core::slice::from_ref(child));
+                    }
+                }
+                if mask != 0 {
+                    current = if ANY {
+                        push_in_lane_order(current, node, mask, &mut stack)
+                    } else {
+                        push_nearest_last(current, node, mask, &entries, &mut stack)
+                    };
+                    continue;
+                }
+            } else {
+                let (parent, child) = leaf_parent(current);
+                let parent = &self.nodes[parent];
+                let mut tested = false;
+                for p in 0..H {
+                    if H > 1 && active[p] == 0 {
+                        continue;
+                    }
+                    let entering = interval.rays_entering(p, parent, child, t_max[p], active[p]);
+                    if entering == 0 {
+                        continue;
+                    }
+                    let slots = self.leaf_slots(current);
+                    if ANY {
+                        active[p] &= !leaves[p].any(slots, entering, &t_max[p]);
+                    } else {
+                        leaves[p].closest(slots, entering, &mut t_max[p]);
+                        tested = true;
+                    }
+                }
+                if ANY && active == [0; H] {
+                    return lanes;
+                }
+                if tested {
+                    farthest = largest_of(t_max, active);
+                }
+            }
+            loop {
+                match stack.pop() {
+                    None => {
+                        let mut hit = [0; H];
+                        for p in 0..H {
+                            hit[p] = lanes[p] & !active[p];
+                        }
+                        return hit;
+                    }
+                    Some(next) if ANY || next.entry <= farthest => {
+                        current = next.reference;
+                        break;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+}
+
+/// A packet walk, [`WideBvh::split_packets`] with stack `S` and the query `ANY`, as the
+/// kernel dispatch runs it: the dispatch picks the lanes and the instruction set.
+struct Packets<S, L, const ANY: bool>(PhantomData<(S, L)>);
+
+impl<S, L, const ANY: bool, const H: usize> PacketWalk<H> for Packets<S, L, ANY>
+where
+    S: TraversalStack,
+    L: PacketLeaves,
+{
+    type Tree = WideBvh;
+    type Leaves = L;
+
+    #[inline(always)]
+    fn run<V: Simd>(
+        simd: V,
+        bvh: &WideBvh,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        leaves: &mut [L; H],
+    ) -> [u32; H] {
+        bvh.split_packets::<V, S, L, ANY, H>(simd, rays, lanes, leaves)
+    }
+}

@@ -1,0 +1,14 @@
+//! The rays room: what a query walks with. The ray and the segment (`ray.rs`: [`Ray`],
+//! [`T_MIN_POSITIVE`]), the axis-aligned box and its conservative slab test (`aabb.rs`:
+//! [`Aabb`], [`slab`], [`slab_slack`]), and a packet's rays stored lane by lane
+//! (`ray_packet.rs`: [`RayPacket`], [`RayClasses`]).
+//!
+//! May use: `lanes`. Used by `triangles`, `polygons`, `volumes` and `view`.
+
+mod aabb;
+mod ray;
+mod ray_packet;
+
+pub use aabb::{slab, slab_slack, Aabb, SLAB_SLACK};
+pub use ray::{Ray, T_MIN_POSITIVE};
+pub use ray_packet::{lanes_like, RayClasses, RayPacket};
