@@ -2,17 +2,16 @@
 //! camera helper.
 
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
-use std::time::Instant;
 
 use meshcast::glam::Vec3;
-use meshcast::{Camera, Contacts, PointQueries, QueryOptions, RayQueries};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use meshcast::{Contacts, PointQueries, QueryOptions, RayQueries};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use crate::arrays::{self, to_numpy, Rows};
-use crate::mesh::Mesh;
 use crate::queries;
+use crate::ray_arguments::{thread_count, RayArguments, RayQuery};
 use crate::threads;
 
 /// What a `Geometry` holds: a mesh (replaced whole by `Mesh.set_positions`) or a scene
@@ -128,67 +127,6 @@ pub struct Geometry {
     pub level: Level,
 }
 
-/// Rays from `rays`, or from `origins` and `directions` broadcast together.
-pub fn ray_rows<'py>(
-    py: Python<'py>,
-    rays: Option<&Bound<'py, PyAny>>,
-    origins: Option<&Bound<'py, PyAny>>,
-    directions: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Rows<'py>> {
-    match (rays, origins, directions) {
-        (Some(rays), None, None) => Rows::new(rays, "rays", 6),
-        (None, Some(origins), Some(directions)) => {
-            let numpy = py.import("numpy")?;
-            let origins = Rows::new(origins, "origins", 3)?;
-            let directions = Rows::new(directions, "directions", 3)?;
-            let (o, d) = (origins.array(), directions.array());
-            let both =
-                numpy
-                    .call_method1("broadcast_arrays", (&o, &d))
-                    .map_err(|_| {
-                        PyValueError::new_err(format!(
-                    "origins of shape {} and directions of shape {} do not broadcast together",
-                    o.getattr("shape").map_or_else(|_| "?".into(), |s| s.to_string()),
-                    d.getattr("shape").map_or_else(|_| "?".into(), |s| s.to_string()),
-                ))
-                    })?;
-            let joined = numpy.call_method1("concatenate", (both, -1))?;
-            Rows::new(&joined, "rays", 6)
-        }
-        _ => Err(PyTypeError::new_err(
-            "give either rays of shape (..., 6) or both origins and directions of shape (..., 3)",
-        )),
-    }
-}
-
-/// The interval `tnear < t <= tfar` of Open3D (and Embree) as a ray's closed range in
-/// `f32`: from the smallest `f32` above `tnear` to the largest not above `tfar`, so that
-/// the test is exact whatever the rounding of the `f64` bounds. The defaults, 0 and inf,
-/// are the range of [`meshcast::Ray::new`], every `t > 0`.
-///
-/// # Errors
-/// `ValueError` for a NaN bound.
-pub fn range(tnear: f64, tfar: f64) -> PyResult<(f32, f32)> {
-    if tnear.is_nan() || tfar.is_nan() {
-        return Err(PyValueError::new_err("tnear and tfar must not be NaN"));
-    }
-    // `as` rounds to the nearest `f32` (an infinity past its range), then a step up or down
-    // when that fell on the wrong side of the bound.
-    let near = tnear as f32;
-    let t_min = if f64::from(near) > tnear {
-        near
-    } else {
-        near.next_up()
-    };
-    let far = tfar as f32;
-    let t_max = if f64::from(far) > tfar {
-        far.next_down()
-    } else {
-        far
-    };
-    Ok((t_min, t_max))
-}
-
 /// How far a closest-point query looks: points whose distance, as answered, is at most
 /// `max_distance`.
 ///
@@ -201,34 +139,6 @@ fn reach(max_distance: f64) -> PyResult<queries::Reach> {
         )));
     }
     Ok(queries::Reach::new(max_distance))
-}
-
-/// A cap on the hits of each ray: `None` for every hit.
-///
-/// # Errors
-/// `ValueError` for a negative cap.
-pub fn hit_cap(max_hits: Option<i64>) -> PyResult<usize> {
-    match max_hits {
-        None => Ok(usize::MAX),
-        Some(cap) => usize::try_from(cap).map_err(|_| {
-            PyValueError::new_err(format!("max_hits must be at least 0 or None, not {cap}"))
-        }),
-    }
-}
-
-/// The thread count of a query given `threads` (meshcast's name) or `nthreads` (Open3D's,
-/// where 0 is every core, as `threads=0` or `None`).
-///
-/// # Errors
-/// `TypeError` when both are given and differ.
-pub fn thread_count(threads: Option<i64>, nthreads: Option<i64>) -> PyResult<Option<i64>> {
-    match (threads, nthreads) {
-        (Some(a), Some(b)) if a != b => Err(PyTypeError::new_err(format!(
-            "threads={a} and nthreads={b} disagree: give one of them (nthreads is Open3D's name)"
-        ))),
-        (Some(a), _) => Ok(Some(a)),
-        (None, b) => Ok(b),
-    }
 }
 
 /// Checks Open3D's `nsamples` (the rays that vote on inside or outside): odd and at least
@@ -262,26 +172,21 @@ impl Geometry {
     /// geometric normal). With `contacts` (the default) a ray that touches a triangle's edge
     /// or vertex hits it; without, each edge and vertex belongs to one triangle (the tie rule
     /// of `list_intersections`).
-    #[pyo3(signature = (rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, contacts=true, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., contacts=True, threads=None)")]
     fn cast_rays<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
         nthreads: Option<i64>,
-        origins: Option<&Bound<'py, PyAny>>,
-        directions: Option<&Bound<'py, PyAny>>,
-        tnear: f64,
-        tfar: f64,
-        contacts: bool,
-        threads: Option<i64>,
+        keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let threads = thread_count(threads, nthreads)?;
-        let rows = ray_rows(py, rays, origins, directions)?;
+        let query = RayArguments::read(py, RayQuery::Cast, rays, nthreads, None, keywords)?;
+        let threads = query.threads;
+        let rows = query.rows;
+        let range = query.range;
         let view = rows.view();
         let chunk = queries::cast_chunk(&rows.leading);
-        let range = range(tnear, tfar)?;
-        let options = first_hit_options(contacts);
+        let options = first_hit_options(query.contacts);
         let cast = on_target!(self, py, threads, |target, normals| {
             queries::cast(target, normals, &view, chunk, range, &options)
         })?;
@@ -291,8 +196,7 @@ impl Geometry {
     /// Whether each ray hits anything with `tnear < t <= tfar`, stopping at the first hit
     /// found: Open3D's `test_occlusions` (bool), `tnear` and `tfar` positional as there.
     /// `contacts` as for `cast_rays`.
-    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, nthreads=None, *, origins=None, directions=None, contacts=true, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, nthreads=None, **keywords), text_signature = "(rays=None, tnear=0.0, tfar=..., nthreads=None, *, origins=None, directions=None, contacts=True, threads=None)")]
     fn test_occlusions<'py>(
         &self,
         py: Python<'py>,
@@ -300,16 +204,21 @@ impl Geometry {
         tnear: f64,
         tfar: f64,
         nthreads: Option<i64>,
-        origins: Option<&Bound<'py, PyAny>>,
-        directions: Option<&Bound<'py, PyAny>>,
-        contacts: bool,
-        threads: Option<i64>,
+        keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let threads = thread_count(threads, nthreads)?;
-        let rows = ray_rows(py, rays, origins, directions)?;
+        let query = RayArguments::read(
+            py,
+            RayQuery::Occluded,
+            rays,
+            nthreads,
+            Some((tnear, tfar)),
+            keywords,
+        )?;
+        let threads = query.threads;
+        let rows = query.rows;
+        let range = query.range;
         let view = rows.view();
-        let range = range(tnear, tfar)?;
-        let options = first_hit_options(contacts);
+        let options = first_hit_options(query.contacts);
         let occluded = on_target!(self, py, threads, |target| {
             let rays = arrays::rays(&view, Some(range))?;
             Ok(target.occluded_batch_with(&rays, &options))
@@ -319,23 +228,19 @@ impl Geometry {
 
     /// The number of surface crossings of each ray with `tnear < t <= tfar` (int32), each
     /// exactly once, also through shared edges and vertices: Open3D's `count_intersections`.
-    #[pyo3(signature = (rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., threads=None)")]
     fn count_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
         nthreads: Option<i64>,
-        origins: Option<&Bound<'py, PyAny>>,
-        directions: Option<&Bound<'py, PyAny>>,
-        tnear: f64,
-        tfar: f64,
-        threads: Option<i64>,
+        keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let threads = thread_count(threads, nthreads)?;
-        let rows = ray_rows(py, rays, origins, directions)?;
+        let query = RayArguments::read(py, RayQuery::Count, rays, nthreads, None, keywords)?;
+        let threads = query.threads;
+        let rows = query.rows;
+        let range = query.range;
         let view = rows.view();
-        let range = range(tnear, tfar)?;
         let counts = on_target!(self, py, threads, |target| {
             let rays = arrays::rays(&view, Some(range))?;
             Ok(queries::count(target, &rays))
@@ -348,25 +253,20 @@ impl Geometry {
     /// the hits `ray_splits[i]:ray_splits[i + 1]` of `ray_ids`, `geometry_ids`,
     /// `primitive_ids`, `primitive_uvs` (k, 2) and `t_hit`. `max_hits` keeps each ray's
     /// first `max_hits` hits (ties by the hit order) and stops looking past them.
-    #[pyo3(signature = (rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, max_hits=None, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., max_hits=None, threads=None)")]
     fn list_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
         nthreads: Option<i64>,
-        origins: Option<&Bound<'py, PyAny>>,
-        directions: Option<&Bound<'py, PyAny>>,
-        tnear: f64,
-        tfar: f64,
-        max_hits: Option<i64>,
-        threads: Option<i64>,
+        keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let threads = thread_count(threads, nthreads)?;
-        let rows = ray_rows(py, rays, origins, directions)?;
+        let query = RayArguments::read(py, RayQuery::List, rays, nthreads, None, keywords)?;
+        let threads = query.threads;
+        let rows = query.rows;
+        let range = query.range;
+        let max_hits = query.max_hits;
         let view = rows.view();
-        let range = range(tnear, tfar)?;
-        let max_hits = hit_cap(max_hits)?;
         let list = on_target!(self, py, threads, |target| {
             let rays = arrays::rays(&view, Some(range))?;
             Ok(queries::list(target, &rays, max_hits))
@@ -380,7 +280,6 @@ impl Geometry {
     /// (float32). Where no surface is within `max_distance` (or none at all): points NaN,
     /// ids `INVALID_ID`, uvs and normals 0, distance inf.
     #[pyo3(signature = (query_points, nthreads=None, *, max_distance=f64::INFINITY, with_distance=false, threads=None))]
-    #[allow(clippy::too_many_arguments)]
     fn compute_closest_points<'py>(
         &self,
         py: Python<'py>,
@@ -555,70 +454,4 @@ impl Geometry {
             .getattr("create_rays_pinhole")?
             .call(args, kwargs)
     }
-}
-
-/// The pinhole camera of `Scene.pick`: at `eye` looking at `center` with `up` to the top of
-/// the image, of `width_px` x `height_px` pixels whose *horizontal* field of view is
-/// `fov_deg` (Open3D's convention), unit directions. (Open3D's `create_rays_pinhole`, which
-/// `meshcast.create_rays_pinhole` follows, turns its image half a turn and does not
-/// normalise directions.)
-///
-/// # Errors
-/// `ValueError` for an empty image or a field of view outside `(0, 180)` degrees.
-pub fn pinhole(
-    fov_deg: f32,
-    center: [f32; 3],
-    eye: [f32; 3],
-    up: [f32; 3],
-    width_px: u32,
-    height_px: u32,
-) -> PyResult<Camera> {
-    if width_px == 0 || height_px == 0 {
-        return Err(PyValueError::new_err(
-            "width_px and height_px must be at least 1",
-        ));
-    }
-    if !(fov_deg > 0.0 && fov_deg < 180.0) {
-        return Err(PyValueError::new_err(format!(
-            "fov_deg must be between 0 and 180 degrees, not {fov_deg}"
-        )));
-    }
-    let aspect = width_px as f32 / height_px as f32;
-    let half_horizontal = (0.5 * fov_deg).to_radians();
-    let fov_y = 2.0 * (half_horizontal.tan() / aspect).atan().to_degrees();
-    Ok(Camera::new(
-        eye.into(),
-        center.into(),
-        up.into(),
-        fov_y,
-        aspect,
-    ))
-}
-
-/// The seconds `Mesh::cast_batch` of the Rust library takes on `rays` (already made into
-/// `Ray`s) on `threads` threads, best of `repeat`: what the Python call's overhead is measured
-/// against (`benchmarks/throughput.py`).
-#[pyfunction]
-#[pyo3(name = "_rust_cast_batch_seconds", signature = (mesh, rays, threads=None, repeat=5))]
-pub fn rust_cast_batch_seconds(
-    py: Python<'_>,
-    mesh: &Bound<'_, Mesh>,
-    rays: &Bound<'_, PyAny>,
-    threads: Option<i64>,
-    repeat: usize,
-) -> PyResult<f64> {
-    let mesh = Mesh::shared(mesh);
-    let rows = Rows::new(rays, "rays", 6)?;
-    let view = rows.view();
-    threads::run(py, threads, || {
-        let rays = arrays::rays(&view, None)?;
-        let mut best = f64::INFINITY;
-        for _ in 0..repeat.max(1) {
-            let start = Instant::now();
-            let hits = mesh.cast_batch(&rays);
-            best = best.min(start.elapsed().as_secs_f64());
-            std::hint::black_box(hits);
-        }
-        Ok(best)
-    })
 }

@@ -13,9 +13,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays::{self, to_numpy, Rows};
-use crate::geometry::{hit_cap, range, ray_rows, thread_count};
 use crate::mesh::Mesh;
 use crate::queries;
+use crate::ray_arguments::{ray_rows, RayArguments, RayQuery};
 use crate::threads;
 use crate::MeshcastError;
 
@@ -170,25 +170,20 @@ impl GpuMesh {
     /// `t_hit` (inf on a miss), `geometry_ids` and `primitive_ids` (uint32, `INVALID_ID` on a
     /// miss), `primitive_uvs` (..., 2) and `primitive_normals` (..., 3). `contacts` must be
     /// True (the default): a ray touching an edge or a vertex hits.
-    #[pyo3(signature = (rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, contacts=true, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., contacts=True, threads=None)")]
     fn cast_rays<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
         nthreads: Option<i64>,
-        origins: Option<&Bound<'py, PyAny>>,
-        directions: Option<&Bound<'py, PyAny>>,
-        tnear: f64,
-        tfar: f64,
-        contacts: bool,
-        threads: Option<i64>,
+        keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let threads = thread_count(threads, nthreads)?;
-        let rows = ray_rows(py, rays, origins, directions)?;
+        let query = RayArguments::read(py, RayQuery::Cast, rays, nthreads, None, keywords)?;
+        let threads = query.threads;
+        let rows = query.rows;
+        let range = query.range;
         let view = rows.view();
-        let range = range(tnear, tfar)?;
-        only_contacts(contacts)?;
+        only_contacts(query.contacts)?;
         let cast = self.run(py, threads, |resident| {
             let clock = std::time::Instant::now();
             let rays = arrays::row_rays(&view, Some(range))?;
@@ -211,8 +206,7 @@ impl GpuMesh {
 
     /// Whether each ray hits anything with `tnear < t <= tfar` (bool), as
     /// `Mesh.test_occlusions`. `contacts` must be True (the default).
-    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, nthreads=None, *, origins=None, directions=None, contacts=true, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, nthreads=None, **keywords), text_signature = "(rays=None, tnear=0.0, tfar=..., nthreads=None, *, origins=None, directions=None, contacts=True, threads=None)")]
     fn test_occlusions<'py>(
         &self,
         py: Python<'py>,
@@ -220,16 +214,21 @@ impl GpuMesh {
         tnear: f64,
         tfar: f64,
         nthreads: Option<i64>,
-        origins: Option<&Bound<'py, PyAny>>,
-        directions: Option<&Bound<'py, PyAny>>,
-        contacts: bool,
-        threads: Option<i64>,
+        keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let threads = thread_count(threads, nthreads)?;
-        let rows = ray_rows(py, rays, origins, directions)?;
+        let query = RayArguments::read(
+            py,
+            RayQuery::Occluded,
+            rays,
+            nthreads,
+            Some((tnear, tfar)),
+            keywords,
+        )?;
+        let threads = query.threads;
+        let rows = query.rows;
+        let range = query.range;
         let view = rows.view();
-        let range = range(tnear, tfar)?;
-        only_contacts(contacts)?;
+        only_contacts(query.contacts)?;
         let occluded = self.run(py, threads, |resident| {
             let rays = arrays::row_rays(&view, Some(range))?;
             resident.mesh.occluded_batch(&rays).map_err(crate::to_py)
@@ -239,23 +238,19 @@ impl GpuMesh {
 
     /// The number of surface crossings of each ray with `tnear < t <= tfar` (int32), each
     /// exactly once, as `Mesh.count_intersections`.
-    #[pyo3(signature = (rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., threads=None)")]
     fn count_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
         nthreads: Option<i64>,
-        origins: Option<&Bound<'py, PyAny>>,
-        directions: Option<&Bound<'py, PyAny>>,
-        tnear: f64,
-        tfar: f64,
-        threads: Option<i64>,
+        keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let threads = thread_count(threads, nthreads)?;
-        let rows = ray_rows(py, rays, origins, directions)?;
+        let query = RayArguments::read(py, RayQuery::Count, rays, nthreads, None, keywords)?;
+        let threads = query.threads;
+        let rows = query.rows;
+        let range = query.range;
         let view = rows.view();
-        let range = range(tnear, tfar)?;
         let counts = self.run(py, threads, |resident| {
             let rays = arrays::row_rays(&view, Some(range))?;
             let counts = resident.mesh.count_batch(&rays).map_err(crate::to_py)?;
@@ -270,25 +265,20 @@ impl GpuMesh {
     /// Every hit of every ray with `tnear < t <= tfar`, nearest first, in flat arrays, as
     /// `Mesh.list_intersections`: `ray_splits`, `ray_ids`, `geometry_ids`, `primitive_ids`,
     /// `primitive_uvs` (k, 2) and `t_hit`. `max_hits` keeps each ray's first `max_hits`.
-    #[pyo3(signature = (rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=f64::INFINITY, max_hits=None, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., max_hits=None, threads=None)")]
     fn list_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
         nthreads: Option<i64>,
-        origins: Option<&Bound<'py, PyAny>>,
-        directions: Option<&Bound<'py, PyAny>>,
-        tnear: f64,
-        tfar: f64,
-        max_hits: Option<i64>,
-        threads: Option<i64>,
+        keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let threads = thread_count(threads, nthreads)?;
-        let rows = ray_rows(py, rays, origins, directions)?;
+        let query = RayArguments::read(py, RayQuery::List, rays, nthreads, None, keywords)?;
+        let threads = query.threads;
+        let rows = query.rows;
+        let range = query.range;
+        let max_hits = query.max_hits;
         let view = rows.view();
-        let range = range(tnear, tfar)?;
-        let max_hits = hit_cap(max_hits)?;
         let list = self.run(py, threads, |resident| {
             let rays = arrays::row_rays(&view, Some(range))?;
             let mut lists = resident.mesh.cast_all_batch(&rays).map_err(crate::to_py)?;

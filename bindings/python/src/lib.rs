@@ -3,12 +3,16 @@
 //! module, `meshcast._native`, and adds the trimesh drop-in and the Dask path.
 
 mod arrays;
+mod benchmark;
+mod camera;
 mod contact;
 mod fields;
 mod geometry;
 mod gpu;
+mod keywords;
 mod mesh;
 mod queries;
+mod ray_arguments;
 mod scene;
 mod threads;
 mod transform;
@@ -26,6 +30,7 @@ pyo3::create_exception!(
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<camera::Camera>()?;
     m.add_class::<geometry::Geometry>()?;
     m.add_class::<mesh::Mesh>()?;
     m.add_class::<scene::Scene>()?;
@@ -33,7 +38,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gpu::gpu_adapters, m)?)?;
     m.add("MeshcastError", m.py().get_type::<MeshcastError>())?;
     m.add("INVALID_ID", queries::INVALID_ID)?;
-    m.add_function(wrap_pyfunction!(geometry::rust_cast_batch_seconds, m)?)?;
+    m.add_function(wrap_pyfunction!(benchmark::rust_cast_batch_seconds, m)?)?;
     m.add_function(wrap_pyfunction!(contact::triangle_distances, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 use crate::arrays::{to_numpy, Rows};
+use crate::camera::{Camera, Clip};
 use crate::contact;
 use crate::fields::{self, GridSpec};
 use crate::geometry::{current, Geometry, Level, MeshState};
@@ -454,59 +455,37 @@ impl Mesh {
 
     /// Whether the image of a pinhole camera (as `Scene.pick` takes it, with clip planes at
     /// `near` and `far`) shows each vertex unoccluded: (N,) bool.
-    #[pyo3(signature = (*, eye, center, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px, height_px, near=0.01, far=f32::INFINITY, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (camera=None, *, threads=None, **camera_keywords), text_signature = "(camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, near=0.01, far=..., threads=None)")]
     fn visible_vertices_in_view<'py>(
         slf: &Bound<'py, Self>,
-        eye: [f32; 3],
-        center: [f32; 3],
-        up: [f32; 3],
-        fov_deg: f32,
-        width_px: u32,
-        height_px: u32,
-        near: f32,
-        far: f32,
+        camera: Option<&Bound<'py, Camera>>,
         threads: Option<i64>,
+        camera_keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let camera = views::Pinhole {
-            eye,
-            center,
-            up,
-            fov_deg,
-            width_px,
-            height_px,
-            near,
-            far,
-        };
+        let camera = Camera::of_call(
+            "visible_vertices_in_view",
+            camera,
+            camera_keywords,
+            Clip::Planes,
+        )?;
         views::visible_vertices_in_view(slf.py(), &Self::shared(slf), &camera, threads)
     }
 
     /// Whether each triangle is the closest hit at the centre of some pixel of the camera's
     /// image (see `visible_vertices_in_view`): (M,) bool.
-    #[pyo3(signature = (*, eye, center, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px, height_px, near=0.01, far=f32::INFINITY, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (camera=None, *, threads=None, **camera_keywords), text_signature = "(camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, near=0.01, far=..., threads=None)")]
     fn visible_triangles_in_view<'py>(
         slf: &Bound<'py, Self>,
-        eye: [f32; 3],
-        center: [f32; 3],
-        up: [f32; 3],
-        fov_deg: f32,
-        width_px: u32,
-        height_px: u32,
-        near: f32,
-        far: f32,
+        camera: Option<&Bound<'py, Camera>>,
         threads: Option<i64>,
+        camera_keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let camera = views::Pinhole {
-            eye,
-            center,
-            up,
-            fov_deg,
-            width_px,
-            height_px,
-            near,
-            far,
-        };
+        let camera = Camera::of_call(
+            "visible_triangles_in_view",
+            camera,
+            camera_keywords,
+            Clip::Planes,
+        )?;
         views::visible_triangles_in_view(slf.py(), &Self::shared(slf), &camera, threads)
     }
 
@@ -514,31 +493,15 @@ impl Mesh {
     /// `visible_vertices_in_view`) whose centres lie inside `polygon`, (n, 2) pixel
     /// coordinates from the top-left: (k,) uint32, sorted. `MeshcastError` for a polygon of
     /// fewer than three points, no area or a NaN coordinate.
-    #[pyo3(signature = (polygon, *, eye, center, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px, height_px, near=0.01, far=f32::INFINITY, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (polygon, camera=None, *, threads=None, **camera_keywords), text_signature = "(polygon, camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, near=0.01, far=..., threads=None)")]
     fn lasso_triangles<'py>(
         slf: &Bound<'py, Self>,
         polygon: &Bound<'py, PyAny>,
-        eye: [f32; 3],
-        center: [f32; 3],
-        up: [f32; 3],
-        fov_deg: f32,
-        width_px: u32,
-        height_px: u32,
-        near: f32,
-        far: f32,
+        camera: Option<&Bound<'py, Camera>>,
         threads: Option<i64>,
+        camera_keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let camera = views::Pinhole {
-            eye,
-            center,
-            up,
-            fov_deg,
-            width_px,
-            height_px,
-            near,
-            far,
-        };
+        let camera = Camera::of_call("lasso_triangles", camera, camera_keywords, Clip::Planes)?;
         views::mesh_lasso(slf.py(), &Self::shared(slf), polygon, &camera, threads)
     }
 

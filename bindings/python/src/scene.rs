@@ -11,7 +11,8 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use rayon::prelude::*;
 
 use crate::arrays::{to_numpy, Rows};
-use crate::geometry::{pinhole, read, Geometry, Level};
+use crate::camera::{Camera, Clip};
+use crate::geometry::{read, Geometry, Level};
 use crate::mesh::{build, Mesh};
 use crate::queries::INVALID_ID;
 use crate::transform::affine;
@@ -261,23 +262,20 @@ impl Scene {
     /// and `shading_normals` (..., 3; NaN), `front` (bool: the side the triangle's corners
     /// run counter-clockwise) and `groups` (a list of object or group names, None where
     /// there is none).
-    #[pyo3(signature = (pixels, *, eye, center, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px, height_px, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (pixels, camera=None, *, threads=None, **camera_keywords), text_signature = "(pixels, camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, threads=None)")]
     fn pick<'py>(
         slf: &Bound<'py, Self>,
         pixels: &Bound<'py, PyAny>,
-        eye: [f32; 3],
-        center: [f32; 3],
-        up: [f32; 3],
-        fov_deg: f32,
-        width_px: u32,
-        height_px: u32,
+        camera: Option<&Bound<'py, Camera>>,
         threads: Option<i64>,
+        camera_keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let py = slf.py();
         let rows = Rows::new(pixels, "pixels", 2)?;
         let view = rows.view();
-        let camera = pinhole(fov_deg, center, eye, up, width_px, height_px)?;
+        let camera = Camera::of_call("pick", camera, camera_keywords, Clip::Whole)?;
+        let (width_px, height_px) = (camera.width, camera.height);
+        let camera = camera.to_engine()?;
         let lock = Self::lock(slf);
         let picks = threads::run(py, threads, || {
             let scene = read(lock);
@@ -335,31 +333,15 @@ impl Scene {
     /// pixel coordinates from the top-left: (k, 2) uint32 rows of geometry id and triangle
     /// id, sorted. `MeshcastError` for a polygon of fewer than three points, no area or a
     /// NaN coordinate.
-    #[pyo3(signature = (polygon, *, eye, center, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px, height_px, near=0.01, far=f32::INFINITY, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (polygon, camera=None, *, threads=None, **camera_keywords), text_signature = "(polygon, camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, near=0.01, far=..., threads=None)")]
     fn lasso_triangles<'py>(
         slf: &Bound<'py, Self>,
         polygon: &Bound<'py, PyAny>,
-        eye: [f32; 3],
-        center: [f32; 3],
-        up: [f32; 3],
-        fov_deg: f32,
-        width_px: u32,
-        height_px: u32,
-        near: f32,
-        far: f32,
+        camera: Option<&Bound<'py, Camera>>,
         threads: Option<i64>,
+        camera_keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let camera = views::Pinhole {
-            eye,
-            center,
-            up,
-            fov_deg,
-            width_px,
-            height_px,
-            near,
-            far,
-        };
+        let camera = Camera::of_call("lasso_triangles", camera, camera_keywords, Clip::Planes)?;
         views::scene_lasso(slf.py(), Self::lock(slf), polygon, &camera, threads)
     }
 

@@ -6,57 +6,17 @@
 use std::sync::RwLock;
 
 use meshcast::glam::{Vec2, Vec3};
-use meshcast::{ClipPlanes, DepthConvention, Thickness, Viewport};
+use meshcast::Thickness;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays::{to_numpy, Rows};
+use crate::camera::Camera;
 use crate::fields;
-use crate::geometry::{pinhole, read};
+use crate::geometry::read;
 use crate::threads;
 use crate::to_py;
-
-/// A pinhole camera as `Scene.pick` takes it (`eye`, `center`, `up`, the horizontal
-/// `fov_deg`, an image of `width_px` x `height_px`), with the distances of its near and far
-/// clip planes.
-pub struct Pinhole {
-    pub eye: [f32; 3],
-    pub center: [f32; 3],
-    pub up: [f32; 3],
-    pub fov_deg: f32,
-    pub width_px: u32,
-    pub height_px: u32,
-    pub near: f32,
-    pub far: f32,
-}
-
-impl Pinhole {
-    /// The camera's viewport (depth from 0 at the near plane to 1 at the far one).
-    ///
-    /// # Errors
-    /// `ValueError` for an empty image or a field of view outside `(0, 180)` degrees,
-    /// `MeshcastError` for a degenerate camera (eye on the centre, a non-finite coordinate)
-    /// or clip planes that are not `0 < near < far`.
-    fn viewport(&self) -> PyResult<Viewport> {
-        let camera = pinhole(
-            self.fov_deg,
-            self.center,
-            self.eye,
-            self.up,
-            self.width_px,
-            self.height_px,
-        )?;
-        camera
-            .viewport(
-                self.width_px,
-                self.height_px,
-                ClipPlanes::new(self.near, self.far),
-                DepthConvention::ZeroToOne,
-            )
-            .map_err(|err| to_py(err.into()))
-    }
-}
 
 /// The eye points of `eyes`, a `(3,)` point or a `(k, 3)` array of them, as given (a NaN or
 /// infinite one is the Rust library's to refuse).
@@ -118,7 +78,7 @@ pub fn visible_triangles<'py>(
 pub fn visible_vertices_in_view<'py>(
     py: Python<'py>,
     mesh: &meshcast::Mesh,
-    camera: &Pinhole,
+    camera: &Camera,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let viewport = camera.viewport()?;
@@ -130,7 +90,7 @@ pub fn visible_vertices_in_view<'py>(
 pub fn visible_triangles_in_view<'py>(
     py: Python<'py>,
     mesh: &meshcast::Mesh,
-    camera: &Pinhole,
+    camera: &Camera,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let viewport = camera.viewport()?;
@@ -159,7 +119,7 @@ pub fn mesh_lasso<'py>(
     py: Python<'py>,
     mesh: &meshcast::Mesh,
     polygon: &Bound<'py, PyAny>,
-    camera: &Pinhole,
+    camera: &Camera,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let lasso = polygon_of(polygon)?;
@@ -177,7 +137,7 @@ pub fn scene_lasso<'py>(
     py: Python<'py>,
     scene: &RwLock<meshcast::Scene>,
     polygon: &Bound<'py, PyAny>,
-    camera: &Pinhole,
+    camera: &Camera,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let lasso = polygon_of(polygon)?;

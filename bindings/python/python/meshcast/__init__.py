@@ -24,6 +24,7 @@ Open3D's keys, dtypes and shapes, in arrays that also answer Open3D's ``.numpy()
 
 from ._native import (
     INVALID_ID,
+    Camera,
     Geometry,
     GpuMesh,
     Mesh,
@@ -36,6 +37,7 @@ from ._open3d import RaycastingScene, Tensor, create_rays_pinhole
 
 __all__ = [
     "INVALID_ID",
+    "Camera",
     "Geometry",
     "GpuMesh",
     "Mesh",

@@ -14,6 +14,40 @@ __version__: str
 
 class MeshcastError(ValueError): ...
 
+class Camera:
+    """A pinhole camera for `pick`, `lasso_triangles` and the `*_in_view` calls: at `eye`
+    looking at `target`, `fov` the horizontal field of view in degrees, an image of
+    `width` x `height` pixels, clip planes at `near` and `far` (the views and the lasso)."""
+
+    def __new__(
+        cls,
+        eye: Sequence[float],
+        target: Sequence[float],
+        *,
+        up: Sequence[float] = ...,
+        fov: float = 60.0,
+        width: int,
+        height: int,
+        near: float = 0.01,
+        far: float = ...,
+    ) -> "Camera": ...
+    @property
+    def eye(self) -> List[float]: ...
+    @property
+    def target(self) -> List[float]: ...
+    @property
+    def up(self) -> List[float]: ...
+    @property
+    def fov(self) -> float: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def near(self) -> float: ...
+    @property
+    def far(self) -> float: ...
+
 class Geometry:
     def cast_rays(
         self,
@@ -145,26 +179,28 @@ class Mesh(Geometry):
     ) -> np.ndarray: ...
     def visible_vertices_in_view(
         self,
+        camera: Optional[Camera] = None,
         *,
-        eye: Sequence[float],
-        center: Sequence[float],
+        eye: Optional[Sequence[float]] = None,
+        center: Optional[Sequence[float]] = None,
         up: Sequence[float] = ...,
         fov_deg: float = 60.0,
-        width_px: int,
-        height_px: int,
+        width_px: Optional[int] = None,
+        height_px: Optional[int] = None,
         near: float = 0.01,
         far: float = ...,
         threads: Optional[int] = None,
     ) -> np.ndarray: ...
     def visible_triangles_in_view(
         self,
+        camera: Optional[Camera] = None,
         *,
-        eye: Sequence[float],
-        center: Sequence[float],
+        eye: Optional[Sequence[float]] = None,
+        center: Optional[Sequence[float]] = None,
         up: Sequence[float] = ...,
         fov_deg: float = 60.0,
-        width_px: int,
-        height_px: int,
+        width_px: Optional[int] = None,
+        height_px: Optional[int] = None,
         near: float = 0.01,
         far: float = ...,
         threads: Optional[int] = None,
@@ -172,13 +208,14 @@ class Mesh(Geometry):
     def lasso_triangles(
         self,
         polygon: ArrayLike,
+        camera: Optional[Camera] = None,
         *,
-        eye: Sequence[float],
-        center: Sequence[float],
+        eye: Optional[Sequence[float]] = None,
+        center: Optional[Sequence[float]] = None,
         up: Sequence[float] = ...,
         fov_deg: float = 60.0,
-        width_px: int,
-        height_px: int,
+        width_px: Optional[int] = None,
+        height_px: Optional[int] = None,
         near: float = 0.01,
         far: float = ...,
         threads: Optional[int] = None,
@@ -232,13 +269,14 @@ class Scene(Geometry):
     def pick(
         self,
         pixels: ArrayLike,
+        camera: Optional[Camera] = None,
         *,
-        eye: Sequence[float],
-        center: Sequence[float],
+        eye: Optional[Sequence[float]] = None,
+        center: Optional[Sequence[float]] = None,
         up: Sequence[float] = ...,
         fov_deg: float = 60.0,
-        width_px: int,
-        height_px: int,
+        width_px: Optional[int] = None,
+        height_px: Optional[int] = None,
         threads: Optional[int] = None,
     ) -> Dict[str, Any]: ...
     def colliding_pairs(self, *, threads: Optional[int] = None) -> np.ndarray: ...
@@ -272,13 +310,14 @@ class Scene(Geometry):
     def lasso_triangles(
         self,
         polygon: ArrayLike,
+        camera: Optional[Camera] = None,
         *,
-        eye: Sequence[float],
-        center: Sequence[float],
+        eye: Optional[Sequence[float]] = None,
+        center: Optional[Sequence[float]] = None,
         up: Sequence[float] = ...,
         fov_deg: float = 60.0,
-        width_px: int,
-        height_px: int,
+        width_px: Optional[int] = None,
+        height_px: Optional[int] = None,
         near: float = 0.01,
         far: float = ...,
         threads: Optional[int] = None,

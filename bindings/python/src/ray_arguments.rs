@@ -1,0 +1,186 @@
+//! The arguments every ray query takes, read once for `Mesh`, `Scene` and `GpuMesh`: the
+//! rays (`rays`, or `origins` and `directions`), the range `tnear < t <= tfar`, the threads
+//! (`threads`, or Open3D's `nthreads`) and the query's own option.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::arrays::Rows;
+use crate::keywords::Keywords;
+
+/// The ray queries, each with the keywords it takes beyond the common ones.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum RayQuery {
+    /// `cast_rays`: also `contacts`.
+    Cast,
+    /// `test_occlusions`: also `contacts`; `tnear` and `tfar` by position too.
+    Occluded,
+    /// `count_intersections`.
+    Count,
+    /// `list_intersections`: also `max_hits`.
+    List,
+}
+
+impl RayQuery {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Cast => "cast_rays",
+            Self::Occluded => "test_occlusions",
+            Self::Count => "count_intersections",
+            Self::List => "list_intersections",
+        }
+    }
+}
+
+/// A ray query's arguments, checked.
+pub struct RayArguments<'py> {
+    /// The rays, `(..., 6)`.
+    pub rows: Rows<'py>,
+    /// The closed `f32` range of `tnear < t <= tfar`.
+    pub range: (f32, f32),
+    /// The threads to run on (None: every core).
+    pub threads: Option<i64>,
+    /// Whether a ray touching an edge or a vertex hits (closest and any hit; else true).
+    pub contacts: bool,
+    /// The hits kept per ray (`list_intersections`; else every hit).
+    pub max_hits: usize,
+}
+
+impl<'py> RayArguments<'py> {
+    /// The arguments of `query`: `rays` and `nthreads` as given by position, `tnear` and
+    /// `tfar` where the query takes them by position (`test_occlusions`), and the rest from
+    /// `keywords`.
+    ///
+    /// # Errors
+    /// `TypeError` for an unknown keyword, a wrong type, rays given twice or not at all, or
+    /// `threads` and `nthreads` that disagree; `ValueError` for a bad shape, a NaN bound or
+    /// a negative `max_hits`.
+    pub fn read(
+        py: Python<'py>,
+        query: RayQuery,
+        rays: Option<&Bound<'py, PyAny>>,
+        nthreads: Option<i64>,
+        positional_range: Option<(f64, f64)>,
+        keywords: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Self> {
+        let keywords = Keywords::new(query.name(), keywords)?;
+        let origins: Option<Bound<'py, PyAny>> = keywords.take("origins")?;
+        let directions: Option<Bound<'py, PyAny>> = keywords.take("directions")?;
+        let (tnear, tfar) = match positional_range {
+            Some(bounds) => bounds,
+            None => (
+                keywords.take("tnear")?.unwrap_or(0.0),
+                keywords.take("tfar")?.unwrap_or(f64::INFINITY),
+            ),
+        };
+        let contacts = match query {
+            RayQuery::Cast | RayQuery::Occluded => keywords.take("contacts")?.unwrap_or(true),
+            RayQuery::Count | RayQuery::List => true,
+        };
+        let max_hits = match query {
+            RayQuery::List => keywords.take::<i64>("max_hits")?,
+            _ => None,
+        };
+        let threads = keywords.take("threads")?;
+        keywords.finish()?;
+        let threads = thread_count(threads, nthreads)?;
+        let rows = ray_rows(py, rays, origins.as_ref(), directions.as_ref())?;
+        Ok(Self {
+            rows,
+            range: range(tnear, tfar)?,
+            threads,
+            contacts,
+            max_hits: hit_cap(max_hits)?,
+        })
+    }
+}
+
+/// Rays from `rays`, or from `origins` and `directions` broadcast together.
+pub fn ray_rows<'py>(
+    py: Python<'py>,
+    rays: Option<&Bound<'py, PyAny>>,
+    origins: Option<&Bound<'py, PyAny>>,
+    directions: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Rows<'py>> {
+    match (rays, origins, directions) {
+        (Some(rays), None, None) => Rows::new(rays, "rays", 6),
+        (None, Some(origins), Some(directions)) => {
+            let numpy = py.import("numpy")?;
+            let origins = Rows::new(origins, "origins", 3)?;
+            let directions = Rows::new(directions, "directions", 3)?;
+            let (o, d) = (origins.array(), directions.array());
+            let both =
+                numpy
+                    .call_method1("broadcast_arrays", (&o, &d))
+                    .map_err(|_| {
+                        PyValueError::new_err(format!(
+                    "origins of shape {} and directions of shape {} do not broadcast together",
+                    o.getattr("shape").map_or_else(|_| "?".into(), |s| s.to_string()),
+                    d.getattr("shape").map_or_else(|_| "?".into(), |s| s.to_string()),
+                ))
+                    })?;
+            let joined = numpy.call_method1("concatenate", (both, -1))?;
+            Rows::new(&joined, "rays", 6)
+        }
+        _ => Err(PyTypeError::new_err(
+            "give either rays of shape (..., 6) or both origins and directions of shape (..., 3)",
+        )),
+    }
+}
+
+/// The interval `tnear < t <= tfar` of Open3D (and Embree) as a ray's closed range in
+/// `f32`: from the smallest `f32` above `tnear` to the largest not above `tfar`, so that
+/// the test is exact whatever the rounding of the `f64` bounds. The defaults, 0 and inf,
+/// are the range of [`meshcast::Ray::new`], every `t > 0`.
+///
+/// # Errors
+/// `ValueError` for a NaN bound.
+pub fn range(tnear: f64, tfar: f64) -> PyResult<(f32, f32)> {
+    if tnear.is_nan() || tfar.is_nan() {
+        return Err(PyValueError::new_err("tnear and tfar must not be NaN"));
+    }
+    // `as` rounds to the nearest `f32` (an infinity past its range), then a step up or down
+    // when that fell on the wrong side of the bound.
+    let near = tnear as f32;
+    let t_min = if f64::from(near) > tnear {
+        near
+    } else {
+        near.next_up()
+    };
+    let far = tfar as f32;
+    let t_max = if f64::from(far) > tfar {
+        far.next_down()
+    } else {
+        far
+    };
+    Ok((t_min, t_max))
+}
+
+/// A cap on the hits of each ray: `None` for every hit.
+///
+/// # Errors
+/// `ValueError` for a negative cap.
+pub fn hit_cap(max_hits: Option<i64>) -> PyResult<usize> {
+    match max_hits {
+        None => Ok(usize::MAX),
+        Some(cap) => usize::try_from(cap).map_err(|_| {
+            PyValueError::new_err(format!("max_hits must be at least 0 or None, not {cap}"))
+        }),
+    }
+}
+
+/// The thread count of a query given `threads` (meshcast's name) or `nthreads` (Open3D's,
+/// where 0 is every core, as `threads=0` or `None`).
+///
+/// # Errors
+/// `TypeError` when both are given and differ.
+pub fn thread_count(threads: Option<i64>, nthreads: Option<i64>) -> PyResult<Option<i64>> {
+    match (threads, nthreads) {
+        (Some(a), Some(b)) if a != b => Err(PyTypeError::new_err(format!(
+            "threads={a} and nthreads={b} disagree: give one of them (nthreads is Open3D's name)"
+        ))),
+        (Some(a), _) => Ok(Some(a)),
+        (None, b) => Ok(b),
+    }
+}
