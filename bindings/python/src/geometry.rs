@@ -11,7 +11,8 @@ use pyo3::types::{PyDict, PyTuple};
 
 use crate::arrays::{self, to_numpy, Rows};
 use crate::queries;
-use crate::ray_arguments::{thread_count, RayArguments, RayQuery};
+use crate::ray_arguments::{thread_count, RayArguments};
+use crate::ray_methods::{self, RayEngine};
 use crate::threads;
 
 /// What a `Geometry` holds: a mesh (replaced whole by `Mesh.set_positions`) or a scene
@@ -180,17 +181,7 @@ impl Geometry {
         nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let query = RayArguments::read(py, RayQuery::Cast, rays, nthreads, None, keywords)?;
-        let threads = query.threads;
-        let rows = query.rows;
-        let range = query.range;
-        let view = rows.view();
-        let chunk = queries::cast_chunk(&rows.leading);
-        let options = first_hit_options(query.contacts);
-        let cast = on_target!(self, py, threads, |target, normals| {
-            queries::cast(target, normals, &view, chunk, range, &options)
-        })?;
-        cast.into_dict(py, &rows.leading)
+        ray_methods::cast_rays(self, py, rays, nthreads, keywords)
     }
 
     /// Whether each ray hits anything with `tnear < t <= tfar`, stopping at the first hit
@@ -206,24 +197,7 @@ impl Geometry {
         nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let query = RayArguments::read(
-            py,
-            RayQuery::Occluded,
-            rays,
-            nthreads,
-            Some((tnear, tfar)),
-            keywords,
-        )?;
-        let threads = query.threads;
-        let rows = query.rows;
-        let range = query.range;
-        let view = rows.view();
-        let options = first_hit_options(query.contacts);
-        let occluded = on_target!(self, py, threads, |target| {
-            let rays = arrays::rays(&view, Some(range))?;
-            Ok(target.occluded_batch_with(&rays, &options))
-        })?;
-        to_numpy(py, occluded, &rows.leading, &[])
+        ray_methods::test_occlusions(self, py, rays, (tnear, tfar), nthreads, keywords)
     }
 
     /// The number of surface crossings of each ray with `tnear < t <= tfar` (int32), each
@@ -236,16 +210,7 @@ impl Geometry {
         nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let query = RayArguments::read(py, RayQuery::Count, rays, nthreads, None, keywords)?;
-        let threads = query.threads;
-        let rows = query.rows;
-        let range = query.range;
-        let view = rows.view();
-        let counts = on_target!(self, py, threads, |target| {
-            let rays = arrays::rays(&view, Some(range))?;
-            Ok(queries::count(target, &rays))
-        })?;
-        to_numpy(py, counts, &rows.leading, &[])
+        ray_methods::count_intersections(self, py, rays, nthreads, keywords)
     }
 
     /// Every hit of every ray with `tnear < t <= tfar`, nearest first, in flat arrays:
@@ -261,17 +226,7 @@ impl Geometry {
         nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let query = RayArguments::read(py, RayQuery::List, rays, nthreads, None, keywords)?;
-        let threads = query.threads;
-        let rows = query.rows;
-        let range = query.range;
-        let max_hits = query.max_hits;
-        let view = rows.view();
-        let list = on_target!(self, py, threads, |target| {
-            let rays = arrays::rays(&view, Some(range))?;
-            Ok(queries::list(target, &rays, max_hits))
-        })?;
-        list.into_dict(py)
+        ray_methods::list_intersections(self, py, rays, nthreads, keywords)
     }
 
     /// The nearest surface point to each point: Open3D's `compute_closest_points`, a dict of
@@ -453,5 +408,45 @@ impl Geometry {
         py.import("meshcast._open3d")?
             .getattr("create_rays_pinhole")?
             .call(args, kwargs)
+    }
+}
+
+impl RayEngine for Geometry {
+    fn cast(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<queries::Cast> {
+        let view = query.rows.view();
+        let chunk = queries::cast_chunk(&query.rows.leading);
+        let range = query.range;
+        let options = first_hit_options(query.contacts);
+        on_target!(self, py, query.threads, |target, normals| {
+            queries::cast(target, normals, &view, chunk, range, &options)
+        })
+    }
+
+    fn occluded(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<Vec<bool>> {
+        let view = query.rows.view();
+        let range = query.range;
+        let options = first_hit_options(query.contacts);
+        on_target!(self, py, query.threads, |target| {
+            let rays = arrays::rays(&view, Some(range))?;
+            Ok(target.occluded_batch_with(&rays, &options))
+        })
+    }
+
+    fn count(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<Vec<i32>> {
+        let view = query.rows.view();
+        let range = query.range;
+        on_target!(self, py, query.threads, |target| {
+            let rays = arrays::rays(&view, Some(range))?;
+            Ok(queries::count(target, &rays))
+        })
+    }
+
+    fn list(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<queries::Intersections> {
+        let view = query.rows.view();
+        let (range, max_hits) = (query.range, query.max_hits);
+        on_target!(self, py, query.threads, |target| {
+            let rays = arrays::rays(&view, Some(range))?;
+            Ok(queries::list(target, &rays, max_hits))
+        })
     }
 }

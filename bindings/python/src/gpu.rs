@@ -12,10 +12,11 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::arrays::{self, to_numpy, Rows};
+use crate::arrays::{self, Rows};
 use crate::mesh::Mesh;
 use crate::queries;
-use crate::ray_arguments::{ray_rows, RayArguments, RayQuery};
+use crate::ray_arguments::{ray_rows, RayArguments};
+use crate::ray_methods::{self, RayEngine};
 use crate::threads;
 use crate::MeshcastError;
 
@@ -178,30 +179,7 @@ impl GpuMesh {
         nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let query = RayArguments::read(py, RayQuery::Cast, rays, nthreads, None, keywords)?;
-        let threads = query.threads;
-        let rows = query.rows;
-        let range = query.range;
-        let view = rows.view();
-        only_contacts(query.contacts)?;
-        let cast = self.run(py, threads, |resident| {
-            let clock = std::time::Instant::now();
-            let rays = arrays::row_rays(&view, Some(range))?;
-            let checked = clock.elapsed();
-            let hits = resident.mesh.cast_batch(&rays).map_err(crate::to_py)?;
-            let clock = std::time::Instant::now();
-            let mesh: &meshcast::Mesh = resident.mesh.mesh();
-            let cast = queries::cast_answers(mesh, Some(resident.normals()), &hits);
-            if meshcast::gpu::profiling() {
-                eprintln!(
-                    "meshcast python: rays checked {:.2} ms, answers laid out {:.2} ms",
-                    checked.as_secs_f64() * 1e3,
-                    clock.elapsed().as_secs_f64() * 1e3
-                );
-            }
-            Ok(cast)
-        })?;
-        cast.into_dict(py, &rows.leading)
+        ray_methods::cast_rays(self, py, rays, nthreads, keywords)
     }
 
     /// Whether each ray hits anything with `tnear < t <= tfar` (bool), as
@@ -216,24 +194,7 @@ impl GpuMesh {
         nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let query = RayArguments::read(
-            py,
-            RayQuery::Occluded,
-            rays,
-            nthreads,
-            Some((tnear, tfar)),
-            keywords,
-        )?;
-        let threads = query.threads;
-        let rows = query.rows;
-        let range = query.range;
-        let view = rows.view();
-        only_contacts(query.contacts)?;
-        let occluded = self.run(py, threads, |resident| {
-            let rays = arrays::row_rays(&view, Some(range))?;
-            resident.mesh.occluded_batch(&rays).map_err(crate::to_py)
-        })?;
-        to_numpy(py, occluded, &rows.leading, &[])
+        ray_methods::test_occlusions(self, py, rays, (tnear, tfar), nthreads, keywords)
     }
 
     /// The number of surface crossings of each ray with `tnear < t <= tfar` (int32), each
@@ -246,20 +207,7 @@ impl GpuMesh {
         nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let query = RayArguments::read(py, RayQuery::Count, rays, nthreads, None, keywords)?;
-        let threads = query.threads;
-        let rows = query.rows;
-        let range = query.range;
-        let view = rows.view();
-        let counts = self.run(py, threads, |resident| {
-            let rays = arrays::row_rays(&view, Some(range))?;
-            let counts = resident.mesh.count_batch(&rays).map_err(crate::to_py)?;
-            Ok(counts
-                .into_iter()
-                .map(|count| i32::try_from(count).unwrap_or(i32::MAX))
-                .collect::<Vec<i32>>())
-        })?;
-        to_numpy(py, counts, &rows.leading, &[])
+        ray_methods::count_intersections(self, py, rays, nthreads, keywords)
     }
 
     /// Every hit of every ray with `tnear < t <= tfar`, nearest first, in flat arrays, as
@@ -273,26 +221,7 @@ impl GpuMesh {
         nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let query = RayArguments::read(py, RayQuery::List, rays, nthreads, None, keywords)?;
-        let threads = query.threads;
-        let rows = query.rows;
-        let range = query.range;
-        let max_hits = query.max_hits;
-        let view = rows.view();
-        let list = self.run(py, threads, |resident| {
-            let rays = arrays::row_rays(&view, Some(range))?;
-            let mut lists = resident.mesh.cast_all_batch(&rays).map_err(crate::to_py)?;
-            if max_hits < usize::MAX {
-                // The capped list is the first `max_hits` of the whole one.
-                lists = lists
-                    .iter()
-                    .map(|hits| hits[..hits.len().min(max_hits)].to_vec())
-                    .collect::<HitLists<meshcast::Hit>>();
-            }
-            let mesh: &meshcast::Mesh = resident.mesh.mesh();
-            Ok(queries::list_answers(mesh, lists))
-        })?;
-        list.into_dict(py)
+        ray_methods::list_intersections(self, py, rays, nthreads, keywords)
     }
 
     /// Moves the vertices to `vertices`, an `(N, 3)` array of one position per vertex, as
@@ -401,5 +330,71 @@ impl GpuMesh {
             resident.mesh.mesh().triangle_count(),
             resident.mesh.gpu().adapter()
         )
+    }
+}
+
+impl RayEngine for GpuMesh {
+    fn cast(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<queries::Cast> {
+        only_contacts(query.contacts)?;
+        let view = query.rows.view();
+        let range = query.range;
+        self.run(py, query.threads, |resident| {
+            let clock = std::time::Instant::now();
+            let rays = arrays::row_rays(&view, Some(range))?;
+            let checked = clock.elapsed();
+            let hits = resident.mesh.cast_batch(&rays).map_err(crate::to_py)?;
+            let clock = std::time::Instant::now();
+            let mesh: &meshcast::Mesh = resident.mesh.mesh();
+            let cast = queries::cast_answers(mesh, Some(resident.normals()), &hits);
+            if meshcast::gpu::profiling() {
+                eprintln!(
+                    "meshcast python: rays checked {:.2} ms, answers laid out {:.2} ms",
+                    checked.as_secs_f64() * 1e3,
+                    clock.elapsed().as_secs_f64() * 1e3
+                );
+            }
+            Ok(cast)
+        })
+    }
+
+    fn occluded(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<Vec<bool>> {
+        only_contacts(query.contacts)?;
+        let view = query.rows.view();
+        let range = query.range;
+        self.run(py, query.threads, |resident| {
+            let rays = arrays::row_rays(&view, Some(range))?;
+            resident.mesh.occluded_batch(&rays).map_err(crate::to_py)
+        })
+    }
+
+    fn count(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<Vec<i32>> {
+        let view = query.rows.view();
+        let range = query.range;
+        self.run(py, query.threads, |resident| {
+            let rays = arrays::row_rays(&view, Some(range))?;
+            let counts = resident.mesh.count_batch(&rays).map_err(crate::to_py)?;
+            Ok(counts
+                .into_iter()
+                .map(|count| i32::try_from(count).unwrap_or(i32::MAX))
+                .collect())
+        })
+    }
+
+    fn list(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<queries::Intersections> {
+        let view = query.rows.view();
+        let (range, max_hits) = (query.range, query.max_hits);
+        self.run(py, query.threads, |resident| {
+            let rays = arrays::row_rays(&view, Some(range))?;
+            let mut lists = resident.mesh.cast_all_batch(&rays).map_err(crate::to_py)?;
+            if max_hits < usize::MAX {
+                // The capped list is the first `max_hits` of the whole one.
+                lists = lists
+                    .iter()
+                    .map(|hits| hits[..hits.len().min(max_hits)].to_vec())
+                    .collect::<HitLists<meshcast::Hit>>();
+            }
+            let mesh: &meshcast::Mesh = resident.mesh.mesh();
+            Ok(queries::list_answers(mesh, lists))
+        })
     }
 }

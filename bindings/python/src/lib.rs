@@ -13,6 +13,7 @@ mod keywords;
 mod mesh;
 mod queries;
 mod ray_arguments;
+mod ray_methods;
 mod scene;
 mod threads;
 mod transform;

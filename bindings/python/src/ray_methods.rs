@@ -1,0 +1,78 @@
+//! The four ray queries of `Mesh`, `Scene` and `GpuMesh` (`cast_rays`, `test_occlusions`,
+//! `count_intersections`, `list_intersections`) written once: each class says how its engine
+//! answers ([`RayEngine`]); reading the arguments and laying out the answers is here.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::arrays::to_numpy;
+use crate::queries::{Cast, Intersections};
+use crate::ray_arguments::{RayArguments, RayQuery};
+
+/// How one class answers the ray queries on checked arguments, with the GIL released.
+pub trait RayEngine {
+    /// The closest hit of each ray.
+    fn cast(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<Cast>;
+    /// Whether each ray hits anything.
+    fn occluded(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<Vec<bool>>;
+    /// The surface crossings of each ray.
+    fn count(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<Vec<i32>>;
+    /// Every hit of every ray, at most `query.max_hits` each.
+    fn list(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<Intersections>;
+}
+
+/// `cast_rays`: a dict of the closest hits.
+pub fn cast_rays<'py>(
+    engine: &impl RayEngine,
+    py: Python<'py>,
+    rays: Option<&Bound<'py, PyAny>>,
+    nthreads: Option<i64>,
+    keywords: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let query = RayArguments::read(py, RayQuery::Cast, rays, nthreads, None, keywords)?;
+    engine.cast(py, &query)?.into_dict(py, &query.rows.leading)
+}
+
+/// `test_occlusions` (`tnear` and `tfar` by position, as Open3D's): bool.
+pub fn test_occlusions<'py>(
+    engine: &impl RayEngine,
+    py: Python<'py>,
+    rays: Option<&Bound<'py, PyAny>>,
+    bounds: (f64, f64),
+    nthreads: Option<i64>,
+    keywords: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let query = RayArguments::read(
+        py,
+        RayQuery::Occluded,
+        rays,
+        nthreads,
+        Some(bounds),
+        keywords,
+    )?;
+    to_numpy(py, engine.occluded(py, &query)?, &query.rows.leading, &[])
+}
+
+/// `count_intersections`: int32.
+pub fn count_intersections<'py>(
+    engine: &impl RayEngine,
+    py: Python<'py>,
+    rays: Option<&Bound<'py, PyAny>>,
+    nthreads: Option<i64>,
+    keywords: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let query = RayArguments::read(py, RayQuery::Count, rays, nthreads, None, keywords)?;
+    to_numpy(py, engine.count(py, &query)?, &query.rows.leading, &[])
+}
+
+/// `list_intersections`: a dict of flat arrays.
+pub fn list_intersections<'py>(
+    engine: &impl RayEngine,
+    py: Python<'py>,
+    rays: Option<&Bound<'py, PyAny>>,
+    nthreads: Option<i64>,
+    keywords: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let query = RayArguments::read(py, RayQuery::List, rays, nthreads, None, keywords)?;
+    engine.list(py, &query)?.into_dict(py)
+}
