@@ -1,5 +1,5 @@
 //! The contracts of the wide tree's walks: the traits a walk is written over and the types in
-//! their signatures. The node kernels (`simd/`) implement [`NodeKernel`] on a [`RaySetup`];
+//! their signatures. The node test (`simd/`) is made from a [`RaySetup`];
 //! callers implement the leaf tests ([`LeafIntersector`], [`PacketLeaves`]); the walks
 //! (`wide/traverse.rs`, `wide/packet.rs`) are written once over all of them and handed to a
 //! kernel's dispatch as a [`RayWalk`] or a [`PacketWalk`], which the dispatch compiles with
@@ -12,7 +12,9 @@ use core::ops::Range;
 use glam::{Vec3, Vec4};
 use meshcast_primitives::{Aabb, Hit, Lanes, Ray, RayPacket, Simd, SLAB_SLACK};
 
-use crate::wide::{WideNode, LEAF_ALIGNMENT};
+#[cfg(doc)]
+use crate::wide::WideNode;
+use crate::wide::LEAF_ALIGNMENT;
 #[cfg(doc)]
 use crate::WideBvh;
 
@@ -58,25 +60,6 @@ impl RaySetup {
     }
 }
 
-/// A ray set up once for the slab tests of one kernel.
-pub(crate) trait NodeKernel {
-    /// The per-ray set-up.
-    type Ray;
-
-    /// The kernel's form of `setup`.
-    fn prepare(setup: &RaySetup) -> Self::Ray;
-
-    /// The lanes of `node` whose box the ray enters within `[t_min, t_max]`, as bits, and
-    /// every lane's entry distance (meaningful for those lanes only).
-    ///
-    /// The slab test of Kay and Kajiya (1986), with each axis's near plane chosen by the sign
-    /// of the direction (which also makes the empty lanes, `min = +inf` and `max = -inf`,
-    /// miss), the `0 * inf` of an axis-parallel ray on a slab plane counted as inside that
-    /// slab, and the range widened by the ray's slack so that no box holding a hit is culled
-    /// (Ize, *Robust BVH Ray Traversal*, 2013).
-    fn test(ray: &Self::Ray, node: &WideNode, t_max: f32) -> (u32, [f32; 8]);
-}
-
 /// For each axis, the index in [`WideNode`]'s planes of the plane a ray along `dir` meets first
 /// (the minimum for a positive component, the maximum for a negative one, `-0.0` included),
 /// and of the plane it leaves by.
@@ -115,10 +98,9 @@ impl Plane {
     }
 }
 
-/// A single-ray walk written once over its node kernel: what the kernel dispatch
-/// (`simd::walk`) instantiates, with the kernel's [`NodeKernel`], inside a function compiled
-/// for the kernel's instruction set, so that the whole loop, leaf test included, is compiled
-/// there.
+/// A single-ray walk written once over its lanes: what the kernel dispatch (`simd::walk`)
+/// instantiates, with the kernel's [`Simd`], inside a function compiled for the kernel's
+/// instruction set, so that the whole loop, node and leaf tests included, is compiled there.
 ///
 /// The walk is a type (naming the stack, the query and what it is generic over), and its
 /// arguments pass one by one, as the loop's own do, so that the dispatch's entry points take
@@ -134,10 +116,9 @@ pub(crate) trait RayWalk {
     /// What the walk counts.
     type Counters;
 
-    /// Runs the walk with node kernel `K`, the leaf tests in `simd`'s lanes. Implementations
-    /// are `#[inline(always)]`, so that the loop is compiled into the dispatch's instruction
-    /// set.
-    fn run<K: NodeKernel, V: Simd>(
+    /// Runs the walk in `simd`'s lanes, node tests and leaf tests alike. Implementations are
+    /// `#[inline(always)]`, so that the loop is compiled into the dispatch's instruction set.
+    fn run<V: Simd>(
         simd: V,
         tree: &Self::Tree,
         ray: &Ray,

@@ -9,14 +9,17 @@
 //! compiled with the kernel's instruction set enabled, so the caller's leaf test (inlined into
 //! it) gets the wider encoding too.
 //!
-//! Uses only the contracts (`contracts.rs`: `NodeKernel`, `RaySetup`, `Plane`, [`RayWalk`],
-//! [`PacketWalk`]) and the node layout (`wide/node.rs`); it knows nothing of the walks
-//! themselves.
+//! The node test is written once (`node_test.rs`, [`LaneRay`]) over the eight lanes of
+//! [`meshcast_primitives::Simd`], the one lane vocabulary of the project: the portable walk
+//! runs it in two glam `Vec4`s, the x86 walks (`x86.rs`) in one AVX2 register. Every
+//! instruction set answers bit for bit what scalar code answers: the same operations in the
+//! same order, no fused multiply-add, the same NaN rules.
 //!
-//! Every kernel answers bit for bit what the portable one answers: the same operations in the
-//! same order, no fused multiply-add, the same NaN rules. This module holds the crate's only
-//! `unsafe` code: the aligned loads of the x86 kernels, the calls into the functions
-//! compiled for an instruction set the CPU was checked to have.
+//! Uses only the contracts (`contracts.rs`: `RaySetup`, `Plane`, [`RayWalk`],
+//! [`PacketWalk`]) and the node layout (`wide/node.rs`); it knows nothing of the walks
+//! themselves. This module holds the crate's only `unsafe` code: the calls into the functions
+//! compiled for an instruction set the CPU was checked to have, and the proofs of AVX2 made
+//! inside them.
 
 use core::fmt;
 use std::sync::OnceLock;
@@ -25,11 +28,11 @@ use meshcast_primitives::{Hit, Ray, RayPacket};
 
 use crate::contracts::{PacketWalk, RayWalk};
 
-mod portable;
+mod node_test;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-pub(crate) use portable::Portable;
+pub(crate) use node_test::LaneRay;
 
 /// The environment variable that forces a kernel ([`Kernel::preferred`]): `portable`, `avx2`
 /// or `avx512`.
@@ -199,7 +202,7 @@ pub(crate) fn walk<W: RayWalk>(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
         Kernel::Avx512 => unsafe { x86::walk_avx512::<W>(tree, ray, leaf, counters) },
-        _ => W::run::<Portable, _>(meshcast_primitives::Portable, tree, ray, leaf, counters),
+        _ => W::run(meshcast_primitives::Portable, tree, ray, leaf, counters),
     }
 }
 
@@ -228,15 +231,15 @@ pub(crate) fn walk_packets<W: PacketWalk<H>, const H: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contracts::{NodeKernel, RaySetup};
+    use crate::contracts::{Plane, RaySetup};
     use crate::wide::WideNode;
     use glam::Vec3;
     use meshcast_primitives::Aabb;
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
 
-    /// Tests `node` against `ray` with `kernel` (which this CPU must run): the node test alone, so
-    /// that tests can compare kernels lane by lane.
+    /// Tests `node` against `ray` in the lanes of `kernel`'s instruction set (which this CPU
+    /// must run): the node test alone, so that tests can compare instruction sets lane by lane.
     fn test_with(
         kernel: Kernel,
         ray: &Ray,
@@ -247,10 +250,38 @@ mod tests {
         let setup = RaySetup::new(ray, bounds);
         match kernel {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: the caller only passes kernels that `is_supported` confirmed.
-            Kernel::Avx2 | Kernel::Avx512 => unsafe { x86::test_node(&setup, node, t_max) },
-            _ => Portable::test(&Portable::prepare(&setup), node, t_max),
+            Kernel::Avx2 | Kernel::Avx512 => {
+                let avx2 = meshcast_primitives::Avx2::detect().expect("a supported kernel");
+                LaneRay::new(avx2, &setup).test(node, t_max)
+            }
+            _ => LaneRay::new(meshcast_primitives::Portable, &setup).test(node, t_max),
         }
+    }
+
+    /// The node test one lane at a time in scalar `f32`: the reference every instruction set
+    /// must answer. `max` and `min` take SSE's rule (the second operand when the first is
+    /// NaN), which drops the NaN of an axis-parallel ray's `0 * inf`.
+    fn test_scalar(ray: &Ray, bounds: &Aabb, node: &WideNode, t_max: f32) -> (u32, [f32; 8]) {
+        let setup = RaySetup::new(ray, bounds);
+        let max = |a: f32, b: f32| if a > b { a } else { b };
+        let min = |a: f32, b: f32| if a < b { a } else { b };
+        let (mut mask, mut entries) = (0, [0.0; 8]);
+        for (lane, entry) in entries.iter_mut().enumerate() {
+            let plane = |p: Plane| node.planes[p as usize][lane / 4][lane % 4];
+            let o = setup.origin.to_array();
+            let inv = setup.inv_dir.to_array();
+            let slab = |a: usize, p: Plane| (plane(p) - o[a]) * inv[a];
+            let near = (0..3)
+                .rev()
+                .fold(f32::NEG_INFINITY, |acc, a| max(slab(a, setup.near[a]), acc));
+            let far = (0..3)
+                .rev()
+                .fold(f32::INFINITY, |acc, a| min(slab(a, setup.far[a]), acc));
+            *entry = max(near - setup.slack, setup.t_min);
+            let exit = min(far + setup.slack, t_max);
+            mask |= u32::from(*entry <= exit) << lane;
+        }
+        (mask, entries)
     }
 
     /// Seeded floats in `[0, 1)`, points in a cube and directions.
@@ -284,7 +315,7 @@ mod tests {
     }
 
     #[test]
-    fn every_kernel_answers_what_the_portable_one_answers() {
+    fn every_instruction_set_answers_what_scalar_code_answers() {
         let mut rng = Random(Pcg64::seed_from_u64(0x2545_f491_4f6c_dd1d));
         let kernels = Kernel::supported();
         let (mut compared, mut entered) = (0, 0);
@@ -326,7 +357,7 @@ mod tests {
                 continue;
             }
             let t_max = [ray.t_max, rng.next() * scale][round % 2];
-            let expected = test_with(Kernel::Portable, &ray, &bounds, &node, t_max);
+            let expected = test_scalar(&ray, &bounds, &node, t_max);
             compared += 1;
             entered += expected.0.count_ones();
             for &kernel in &kernels {

@@ -173,7 +173,7 @@ impl<S: Simd, const H: usize> PacketInterval<S, H> {
     /// The lanes of `node` whose box some ray of the packet may enter within
     /// `[t_min, t_max]`, as bits, and a lower bound of the rays' entry distances per lane.
     ///
-    /// The single-ray test of `simd/` (`NodeKernel::test`) with each product taken at the
+    /// The single-ray test of `simd/` (`LaneRay::test`) with each product taken at the
     /// corners of its operands' intervals: the smallest bounds the near distances, the
     /// largest the far ones, and the widening and range are taken at their most generous.
     #[inline(always)]
@@ -193,7 +193,7 @@ impl<S: Simd, const H: usize> PacketInterval<S, H> {
     }
 
     /// The rays among `lanes` of packet `packet` whose own slab test enters box `child` of
-    /// `node` within `[t_min, t_max]`, as bits: the single-ray test of `simd/` (`NodeKernel::test`), the
+    /// `node` within `[t_min, t_max]`, as bits: the single-ray test of `simd/` (`LaneRay::test`), the
     /// same operations on the same values, one ray per lane, so that a ray reaches a leaf
     /// exactly when its own test of the leaf's box lets it in.
     ///

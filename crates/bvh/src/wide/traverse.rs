@@ -28,11 +28,11 @@ use meshcast_primitives::{Hit, Ray, Simd};
 
 use super::stack::{push_in_lane_order, push_nearest_last, FixedStack, MAX_FIXED_STACK_DEPTH};
 use crate::contracts::{
-    Counters, LeafIntersector, NodeKernel, Pending, RaySetup, RayWalk, TraversalCounts,
-    TraversalStack, LEAF_REFERENCE,
+    Counters, LeafIntersector, Pending, RaySetup, RayWalk, TraversalCounts, TraversalStack,
+    LEAF_REFERENCE,
 };
 use crate::first_hits::FirstHits;
-use crate::simd::{self, SupportedKernel};
+use crate::simd::{self, LaneRay, SupportedKernel};
 use crate::{Kernel, WideBvh};
 
 /// What an any-hit walk returns when a leaf is hit: only its presence matters.
@@ -264,15 +264,15 @@ impl WideBvh {
     /// Everything a ray costs before its first node test, the validity check included, is
     /// compiled here, in the kernel's instruction set.
     #[inline(always)]
-    fn walk<K, S, C, L, const ANY: bool>(
+    fn walk<V, S, C, L, const ANY: bool>(
         &self,
-        simd: impl Simd,
+        simd: V,
         ray: &Ray,
         leaf: &mut L,
         counters: &mut C,
     ) -> Option<Hit>
     where
-        K: NodeKernel,
+        V: Simd,
         S: TraversalStack,
         C: Counters,
         L: LeafIntersector,
@@ -280,7 +280,7 @@ impl WideBvh {
         if !ray.is_valid() {
             return None;
         }
-        let kernel_ray = K::prepare(&RaySetup::new(ray, &self.bounds));
+        let lane_ray = LaneRay::new(simd, &RaySetup::new(ray, &self.bounds));
         let mut best: Option<Hit> = None;
         let mut t_max = ray.t_max;
         let mut stack = S::default();
@@ -289,7 +289,7 @@ impl WideBvh {
             if current & LEAF_REFERENCE == 0 {
                 let node = &self.nodes[current as usize];
                 counters.node();
-                let (mask, entries) = K::test(&kernel_ray, node, t_max);
+                let (mask, entries) = lane_ray.test(node, t_max);
                 if mask != 0 {
                     current = if ANY {
                         push_in_lane_order(current, node, mask, &mut stack)
@@ -344,24 +344,23 @@ where
     type Counters = C;
 
     #[inline(always)]
-    fn run<K: NodeKernel, V: Simd>(
+    fn run<V: Simd>(
         simd: V,
         bvh: &WideBvh,
         ray: &Ray,
         leaf: &mut L,
         counters: &mut C,
     ) -> Option<Hit> {
-        bvh.walk::<K, S, C, L, ANY>(simd, ray, leaf, counters)
+        bvh.walk::<V, S, C, L, ANY>(simd, ray, leaf, counters)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simd::Portable;
     use crate::{BuildOptions, Bvh};
     use glam::Vec3;
-    use meshcast_primitives::Portable as PortableLanes;
+    use meshcast_primitives::Portable;
     use meshcast_primitives::Triangle;
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
@@ -404,25 +403,22 @@ mod tests {
                 let leaf = &mut ClosestLeaf(closest_in);
                 match (any, heap) {
                     (false, false) => wide.walk::<Portable, FixedStack, _, _, false>(
-                        PortableLanes,
+                        Portable,
                         &ray,
                         leaf,
                         &mut (),
                     ),
                     (false, true) => wide.walk::<Portable, Vec<Pending>, _, _, false>(
-                        PortableLanes,
+                        Portable,
                         &ray,
                         leaf,
                         &mut (),
                     ),
-                    (true, false) => wide.walk::<Portable, FixedStack, _, _, true>(
-                        PortableLanes,
-                        &ray,
-                        leaf,
-                        &mut (),
-                    ),
+                    (true, false) => {
+                        wide.walk::<Portable, FixedStack, _, _, true>(Portable, &ray, leaf, &mut ())
+                    }
                     (true, true) => wide.walk::<Portable, Vec<Pending>, _, _, true>(
-                        PortableLanes,
+                        Portable,
                         &ray,
                         leaf,
                         &mut (),

@@ -94,10 +94,32 @@ pub trait Simd: Copy + fmt::Debug {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Portable;
 
-/// `a` where `take_a`, else `b`, in SSE's order of operands for `max` and `min`.
+/// `a` where `a > b`, else `b`: SSE's `maxps`, which glam's `Vec4::max` is where SSE is
+/// (one instruction; a compare and a select cost four, and made the portable node test 27%
+/// dearer in instructions), and a compare and a select elsewhere.
 #[inline(always)]
-fn pick(take_a: glam::BVec4A, a: Vec4, b: Vec4) -> Vec4 {
-    Vec4::select(take_a, a, b)
+fn max_sse(a: Vec4, b: Vec4) -> Vec4 {
+    if cfg!(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    )) {
+        a.max(b)
+    } else {
+        Vec4::select(a.cmpgt(b), a, b)
+    }
+}
+
+/// `a` where `a < b`, else `b`: SSE's `minps` (as [`max_sse`]).
+#[inline(always)]
+fn min_sse(a: Vec4, b: Vec4) -> Vec4 {
+    if cfg!(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    )) {
+        a.min(b)
+    } else {
+        Vec4::select(a.cmplt(b), a, b)
+    }
 }
 
 impl Simd for Portable {
@@ -148,12 +170,12 @@ impl Simd for Portable {
 
     #[inline(always)]
     fn max(self, [a, b]: [Vec4; 2], [c, d]: [Vec4; 2]) -> [Vec4; 2] {
-        [pick(a.cmpgt(c), a, c), pick(b.cmpgt(d), b, d)]
+        [max_sse(a, c), max_sse(b, d)]
     }
 
     #[inline(always)]
     fn min(self, [a, b]: [Vec4; 2], [c, d]: [Vec4; 2]) -> [Vec4; 2] {
-        [pick(a.cmplt(c), a, c), pick(b.cmplt(d), b, d)]
+        [min_sse(a, c), min_sse(b, d)]
     }
 
     #[inline(always)]

@@ -42,9 +42,16 @@ pub fn prefetch<T>(values: &[T]) {
 pub struct Avx2(());
 
 impl Avx2 {
-    /// The proof, if this CPU (and the operating system) run AVX2.
+    /// The proof, if this CPU (and the operating system) run AVX2 and the bit instructions
+    /// that come with it (BMI1, BMI2, LZCNT, POPCNT: Intel Haswell and AMD Zen onwards), which
+    /// code compiled for AVX2 may use: the one detection of AVX2 in meshcast.
     pub fn detect() -> Option<Self> {
-        is_x86_feature_detected!("avx2").then_some(Self(()))
+        (is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("bmi1")
+            && is_x86_feature_detected!("bmi2")
+            && is_x86_feature_detected!("lzcnt")
+            && is_x86_feature_detected!("popcnt"))
+        .then_some(Self(()))
     }
 
     /// The proof, unchecked.
