@@ -1,23 +1,30 @@
 //! The queries room: the vocabulary of asking, shared by every level. The options a query
 //! takes and the rules they become at the leaves (`options.rs`: [`QueryOptions`], [`Filter`],
 //! [`Culling`], `HitRules`), the handle of an instance that filters and answers carry
-//! (`instance_id.rs`), the ray query trait with its batches and hit lists
-//! (`ray_queries.rs`: [`RayQueries`], [`HitLists`]), the order a batch is traced in
+//! (`instance_id.rs`), the ray query trait (`ray_queries.rs`: [`RayQueries`]), its batch drivers
+//! (`batches.rs`) and hit lists (`hit_lists.rs`: [`HitLists`]), sets of lanes as bits
+//! (`lane_bits.rs`), the order a batch is traced in
 //! (`batch_order.rs`: [`BatchOrder`]), and the grouping of a batch's coherent rays into
 //! packets (`packets.rs`).
 //!
 //! May use: nothing else of the crate. Used by every room above it.
 
 mod batch_order;
+mod batches;
+mod hit_lists;
 mod instance_id;
+mod lane_bits;
 mod options;
 pub(crate) mod packets;
 mod ray_queries;
 
 pub(crate) use batch_order::{sorted_order, BatchFrame};
 pub use batch_order::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
+pub(crate) use batches::BATCH_GRAIN;
+pub use hit_lists::HitLists;
 pub use instance_id::InstanceId;
+pub(crate) use lane_bits::{at_least, for_each_lane};
 pub(crate) use options::HitRules;
 pub use options::{Culling, Facing, Filter, KeepAll, QueryOptions, ALL_LAYERS};
-pub(crate) use ray_queries::{at_least, for_each_lane, sealed, BATCH_GRAIN};
-pub use ray_queries::{HitLists, RayQueries};
+pub(crate) use ray_queries::sealed;
+pub use ray_queries::RayQueries;

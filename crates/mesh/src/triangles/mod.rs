@@ -3,13 +3,17 @@
 //! (`tri_mesh.rs`: [`TriMesh`], [`VertexAttribute`]), vertex normals computed on first use
 //! (`vertex_normals.rs`), subdivision (`subdivision.rs`), the surface at a hit
 //! (`surface.rs`: [`SurfacePoint`]), and the leaf test a mesh runs with its triangles laid out
-//! in leaf order, four at a time (`leaf_test.rs`: [`LeafTest`]; `leaf_blocks.rs`).
+//! in leaf order, four at a time (`leaf_test.rs`: [`LeafTest`]; `leaf_blocks.rs`, walked by `leaves.rs` one ray at a time
+//! and by `packet_leaves.rs` a packet at a time, through `lane_test.rs`).
 //!
 //! May use: `volume` (closedness), `queries` (the rules a leaf applies), `error`. Used by
 //! `mesh`, `scene` and `points`.
 
+mod lane_test;
 mod leaf_blocks;
 mod leaf_test;
+mod leaves;
+mod packet_leaves;
 mod subdivision;
 mod surface;
 mod tri_mesh;

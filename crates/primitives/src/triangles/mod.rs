@@ -4,7 +4,7 @@
 //! [`moller_trumbore`]; the precomputed [`triangle_transform`]), the same tests four
 //! triangles at a time (`triangle_block.rs`: [`TriangleBlock`]; `transform_block.rs`:
 //! [`TransformBlock`]) and over a packet's eight lanes (`watertight_packet.rs`:
-//! [`WatertightPacket`], [`RayPair`]), and the closest point of a triangle
+//! [`WatertightPacket`]; `ray_pair.rs`: [`RayPair`]), and the closest point of a triangle
 //! (`closest_point.rs`: [`Triangle::closest_point`], [`TrianglePoint`]).
 //!
 //! May use: `rays`, `lanes`. Used by `polygons` and `volumes`.
@@ -12,6 +12,7 @@
 mod closest_point;
 mod hit;
 pub mod moller_trumbore;
+mod ray_pair;
 mod transform_block;
 mod triangle;
 mod triangle_block;
@@ -21,9 +22,10 @@ mod watertight_packet;
 
 pub use closest_point::{box_distance_squared, distance_squared, TrianglePoint};
 pub use hit::{Hit, RayHit};
+pub use ray_pair::RayPair;
 pub use transform_block::{TransformBlock, TransformHits, TransformRay};
 pub use triangle::Triangle;
 pub use triangle_block::{BlockHits, BlockRay, TriangleBlock, BLOCK_WIDTH};
 pub use triangle_transform::TriangleTransform;
 pub use watertight::{Contacts, WatertightRay};
-pub use watertight_packet::{PacketHits, RayPair, WatertightPacket};
+pub use watertight_packet::{PacketHits, WatertightPacket};

@@ -1,17 +1,17 @@
 //! The watertight test of [`crate::watertight`] over eight lanes, for packets of rays that
 //! share the test's axis permutation (rays of one camera tile, say): one triangle against up
 //! to eight rays ([`WatertightPacket::intersect`]), or two rays against the four triangles of
-//! a [`TriangleBlock`] ([`RayPair::intersect`]), which is what a packet's leaf test uses when
-//! only a few of its rays reach a leaf. Each lane evaluates the same operations in the same
-//! order as [`WatertightRay::intersect`], and lanes whose edge functions round to zero are
-//! redone by that test, so every lane answers what the scalar test answers, bit for bit.
+//! a [`TriangleBlock`](crate::TriangleBlock)
+//! ([`RayPair::intersect`](crate::RayPair::intersect), in `ray_pair.rs`), which is what a
+//! packet's leaf test uses when only a few of its rays reach a leaf. Each lane evaluates the
+//! same operations in the same order as [`WatertightRay::intersect`], and lanes whose edge
+//! functions round to zero are redone by that test, so every lane answers what the scalar
+//! test answers, bit for bit.
 
 use glam::Vec3;
 
-use crate::lanes::{Lanes, Simd, ALL_LANES, PACKET_WIDTH};
-use crate::{
-    lanes_like, Contacts, Hit, RayPacket, Triangle, TriangleBlock, WatertightRay, BLOCK_WIDTH,
-};
+use crate::lanes::{Lanes, Simd, PACKET_WIDTH};
+use crate::{lanes_like, Contacts, Hit, RayPacket, Triangle, WatertightRay};
 
 /// The watertight set-ups of up to eight rays that share their axes ([`WatertightRay`]'s
 /// dominant axis and winding-preserving order), spread lane by lane.
@@ -35,21 +35,21 @@ use crate::{
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct WatertightPacket {
-    axes: [Axis; 3],
+    pub(super) axes: [Axis; 3],
     /// The origins' `kx`, `ky`, `kz` coordinates, lane by lane.
-    origin: [[f32; PACKET_WIDTH]; 3],
+    pub(super) origin: [[f32; PACKET_WIDTH]; 3],
     /// The shears `sx`, `sy`, `sz`.
-    shear: [[f32; PACKET_WIDTH]; 3],
-    t_min: [f32; PACKET_WIDTH],
+    pub(super) shear: [[f32; PACKET_WIDTH]; 3],
+    pub(super) t_min: [f32; PACKET_WIDTH],
     /// Which triangles own a point on an edge or a vertex, for every lane.
-    contacts: Contacts,
+    pub(super) contacts: Contacts,
 }
 
 /// An axis of space, as an enum: indexing with it needs no bounds check (the pair test reads
 /// a block's coordinates by the packet's axes at every block).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
-enum Axis {
+pub(super) enum Axis {
     X,
     Y,
     Z,
@@ -69,10 +69,10 @@ impl Axis {
 /// What [`WatertightPacket::intersect`] found: `t`, `u`, `v` per lane and the lanes that hit.
 #[derive(Clone, Copy, Debug)]
 pub struct PacketHits<S: Simd> {
-    t: Lanes<S>,
-    u: Lanes<S>,
-    v: Lanes<S>,
-    lanes: u32,
+    pub(super) t: Lanes<S>,
+    pub(super) u: Lanes<S>,
+    pub(super) v: Lanes<S>,
+    pub(super) lanes: u32,
 }
 
 impl<S: Simd> PacketHits<S> {
@@ -111,10 +111,10 @@ impl<S: Simd> PacketHits<S> {
 /// The ray half of the eight-lane watertight test: each lane's origin (`kx`, `ky`, `kz`),
 /// shear and `t_min`.
 #[derive(Clone, Copy, Debug)]
-struct LaneRays<S: Simd> {
-    origin: [Lanes<S>; 3],
-    shear: [Lanes<S>; 3],
-    t_min: Lanes<S>,
+pub(super) struct LaneRays<S: Simd> {
+    pub(super) origin: [Lanes<S>; 3],
+    pub(super) shear: [Lanes<S>; 3],
+    pub(super) t_min: Lanes<S>,
 }
 
 impl<S: Simd> LaneRays<S> {
@@ -124,7 +124,7 @@ impl<S: Simd> LaneRays<S> {
     /// hits and the lanes whose edge functions round to zero, which the scalar test redoes
     /// (not yet counted as hits).
     #[inline(always)]
-    fn intersect(
+    pub(super) fn intersect(
         &self,
         [a, b, c]: [[Lanes<S>; 3]; 3],
         t_max: Lanes<S>,
@@ -179,74 +179,6 @@ impl<S: Simd> LaneRays<S> {
     }
 }
 
-/// Two rays of a [`WatertightPacket`] against the four triangles of a [`TriangleBlock`] in
-/// one eight-lane test ([`WatertightPacket::pair`]): lanes 0 to 3 test the first ray against
-/// the block's triangles 0 to 3, lanes 4 to 7 the second. Where few rays of a packet reach a
-/// leaf, a block costs one test per two rays instead of one per triangle.
-#[derive(Clone, Copy, Debug)]
-pub struct RayPair<'p, S: Simd> {
-    packet: &'p WatertightPacket,
-    rays: [usize; 2],
-    lanes: LaneRays<S>,
-    /// The first ray's `t_max` in lanes 0 to 3, the second's in lanes 4 to 7.
-    t_max: Lanes<S>,
-}
-
-impl<S: Simd> RayPair<'_, S> {
-    /// The `t_max` of ray `r` (0 or 1) of the pair.
-    #[inline(always)]
-    pub fn t_max(&self, r: usize) -> f32 {
-        self.t_max.lane(BLOCK_WIDTH * r)
-    }
-
-    /// Cuts the range of ray `r` (0 or 1) of the pair to end at `t`.
-    #[inline(always)]
-    pub fn shorten(&mut self, r: usize, t: f32) {
-        let half = 0xf << (BLOCK_WIDTH * r);
-        self.t_max = Lanes::splat(self.t_max.simd(), t).select(half, self.t_max);
-    }
-
-    /// Tests the block's triangles, each ray accepting `t` in `[t_min, t_max]`. Lane
-    /// `4 r + i` hits exactly when [`WatertightRay::intersect`] of ray `r` hits triangle `i`
-    /// with that range, with the same `t`, `u` and `v` bit for bit.
-    #[inline(always)]
-    pub fn intersect(&self, block: &TriangleBlock) -> PacketHits<S> {
-        let simd = self.t_max.simd();
-        let [kx, ky, kz] = self.packet.axes;
-        let corners = [
-            [
-                twice(simd, block, 0, kx),
-                twice(simd, block, 0, ky),
-                twice(simd, block, 0, kz),
-            ],
-            [
-                twice(simd, block, 1, kx),
-                twice(simd, block, 1, ky),
-                twice(simd, block, 1, kz),
-            ],
-            [
-                twice(simd, block, 2, kx),
-                twice(simd, block, 2, ky),
-                twice(simd, block, 2, kz),
-            ],
-        ];
-        let (mut hits, mut redo) = self.lanes.intersect(corners, self.t_max, ALL_LANES);
-        while redo != 0 {
-            let lane = redo.trailing_zeros() as usize;
-            redo &= redo - 1;
-            let (ray, triangle) = (lane / BLOCK_WIDTH, block.triangle(lane % BLOCK_WIDTH));
-            let single = self.packet.ray(self.rays[ray], self.t_max(ray));
-            if let Some(hit) = single.intersect(triangle.v0, triangle.v1, triangle.v2) {
-                hits.t = hits.t.with_lane(lane, hit.t);
-                hits.u = hits.u.with_lane(lane, hit.u);
-                hits.v = hits.v.with_lane(lane, hit.v);
-                hits.lanes |= 1 << lane;
-            }
-        }
-        hits
-    }
-}
-
 /// Each of `values`, splatted.
 #[inline(always)]
 fn splat3<S: Simd>(simd: S, [x, y, z]: [f32; 3]) -> [Lanes<S>; 3] {
@@ -255,19 +187,6 @@ fn splat3<S: Simd>(simd: S, [x, y, z]: [f32; 3]) -> [Lanes<S>; 3] {
         Lanes::splat(simd, y),
         Lanes::splat(simd, z),
     ]
-}
-
-/// Lane `a` of `values` in the first four lanes, lane `b` in the last four.
-#[inline(always)]
-fn paired<S: Simd>(simd: S, values: &[f32; PACKET_WIDTH], a: usize, b: usize) -> Lanes<S> {
-    Lanes::from_array(simd, *values).pair(a, b)
-}
-
-/// Coordinate `axis` of corner `corner` of `block`'s four triangles, in both halves.
-#[inline(always)]
-fn twice<S: Simd>(simd: S, block: &TriangleBlock, corner: usize, axis: Axis) -> Lanes<S> {
-    let lanes = block.coordinates(corner, axis as usize);
-    Lanes::from_halves(simd, [lanes, lanes])
 }
 
 /// `values` in `lanes` (bits), lane `first`'s value in the others.
@@ -375,36 +294,10 @@ impl WatertightPacket {
         hits
     }
 
-    /// Rays `a` and `b` set up for [`RayPair::intersect`], with the ranges ending at their
-    /// lanes of `t_max`: ray `a` in the first four lanes, ray `b` in the last four.
-    #[inline(always)]
-    pub fn pair<S: Simd>(&self, a: usize, b: usize, t_max: Lanes<S>) -> RayPair<'_, S> {
-        let simd = t_max.simd();
-        let [o, s] = [&self.origin, &self.shear];
-        RayPair {
-            packet: self,
-            rays: [a, b],
-            lanes: LaneRays {
-                origin: [
-                    paired(simd, &o[0], a, b),
-                    paired(simd, &o[1], a, b),
-                    paired(simd, &o[2], a, b),
-                ],
-                shear: [
-                    paired(simd, &s[0], a, b),
-                    paired(simd, &s[1], a, b),
-                    paired(simd, &s[2], a, b),
-                ],
-                t_min: paired(simd, &self.t_min, a, b),
-            },
-            t_max: t_max.pair(a, b),
-        }
-    }
-
     /// Replaces the lanes in `redo` with the scalar test's answers.
     #[cold]
     #[inline(never)]
-    fn redo_lanes<S: Simd>(
+    pub(super) fn redo_lanes<S: Simd>(
         &self,
         triangle: &Triangle,
         t_max: Lanes<S>,
@@ -426,7 +319,7 @@ impl WatertightPacket {
 
     /// The single-ray set-up of `lane` with the range `[t_min, t_max]`, put back together from
     /// the lanes.
-    fn ray(&self, lane: usize, t_max: f32) -> WatertightRay {
+    pub(super) fn ray(&self, lane: usize, t_max: f32) -> WatertightRay {
         let mut origin = Vec3::ZERO;
         let axes = self.axes.map(|axis| axis as usize);
         for (k, &axis) in axes.iter().enumerate() {
@@ -449,6 +342,7 @@ mod tests {
     use super::*;
     use crate::test_rng::Xorshift;
     use crate::{Portable, Ray};
+    use crate::{TriangleBlock, BLOCK_WIDTH};
 
     /// Checks every lane of `rays` against the scalar test on `triangle`, in every instruction
     /// set this CPU runs, with either rule for contacts. Returns the lanes that hit by the

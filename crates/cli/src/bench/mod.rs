@@ -9,16 +9,21 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use meshcast::gpu::{Gpu, GpuMesh, GpuQuery};
+use meshcast::gpu::Gpu;
 use meshcast::{Camera, Kernel, LeafTest, Mesh, Quality, Ray, RayQueries, TraversalCounts};
 use meshcast_testkit::incoherent_rays;
 use rayon::prelude::*;
-use serde_json::json;
 
 use crate::camera_options::DEFAULT_FOV_DEGREES;
 use crate::loading;
 use crate::progress::Progress;
-use crate::timing::{median, median_of, millions_per_second, ms, timed};
+use crate::timing::{median, median_of, timed};
+
+mod gpu;
+mod report;
+
+use gpu::{bench_gpu, GpuBench};
+use report::{write_json, write_table};
 
 /// The most triangles `--subdivide` may produce: about 10 GB of mesh and hierarchy.
 const MAX_SUBDIVIDED_TRIANGLES: u64 = 100_000_000;
@@ -230,45 +235,6 @@ struct Throughput {
     time: Duration,
 }
 
-/// The rays of a GPU figure: a host ray set, or a camera whose rays the GPU makes.
-#[derive(Clone, Copy, Debug)]
-enum GpuRays {
-    Host(RaySet),
-    Camera,
-}
-
-impl GpuRays {
-    fn name(self) -> &'static str {
-        match self {
-            Self::Host(set) => set.name(),
-            Self::Camera => "camera",
-        }
-    }
-}
-
-/// One GPU throughput figure.
-struct GpuThroughput {
-    rays: GpuRays,
-    query: Query,
-    count: usize,
-    hits: usize,
-    /// Rays of one end-to-end run that the GPU left open and the CPU answered.
-    finished_on_cpu: u64,
-    /// The kernel alone, rays already on the GPU: the best of the runs.
-    kernel: Duration,
-    /// From host rays to answers on the host, upload, readback and CPU finishing included:
-    /// the median of the runs.
-    end_to_end: Duration,
-}
-
-/// Everything measured on the GPU for one mesh.
-struct GpuBench {
-    /// From the CPU mesh to its first answer on the GPU: the copy is complete.
-    upload_time: Duration,
-    bytes: u64,
-    throughput: Vec<GpuThroughput>,
-}
-
 /// Everything measured on one mesh.
 struct MeshBench {
     path: PathBuf,
@@ -470,106 +436,6 @@ fn bench_mesh(
     })
 }
 
-/// The upload, then the closest and any hit of each ray set and a camera image on the GPU.
-#[allow(clippy::too_many_arguments)]
-fn bench_gpu(
-    gpu: &Gpu,
-    mesh: &Arc<Mesh>,
-    ray_sets: &[(RaySet, Vec<Ray>)],
-    (camera, width, height): (&Camera, u32, u32),
-    pool: &rayon::ThreadPool,
-    runs: usize,
-    name: &str,
-    progress: &mut Progress,
-) -> Result<GpuBench> {
-    progress.step(format!("{name}: GPU upload"));
-    // wgpu may finish the copy at the next submission: one ray's answer waits for it.
-    let first_ray = ray_sets
-        .first()
-        .map_or(&[][..], |(_, rays)| &rays[..rays.len().min(1)]);
-    let (on_gpu, upload_time) = median(runs, || -> Result<GpuMesh> {
-        let on_gpu = gpu.upload(Arc::clone(mesh))?;
-        on_gpu.cast_batch(first_ray)?;
-        Ok(on_gpu)
-    });
-    let on_gpu = on_gpu?;
-    progress.done();
-
-    let mut throughput = Vec::new();
-    let mut measure = |rays: GpuRays,
-                       query: Query,
-                       count: usize,
-                       kernel: &dyn Fn() -> Result<Duration>,
-                       answer: &(dyn Fn() -> Result<usize> + Sync)|
-     -> Result<()> {
-        progress.step(format!("{name}: GPU {} {}", rays.name(), query.name()));
-        let kernel = kernel()?;
-        let before = on_gpu.stats().finished_on_cpu;
-        let (hits, end_to_end) = median(runs, || pool.install(answer));
-        let finished_on_cpu = (on_gpu.stats().finished_on_cpu - before) / runs.max(1) as u64;
-        throughput.push(GpuThroughput {
-            rays,
-            query,
-            count,
-            hits: hits?,
-            finished_on_cpu,
-            kernel,
-            end_to_end,
-        });
-        progress.done();
-        Ok(())
-    };
-    for (set, rays) in ray_sets {
-        for query in [Query::Closest, Query::Any] {
-            let gpu_query = match query {
-                Query::Closest => GpuQuery::Closest,
-                Query::Any => GpuQuery::Any,
-            };
-            measure(
-                GpuRays::Host(*set),
-                query,
-                rays.len(),
-                &|| {
-                    let resident = on_gpu.resident_rays(rays, gpu_query)?;
-                    Ok(on_gpu.time(&resident, gpu_query, runs)?)
-                },
-                &|| gpu_hits(&on_gpu, rays, query),
-            )?;
-        }
-    }
-    measure(
-        GpuRays::Camera,
-        Query::Closest,
-        width as usize * height as usize,
-        &|| {
-            let resident = on_gpu.resident_camera(camera, width, height)?;
-            Ok(on_gpu.time(&resident, GpuQuery::Closest, runs)?)
-        },
-        &|| {
-            let hits = on_gpu.cast_camera(camera, width, height)?;
-            Ok(hits.iter().flatten().count())
-        },
-    )?;
-    Ok(GpuBench {
-        upload_time,
-        bytes: on_gpu.gpu_bytes(),
-        throughput,
-    })
-}
-
-/// Answers every ray on the GPU, the open ones finished in the current rayon pool, and
-/// counts the hits.
-fn gpu_hits(on_gpu: &GpuMesh, rays: &[Ray], query: Query) -> Result<usize> {
-    Ok(match query {
-        Query::Closest => on_gpu.cast_batch(rays)?.iter().flatten().count(),
-        Query::Any => on_gpu
-            .occluded_batch(rays)?
-            .iter()
-            .filter(|&&hit| hit)
-            .count(),
-    })
-}
-
 /// What `query` visits over `rays`, on this thread.
 fn count_visits(mesh: &Mesh, rays: &[Ray], query: Query) -> TraversalCounts {
     let mut counts = TraversalCounts::default();
@@ -618,222 +484,4 @@ fn one_by_one<A: Copy + Default + Send>(rays: &[Ray], answer: impl Fn(&Ray) -> A
             }
         });
     answers
-}
-
-fn write_table(
-    out: &mut impl Write,
-    args: &Args,
-    threads: usize,
-    gpu: Option<&Gpu>,
-    results: &[MeshBench],
-) -> Result<()> {
-    for (i, bench) in results.iter().enumerate() {
-        if i > 0 {
-            writeln!(out)?;
-        }
-        let subdivided = match args.subdivide {
-            0 => String::new(),
-            n => format!(", subdivided {n} time(s)"),
-        };
-        writeln!(
-            out,
-            "{}: {} triangles{subdivided}, {} quality, {} leaf test, {} kernel (median of {} runs)",
-            bench.path.display(),
-            bench.triangles,
-            args.quality.name(),
-            args.leaf_test.name(),
-            bench.kernel,
-            args.runs
-        )?;
-        writeln!(out, "  load   {:9.2} ms", ms(bench.load_time))?;
-        writeln!(
-            out,
-            "  build  {:9.2} ms  {:.2} Mtris/s; {} nodes, depth {}, SAH cost {:.2}, {:.1} bytes/triangle",
-            ms(bench.build_time),
-            millions_per_second(bench.triangles, bench.build_time),
-            bench.nodes,
-            bench.depth,
-            bench.sah_cost,
-            bench.bvh_bytes_per_triangle
-        )?;
-        writeln!(
-            out,
-            "  Mrays/s                           1 thread  {threads:>2} threads   rays    hit"
-        )?;
-        for pair in bench.throughput.chunks(2) {
-            let [one, all] = pair else { continue };
-            let query = format!("{}{}", one.query.name(), one.method.label(one.rays));
-            writeln!(
-                out,
-                "  {:<11} {:<18} {:>10.2} {:>11.2} {:>8} {:>5.1}%",
-                one.rays.name(),
-                query,
-                millions_per_second(one.count, one.time),
-                millions_per_second(all.count, all.time),
-                one.count,
-                100.0 * one.hits as f64 / one.count.max(1) as f64,
-            )?;
-        }
-        if !bench.visits.is_empty() {
-            writeln!(out, "  per ray                   nodes   leaves   blocks")?;
-            for v in &bench.visits {
-                writeln!(
-                    out,
-                    "  {:<11} {:<8} {:>9.2} {:>8.2} {:>8.2}",
-                    v.rays.name(),
-                    v.query.name(),
-                    v.per_ray(v.counts.nodes),
-                    v.per_ray(v.counts.leaves),
-                    v.per_ray(v.counts.blocks),
-                )?;
-            }
-        }
-        if let (Some(gpu), Some(measured)) = (gpu, &bench.gpu) {
-            write_gpu_table(out, gpu, bench.triangles, measured)?;
-        }
-    }
-    Ok(())
-}
-
-/// The GPU lines of one mesh's table.
-fn write_gpu_table(
-    out: &mut impl Write,
-    gpu: &Gpu,
-    triangles: usize,
-    measured: &GpuBench,
-) -> Result<()> {
-    writeln!(out, "  gpu    {}", gpu.adapter())?;
-    writeln!(out, "  kernel {}", gpu.kernel_options())?;
-    writeln!(
-        out,
-        "  upload {:9.2} ms  {} bytes on the GPU, {:.1} bytes/triangle",
-        ms(measured.upload_time),
-        measured.bytes,
-        measured.bytes as f64 / triangles.max(1) as f64
-    )?;
-    writeln!(
-        out,
-        "  {:<30} {:>10} {:>11} {:>8} {:>6} {:>7}",
-        "GPU Mrays/s", "kernel", "end-to-end", "rays", "hit", "on CPU"
-    )?;
-    for t in &measured.throughput {
-        let query = match t.rays {
-            GpuRays::Camera => format!("{} (GPU rays)", t.query.name()),
-            GpuRays::Host(_) => t.query.name().to_owned(),
-        };
-        writeln!(
-            out,
-            "  {:<11} {:<18} {:>10.2} {:>11.2} {:>8} {:>5.1}% {:>7}",
-            t.rays.name(),
-            query,
-            millions_per_second(t.count, t.kernel),
-            millions_per_second(t.count, t.end_to_end),
-            t.count,
-            100.0 * t.hits as f64 / t.count.max(1) as f64,
-            t.finished_on_cpu,
-        )?;
-    }
-    Ok(())
-}
-
-fn write_json(
-    out: &mut impl Write,
-    args: &Args,
-    threads: usize,
-    gpu: Option<&Gpu>,
-    results: &[MeshBench],
-) -> Result<()> {
-    let meshes: Vec<_> = results
-        .iter()
-        .map(|bench| {
-            let throughput: Vec<_> = bench
-                .throughput
-                .iter()
-                .map(|t| {
-                    json!({
-                        "rays": t.rays.name(),
-                        "query": t.query.name(),
-                        "method": t.method.name(),
-                        "threads": t.threads,
-                        "count": t.count,
-                        "hits": t.hits,
-                        "median_ms": ms(t.time),
-                        "mrays_per_s": millions_per_second(t.count, t.time),
-                    })
-                })
-                .collect();
-            let visits: Vec<_> = bench
-                .visits
-                .iter()
-                .map(|v| {
-                    json!({
-                        "rays": v.rays.name(),
-                        "query": v.query.name(),
-                        "nodes_per_ray": v.per_ray(v.counts.nodes),
-                        "leaves_per_ray": v.per_ray(v.counts.leaves),
-                        "blocks_per_ray": v.per_ray(v.counts.blocks),
-                    })
-                })
-                .collect();
-            let mut mesh = json!({
-                "path": bench.path.display().to_string(),
-                "kernel": bench.kernel.name(),
-                "triangles": bench.triangles,
-                "load_ms": ms(bench.load_time),
-                "build_ms": ms(bench.build_time),
-                "build_mtris_per_s": millions_per_second(bench.triangles, bench.build_time),
-                "bvh_nodes": bench.nodes,
-                "bvh_depth": bench.depth,
-                "bvh_sah_cost": bench.sah_cost,
-                "bvh_bytes_per_triangle": bench.bvh_bytes_per_triangle,
-                "throughput": throughput,
-                "counters": visits,
-            });
-            if let Some(measured) = &bench.gpu {
-                mesh["gpu"] = gpu_json(bench.triangles, measured);
-            }
-            mesh
-        })
-        .collect();
-    let mut document = json!({
-        "subdivide": args.subdivide,
-        "leaf_test": args.leaf_test.name(),
-        "runs": args.runs,
-        "quality": args.quality.name(),
-        "threads": threads,
-        "meshes": meshes,
-    });
-    if let Some(gpu) = gpu {
-        document["gpu_adapter"] = json!(gpu.adapter().to_string());
-    }
-    serde_json::to_writer_pretty(&mut *out, &document)?;
-    writeln!(out)?;
-    Ok(())
-}
-
-/// One mesh's GPU figures in JSON.
-fn gpu_json(triangles: usize, measured: &GpuBench) -> serde_json::Value {
-    let throughput: Vec<_> = measured
-        .throughput
-        .iter()
-        .map(|t| {
-            json!({
-                "rays": t.rays.name(),
-                "query": t.query.name(),
-                "count": t.count,
-                "hits": t.hits,
-                "finished_on_cpu": t.finished_on_cpu,
-                "kernel_best_ms": ms(t.kernel),
-                "kernel_mrays_per_s": millions_per_second(t.count, t.kernel),
-                "end_to_end_median_ms": ms(t.end_to_end),
-                "end_to_end_mrays_per_s": millions_per_second(t.count, t.end_to_end),
-            })
-        })
-        .collect();
-    json!({
-        "upload_ms": ms(measured.upload_time),
-        "gpu_bytes": measured.bytes,
-        "gpu_bytes_per_triangle": measured.bytes as f64 / triangles.max(1) as f64,
-        "throughput": throughput,
-    })
 }

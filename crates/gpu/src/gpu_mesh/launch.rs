@@ -1,0 +1,190 @@
+//! Running the shader over a query's rays: streaming them through the mesh's workspace,
+//! deciding each answer from its hit slots, and finishing the open ones on the CPU.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
+
+use meshcast_mesh::Result;
+use meshcast_primitives::Ray;
+use rayon::prelude::*;
+
+use super::{GpuMesh, GpuQuery};
+use crate::context::Shared;
+use crate::layout::{Params, FLAGGED, NO_TRIANGLE};
+use crate::stream::{profiling, RaySource, Shape, Source, Workspace};
+
+impl GpuMesh {
+    /// Fills the open answers on the CPU, in parallel, counting them.
+    pub(super) fn complete<T: Send, O: Send>(
+        &self,
+        (mut answers, open): Answers<T, O>,
+        cpu: impl Fn(usize, O) -> T + Sync,
+    ) -> Vec<T> {
+        let clock = Instant::now();
+        let opened = open.len();
+        self.rays.fetch_add(answers.len() as u64, Ordering::Relaxed);
+        self.finished_on_cpu
+            .fetch_add(opened as u64, Ordering::Relaxed);
+        let finished: Vec<(usize, T)> = open
+            .into_par_iter()
+            .map(|(i, open)| (i, cpu(i, open)))
+            .collect();
+        for (i, value) in finished {
+            answers[i] = value;
+        }
+        if profiling() {
+            eprintln!(
+                "meshcast gpu: {opened} open rays finished on the CPU: {:.2} ms",
+                clock.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        answers
+    }
+
+    /// Runs `query` over the rays of `source` and answers each ray with `answer` of its hit
+    /// slots and its count, in parallel, as the answers come back: the decided answers in
+    /// place, the open ones as `T::default()` there and listed with what the CPU needs.
+    pub(super) fn launch<T: Send + Default, O: Send>(
+        &self,
+        query: GpuQuery,
+        source: Source<'_>,
+        answer: impl Fn(&[[u32; 4]], u32) -> Answer<T, O> + Sync,
+    ) -> Result<Answers<T, O>> {
+        self.launch_shape(query.shape(self.hit_capacity), source, answer)
+    }
+
+    /// [`GpuMesh::launch`] with the kernel and answers of `shape`.
+    pub(super) fn launch_shape<T: Send + Default, O: Send>(
+        &self,
+        shape: Shape,
+        source: Source<'_>,
+        answer: impl Fn(&[[u32; 4]], u32) -> Answer<T, O> + Sync,
+    ) -> Result<Answers<T, O>> {
+        let count = source.len();
+        let slots = shape.slots as usize;
+        let mut answers = Vec::with_capacity(count);
+        // Open rays are few (a few in ten thousand): a lock costs nothing.
+        let open = Mutex::new(Vec::new());
+        let decide = |i: usize, hits: &[[u32; 4]], ray_count: u32| match answer(hits, ray_count) {
+            Done(value) => value,
+            Open(data) => {
+                open.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push((i, data));
+                T::default()
+            }
+        };
+        let fixed = if count == 0 || self.mesh.bvh().is_empty() {
+            // No ray, or nothing to hit: every ray misses, on the CPU too.
+            Some(([0, 0, 0, NO_TRIANGLE], 0))
+        } else if !self.traceable {
+            // Coordinates the shader cannot take: every ray is left to the CPU.
+            Some(([0, 0, 0, FLAGGED], FLAGGED))
+        } else {
+            None
+        };
+        if let Some((slot, ray_count)) = fixed {
+            let hits = vec![slot; slots.max(1)];
+            answers.par_extend(
+                (0..count)
+                    .into_par_iter()
+                    .map(|i| decide(i, &hits, ray_count)),
+            );
+        } else {
+            self.stream(shape, source, |start, hits, counts| {
+                let n = hits.len().checked_div(slots).unwrap_or(counts.len());
+                answers.par_extend((0..n).into_par_iter().map(|i| {
+                    let count = counts.get(i).copied().unwrap_or(0);
+                    decide(start + i, &hits[i * slots..(i + 1) * slots], count)
+                }));
+            })?;
+        }
+        let open = open.into_inner().unwrap_or_else(PoisonError::into_inner);
+        Ok((answers, open))
+    }
+
+    /// Streams the rays of `source` through the mesh's workspace (made, or remade larger,
+    /// as the call needs), handing `take` each chunk's answers.
+    fn stream(
+        &self,
+        shape: Shape,
+        source: Source<'_>,
+        take: impl FnMut(usize, &[[u32; 4]], &[u32]),
+    ) -> Result<()> {
+        let count = source.len();
+        // Buffers for one call's rays, up to a whole chunk, grown when a call needs more.
+        let chunk = self
+            .chunk_rays(shape)
+            .min(count.next_power_of_two().max(4096));
+        let shared: &Shared = &self.gpu.shared;
+        let mut workspace = self
+            .workspace
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !workspace
+            .as_ref()
+            .is_some_and(|w| w.fits(chunk, shape.slots))
+        {
+            // Dropped first: the old buffers go before the new ones are made.
+            *workspace = None;
+            let slots_per_ray = shape.slots.max(1);
+            *workspace = Some(Workspace::new(
+                shared,
+                (&self.nodes, &self.triangles),
+                chunk,
+                slots_per_ray,
+            )?);
+        }
+        let workspace = workspace.as_mut().expect("made above");
+        let base = match &source {
+            Source::Camera(params, _) => *params,
+            Source::Rays(_) => Params::default(),
+        };
+        let params = Params {
+            cap: self.hit_capacity,
+            ..base
+        };
+        workspace.stream(shared, shape, params, &source, take)
+    }
+
+    /// Rays per streamed chunk: [`GpuOptions::chunk`](crate::GpuOptions::chunk), at most as many as the adapter's
+    /// largest buffer holds answers for.
+    fn chunk_rays(&self, shape: Shape) -> usize {
+        let limit = self
+            .gpu
+            .shared
+            .device
+            .limits()
+            .max_storage_buffer_binding_size;
+        let per_ray = 32u64.max(16 * shape.slots);
+        let chunk = self.gpu.shared.options.chunk as usize;
+        ((limit / per_ray) as usize).clamp(1, chunk)
+    }
+}
+
+/// The [`RaySource`] of a query's rays, sized so it can stand behind a `dyn` pointer.
+pub(super) struct Rays<'a, R: ?Sized>(pub(super) &'a R);
+
+impl<R: RaySource + ?Sized> RaySource for Rays<'_, R> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn ray(&self, index: usize) -> Ray {
+        self.0.ray(index)
+    }
+}
+
+/// Every ray's answer (a placeholder for an open one) and the open rays, each with what the
+/// CPU needs beside its index.
+pub(super) type Answers<T, O> = (Vec<T>, Vec<(usize, O)>);
+
+/// A ray's answer from the GPU: decided, or left open for the CPU with what the CPU needs
+/// beside the ray's index.
+pub(super) enum Answer<T, O> {
+    Done(T),
+    Open(O),
+}
+
+pub(super) use Answer::{Done, Open};

@@ -1,0 +1,157 @@
+//! Rays kept on the GPU ([`ResidentRays`]) and the kernel timed over them alone
+//! ([`GpuMesh::time`]).
+
+use std::time::{Duration, Instant};
+
+use meshcast_mesh::{Error, Result};
+use meshcast_primitives::{Camera, Ray};
+use wgpu::util::DeviceExt;
+
+use super::queries::camera_params;
+use super::{GpuMesh, GpuQuery};
+use crate::context::{checked, wait, Shared};
+use crate::layout::{GpuRay, Params};
+use crate::stream::{bind_group, grid, trace_pass};
+
+/// Rays kept on the GPU, or a camera whose rays the GPU makes, with buffers for the answers:
+/// for timing the kernel alone ([`GpuMesh::time`]).
+pub struct ResidentRays {
+    count: u32,
+    rays: wgpu::Buffer,
+    camera: Option<Params>,
+    hits: wgpu::Buffer,
+    counts: wgpu::Buffer,
+}
+
+impl ResidentRays {
+    /// The number of rays.
+    pub fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+impl GpuMesh {
+    /// Copies `rays` to the GPU to stay there, with buffers for the answers of `query`.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] if they do not fit in one dispatch's buffers.
+    pub fn resident_rays(&self, rays: &[Ray], query: GpuQuery) -> Result<ResidentRays> {
+        let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::of).collect();
+        let buffer = self.gpu.storage("rays", bytemuck::cast_slice(&gpu_rays))?;
+        self.resident(rays.len(), buffer, None, query)
+    }
+
+    /// A camera whose rays the GPU makes, with buffers for the closest hits of a
+    /// `width` x `height` image.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] if the image does not fit in one dispatch's buffers.
+    pub fn resident_camera(
+        &self,
+        camera: &Camera,
+        width: u32,
+        height: u32,
+    ) -> Result<ResidentRays> {
+        let dummy = self.gpu.storage("rays", &[])?;
+        let params = camera_params(camera, width, height);
+        self.resident(
+            width as usize * height as usize,
+            dummy,
+            Some(params),
+            GpuQuery::Closest,
+        )
+    }
+
+    fn resident(
+        &self,
+        count: usize,
+        rays: wgpu::Buffer,
+        camera: Option<Params>,
+        query: GpuQuery,
+    ) -> Result<ResidentRays> {
+        let count = u32::try_from(count).map_err(|_| too_many(count))?;
+        let device = &self.gpu.shared.device;
+        let limit = device.limits().max_storage_buffer_binding_size;
+        let hit_bytes = (u64::from(count) * query.hit_slots(self.hit_capacity) * 16).max(16);
+        let count_bytes = (u64::from(count) * 4).max(16);
+        if hit_bytes.max(count_bytes) > limit {
+            return Err(too_many(count as usize));
+        }
+        let buffer = |label, size| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        };
+        let (hits, counts) = checked(device, "dispatch", || {
+            (buffer("hits", hit_bytes), buffer("counts", count_bytes))
+        })?;
+        Ok(ResidentRays {
+            count,
+            rays,
+            camera,
+            hits,
+            counts,
+        })
+    }
+
+    /// Runs `query` over resident rays `repeats` times and returns the fastest run: kernel
+    /// time, from submission to completion, with nothing copied back.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] if the GPU fails.
+    pub fn time(&self, rays: &ResidentRays, query: GpuQuery, repeats: usize) -> Result<Duration> {
+        let shared: &Shared = &self.gpu.shared;
+        let pipeline = shared.pipeline(query.mode())?;
+        let (row_groups, rows, row) = grid(rays.count, shared.options.workgroup);
+        let params = Params {
+            ray_count: rays.count,
+            row,
+            cap: self.hit_capacity,
+            ..rays.camera.unwrap_or_default()
+        };
+        let (bind_group, _params) = checked(&shared.device, "dispatch", || {
+            let uniform = shared
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("params"),
+                    contents: bytemuck::bytes_of(&params),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+            let group = bind_group(
+                shared,
+                (&self.nodes, &self.triangles),
+                &uniform,
+                &rays.rays,
+                (&rays.hits, &rays.counts),
+            );
+            (group, uniform)
+        })?;
+        let mut best = Duration::MAX;
+        for _ in 0..repeats.max(1) {
+            let start = Instant::now();
+            checked(&shared.device, "dispatch", || {
+                let mut encoder = shared.device.create_command_encoder(&Default::default());
+                trace_pass(&mut encoder, &pipeline, &bind_group, (row_groups, rows));
+                shared.queue.submit([encoder.finish()]);
+            })?;
+            wait(&shared.device)?;
+            best = best.min(start.elapsed());
+        }
+        Ok(best)
+    }
+}
+
+fn too_many(count: usize) -> Error {
+    Error::Gpu {
+        operation: "dispatch",
+        message: format!("{count} rays do not fit in one dispatch's buffers"),
+    }
+}

@@ -1,0 +1,144 @@
+//! Copying a mesh to the GPU ([`Gpu::upload`]) and replacing the copy when its vertices move
+//! ([`GpuMesh::set_positions`]).
+
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use meshcast_bvh::BuildOptions;
+use meshcast_mesh::{Error, LeafTest, Mesh, Result};
+use wgpu::util::DeviceExt;
+
+use super::{GpuMesh, DEFAULT_HIT_CAPACITY};
+use crate::context::{checked, Gpu};
+use crate::layout::{self, Layout};
+
+impl Gpu {
+    /// Copies `mesh` to the GPU: its tree's nodes compressed and renumbered (no rebuild) and
+    /// its triangles in their leaves' order.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] if the mesh uses a leaf test other than [`LeafTest::Watertight`] (the
+    /// one the shader runs) or is larger than the adapter's largest buffer.
+    pub fn upload(&self, mesh: impl Into<Arc<Mesh>>) -> Result<GpuMesh> {
+        let mesh = mesh.into();
+        if mesh.leaf_test() != LeafTest::Watertight {
+            return Err(Error::Gpu {
+                operation: "upload",
+                message: format!(
+                    "the GPU runs the watertight test; this mesh uses {:?}",
+                    mesh.leaf_test()
+                ),
+            });
+        }
+        let traced = self.traced(&mesh);
+        let layout = layout::of(&traced, self.shared.options.order)?;
+        let (nodes, triangles) = self.buffers_of(&layout)?;
+        Ok(GpuMesh {
+            gpu: self.clone(),
+            traceable: layout::traceable(&mesh),
+            mesh,
+            traced,
+            nodes,
+            triangles,
+            triangle_ids: layout.triangle_ids,
+            hit_capacity: DEFAULT_HIT_CAPACITY,
+            workspace: Mutex::new(None),
+            rays: AtomicU64::new(0),
+            finished_on_cpu: AtomicU64::new(0),
+        })
+    }
+
+    /// The mesh whose tree the GPU walks: `mesh`, or, where [`GpuOptions::leaf`](crate::GpuOptions::leaf) asks for
+    /// other leaves, the same triangles built into a tree for the GPU.
+    fn traced(&self, mesh: &Arc<Mesh>) -> Arc<Mesh> {
+        let leaf = self.shared.options.leaf as usize;
+        if leaf == 0 {
+            return Arc::clone(mesh);
+        }
+        let options = BuildOptions {
+            max_leaf_primitives: leaf,
+            ..mesh.build_options()
+        };
+        Arc::new(Mesh::from_tri_mesh(mesh.tri_mesh().clone(), &options))
+    }
+
+    /// The node and triangle buffers holding `layout`.
+    fn buffers_of(&self, layout: &Layout) -> Result<(wgpu::Buffer, wgpu::Buffer)> {
+        Ok((
+            self.storage("nodes", bytemuck::cast_slice(&layout.nodes))?,
+            self.storage("triangles", bytemuck::cast_slice(&layout.triangles))?,
+        ))
+    }
+
+    /// A read-only storage buffer holding `bytes` (at least 32, one ray, so that empty data
+    /// binds).
+    pub(super) fn storage(&self, label: &str, bytes: &[u8]) -> Result<wgpu::Buffer> {
+        let shared = &self.shared;
+        let limit = shared.device.limits().max_storage_buffer_binding_size;
+        if bytes.len() as u64 > limit {
+            return Err(Error::Gpu {
+                operation: "upload",
+                message: format!(
+                    "{label} take {} bytes; {} allows {limit} in one buffer",
+                    bytes.len(),
+                    shared.info.name
+                ),
+            });
+        }
+        let mut padded = [0u8; 32];
+        let contents = if bytes.len() < padded.len() {
+            padded[..bytes.len()].copy_from_slice(bytes);
+            &padded[..]
+        } else {
+            bytes
+        };
+        checked(&shared.device, "upload", || {
+            shared
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                })
+        })
+    }
+}
+
+impl GpuMesh {
+    /// Moves the vertices (a deforming mesh): the CPU mesh is refitted (rebuilt only if a
+    /// triangle became or stopped being degenerate, as [`Mesh::set_positions`] does) and the
+    /// GPU copy replaced, with no tree built on the GPU.
+    ///
+    /// # Errors
+    /// As [`Mesh::set_positions`]; [`Error::Gpu`] if the buffers cannot be made.
+    pub fn set_positions(&mut self, positions: &[[f32; 3]]) -> Result<()> {
+        let own_tree = Arc::ptr_eq(&self.mesh, &self.traced);
+        Arc::make_mut(&mut self.mesh).set_positions(positions)?;
+        if own_tree {
+            self.traced = Arc::clone(&self.mesh);
+        } else {
+            Arc::make_mut(&mut self.traced).set_positions(positions)?;
+        }
+        let queue = &self.gpu.shared.queue;
+        let layout = layout::of(&self.traced, self.gpu.shared.options.order)?;
+        let node_bytes: &[u8] = bytemuck::cast_slice(&layout.nodes);
+        let triangle_bytes: &[u8] = bytemuck::cast_slice(&layout.triangles);
+        if node_bytes.len() as u64 == self.nodes.size()
+            && triangle_bytes.len() as u64 == self.triangles.size()
+        {
+            // Refitted: the same sizes, written in place.
+            queue.write_buffer(&self.nodes, 0, node_bytes);
+            queue.write_buffer(&self.triangles, 0, triangle_bytes);
+        } else {
+            (self.nodes, self.triangles) = self.gpu.buffers_of(&layout)?;
+            // The workspace's bindings name the old buffers.
+            *self
+                .workspace
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner) = None;
+        }
+        self.triangle_ids = layout.triangle_ids;
+        self.traceable = layout::traceable(&self.mesh);
+        Ok(())
+    }
+}

@@ -1,0 +1,415 @@
+//! The batch drivers of [`RayQueries`]' batch queries: a batch cut into rayon tasks (or traced
+//! on the calling thread), sorted when its [`crate::BatchOrder`] says so, and each task's rays
+//! walked as pairs of packets, as packets its [`PacketFinder`] finds, or one by one.
+
+use meshcast_primitives::{prefetch, Ray, RayPacket, ALL_LANES, PACKET_WIDTH};
+use rayon::prelude::*;
+
+use crate::queries::lane_bits::for_each_lane;
+use crate::queries::packets::{image_width, PacketFinder, TILE_SIDE};
+use crate::queries::{sorted_order, BatchFrame, RayQueries};
+use crate::{Filter, QueryOptions};
+
+/// Rays (or points) one rayon task answers at least: enough to pay for the task, few enough
+/// to balance.
+pub(crate) const BATCH_GRAIN: usize = 64;
+
+/// The levels that answer [`RayQueries`] and [`crate::PointQueries`]: this crate's `Mesh`,
+/// `Instance` and `Scene`.
+/// What fills the lanes of a packet that hold no ray.
+const PLACEHOLDER_RAY: Ray = Ray::new(glam::Vec3::ZERO, glam::Vec3::X);
+
+/// The rays of two neighbouring chunks, which may walk as one packet
+/// ([`PacketFinder::find_pair`]).
+const PAIR_WIDTH: usize = 2 * PACKET_WIDTH;
+
+/// The most rays of a batch one rayon task answers, unless an image's band is wider: a task's
+/// [`PacketFinder`] learns whether the rays hold packets and then passes over chunks of random
+/// rays, so tasks should be long, but a thread that ends early should find tasks to take.
+const MAX_RAY_GRAIN: usize = 1024;
+
+/// How many rays of a batch one rayon task answers, and the width of the image the batch is
+/// ([`image_width`]), found once for all tasks: an eighth of each thread's share, within
+/// [`BATCH_GRAIN`] and [`MAX_RAY_GRAIN`], or for an image whole bands of [`TILE_SIDE`] rows,
+/// so that each task traces tiles.
+fn batch_grain(rays: &[Ray]) -> (usize, Option<usize>) {
+    let width = image_width(rays);
+    let grain = (rays.len() / (8 * rayon::current_num_threads())).clamp(BATCH_GRAIN, MAX_RAY_GRAIN);
+    let grain = match width {
+        Some(width) => {
+            let band = TILE_SIDE * width;
+            band * grain.div_ceil(band)
+        }
+        None => grain,
+    };
+    (grain, width)
+}
+
+/// The batch driver of [`RayQueries::cast_batch_with`] and [`RayQueries::occluded_batch_with`]:
+/// `answers[i]` is `trace`'s answer for `rays[i]`, traced on the current rayon pool in tasks of
+/// [`batch_grain`] rays, `trace` being handed each task's rays and answers and the width of the
+/// image the batch is, if it is one (then each task holds whole bands of tiles). A batch the
+/// options' [`BatchOrder`] sorts ([`BatchOrder::sorts`]; never an image) is traced in the
+/// order of [`sorted_order`], its answers put back in the caller's order.
+pub(super) fn parallel_batch<A: Copy + Default + Send + Sync, F>(
+    rays: &[Ray],
+    frame: BatchFrame,
+    options: &QueryOptions<F>,
+    answers: &mut [A],
+    trace: impl Fn(&[Ray], &mut [A], Option<usize>) + Sync,
+) {
+    let (grain, width) = batch_grain(rays);
+    if width.is_some() || !options.order.sorts(rays, &frame) {
+        rays.par_chunks(grain)
+            .zip(answers.par_chunks_mut(grain))
+            .for_each(|(rays, answers)| trace(rays, answers, width));
+        return;
+    }
+    let order = sorted_order(rays, &frame, true);
+    let mut sorted_answers = vec![A::default(); rays.len()];
+    order
+        .par_chunks(grain)
+        .zip(sorted_answers.par_chunks_mut(grain))
+        .for_each(|(indices, answers)| {
+            let rays: Vec<Ray> = indices.iter().map(|&i| rays[i as usize]).collect();
+            trace(&rays, answers, None)
+        });
+    let mut place = vec![0u32; rays.len()];
+    for (k, &i) in order.iter().enumerate() {
+        place[i as usize] = k as u32;
+    }
+    answers
+        .par_iter_mut()
+        .zip(place.par_iter())
+        .for_each(|(answer, &k)| *answer = sorted_answers[k as usize]);
+}
+
+/// [`parallel_batch`] on the calling thread, for the serial batch calls.
+pub(super) fn serial_batch_in_order<A: Copy + Default, F>(
+    rays: &[Ray],
+    frame: BatchFrame,
+    options: &QueryOptions<F>,
+    answers: &mut [A],
+    mut trace: impl FnMut(&[Ray], &mut [A], Option<usize>),
+) {
+    let width = image_width(rays);
+    if width.is_some() || !options.order.sorts(rays, &frame) {
+        trace(rays, answers, width);
+        return;
+    }
+    let order = sorted_order(rays, &frame, false);
+    let sorted: Vec<Ray> = order.iter().map(|&i| rays[i as usize]).collect();
+    let mut sorted_answers = vec![A::default(); rays.len()];
+    trace(&sorted, &mut sorted_answers, None);
+    for (&i, answer) in order.iter().zip(sorted_answers) {
+        answers[i as usize] = answer;
+    }
+}
+
+/// The closest hits of a serial batch ([`serial_batch`]), `width` being the width of the
+/// image the rays are, whose rows they start at, if they are one.
+#[inline(always)]
+pub(super) fn cast_serial<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
+    level: &L,
+    rays: &[Ray],
+    options: &QueryOptions<F>,
+    hits: &mut [Option<L::Hit>],
+    width: Option<usize>,
+) {
+    let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
+    serial_batch(
+        rays,
+        options,
+        hits,
+        level,
+        width,
+        Walks {
+            pair: |rays: [&RayPacket; 2], answers: [&mut [Option<L::Hit>; PACKET_WIDTH]; 2]| {
+                level.walk_closest_packet_pair(rays, options, answers)
+            },
+            chunk: |finder: &mut PacketFinder, rays: &[Ray], hits: &mut [Option<L::Hit>]| {
+                cast_chunk(level, rays, options, finder, &mut scratch, hits)
+            },
+            alone: |rays: &[Ray], hits: &mut [Option<L::Hit>]| {
+                for (ray, hit) in rays.iter().zip(hits) {
+                    *hit = level.cast_with(ray, options);
+                }
+            },
+        },
+    );
+}
+
+/// Which rays of a serial batch hit anything ([`serial_batch`]; `width` as in
+/// [`cast_serial`]).
+#[inline(always)]
+pub(super) fn occluded_serial<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
+    level: &L,
+    rays: &[Ray],
+    options: &QueryOptions<F>,
+    hits: &mut [bool],
+    width: Option<usize>,
+) {
+    let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
+    serial_batch(
+        rays,
+        options,
+        hits,
+        level,
+        width,
+        Walks {
+            pair: |rays: [&RayPacket; 2], answers: [&mut [bool; PACKET_WIDTH]; 2]| {
+                let hit = level.walk_any_packet_pair(rays, options);
+                for (hit, answers) in hit.into_iter().zip(answers) {
+                    for (lane, answer) in answers.iter_mut().enumerate() {
+                        *answer = hit & (1 << lane) != 0;
+                    }
+                }
+            },
+            chunk: |finder: &mut PacketFinder, rays: &[Ray], hits: &mut [bool]| {
+                occluded_chunk(level, rays, options, finder, &mut scratch, hits)
+            },
+            alone: |rays: &[Ray], hits: &mut [bool]| {
+                for (ray, hit) in rays.iter().zip(hits) {
+                    *hit = level.occluded_with(ray, options);
+                }
+            },
+        },
+    );
+}
+
+/// The two halves of a pair of chunks.
+#[inline(always)]
+fn halves(pair: &[Ray; PAIR_WIDTH]) -> (&[Ray; PACKET_WIDTH], &[Ray; PACKET_WIDTH]) {
+    let (front, back) = pair.split_at(PACKET_WIDTH);
+    (
+        front.try_into().expect("half a pair"),
+        back.try_into().expect("half a pair"),
+    )
+}
+
+/// The three ways a serial batch walks rays ([`serial_batch`]): two whole chunks as one
+/// packet (`pair`), a chunk with the finder to look for its packets (`chunk`), and the rays
+/// of the chunks the finder passes over one by one (`alone`).
+struct Walks<P, C, S> {
+    pair: P,
+    chunk: C,
+    alone: S,
+}
+
+/// A serial batch call's loop: the rays and their `answers` sixteen at a time, as a pair of
+/// chunks of [`PACKET_WIDTH`]. A camera image in row-major order, `width` rays to a row
+/// ([`image_width`], found by the caller), is read in square tiles of [`TILE_SIDE`] rows and
+/// columns, its top two rows one chunk and its bottom two the other, as Embree's users trace
+/// images; other batches in order. Two whole chunks that make one packet
+/// ([`PacketFinder::find_pair`]; rays with no distance limit to apply) go to `walks.pair`
+/// where `level` walks such pairs ([`RayQueries::packet_span`]); the chunks of other pairs go
+/// to `walks.chunk` one by one, with the finder to look for their packets, and the chunks the
+/// finder passes over go to `walks.alone` together, whose rays walk one by one. Answers land in the rays'
+/// order whatever the order of the walks.
+#[inline(always)]
+fn serial_batch<A: Copy + Default, F, L: RayQueries + ?Sized>(
+    rays: &[Ray],
+    options: &QueryOptions<F>,
+    answers: &mut [A],
+    level: &L,
+    width: Option<usize>,
+    walks: Walks<
+        impl FnMut([&RayPacket; 2], [&mut [A; PACKET_WIDTH]; 2]),
+        impl FnMut(&mut PacketFinder, &[Ray], &mut [A]),
+        impl FnMut(&[Ray], &mut [A]),
+    >,
+) {
+    let Walks {
+        mut pair,
+        mut chunk,
+        mut alone,
+    } = walks;
+    let span = level.packet_span();
+    let mut finder = match width {
+        Some(_) => PacketFinder::image(span),
+        None => PacketFinder::new(span),
+    };
+    // Pairs are read where they lie: their rays need no distance limit applied.
+    let pairs = span.is_some() && options.max_distance == f32::INFINITY;
+    let mut sixteen = |finder: &mut PacketFinder, rays: &[Ray], answers: &mut [A]| {
+        if let (true, Ok(both), Ok(both_answers)) = (
+            pairs,
+            <&[Ray; PAIR_WIDTH]>::try_from(rays),
+            <&mut [A; PAIR_WIDTH]>::try_from(&mut *answers),
+        ) {
+            let (front, back) = halves(both);
+            if finder.find_pair(front, back) {
+                let (front, back) = both_answers.split_at_mut(PACKET_WIDTH);
+                let halves = [front, back].map(|half| half.try_into().expect("half a pair"));
+                pair(finder.pair(), halves);
+                return;
+            }
+        }
+        for (rays, answers) in rays
+            .chunks(PACKET_WIDTH)
+            .zip(answers.chunks_mut(PACKET_WIDTH))
+        {
+            chunk(finder, rays, answers);
+        }
+    };
+    let mut start = 0;
+    if let Some(width) = width {
+        let band = TILE_SIDE * width;
+        for (rays, answers) in rays.chunks_exact(band).zip(answers.chunks_mut(band)) {
+            for_each_tile(rays, answers, width, |rays, answers| {
+                sixteen(&mut finder, rays, answers)
+            });
+        }
+        start = rays.len() / band * band;
+    }
+    while start < rays.len() {
+        let passed_over = (finder.take_passed_over() * PACKET_WIDTH).min(rays.len() - start);
+        if passed_over > 0 {
+            let end = start + passed_over;
+            alone(&rays[start..end], &mut answers[start..end]);
+            start = end;
+            continue;
+        }
+        let end = (start + PAIR_WIDTH).min(rays.len());
+        // The walks between fill the caches with the hierarchy, and a batch's rays, read
+        // once, would otherwise come from memory while the CPU waits (bunny camera image: the
+        // first reads of a chunk took half the time of finding its packets).
+        if let Some(ahead) = rays.get(end..(end + PAIR_WIDTH).min(rays.len())) {
+            prefetch(ahead);
+        }
+        sixteen(&mut finder, &rays[start..end], &mut answers[start..end]);
+        start = end;
+    }
+}
+
+/// Hands `walk` the rays and answers of each [`TILE_SIDE`]-square tile of a band of
+/// [`TILE_SIDE`] image rows `width` rays wide, row by row within a tile, then the rays left at
+/// the band's right end a row at a time; writes the answers back in the rays' order.
+#[inline(always)]
+fn for_each_tile<A: Copy + Default>(
+    rays: &[Ray],
+    answers: &mut [A],
+    width: usize,
+    mut walk: impl FnMut(&[Ray], &mut [A]),
+) {
+    let mut tile_rays = [PLACEHOLDER_RAY; PAIR_WIDTH];
+    let mut tile_answers = [A::default(); PAIR_WIDTH];
+    let whole = width / TILE_SIDE * TILE_SIDE;
+    for column in (0..whole).step_by(TILE_SIDE) {
+        let place = |row: usize| row * width + column..row * width + column + TILE_SIDE;
+        for row in 0..TILE_SIDE {
+            tile_rays[row * TILE_SIDE..][..TILE_SIDE].copy_from_slice(&rays[place(row)]);
+        }
+        walk(&tile_rays, &mut tile_answers);
+        for row in 0..TILE_SIDE {
+            answers[place(row)].copy_from_slice(&tile_answers[row * TILE_SIDE..][..TILE_SIDE]);
+        }
+    }
+    for row in 0..TILE_SIDE {
+        let edge = row * width + whole..(row + 1) * width;
+        walk(&rays[edge.clone()], &mut answers[edge]);
+    }
+}
+
+/// Which rays of a chunk of up to [`PACKET_WIDTH`] rays of a batch hit anything, in `hits`, as
+/// packets where `finder` finds them.
+#[inline(always)]
+fn occluded_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
+    level: &L,
+    rays: &[Ray],
+    options: &QueryOptions<F>,
+    finder: &mut PacketFinder,
+    scratch: &mut [Ray; PACKET_WIDTH],
+    hits: &mut [bool],
+) {
+    let (rays, lanes) = packet_rays(rays, options, scratch);
+    let (packets, alone) = finder.find(rays, lanes);
+    if packets.is_empty() {
+        // Rays that walk alone, answered in place, as a loop of single-ray calls is.
+        for (lane, (ray, hit)) in rays.iter().zip(hits).enumerate() {
+            *hit = lanes & (1 << lane) != 0 && level.walk_any(ray, options);
+        }
+        return;
+    }
+    let mut hit = 0;
+    for packet in packets {
+        hit |= level.walk_any_packet(finder.rays(), packet, options) & packet;
+    }
+    for_each_lane(alone, |lane| {
+        if level.walk_any(&rays[lane], options) {
+            hit |= 1 << lane;
+        }
+    });
+    for (lane, answer) in hits.iter_mut().enumerate() {
+        *answer = hit & (1 << lane) != 0;
+    }
+}
+
+/// The closest hits of a chunk of up to [`PACKET_WIDTH`] rays of a batch, in `hits`, as
+/// packets where `finder` finds them.
+#[inline(always)]
+fn cast_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
+    level: &L,
+    rays: &[Ray],
+    options: &QueryOptions<F>,
+    finder: &mut PacketFinder,
+    scratch: &mut [Ray; PACKET_WIDTH],
+    hits: &mut [Option<L::Hit>],
+) {
+    let (rays, lanes) = packet_rays(rays, options, scratch);
+    let (packets, alone) = finder.find(rays, lanes);
+    if packets.is_empty() {
+        // Rays that walk alone, answered in place, as a loop of single-ray calls is.
+        for (lane, (ray, hit)) in rays.iter().zip(hits).enumerate() {
+            *hit = if lanes & (1 << lane) != 0 {
+                level.walk_closest(ray, options)
+            } else {
+                None
+            };
+        }
+        return;
+    }
+    // The answers go to the caller's slice, or for a last chunk of fewer rays to `tail`
+    // first: one copy of the code below, inlined.
+    let mut tail = [None; PACKET_WIDTH];
+    let (answers, whole) = match <&mut [_; PACKET_WIDTH]>::try_from(&mut *hits) {
+        Ok(answers) => (answers, true),
+        Err(_) => (&mut tail, false),
+    };
+    for packet in packets {
+        level.walk_closest_packet(finder.rays(), packet, options, answers);
+    }
+    for_each_lane(alone, |lane| {
+        answers[lane] = level.walk_closest(&rays[lane], options)
+    });
+    for_each_lane(!lanes & ALL_LANES, |lane| answers[lane] = None);
+    if !whole {
+        hits.copy_from_slice(&tail[..hits.len()]);
+    }
+}
+
+/// Up to [`PACKET_WIDTH`] rays of a batch as a packet, cut to the options' distance limit, and
+/// the bits of the lanes that hold a ray to answer (the others hit nothing). The rays may be
+/// invalid ([`Ray::is_valid`]): a packet walk leaves them out and the single-ray walks answer
+/// them, with no hit either way ([`crate::queries::packets::coherent`]). A whole packet of rays that
+/// need no cut is read where it lies; otherwise the rays are copied to `scratch`, whose unused
+/// lanes hold a placeholder.
+#[inline(always)]
+fn packet_rays<'r, F>(
+    rays: &'r [Ray],
+    options: &QueryOptions<F>,
+    scratch: &'r mut [Ray; PACKET_WIDTH],
+) -> (&'r [Ray; PACKET_WIDTH], u32) {
+    let unlimited = options.max_distance == f32::INFINITY;
+    if let (true, Ok(whole)) = (unlimited, <&[Ray; PACKET_WIDTH]>::try_from(rays)) {
+        return (whole, ALL_LANES);
+    }
+    let mut lanes = 0;
+    for (lane, ray) in rays.iter().enumerate().take(PACKET_WIDTH) {
+        if let Some(ray) = options.limit_ray(ray) {
+            scratch[lane] = ray;
+            lanes |= 1 << lane;
+        }
+    }
+    (scratch, lanes)
+}
