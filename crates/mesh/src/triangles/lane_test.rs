@@ -29,11 +29,10 @@ pub(crate) trait LaneTest {
     #[inline(always)]
     fn intersect_pair<S: Simd>(
         &self,
-        simd: S,
+        _simd: S,
         blocks: [&Self::Block; 2],
         t_max: f32,
     ) -> [Self::Hits; 2] {
-        let _ = simd;
         blocks.map(|block| self.intersect(block, t_max))
     }
 
