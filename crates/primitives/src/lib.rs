@@ -49,8 +49,8 @@ mod volumes;
 pub use error::Error;
 pub use exact::predicates;
 pub use exact::{
-    closest_point_on_triangle, triangles_distance, triangles_intersect,
-    triangles_intersect_beyond_shared, TriangleDistance,
+    closest_point_on_triangle, ray_edge_side, ray_edge_tie, triangles_distance,
+    triangles_intersect, triangles_intersect_beyond_shared, TriangleDistance,
 };
 #[cfg(target_arch = "x86_64")]
 pub use lanes::Avx2;

@@ -1,5 +1,5 @@
 //! A tiny deterministic generator for the crate's unit tests (xorshift), so that they need no
-//! dependency.
+//! dependency, and the exact-coordinate patch and rays the watertight tests share.
 
 use glam::Vec3;
 
@@ -19,4 +19,60 @@ impl Xorshift {
     pub(crate) fn point(&mut self, scale: f32) -> Vec3 {
         Vec3::new(self.next(), self.next(), self.next()) * 2.0 * scale - scale
     }
+}
+
+/// The patch of a cube `[0, 16]^3` cut into unit squares around the crease vertex
+/// `(16, 14, 0)`, where the faces `x = 16` and `z = 0` meet: two squares by two of each face,
+/// two triangles per square, oriented outwards. Every coordinate is a small integer.
+pub(crate) fn crease_patch() -> Vec<[Vec3; 3]> {
+    let mut squares = Vec::new();
+    for (i, j) in [(0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0)] {
+        let (y, z) = (13.0 + i, j);
+        squares.push([
+            [16.0, y, z],
+            [16.0, y + 1.0, z],
+            [16.0, y + 1.0, z + 1.0],
+            [16.0, y, z + 1.0],
+        ]);
+        let (x, y) = (14.0 + j, 13.0 + i);
+        squares.push([
+            [x, y, 0.0],
+            [x, y + 1.0, 0.0],
+            [x + 1.0, y + 1.0, 0.0],
+            [x + 1.0, y, 0.0],
+        ]);
+    }
+    squares
+        .iter()
+        .flat_map(|square| {
+            let [p0, p1, p2, p3] = square.map(Vec3::from_array);
+            [[p0, p1, p2], [p0, p2, p3]]
+        })
+        .collect()
+}
+
+/// Eight rays at oblique angles, each exactly through a point of [`crease_patch`] (its
+/// origin plus its direction is the point, exactly): from outside through the crease vertex,
+/// an edge midpoint on the crease, one ulp beside the vertex (missing the cube), a vertex of
+/// the face `x = 16`; from inside through the crease vertex and edge, a vertex of the face
+/// `z = 0` and a diagonal's midpoint.
+pub(crate) fn crease_rays() -> [crate::Ray; 8] {
+    let outside = Vec3::new(30.0, -7.0, 11.0);
+    let inside = Vec3::new(8.0, 8.0, 8.0);
+    let beside = Vec3::new(f32::from_bits(16f32.to_bits() + 1), 14.0, 0.0);
+    [
+        (outside, Vec3::new(16.0, 14.0, 0.0)),
+        (outside, Vec3::new(16.0, 14.5, 0.0)),
+        (outside, beside),
+        (outside, Vec3::new(16.0, 14.0, 1.0)),
+        (inside, Vec3::new(16.0, 14.0, 0.0)),
+        (inside, Vec3::new(16.0, 14.5, 0.0)),
+        (inside, Vec3::new(15.0, 14.0, 0.0)),
+        (inside, Vec3::new(16.0, 13.5, 0.5)),
+    ]
+    .map(|(origin, target)| {
+        let ray = crate::Ray::new(origin, target - origin);
+        assert_eq!(origin + ray.dir, target);
+        ray
+    })
 }

@@ -5,11 +5,14 @@
 //! triangles at a time (`triangle_block.rs`: [`TriangleBlock`]; `transform_block.rs`:
 //! [`TransformBlock`]) and over a packet's eight lanes (`watertight_packet.rs`:
 //! [`WatertightPacket`]; `ray_pair.rs`: [`RayPair`]), and the closest point of a triangle
-//! (`closest_point.rs`: [`Triangle::closest_point`], [`TrianglePoint`]).
+//! (`closest_point.rs`: [`Triangle::closest_point`], [`TrianglePoint`]). The watertight
+//! tests share one bound on their edge functions' rounding (`edge_bounds.rs`), beyond which
+//! a sign is exact and within which the exact room decides it.
 //!
-//! May use: `rays`, `lanes`. Used by `polygons` and `volumes`.
+//! May use: `rays`, `lanes`, `exact`. Used by `polygons` and `volumes`.
 
 mod closest_point;
+mod edge_bounds;
 mod hit;
 pub mod moller_trumbore;
 mod ray_pair;

@@ -4,16 +4,25 @@
 //! The ray is turned into a shear that maps it onto the +z axis; the triangle is then tested
 //! in 2D with edge functions evaluated from the same vertex values for every triangle that
 //! shares an edge, so the two sides of a shared edge agree exactly and no ray falls through.
-//! Edge functions that round to exactly zero are recomputed in `f64`, as the paper does.
 //!
-//! An edge function that is still exactly zero means the ray runs through the edge's line
-//! (through the edge, or a vertex where two edges meet). The paper counts the point as inside
-//! both triangles of the edge, so a ray through a shared edge hits twice and one through a
-//! vertex once per triangle around it. Here the zero takes the sign it would have were the
-//! ray moved by an infinitesimal step (`side_of_edge`: simulation of simplicity, Edelsbrunner
-//! and Mücke 1990; a rasteriser's top-left rule is the same idea), the same step for every
-//! triangle the ray is tested against. The answers are then those of a ray in general
-//! position, whatever the mesh:
+//! The shear rounds, so a rounded edge function near zero can have the wrong sign: a ray
+//! exactly through a vertex at an oblique angle can pass beside every triangle around it.
+//! So every edge function comes with a bound on its rounding (`edge_bounds.rs`, a static
+//! filter in the manner of Shewchuk 1997), and one within its bound of zero has its sign
+//! decided exactly on the input's coordinates: the ray's `f32` origin and direction and the
+//! triangle's `f32` corners ([`crate::ray_edge_side`]: the sign of
+//! `dir · ((to - origin) × (from - origin))`, by an `f64` filter, Shewchuk's exact predicates
+//! or integers). Every sign the test takes is therefore the sign the edge function has in
+//! exact arithmetic, and a zero means the ray's line meets the edge's line exactly.
+//!
+//! A zero means the ray runs through the edge's line (through the edge, or a vertex where
+//! two edges meet). The paper counts the point as inside both triangles of the edge, so a
+//! ray through a shared edge hits twice and one through a vertex once per triangle around it.
+//! Here the zero takes the sign it would have were the ray moved by an infinitesimal step in
+//! the sheared plane ([`crate::ray_edge_tie`], exact too: simulation of simplicity,
+//! Edelsbrunner and Mücke 1990; a rasteriser's top-left rule is the same idea), the same step
+//! for every triangle the ray is tested against. The answers are then those of a ray in
+//! general position, whatever the mesh:
 //! - a closed, consistently oriented surface (every edge shared by two triangles that run
 //!   along it in opposite directions) is hit exactly once per crossing, through edges and
 //!   vertices included, so the parity of the hits of a ray to infinity tells whether its
@@ -27,20 +36,26 @@
 //!   through that edge hits each triangle whose side it is moved to: possibly none or two
 //!   where a consistent surface would give one.
 //!
-//! The rule runs only when an edge function is exactly zero, so it costs nothing otherwise.
-//!
 //! That rule is [`Contacts::TieRule`], right wherever hits are counted. A closest-hit or
 //! any-hit question asks instead where or whether the ray meets the surface, and a ray that
 //! only touches it (along a box's edge, through a cone's apex) meets it there: with
-//! [`Contacts::Hit`] every triangle is closed, its edges and vertices included, so that ray
-//! hits every triangle it touches, and one through a shared edge hits both triangles of the
-//! edge at the same `t` (a closest hit then picks one by [`Hit::order`]).
+//! [`Contacts::Hit`] every triangle is closed, its edges and vertices included, so a ray that
+//! meets a triangle's closed set in exact arithmetic hits it, at any angle, and one through a
+//! shared edge hits both triangles of the edge at the same `t` (a closest hit then picks one
+//! by [`Hit::order`]).
+//!
+//! The filter costs a few operations per edge function; the exact decision runs only for
+//! edge functions within about `2^-19` of their terms' magnitude, which for rays in general
+//! position is a few triangles in a million tested. `t`, `u` and `v` are those of the rounded
+//! edge functions, except where the exact decision changed a sign: such an edge function
+//! becomes zero (the ray meets the edge) or the least normal `f32` of the exact sign.
 
 use glam::{Vec3, Vec4};
 
+use super::edge_bounds::{edge_bounds, magnitude};
 #[cfg(doc)]
 use crate::Triangle;
-use crate::{Hit, Ray};
+use crate::{ray_edge_side, ray_edge_tie, Hit, Ray};
 
 /// The per-ray set-up of the watertight test: the axis permutation and shear. Build it once
 /// per ray and test many triangles with [`WatertightRay::intersect`].
@@ -59,6 +74,8 @@ use crate::{Hit, Ray};
 #[derive(Clone, Copy, Debug)]
 pub struct WatertightRay {
     pub(crate) origin: Vec3,
+    /// The ray's direction, for the exact signs near edges (`ray_edge_side`).
+    pub(crate) dir: Vec3,
     /// Index of the dominant direction axis (`kz`), then the other two (`kx`, `ky`), ordered
     /// so that the triangle's winding is preserved.
     pub(crate) axes: [usize; 3],
@@ -72,7 +89,15 @@ pub struct WatertightRay {
 
 /// Which triangles a ray through an edge or a vertex hits: the one [`Contacts::TieRule`]
 /// gives the point to, or every triangle it touches ([`Contacts::Hit`]). The two differ only
-/// for rays exactly through an edge or a vertex (an edge function exactly zero).
+/// for rays exactly through an edge or a vertex.
+///
+/// "Exactly" is in exact arithmetic on the `f32` coordinates the test is given: the ray's
+/// origin and direction and the triangle's corners, at any angle (see the module
+/// [`crate::watertight`]). For a mesh those are its vertices and the ray as cast; for an
+/// instance they are the mesh's vertices and the ray as transformed into the mesh's frame
+/// (rounded to `f32`), so a ray through a vertex of a transformed instance is exact only
+/// where the transform is exact on it (translations and scalings by powers of two,
+/// typically).
 ///
 /// # Examples
 /// ```
@@ -119,6 +144,7 @@ impl WatertightRay {
         let shear = Vec4::new(d[kx], d[ky], 1.0, 1.0) / Vec4::new(d[kz], d[kz], d[kz], 1.0);
         Self {
             origin: ray.origin,
+            dir: ray.dir,
             axes: [kx, ky, kz],
             shear: shear.truncate(),
             t_min,
@@ -182,46 +208,18 @@ impl WatertightRay {
         let cy = c[ky] - s.y * c[kz];
 
         // Scaled barycentrics: the 2D edge functions of the edges b -> c, c -> a and a -> b.
-        let mut e0 = cx * by - cy * bx;
-        let mut e1 = ax * cy - ay * cx;
-        let mut e2 = bx * ay - by * ax;
-        if e0 == 0.0 || e1 == 0.0 || e2 == 0.0 {
-            // In `f64` the products of `f32` values are exact, so a zero here is a true zero;
-            // the signs are taken before rounding back, as an edge function too small for an
-            // `f32` (below 1e-45) still puts the ray on one side of the edge.
-            let (ax, ay, bx, by, cx, cy) = (
-                f64::from(ax),
-                f64::from(ay),
-                f64::from(bx),
-                f64::from(by),
-                f64::from(cx),
-                f64::from(cy),
-            );
-            let exact = [cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax];
-            [e0, e1, e2] = exact.map(|e| e as f32);
-            let [s0, s1, s2] = match self.contacts {
-                // The ray runs through an edge or a vertex, which the closed triangle holds:
-                // a zero takes no side.
-                Contacts::Hit => exact,
-                // Each zero edge function takes the side the ray would be on if moved by an
-                // infinitesimal step (see `side_of_edge`), so that exactly one of the
-                // triangles around the point owns it.
-                Contacts::TieRule => [
-                    side_of_edge(exact[0], (bx, by), (cx, cy)),
-                    side_of_edge(exact[1], (cx, cy), (ax, ay)),
-                    side_of_edge(exact[2], (ax, ay), (bx, by)),
-                ],
-            };
-            if (s0 < 0.0 || s1 < 0.0 || s2 < 0.0) && (s0 > 0.0 || s1 > 0.0 || s2 > 0.0)
-                || s0 == 0.0 && s1 == 0.0 && s2 == 0.0
-            {
+        let e = [cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax];
+        let bounds = edge_bounds([a, b, c].map(|p| magnitude(p, self.axes)));
+        let [e0, e1, e2] = if (0..3).any(|i| e[i].abs() <= bounds[i]) {
+            self.decide_exactly([v0, v1, v2], e, bounds)?
+        } else {
+            // Inside when all three share a sign (either winding, so both sides hit).
+            let [e0, e1, e2] = e;
+            if (e0 < 0.0 || e1 < 0.0 || e2 < 0.0) && (e0 > 0.0 || e1 > 0.0 || e2 > 0.0) {
                 return None;
             }
-        }
-        // Inside when all three share a sign (either winding, so both sides hit).
-        if (e0 < 0.0 || e1 < 0.0 || e2 < 0.0) && (e0 > 0.0 || e1 > 0.0 || e2 > 0.0) {
-            return None;
-        }
+            e
+        };
         let det = e0 + e1 + e2;
         if det == 0.0 || !det.is_finite() {
             return None;
@@ -241,28 +239,67 @@ impl WatertightRay {
     }
 }
 
-/// The sign of the edge function `e` of the edge `from -> to` (2D points of the sheared
-/// plane, relative to the ray), with a zero broken as if the ray were moved off the edge's
-/// line by an infinitesimal step `(ε, ε²)`: `e` then becomes
-/// `e + ε (to.y - from.y) + ε² (from.x - to.x)`, whose sign is that of the first non-zero
-/// term (Edelsbrunner and Mücke's simulation of simplicity, 1990; a rasteriser's top-left
-/// rule is the same idea). Only the sign of the result means anything.
-///
-/// Two triangles sharing an edge run along it in opposite directions when consistently
-/// oriented, so they compute opposite edge functions bit for bit and opposite tie-breaks:
-/// a ray through the edge is inside exactly one of them when they lie on opposite sides of
-/// it (the ray crosses the surface there), and inside both or neither when they fold to the
-/// same side (it only touches the surface). Around a vertex the same holds, as for any point
-/// in the plane covered by triangles that meet edge to edge. Zero only for an edge of zero
-/// length, whose triangle has no projected area and is rejected anyway.
+impl WatertightRay {
+    /// The edge functions `e` of the corners `[v0, v1, v2]` with the sign of each that lies
+    /// within its `bounds` of zero decided exactly ([`ray_edge_side`], with [`ray_edge_tie`]
+    /// for a zero under the tie rule), or `None` if those signs put the ray outside.
+    ///
+    /// An edge function whose rounded sign is the exact one is returned as it is; one whose
+    /// exact value is zero becomes zero (the ray meets the edge); one whose rounded sign is
+    /// wrong (or zero) takes the exact sign at the least normal magnitude, so that `t`, `u`
+    /// and `v` are those of the nearest point of the closed triangle, up to rounding.
+    #[cold]
+    #[inline(never)]
+    fn decide_exactly(
+        &self,
+        corners: [Vec3; 3],
+        e: [f32; 3],
+        bounds: [f32; 3],
+    ) -> Option<[f32; 3]> {
+        // Edge function `i` is that of the edge from corner `i + 1` to corner `i + 2`.
+        let edge = |i: usize| (corners[(i + 1) % 3], corners[(i + 2) % 3]);
+        let exact: [i8; 3] = core::array::from_fn(|i| {
+            if e[i].abs() <= bounds[i] {
+                let (from, to) = edge(i);
+                ray_edge_side(self.origin, self.dir, from, to)
+            } else {
+                sign(e[i])
+            }
+        });
+        let sides: [i8; 3] = match self.contacts {
+            // A ray through an edge or a vertex, which the closed triangle holds: a zero
+            // takes no side.
+            Contacts::Hit => exact,
+            // Each zero takes the side the ray would be on if moved by an infinitesimal step,
+            // so that exactly one of the triangles around the point owns it.
+            Contacts::TieRule => core::array::from_fn(|i| match exact[i] {
+                0 => {
+                    let (from, to) = edge(i);
+                    ray_edge_tie(self.dir, self.axes, from, to)
+                }
+                side => side,
+            }),
+        };
+        if sides.contains(&-1) && sides.contains(&1) || sides == [0; 3] {
+            return None;
+        }
+        Some(core::array::from_fn(|i| match exact[i] {
+            0 => 0.0,
+            side if side == sign(e[i]) => e[i],
+            side => f32::from(side) * f32::MIN_POSITIVE,
+        }))
+    }
+}
+
+/// The sign of `x`: `-1`, `0` or `1` (`-0.0` and NaN are `0`).
 #[inline]
-fn side_of_edge(e: f64, from: (f64, f64), to: (f64, f64)) -> f64 {
-    if e != 0.0 {
-        e
-    } else if to.1 != from.1 {
-        to.1 - from.1
+fn sign(x: f32) -> i8 {
+    if x > 0.0 {
+        1
+    } else if x < 0.0 {
+        -1
     } else {
-        from.0 - to.0
+        0
     }
 }
 
@@ -438,6 +475,44 @@ mod tests {
             assert!((hit.t - 2.0).abs() < 1e-6);
             assert!((hit.u - 0.25).abs() < 1e-6 && (hit.v - 0.25).abs() < 1e-6);
             assert!(hit.point(&tri).distance(ray.at(hit.t)) < 1e-5);
+        }
+    }
+
+    /// The issue that brought exact edge signs: a ray from outside through the crease vertex
+    /// `(16, 14, 0)` at an oblique angle touches the cube there and nowhere else. Rounded
+    /// shear put that vertex outside every triangle around it, so `Contacts::Hit` missed.
+    #[test]
+    fn touching_a_crease_vertex_at_an_oblique_angle_hits() {
+        let patch = crate::test_rng::crease_patch();
+        let hits = |origin: Vec3, target: Vec3, contacts| {
+            let ray = Ray::new(origin, target - origin);
+            assert_eq!(
+                origin + ray.dir,
+                target,
+                "the ray passes exactly through {target}"
+            );
+            let wt = WatertightRay::new(&ray).with_contacts(contacts);
+            patch
+                .iter()
+                .filter(|[a, b, c]| wt.intersect(*a, *b, *c).is_some())
+                .count()
+        };
+        let outside = Vec3::new(30.0, -7.0, 11.0);
+        let vertex = Vec3::new(16.0, 14.0, 0.0);
+        let midpoint = Vec3::new(16.0, 14.5, 0.0);
+        for target in [vertex, midpoint] {
+            assert!(hits(outside, target, Contacts::Hit) >= 1, "{target}");
+            assert_eq!(hits(outside, target, Contacts::TieRule) % 2, 0, "{target}");
+        }
+        // One ulp outside the cube beside the vertex: the line meets no closed triangle.
+        let beside = Vec3::new(f32::from_bits(16f32.to_bits() + 1), 14.0, 0.0);
+        assert_eq!(hits(outside, beside, Contacts::Hit), 0);
+        assert_eq!(hits(outside, beside, Contacts::TieRule), 0);
+        // From inside, through the vertex and the edge: one crossing.
+        let inside = Vec3::new(8.0, 8.0, 8.0);
+        for target in [vertex, midpoint] {
+            assert!(hits(inside, target, Contacts::Hit) >= 1, "{target}");
+            assert_eq!(hits(inside, target, Contacts::TieRule), 1, "{target}");
         }
     }
 

@@ -10,6 +10,7 @@
 
 use glam::Vec3;
 
+use super::edge_bounds::{lane_magnitude, near_lanes};
 use crate::lanes::{Lanes, Simd, PACKET_WIDTH};
 use crate::{lanes_like, Contacts, Hit, RayPacket, Triangle, WatertightRay};
 
@@ -40,6 +41,8 @@ pub struct WatertightPacket {
     pub(super) origin: [[f32; PACKET_WIDTH]; 3],
     /// The shears `sx`, `sy`, `sz`.
     pub(super) shear: [[f32; PACKET_WIDTH]; 3],
+    /// The directions' `kx`, `ky`, `kz` coordinates, for the exact signs near edges.
+    pub(super) dir: [[f32; PACKET_WIDTH]; 3],
     pub(super) t_min: [f32; PACKET_WIDTH],
     /// Which triangles own a point on an edge or a vertex, for every lane.
     pub(super) contacts: Contacts,
@@ -137,12 +140,20 @@ impl<S: Simd> LaneRays<S> {
         let a_z = a[2] - oz;
         let b_z = b[2] - oz;
         let c_z = c[2] - oz;
-        let ax = (a[0] - ox) - sx * a_z;
-        let ay = (a[1] - oy) - sy * a_z;
-        let bx = (b[0] - ox) - sx * b_z;
-        let by = (b[1] - oy) - sy * b_z;
-        let cx = (c[0] - ox) - sx * c_z;
-        let cy = (c[1] - oy) - sy * c_z;
+        let [a_x, a_y, b_x, b_y, c_x, c_y] = [
+            a[0] - ox,
+            a[1] - oy,
+            b[0] - ox,
+            b[1] - oy,
+            c[0] - ox,
+            c[1] - oy,
+        ];
+        let ax = a_x - sx * a_z;
+        let ay = a_y - sy * a_z;
+        let bx = b_x - sx * b_z;
+        let by = b_y - sy * b_z;
+        let cx = c_x - sx * c_z;
+        let cy = c_y - sy * c_z;
 
         let e0 = cx * by - cy * bx;
         let e1 = ax * cy - ay * cx;
@@ -153,8 +164,13 @@ impl<S: Simd> LaneRays<S> {
         let det = e0 + e1 + e2;
         let inside = !(negative & positive);
         let usable = det.ne(zero) & det.abs().lt(Lanes::splat(simd, f32::INFINITY));
-        // An edge function that rounds to zero is recomputed in f64 by the scalar test.
-        let redo = (e0.eq(zero) | e1.eq(zero) | e2.eq(zero)) & lanes;
+        // An edge function within its rounding of zero is decided exactly by the scalar test.
+        let magnitudes = [
+            lane_magnitude(a_x, a_y, a_z),
+            lane_magnitude(b_x, b_y, b_z),
+            lane_magnitude(c_x, c_y, c_z),
+        ];
+        let redo = near_lanes([e0, e1, e2], magnitudes) & lanes;
         let candidates = inside & usable & lanes;
         if candidates | redo == 0 {
             let none = PacketHits {
@@ -241,6 +257,7 @@ impl WatertightPacket {
                 (dy / dz).to_array(),
                 (one / dz).to_array(),
             ],
+            dir: [dx.to_array(), dy.to_array(), dz.to_array()],
             t_min: used(simd, &rays.t_min, lanes, first).to_array(),
             contacts: Contacts::TieRule,
         })
@@ -320,14 +337,16 @@ impl WatertightPacket {
     /// The single-ray set-up of `lane` with the range `[t_min, t_max]`, put back together from
     /// the lanes.
     pub(super) fn ray(&self, lane: usize, t_max: f32) -> WatertightRay {
-        let mut origin = Vec3::ZERO;
+        let (mut origin, mut dir) = (Vec3::ZERO, Vec3::ZERO);
         let axes = self.axes.map(|axis| axis as usize);
         for (k, &axis) in axes.iter().enumerate() {
             origin[axis] = self.origin[k][lane];
+            dir[axis] = self.dir[k][lane];
         }
         let [sx, sy, sz] = self.shear.map(|s| s[lane]);
         WatertightRay {
             origin,
+            dir,
             axes,
             shear: Vec3::new(sx, sy, sz),
             t_min: self.t_min[lane],
@@ -547,6 +566,27 @@ mod tests {
             crate::ALL_LANES,
             "a ray fell through the fan's block"
         );
+    }
+
+    /// Rays exactly through vertices and edges at oblique angles: every lane sent to the
+    /// exact decision answers what the scalar test answers, one triangle at a time and in
+    /// pairs of rays against blocks.
+    #[test]
+    fn lanes_equal_the_scalar_test_through_vertices_at_oblique_angles() {
+        let rays = crate::test_rng::crease_rays();
+        let patch: Vec<Triangle> = crate::test_rng::crease_patch()
+            .iter()
+            .map(|[a, b, c]| Triangle::new(*a, *b, *c))
+            .collect();
+        let mut crossed = 0;
+        for triangle in &patch {
+            crossed |= assert_lanes_match(&rays, triangle, [f32::INFINITY; 8]);
+        }
+        // Every ray from inside crosses the surface.
+        assert_eq!(crossed & 0xf0, 0xf0);
+        for block in patch.chunks(BLOCK_WIDTH) {
+            assert_pairs_match(&rays, block, [f32::INFINITY; 8]);
+        }
     }
 
     #[test]
