@@ -4,8 +4,8 @@
 //
 // WGSL promises neither correctly rounded division nor that a product and a sum stay two
 // roundings (a driver may fuse them), and may flush subnormals. So the GPU does not trust
-// its own signs near zero: every edge function comes with a bound on how far the CPU's exact
-// value can lie from it, and every distance with a bound on how far the CPU's `t` can lie
+// its own signs near zero: every edge function comes with a bound on how far its exact value
+// (on the input's coordinates, whose sign the CPU takes) can lie from it, and every distance with a bound on how far the CPU's `t` can lie
 // from it (static filters in the manner of Shewchuk 1997). A decision that the bounds leave
 // open marks the ray "flagged", and the host answers that ray on the CPU. Every other answer
 // names the triangle the CPU names. The bounds are derived in the crate's documentation (`lib.rs`, "Exactness").
@@ -91,10 +91,13 @@ const FLAGGED: u32 = 0xfffffffeu;
 // The unit roundoff of f32, 2^-24.
 const U: f32 = 5.9604644775390625e-8;
 // Relative bounds: edge functions, distances, box slabs (see exactness.rs).
-const EDGE_BOUND: f32 = 7.152557373046875e-7; // 12 U
-const EDGE_BOUND_2: f32 = 9.094947017729282e-13; // 256 U^2
+// 19 U: 12 U for how far the shader's rounding puts an edge function from the CPU's rounded
+// one, and 7 U for how far the CPU's rounding puts that from the exact value on the input's
+// coordinates, whose sign the CPU takes near zero.
+const EDGE_BOUND: f32 = 1.1324882507324219e-6; // 19 U
+const EDGE_BOUND_2: f32 = 3.637978807091713e-12; // 1024 U^2
 // EDGE_BOUND + EDGE_BOUND_2, rounded up, and the cheap filter's margin for its own rounding.
-const EDGE_SUM: f32 = 7.1525665e-7;
+const EDGE_SUM: f32 = 1.132491888711229e-6;
 const CHEAP_MARGIN: f32 = 1.0009765625; // 1 + 2^-10
 const T_BOUND: f32 = 3.814697265625e-6; // 64 U
 const BOX_BOUND: f32 = 3.814697265625e-6; // 64 U

@@ -30,6 +30,7 @@
 mod assets;
 mod contact_reference;
 mod ear_clipping;
+mod lattice;
 mod polygons;
 mod random;
 mod ray_orders;
@@ -46,6 +47,7 @@ pub use assets::{
 };
 pub use contact_reference::{brute_force_surface_distance, carried_corners};
 pub use ear_clipping::reference_triangulate;
+pub use lattice::{lattice_octahedron, lattice_solids, voxel_surface, LatticeSolid};
 pub use polygons::{obj_face_corners, obj_polygon, spiral, star};
 pub use random::{random_direction, random_point_in, random_transform, rng};
 pub use ray_orders::{order_sets, RaySet};

@@ -141,7 +141,9 @@ impl<F: Fn(InstanceId, u32) -> bool> Filter<(InstanceId, u32)> for F {
 ///   and vertex to one triangle, so that `cast` is the first hit of `cast_all`; a ray that
 ///   only touches the surface then hits it twice or not at all, by the edge's direction.
 ///   `cast_all` and the inside test count crossings, and always do so by the tie rule:
-///   each crossing once, whatever this option says.
+///   each crossing once, whatever this option says. Both rules are exact on the `f32`
+///   coordinates given (the ray's and the mesh's; for an instance, the ray as carried into
+///   the mesh's frame), at any angle: see [`Contacts`].
 /// - `mask`: scene queries skip every instance whose [`crate::Instance::layers`] share no
 ///   bit with it; mesh queries ignore it.
 /// - `filter`: rejects candidates ([`Filter`]); traversal goes on to the next one.

@@ -237,9 +237,7 @@ impl WatertightRay {
         }
         Some(Hit::new(t, e1 * inv_det, e2 * inv_det))
     }
-}
 
-impl WatertightRay {
     /// The edge functions `e` of the corners `[v0, v1, v2]` with the sign of each that lies
     /// within its `bounds` of zero decided exactly ([`ray_edge_side`], with [`ray_edge_tie`]
     /// for a zero under the tie rule), or `None` if those signs put the ray outside.
