@@ -1,69 +1,104 @@
-//! How far a watertight test's rounded edge function can lie from its exact value: a static
-//! filter in the manner of Shewchuk (1997). An edge function farther from zero than its
-//! bound has its exact sign; one within it is decided on the input's coordinates
-//! ([`crate::ray_edge_side`]). The scalar test and every lane test compute the bound with
-//! the same operations in the same order, so they send the same triangles to the exact
-//! decision.
+//! How far a watertight test's rounded edge functions can lie from their exact values: a
+//! static filter in the manner of Shewchuk (1997). An edge function farther from zero than
+//! its triangle's bound has its exact sign; one within it is decided on the input's
+//! coordinates ([`crate::ray_edge_side`]). The scalar test and every lane test compute the
+//! bound with the same operations in the same order, so they send the same triangles to the
+//! exact decision.
 //!
-//! The derivation, with `u = 2^-24`: a sheared coordinate `p_kx - s_x p_kz` (with
-//! `|s_x| <= 1`, `p` the corner relative to the ray's origin) lies within
-//! `4.001 u (|p_kx| + |p_kz|)` of its exact value, since the difference from the origin, the
-//! shear's quotient, the product and the difference round once each. With `M` a corner's
-//! magnitude `|p_kx| + |p_ky| + |p_kz|`, each of the edge function's two products then lies
-//! within `8.003 u M_from M_to` of its exact value, and the roundings of the products and of
-//! their difference add `4.0003 u M_from M_to`: `20.01 u M_from M_to` in all, under the
-//! `32 u` used. A product that underflows adds at most `2^-149` times the other factor,
-//! which the floor of `2^-60` on the magnitudes covers.
+//! The derivation, with `u = 2^-24`, for a corner `p` relative to the ray's origin, sheared
+//! to `(p_x, p_y)`, with `p_z` its coordinate on the dominant axis: the sheared coordinate
+//! `p_kx - s_x p_kz` (`|s_x| <= 1`) lies within `4.001 u (|p_kx| + |s_x p_kz|)` of its exact
+//! value (the difference from the origin, the shear's quotient, the product and the
+//! difference round once each), which is at most `4.01 u W_p` with
+//! `W_p = |p_x| + |p_y| + 2 |p_z|`. With `S_p = |p_x| + |p_y|`, the edge function
+//! `c_x b_y - c_y b_x` then lies within `4.01 u (W_c S_b + W_b S_c) + 32.2 u^2 W_b W_c` of
+//! its value on the exact sheared corners, and its products' and difference's roundings add
+//! `2.0001 u S_b S_c <= 1.0001 u (W_c S_b + W_b S_c)`. Summed over the triangle's corners
+//! (`S = S_a + S_b + S_c`, `W = S + 2 (|a_z| + |b_z| + |c_z|)`), every edge function of the
+//! triangle lies within `5.02 u W S + 8.05 u^2 W^2` of its exact value, under the bound used,
+//! `8 u W (S + 8 u W)`. It is small where it matters: the error is that of the shear, about
+//! `u` of the distance along the ray times the triangle's sheared extent, not the distance
+//! squared, so only rays within about `u` times the distance over the triangle's size of an
+//! edge's line are sent to the exact decision. A product that underflows adds at most
+//! `2^-149` times the other factor; the floor of `2^-40` on `W` keeps the bound above that.
 
 use glam::Vec4;
 
 use crate::{Lanes, Simd};
 
-/// How far a rounded edge function can lie from its exact value, relative to the product of
-/// its two corners' magnitudes: `2^-19 = 32 u`.
-pub(crate) const EDGE_ERROR: f32 = 1.907_348_6e-6;
+/// The bound's factor: `2^-21 = 8 u`.
+const EDGE_ERROR: f32 = 4.768_371_6e-7;
 
-/// The least magnitude a corner is given: `2^-60`.
-pub(crate) const MAGNITUDE_FLOOR: f32 = 8.673_617e-19;
+/// The least `W` the bound is made from: `2^-40`.
+const SIZE_FLOOR: f32 = 9.094_947e-13;
 
-/// The magnitude of the corner at `p` (relative to the ray's origin) on the axes
-/// `[kx, ky, kz]`: `|p_kx| + |p_ky| + |p_kz|`, at least [`MAGNITUDE_FLOOR`].
+/// The bound on how far each rounded edge function of a triangle can lie from its exact
+/// value, from its sheared corners `[(a_x, a_y), (b_x, b_y), (c_x, c_y)]` and their
+/// coordinates on the dominant axis.
 #[inline(always)]
-pub(crate) fn magnitude(p: glam::Vec3, [kx, ky, kz]: [usize; 3]) -> f32 {
-    (p[kx].abs() + p[ky].abs() + p[kz].abs()).max(MAGNITUDE_FLOOR)
+pub(crate) fn edge_bound(sheared: [(f32, f32); 3], z: [f32; 3]) -> f32 {
+    let [(ax, ay), (bx, by), (cx, cy)] = sheared;
+    let lateral = (ax.abs() + ay.abs()) + (bx.abs() + by.abs()) + (cx.abs() + cy.abs());
+    let depth = z[0].abs() + z[1].abs() + z[2].abs();
+    let step = (lateral + (depth + depth)).max(SIZE_FLOOR) * EDGE_ERROR;
+    step * (lateral + step)
 }
 
-/// The bounds of the edge functions of the edges `b -> c`, `c -> a` and `a -> b`, from the
-/// corners' magnitudes.
+/// [`edge_bound`] in four lanes.
 #[inline(always)]
-pub(crate) fn edge_bounds([a, b, c]: [f32; 3]) -> [f32; 3] {
-    [b * c * EDGE_ERROR, c * a * EDGE_ERROR, a * b * EDGE_ERROR]
+pub(crate) fn edge_bound4(sheared: [(Vec4, Vec4); 3], z: [Vec4; 3]) -> Vec4 {
+    let [(ax, ay), (bx, by), (cx, cy)] = sheared;
+    let lateral = (ax.abs() + ay.abs()) + (bx.abs() + by.abs()) + (cx.abs() + cy.abs());
+    let depth = z[0].abs() + z[1].abs() + z[2].abs();
+    let step = (lateral + (depth + depth)).max(Vec4::splat(SIZE_FLOOR)) * EDGE_ERROR;
+    step * (lateral + step)
 }
 
-/// [`magnitude`] in four lanes, from the corners' coordinates on `kx`, `ky`, `kz`.
+/// [`edge_bound`] in eight lanes.
 #[inline(always)]
-pub(crate) fn magnitude4(x: Vec4, y: Vec4, z: Vec4) -> Vec4 {
-    (x.abs() + y.abs() + z.abs()).max(Vec4::splat(MAGNITUDE_FLOOR))
+pub(crate) fn lane_edge_bound<S: Simd>(
+    sheared: [(Lanes<S>, Lanes<S>); 3],
+    z: [Lanes<S>; 3],
+) -> Lanes<S> {
+    let [(ax, ay), (bx, by), (cx, cy)] = sheared;
+    let simd = ax.simd();
+    let lateral = (ax.abs() + ay.abs()) + (bx.abs() + by.abs()) + (cx.abs() + cy.abs());
+    let depth = z[0].abs() + z[1].abs() + z[2].abs();
+    let size = (lateral + (depth + depth)).max(Lanes::splat(simd, SIZE_FLOOR));
+    let step = size * Lanes::splat(simd, EDGE_ERROR);
+    step * (lateral + step)
 }
 
-/// The lanes (bits) of four whose edge functions `e` lie within their bounds of zero, from
-/// the corners' magnitudes `[a, b, c]`.
+/// The lanes (bits) that are no sure miss: not two edge functions of opposite signs beyond
+/// the `bound`. A lane whose first edge function is NaN (a block's unused lanes) counts as a
+/// sure miss; one with another NaN is left open, and its NaN determinant misses it later.
 #[inline(always)]
-pub(crate) fn near_edges4([e0, e1, e2]: [Vec4; 3], [a, b, c]: [Vec4; 3]) -> u32 {
-    let error = Vec4::splat(EDGE_ERROR);
-    (e0.abs().cmple(b * c * error) | e1.abs().cmple(c * a * error) | e2.abs().cmple(a * b * error))
-        .bitmask()
+pub(crate) fn open_lanes<S: Simd>(e: [Lanes<S>; 3], bound: Lanes<S>) -> u32 {
+    let [e0, e1, e2] = e;
+    let below = Lanes::splat(bound.simd(), 0.0) - bound;
+    let negative = e0.lt(below) | e1.lt(below) | e2.lt(below);
+    let positive = bound.lt(e0) | bound.lt(e1) | bound.lt(e2);
+    !(negative & positive) & e0.eq(e0)
 }
 
-/// [`magnitude`] in eight lanes.
+/// The lanes (bits) with an edge function within the `bound` of zero.
 #[inline(always)]
-pub(crate) fn lane_magnitude<S: Simd>(x: Lanes<S>, y: Lanes<S>, z: Lanes<S>) -> Lanes<S> {
-    (x.abs() + y.abs() + z.abs()).max(Lanes::splat(x.simd(), MAGNITUDE_FLOOR))
+pub(crate) fn near_lanes<S: Simd>(e: [Lanes<S>; 3], bound: Lanes<S>) -> u32 {
+    let [e0, e1, e2] = e;
+    e0.abs().le(bound) | e1.abs().le(bound) | e2.abs().le(bound)
 }
 
-/// [`near_edges4`] in eight lanes.
+/// [`open_lanes`] in four lanes.
 #[inline(always)]
-pub(crate) fn near_lanes<S: Simd>([e0, e1, e2]: [Lanes<S>; 3], [a, b, c]: [Lanes<S>; 3]) -> u32 {
-    let error = Lanes::splat(a.simd(), EDGE_ERROR);
-    e0.abs().le(b * c * error) | e1.abs().le(c * a * error) | e2.abs().le(a * b * error)
+pub(crate) fn open_lanes4([e0, e1, e2]: [Vec4; 3], bound: Vec4) -> u32 {
+    let below = -bound;
+    let negative = e0.cmplt(below) | e1.cmplt(below) | e2.cmplt(below);
+    let positive = e0.cmpgt(bound) | e1.cmpgt(bound) | e2.cmpgt(bound);
+    (!(negative & positive) & e0.cmpeq(e0)).bitmask()
+}
+
+/// [`near_lanes`] in four lanes.
+#[inline(always)]
+pub(crate) fn near_lanes4([e0, e1, e2]: [Vec4; 3], bound: Vec4) -> u32 {
+    (e0.abs().cmple(bound) | e1.abs().cmple(bound) | e2.abs().cmple(bound)).bitmask()
 }

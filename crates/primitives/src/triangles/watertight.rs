@@ -44,15 +44,17 @@
 //! shared edge hits both triangles of the edge at the same `t` (a closest hit then picks one
 //! by [`Hit::order`]).
 //!
-//! The filter costs a few operations per edge function; the exact decision runs only for
-//! edge functions within about `2^-19` of their terms' magnitude, which for rays in general
-//! position is a few triangles in a million tested. `t`, `u` and `v` are those of the rounded
-//! edge functions, except where the exact decision changed a sign: such an edge function
-//! becomes zero (the ray meets the edge) or the least normal `f32` of the exact sign.
+//! The filter costs a few operations per triangle; the exact decision runs only for
+//! triangles with an edge function within about `2^-21` of its terms (the ray within about
+//! `u` times its distance over the triangle's size of an edge's line). `t`, `u` and `v` are
+//! those of the rounded edge functions wherever their signs are the exact ones, so away from
+//! edges and vertices every answer is bit for bit what it was; where a rounded sign was
+//! wrong, the hit is placed in `f64` on the input's coordinates instead, so that the two hits
+//! of a ray grazing a fold keep their order.
 
 use glam::{Vec3, Vec4};
 
-use super::edge_bounds::{edge_bounds, magnitude};
+use super::edge_bounds::edge_bound;
 #[cfg(doc)]
 use crate::Triangle;
 use crate::{ray_edge_side, ray_edge_tie, Hit, Ray};
@@ -209,27 +211,30 @@ impl WatertightRay {
 
         // Scaled barycentrics: the 2D edge functions of the edges b -> c, c -> a and a -> b.
         let e = [cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax];
-        let bounds = edge_bounds([a, b, c].map(|p| magnitude(p, self.axes)));
-        let [e0, e1, e2] = if (0..3).any(|i| e[i].abs() <= bounds[i]) {
-            self.decide_exactly([v0, v1, v2], e, bounds)?
-        } else {
-            // Inside when all three share a sign (either winding, so both sides hit).
-            let [e0, e1, e2] = e;
-            if (e0 < 0.0 || e1 < 0.0 || e2 < 0.0) && (e0 > 0.0 || e1 > 0.0 || e2 > 0.0) {
-                return None;
-            }
-            e
-        };
+        let bound = edge_bound([(ax, ay), (bx, by), (cx, cy)], [a[kz], b[kz], c[kz]]);
+        let depths = [a[kz], b[kz], c[kz]];
+        if e.iter().any(|e| e.abs() <= bound) {
+            return self.intersect_exactly([v0, v1, v2], e, bound, depths);
+        }
+        // Inside when all three share a sign (either winding, so both sides hit).
+        let [e0, e1, e2] = e;
+        if (e0 < 0.0 || e1 < 0.0 || e2 < 0.0) && (e0 > 0.0 || e1 > 0.0 || e2 > 0.0) {
+            return None;
+        }
+        self.place(e, depths)
+    }
+
+    /// The hit of the edge functions `e` (all of one sign or zero) of corners whose
+    /// coordinates on the dominant axis, relative to the origin, are `depths`.
+    #[inline(always)]
+    fn place(&self, [e0, e1, e2]: [f32; 3], depths: [f32; 3]) -> Option<Hit> {
         let det = e0 + e1 + e2;
         if det == 0.0 || !det.is_finite() {
             return None;
         }
-
         // Scaled distance, then one division.
-        let az = s.z * a[kz];
-        let bz = s.z * b[kz];
-        let cz = s.z * c[kz];
-        let t_scaled = e0 * az + e1 * bz + e2 * cz;
+        let sz = self.shear.z;
+        let t_scaled = e0 * (sz * depths[0]) + e1 * (sz * depths[1]) + e2 * (sz * depths[2]);
         let inv_det = 1.0 / det;
         let t = t_scaled * inv_det;
         if !(t >= self.t_min && t <= self.t_max) {
@@ -238,26 +243,26 @@ impl WatertightRay {
         Some(Hit::new(t, e1 * inv_det, e2 * inv_det))
     }
 
-    /// The edge functions `e` of the corners `[v0, v1, v2]` with the sign of each that lies
-    /// within its `bounds` of zero decided exactly ([`ray_edge_side`], with [`ray_edge_tie`]
-    /// for a zero under the tie rule), or `None` if those signs put the ray outside.
-    ///
-    /// An edge function whose rounded sign is the exact one is returned as it is; one whose
-    /// exact value is zero becomes zero (the ray meets the edge); one whose rounded sign is
-    /// wrong (or zero) takes the exact sign at the least normal magnitude, so that `t`, `u`
-    /// and `v` are those of the nearest point of the closed triangle, up to rounding.
+    /// [`WatertightRay::intersect`] for a triangle with an edge function `e` within the
+    /// `bound` of zero: each such sign is decided exactly ([`ray_edge_side`], with
+    /// [`ray_edge_tie`] for a zero under the tie rule). Where every rounded sign is the exact
+    /// one, the hit is placed from the rounded edge functions as any other; where one is not
+    /// (the rounding would have moved the ray across an edge), it is placed in `f64` on the
+    /// input's coordinates, so that two hits on either side of an edge seen at a grazing
+    /// angle keep their order along the ray.
     #[cold]
     #[inline(never)]
-    fn decide_exactly(
+    fn intersect_exactly(
         &self,
         corners: [Vec3; 3],
         e: [f32; 3],
-        bounds: [f32; 3],
-    ) -> Option<[f32; 3]> {
+        bound: f32,
+        depths: [f32; 3],
+    ) -> Option<Hit> {
         // Edge function `i` is that of the edge from corner `i + 1` to corner `i + 2`.
         let edge = |i: usize| (corners[(i + 1) % 3], corners[(i + 2) % 3]);
         let exact: [i8; 3] = core::array::from_fn(|i| {
-            if e[i].abs() <= bounds[i] {
+            if e[i].abs() <= bound {
                 let (from, to) = edge(i);
                 ray_edge_side(self.origin, self.dir, from, to)
             } else {
@@ -281,11 +286,40 @@ impl WatertightRay {
         if sides.contains(&-1) && sides.contains(&1) || sides == [0; 3] {
             return None;
         }
-        Some(core::array::from_fn(|i| match exact[i] {
-            0 => 0.0,
-            side if side == sign(e[i]) => e[i],
-            side => f32::from(side) * f32::MIN_POSITIVE,
-        }))
+        if (0..3).all(|i| sign(e[i]) == exact[i]) {
+            return self.place(e, depths);
+        }
+        self.place_exactly(corners, exact)
+    }
+
+    /// The hit of the ray on the triangle `corners`, whose edge functions have the exact
+    /// signs `exact` (all of one sign or zero), computed in `f64`: each edge function is the
+    /// triple product `dir · ((to - o) × (from - o))`, given its exact sign, and the distance
+    /// the corners' depths along the dominant axis weighted by them.
+    fn place_exactly(&self, corners: [Vec3; 3], exact: [i8; 3]) -> Option<Hit> {
+        let (o, d) = (self.origin.as_dvec3(), self.dir.as_dvec3());
+        let relative = corners.map(|c| c.as_dvec3() - o);
+        let e: [f64; 3] = core::array::from_fn(|i| {
+            let (from, to) = (relative[(i + 1) % 3], relative[(i + 2) % 3]);
+            let value = d.dot(to.cross(from));
+            match exact[i] {
+                0 => 0.0,
+                side if (value > 0.0) == (side > 0) && value != 0.0 => value,
+                // Rounded across zero (far below `f64`'s reach of the terms).
+                side => f64::from(side) * f64::MIN_POSITIVE,
+            }
+        });
+        let det = e[0] + e[1] + e[2];
+        if det == 0.0 || !det.is_finite() {
+            return None;
+        }
+        let kz = self.axes[2];
+        let depth: f64 = (0..3).map(|i| e[i] * relative[i][kz]).sum();
+        let t = (depth / det / d[kz]) as f32;
+        if !(t >= self.t_min && t <= self.t_max) {
+            return None;
+        }
+        Some(Hit::new(t, (e[1] / det) as f32, (e[2] / det) as f32))
     }
 }
 

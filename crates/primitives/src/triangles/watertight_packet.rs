@@ -10,7 +10,7 @@
 
 use glam::Vec3;
 
-use super::edge_bounds::{lane_magnitude, near_lanes};
+use super::edge_bounds::{lane_edge_bound, near_lanes, open_lanes};
 use crate::lanes::{Lanes, Simd, PACKET_WIDTH};
 use crate::{lanes_like, Contacts, Hit, RayPacket, Triangle, WatertightRay};
 
@@ -140,39 +140,20 @@ impl<S: Simd> LaneRays<S> {
         let a_z = a[2] - oz;
         let b_z = b[2] - oz;
         let c_z = c[2] - oz;
-        let [a_x, a_y, b_x, b_y, c_x, c_y] = [
-            a[0] - ox,
-            a[1] - oy,
-            b[0] - ox,
-            b[1] - oy,
-            c[0] - ox,
-            c[1] - oy,
-        ];
-        let ax = a_x - sx * a_z;
-        let ay = a_y - sy * a_z;
-        let bx = b_x - sx * b_z;
-        let by = b_y - sy * b_z;
-        let cx = c_x - sx * c_z;
-        let cy = c_y - sy * c_z;
+        let ax = (a[0] - ox) - sx * a_z;
+        let ay = (a[1] - oy) - sy * a_z;
+        let bx = (b[0] - ox) - sx * b_z;
+        let by = (b[1] - oy) - sy * b_z;
+        let cx = (c[0] - ox) - sx * c_z;
+        let cy = (c[1] - oy) - sy * c_z;
 
         let e0 = cx * by - cy * bx;
         let e1 = ax * cy - ay * cx;
         let e2 = bx * ay - by * ax;
+        let bound = lane_edge_bound([(ax, ay), (bx, by), (cx, cy)], [a_z, b_z, c_z]);
+        let open = open_lanes([e0, e1, e2], bound) & lanes;
         let zero = Lanes::splat(simd, 0.0);
-        let negative = e0.lt(zero) | e1.lt(zero) | e2.lt(zero);
-        let positive = zero.lt(e0) | zero.lt(e1) | zero.lt(e2);
-        let det = e0 + e1 + e2;
-        let inside = !(negative & positive);
-        let usable = det.ne(zero) & det.abs().lt(Lanes::splat(simd, f32::INFINITY));
-        // An edge function within its rounding of zero is decided exactly by the scalar test.
-        let magnitudes = [
-            lane_magnitude(a_x, a_y, a_z),
-            lane_magnitude(b_x, b_y, b_z),
-            lane_magnitude(c_x, c_y, c_z),
-        ];
-        let redo = near_lanes([e0, e1, e2], magnitudes) & lanes;
-        let candidates = inside & usable & lanes;
-        if candidates | redo == 0 {
+        if open == 0 {
             let none = PacketHits {
                 t: zero,
                 u: zero,
@@ -181,6 +162,14 @@ impl<S: Simd> LaneRays<S> {
             };
             return (none, 0);
         }
+        let negative = e0.lt(zero) | e1.lt(zero) | e2.lt(zero);
+        let positive = zero.lt(e0) | zero.lt(e1) | zero.lt(e2);
+        let det = e0 + e1 + e2;
+        let inside = !(negative & positive);
+        let usable = det.ne(zero) & det.abs().lt(Lanes::splat(simd, f32::INFINITY));
+        // An edge function within its rounding of zero is decided exactly by the scalar test.
+        let redo = near_lanes([e0, e1, e2], bound) & open;
+        let candidates = inside & usable & lanes;
         let t_scaled = e0 * (sz * a_z) + e1 * (sz * b_z) + e2 * (sz * c_z);
         let inv_det = Lanes::splat(simd, 1.0) / det;
         let t = t_scaled * inv_det;
