@@ -12,7 +12,7 @@ use meshcast_primitives::{Aabb, Hit, Ray, RayPacket, Triangle, BLOCK_WIDTH, PACK
 use rayon::prelude::*;
 
 use crate::queries::packets::{PacketSpan, PACKET_MIN_RAYS};
-use crate::queries::{at_least, for_each_lane, sealed};
+use crate::queries::{at_least, for_each_lane, sealed, BatchWalks};
 use crate::queries::{BatchFrame, HitRules};
 use crate::triangles::LeafBlocks;
 use crate::volume::{PointBox, WindingCache};
@@ -514,11 +514,6 @@ impl RayQueries for Mesh {
     type Hit = Hit;
     type Candidate = u32;
 
-    #[inline]
-    fn batch_frame(&self) -> BatchFrame {
-        BatchFrame::new(self.bounds(), self.acceleration_bytes())
-    }
-
     fn walk_closest<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
         self.closest(ray, HitRules::first_hit(options), &options.filter)
     }
@@ -535,6 +530,13 @@ impl RayQueries for Mesh {
             &options.filter,
             options.max_hits,
         )
+    }
+}
+
+impl BatchWalks for Mesh {
+    #[inline]
+    fn batch_frame(&self) -> BatchFrame {
+        BatchFrame::new(self.bounds(), self.acceleration_bytes())
     }
 
     fn walk_closest_packet<F: Filter<u32>>(

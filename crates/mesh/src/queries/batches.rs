@@ -202,7 +202,7 @@ struct Walks<P, C, S> {
 /// columns, its top two rows one chunk and its bottom two the other, as Embree's users trace
 /// images; other batches in order. Two whole chunks that make one packet
 /// ([`PacketFinder::find_pair`]; rays with no distance limit to apply) go to `walks.pair`
-/// where `level` walks such pairs ([`RayQueries::packet_span`]); the chunks of other pairs go
+/// where `level` walks such pairs ([`crate::queries::BatchWalks::packet_span`]); the chunks of other pairs go
 /// to `walks.chunk` one by one, with the finder to look for their packets, and the chunks the
 /// finder passes over go to `walks.alone` together, whose rays walk one by one. Answers land in the rays'
 /// order whatever the order of the walks.

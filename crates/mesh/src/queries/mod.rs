@@ -2,7 +2,8 @@
 //! takes and the rules they become at the leaves (`options.rs`: [`QueryOptions`], [`Filter`],
 //! [`Culling`], `HitRules`), the handle of an instance that filters and answers carry
 //! (`instance_id.rs`), the ray query trait (`ray_queries.rs`: [`RayQueries`]), its batch drivers
-//! (`batches.rs`) and hit lists (`hit_lists.rs`: [`HitLists`]), sets of lanes as bits
+//! (`batches.rs`), the walks they ask each level for besides [`RayQueries`]' own (`batch_walks.rs`:
+//! `BatchWalks`, sealed) and hit lists (`hit_lists.rs`: [`HitLists`]), sets of lanes as bits
 //! (`lane_bits.rs`), the order a batch is traced in
 //! (`batch_order.rs`: [`BatchOrder`]), and the grouping of a batch's coherent rays into
 //! packets (`packets.rs`).
@@ -10,6 +11,7 @@
 //! May use: nothing else of the crate. Used by every room above it.
 
 mod batch_order;
+mod batch_walks;
 mod batches;
 mod hit_lists;
 mod instance_id;
@@ -20,6 +22,7 @@ mod ray_queries;
 
 pub(crate) use batch_order::{sorted_order, BatchFrame};
 pub use batch_order::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
+pub(crate) use batch_walks::BatchWalks;
 pub(crate) use batches::BATCH_GRAIN;
 pub use hit_lists::HitLists;
 pub use instance_id::InstanceId;

@@ -56,7 +56,7 @@ pub(crate) struct PacketFinder {
 pub(crate) const MAX_SKIPPED_CHUNKS: u32 = 16;
 
 impl PacketFinder {
-    /// A finder for a batch through a level with `span` ([`crate::RayQueries::packet_span`]).
+    /// A finder for a batch through a level with `span` ([`crate::queries::BatchWalks::packet_span`]).
     pub(crate) fn new(span: Option<PacketSpan>) -> Self {
         Self {
             rays: [RayPacket::default(); 2],

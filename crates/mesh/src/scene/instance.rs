@@ -6,7 +6,7 @@ use glam::{Affine3A, DAffine3, DVec3, Mat3A, Vec3, Vec3A};
 use meshcast_primitives::{Aabb, Hit, Portable, Ray, RayPacket, Triangle, PACKET_WIDTH};
 
 use crate::queries::packets;
-use crate::queries::{for_each_lane, sealed};
+use crate::queries::{for_each_lane, sealed, BatchWalks};
 use crate::queries::{BatchFrame, HitRules};
 use crate::{
     Error, Facing, Filter, Mesh, QueryOptions, RayQueries, Result, SurfacePoint, ALL_LAYERS,
@@ -314,11 +314,6 @@ impl RayQueries for Instance {
 
     /// The closest hit: none when the instance's layers miss the options' mask; culling
     /// sees fronts as the world does (mirroring included).
-    #[inline]
-    fn batch_frame(&self) -> BatchFrame {
-        BatchFrame::new(self.bounds(), self.mesh().acceleration_bytes())
-    }
-
     fn walk_closest<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
         if !options.matches_layers(self.layers) {
             return None;
@@ -342,6 +337,13 @@ impl RayQueries for Instance {
             &options.filter,
             options.max_hits,
         )
+    }
+}
+
+impl BatchWalks for Instance {
+    #[inline]
+    fn batch_frame(&self) -> BatchFrame {
+        BatchFrame::new(self.bounds(), self.mesh().acceleration_bytes())
     }
 
     fn walk_closest_packet<F: Filter<u32>>(
