@@ -11,7 +11,7 @@ use meshcast_bvh::{
 use meshcast_primitives::{Aabb, Hit, Ray, RayPacket, Triangle, BLOCK_WIDTH, PACKET_WIDTH};
 use rayon::prelude::*;
 
-use crate::queries::packets::{PacketSpan, PACKET_MIN_RAYS};
+use crate::queries::coherence::{PacketSpan, PACKET_MIN_RAYS};
 use crate::queries::{at_least, for_each_lane, sealed, BatchWalks};
 use crate::queries::{BatchFrame, HitRules};
 use crate::triangles::LeafBlocks;
@@ -320,7 +320,7 @@ impl Mesh {
     }
 
     /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits; coherent
-    /// as [`packets::coherent`] groups them, degenerate rays among them), as [`Mesh::closest`]
+    /// as [`crate::queries::coherence::coherent`] groups them, degenerate rays among them), as [`Mesh::closest`]
     /// answers it: traced together when there are [`PACKET_MIN_RAYS`] of them, else one by
     /// one.
     pub(crate) fn closest_packet(

@@ -9,7 +9,7 @@
 
 use meshcast_primitives::{RayPacket, ALL_LANES, PACKET_WIDTH};
 
-use crate::queries::packets::PacketSpan;
+use crate::queries::coherence::PacketSpan;
 use crate::queries::{for_each_lane, BatchFrame, RayQueries};
 use crate::{Filter, QueryOptions};
 
@@ -19,7 +19,7 @@ use crate::{Filter, QueryOptions};
 pub trait BatchWalks {
     /// Writes to `hits[i]` the closest hit of the ray in each lane `i` of `rays` in `lanes`
     /// (bits; rays already cut to the options' distance limit, coherent as
-    /// [`crate::queries::packets::coherent`] groups them, degenerate ones among them), as
+    /// [`crate::queries::coherence::coherent`] groups them, degenerate ones among them), as
     /// [`RayQueries::walk_closest`] answers it, whatever their directions. Levels that trace
     /// packets override it.
     #[inline]

@@ -5,8 +5,9 @@
 use meshcast_primitives::{prefetch, Ray, RayPacket, ALL_LANES, PACKET_WIDTH};
 use rayon::prelude::*;
 
+use crate::queries::images::{image_width, TILE_SIDE};
 use crate::queries::lane_bits::for_each_lane;
-use crate::queries::packets::{image_width, PacketFinder, TILE_SIDE};
+use crate::queries::packets::PacketFinder;
 use crate::queries::{sorted_order, BatchFrame, RayQueries};
 use crate::{Filter, QueryOptions};
 
@@ -391,7 +392,7 @@ fn cast_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
 /// Up to [`PACKET_WIDTH`] rays of a batch as a packet, cut to the options' distance limit, and
 /// the bits of the lanes that hold a ray to answer (the others hit nothing). The rays may be
 /// invalid ([`Ray::is_valid`]): a packet walk leaves them out and the single-ray walks answer
-/// them, with no hit either way ([`crate::queries::packets::coherent`]). A whole packet of rays that
+/// them, with no hit either way ([`crate::queries::coherence::coherent`]). A whole packet of rays that
 /// need no cut is read where it lies; otherwise the rays are copied to `scratch`, whose unused
 /// lanes hold a placeholder.
 #[inline(always)]
