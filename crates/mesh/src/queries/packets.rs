@@ -39,7 +39,8 @@ pub(crate) struct PacketFinder {
 pub(crate) const MAX_SKIPPED_CHUNKS: u32 = 16;
 
 impl PacketFinder {
-    /// A finder for a batch through a level with `span` ([`crate::queries::BatchWalks::packet_span`]).
+    /// A finder for a batch through a level with `span`
+    /// ([`crate::queries::BatchWalks::packet_span`]).
     pub(crate) fn new(span: Option<PacketSpan>) -> Self {
         Self {
             rays: [RayPacket::default(); 2],
