@@ -26,9 +26,9 @@ impl Mesh {
     }
 
     /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits; coherent
-    /// as [`crate::queries::coherence::coherent`] groups them, degenerate rays among them), as [`Mesh::closest`]
-    /// answers it: traced together when there are [`PACKET_MIN_RAYS`] of them, else one by
-    /// one.
+    /// as [`crate::queries::coherence::coherent`] groups them, degenerate rays among them),
+    /// as [`Mesh::closest`] answers it: traced together when there are [`PACKET_MIN_RAYS`] of
+    /// them, else one by one.
     pub(crate) fn closest_packet(
         &self,
         rays: &RayPacket,
