@@ -5,8 +5,9 @@
 use meshcast_primitives::{prefetch, Ray, RayPacket, ALL_LANES, PACKET_WIDTH};
 use rayon::prelude::*;
 
+use crate::queries::images::{image_width, TILE_SIDE};
 use crate::queries::lane_bits::for_each_lane;
-use crate::queries::packets::{image_width, PacketFinder, TILE_SIDE};
+use crate::queries::packets::PacketFinder;
 use crate::queries::{sorted_order, BatchFrame, RayQueries};
 use crate::{Filter, QueryOptions};
 
@@ -202,10 +203,10 @@ struct Walks<P, C, S> {
 /// columns, its top two rows one chunk and its bottom two the other, as Embree's users trace
 /// images; other batches in order. Two whole chunks that make one packet
 /// ([`PacketFinder::find_pair`]; rays with no distance limit to apply) go to `walks.pair`
-/// where `level` walks such pairs ([`RayQueries::packet_span`]); the chunks of other pairs go
-/// to `walks.chunk` one by one, with the finder to look for their packets, and the chunks the
-/// finder passes over go to `walks.alone` together, whose rays walk one by one. Answers land in the rays'
-/// order whatever the order of the walks.
+/// where `level` walks such pairs ([`crate::queries::BatchWalks::packet_span`]); the chunks
+/// of other pairs go to `walks.chunk` one by one, with the finder to look for their packets,
+/// and the chunks the finder passes over go to `walks.alone` together, whose rays walk one by
+/// one. Answers land in the rays' order whatever the order of the walks.
 #[inline(always)]
 fn serial_batch<A: Copy + Default, F, L: RayQueries + ?Sized>(
     rays: &[Ray],
@@ -391,9 +392,9 @@ fn cast_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
 /// Up to [`PACKET_WIDTH`] rays of a batch as a packet, cut to the options' distance limit, and
 /// the bits of the lanes that hold a ray to answer (the others hit nothing). The rays may be
 /// invalid ([`Ray::is_valid`]): a packet walk leaves them out and the single-ray walks answer
-/// them, with no hit either way ([`crate::queries::packets::coherent`]). A whole packet of rays that
-/// need no cut is read where it lies; otherwise the rays are copied to `scratch`, whose unused
-/// lanes hold a placeholder.
+/// them, with no hit either way ([`crate::queries::coherence::coherent`]). A whole packet of
+/// rays that need no cut is read where it lies; otherwise the rays are copied to `scratch`,
+/// whose unused lanes hold a placeholder.
 #[inline(always)]
 fn packet_rays<'r, F>(
     rays: &'r [Ray],

@@ -20,3 +20,21 @@ pub(crate) fn for_each_lane(mut lanes: u32, mut f: impl FnMut(usize)) {
         lanes &= lanes - 1;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_least_counts_bits() {
+        for bits in 0..=0x1ffu32 {
+            for count in 1..=9 {
+                assert_eq!(
+                    at_least(bits, count),
+                    bits.count_ones() >= count,
+                    "{bits:b} {count}"
+                );
+            }
+        }
+    }
+}

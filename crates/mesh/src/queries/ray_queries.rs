@@ -1,6 +1,7 @@
 //! `RayQueries`: the ray queries that [`Mesh`], [`Instance`] and [`Scene`] all answer, written
 //! once over three walks per level (closest hit, any hit, every hit). The batch drivers its
-//! batch queries call are in `batches.rs`, the flat answer of a batch of every-hit queries in
+//! batch queries call are in `batches.rs`, the packet walks they ask of a level (a sealed
+//! supertrait, out of the public trait's face) in `batch_walks.rs`, the flat answer of a batch of every-hit queries in
 //! `hit_lists.rs`.
 //!
 //! [`Mesh`]: crate::Mesh
@@ -9,14 +10,13 @@
 
 use core::fmt::Debug;
 
-use meshcast_primitives::{Ray, RayHit, RayPacket, ALL_LANES, PACKET_WIDTH};
+use meshcast_primitives::{Ray, RayHit};
 use rayon::prelude::*;
 
 use crate::queries::batches::{
     cast_serial, occluded_serial, parallel_batch, serial_batch_in_order, BATCH_GRAIN,
 };
-use crate::queries::packets::PacketSpan;
-use crate::queries::{for_each_lane, BatchFrame, HitLists};
+use crate::queries::{BatchWalks, HitLists};
 use crate::{Filter, QueryOptions};
 
 /// The ray queries every level answers, the same at each: a [`crate::Mesh`] in its own
@@ -79,7 +79,7 @@ use crate::{Filter, QueryOptions};
 /// assert!(!lifted.occluded_with(&down, &near));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub trait RayQueries: Sync + sealed::Level {
+pub trait RayQueries: Sync + sealed::Level + BatchWalks {
     /// What a hit names: [`meshcast_primitives::Hit`] on a mesh or an instance (`t`, the
     /// triangle, barycentrics), [`crate::SceneHit`] in a scene (the instance as well).
     type Hit: RayHit + Send + Sync + Debug + PartialEq;
@@ -108,86 +108,6 @@ pub trait RayQueries: Sync + sealed::Level {
         ray: &Ray,
         options: &QueryOptions<F>,
     ) -> Vec<Self::Hit>;
-
-    /// Writes to `hits[i]` the closest hit of the ray in each lane `i` of `rays` in `lanes`
-    /// (bits; rays already cut to the options' distance limit, coherent as
-    /// [`crate::queries::packets::coherent`] groups them, degenerate ones among them), as
-    /// [`RayQueries::walk_closest`] answers it, whatever their directions. Levels that trace
-    /// packets override it.
-    #[doc(hidden)]
-    #[inline]
-    fn walk_closest_packet<F: Filter<Self::Candidate>>(
-        &self,
-        rays: &RayPacket,
-        lanes: u32,
-        options: &QueryOptions<F>,
-        hits: &mut [Option<Self::Hit>; PACKET_WIDTH],
-    ) {
-        for_each_lane(lanes, |lane| {
-            hits[lane] = self.walk_closest(&rays.ray(lane), options)
-        });
-    }
-
-    /// How wide a packet of a batch may be at this level ([`PacketSpan`]). Levels that give a
-    /// span also walk two whole chunks of neighbouring rays as one packet
-    /// ([`RayQueries::walk_closest_packet_pair`]); `None` for levels that do not, whose
-    /// packets are bounded by their rays' cone and spread alone.
-    #[doc(hidden)]
-    #[inline]
-    fn packet_span(&self) -> Option<PacketSpan> {
-        None
-    }
-
-    /// What a batch's order is chosen by ([`crate::BatchOrder`]): the box around everything
-    /// the level's rays may hit and the bytes of hierarchy and triangles they walk.
-    #[doc(hidden)]
-    fn batch_frame(&self) -> BatchFrame;
-
-    /// [`RayQueries::walk_closest_packet`] of two whole packets of neighbouring rays, which
-    /// levels that trace packets walk together.
-    #[doc(hidden)]
-    #[inline]
-    fn walk_closest_packet_pair<F: Filter<Self::Candidate>>(
-        &self,
-        rays: [&RayPacket; 2],
-        options: &QueryOptions<F>,
-        hits: [&mut [Option<Self::Hit>; PACKET_WIDTH]; 2],
-    ) {
-        for (rays, hits) in rays.into_iter().zip(hits) {
-            self.walk_closest_packet(rays, ALL_LANES, options, hits);
-        }
-    }
-
-    /// [`RayQueries::walk_any_packet`] of two whole packets of neighbouring rays, which
-    /// levels that trace packets walk together, as bits per packet.
-    #[doc(hidden)]
-    #[inline]
-    fn walk_any_packet_pair<F: Filter<Self::Candidate>>(
-        &self,
-        rays: [&RayPacket; 2],
-        options: &QueryOptions<F>,
-    ) -> [u32; 2] {
-        rays.map(|rays| self.walk_any_packet(rays, ALL_LANES, options))
-    }
-
-    /// Which rays of `rays` in `lanes` hit anything (as [`RayQueries::walk_closest_packet`]
-    /// takes them), as bits.
-    #[doc(hidden)]
-    #[inline]
-    fn walk_any_packet<F: Filter<Self::Candidate>>(
-        &self,
-        rays: &RayPacket,
-        lanes: u32,
-        options: &QueryOptions<F>,
-    ) -> u32 {
-        let mut hit = 0;
-        for_each_lane(lanes, |lane| {
-            if self.walk_any(&rays.ray(lane), options) {
-                hit |= 1 << lane;
-            }
-        });
-        hit
-    }
 
     /// The closest hit within the ray's range (the first in [`RayHit::order`]), or `None`.
     #[inline]

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use glam::{Affine3A, DAffine3, DVec3, Mat3A, Vec3, Vec3A};
 use meshcast_primitives::{Aabb, Hit, Portable, Ray, RayPacket, Triangle, PACKET_WIDTH};
 
-use crate::queries::packets;
-use crate::queries::{for_each_lane, sealed};
+use crate::queries::coherence;
+use crate::queries::{for_each_lane, sealed, BatchWalks};
 use crate::queries::{BatchFrame, HitRules};
 use crate::{
     Error, Facing, Filter, Mesh, QueryOptions, RayQueries, Result, SurfacePoint, ALL_LAYERS,
@@ -220,7 +220,7 @@ impl Instance {
 
     /// Writes to `hits[i]` the closest hit of each world ray `rays[i]` in `lanes` (bits;
     /// degenerate rays miss), as [`Instance::closest`] answers it: the rays are carried into
-    /// the mesh's space together and traced there as packets, one per [`packets::RayClass`]
+    /// the mesh's space together and traced there as packets, one per [`coherence::RayClass`]
     /// they fall into.
     pub(crate) fn closest_packet(
         &self,
@@ -236,7 +236,7 @@ impl Instance {
         // shrinking transform), and then hits nothing, as the single-ray walk answers.
         let valid = local.valid(Portable) & lanes;
         for_each_lane(lanes & !valid, |lane| hits[lane] = None);
-        for class in packets::by_class(&local, valid) {
+        for class in coherence::by_class(&local, valid) {
             self.mesh.closest_packet(&local, class, rules, filter, hits);
         }
     }
@@ -252,7 +252,7 @@ impl Instance {
     ) -> u32 {
         let rules = rules.mirrored(self.mirrored);
         let local = RayPacket::new(&rays.map(|ray| self.to_local(&ray)));
-        packets::by_class(&local, local.valid(Portable) & lanes)
+        coherence::by_class(&local, local.valid(Portable) & lanes)
             .map(|class| self.mesh.any_packet(&local, class, rules, filter))
             .fold(0, |hit, class_hit| hit | class_hit)
     }
@@ -314,11 +314,6 @@ impl RayQueries for Instance {
 
     /// The closest hit: none when the instance's layers miss the options' mask; culling
     /// sees fronts as the world does (mirroring included).
-    #[inline]
-    fn batch_frame(&self) -> BatchFrame {
-        BatchFrame::new(self.bounds(), self.mesh().acceleration_bytes())
-    }
-
     fn walk_closest<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
         if !options.matches_layers(self.layers) {
             return None;
@@ -342,6 +337,13 @@ impl RayQueries for Instance {
             &options.filter,
             options.max_hits,
         )
+    }
+}
+
+impl BatchWalks for Instance {
+    #[inline]
+    fn batch_frame(&self) -> BatchFrame {
+        BatchFrame::new(self.bounds(), self.mesh().acceleration_bytes())
     }
 
     fn walk_closest_packet<F: Filter<u32>>(

@@ -21,7 +21,7 @@ use core::cmp::Ordering;
 use meshcast_bvh::{BuildOptions, Bvh};
 use meshcast_primitives::{Aabb, Hit, Ray, RayHit, RayPacket, PACKET_WIDTH};
 
-use crate::queries::{for_each_lane, sealed};
+use crate::queries::{for_each_lane, sealed, BatchWalks};
 use crate::queries::{BatchFrame, HitRules};
 use crate::{Error, Filter, InstanceId, QueryOptions, RayQueries, Result, SurfacePoint};
 
@@ -405,11 +405,6 @@ impl RayQueries for Scene {
 
     /// The top level keeps the first hit by [`SceneHit::order`]; each instance it reaches
     /// gives its own closest hit, so the answer is the first of all hits in that order.
-    #[inline]
-    fn batch_frame(&self) -> BatchFrame {
-        BatchFrame::new(self.bounds(), self.acceleration_bytes())
-    }
-
     fn walk_closest<F: Filter<(InstanceId, u32)>>(
         &self,
         ray: &Ray,
@@ -438,6 +433,41 @@ impl RayQueries for Scene {
                     instance.any(range, HitRules::first_hit(options), &filter)
                 })
         })
+    }
+
+    fn walk_all<F: Filter<(InstanceId, u32)>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> Vec<SceneHit> {
+        let max_hits = options.max_hits;
+        let instance_hits = |slot, range: &Ray, hits: &mut Vec<SceneHit>| {
+            if let Some((id, instance)) = self.searched(slot, options.mask) {
+                let filter = InstanceFilter {
+                    id,
+                    filter: &options.filter,
+                };
+                let found = instance.all(range, HitRules::every_hit(options), &filter, max_hits);
+                hits.extend(found.into_iter().map(|hit| SceneHit { instance: id, hit }));
+            }
+        };
+        if max_hits == usize::MAX {
+            let mut hits = Vec::new();
+            self.top_level
+                .visit(ray, |slot, range| instance_hits(slot, range, &mut hits));
+            hits
+        } else {
+            // Each instance gives its own first hits within the range left, which shrinks to
+            // the last of the scene's first `max_hits` once it has them.
+            self.top_level.cast_first(ray, max_hits, instance_hits)
+        }
+    }
+}
+
+impl BatchWalks for Scene {
+    #[inline]
+    fn batch_frame(&self) -> BatchFrame {
+        BatchFrame::new(self.bounds(), self.acceleration_bytes())
     }
 
     /// The top-level walk of [`Bvh::cast_packet`]: each instance that some rays reach
@@ -509,33 +539,5 @@ impl RayQueries for Scene {
                     instance.any_packet(rays, lanes, HitRules::first_hit(options), &filter) & lanes
                 })
         })
-    }
-
-    fn walk_all<F: Filter<(InstanceId, u32)>>(
-        &self,
-        ray: &Ray,
-        options: &QueryOptions<F>,
-    ) -> Vec<SceneHit> {
-        let max_hits = options.max_hits;
-        let instance_hits = |slot, range: &Ray, hits: &mut Vec<SceneHit>| {
-            if let Some((id, instance)) = self.searched(slot, options.mask) {
-                let filter = InstanceFilter {
-                    id,
-                    filter: &options.filter,
-                };
-                let found = instance.all(range, HitRules::every_hit(options), &filter, max_hits);
-                hits.extend(found.into_iter().map(|hit| SceneHit { instance: id, hit }));
-            }
-        };
-        if max_hits == usize::MAX {
-            let mut hits = Vec::new();
-            self.top_level
-                .visit(ray, |slot, range| instance_hits(slot, range, &mut hits));
-            hits
-        } else {
-            // Each instance gives its own first hits within the range left, which shrinks to
-            // the last of the scene's first `max_hits` once it has them.
-            self.top_level.cast_first(ray, max_hits, instance_hits)
-        }
     }
 }

@@ -1,25 +1,23 @@
 //! The mesh room: [`Mesh`], a [`TriMesh`] with a [`Bvh`] over its triangles (collapsed to an
-//! eight-wide tree), its leaf blocks and its winding expansions, answering the ray queries in
-//! its own (local) space, one ray or a packet at a time.
+//! eight-wide tree), its leaf blocks and its winding expansions (here: building, stored parts,
+//! deforming, what it holds), answering the ray queries in its own (local) space, one ray or
+//! a packet at a time (`walks.rs`).
 //!
 //! May use: `triangles`, `volume`, `queries`, `error`. Used by `scene` and `points`.
 
+mod walks;
+
 use glam::Vec3;
-use meshcast_bvh::{
-    BuildOptions, Bvh, Kernel, Parallel, TraversalCounts, WideBvh, WideNode, PADDING_SLOT,
-};
-use meshcast_primitives::{Aabb, Hit, Ray, RayPacket, Triangle, BLOCK_WIDTH, PACKET_WIDTH};
+use meshcast_bvh::{BuildOptions, Bvh, Kernel, Parallel, WideBvh, WideNode, PADDING_SLOT};
+use meshcast_primitives::{Aabb, Hit, Triangle, BLOCK_WIDTH};
 use rayon::prelude::*;
 
-use crate::queries::packets::{PacketSpan, PACKET_MIN_RAYS};
-use crate::queries::{at_least, for_each_lane, sealed};
-use crate::queries::{BatchFrame, HitRules};
 use crate::triangles::LeafBlocks;
 use crate::volume::{PointBox, WindingCache};
-use crate::{Filter, LeafTest, QueryOptions, RayQueries, Result, SurfacePoint, TriMesh};
+use crate::{LeafTest, Result, SurfacePoint, TriMesh};
 
 /// A triangle mesh with a bounding volume hierarchy: closest hit, any hit, every hit and
-/// batches of rays ([`RayQueries`]), in the mesh's own coordinates.
+/// batches of rays ([`RayQueries`](crate::RayQueries)), in the mesh's own coordinates.
 ///
 /// Every query uses the mesh's [`LeafTest`], by default the watertight test
 /// ([`meshcast_primitives::Triangle::intersect`], Woop, Benthin and Wald 2013), two-sided, and
@@ -305,111 +303,6 @@ impl Mesh {
         self.tri_mesh.is_closed()
     }
 
-    /// The closest hit of `ray` among the triangles that `filter` keeps and `rules` accept
-    /// (culling, contacts): the mesh's closest-hit walk, for every level's [`RayQueries::cast`].
-    #[inline]
-    pub(crate) fn closest(
-        &self,
-        ray: &Ray,
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-    ) -> Option<Hit> {
-        let keep = |triangle| filter.keep(triangle);
-        self.blocks
-            .cast(&self.wide, &self.tri_mesh, ray, rules, keep, None)
-    }
-
-    /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits; coherent
-    /// as [`packets::coherent`] groups them, degenerate rays among them), as [`Mesh::closest`]
-    /// answers it: traced together when there are [`PACKET_MIN_RAYS`] of them, else one by
-    /// one.
-    pub(crate) fn closest_packet(
-        &self,
-        rays: &RayPacket,
-        lanes: u32,
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-        hits: &mut [Option<Hit>; PACKET_WIDTH],
-    ) {
-        if !at_least(lanes, PACKET_MIN_RAYS) {
-            for_each_lane(lanes, |lane| {
-                hits[lane] = self.closest(&rays.ray(lane), rules, filter)
-            });
-            return;
-        }
-        self.closest_packets([rays], [lanes], rules, filter, [hits]);
-    }
-
-    /// [`Mesh::closest_packet`] of `H` packets walked together, each with enough rays.
-    pub(crate) fn closest_packets<const H: usize>(
-        &self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-        hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
-    ) {
-        let keep = |triangle| filter.keep(triangle);
-        self.blocks
-            .cast_packets(&self.wide, &self.tri_mesh, rays, lanes, rules, &keep, hits);
-    }
-
-    /// Which rays of `rays` in `lanes` hit anything (as [`Mesh::closest_packet`]), as bits.
-    pub(crate) fn any_packet(
-        &self,
-        rays: &RayPacket,
-        lanes: u32,
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-    ) -> u32 {
-        if !at_least(lanes, PACKET_MIN_RAYS) {
-            let mut hit = 0;
-            for_each_lane(lanes, |lane| {
-                if self.any(&rays.ray(lane), rules, filter) {
-                    hit |= 1 << lane;
-                }
-            });
-            return hit;
-        }
-        self.any_packets([rays], [lanes], rules, filter)[0]
-    }
-
-    /// [`Mesh::any_packet`] of `H` packets walked together, each with enough rays, as bits
-    /// per packet.
-    pub(crate) fn any_packets<const H: usize>(
-        &self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-    ) -> [u32; H] {
-        let keep = |triangle| filter.keep(triangle);
-        self.blocks
-            .occluded_packets(&self.wide, &self.tri_mesh, rays, lanes, rules, &keep)
-    }
-
-    /// Whether `ray` hits any triangle that `filter` keeps and `rules` accept.
-    #[inline]
-    pub(crate) fn any(&self, ray: &Ray, rules: HitRules, filter: &impl Filter<u32>) -> bool {
-        let keep = |triangle| filter.keep(triangle);
-        self.blocks
-            .occluded(&self.wide, &self.tri_mesh, ray, rules, keep, None)
-    }
-
-    /// Every hit of a valid `ray` on the triangles that `filter` keeps and `rules` accept,
-    /// sorted; the first `max_hits` of them (at least one; `usize::MAX`: every hit).
-    pub(crate) fn all(
-        &self,
-        ray: &Ray,
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-        max_hits: usize,
-    ) -> Vec<Hit> {
-        let keep = |triangle| filter.keep(triangle);
-        self.blocks
-            .cast_all(&self.wide, &self.tri_mesh, ray, rules, keep, max_hits)
-    }
-
     /// The triangle in leaf slot `slot` of the hierarchy and its index.
     #[inline]
     pub(crate) fn leaf_triangle(&self, slot: u32) -> (Triangle, u32) {
@@ -419,36 +312,6 @@ impl Mesh {
             index,
         )
     }
-
-    /// [`RayQueries::cast`], adding the nodes, leaves and triangle blocks it visited to `counts`
-    /// (a separate path: [`RayQueries::cast`] counts nothing and pays nothing for it).
-    ///
-    /// # Examples
-    /// ```
-    /// use glam::Vec3;
-    /// use meshcast_mesh::{Mesh, RayQueries};
-    /// use meshcast_primitives::Ray;
-    ///
-    /// let tri = Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?;
-    /// let mut counts = meshcast_bvh::TraversalCounts::default();
-    /// let ray = Ray::new(Vec3::new(0.2, 0.2, 1.0), Vec3::NEG_Z);
-    /// assert_eq!(tri.cast_counted(&ray, &mut counts), tri.cast(&ray));
-    /// assert_eq!((counts.rays, counts.nodes, counts.blocks), (1, 1, 1));
-    /// # Ok::<(), meshcast_mesh::Error>(())
-    /// ```
-    pub fn cast_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> Option<Hit> {
-        let (rules, keep) = (HitRules::first_hit(&QueryOptions::new()), |_| true);
-        self.blocks
-            .cast(&self.wide, &self.tri_mesh, ray, rules, keep, Some(counts))
-    }
-
-    /// [`RayQueries::occluded`], adding what it visited to `counts` (see [`Mesh::cast_counted`]).
-    pub fn occluded_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> bool {
-        let (rules, keep) = (HitRules::first_hit(&QueryOptions::new()), |_| true);
-        self.blocks
-            .occluded(&self.wide, &self.tri_mesh, ray, rules, keep, Some(counts))
-    }
-
     /// The node kernel this mesh's ray queries run ([`Kernel::preferred`] unless set).
     pub fn kernel(&self) -> Kernel {
         self.wide.kernel()
@@ -505,91 +368,6 @@ impl Mesh {
     pub(crate) fn winding_side(&self, points: &PointBox) -> Option<bool> {
         self.winding
             .side_over(&self.wide, |slot| self.leaf_triangle(slot).0, points)
-    }
-}
-
-impl sealed::Level for Mesh {}
-
-impl RayQueries for Mesh {
-    type Hit = Hit;
-    type Candidate = u32;
-
-    #[inline]
-    fn batch_frame(&self) -> BatchFrame {
-        BatchFrame::new(self.bounds(), self.acceleration_bytes())
-    }
-
-    fn walk_closest<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
-        self.closest(ray, HitRules::first_hit(options), &options.filter)
-    }
-
-    #[inline]
-    fn walk_any<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool {
-        self.any(ray, HitRules::first_hit(options), &options.filter)
-    }
-
-    fn walk_all<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Vec<Hit> {
-        self.all(
-            ray,
-            HitRules::every_hit(options),
-            &options.filter,
-            options.max_hits,
-        )
-    }
-
-    fn walk_closest_packet<F: Filter<u32>>(
-        &self,
-        rays: &RayPacket,
-        lanes: u32,
-        options: &QueryOptions<F>,
-        hits: &mut [Option<Hit>; PACKET_WIDTH],
-    ) {
-        let rules = HitRules::first_hit(options);
-        self.closest_packet(rays, lanes, rules, &options.filter, hits);
-    }
-
-    fn packet_span(&self) -> Option<PacketSpan> {
-        Some(PacketSpan::of_mesh(self.bounds(), self.triangle_count()))
-    }
-
-    fn walk_closest_packet_pair<F: Filter<u32>>(
-        &self,
-        rays: [&RayPacket; 2],
-        options: &QueryOptions<F>,
-        hits: [&mut [Option<Hit>; PACKET_WIDTH]; 2],
-    ) {
-        let rules = HitRules::first_hit(options);
-        self.closest_packets(
-            rays,
-            [meshcast_primitives::ALL_LANES; 2],
-            rules,
-            &options.filter,
-            hits,
-        );
-    }
-
-    fn walk_any_packet<F: Filter<u32>>(
-        &self,
-        rays: &RayPacket,
-        lanes: u32,
-        options: &QueryOptions<F>,
-    ) -> u32 {
-        let rules = HitRules::first_hit(options);
-        self.any_packet(rays, lanes, rules, &options.filter)
-    }
-
-    fn walk_any_packet_pair<F: Filter<u32>>(
-        &self,
-        rays: [&RayPacket; 2],
-        options: &QueryOptions<F>,
-    ) -> [u32; 2] {
-        let rules = HitRules::first_hit(options);
-        self.any_packets(
-            rays,
-            [meshcast_primitives::ALL_LANES; 2],
-            rules,
-            &options.filter,
-        )
     }
 }
 
