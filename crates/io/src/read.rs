@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
+use crate::{Error, Format, Place, Result};
 use meshcast_bvh::BuildOptions;
-use meshcast_mesh::{Error, Format, Instance, Mesh, Place, Result, Scene, TriMesh};
+use meshcast_mesh::{Instance, Mesh, Scene, TriMesh};
 
 use crate::cache;
 #[cfg(feature = "gltf")]

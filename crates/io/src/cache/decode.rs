@@ -5,7 +5,9 @@ use core::ops::Range;
 
 use glam::{Vec2, Vec3};
 use meshcast_bvh::WideNode;
-use meshcast_mesh::{CacheProblem, CacheSection, Error, Mesh, TriMesh, VertexAttribute};
+use meshcast_mesh::{Error, Mesh, TriMesh, VertexAttribute};
+
+use crate::{CacheProblem, CacheSection};
 use rayon::prelude::*;
 
 use super::header::{Header, Problem, HEADER_BYTES};

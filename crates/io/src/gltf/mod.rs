@@ -8,8 +8,9 @@
 
 use std::sync::Arc;
 
+use crate::{Error, Format, Location, Place, Result};
 use meshcast_bvh::BuildOptions;
-use meshcast_mesh::{Error, Format, Instance, Location, Mesh, Place, Result, Scene, TriMesh};
+use meshcast_mesh::{Instance, Mesh, Scene, TriMesh};
 
 use crate::source::Source;
 
