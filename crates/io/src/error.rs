@@ -10,8 +10,9 @@ use crate::{CacheProblem, Format, IndexKind, Location};
 /// Everything that can go wrong while loading a mesh, a scene or a cache, or saving one.
 ///
 /// File errors carry a [`Location`] (the file, and the line, byte or element); a mesh the
-/// file describes but the mesh crate rejects (a vertex index out of range, a position that is
-/// not finite) is an [`Error::Mesh`].
+/// file describes but the mesh crate's checks reject (more vertices than a `u32` addresses,
+/// an attribute that does not fit its triangles) is an [`Error::Mesh`], its message the mesh
+/// crate's.
 ///
 /// # Examples
 /// ```

@@ -6,13 +6,13 @@
 use std::io::Read;
 use std::path::Path;
 
-use crate::{Error, Format, Result};
 use meshcast_bvh::BuildOptions;
 use meshcast_mesh::{Mesh, Scene, TriMesh};
 
 use crate::cache;
 use crate::read::{read_mesh, read_scene, read_tri_mesh};
 use crate::source::{format_of_file, given_or_detected, read_file, Source};
+use crate::{Error, Format, Result};
 
 /// A reader of bytes in a known format.
 type Reader<T> = fn(&[u8], Format, Source) -> Result<T>;

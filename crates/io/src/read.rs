@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use crate::{Error, Format, Place, Result};
 use meshcast_bvh::BuildOptions;
 use meshcast_mesh::{Instance, Mesh, Scene, TriMesh};
 
@@ -16,6 +15,7 @@ use crate::ply;
 use crate::source::Source;
 #[cfg(feature = "stl")]
 use crate::stl;
+use crate::{Error, Format, Place, Result};
 
 /// The mesh in `bytes`, in `format`.
 pub(crate) fn read_tri_mesh(bytes: &[u8], format: Format, source: Source) -> Result<TriMesh> {

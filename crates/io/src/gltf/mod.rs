@@ -8,11 +8,11 @@
 
 use std::sync::Arc;
 
-use crate::{Error, Format, Location, Place, Result};
 use meshcast_bvh::BuildOptions;
 use meshcast_mesh::{Instance, Mesh, Scene, TriMesh};
 
 use crate::source::Source;
+use crate::{Error, Format, Location, Place, Result};
 
 mod accessor;
 mod document;
