@@ -99,7 +99,7 @@ fn point_queries(c: &mut Criterion) {
     ];
     for (name, file, levels) in subdivided {
         let mesh = TriMesh::from_obj(asset(file))
-            .and_then(|mesh| mesh.subdivide(levels))
+            .and_then(|mesh| Ok(mesh.subdivide(levels)?))
             .expect("the asset subdivides");
         group.throughput(Throughput::Elements(mesh.triangle_count() as u64));
         group.bench_function(BenchmarkId::new("tri_mesh_new_is_closed", name), |b| {

@@ -21,7 +21,7 @@ use meshcast_bvh::{BuildOptions, Bvh, WideBvh, LEAF_ALIGNMENT};
 use meshcast_mesh::{Mesh, TriMesh};
 use meshcast_primitives::Aabb;
 
-fn main() -> Result<(), meshcast_mesh::Error> {
+fn main() -> Result<(), meshcast::Error> {
     let BuildMeasurement {
         path,
         mesh: source,

@@ -56,7 +56,7 @@ fn main() {
         .map_or("assets/stanford-bunny.obj", String::as_str);
     let levels: u32 = args.get(2).map_or(0, |s| s.parse().expect("levels"));
     let tris: Vec<Triangle> = TriMesh::from_obj(path)
-        .and_then(|mesh| mesh.subdivide(levels))
+        .and_then(|mesh| Ok(mesh.subdivide(levels)?))
         .expect("a mesh")
         .triangles()
         .collect();

@@ -44,7 +44,7 @@ fn block_cost(wide: &WideBvh, traversal: f64) -> f64 {
     cost / f64::from(wide.bounds().surface_area())
 }
 
-fn main() -> Result<(), meshcast_mesh::Error> {
+fn main() -> Result<(), meshcast::Error> {
     let BuildMeasurement {
         path,
         levels,

@@ -17,7 +17,7 @@ use meshcast_mesh::{Mesh, TriMesh};
 
 const RUNS: usize = 5;
 
-fn main() -> Result<(), meshcast_mesh::Error> {
+fn main() -> Result<(), meshcast::Error> {
     let path = std::env::args_os().nth(1).map_or_else(
         || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/ogre.obj")),
         PathBuf::from,

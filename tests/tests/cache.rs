@@ -5,7 +5,7 @@
 
 use meshcast::glam::{Vec2, Vec3};
 use meshcast::{
-    BuildOptions, CacheProblem, CacheSection, Error, Format, LeafTest, Mesh, MeshFiles, Quality,
+    BuildOptions, CacheProblem, CacheSection, Format, IoError, LeafTest, Mesh, MeshFiles, Quality,
     Ray, RayQueries, TriMesh, TriMeshFiles, VertexAttribute,
 };
 use meshcast_testkit::{
@@ -146,10 +146,10 @@ fn cache_bytes_are_deterministic() {
     assert_eq!(Format::detect(&bytes), Some(Format::Cache));
 }
 
-/// Whether loading `bytes` fails with an `Error::Cache` (never a panic: a panic fails the
+/// Whether loading `bytes` fails with an `IoError::Cache` (never a panic: a panic fails the
 /// test).
 fn is_cache_error(bytes: &[u8]) -> bool {
-    matches!(Mesh::from_bytes(bytes), Err(Error::Cache { .. }))
+    matches!(Mesh::from_bytes(bytes), Err(IoError::Cache { .. }))
 }
 
 #[test]
@@ -181,7 +181,7 @@ fn every_truncation_is_an_error() {
     let err = Mesh::from_bytes(&longer).unwrap_err();
     assert!(matches!(
         err,
-        Error::Cache {
+        IoError::Cache {
             problem: CacheProblem::TrailingBytes { count: 1 },
             ..
         }
@@ -198,7 +198,7 @@ fn damage_is_named_by_its_section() {
     let err = Mesh::from_bytes(&damaged).unwrap_err();
     assert!(matches!(
         err,
-        Error::Cache {
+        IoError::Cache {
             problem: CacheProblem::ChecksumMismatch {
                 section: CacheSection::PrimitiveOrder
             },
@@ -224,7 +224,7 @@ fn other_versions_and_foreign_files_are_typed_errors() {
         assert!(
             matches!(
                 &err,
-                Error::Cache {
+                IoError::Cache {
                     problem: CacheProblem::UnsupportedVersion { found, supported: 1 },
                     ..
                 } if *found == version
@@ -236,7 +236,7 @@ fn other_versions_and_foreign_files_are_typed_errors() {
     swapped[8..12].reverse();
     assert!(matches!(
         Mesh::from_bytes(&swapped),
-        Err(Error::Cache {
+        Err(IoError::Cache {
             problem: CacheProblem::WrongEndianness,
             ..
         })
@@ -247,7 +247,7 @@ fn other_versions_and_foreign_files_are_typed_errors() {
     let err = Mesh::from_bytes(b"solid cube\n").unwrap_err();
     assert!(matches!(
         err,
-        Error::Cache {
+        IoError::Cache {
             problem: CacheProblem::NotACache,
             ..
         }
@@ -259,7 +259,7 @@ fn other_versions_and_foreign_files_are_typed_errors() {
     assert!(err.to_string().contains("not-a-cache.mcache"), "{err}");
     assert!(matches!(
         err,
-        Error::Cache {
+        IoError::Cache {
             problem: CacheProblem::NotACache,
             ..
         }
@@ -281,6 +281,6 @@ fn save_replaces_the_file_whole_and_reports_io_errors() {
         .count();
     assert_eq!(leftovers, 0, "no temporary file is left behind");
     let missing = folder.join("no-such-folder").join("mesh.mcache");
-    assert!(matches!(mesh.save(&missing), Err(Error::Io { path, .. }) if path == missing));
-    assert!(matches!(Mesh::load(&missing), Err(Error::Io { .. })));
+    assert!(matches!(mesh.save(&missing), Err(IoError::Io { path, .. }) if path == missing));
+    assert!(matches!(Mesh::load(&missing), Err(IoError::Io { .. })));
 }

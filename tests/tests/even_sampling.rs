@@ -2,7 +2,7 @@
 //! (all pairs, brute force), at most `n` points, a subset of the uniform candidates, the
 //! same for a seed whatever the number of threads, and degenerate input.
 
-use meshcast::{Error, Mesh, MeshFiles, SurfaceSamples};
+use meshcast::{Mesh, MeshError, MeshFiles, SurfaceSamples};
 use meshcast_testkit::{asset, triangle_areas};
 
 const ASSETS: [&str; 4] = ["stanford-bunny.obj", "cow.obj", "suzanne.obj", "teapot.obj"];
@@ -130,7 +130,7 @@ fn degenerate_input_gives_no_points_or_an_error() {
         assert!(
             matches!(
                 err,
-                Error::InvalidParameter {
+                MeshError::InvalidParameter {
                     parameter: "radius",
                     ..
                 }
@@ -140,7 +140,7 @@ fn degenerate_input_gives_no_points_or_an_error() {
     }
     assert!(matches!(
         cow.sample_surface_even(usize::MAX / 2, None, 1),
-        Err(Error::InvalidParameter { parameter: "n", .. })
+        Err(MeshError::InvalidParameter { parameter: "n", .. })
     ));
     // -0.0 is a radius of zero.
     assert_eq!(

@@ -7,7 +7,9 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use meshcast::glam::Vec3;
-use meshcast::{BuildOptions, Error, Format, Mesh, Ray, RayQueries, TriMesh, TriMeshFiles};
+use meshcast::{
+    BuildOptions, Format, IoError, Mesh, MeshError, Ray, RayQueries, TriMesh, TriMeshFiles,
+};
 use meshcast_testkit::{
     all_assets, ascii_stl_bytes, asset, binary_stl_bytes, cube, icosphere, incoherent_rays,
     ply_bytes, random_rays, rng, temp_path, PlyEncoding, PlyLayout, Polygons,
@@ -269,10 +271,10 @@ fn truncated_files_are_typed_errors() {
                     "{what} cut at {cut} of {whole} reads"
                 ),
                 Err(
-                    Error::Truncated { .. }
-                    | Error::Malformed { .. }
-                    | Error::NoFaces { .. }
-                    | Error::InvalidUtf8 { .. },
+                    IoError::Truncated { .. }
+                    | IoError::Malformed { .. }
+                    | IoError::NoFaces { .. }
+                    | IoError::InvalidUtf8 { .. },
                 ) => {}
                 Err(other) => panic!("{what} cut at {cut}: unexpected {other:?}"),
             }
@@ -292,7 +294,7 @@ fn truncated_files_are_typed_errors() {
                 let cut = header_end + (whole - header_end) * k / 64;
                 let err = TriMesh::from_bytes(&bytes[..cut], Some(format));
                 assert!(
-                    matches!(err, Err(Error::Truncated { .. })),
+                    matches!(err, Err(IoError::Truncated { .. })),
                     "{what} cut at {cut}: {err:?}"
                 );
             }
@@ -355,7 +357,9 @@ fn hostile_counts_are_typed_errors() {
                 assert!(
                     matches!(
                         err,
-                        Error::Truncated { .. } | Error::Malformed { .. } | Error::TooLarge { .. }
+                        IoError::Truncated { .. }
+                            | IoError::Malformed { .. }
+                            | IoError::Mesh(MeshError::TooLarge { .. })
                     ),
                     "{encoding:?} {element} {count}: {err}"
                 );
@@ -367,6 +371,6 @@ fn hostile_counts_are_typed_errors() {
         let mut hostile = binary.clone();
         hostile[80..84].copy_from_slice(&count.to_le_bytes());
         let err = TriMesh::from_bytes(&hostile, Some(Format::Stl)).expect_err("a hostile count");
-        assert!(matches!(err, Error::Truncated { .. }), "{count}: {err}");
+        assert!(matches!(err, IoError::Truncated { .. }), "{count}: {err}");
     }
 }

@@ -11,8 +11,9 @@ use gltf_builder::{
     embedded_buffer, one_primitive, text, to_glb, unit_triangle, Builder, UNSIGNED_BYTE,
     UNSIGNED_INT, UNSIGNED_SHORT,
 };
+use meshcast::io::{Error, Format, Place};
 use meshcast::{SceneFiles, TriMeshFiles};
-use meshcast_mesh::{Error, Format, Place, RayQueries, Scene, SceneHit, TriMesh, Warning};
+use meshcast_mesh::{RayQueries, Scene, SceneHit, TriMesh, Warning};
 use meshcast_primitives::{Ray, Triangle};
 use meshcast_testkit::{
     asset, brute_force_cast, incoherent_rays, random_rays, same_hit, same_scene_hit, temp_path,

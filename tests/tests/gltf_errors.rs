@@ -4,8 +4,9 @@
 mod gltf_builder;
 
 use gltf_builder::{one_primitive, text, to_glb, unit_triangle};
+use meshcast::io::{Error, Format, IndexKind, Place};
 use meshcast::{SceneFiles, TriMeshFiles};
-use meshcast_mesh::{Error, Format, IndexKind, Place, Scene, TriMesh};
+use meshcast_mesh::{Scene, TriMesh};
 use meshcast_testkit::asset;
 use serde_json::{json, Value};
 

@@ -4,7 +4,7 @@
 //! number of threads, and degenerate input.
 
 use meshcast::glam::Vec3;
-use meshcast::{Error, Mesh, MeshFiles, NearSurfaceSamples, PointQueries, FINE_SIGMA_DIVISOR};
+use meshcast::{Mesh, MeshError, MeshFiles, NearSurfaceSamples, PointQueries, FINE_SIGMA_DIVISOR};
 use meshcast_testkit::asset;
 
 const POINTS: usize = 20_000;
@@ -139,7 +139,7 @@ fn degenerate_input_gives_no_points_or_an_error() {
         assert!(
             matches!(
                 err,
-                Error::InvalidParameter {
+                MeshError::InvalidParameter {
                     parameter: "sigma",
                     ..
                 }

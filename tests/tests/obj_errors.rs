@@ -1,8 +1,9 @@
 //! Bad OBJ input: every case is a typed error that names the file (and the line where there
 //! is one), never a panic.
 
+use meshcast::io::{Error, IndexKind};
 use meshcast::TriMeshFiles;
-use meshcast_mesh::{Error, IndexKind, TriMesh};
+use meshcast_mesh::TriMesh;
 use meshcast_testkit::{asset, rng, temp_path};
 use rand::Rng;
 

@@ -21,7 +21,6 @@ struct Rooms {
 const MESH: Rooms = Rooms {
     crate_dir: "crates/mesh",
     rooms: &[
-        "format",
         "error",
         "queries",
         "volume",

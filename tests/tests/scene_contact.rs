@@ -354,7 +354,7 @@ fn empty_scenes_meshes_and_bad_arguments_answer_nothing() {
     assert!(matches!(scene.nearest_instances(None, None), Ok(None)));
     assert!(matches!(
         scene.nearest_instances(Some(InstanceId::from_index(0)), None),
-        Err(meshcast::Error::UnknownInstance { instance: 0 })
+        Err(meshcast::MeshError::UnknownInstance { instance: 0 })
     ));
     assert!(scene
         .intersecting_instances(&tri, &Affine3A::IDENTITY, ALL_LAYERS)

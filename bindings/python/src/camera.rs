@@ -158,7 +158,7 @@ impl Camera {
                 ClipPlanes::new(self.near, self.far),
                 DepthConvention::ZeroToOne,
             )
-            .map_err(|err| to_py(err.into()))
+            .map_err(to_py)
     }
 
     fn image_checked(&self) -> PyResult<()> {

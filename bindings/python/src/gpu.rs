@@ -58,9 +58,10 @@ fn open(name: Option<&str>) -> meshcast::Result<Gpu> {
 }
 
 /// The `MeshcastError` of a mesh that cannot be put on a GPU.
-fn no_gpu(err: &meshcast::Error) -> PyErr {
-    let hint = match err {
-        meshcast::Error::NoGpu { .. } => {
+fn no_gpu(err: impl Into<meshcast::Error>) -> PyErr {
+    let err = err.into();
+    let hint = match &err {
+        meshcast::Error::Gpu(meshcast::GpuError::NoGpu { .. }) => {
             ". meshcast.gpu_adapters() lists the adapters found; on Linux without a GPU, \
              Mesa's lavapipe (package mesa-vulkan-drivers) is one"
         }
@@ -76,8 +77,8 @@ pub fn upload(
     adapter: Option<&str>,
 ) -> PyResult<GpuMesh> {
     let resident = py.detach(|| {
-        let gpu = open(adapter).map_err(|err| no_gpu(&err))?;
-        let mesh = gpu.upload(mesh).map_err(|err| no_gpu(&err))?;
+        let gpu = open(adapter).map_err(no_gpu)?;
+        let mesh = gpu.upload(mesh).map_err(no_gpu)?;
         Ok::<_, PyErr>(Resident::new(mesh))
     })?;
     Ok(GpuMesh {

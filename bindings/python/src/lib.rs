@@ -47,13 +47,15 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// A meshcast error as a Python exception: a missing file as `FileNotFoundError`, other
 /// failures to read as `OSError`, everything else as [`MeshcastError`] (a `ValueError`).
-pub fn to_py(err: meshcast::Error) -> PyErr {
+pub fn to_py(err: impl Into<meshcast::Error>) -> PyErr {
+    use meshcast::{Error, IoError};
     use pyo3::exceptions::{PyFileNotFoundError, PyOSError};
+    let err = err.into();
     match &err {
-        meshcast::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+        Error::Io(IoError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
             PyFileNotFoundError::new_err(err.to_string())
         }
-        meshcast::Error::Io { .. } => PyOSError::new_err(err.to_string()),
+        Error::Io(IoError::Io { .. }) => PyOSError::new_err(err.to_string()),
         _ => MeshcastError::new_err(err.to_string()),
     }
 }

@@ -85,7 +85,7 @@ impl Scene {
     /// Changes the scene with the GIL released (a query may be running: it is waited for).
     fn change<T: Send>(
         scene: &Bound<'_, Self>,
-        change: impl FnOnce(&mut meshcast::Scene) -> meshcast::Result<T> + Send,
+        change: impl FnOnce(&mut meshcast::Scene) -> Result<T, meshcast::MeshError> + Send,
     ) -> PyResult<T> {
         let lock = Self::lock(scene);
         scene

@@ -33,7 +33,8 @@ pub fn read_mesh(path: &Path) -> Result<TriMesh> {
 }
 
 /// The library's error with the path, where its message does not name the file already.
-fn with_path(err: meshcast::Error, path: &Path) -> anyhow::Error {
+fn with_path(err: impl Into<meshcast::Error>, path: &Path) -> anyhow::Error {
+    let err = err.into();
     let shown = path.display().to_string();
     if err.to_string().contains(&shown) {
         anyhow::Error::new(err).context("loading mesh")

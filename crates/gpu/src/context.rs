@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use meshcast_mesh::{Error, Result};
+use crate::{Error, Result};
 
 use crate::kernel::GpuOptions;
 use crate::unchecked;

@@ -2,7 +2,7 @@
 //! that set them, so one binary can measure each choice on the GPU that matters) and the
 //! shader source specialised for one query kind.
 
-use meshcast_mesh::{Error, Result};
+use crate::{Error, Result};
 
 /// The shader: traversal and the watertight test, with the bounds that decide which rays
 /// the host finishes.

@@ -2,10 +2,11 @@
 //! (Ylitie, Karras, Laine 2017), each node's leaves' triangles together, with what the shader
 //! and the host exchange per ray.
 
+use crate::{Error, Result};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use meshcast_bvh::{WideBvh, WideLane, WideNode, PADDING_SLOT, WIDE_WIDTH};
-use meshcast_mesh::{Error, Mesh, Result};
+use meshcast_mesh::Mesh;
 use meshcast_primitives::{Aabb, Ray};
 
 use crate::kernel::ChildOrder;

@@ -19,7 +19,7 @@
 //! let rays = [Ray::new(glam::Vec3::new(0.25, 0.25, 1.0), glam::Vec3::NEG_Z)];
 //! let hits = on_gpu.cast_batch(&rays)?;
 //! assert_eq!(hits[0].map(|h| h.triangle), Some(0));
-//! # Ok::<(), meshcast_mesh::Error>(())
+//! # Ok::<(), meshcast_gpu::Error>(())
 //! ```
 //!
 //! # Exactness
@@ -111,9 +111,10 @@
 //! The triangles live in one storage buffer, which must fit the adapter's largest binding
 //! (`max_storage_buffer_binding_size`): 128 MiB on llvmpipe, about 3.7 million triangles at
 //! 36 bytes per triangle; discrete GPUs allow gigabytes. [`Gpu::upload`] refuses a larger
-//! mesh with [`Error::Gpu`](meshcast_mesh::Error::Gpu).
+//! mesh with [`Error::Gpu`].
 
 mod context;
+mod error;
 mod gpu_mesh;
 mod kernel;
 mod layout;
@@ -122,6 +123,7 @@ mod stream;
 mod unchecked;
 
 pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
+pub use error::{Error, Result};
 pub use gpu_mesh::{GpuMesh, GpuQuery, GpuStats, ResidentRays, DEFAULT_HIT_CAPACITY};
 pub use kernel::{
     ChildOrder, GpuOptions, CHECKS_VARIABLE, CHUNK_VARIABLE, LEAF_VARIABLE, MAX_HIT_CAPACITY,

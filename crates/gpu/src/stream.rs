@@ -7,8 +7,8 @@ use std::sync::mpsc::{channel, Receiver};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use crate::Result;
 use bytemuck::Zeroable;
-use meshcast_mesh::Result;
 use meshcast_primitives::Ray;
 use rayon::prelude::*;
 

@@ -38,15 +38,19 @@ use std::path::{Path, PathBuf};
 use glam::Vec3;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use meshcast_mesh::{Error, Mesh, Place, Result, TriMesh};
+use meshcast_mesh::{Mesh, TriMesh};
 
 use crate::source::Source;
+use crate::{Error, Place, Result};
 #[cfg(doc)]
 use crate::{MeshFiles, TriMeshFiles};
 
 mod decode;
 mod encode;
 mod header;
+mod problem;
+
+pub use problem::{CacheProblem, CacheSection};
 
 /// The format version this build writes and reads.
 pub(crate) const VERSION: u32 = 1;

@@ -7,11 +7,12 @@ use std::io::Read;
 use std::path::Path;
 
 use meshcast_bvh::BuildOptions;
-use meshcast_mesh::{Error, Format, Mesh, Result, Scene, TriMesh};
+use meshcast_mesh::{Mesh, Scene, TriMesh};
 
 use crate::cache;
 use crate::read::{read_mesh, read_scene, read_tri_mesh};
 use crate::source::{format_of_file, given_or_detected, read_file, Source};
+use crate::{Error, Format, Result};
 
 /// A reader of bytes in a known format.
 type Reader<T> = fn(&[u8], Format, Source) -> Result<T>;
@@ -111,7 +112,7 @@ pub trait TriMeshFiles: Sized {
     /// assert_eq!(cached.tri_mesh().geometry_hash(), tri.geometry_hash());
     /// let turned = TriMesh::from_triangles(&corners, &[[0, 2, 1]])?;
     /// assert_ne!(turned.geometry_hash(), tri.geometry_hash());
-    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// # Ok::<(), meshcast_io::Error>(())
     /// ```
     fn geometry_hash(&self) -> u64;
 }
@@ -179,14 +180,14 @@ pub trait MeshFiles: Sized {
     ///
     /// # Errors
     /// [`Error::Cache`], with the byte offset where the problem was found and a
-    /// [`meshcast_mesh::CacheProblem`]: not a cache, another version, damaged or truncated
+    /// [`CacheProblem`](crate::CacheProblem): not a cache, another version, damaged or truncated
     /// bytes (every section is checksummed), or contents no writer makes.
     ///
     /// # Examples
     /// ```
     /// use glam::Vec3;
-    /// use meshcast_io::MeshFiles;
-    /// use meshcast_mesh::{CacheProblem, Error, Mesh, RayQueries};
+    /// use meshcast_io::{CacheProblem, Error, MeshFiles};
+    /// use meshcast_mesh::{Mesh, RayQueries};
     /// use meshcast_primitives::Ray;
     ///
     /// let tri = Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?;
@@ -202,7 +203,7 @@ pub trait MeshFiles: Sized {
     fn from_bytes(bytes: &[u8]) -> Result<Self>;
 
     /// Writes the mesh to a cache file at `path` ([`MeshFiles::to_bytes`]; the advised
-    /// extension is [`meshcast_mesh::CACHE_EXTENSION`]), which [`MeshFiles::load`] and
+    /// extension is [`CACHE_EXTENSION`](crate::CACHE_EXTENSION)), which [`MeshFiles::load`] and
     /// [`MeshFiles::from_path`] read without a build. The bytes go to a temporary file in the
     /// same folder, which is then renamed over `path`: a reader sees the old file or the
     /// whole new one, never part of it, and a failed write leaves `path` as it was.
@@ -271,13 +272,13 @@ pub trait SceneFiles: Sized {
     ///
     /// # Examples
     /// ```
-    /// use meshcast_io::SceneFiles;
-    /// use meshcast_mesh::{Format, Scene};
+    /// use meshcast_io::{Format, SceneFiles};
+    /// use meshcast_mesh::Scene;
     ///
     /// let obj = b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
     /// let scene = Scene::from_bytes(obj, Some(Format::Obj))?;
     /// assert_eq!(scene.len(), 1);
-    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// # Ok::<(), meshcast_io::Error>(())
     /// ```
     fn from_bytes(bytes: &[u8], format: Option<Format>) -> Result<Self>;
 
@@ -318,7 +319,7 @@ pub trait SceneFiles: Sized {
     /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/gltf/SimpleMeshes.gltf");
     /// let scene = Scene::from_gltf(path)?;
     /// assert_eq!(scene.len(), 2); // two nodes place one triangle mesh
-    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// # Ok::<(), meshcast_io::Error>(())
     /// ```
     fn from_gltf(path: impl AsRef<Path>) -> Result<Self>;
 }

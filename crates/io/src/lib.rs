@@ -6,15 +6,17 @@
 //! user who wants ray casting alone compiles none of the format dependencies. The methods
 //! come as three extension traits on the mesh crate's types, [`TriMeshFiles`],
 //! [`MeshFiles`] and [`SceneFiles`]; bring them into scope and call `Mesh::from_path(path)`.
-//! The formats ([`Format`]) and the one [`Error`] are named in `meshcast-mesh`.
+//! The formats are [`Format`]s; what goes wrong is an [`Error`], which names the place in the
+//! file ([`Location`]) or the cache's problem ([`CacheProblem`]), and wraps the mesh crate's
+//! own errors for what a file describes but the mesh crate rejects ([`Error::Mesh`]).
 //!
 //! Every reader takes the whole file as bytes and a `Source` that names it in errors, and
 //! gives a [`TriMesh`](meshcast_mesh::TriMesh) (glTF also a scene of instances). Readers never panic: whatever the
 //! bytes, the answer is a mesh or an [`Error`] that says where the file went wrong.
 //!
 //! ```
-//! use meshcast_io::{MeshFiles, TriMeshFiles};
-//! use meshcast_mesh::{Format, Mesh, TriMesh};
+//! use meshcast_io::{Format, MeshFiles, TriMeshFiles};
+//! use meshcast_mesh::{Mesh, TriMesh};
 //!
 //! let obj = b"v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n";
 //! let square = TriMesh::from_bytes(obj, Some(Format::Obj))?;
@@ -22,15 +24,18 @@
 //! let mesh = Mesh::from_tri_mesh(square, &Default::default());
 //! let again = Mesh::from_bytes(&mesh.to_bytes())?; // the cache: no build
 //! assert_eq!(again.bvh().nodes(), mesh.bvh().nodes());
-//! # Ok::<(), meshcast_mesh::Error>(())
+//! # Ok::<(), meshcast_io::Error>(())
 //! ```
 
 #![forbid(unsafe_code)]
 
 mod cache;
+mod error;
 mod files;
+mod format;
 #[cfg(feature = "gltf")]
 mod gltf;
+mod location;
 #[cfg(feature = "obj")]
 mod obj;
 #[cfg(feature = "ply")]
@@ -42,9 +47,11 @@ mod source;
 #[cfg(feature = "stl")]
 mod stl;
 
+pub use cache::{CacheProblem, CacheSection};
+pub use error::{Error, Result};
 pub use files::{MeshFiles, SceneFiles, TriMeshFiles};
-#[doc(no_inline)]
-pub use meshcast_mesh::{Error, Format, Result};
+pub use format::{Format, CACHE_EXTENSION, CACHE_MAGIC};
+pub use location::{IndexKind, Location, Place};
 
 /// Whether this build reads `format`: its cargo feature is on (the cache is always read).
 pub fn is_enabled(format: Format) -> bool {

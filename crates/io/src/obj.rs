@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use crate::polygon::triangulate;
 use crate::source::excerpt;
 use crate::source::Source;
-use meshcast_mesh::{Error, Result, TriMesh, VertexAttribute, Warning};
-use meshcast_mesh::{IndexKind, Location, Place};
+use crate::{Error, IndexKind, Location, Place, Result};
+use meshcast_mesh::{TriMesh, VertexAttribute, Warning};
 
 /// Which per-corner attributes a face gives for *all* of its corners.
 #[derive(Clone, Copy, Debug, Default)]
@@ -213,10 +213,10 @@ fn check(source: Source, bytes: &[u8]) -> Result<Checked> {
         cleaned.push('\n');
     }
     if counts.iter().any(|&c| c > u32::MAX as usize) {
-        return Err(Error::TooLarge {
-            what: "vertex",
-            count: counts.into_iter().max().unwrap_or(0) as u64,
-        });
+        return Err(Error::too_large(
+            "vertex",
+            counts.into_iter().max().unwrap_or(0) as u64,
+        ));
     }
     Ok(Checked {
         cleaned,
@@ -415,8 +415,5 @@ fn merge(
 }
 
 fn offset(len: usize) -> Result<u32> {
-    u32::try_from(len).map_err(|_| Error::TooLarge {
-        what: "vertex",
-        count: len as u64,
-    })
+    u32::try_from(len).map_err(|_| Error::too_large("vertex", len as u64))
 }

@@ -16,8 +16,8 @@ use smallvec::SmallVec;
 
 use crate::polygon::triangulate;
 use crate::source::Source;
-use meshcast_mesh::{Error, Format, Result, TriMesh, VertexAttribute, Warning};
-use meshcast_mesh::{IndexKind, Place};
+use crate::{Error, Format, IndexKind, Place, Result};
+use meshcast_mesh::{TriMesh, VertexAttribute, Warning};
 
 /// The element holding the vertices.
 const VERTEX: &str = "vertex";
@@ -133,10 +133,7 @@ impl Layout {
             }
         }
         if vertex.count > u32::MAX as usize {
-            return Err(Error::TooLarge {
-                what: "vertex",
-                count: vertex.count as u64,
-            });
+            return Err(Error::too_large("vertex", vertex.count as u64));
         }
         Ok(Self {
             vertex_count: vertex.count,
@@ -221,7 +218,7 @@ impl Elements<'_> {
 
 /// A ply-rs-bw error as ours: the end of the data is [`Error::Truncated`], anything else
 /// [`Error::Malformed`] with the crate's message (shortened).
-fn parse_error(at: meshcast_mesh::Location, error: &ParseError, expected: &str) -> Error {
+fn parse_error(at: crate::Location, error: &ParseError, expected: &str) -> Error {
     if error.kind() == ErrorKind::UnexpectedEof {
         return Error::Truncated {
             at,
@@ -323,11 +320,9 @@ impl Data {
                 }
             }
         }
-        self.arities
-            .push(u32::try_from(corners).map_err(|_| Error::TooLarge {
-                what: "face corner",
-                count: corners as u64,
-            })?);
+        self.arities.push(
+            u32::try_from(corners).map_err(|_| Error::too_large("face corner", corners as u64))?,
+        );
         Ok(())
     }
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use meshcast_bvh::BuildOptions;
-use meshcast_mesh::{Error, Format, Instance, Mesh, Place, Result, Scene, TriMesh};
+use meshcast_mesh::{Instance, Mesh, Scene, TriMesh};
 
 use crate::cache;
 #[cfg(feature = "gltf")]
@@ -15,6 +15,7 @@ use crate::ply;
 use crate::source::Source;
 #[cfg(feature = "stl")]
 use crate::stl;
+use crate::{Error, Format, Place, Result};
 
 /// The mesh in `bytes`, in `format`.
 pub(crate) fn read_tri_mesh(bytes: &[u8], format: Format, source: Source) -> Result<TriMesh> {

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use meshcast_mesh::{Error, Format, Location, Place, Result};
+use crate::{Error, Format, Location, Place, Result};
 
 /// Where bytes being read came from: a file (named in errors, and the folder of the files
 /// it refers to) or memory.

@@ -13,8 +13,8 @@ use glam::Vec3;
 
 use crate::source::excerpt;
 use crate::source::Source;
-use meshcast_mesh::{Error, Format, Result, TriMesh};
-use meshcast_mesh::{Location, Place};
+use crate::{Error, Format, Location, Place, Result};
+use meshcast_mesh::TriMesh;
 
 /// A binary STL's header: 80 free bytes and the triangle count.
 const BINARY_HEADER_BYTES: usize = 84;
@@ -45,7 +45,7 @@ pub(crate) fn read(bytes: &[u8], source: Source) -> Result<TriMesh> {
             at: source.at(Place::File),
         });
     }
-    TriMesh::new(welder.positions, welder.indices)
+    Ok(TriMesh::new(welder.positions, welder.indices)?)
 }
 
 /// Where the facets of the next solid begin, after the solid whose facets begin at `start`:
@@ -68,7 +68,7 @@ fn next_solid(bytes: &[u8], start: usize) -> Option<usize> {
 /// Where the facets begin, if the text from `from` (after white space) starts with
 /// `solid`: after that line.
 fn ascii_body(bytes: &[u8], from: usize) -> Option<usize> {
-    let text = meshcast_mesh::text_start(&bytes[from..]);
+    let text = crate::format::text_start(&bytes[from..]);
     let solid = bytes.len() - text.len();
     text.get(..5)
         .is_some_and(|word| word.eq_ignore_ascii_case(b"solid"))
@@ -211,10 +211,8 @@ impl Welder {
             Entry::Occupied(entry) => Ok(*entry.get()),
             Entry::Vacant(entry) => {
                 let count = self.positions.len();
-                let vertex = u32::try_from(count).map_err(|_| Error::TooLarge {
-                    what: "vertex",
-                    count: count as u64 + 1,
-                })?;
+                let vertex = u32::try_from(count)
+                    .map_err(|_| Error::too_large("vertex", count as u64 + 1))?;
                 self.positions.push(position);
                 Ok(*entry.insert(vertex))
             }

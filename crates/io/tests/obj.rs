@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use glam::{Vec2, Vec3};
-use meshcast_io::TriMeshFiles;
-use meshcast_mesh::{Error, Result, TriMesh, Warning};
+use meshcast_io::{Error, Result, TriMeshFiles};
+use meshcast_mesh::{TriMesh, Warning};
 /// Writes `text` to a fresh file in the system's temporary folder.
 fn write_temp(name: &str, text: &[u8]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("meshcast-obj-{}", std::process::id()));

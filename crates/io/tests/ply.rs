@@ -2,8 +2,8 @@
 //! attributes, polygons, and errors that name their element or line.
 
 use glam::{Vec2, Vec3};
-use meshcast_io::TriMeshFiles;
-use meshcast_mesh::{Error, Format, IndexKind, Place, Result, TriMesh, Warning};
+use meshcast_io::{Error, Format, IndexKind, Place, Result, TriMeshFiles};
+use meshcast_mesh::{TriMesh, Warning};
 
 fn read(bytes: &[u8]) -> Result<TriMesh> {
     TriMesh::from_bytes(bytes, Some(Format::Ply))
@@ -329,7 +329,10 @@ fn hostile_counts_give_truncated_without_allocating_for_them() {
         }
         // More vertices than a u32 index reaches.
         let bytes = header(encoding, 1 << 40, XYZ, 1, INDICES);
-        assert!(matches!(read(&bytes), Err(Error::TooLarge { .. })));
+        assert!(matches!(
+            read(&bytes),
+            Err(Error::Mesh(meshcast_mesh::Error::TooLarge { .. }))
+        ));
         // A face list claiming four billion corners.
         let face = "property list uint int vertex_indices\n";
         let mut bytes = header(encoding, 3, XYZ, 1, face);

@@ -2,8 +2,8 @@
 //! they are told apart, welding, and errors that name their triangle.
 
 use glam::Vec3;
-use meshcast_io::TriMeshFiles;
-use meshcast_mesh::{Error, Format, Place, Result, TriMesh};
+use meshcast_io::{Error, Format, Place, Result, TriMeshFiles};
+use meshcast_mesh::TriMesh;
 
 fn read(bytes: &[u8]) -> Result<TriMesh> {
     TriMesh::from_bytes(bytes, Some(Format::Stl))

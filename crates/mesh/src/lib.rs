@@ -1,8 +1,8 @@
 //! Triangle meshes for meshcast: made from slices of positions and triangles, wrapped
 //! around a BVH and queried in their own space; instances that place shared meshes by affine
 //! transforms, and scenes of many instances under a top-level BVH. Files (OBJ, glTF, PLY,
-//! STL and the cache of a mesh with its hierarchy) are read by `meshcast-io`, which names
-//! its formats ([`Format`]) and errors ([`Error`]) here.
+//! STL and the cache of a mesh with its hierarchy) are read by `meshcast-io`, with its own
+//! formats and errors.
 //!
 //! The layer above `meshcast-bvh` and `meshcast-primitives`. [`TriMesh`] holds validated
 //! geometry (positions, triangles, optional normals, texture coordinates and group names);
@@ -53,11 +53,10 @@
 
 // The rooms, each a concept with a module doc saying what it owns and what it may use.
 // Imports run one way, down the order in `tests/rooms.rs`: `views` may use any room
-// below it, `format` none.
+// below it, `error` none.
 mod contact;
 mod error;
 mod fields;
-mod format;
 mod mesh;
 mod points;
 mod queries;
@@ -67,11 +66,8 @@ mod views;
 mod volume;
 
 pub use contact::{DirectedHausdorff, HausdorffDistance, MeshDistance};
-pub use error::{CacheProblem, CacheSection, Error, IndexKind, Location, Place, Result, Warning};
+pub use error::{Error, Result, Warning};
 pub use fields::{Grid, NearSurfaceSamples, SurfaceSamples, FINE_SIGMA_DIVISOR};
-#[doc(hidden)]
-pub use format::text_start;
-pub use format::{Format, CACHE_EXTENSION, CACHE_MAGIC};
 pub use mesh::Mesh;
 pub use meshcast_primitives::Contacts;
 pub use points::{ClosestPoint, Feature, PointQueries, SceneClosestPoint, CONTAINS_RAY_DIRECTION};

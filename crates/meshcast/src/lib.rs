@@ -45,8 +45,9 @@
 //! This crate only re-exports the engine's layers, so that it is the one dependency you
 //! need: geometry ([`primitives`]), the hierarchy ([`bvh`]; build one over your own
 //! primitives with [`Bvh::build_primitives`]), meshes and scenes (`meshcast-mesh`) and
-//! their files ([`io`]: the readers and the cache). [`glam`] is re-exported for vectors and transforms, and every fallible call returns the
-//! one [`Error`].
+//! their files ([`io`]: the readers and the cache). [`glam`] is re-exported for vectors and transforms. Each layer's fallible
+//! calls return its own error ([`MeshError`], [`IoError`], and the GPU's `GpuError`), which
+//! `?` turns into the one [`Error`] that gathers them.
 //!
 //! # Examples
 //! Load the cow, cast a ray at it from above and pick the hit:
@@ -160,6 +161,9 @@
 
 #![forbid(unsafe_code)]
 
+mod error;
+
+pub use error::{Error, Result};
 pub use glam;
 pub use meshcast_bvh as bvh;
 pub use meshcast_io as io;
@@ -168,21 +172,27 @@ pub use meshcast_io as io;
 /// batches or camera images there, with the CPU engine's answers. See [`meshcast_gpu`].
 #[cfg(feature = "gpu")]
 pub use meshcast_gpu as gpu;
+/// The GPU's errors (the `gpu` feature), gathered into [`Error::Gpu`].
+#[cfg(feature = "gpu")]
+pub use meshcast_gpu::Error as GpuError;
 pub use meshcast_primitives as primitives;
 
 pub use meshcast_bvh::{BuildOptions, Bvh, BvhStats, Kernel, Parallel, Quality, TraversalCounts};
-pub use meshcast_io::{MeshFiles, SceneFiles, TriMeshFiles};
-pub use meshcast_mesh::CacheSection;
-pub use meshcast_mesh::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
-pub use meshcast_mesh::{
-    CacheProblem, DirectedHausdorff, Error, Format, Grid, HausdorffDistance, IndexKind, Instance,
-    InstanceId, LeafTest, Location, Mesh, MeshDistance, Place, Result, Scene, SceneHit,
-    SurfacePoint, TriMesh, VertexAttribute, Warning, CACHE_EXTENSION,
+pub use meshcast_io::Error as IoError;
+pub use meshcast_io::{
+    CacheProblem, CacheSection, Format, IndexKind, Location, MeshFiles, Place, SceneFiles,
+    TriMeshFiles, CACHE_EXTENSION,
 };
+pub use meshcast_mesh::Error as MeshError;
+pub use meshcast_mesh::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
 pub use meshcast_mesh::{
     ClosestPoint, Contacts, Containment, Culling, Facing, Feature, Filter, HitLists, KeepAll, Pick,
     PointQueries, QueryOptions, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
     SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
+};
+pub use meshcast_mesh::{
+    DirectedHausdorff, Grid, HausdorffDistance, Instance, InstanceId, LeafTest, Mesh, MeshDistance,
+    Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning,
 };
 pub use meshcast_mesh::{NearSurfaceSamples, FINE_SIGMA_DIVISOR};
 pub use meshcast_mesh::{Thickness, MAX_SIDE_SAMPLES};

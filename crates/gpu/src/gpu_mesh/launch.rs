@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
-use meshcast_mesh::Result;
+use crate::Result;
 use meshcast_primitives::Ray;
 use rayon::prelude::*;
 

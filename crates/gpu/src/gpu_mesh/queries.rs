@@ -1,8 +1,9 @@
 //! The queries a [`GpuMesh`] answers: batches of rays and camera images, each answer read
 //! from the shader's hit slots or left open for the CPU.
 
+use crate::Result;
 use glam::Vec3;
-use meshcast_mesh::{HitLists, RayQueries, Result};
+use meshcast_mesh::{HitLists, RayQueries};
 use meshcast_primitives::{Camera, Hit, Ray};
 
 use super::launch::{Answer, Done, Open, Rays};
@@ -18,7 +19,7 @@ impl GpuMesh {
     /// The closest hit of each ray, as [`RayQueries::cast_batch`] answers on the CPU.
     ///
     /// # Errors
-    /// [`Error::Gpu`](meshcast_mesh::Error::Gpu) if the GPU fails.
+    /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
     pub fn cast_batch<R: RaySource + ?Sized>(&self, rays: &R) -> Result<Vec<Option<Hit>>> {
         let answers = self.launch(GpuQuery::Closest, Source::Rays(&Rays(rays)), |hits, _| {
             closest(hits[0], &self.triangle_ids)
@@ -29,7 +30,7 @@ impl GpuMesh {
     /// Whether each ray hits anything, as [`RayQueries::occluded_batch`] answers.
     ///
     /// # Errors
-    /// [`Error::Gpu`](meshcast_mesh::Error::Gpu) if the GPU fails.
+    /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
     pub fn occluded_batch<R: RaySource + ?Sized>(&self, rays: &R) -> Result<Vec<bool>> {
         let answers = self.launch(
             GpuQuery::Any,
@@ -48,7 +49,7 @@ impl GpuMesh {
     /// tells inside from outside on a closed mesh).
     ///
     /// # Errors
-    /// [`Error::Gpu`](meshcast_mesh::Error::Gpu) if the GPU fails.
+    /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
     pub fn count_batch<R: RaySource + ?Sized>(&self, rays: &R) -> Result<Vec<u32>> {
         let answers =
             self.launch(
@@ -69,7 +70,7 @@ impl GpuMesh {
     /// answered on the CPU.
     ///
     /// # Errors
-    /// [`Error::Gpu`](meshcast_mesh::Error::Gpu) if the GPU fails.
+    /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
     pub fn cast_all_batch<R: RaySource + ?Sized>(&self, rays: &R) -> Result<HitLists<Hit>> {
         let answers =
             self.launch(
@@ -102,7 +103,7 @@ impl GpuMesh {
     /// engine gives for that ray.
     ///
     /// # Errors
-    /// [`Error::Gpu`](meshcast_mesh::Error::Gpu) if the GPU fails.
+    /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
     pub fn cast_camera(
         &self,
         camera: &Camera,
@@ -134,7 +135,7 @@ impl GpuMesh {
     /// against the CPU engine ray by ray.
     ///
     /// # Errors
-    /// [`Error::Gpu`](meshcast_mesh::Error::Gpu) if the GPU fails.
+    /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
     #[doc(hidden)]
     pub fn camera_rays(&self, camera: &Camera, width: u32, height: u32) -> Result<Vec<Ray>> {
         let pixels = width as usize * height as usize;

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use meshcast_mesh::{Error, Result};
+use crate::{Error, Result};
 use meshcast_primitives::{Camera, Ray};
 use wgpu::util::DeviceExt;
 

@@ -4,8 +4,9 @@
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::{Error, Result};
 use meshcast_bvh::BuildOptions;
-use meshcast_mesh::{Error, LeafTest, Mesh, Result};
+use meshcast_mesh::{LeafTest, Mesh};
 use wgpu::util::DeviceExt;
 
 use super::{GpuMesh, DEFAULT_HIT_CAPACITY};

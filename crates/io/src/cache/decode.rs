@@ -5,11 +5,12 @@ use core::ops::Range;
 
 use glam::{Vec2, Vec3};
 use meshcast_bvh::WideNode;
-use meshcast_mesh::{CacheProblem, CacheSection, Error, Mesh, TriMesh, VertexAttribute};
+use meshcast_mesh::{Error, Mesh, TriMesh, VertexAttribute};
 use rayon::prelude::*;
 
 use super::header::{Header, Problem, HEADER_BYTES};
 use super::{checksum, geometry_hash, matches};
+use crate::{CacheProblem, CacheSection};
 
 /// Items one rayon task decodes or checks at least.
 const PARALLEL_GRAIN: usize = 1 << 14;

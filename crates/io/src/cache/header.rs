@@ -24,13 +24,13 @@
 
 use meshcast_bvh::{BuildOptions, Quality, WideNode, LEAF_ALIGNMENT, WIDE_WIDTH};
 
-use meshcast_mesh::{CacheProblem, CacheSection};
+use crate::{CacheProblem, CacheSection};
 
 use super::{checksum, matches, VERSION};
 use meshcast_mesh::LeafTest;
 
 /// The first bytes of every cache file.
-pub(crate) const MAGIC: [u8; 8] = meshcast_mesh::CACHE_MAGIC;
+pub(crate) const MAGIC: [u8; 8] = crate::CACHE_MAGIC;
 
 /// The endianness mark as written: a reader that finds it byte-swapped has a file written
 /// big-endian.

@@ -4,7 +4,7 @@
 use super::header::{Header, HEADER_BYTES};
 use super::*;
 use crate::MeshFiles;
-use meshcast_mesh::{CacheProblem, CacheSection};
+use crate::{CacheProblem, CacheSection};
 
 /// A small closed mesh: a tetrahedron.
 fn tetrahedron() -> Mesh {

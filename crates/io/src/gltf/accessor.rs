@@ -10,8 +10,7 @@ use super::document::Document;
 use super::malformed;
 use crate::source::excerpt;
 use crate::source::Source;
-use meshcast_mesh::Place;
-use meshcast_mesh::{Error, Result};
+use crate::{Error, Place, Result};
 
 /// A checked accessor: `count` elements of `size` bytes, `stride` bytes apart, the first at
 /// the start of `bytes`, which holds exactly `(count - 1) * stride + size` bytes.

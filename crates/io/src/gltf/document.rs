@@ -10,8 +10,7 @@ use base64::Engine as _;
 
 use super::malformed;
 use crate::source::Source;
-use meshcast_mesh::Place;
-use meshcast_mesh::{Error, Result};
+use crate::{Error, Place, Result};
 
 /// The GLB header: magic, version, total length (glTF 2.0, section 4.4.2).
 const GLB_HEADER_BYTES: usize = 12;

@@ -4,7 +4,8 @@
 use glam::{DAffine3, DMat3, Vec2, Vec3};
 
 use super::node::Placement;
-use meshcast_mesh::{Error, Result, TriMesh, VertexAttribute};
+use crate::{Error, Result};
+use meshcast_mesh::{TriMesh, VertexAttribute};
 
 /// A per-corner attribute being appended to, one placed mesh after another.
 #[derive(Default)]
@@ -49,10 +50,7 @@ impl<T: Copy> Appended<T> {
 
 /// `len` as the first index of what is appended next.
 fn index_base(len: usize) -> Result<u32> {
-    u32::try_from(len).map_err(|_| Error::TooLarge {
-        what: "vertex",
-        count: len as u64,
-    })
+    u32::try_from(len).map_err(|_| Error::too_large("vertex", len as u64))
 }
 
 /// A triangle's corners in the order that keeps its front side after a mirroring transform

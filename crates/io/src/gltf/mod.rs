@@ -9,9 +9,10 @@
 use std::sync::Arc;
 
 use meshcast_bvh::BuildOptions;
-use meshcast_mesh::{Error, Format, Instance, Location, Mesh, Place, Result, Scene, TriMesh};
+use meshcast_mesh::{Instance, Mesh, Scene, TriMesh};
 
 use crate::source::Source;
+use crate::{Error, Format, Location, Place, Result};
 
 mod accessor;
 mod document;

@@ -6,8 +6,7 @@ use glam::{DAffine3, DMat4, DQuat, DVec3};
 
 use super::malformed;
 use crate::source::Source;
-use meshcast_mesh::Place;
-use meshcast_mesh::{Error, Result};
+use crate::{Error, Place, Result};
 
 /// How far a matrix's last row may stray from `(0, 0, 0, 1)`: glTF node matrices are affine
 /// (glTF 2.0, section 3.5.3), written out as decimals.

@@ -9,8 +9,8 @@ use json::validation::Checked;
 use super::document::Document;
 use super::{accessor, malformed};
 use crate::source::Source;
-use meshcast_mesh::{Error, Result, TriMesh, VertexAttribute, Warning};
-use meshcast_mesh::{IndexKind, Place};
+use crate::{Error, IndexKind, Place, Result};
+use meshcast_mesh::{TriMesh, VertexAttribute, Warning};
 
 /// The place of mesh `index` in the file.
 fn place(index: usize) -> Place {
@@ -54,10 +54,7 @@ impl<T: Copy> Gathered<T> {
 }
 
 fn too_many() -> Error {
-    Error::TooLarge {
-        what: "vertex",
-        count: u64::from(u32::MAX) + 1,
-    }
+    Error::too_large("vertex", u64::from(u32::MAX) + 1)
 }
 
 /// Mesh `index` of the document as one triangle mesh, its primitives' triangles in order,

@@ -1,9 +1,4 @@
-//! The file formats meshcast reads, and telling them apart by name or content. The readers
-//! themselves live in `meshcast-io`; the formats are named here, where the one
-//! [`Error`](crate::Error) names them too.
-//!
-//! May use: nothing else of the crate. Used by `error` and, through the crate root, by
-//! `meshcast-io`.
+//! The file formats meshcast reads, and telling them apart by name or content.
 
 use std::fmt;
 use std::path::Path;
@@ -12,7 +7,7 @@ use std::path::Path;
 ///
 /// # Examples
 /// ```
-/// use meshcast_mesh::Format;
+/// use meshcast_io::Format;
 /// use std::path::Path;
 ///
 /// assert_eq!(Format::from_extension(Path::new("scan.PLY")), Some(Format::Ply));
@@ -30,12 +25,12 @@ pub enum Format {
     Ply,
     /// STL (`.stl`), ASCII or binary.
     Stl,
-    /// A meshcast cache: a mesh with its hierarchy (written by `meshcast-io`'s
-    /// `MeshFiles::save`, `.mcache`).
+    /// A meshcast cache: a mesh with its hierarchy (written by
+    /// [`MeshFiles::save`](crate::MeshFiles::save), `.mcache`).
     Cache,
 }
 
-/// The extension users are advised to give cache files (`meshcast-io`'s `MeshFiles::save`).
+/// The extension users are advised to give cache files ([`MeshFiles::save`](crate::MeshFiles::save)).
 pub const CACHE_EXTENSION: &str = "mcache";
 
 /// The first eight bytes of every cache file.
@@ -85,7 +80,7 @@ impl Format {
         }
     }
 
-    /// The cargo feature of `meshcast-io` (and of `meshcast`) that reads this format.
+    /// The cargo feature of this crate (and of `meshcast`) that reads this format.
     pub fn feature(self) -> &'static str {
         match self {
             Self::Obj => "obj",
@@ -110,9 +105,8 @@ impl fmt::Display for Format {
 }
 
 /// The bytes after a UTF-8 byte order mark and leading white space: where a text format's
-/// first statement starts (also `meshcast-io`'s STL reader's test).
-#[doc(hidden)]
-pub fn text_start(bytes: &[u8]) -> &[u8] {
+/// first statement starts (also the STL reader's test).
+pub(crate) fn text_start(bytes: &[u8]) -> &[u8] {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let start = bytes
         .iter()

@@ -1,6 +1,5 @@
 //! What a cache file can have wrong with it ([`Error::Cache`](crate::Error::Cache)): the
-//! vocabulary of `meshcast-io`'s cache reader, here so that the one [`Error`](crate::Error)
-//! can name it.
+//! cache reader's vocabulary, its sections and its problems.
 
 use core::fmt;
 
@@ -160,7 +159,7 @@ pub enum CacheProblem {
     },
     /// The hierarchy is not one a build makes over these triangles.
     InvalidTree(meshcast_bvh::Error),
-    /// The mesh fails a check of [`TriMesh`](crate::TriMesh) not covered above (its message).
+    /// The mesh fails a check of [`TriMesh`](meshcast_mesh::TriMesh) not covered above (its message).
     InvalidMesh(String),
 }
 
