@@ -54,11 +54,17 @@ where
     for ray in rays {
         let all = level.cast_all(ray);
         assert_eq!(bits(&all), bits(&reference(ray)), "cast_all {ray:?}");
+        assert_eq!(level.count(ray), all.len(), "count {ray:?}");
         for max_hits in MAX_HITS {
             let first = &all[..all.len().min(max_hits)];
             let capped = QueryOptions::new().with_max_hits(max_hits);
             let answer = level.cast_all_with(ray, &capped);
             assert_eq!(bits(&answer), bits(&first), "max_hits {max_hits} {ray:?}");
+            assert_eq!(
+                level.count_with(ray, &capped),
+                first.len(),
+                "count, {max_hits}"
+            );
         }
         assert!(all.is_sorted_by(|a, b| a.order(b).is_le()), "{ray:?}");
         // Contacts hit too (the default): never later than the first crossing.
@@ -73,6 +79,11 @@ where
         let expected: Vec<Q::Hit> = all.into_iter().filter(|hit| kept(ray, hit)).collect();
         let all_with = level.cast_all_with(ray, options);
         assert_eq!(bits(&all_with), bits(&expected), "cast_all_with {ray:?}");
+        assert_eq!(
+            level.count_with(ray, options),
+            expected.len(),
+            "count_with {ray:?}"
+        );
         for max_hits in MAX_HITS {
             let first = &expected[..expected.len().min(max_hits)];
             let answer = level.cast_all_with(ray, &options.with_max_hits(max_hits));
@@ -127,6 +138,20 @@ where
                 lists(level.cast_all_batch_with(rays, options)),
                 single(&|ray| bits(&level.cast_all_with(ray, options).as_slice())),
                 "cast_all_batch_with, {threads} threads"
+            );
+            let counts =
+                |counts: Vec<u32>| counts.into_iter().map(|c| c as usize).collect::<Vec<_>>();
+            assert_eq!(
+                counts(level.count_batch(rays)),
+                rays.iter().map(|ray| level.count(ray)).collect::<Vec<_>>(),
+                "count_batch, {threads} threads"
+            );
+            assert_eq!(
+                counts(level.count_batch_with(rays, options)),
+                rays.iter()
+                    .map(|ray| level.count_with(ray, options))
+                    .collect::<Vec<_>>(),
+                "count_batch_with, {threads} threads"
             );
             let capped = options.with_max_hits(2);
             assert_eq!(

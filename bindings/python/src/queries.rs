@@ -428,9 +428,10 @@ pub fn list_answers<T: Target>(
 /// The number of hits of each ray (each crossing of a closed surface once): Open3D's
 /// `count_intersections`.
 pub fn count<T: Target>(target: &T, rays: &[Ray]) -> Vec<i32> {
-    rays.par_iter()
-        .with_min_len(64)
-        .map(|ray| i32::try_from(target.cast_all(ray).len()).unwrap_or(i32::MAX))
+    target
+        .count_batch(rays)
+        .into_iter()
+        .map(|count| i32::try_from(count).unwrap_or(i32::MAX))
         .collect()
 }
 

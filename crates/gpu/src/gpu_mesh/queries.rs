@@ -44,9 +44,9 @@ impl GpuMesh {
         Ok(self.complete(answers, |i, ()| self.mesh.occluded(&rays.ray(i))))
     }
 
-    /// How many times each ray crosses the surface: the length of its
-    /// [`RayQueries::cast_all`] list (the tie rule's count, each crossing once, so its parity
-    /// tells inside from outside on a closed mesh).
+    /// How many times each ray crosses the surface, as [`RayQueries::count_batch`] answers:
+    /// the length of its [`RayQueries::cast_all`] list (the tie rule's count, each crossing
+    /// once, so its parity tells inside from outside on a closed mesh).
     ///
     /// # Errors
     /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
@@ -60,9 +60,7 @@ impl GpuMesh {
                     count => Done(count),
                 },
             )?;
-        Ok(self.complete(answers, |i, ()| {
-            self.mesh.cast_all(&rays.ray(i)).len() as u32
-        }))
+        Ok(self.complete(answers, |i, ()| self.mesh.count(&rays.ray(i)) as u32))
     }
 
     /// Every hit of each ray, in hit order, as [`RayQueries::cast_all_batch`] answers. Up to

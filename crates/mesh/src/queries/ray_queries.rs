@@ -335,6 +335,47 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
                 all
             })
     }
+
+    /// How many hits [`RayQueries::cast_all`] reports for `ray`, without keeping them: each
+    /// crossing of a closed surface once, so an odd count along a ray to infinity means its
+    /// origin is inside.
+    fn count(&self, ray: &Ray) -> usize {
+        self.count_with(ray, &QueryOptions::new())
+    }
+
+    /// [`RayQueries::count`] with [`QueryOptions`]: the length of
+    /// [`RayQueries::cast_all_with`]'s list, unsorted.
+    fn count_with<F: Filter<Self::Candidate>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> usize {
+        let Some(ray) = options.limit_ray(ray).filter(Ray::is_valid) else {
+            return 0;
+        };
+        if options.max_hits == 0 {
+            return 0;
+        }
+        self.walk_all(&ray, options).len()
+    }
+
+    /// [`RayQueries::count`] for every ray, in parallel, in the order of `rays` (a count past
+    /// `u32::MAX` is `u32::MAX`).
+    fn count_batch(&self, rays: &[Ray]) -> Vec<u32> {
+        self.count_batch_with(rays, &QueryOptions::new())
+    }
+
+    /// [`RayQueries::count_with`] for every ray, in parallel.
+    fn count_batch_with<F: Filter<Self::Candidate> + Sync>(
+        &self,
+        rays: &[Ray],
+        options: &QueryOptions<F>,
+    ) -> Vec<u32> {
+        rays.par_iter()
+            .with_min_len(BATCH_GRAIN)
+            .map(|ray| u32::try_from(self.count_with(ray, options)).unwrap_or(u32::MAX))
+            .collect()
+    }
 }
 
 /// The levels that may implement the query traits: `Mesh`, `Instance` and `Scene`, each
