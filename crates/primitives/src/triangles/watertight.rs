@@ -316,7 +316,8 @@ impl WatertightRay {
         let kz = self.axes[2];
         let depth: f64 = (0..3).map(|i| e[i] * relative[i][kz]).sum();
         let t = (depth / det / d[kz]) as f32;
-        if !(t >= self.t_min && t <= self.t_max) {
+        // A distance beyond `f32`'s range is no hit (nor one the hierarchy's boxes reach).
+        if !(t >= self.t_min && t <= self.t_max && t.is_finite()) {
             return None;
         }
         Some(Hit::new(t, (e[1] / det) as f32, (e[2] / det) as f32))
@@ -359,6 +360,28 @@ mod tests {
         // Moved to the inside of that edge by the same tiny amount, the ray hits.
         let inside = Ray::new(Vec3::new(3e-38, 2.6622211e28, 0.0), Vec3::NEG_Y);
         assert!(WatertightRay::new(&inside).intersect(a, b, c).is_some());
+    }
+
+    /// Found by the OBJ fuzz target: corners and an origin near `f32`'s limit make the
+    /// bound overflow, so every edge function went to the exact path, which placed the hit
+    /// at `t = inf`, where the hierarchy's boxes never reach. A hit at infinity is no hit.
+    #[test]
+    fn fuzz_obj_hit_beyond_the_f32_range_is_no_hit() {
+        let [a, b, c] = [
+            Vec3::ZERO,
+            Vec3::new(1e3, -2.1e38, 0.0),
+            Vec3::new(1.0, 1.0, 0.5),
+        ];
+        let ray = Ray::new(
+            Vec3::new(-6.3e37, 1.68e38, -1.092e38),
+            Vec3::new(0.3, -0.8, 0.52),
+        );
+        for contacts in [Contacts::Hit, Contacts::TieRule] {
+            let hit = WatertightRay::new(&ray)
+                .with_contacts(contacts)
+                .intersect(a, b, c);
+            assert!(hit.is_none_or(|h| h.t.is_finite()), "{hit:?}");
+        }
     }
 
     /// A fan of triangles around a centre vertex: rays through the shared centre vertex and
