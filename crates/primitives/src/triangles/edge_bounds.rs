@@ -81,11 +81,23 @@ pub(crate) fn open_lanes<S: Simd>(e: [Lanes<S>; 3], bound: Lanes<S>) -> u32 {
     !(negative & positive) & e0.eq(e0)
 }
 
-/// The lanes (bits) with an edge function within the `bound` of zero.
+/// Whether the edge function `e` is near zero for the triangle's `bound`: within it, the
+/// bound finite, or exactly zero. An infinite bound means coordinates whose products
+/// overflow `f32`; there only a zero is decided exactly (as before the bound), the rest as
+/// the rounded values say, which is what the hierarchy's boxes, overflowing too, agree with.
+#[inline(always)]
+pub(crate) fn is_near(e: f32, bound: f32) -> bool {
+    e == 0.0 || e.abs() <= bound && bound < f32::INFINITY
+}
+
+/// The lanes (bits) with an edge function near zero ([`is_near`]).
 #[inline(always)]
 pub(crate) fn near_lanes<S: Simd>(e: [Lanes<S>; 3], bound: Lanes<S>) -> u32 {
     let [e0, e1, e2] = e;
-    e0.abs().le(bound) | e1.abs().le(bound) | e2.abs().le(bound)
+    let zero = Lanes::splat(bound.simd(), 0.0);
+    let finite = bound.lt(Lanes::splat(bound.simd(), f32::INFINITY));
+    let within = e0.abs().le(bound) | e1.abs().le(bound) | e2.abs().le(bound);
+    within & finite | e0.eq(zero) | e1.eq(zero) | e2.eq(zero)
 }
 
 /// [`open_lanes`] in four lanes.
@@ -100,5 +112,8 @@ pub(crate) fn open_lanes4([e0, e1, e2]: [Vec4; 3], bound: Vec4) -> u32 {
 /// [`near_lanes`] in four lanes.
 #[inline(always)]
 pub(crate) fn near_lanes4([e0, e1, e2]: [Vec4; 3], bound: Vec4) -> u32 {
-    (e0.abs().cmple(bound) | e1.abs().cmple(bound) | e2.abs().cmple(bound)).bitmask()
+    let finite = bound.cmplt(Vec4::INFINITY);
+    let within = e0.abs().cmple(bound) | e1.abs().cmple(bound) | e2.abs().cmple(bound);
+    let zero = e0.cmpeq(Vec4::ZERO) | e1.cmpeq(Vec4::ZERO) | e2.cmpeq(Vec4::ZERO);
+    (within & finite | zero).bitmask()
 }
