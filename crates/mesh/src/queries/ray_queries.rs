@@ -180,13 +180,7 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
         ray: &Ray,
         options: &QueryOptions<F>,
     ) -> Vec<Self::Hit> {
-        let Some(ray) = options.limit_ray(ray).filter(Ray::is_valid) else {
-            return Vec::new();
-        };
-        if options.max_hits == 0 {
-            return Vec::new();
-        }
-        let mut hits = self.walk_all(&ray, options);
+        let mut hits = unsorted_hits(self, ray, options);
         hits.sort_unstable_by(Self::Hit::order);
         hits
     }
@@ -350,13 +344,7 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
         ray: &Ray,
         options: &QueryOptions<F>,
     ) -> usize {
-        let Some(ray) = options.limit_ray(ray).filter(Ray::is_valid) else {
-            return 0;
-        };
-        if options.max_hits == 0 {
-            return 0;
-        }
-        self.walk_all(&ray, options).len()
+        unsorted_hits(self, ray, options).len()
     }
 
     /// [`RayQueries::count`] for every ray, in parallel, in the order of `rays` (a count past
@@ -376,6 +364,22 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
             .map(|ray| u32::try_from(self.count_with(ray, options)).unwrap_or(u32::MAX))
             .collect()
     }
+}
+
+/// The hits of [`RayQueries::cast_all_with`] before sorting: none for a ray the options
+/// leave invalid or for `max_hits` 0.
+fn unsorted_hits<Q: RayQueries + ?Sized, F: Filter<Q::Candidate>>(
+    level: &Q,
+    ray: &Ray,
+    options: &QueryOptions<F>,
+) -> Vec<Q::Hit> {
+    let Some(ray) = options.limit_ray(ray).filter(Ray::is_valid) else {
+        return Vec::new();
+    };
+    if options.max_hits == 0 {
+        return Vec::new();
+    }
+    level.walk_all(&ray, options)
 }
 
 /// The levels that may implement the query traits: `Mesh`, `Instance` and `Scene`, each
