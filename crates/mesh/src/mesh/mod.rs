@@ -307,10 +307,7 @@ impl Mesh {
     #[inline]
     pub(crate) fn leaf_triangle(&self, slot: u32) -> (Triangle, u32) {
         let index = self.wide.primitive_order()[slot as usize];
-        (
-            self.blocks.triangle(slot, &self.wide, &self.tri_mesh),
-            index,
-        )
+        (self.leaves().triangle(slot), index)
     }
     /// The node kernel this mesh's ray queries run ([`Kernel::preferred`] unless set).
     pub fn kernel(&self) -> Kernel {

@@ -1,5 +1,5 @@
-//! [`Mesh`]'s ray walks: closest hit, any hit and every hit of one ray, of a packet and of
-//! packets walked together, the counted walks of the benchmarks, and the [`RayQueries`] and
+//! [`Mesh`]'s ray walks: one ray's walk for every query kind, a packet's and packets' walked
+//! together, the counted walks of the benchmarks, and the [`RayQueries`] and
 //! `BatchWalks` implementations over them.
 
 use meshcast_bvh::TraversalCounts;
@@ -7,27 +7,40 @@ use meshcast_primitives::{Hit, Ray, RayPacket, PACKET_WIDTH};
 
 use crate::mesh::Mesh;
 use crate::queries::coherence::{PacketSpan, PACKET_MIN_RAYS};
-use crate::queries::{at_least, for_each_lane, sealed, BatchFrame, BatchWalks, HitRules};
+use crate::queries::{
+    at_least, for_each_lane, sealed, Any, BatchFrame, BatchWalks, Closest, HitRules, QueryKind,
+};
+use crate::triangles::MeshLeaves;
 use crate::{Filter, QueryOptions, RayQueries};
 
 impl Mesh {
-    /// The closest hit of `ray` among the triangles that `filter` keeps and `rules` accept
-    /// (culling, contacts): the mesh's closest-hit walk, for every level's [`RayQueries::cast`].
+    /// The leaf blocks with the hierarchy and triangles they are laid out from.
     #[inline]
-    pub(crate) fn closest(
+    pub(crate) fn leaves(&self) -> MeshLeaves<'_> {
+        MeshLeaves {
+            blocks: &self.blocks,
+            wide: &self.wide,
+            tri_mesh: &self.tri_mesh,
+        }
+    }
+
+    /// The answer of `kind` for `ray` among the triangles that `filter` keeps and `rules`
+    /// accept (culling, contacts): the mesh's walk, for every level's [`RayQueries`].
+    #[inline]
+    pub(crate) fn walk_with_rules<Q: QueryKind>(
         &self,
         ray: &Ray,
         rules: HitRules,
         filter: &impl Filter<u32>,
-    ) -> Option<Hit> {
+        kind: Q,
+    ) -> Q::Answer<Hit> {
         let keep = |triangle| filter.keep(triangle);
-        self.blocks
-            .cast(&self.wide, &self.tri_mesh, ray, rules, keep, None)
+        self.leaves().walk(ray, rules, keep, kind, None)
     }
 
     /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits; coherent
     /// as [`crate::queries::coherence::coherent`] groups them, degenerate rays among them),
-    /// as [`Mesh::closest`] answers it: traced together when there are [`PACKET_MIN_RAYS`] of
+    /// as [`Mesh::walk_with_rules`] answers it: traced together when there are [`PACKET_MIN_RAYS`] of
     /// them, else one by one.
     pub(crate) fn closest_packet(
         &self,
@@ -39,7 +52,7 @@ impl Mesh {
     ) {
         if !at_least(lanes, PACKET_MIN_RAYS) {
             for_each_lane(lanes, |lane| {
-                hits[lane] = self.closest(&rays.ray(lane), rules, filter)
+                hits[lane] = self.walk_with_rules(&rays.ray(lane), rules, filter, Closest)
             });
             return;
         }
@@ -56,8 +69,7 @@ impl Mesh {
         hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
     ) {
         let keep = |triangle| filter.keep(triangle);
-        self.blocks
-            .cast_packets(&self.wide, &self.tri_mesh, rays, lanes, rules, &keep, hits);
+        self.leaves().cast_packets(rays, lanes, rules, &keep, hits);
     }
 
     /// Which rays of `rays` in `lanes` hit anything (as [`Mesh::closest_packet`]), as bits.
@@ -71,7 +83,7 @@ impl Mesh {
         if !at_least(lanes, PACKET_MIN_RAYS) {
             let mut hit = 0;
             for_each_lane(lanes, |lane| {
-                if self.any(&rays.ray(lane), rules, filter) {
+                if self.walk_with_rules(&rays.ray(lane), rules, filter, Any) {
                     hit |= 1 << lane;
                 }
             });
@@ -90,30 +102,7 @@ impl Mesh {
         filter: &impl Filter<u32>,
     ) -> [u32; H] {
         let keep = |triangle| filter.keep(triangle);
-        self.blocks
-            .occluded_packets(&self.wide, &self.tri_mesh, rays, lanes, rules, &keep)
-    }
-
-    /// Whether `ray` hits any triangle that `filter` keeps and `rules` accept.
-    #[inline]
-    pub(crate) fn any(&self, ray: &Ray, rules: HitRules, filter: &impl Filter<u32>) -> bool {
-        let keep = |triangle| filter.keep(triangle);
-        self.blocks
-            .occluded(&self.wide, &self.tri_mesh, ray, rules, keep, None)
-    }
-
-    /// Every hit of a valid `ray` on the triangles that `filter` keeps and `rules` accept,
-    /// sorted; the first `max_hits` of them (at least one; `usize::MAX`: every hit).
-    pub(crate) fn all(
-        &self,
-        ray: &Ray,
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-        max_hits: usize,
-    ) -> Vec<Hit> {
-        let keep = |triangle| filter.keep(triangle);
-        self.blocks
-            .cast_all(&self.wide, &self.tri_mesh, ray, rules, keep, max_hits)
+        self.leaves().occluded_packets(rays, lanes, rules, &keep)
     }
 
     /// [`RayQueries::cast`], adding the nodes, leaves and triangle blocks it visited to `counts`
@@ -133,16 +122,15 @@ impl Mesh {
     /// # Ok::<(), meshcast_mesh::Error>(())
     /// ```
     pub fn cast_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> Option<Hit> {
-        let (rules, keep) = (HitRules::first_hit(&QueryOptions::new()), |_| true);
-        self.blocks
-            .cast(&self.wide, &self.tri_mesh, ray, rules, keep, Some(counts))
+        let rules = HitRules::first_hit(&QueryOptions::new());
+        self.leaves()
+            .walk(ray, rules, |_| true, Closest, Some(counts))
     }
 
     /// [`RayQueries::occluded`], adding what it visited to `counts` (see [`Mesh::cast_counted`]).
     pub fn occluded_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> bool {
-        let (rules, keep) = (HitRules::first_hit(&QueryOptions::new()), |_| true);
-        self.blocks
-            .occluded(&self.wide, &self.tri_mesh, ray, rules, keep, Some(counts))
+        let rules = HitRules::first_hit(&QueryOptions::new());
+        self.leaves().walk(ray, rules, |_| true, Any, Some(counts))
     }
 }
 
@@ -152,22 +140,14 @@ impl RayQueries for Mesh {
     type Hit = Hit;
     type Candidate = u32;
 
-    fn walk_closest<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
-        self.closest(ray, HitRules::first_hit(options), &options.filter)
-    }
-
     #[inline]
-    fn walk_any<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool {
-        self.any(ray, HitRules::first_hit(options), &options.filter)
-    }
-
-    fn walk_all<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Vec<Hit> {
-        self.all(
-            ray,
-            HitRules::every_hit(options),
-            &options.filter,
-            options.max_hits,
-        )
+    fn walk<Q: QueryKind, F: Filter<u32>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+        kind: Q,
+    ) -> Q::Answer<Hit> {
+        self.walk_with_rules(ray, kind.rules(options), &options.filter, kind)
     }
 }
 

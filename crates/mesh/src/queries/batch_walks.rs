@@ -10,7 +10,7 @@
 use meshcast_primitives::{RayPacket, ALL_LANES, PACKET_WIDTH};
 
 use crate::queries::coherence::PacketSpan;
-use crate::queries::{for_each_lane, BatchFrame, RayQueries};
+use crate::queries::{for_each_lane, Any, BatchFrame, Closest, RayQueries};
 use crate::{Filter, QueryOptions};
 
 /// The walks a batch of rays takes at a level ([`RayQueries::cast_batch`],
@@ -20,7 +20,7 @@ pub trait BatchWalks {
     /// Writes to `hits[i]` the closest hit of the ray in each lane `i` of `rays` in `lanes`
     /// (bits; rays already cut to the options' distance limit, coherent as
     /// [`crate::queries::coherence::coherent`] groups them, degenerate ones among them), as
-    /// [`RayQueries::walk_closest`] answers it, whatever their directions. Levels that trace
+    /// [`RayQueries::walk`] answers it, whatever their directions. Levels that trace
     /// packets override it.
     #[inline]
     fn walk_closest_packet<F: Filter<<Self as RayQueries>::Candidate>>(
@@ -33,7 +33,7 @@ pub trait BatchWalks {
         Self: RayQueries,
     {
         for_each_lane(lanes, |lane| {
-            hits[lane] = self.walk_closest(&rays.ray(lane), options)
+            hits[lane] = self.walk(&rays.ray(lane), options, Closest)
         });
     }
 
@@ -94,7 +94,7 @@ pub trait BatchWalks {
     {
         let mut hit = 0;
         for_each_lane(lanes, |lane| {
-            if self.walk_any(&rays.ray(lane), options) {
+            if self.walk(&rays.ray(lane), options, Any) {
                 hit |= 1 << lane;
             }
         });

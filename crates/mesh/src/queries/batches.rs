@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use crate::queries::images::{image_width, TILE_SIDE};
 use crate::queries::lane_bits::for_each_lane;
 use crate::queries::packets::PacketFinder;
-use crate::queries::{sorted_order, BatchFrame, RayQueries};
+use crate::queries::{sorted_order, Any, BatchFrame, Closest, RayQueries};
 use crate::{Filter, QueryOptions};
 
 /// Rays (or points) one rayon task answers at least: enough to pay for the task, few enough
@@ -328,7 +328,7 @@ fn occluded_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
     if packets.is_empty() {
         // Rays that walk alone, answered in place, as a loop of single-ray calls is.
         for (lane, (ray, hit)) in rays.iter().zip(hits).enumerate() {
-            *hit = lanes & (1 << lane) != 0 && level.walk_any(ray, options);
+            *hit = lanes & (1 << lane) != 0 && level.walk(ray, options, Any);
         }
         return;
     }
@@ -337,7 +337,7 @@ fn occluded_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
         hit |= level.walk_any_packet(finder.rays(), packet, options) & packet;
     }
     for_each_lane(alone, |lane| {
-        if level.walk_any(&rays[lane], options) {
+        if level.walk(&rays[lane], options, Any) {
             hit |= 1 << lane;
         }
     });
@@ -363,7 +363,7 @@ fn cast_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
         // Rays that walk alone, answered in place, as a loop of single-ray calls is.
         for (lane, (ray, hit)) in rays.iter().zip(hits).enumerate() {
             *hit = if lanes & (1 << lane) != 0 {
-                level.walk_closest(ray, options)
+                level.walk(ray, options, Closest)
             } else {
                 None
             };
@@ -381,7 +381,7 @@ fn cast_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
         level.walk_closest_packet(finder.rays(), packet, options, answers);
     }
     for_each_lane(alone, |lane| {
-        answers[lane] = level.walk_closest(&rays[lane], options)
+        answers[lane] = level.walk(&rays[lane], options, Closest)
     });
     for_each_lane(!lanes & ALL_LANES, |lane| answers[lane] = None);
     if !whole {

@@ -337,7 +337,7 @@ impl<F> QueryOptions<F> {
 /// Which triangle hits a mesh walk accepts: the query's [`Culling`], whether the instance's
 /// transform mirrors (which swaps the sides), and the query's [`Contacts`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct HitRules {
+pub struct HitRules {
     culling: Culling,
     mirrored: bool,
     contacts: Contacts,

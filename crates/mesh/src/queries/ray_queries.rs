@@ -1,8 +1,8 @@
 //! `RayQueries`: the ray queries that [`Mesh`], [`Instance`] and [`Scene`] all answer, written
-//! once over three walks per level (closest hit, any hit, every hit). The batch drivers its
-//! batch queries call are in `batches.rs`, the packet walks they ask of a level (a sealed
-//! supertrait, out of the public trait's face) in `batch_walks.rs`, the flat answer of a batch of every-hit queries in
-//! `hit_lists.rs`.
+//! once over one walk per level, generic over the query's kind (`query_kinds.rs`). The batch
+//! drivers its batch queries call are in `batches.rs`, the packet walks they ask of a level
+//! (a sealed supertrait, out of the public trait's face) in `batch_walks.rs`, the flat answer
+//! of a batch of every-hit queries in `hit_lists.rs`.
 //!
 //! [`Mesh`]: crate::Mesh
 //! [`Instance`]: crate::Instance
@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use crate::queries::batches::{
     cast_serial, occluded_serial, parallel_batch, serial_batch_in_order, BATCH_GRAIN,
 };
-use crate::queries::{BatchWalks, HitLists};
+use crate::queries::{All, Any, BatchWalks, Closest, HitLists, QueryKind};
 use crate::{Filter, QueryOptions};
 
 /// The ray queries every level answers, the same at each: a [`crate::Mesh`] in its own
@@ -88,32 +88,23 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
     /// or an instance, the instance and the triangle (`(InstanceId, u32)`) in a scene.
     type Candidate;
 
-    /// The closest hit of a ray already cut to the options' distance limit.
+    /// The answer of the query `kind` (closest hit, any hit, every hit: the kinds of
+    /// `query_kinds.rs`, which users cannot name) for a ray already cut to the options'
+    /// distance limit: the one walk every query is derived from. Every hit (`All`) is
+    /// asked of valid rays only, in any order.
     #[doc(hidden)]
-    fn walk_closest<F: Filter<Self::Candidate>>(
+    fn walk<Q: QueryKind, F: Filter<Self::Candidate>>(
         &self,
         ray: &Ray,
         options: &QueryOptions<F>,
-    ) -> Option<Self::Hit>;
-
-    /// Whether a ray already cut to the options' distance limit hits anything.
-    #[doc(hidden)]
-    fn walk_any<F: Filter<Self::Candidate>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool;
-
-    /// Every hit of a valid ray already cut to the options' distance limit, in any order; of
-    /// more than `options.max_hits` (at least one), the first `max_hits` in hit order.
-    #[doc(hidden)]
-    fn walk_all<F: Filter<Self::Candidate>>(
-        &self,
-        ray: &Ray,
-        options: &QueryOptions<F>,
-    ) -> Vec<Self::Hit>;
+        kind: Q,
+    ) -> Q::Answer<Self::Hit>;
 
     /// The closest hit within the ray's range (the first in [`RayHit::order`]), or `None`.
     #[inline]
     fn cast(&self, ray: &Ray) -> Option<Self::Hit> {
         // The default options limit nothing: the ray needs no cut.
-        self.walk_closest(ray, &QueryOptions::new())
+        self.walk(ray, &QueryOptions::new(), Closest)
     }
 
     /// [`RayQueries::cast`] with [`QueryOptions`]: the closest hit that the options keep.
@@ -126,16 +117,16 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
         // A ray with no limit to apply is walked where it lies: through `limit_ray`'s copy, a
         // batch's rays that walk alone ran 20% slower (`batch_orders`, fans, bunny).
         if options.max_distance == f32::INFINITY {
-            return self.walk_closest(ray, options);
+            return self.walk(ray, options, Closest);
         }
-        self.walk_closest(&options.limit_ray(ray)?, options)
+        self.walk(&options.limit_ray(ray)?, options, Closest)
     }
 
     /// Whether anything is hit within the ray's range (a shadow or visibility test); stops
     /// at the first hit found, so it is faster than [`RayQueries::cast`].
     #[inline]
     fn occluded(&self, ray: &Ray) -> bool {
-        self.walk_any(ray, &QueryOptions::new())
+        self.walk(ray, &QueryOptions::new(), Any)
     }
 
     /// [`RayQueries::occluded`] with [`QueryOptions`]: whether any hit that the options keep
@@ -148,11 +139,11 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
     ) -> bool {
         // As in `cast_with`.
         if options.max_distance == f32::INFINITY {
-            return self.walk_any(ray, options);
+            return self.walk(ray, options, Any);
         }
         options
             .limit_ray(ray)
-            .is_some_and(|ray| self.walk_any(&ray, options))
+            .is_some_and(|ray| self.walk(&ray, options, Any))
     }
 
     /// Every hit within the ray's range, in [`RayHit::order`]: by `t`, then the level's tie
@@ -379,7 +370,8 @@ fn unsorted_hits<Q: RayQueries + ?Sized, F: Filter<Q::Candidate>>(
     if options.max_hits == 0 {
         return Vec::new();
     }
-    level.walk_all(&ray, options)
+    let max_hits = options.max_hits;
+    level.walk(&ray, options, All { max_hits })
 }
 
 /// The levels that may implement the query traits: `Mesh`, `Instance` and `Scene`, each

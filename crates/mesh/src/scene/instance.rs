@@ -7,7 +7,7 @@ use meshcast_primitives::{Aabb, Hit, Portable, Ray, RayPacket, Triangle, PACKET_
 
 use crate::queries::coherence;
 use crate::queries::{for_each_lane, sealed, BatchWalks};
-use crate::queries::{BatchFrame, HitRules};
+use crate::queries::{BatchFrame, HitRules, QueryKind};
 use crate::{
     Error, Facing, Filter, Mesh, QueryOptions, RayQueries, Result, SurfacePoint, ALL_LAYERS,
 };
@@ -196,30 +196,25 @@ impl Instance {
         self.to_local.transform_point3(point.as_dvec3())
     }
 
-    /// The closest hit of a world ray (cut to its distance limit) among the triangles that
-    /// `filter` keeps and `rules` accept, as seen in the world (culling sees fronts as the
-    /// world does, mirroring included): the instance's
-    /// closest-hit walk, for [`RayQueries::cast`] on instances and scenes.
+    /// The answer of `kind` for a world ray (cut to its distance limit) among the triangles
+    /// that `filter` keeps and `rules` accept, as seen in the world (culling sees fronts as
+    /// the world does, mirroring included): the instance's walk, for [`RayQueries`] on
+    /// instances and scenes.
     #[inline]
-    pub(crate) fn closest(
+    pub(crate) fn walk_with_rules<Q: QueryKind>(
         &self,
         ray: &Ray,
         rules: HitRules,
         filter: &impl Filter<u32>,
-    ) -> Option<Hit> {
+        kind: Q,
+    ) -> Q::Answer<Hit> {
         let rules = rules.mirrored(self.mirrored);
-        self.mesh.closest(&self.to_local(ray), rules, filter)
-    }
-
-    /// Whether a world ray hits the instance (as [`Instance::closest`]).
-    #[inline]
-    pub(crate) fn any(&self, ray: &Ray, rules: HitRules, filter: &impl Filter<u32>) -> bool {
-        let rules = rules.mirrored(self.mirrored);
-        self.mesh.any(&self.to_local(ray), rules, filter)
+        self.mesh
+            .walk_with_rules(&self.to_local(ray), rules, filter, kind)
     }
 
     /// Writes to `hits[i]` the closest hit of each world ray `rays[i]` in `lanes` (bits;
-    /// degenerate rays miss), as [`Instance::closest`] answers it: the rays are carried into
+    /// degenerate rays miss), as [`Instance::walk_with_rules`] answers it: the rays are carried into
     /// the mesh's space together and traced there as packets, one per [`coherence::RayClass`]
     /// they fall into.
     pub(crate) fn closest_packet(
@@ -255,19 +250,6 @@ impl Instance {
         coherence::by_class(&local, local.valid(Portable) & lanes)
             .map(|class| self.mesh.any_packet(&local, class, rules, filter))
             .fold(0, |hit, class_hit| hit | class_hit)
-    }
-
-    /// Every hit of a valid world ray (as [`Instance::closest`]), sorted; the first
-    /// `max_hits` of them (at least one; `usize::MAX`: every hit).
-    pub(crate) fn all(
-        &self,
-        ray: &Ray,
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-        max_hits: usize,
-    ) -> Vec<Hit> {
-        let rules = rules.mirrored(self.mirrored);
-        self.mesh.all(&self.to_local(ray), rules, filter, max_hits)
     }
 
     /// Which side of its triangle a hit of a world ray `ray` on this instance is on; `None`
@@ -312,31 +294,19 @@ impl RayQueries for Instance {
     type Hit = Hit;
     type Candidate = u32;
 
-    /// The closest hit: none when the instance's layers miss the options' mask; culling
-    /// sees fronts as the world does (mirroring included).
-    fn walk_closest<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Option<Hit> {
-        if !options.matches_layers(self.layers) {
-            return None;
-        }
-        self.closest(ray, HitRules::first_hit(options), &options.filter)
-    }
-
+    /// The answer of `kind`: nothing when the instance's layers miss the options' mask;
+    /// culling sees fronts as the world does (mirroring included).
     #[inline]
-    fn walk_any<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool {
-        options.matches_layers(self.layers)
-            && self.any(ray, HitRules::first_hit(options), &options.filter)
-    }
-
-    fn walk_all<F: Filter<u32>>(&self, ray: &Ray, options: &QueryOptions<F>) -> Vec<Hit> {
+    fn walk<Q: QueryKind, F: Filter<u32>>(
+        &self,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+        kind: Q,
+    ) -> Q::Answer<Hit> {
         if !options.matches_layers(self.layers) {
-            return Vec::new();
+            return Q::nothing();
         }
-        self.all(
-            ray,
-            HitRules::every_hit(options),
-            &options.filter,
-            options.max_hits,
-        )
+        self.walk_with_rules(ray, kind.rules(options), &options.filter, kind)
     }
 }
 

@@ -22,7 +22,7 @@ use meshcast_bvh::{BuildOptions, Bvh};
 use meshcast_primitives::{Aabb, Hit, Ray, RayHit, RayPacket, PACKET_WIDTH};
 
 use crate::queries::{for_each_lane, sealed, BatchWalks};
-use crate::queries::{BatchFrame, HitRules};
+use crate::queries::{BatchFrame, HitRules, QueryKind};
 use crate::{Error, Filter, InstanceId, QueryOptions, RayQueries, Result, SurfacePoint};
 
 /// A hit in a scene: which instance, and the hit on its mesh.
@@ -403,64 +403,26 @@ impl RayQueries for Scene {
     type Hit = SceneHit;
     type Candidate = (InstanceId, u32);
 
-    /// The top level keeps the first hit by [`SceneHit::order`]; each instance it reaches
-    /// gives its own closest hit, so the answer is the first of all hits in that order.
-    fn walk_closest<F: Filter<(InstanceId, u32)>>(
+    /// The top level walked as `kind` says ([`QueryKind::walk_top_level`]), each instance
+    /// it reaches answering `kind` for the range left, in its own space.
+    fn walk<Q: QueryKind, F: Filter<(InstanceId, u32)>>(
         &self,
         ray: &Ray,
         options: &QueryOptions<F>,
-    ) -> Option<SceneHit> {
-        self.top_level.cast(ray, |slot, range| {
-            let (id, instance) = self.searched(slot, options.mask)?;
+        kind: Q,
+    ) -> Q::Answer<SceneHit> {
+        let rules = kind.rules(options);
+        kind.walk_top_level(&self.top_level, ray, |slot, range| {
+            let Some((id, instance)) = self.searched(slot, options.mask) else {
+                return Q::nothing();
+            };
             let filter = InstanceFilter {
                 id,
                 filter: &options.filter,
             };
-            let hit = instance.closest(range, HitRules::first_hit(options), &filter)?;
-            Some(SceneHit { instance: id, hit })
+            let answer = instance.walk_with_rules(range, rules, &filter, kind);
+            Q::map(answer, |hit| SceneHit { instance: id, hit })
         })
-    }
-
-    #[inline]
-    fn walk_any<F: Filter<(InstanceId, u32)>>(&self, ray: &Ray, options: &QueryOptions<F>) -> bool {
-        self.top_level.occluded(ray, |slot, range| {
-            self.searched(slot, options.mask)
-                .is_some_and(|(id, instance)| {
-                    let filter = InstanceFilter {
-                        id,
-                        filter: &options.filter,
-                    };
-                    instance.any(range, HitRules::first_hit(options), &filter)
-                })
-        })
-    }
-
-    fn walk_all<F: Filter<(InstanceId, u32)>>(
-        &self,
-        ray: &Ray,
-        options: &QueryOptions<F>,
-    ) -> Vec<SceneHit> {
-        let max_hits = options.max_hits;
-        let instance_hits = |slot, range: &Ray, hits: &mut Vec<SceneHit>| {
-            if let Some((id, instance)) = self.searched(slot, options.mask) {
-                let filter = InstanceFilter {
-                    id,
-                    filter: &options.filter,
-                };
-                let found = instance.all(range, HitRules::every_hit(options), &filter, max_hits);
-                hits.extend(found.into_iter().map(|hit| SceneHit { instance: id, hit }));
-            }
-        };
-        if max_hits == usize::MAX {
-            let mut hits = Vec::new();
-            self.top_level
-                .visit(ray, |slot, range| instance_hits(slot, range, &mut hits));
-            hits
-        } else {
-            // Each instance gives its own first hits within the range left, which shrinks to
-            // the last of the scene's first `max_hits` once it has them.
-            self.top_level.cast_first(ray, max_hits, instance_hits)
-        }
     }
 }
 
@@ -473,7 +435,7 @@ impl BatchWalks for Scene {
     /// The top-level walk of [`Bvh::cast_packet`]: each instance that some rays reach
     /// traces them as a packet ([`Instance::closest_packet`]), each ray in its own range up to
     /// its best hit so far; each ray keeps its first hit by [`SceneHit::order`], as
-    /// [`Scene::walk_closest`] does.
+    /// [`RayQueries::walk`] does for one ray.
     fn walk_closest_packet<F: Filter<(InstanceId, u32)>>(
         &self,
         rays: &RayPacket,

@@ -3,7 +3,7 @@
 use glam::Vec3;
 use meshcast_primitives::{Hit, Ray};
 
-use crate::queries::HitRules;
+use crate::queries::{Closest, QueryKind};
 use crate::{Facing, Filter, InstanceId, QueryOptions, RayQueries, Scene, SceneHit, SurfacePoint};
 
 /// What a ray picked: the instance, the hit on its mesh, the world distance, the side hit
@@ -106,7 +106,7 @@ impl Scene {
         let nearest_of_each = self.top_level().cast_all(&limited, |slot, range| {
             let (id, instance) = self.searched(slot, options.mask)?;
             let keep = |triangle| options.filter.keep((id, triangle));
-            let hit = instance.closest(range, HitRules::first_hit(options), &keep)?;
+            let hit = instance.walk_with_rules(range, Closest.rules(options), &keep, Closest)?;
             Some(SceneHit { instance: id, hit })
         });
         nearest_of_each

@@ -1,6 +1,7 @@
 //! The mesh's triangles in the wide hierarchy's leaf order, four to a block in the layout of
-//! its [`LeafTest`]: how the blocks are laid out, and the single-ray queries over them, which
-//! match the layout once per ray so that every layout gets its own monomorphised walk
+//! its [`LeafTest`]: how the blocks are laid out, and, borrowed with their tree and triangles
+//! ([`MeshLeaves`]), the one single-ray walk over them, generic over the query kind, which
+//! matches the layout once per ray so that every layout gets its own monomorphised walk
 //! (`leaves.rs`). The packet queries are in `packet_leaves.rs`.
 
 use meshcast_bvh::{Parallel, TraversalCounts, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT};
@@ -11,7 +12,7 @@ use meshcast_primitives::{
 use rayon::prelude::*;
 
 use super::leaves::Leaves;
-use crate::queries::HitRules;
+use crate::queries::{HitRules, QueryKind};
 use crate::{LeafTest, TriMesh};
 
 const _: () = assert!(BLOCK_WIDTH == LEAF_ALIGNMENT);
@@ -106,17 +107,6 @@ impl LeafBlocks {
         }
     }
 
-    /// The triangle in slot `slot` of `wide` (NaN corners for a padding slot). Transform
-    /// blocks keep no corners: theirs come from `tri_mesh`.
-    #[inline]
-    pub(crate) fn triangle(&self, slot: u32, wide: &WideBvh, tri_mesh: &TriMesh) -> Triangle {
-        let slot = slot as usize;
-        match self {
-            Self::Watertight(blocks) => blocks[slot / BLOCK_WIDTH].triangle(slot % BLOCK_WIDTH),
-            Self::Transform(_) => corners(tri_mesh, wide.primitive_order()[slot]),
-        }
-    }
-
     /// Heap memory of the blocks.
     pub(crate) fn bytes(&self) -> usize {
         match self {
@@ -124,65 +114,49 @@ impl LeafBlocks {
             Self::Transform(blocks) => blocks.capacity() * core::mem::size_of::<TransformBlock>(),
         }
     }
+}
 
-    /// The closest hit within the ray's range that `keep` accepts and `culling` does not skip,
-    /// adding what the traversal visited to `counts` when given.
+/// A mesh's leaf blocks with the hierarchy and the triangles they are laid out from: what
+/// every walk over them borrows, so that the three travel as one.
+#[derive(Clone, Copy)]
+pub(crate) struct MeshLeaves<'a> {
+    pub(crate) blocks: &'a LeafBlocks,
+    pub(crate) wide: &'a WideBvh,
+    pub(crate) tri_mesh: &'a TriMesh,
+}
+
+impl MeshLeaves<'_> {
+    /// The answer of `kind` for `ray` among the hits that `keep` accepts and `rules` do not
+    /// skip, adding what the traversal visited to `counts` when given: the layout is matched
+    /// once per ray, so that each gets its own monomorphised walk.
     #[inline]
-    pub(crate) fn cast(
-        &self,
-        wide: &WideBvh,
-        tri_mesh: &TriMesh,
+    pub(crate) fn walk<Q: QueryKind>(
+        self,
         ray: &Ray,
         rules: HitRules,
         keep: impl FnMut(u32) -> bool,
+        kind: Q,
         counts: Option<&mut TraversalCounts>,
-    ) -> Option<Hit> {
-        match self {
-            Self::Watertight(blocks) => {
-                Leaves::new(blocks, wide, tri_mesh).cast::<BlockRay, _>(ray, rules, keep, counts)
+    ) -> Q::Answer<Hit> {
+        let (wide, tri_mesh) = (self.wide, self.tri_mesh);
+        match self.blocks {
+            LeafBlocks::Watertight(blocks) => Leaves::new(blocks, wide, tri_mesh)
+                .walk::<BlockRay, _, Q>(ray, rules, keep, kind, counts),
+            LeafBlocks::Transform(blocks) => Leaves::new(blocks, wide, tri_mesh)
+                .walk::<TransformRay, _, Q>(ray, rules, keep, kind, counts),
+        }
+    }
+
+    /// The triangle in slot `slot` of the hierarchy (NaN corners for a padding slot).
+    /// Transform blocks keep no corners: theirs come from the mesh's triangles.
+    #[inline]
+    pub(crate) fn triangle(self, slot: u32) -> Triangle {
+        let slot = slot as usize;
+        match self.blocks {
+            LeafBlocks::Watertight(blocks) => {
+                blocks[slot / BLOCK_WIDTH].triangle(slot % BLOCK_WIDTH)
             }
-            Self::Transform(blocks) => Leaves::new(blocks, wide, tri_mesh)
-                .cast::<TransformRay, _>(ray, rules, keep, counts),
-        }
-    }
-
-    /// Whether any triangle that `keep` accepts and `culling` does not skip is hit within the
-    /// ray's range (`counts` as in [`LeafBlocks::cast`]).
-    #[inline]
-    pub(crate) fn occluded(
-        &self,
-        wide: &WideBvh,
-        tri_mesh: &TriMesh,
-        ray: &Ray,
-        rules: HitRules,
-        keep: impl FnMut(u32) -> bool,
-        counts: Option<&mut TraversalCounts>,
-    ) -> bool {
-        match self {
-            Self::Watertight(blocks) => Leaves::new(blocks, wide, tri_mesh)
-                .occluded::<BlockRay, _>(ray, rules, keep, counts),
-            Self::Transform(blocks) => Leaves::new(blocks, wide, tri_mesh)
-                .occluded::<TransformRay, _>(ray, rules, keep, counts),
-        }
-    }
-
-    /// Every hit within the ray's range that `keep` accepts and `culling` does not skip,
-    /// sorted by `t`, then triangle index; the first `max_hits` of them (at least one;
-    /// `usize::MAX`: every hit).
-    pub(crate) fn cast_all(
-        &self,
-        wide: &WideBvh,
-        tri_mesh: &TriMesh,
-        ray: &Ray,
-        rules: HitRules,
-        keep: impl FnMut(u32) -> bool,
-        max_hits: usize,
-    ) -> Vec<Hit> {
-        match self {
-            Self::Watertight(blocks) => Leaves::new(blocks, wide, tri_mesh)
-                .cast_all::<BlockRay, _>(ray, rules, keep, max_hits),
-            Self::Transform(blocks) => Leaves::new(blocks, wide, tri_mesh)
-                .cast_all::<TransformRay, _>(ray, rules, keep, max_hits),
+            LeafBlocks::Transform(_) => corners(self.tri_mesh, self.wide.primitive_order()[slot]),
         }
     }
 }

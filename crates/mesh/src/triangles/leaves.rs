@@ -1,5 +1,5 @@
 //! One ray's leaf test over one layout's blocks ([`Leaves`]), inlined into the hierarchy's
-//! traversal loop: the closest, any and every-hit walks a [`super::LeafBlocks`] query runs.
+//! traversal loop: the walk a [`super::LeafBlocks`] query runs, for every [`QueryKind`].
 
 use core::ops::Range;
 
@@ -7,7 +7,7 @@ use meshcast_bvh::{LeafIntersector, TraversalCounts, WideBvh};
 use meshcast_primitives::{Contacts, Hit, Ray, Simd, BLOCK_WIDTH};
 
 use super::lane_test::{LaneHits, LaneTest};
-use crate::queries::HitRules;
+use crate::queries::{HitRules, QueryKind, RayLeaves};
 use crate::TriMesh;
 
 /// One layout's blocks with what the walks need besides them.
@@ -68,6 +68,12 @@ impl<B, T: LaneTest<Block = B>, K: FnMut(u32) -> bool> LeafIntersector
     }
 }
 
+impl<B, T: LaneTest<Block = B>, K: FnMut(u32) -> bool> RayLeaves for BlockLeaf<'_, '_, B, T, K> {
+    fn all(&mut self, slots: Range<u32>, ray: &Ray, hits: &mut Vec<Hit>) {
+        self.leaves.all(slots, ray.t_max, &mut self.query, hits)
+    }
+}
+
 impl<'a, B> Leaves<'a, B> {
     #[inline(always)]
     pub(super) fn new(blocks: &'a [B], wide: &'a WideBvh, tri_mesh: &'a TriMesh) -> Self {
@@ -97,64 +103,23 @@ impl<'a, B> Leaves<'a, B> {
         }
     }
 
-    /// The closest hit, with the leaf test compiled into the traversal loop of the
-    /// hierarchy's kernel; counted only when `counts` is given (a constant `None` leaves the
-    /// counting path out).
+    /// The answer of `kind` for `ray`, with the leaf test compiled into the traversal loop
+    /// of the hierarchy's kernel; counted only when `counts` is given (a constant `None`
+    /// leaves the counting path out).
     #[inline(always)]
-    pub(super) fn cast<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
+    pub(super) fn walk<T: LaneTest<Block = B>, K: FnMut(u32) -> bool, Q: QueryKind>(
         &self,
         ray: &Ray,
         rules: HitRules,
         keep: K,
+        kind: Q,
         counts: Option<&mut TraversalCounts>,
-    ) -> Option<Hit> {
+    ) -> Q::Answer<Hit> {
         let leaf = BlockLeaf {
             leaves: self,
             query: Self::query::<T, K>(ray, rules, keep),
         };
-        match counts {
-            None => self.wide.cast_leaves(ray, leaf),
-            Some(counts) => self.wide.cast_counted(ray, leaf, counts),
-        }
-    }
-
-    /// Whether anything is hit (as [`Leaves::cast`]).
-    #[inline(always)]
-    pub(super) fn occluded<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
-        &self,
-        ray: &Ray,
-        rules: HitRules,
-        keep: K,
-        counts: Option<&mut TraversalCounts>,
-    ) -> bool {
-        let leaf = BlockLeaf {
-            leaves: self,
-            query: Self::query::<T, K>(ray, rules, keep),
-        };
-        match counts {
-            None => self.wide.occluded_leaves(ray, leaf),
-            Some(counts) => self.wide.occluded_counted(ray, leaf, counts),
-        }
-    }
-
-    /// Every hit, or the first `max_hits` (as [`LeafBlocks::cast_all`](super::LeafBlocks::cast_all)).
-    pub(super) fn cast_all<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
-        &self,
-        ray: &Ray,
-        rules: HitRules,
-        keep: K,
-        max_hits: usize,
-    ) -> Vec<Hit> {
-        let mut query = Self::query::<T, K>(ray, rules, keep);
-        let leaf = |slots, range: &Ray, hits: &mut Vec<Hit>| {
-            self.all(slots, range.t_max, &mut query, hits)
-        };
-        if max_hits == usize::MAX {
-            // Every leaf the ray enters is visited: the any-hit walk, children in lane order.
-            self.wide.cast_all(ray, leaf)
-        } else {
-            self.wide.cast_first(ray, max_hits, leaf)
-        }
+        kind.walk_wide(self.wide, ray, leaf, counts)
     }
 
     /// Calls `found(hit)` for every hit lane of the blocks of `slots` within

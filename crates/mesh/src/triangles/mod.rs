@@ -19,7 +19,7 @@ mod surface;
 mod tri_mesh;
 mod vertex_normals;
 
-pub(crate) use leaf_blocks::LeafBlocks;
+pub(crate) use leaf_blocks::{LeafBlocks, MeshLeaves};
 pub use leaf_test::LeafTest;
 pub use surface::SurfacePoint;
 pub use tri_mesh::{TriMesh, VertexAttribute};

@@ -3,36 +3,33 @@
 
 use core::ops::Range;
 
-use meshcast_bvh::{PacketLeaves, WideBvh};
+use meshcast_bvh::PacketLeaves;
+#[cfg(doc)]
+use meshcast_bvh::WideBvh;
 use meshcast_primitives::{
     BlockRay, Hit, Lanes, RayPacket, Simd, TriangleBlock, WatertightPacket, ALL_LANES, BLOCK_WIDTH,
     PACKET_WIDTH,
 };
 
-use super::leaf_blocks::LeafBlocks;
+use super::leaf_blocks::{LeafBlocks, MeshLeaves};
 use super::leaves::{LeafQuery, Leaves};
-use crate::queries::for_each_lane;
-use crate::queries::HitRules;
-use crate::TriMesh;
+use crate::queries::{for_each_lane, Any, Closest, HitRules};
 
-impl LeafBlocks {
+impl MeshLeaves<'_> {
     /// Writes to `hits[p][i]` the closest hit of each ray `rays[p][i]` in `lanes[p]` (bits;
-    /// degenerate rays miss), as [`LeafBlocks::cast`] answers it, the rays of the `H` packets
+    /// degenerate rays miss), as [`MeshLeaves::walk`] answers it, the rays of the `H` packets
     /// traced together ([`WideBvh::cast_packets`], which splits them by direction octant).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn cast_packets<const H: usize>(
-        &self,
-        wide: &WideBvh,
-        tri_mesh: &TriMesh,
+        self,
         rays: [&RayPacket; H],
         lanes: [u32; H],
         rules: HitRules,
         keep: &impl Fn(u32) -> bool,
         hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
     ) {
-        match self {
-            Self::Watertight(blocks) => {
-                let leaves = Leaves::new(blocks, wide, tri_mesh);
+        match self.blocks {
+            LeafBlocks::Watertight(blocks) => {
+                let leaves = Leaves::new(blocks, self.wide, self.tri_mesh);
                 let mut p = 0;
                 let mut packets = hits.map(|hits| {
                     let best = BestHits::clear(lanes[p], hits);
@@ -40,35 +37,33 @@ impl LeafBlocks {
                     p += 1;
                     leaf
                 });
-                wide.cast_packets(rays, lanes, &mut packets);
+                self.wide.cast_packets(rays, lanes, &mut packets);
             }
             // The transform test has no packet form: each ray walks alone.
-            Self::Transform(_) => {
+            LeafBlocks::Transform(_) => {
                 for (p, hits) in hits.into_iter().enumerate() {
                     for_each_lane(lanes[p], |lane| {
                         let ray = rays[p].ray(lane);
-                        hits[lane] = self.cast(wide, tri_mesh, &ray, rules, keep, None);
+                        hits[lane] = self.walk(&ray, rules, keep, Closest, None);
                     });
                 }
             }
         }
     }
 
-    /// Which rays of `rays[p]` in `lanes[p]` (bits) hit anything, as [`LeafBlocks::occluded`]
+    /// Which rays of `rays[p]` in `lanes[p]` (bits) hit anything, as [`MeshLeaves::walk`]
     /// answers each, the rays of the `H` packets traced together
     /// ([`WideBvh::occluded_packets`]), as bits per packet.
     pub(crate) fn occluded_packets<const H: usize>(
-        &self,
-        wide: &WideBvh,
-        tri_mesh: &TriMesh,
+        self,
         rays: [&RayPacket; H],
         lanes: [u32; H],
         rules: HitRules,
         keep: &impl Fn(u32) -> bool,
     ) -> [u32; H] {
-        match self {
-            Self::Watertight(blocks) => {
-                let leaves = Leaves::new(blocks, wide, tri_mesh);
+        match self.blocks {
+            LeafBlocks::Watertight(blocks) => {
+                let leaves = Leaves::new(blocks, self.wide, self.tri_mesh);
                 // An any-hit walk keeps no hits.
                 let mut none = [[None; PACKET_WIDTH]; H];
                 let mut p = 0;
@@ -78,14 +73,14 @@ impl LeafBlocks {
                     p += 1;
                     leaf
                 });
-                wide.occluded_packets(rays, lanes, &mut packets)
+                self.wide.occluded_packets(rays, lanes, &mut packets)
             }
-            Self::Transform(_) => {
+            LeafBlocks::Transform(_) => {
                 let mut hit = [0; H];
                 for (p, hit) in hit.iter_mut().enumerate() {
                     for_each_lane(lanes[p], |lane| {
                         let ray = rays[p].ray(lane);
-                        if self.occluded(wide, tri_mesh, &ray, rules, keep, None) {
+                        if self.walk(&ray, rules, keep, Any, None) {
                             *hit |= 1 << lane;
                         }
                     });
@@ -100,7 +95,7 @@ impl LeafBlocks {
 /// against a block's four triangles in one eight-lane test ([`meshcast_primitives::RayPair`]),
 /// else each ray by its single-ray leaf test. Either way a ray's hits are those of its
 /// single-ray test, culled, filtered and ordered the same way, so its answer is
-/// [`LeafBlocks::cast`]'s.
+/// [`MeshLeaves::walk`]'s.
 ///
 /// The walk hands it only the rays whose own test enters the leaf's box
 /// ([`WideBvh::cast_packets`]): on a camera image about three of eight, as leaves are about a
