@@ -38,28 +38,10 @@ impl Mesh {
         self.leaves().walk(ray, rules, keep, kind, None)
     }
 
-    /// Writes to `hits[i]` the closest hit of each ray `rays[i]` in `lanes` (bits; coherent
-    /// as [`crate::queries::coherence::coherent`] groups them, degenerate rays among them),
-    /// as [`Mesh::walk_with_rules`] answers it: traced together when there are [`PACKET_MIN_RAYS`] of
-    /// them, else one by one.
-    pub(crate) fn closest_packet(
-        &self,
-        rays: &RayPacket,
-        lanes: u32,
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-        hits: &mut [Option<Hit>; PACKET_WIDTH],
-    ) {
-        if !at_least(lanes, PACKET_MIN_RAYS) {
-            for_each_lane(lanes, |lane| {
-                hits[lane] = self.walk_with_rules(&rays.ray(lane), rules, filter, Closest)
-            });
-            return;
-        }
-        self.closest_packets([rays], [lanes], rules, filter, [hits]);
-    }
-
-    /// [`Mesh::closest_packet`] of `H` packets walked together, each with enough rays.
+    /// Writes to `hits[p][i]` the closest hit of each ray `rays[p][i]` in `lanes[p]` (bits;
+    /// coherent as [`crate::queries::coherence::coherent`] groups them, degenerate rays among
+    /// them), as [`Mesh::walk_with_rules`] answers it: the `H` packets traced together when
+    /// each has [`PACKET_MIN_RAYS`] rays, else ray by ray.
     pub(crate) fn closest_packets<const H: usize>(
         &self,
         rays: [&RayPacket; H],
@@ -68,32 +50,20 @@ impl Mesh {
         filter: &impl Filter<u32>,
         hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
     ) {
+        if !enough_rays(lanes) {
+            for ((rays, lanes), hits) in rays.into_iter().zip(lanes).zip(hits) {
+                for_each_lane(lanes, |lane| {
+                    hits[lane] = self.walk_with_rules(&rays.ray(lane), rules, filter, Closest)
+                });
+            }
+            return;
+        }
         let keep = |triangle| filter.keep(triangle);
         self.leaves().cast_packets(rays, lanes, rules, &keep, hits);
     }
 
-    /// Which rays of `rays` in `lanes` hit anything (as [`Mesh::closest_packet`]), as bits.
-    pub(crate) fn any_packet(
-        &self,
-        rays: &RayPacket,
-        lanes: u32,
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-    ) -> u32 {
-        if !at_least(lanes, PACKET_MIN_RAYS) {
-            let mut hit = 0;
-            for_each_lane(lanes, |lane| {
-                if self.walk_with_rules(&rays.ray(lane), rules, filter, Any) {
-                    hit |= 1 << lane;
-                }
-            });
-            return hit;
-        }
-        self.any_packets([rays], [lanes], rules, filter)[0]
-    }
-
-    /// [`Mesh::any_packet`] of `H` packets walked together, each with enough rays, as bits
-    /// per packet.
+    /// Which rays of `rays[p]` in `lanes[p]` hit anything (as [`Mesh::closest_packets`]), as
+    /// bits per packet.
     pub(crate) fn any_packets<const H: usize>(
         &self,
         rays: [&RayPacket; H],
@@ -101,6 +71,17 @@ impl Mesh {
         rules: HitRules,
         filter: &impl Filter<u32>,
     ) -> [u32; H] {
+        if !enough_rays(lanes) {
+            return core::array::from_fn(|p| {
+                let mut hit = 0;
+                for_each_lane(lanes[p], |lane| {
+                    if self.walk_with_rules(&rays[p].ray(lane), rules, filter, Any) {
+                        hit |= 1 << lane;
+                    }
+                });
+                hit
+            });
+        }
         let keep = |triangle| filter.keep(triangle);
         self.leaves().occluded_packets(rays, lanes, rules, &keep)
     }
@@ -157,58 +138,34 @@ impl BatchWalks for Mesh {
         BatchFrame::new(self.bounds(), self.acceleration_bytes())
     }
 
-    fn walk_closest_packet<F: Filter<u32>>(
+    fn walk_closest_packets<F: Filter<u32>, const H: usize>(
         &self,
-        rays: &RayPacket,
-        lanes: u32,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
         options: &QueryOptions<F>,
-        hits: &mut [Option<Hit>; PACKET_WIDTH],
+        hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
     ) {
         let rules = HitRules::first_hit(options);
-        self.closest_packet(rays, lanes, rules, &options.filter, hits);
+        self.closest_packets(rays, lanes, rules, &options.filter, hits);
+    }
+
+    fn walk_any_packets<F: Filter<u32>, const H: usize>(
+        &self,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        options: &QueryOptions<F>,
+    ) -> [u32; H] {
+        let rules = HitRules::first_hit(options);
+        self.any_packets(rays, lanes, rules, &options.filter)
     }
 
     fn packet_span(&self) -> Option<PacketSpan> {
         Some(PacketSpan::of_mesh(self.bounds(), self.triangle_count()))
     }
+}
 
-    fn walk_closest_packet_pair<F: Filter<u32>>(
-        &self,
-        rays: [&RayPacket; 2],
-        options: &QueryOptions<F>,
-        hits: [&mut [Option<Hit>; PACKET_WIDTH]; 2],
-    ) {
-        let rules = HitRules::first_hit(options);
-        self.closest_packets(
-            rays,
-            [meshcast_primitives::ALL_LANES; 2],
-            rules,
-            &options.filter,
-            hits,
-        );
-    }
-
-    fn walk_any_packet<F: Filter<u32>>(
-        &self,
-        rays: &RayPacket,
-        lanes: u32,
-        options: &QueryOptions<F>,
-    ) -> u32 {
-        let rules = HitRules::first_hit(options);
-        self.any_packet(rays, lanes, rules, &options.filter)
-    }
-
-    fn walk_any_packet_pair<F: Filter<u32>>(
-        &self,
-        rays: [&RayPacket; 2],
-        options: &QueryOptions<F>,
-    ) -> [u32; 2] {
-        let rules = HitRules::first_hit(options);
-        self.any_packets(
-            rays,
-            [meshcast_primitives::ALL_LANES; 2],
-            rules,
-            &options.filter,
-        )
-    }
+/// Whether every packet has enough rays to share a walk ([`PACKET_MIN_RAYS`]).
+#[inline]
+fn enough_rays<const H: usize>(lanes: [u32; H]) -> bool {
+    lanes.iter().all(|&lanes| at_least(lanes, PACKET_MIN_RAYS))
 }

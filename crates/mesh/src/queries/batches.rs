@@ -126,7 +126,7 @@ pub(super) fn cast_serial<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
         width,
         Walks {
             pair: |rays: [&RayPacket; 2], answers: [&mut [Option<L::Hit>; PACKET_WIDTH]; 2]| {
-                level.walk_closest_packet_pair(rays, options, answers)
+                level.walk_closest_packets(rays, [ALL_LANES; 2], options, answers)
             },
             chunk: |finder: &mut PacketFinder, rays: &[Ray], hits: &mut [Option<L::Hit>]| {
                 cast_chunk(level, rays, options, finder, &mut scratch, hits)
@@ -159,7 +159,7 @@ pub(super) fn occluded_serial<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
         width,
         Walks {
             pair: |rays: [&RayPacket; 2], answers: [&mut [bool; PACKET_WIDTH]; 2]| {
-                let hit = level.walk_any_packet_pair(rays, options);
+                let hit = level.walk_any_packets(rays, [ALL_LANES; 2], options);
                 for (hit, answers) in hit.into_iter().zip(answers) {
                     for (lane, answer) in answers.iter_mut().enumerate() {
                         *answer = hit & (1 << lane) != 0;
@@ -334,7 +334,7 @@ fn occluded_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
     }
     let mut hit = 0;
     for packet in packets {
-        hit |= level.walk_any_packet(finder.rays(), packet, options) & packet;
+        hit |= level.walk_any_packets([finder.rays()], [packet], options)[0] & packet;
     }
     for_each_lane(alone, |lane| {
         if level.walk(&rays[lane], options, Any) {
@@ -378,7 +378,7 @@ fn cast_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
         Err(_) => (&mut tail, false),
     };
     for packet in packets {
-        level.walk_closest_packet(finder.rays(), packet, options, answers);
+        level.walk_closest_packets([finder.rays()], [packet], options, [&mut *answers]);
     }
     for_each_lane(alone, |lane| {
         answers[lane] = level.walk(&rays[lane], options, Closest)

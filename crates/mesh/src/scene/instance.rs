@@ -232,7 +232,8 @@ impl Instance {
         let valid = local.valid(Portable) & lanes;
         for_each_lane(lanes & !valid, |lane| hits[lane] = None);
         for class in coherence::by_class(&local, valid) {
-            self.mesh.closest_packet(&local, class, rules, filter, hits);
+            self.mesh
+                .closest_packets([&local], [class], rules, filter, [&mut *hits]);
         }
     }
 
@@ -248,7 +249,7 @@ impl Instance {
         let rules = rules.mirrored(self.mirrored);
         let local = RayPacket::new(&rays.map(|ray| self.to_local(&ray)));
         coherence::by_class(&local, local.valid(Portable) & lanes)
-            .map(|class| self.mesh.any_packet(&local, class, rules, filter))
+            .map(|class| self.mesh.any_packets([&local], [class], rules, filter)[0])
             .fold(0, |hit, class_hit| hit | class_hit)
     }
 
@@ -316,41 +317,37 @@ impl BatchWalks for Instance {
         BatchFrame::new(self.bounds(), self.mesh().acceleration_bytes())
     }
 
-    fn walk_closest_packet<F: Filter<u32>>(
+    /// Each packet carried into the mesh's space and traced there
+    /// ([`Instance::closest_packet`]); none when the instance's layers miss the options' mask.
+    fn walk_closest_packets<F: Filter<u32>, const H: usize>(
         &self,
-        rays: &RayPacket,
-        lanes: u32,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
         options: &QueryOptions<F>,
-        hits: &mut [Option<Hit>; PACKET_WIDTH],
+        hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
     ) {
-        if !options.matches_layers(self.layers) {
-            for_each_lane(lanes, |lane| hits[lane] = None);
-            return;
+        let layers = options.matches_layers(self.layers);
+        for ((rays, lanes), hits) in rays.into_iter().zip(lanes).zip(hits) {
+            if !layers {
+                for_each_lane(lanes, |lane| hits[lane] = None);
+                continue;
+            }
+            let rules = HitRules::first_hit(options);
+            self.closest_packet(&rays.rays(), lanes, rules, &options.filter, hits);
         }
-        self.closest_packet(
-            &rays.rays(),
-            lanes,
-            HitRules::first_hit(options),
-            &options.filter,
-            hits,
-        );
     }
 
-    fn walk_any_packet<F: Filter<u32>>(
+    fn walk_any_packets<F: Filter<u32>, const H: usize>(
         &self,
-        rays: &RayPacket,
-        lanes: u32,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
         options: &QueryOptions<F>,
-    ) -> u32 {
+    ) -> [u32; H] {
         if !options.matches_layers(self.layers) {
-            return 0;
+            return [0; H];
         }
-        self.any_packet(
-            &rays.rays(),
-            lanes,
-            HitRules::first_hit(options),
-            &options.filter,
-        )
+        let rules = HitRules::first_hit(options);
+        core::array::from_fn(|p| self.any_packet(&rays[p].rays(), lanes[p], rules, &options.filter))
     }
 }
 

@@ -432,11 +432,35 @@ impl BatchWalks for Scene {
         BatchFrame::new(self.bounds(), self.acceleration_bytes())
     }
 
+    /// Each packet walked through the top level ([`Scene::closest_packet`]).
+    fn walk_closest_packets<F: Filter<(InstanceId, u32)>, const H: usize>(
+        &self,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        options: &QueryOptions<F>,
+        hits: [&mut [Option<SceneHit>; PACKET_WIDTH]; H],
+    ) {
+        for ((rays, lanes), hits) in rays.into_iter().zip(lanes).zip(hits) {
+            self.closest_packet(rays, lanes, options, hits);
+        }
+    }
+
+    fn walk_any_packets<F: Filter<(InstanceId, u32)>, const H: usize>(
+        &self,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        options: &QueryOptions<F>,
+    ) -> [u32; H] {
+        core::array::from_fn(|p| self.any_packet(rays[p], lanes[p], options))
+    }
+}
+
+impl Scene {
     /// The top-level walk of [`Bvh::cast_packet`]: each instance that some rays reach
     /// traces them as a packet ([`Instance::closest_packet`]), each ray in its own range up to
     /// its best hit so far; each ray keeps its first hit by [`SceneHit::order`], as
     /// [`RayQueries::walk`] does for one ray.
-    fn walk_closest_packet<F: Filter<(InstanceId, u32)>>(
+    fn closest_packet<F: Filter<(InstanceId, u32)>>(
         &self,
         rays: &RayPacket,
         lanes: u32,
@@ -484,7 +508,7 @@ impl BatchWalks for Scene {
     /// The top-level walk of [`Bvh::occluded_packet`]: each instance that some rays reach
     /// tests them as a packet ([`Instance::any_packet`]), and the rays that hit leave the
     /// walk.
-    fn walk_any_packet<F: Filter<(InstanceId, u32)>>(
+    fn any_packet<F: Filter<(InstanceId, u32)>>(
         &self,
         rays: &RayPacket,
         lanes: u32,
