@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use crate::queries::images::{image_width, TILE_SIDE};
 use crate::queries::lane_bits::for_each_lane;
 use crate::queries::packets::PacketFinder;
-use crate::queries::{sorted_order, Any, BatchFrame, Closest, RayQueries};
+use crate::queries::{sorted_order, Any, BatchFrame, Closest, QueryKind, RayQueries};
 use crate::{Filter, QueryOptions};
 
 /// Rays (or points) one rayon task answers at least: enough to pay for the task, few enough
@@ -107,71 +107,113 @@ pub(super) fn serial_batch_in_order<A: Copy + Default, F>(
     }
 }
 
-/// The closest hits of a serial batch ([`serial_batch`]), `width` being the width of the
-/// image the rays are, whose rows they start at, if they are one.
-#[inline(always)]
-pub(super) fn cast_serial<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
-    level: &L,
-    rays: &[Ray],
-    options: &QueryOptions<F>,
-    hits: &mut [Option<L::Hit>],
-    width: Option<usize>,
-) {
-    let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
-    serial_batch(
-        rays,
-        options,
-        hits,
-        level,
-        width,
-        Walks {
-            pair: |rays: [&RayPacket; 2], answers: [&mut [Option<L::Hit>; PACKET_WIDTH]; 2]| {
-                level.walk_closest_packets(rays, [ALL_LANES; 2], options, answers)
-            },
-            chunk: |finder: &mut PacketFinder, rays: &[Ray], hits: &mut [Option<L::Hit>]| {
-                cast_chunk(level, rays, options, finder, &mut scratch, hits)
-            },
-            alone: |rays: &[Ray], hits: &mut [Option<L::Hit>]| {
-                for (ray, hit) in rays.iter().zip(hits) {
-                    *hit = level.cast_with(ray, options);
-                }
-            },
-        },
+/// A kind of query a batch traces as packets where its rays are coherent: the closest hit
+/// or whether anything is hit, each answer one `Copy` value per ray.
+pub(crate) trait PacketKind: QueryKind {
+    /// Writes to `answers[p][i]` the answer of the ray in each lane `i` of `rays[p]` in
+    /// `lanes[p]` at `level` (rays cut to the options' distance limit), the `H` packets walked
+    /// together ([`crate::queries::BatchWalks`]).
+    fn walk_packets<L: RayQueries + ?Sized, F: Filter<L::Candidate>, const H: usize>(
+        self,
+        level: &L,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        options: &QueryOptions<F>,
+        answers: [&mut [Self::Answer<L::Hit>; PACKET_WIDTH]; H],
     );
+
+    /// The answer of `ray` as the single-ray call with `options` gives it
+    /// ([`RayQueries::cast_with`], [`RayQueries::occluded_with`]).
+    fn walk_with<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
+        self,
+        level: &L,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> Self::Answer<L::Hit>;
 }
 
-/// Which rays of a serial batch hit anything ([`serial_batch`]; `width` as in
-/// [`cast_serial`]).
+impl PacketKind for Closest {
+    #[inline(always)]
+    fn walk_packets<L: RayQueries + ?Sized, F: Filter<L::Candidate>, const H: usize>(
+        self,
+        level: &L,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        options: &QueryOptions<F>,
+        answers: [&mut [Option<L::Hit>; PACKET_WIDTH]; H],
+    ) {
+        level.walk_closest_packets(rays, lanes, options, answers);
+    }
+
+    #[inline(always)]
+    fn walk_with<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
+        self,
+        level: &L,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> Option<L::Hit> {
+        level.cast_with(ray, options)
+    }
+}
+
+impl PacketKind for Any {
+    /// The walk answers bits per packet, spread here over the packet's lanes.
+    #[inline(always)]
+    fn walk_packets<L: RayQueries + ?Sized, F: Filter<L::Candidate>, const H: usize>(
+        self,
+        level: &L,
+        rays: [&RayPacket; H],
+        lanes: [u32; H],
+        options: &QueryOptions<F>,
+        answers: [&mut [bool; PACKET_WIDTH]; H],
+    ) {
+        let hit = level.walk_any_packets(rays, lanes, options);
+        for ((hit, lanes), answers) in hit.into_iter().zip(lanes).zip(answers) {
+            for_each_lane(lanes, |lane| answers[lane] = hit & (1 << lane) != 0);
+        }
+    }
+
+    #[inline(always)]
+    fn walk_with<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
+        self,
+        level: &L,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> bool {
+        level.occluded_with(ray, options)
+    }
+}
+
+/// The answers of `kind` for a serial batch ([`serial_batch`]), `width` being the width of
+/// the image the rays are, whose rows they start at, if they are one.
 #[inline(always)]
-pub(super) fn occluded_serial<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
+pub(super) fn serial<Q: PacketKind, L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
     level: &L,
     rays: &[Ray],
     options: &QueryOptions<F>,
-    hits: &mut [bool],
+    answers: &mut [Q::Answer<L::Hit>],
     width: Option<usize>,
-) {
+    kind: Q,
+) where
+    Q::Answer<L::Hit>: Copy + Default,
+{
     let mut scratch = [PLACEHOLDER_RAY; PACKET_WIDTH];
     serial_batch(
         rays,
         options,
-        hits,
+        answers,
         level,
         width,
         Walks {
-            pair: |rays: [&RayPacket; 2], answers: [&mut [bool; PACKET_WIDTH]; 2]| {
-                let hit = level.walk_any_packets(rays, [ALL_LANES; 2], options);
-                for (hit, answers) in hit.into_iter().zip(answers) {
-                    for (lane, answer) in answers.iter_mut().enumerate() {
-                        *answer = hit & (1 << lane) != 0;
-                    }
-                }
+            pair: |rays: [&RayPacket; 2], answers: [&mut [Q::Answer<L::Hit>; PACKET_WIDTH]; 2]| {
+                kind.walk_packets(level, rays, [ALL_LANES; 2], options, answers)
             },
-            chunk: |finder: &mut PacketFinder, rays: &[Ray], hits: &mut [bool]| {
-                occluded_chunk(level, rays, options, finder, &mut scratch, hits)
+            chunk: |finder: &mut PacketFinder, rays: &[Ray], answers: &mut [Q::Answer<L::Hit>]| {
+                chunk(level, rays, options, finder, &mut scratch, answers, kind)
             },
-            alone: |rays: &[Ray], hits: &mut [bool]| {
-                for (ray, hit) in rays.iter().zip(hits) {
-                    *hit = level.occluded_with(ray, options);
+            alone: |rays: &[Ray], answers: &mut [Q::Answer<L::Hit>]| {
+                for (ray, answer) in rays.iter().zip(answers) {
+                    *answer = kind.walk_with(level, ray, options);
                 }
             },
         },
@@ -312,80 +354,57 @@ fn for_each_tile<A: Copy + Default>(
     }
 }
 
-/// Which rays of a chunk of up to [`PACKET_WIDTH`] rays of a batch hit anything, in `hits`, as
-/// packets where `finder` finds them.
+/// The answers of `kind` for a chunk of up to [`PACKET_WIDTH`] rays of a batch, in `answers`,
+/// as packets where `finder` finds them.
 #[inline(always)]
-fn occluded_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
+fn chunk<Q: PacketKind, L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
     level: &L,
     rays: &[Ray],
     options: &QueryOptions<F>,
     finder: &mut PacketFinder,
     scratch: &mut [Ray; PACKET_WIDTH],
-    hits: &mut [bool],
-) {
+    answers: &mut [Q::Answer<L::Hit>],
+    kind: Q,
+) where
+    Q::Answer<L::Hit>: Copy + Default,
+{
     let (rays, lanes) = packet_rays(rays, options, scratch);
     let (packets, alone) = finder.find(rays, lanes);
     if packets.is_empty() {
         // Rays that walk alone, answered in place, as a loop of single-ray calls is.
-        for (lane, (ray, hit)) in rays.iter().zip(hits).enumerate() {
-            *hit = lanes & (1 << lane) != 0 && level.walk(ray, options, Any);
-        }
-        return;
-    }
-    let mut hit = 0;
-    for packet in packets {
-        hit |= level.walk_any_packets([finder.rays()], [packet], options)[0] & packet;
-    }
-    for_each_lane(alone, |lane| {
-        if level.walk(&rays[lane], options, Any) {
-            hit |= 1 << lane;
-        }
-    });
-    for (lane, answer) in hits.iter_mut().enumerate() {
-        *answer = hit & (1 << lane) != 0;
-    }
-}
-
-/// The closest hits of a chunk of up to [`PACKET_WIDTH`] rays of a batch, in `hits`, as
-/// packets where `finder` finds them.
-#[inline(always)]
-fn cast_chunk<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
-    level: &L,
-    rays: &[Ray],
-    options: &QueryOptions<F>,
-    finder: &mut PacketFinder,
-    scratch: &mut [Ray; PACKET_WIDTH],
-    hits: &mut [Option<L::Hit>],
-) {
-    let (rays, lanes) = packet_rays(rays, options, scratch);
-    let (packets, alone) = finder.find(rays, lanes);
-    if packets.is_empty() {
-        // Rays that walk alone, answered in place, as a loop of single-ray calls is.
-        for (lane, (ray, hit)) in rays.iter().zip(hits).enumerate() {
-            *hit = if lanes & (1 << lane) != 0 {
-                level.walk(ray, options, Closest)
+        for (lane, (ray, answer)) in rays.iter().zip(answers).enumerate() {
+            *answer = if lanes & (1 << lane) != 0 {
+                level.walk(ray, options, kind)
             } else {
-                None
+                Q::nothing()
             };
         }
         return;
     }
     // The answers go to the caller's slice, or for a last chunk of fewer rays to `tail`
     // first: one copy of the code below, inlined.
-    let mut tail = [None; PACKET_WIDTH];
-    let (answers, whole) = match <&mut [_; PACKET_WIDTH]>::try_from(&mut *hits) {
-        Ok(answers) => (answers, true),
+    let mut tail = [Q::Answer::<L::Hit>::default(); PACKET_WIDTH];
+    let (whole_answers, whole) = match <&mut [_; PACKET_WIDTH]>::try_from(&mut *answers) {
+        Ok(whole_answers) => (whole_answers, true),
         Err(_) => (&mut tail, false),
     };
     for packet in packets {
-        level.walk_closest_packets([finder.rays()], [packet], options, [&mut *answers]);
+        kind.walk_packets(
+            level,
+            [finder.rays()],
+            [packet],
+            options,
+            [&mut *whole_answers],
+        );
     }
     for_each_lane(alone, |lane| {
-        answers[lane] = level.walk(&rays[lane], options, Closest)
+        whole_answers[lane] = level.walk(&rays[lane], options, kind)
     });
-    for_each_lane(!lanes & ALL_LANES, |lane| answers[lane] = None);
+    for_each_lane(!lanes & ALL_LANES, |lane| {
+        whole_answers[lane] = Q::nothing()
+    });
     if !whole {
-        hits.copy_from_slice(&tail[..hits.len()]);
+        answers.copy_from_slice(&tail[..answers.len()]);
     }
 }
 

@@ -13,9 +13,7 @@ use core::fmt::Debug;
 use meshcast_primitives::{Ray, RayHit};
 use rayon::prelude::*;
 
-use crate::queries::batches::{
-    cast_serial, occluded_serial, parallel_batch, serial_batch_in_order, BATCH_GRAIN,
-};
+use crate::queries::batches::{parallel_batch, serial, serial_batch_in_order, BATCH_GRAIN};
 use crate::queries::{All, Any, BatchWalks, Closest, HitLists, QueryKind};
 use crate::{Filter, QueryOptions};
 
@@ -204,7 +202,7 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
             self.batch_frame(),
             options,
             &mut hits,
-            |rays, hits, width| cast_serial(self, rays, options, hits, width),
+            |rays, hits, width| serial(self, rays, options, hits, width, Closest),
         );
         hits
     }
@@ -234,7 +232,7 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
             self.batch_frame(),
             options,
             hits,
-            |rays, hits, width| cast_serial(self, rays, options, hits, width),
+            |rays, hits, width| serial(self, rays, options, hits, width, Closest),
         );
     }
 
@@ -256,7 +254,7 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
             self.batch_frame(),
             options,
             &mut hits,
-            |rays, hits, width| occluded_serial(self, rays, options, hits, width),
+            |rays, hits, width| serial(self, rays, options, hits, width, Any),
         );
         hits
     }
@@ -286,7 +284,7 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
             self.batch_frame(),
             options,
             hits,
-            |rays, hits, width| occluded_serial(self, rays, options, hits, width),
+            |rays, hits, width| serial(self, rays, options, hits, width, Any),
         );
     }
 
