@@ -6,8 +6,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::error::to_py;
 use crate::keywords::Keywords;
-use crate::to_py;
 
 /// A pinhole camera at `eye` looking at `target`, `up` towards the top of an image of
 /// `width` x `height` pixels whose horizontal field of view is `fov` degrees (Open3D's

@@ -1,7 +1,5 @@
-//! `Geometry`, what every query is asked of (its subclasses are `Mesh` and `Scene`); the
-//! camera helper.
-
-use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
+//! `Geometry`'s methods, the queries a `Mesh` and a `Scene` share (rays, points, the
+//! camera's image): each written once for both levels.
 
 use meshcast::glam::Vec3;
 use meshcast::{Contacts, PointQueries, QueryOptions, RayQueries};
@@ -10,61 +8,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use crate::arrays::{self, to_numpy, Rows};
+use crate::objects::Geometry;
 use crate::queries;
 use crate::ray_arguments::{thread_count, RayArguments};
 use crate::ray_methods::{self, RayEngine};
+use crate::state::{current, read, Level};
 use crate::threads;
-
-/// What a `Geometry` holds: a mesh (replaced whole by `Mesh.set_positions`) or a scene
-/// (changed by its methods while no query runs).
-pub enum Level {
-    /// The mesh as it is now: each query takes the one of its start, so that
-    /// `Mesh.set_positions` never waits for queries nor changes one that runs.
-    Mesh(RwLock<Arc<MeshState>>),
-    Scene(RwLock<meshcast::Scene>),
-}
-
-impl Level {
-    /// The level of `mesh`.
-    pub fn mesh(mesh: Arc<meshcast::Mesh>) -> Self {
-        Self::Mesh(RwLock::new(Arc::new(MeshState::new(mesh))))
-    }
-}
-
-/// A mesh as queries read it: the mesh (shared with the scenes it was added to), and its
-/// triangles' unit normals once a query has needed them.
-pub struct MeshState {
-    pub mesh: Arc<meshcast::Mesh>,
-    pub normals: OnceLock<Vec<Vec3>>,
-}
-
-impl MeshState {
-    /// `mesh`, its normals not yet made.
-    pub fn new(mesh: Arc<meshcast::Mesh>) -> Self {
-        Self {
-            mesh,
-            normals: OnceLock::new(),
-        }
-    }
-}
-
-/// The mesh of a `Mesh` object as it is now (a lock poisoned by a panic in
-/// `Mesh.set_positions`, a bug, is read as it was left).
-pub fn current(state: &RwLock<Arc<MeshState>>) -> Arc<MeshState> {
-    Arc::clone(
-        &state
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-    )
-}
-
-/// A scene for reading: a panic while it was written leaves it as the last write left it,
-/// whole, since every change goes through one `Scene` method.
-pub fn read(scene: &RwLock<meshcast::Scene>) -> RwLockReadGuard<'_, meshcast::Scene> {
-    scene
-        .read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 /// Runs `$body` with `$target` bound to the mesh or the scene, on the pool of `$threads`
 /// threads with the GIL released (the body is compiled once for each level).
@@ -109,23 +58,6 @@ macro_rules! per_point {
         })?;
         to_numpy($py, answers, &rows.leading, &[])
     }};
-}
-
-/// A mesh or a scene: every query of meshcast, on numpy arrays, with the names and shapes of
-/// Open3D's `RaycastingScene`.
-///
-/// Rays are arrays of shape `(..., 6)`, `(ox, oy, oz, dx, dy, dz)` (or `origins` and
-/// `directions` of shape `(..., 3)`, broadcast together); points `(..., 3)`. Any real dtype
-/// is accepted (`float32` and `float64` without a copy). Answers have the rays' or points'
-/// leading shape. A ray hits where `tnear < t <= tfar` (every ray query takes them; by
-/// default every `t > 0`), `t` in units of its direction as in Open3D: a direction of length
-/// 2 reaches `t = 1` two units from its origin. Every answer is exact: rays through shared
-/// edges and vertices never slip through and cross a closed surface once.
-/// A ray or point with a NaN or infinite number is an error (`ValueError` naming it), not a
-/// miss. Work runs with the GIL released on every core, or on `threads` threads.
-#[pyclass(subclass, frozen, module = "meshcast")]
-pub struct Geometry {
-    pub level: Level,
 }
 
 /// How far a closest-point query looks: points whose distance, as answered, is at most

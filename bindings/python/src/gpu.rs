@@ -13,12 +13,12 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays::{self, Rows};
-use crate::mesh::Mesh;
+use crate::error::{to_py, MeshcastError};
+use crate::objects::Mesh;
 use crate::queries;
 use crate::ray_arguments::{ray_rows, RayArguments};
 use crate::ray_methods::{self, RayEngine};
 use crate::threads;
-use crate::MeshcastError;
 
 /// The GPUs opened by this process, by the adapter name asked for (`None`: the best one),
 /// so that every `to_gpu` after the first shares the device and its compiled kernel.
@@ -239,18 +239,15 @@ impl GpuMesh {
             match Arc::get_mut(&mut now) {
                 // No query holds the mesh: refit it and rewrite the GPU's copy in place.
                 Some(resident) => {
-                    resident
-                        .mesh
-                        .set_positions(&positions)
-                        .map_err(crate::to_py)?;
+                    resident.mesh.set_positions(&positions).map_err(to_py)?;
                     resident.normals = OnceLock::new();
                 }
                 // Queries hold it: they keep it, and a refit copy, uploaded anew, takes its
                 // place.
                 None => {
                     let mut mesh = meshcast::Mesh::clone(now.mesh.mesh());
-                    mesh.set_positions(&positions).map_err(crate::to_py)?;
-                    let mesh = now.mesh.gpu().upload(mesh).map_err(crate::to_py)?;
+                    mesh.set_positions(&positions).map_err(to_py)?;
+                    let mesh = now.mesh.gpu().upload(mesh).map_err(to_py)?;
                     *now = Arc::new(Resident::new(mesh));
                 }
             }
@@ -307,14 +304,11 @@ impl GpuMesh {
         let view = rows.view();
         self.run(py, None, |resident| {
             let rays = arrays::rays(&view, None)?;
-            let resident_rays = resident
-                .mesh
-                .resident_rays(&rays, query)
-                .map_err(crate::to_py)?;
+            let resident_rays = resident.mesh.resident_rays(&rays, query).map_err(to_py)?;
             let best = resident
                 .mesh
                 .time(&resident_rays, query, repeat)
-                .map_err(crate::to_py)?;
+                .map_err(to_py)?;
             Ok(best.as_secs_f64())
         })
     }
@@ -343,7 +337,7 @@ impl RayEngine for GpuMesh {
             let clock = std::time::Instant::now();
             let rays = arrays::row_rays(&view, Some(range))?;
             let checked = clock.elapsed();
-            let hits = resident.mesh.cast_batch(&rays).map_err(crate::to_py)?;
+            let hits = resident.mesh.cast_batch(&rays).map_err(to_py)?;
             let clock = std::time::Instant::now();
             let mesh: &meshcast::Mesh = resident.mesh.mesh();
             let cast = queries::cast_answers(mesh, Some(resident.normals()), &hits);
@@ -364,7 +358,7 @@ impl RayEngine for GpuMesh {
         let range = query.range;
         self.run(py, query.threads, |resident| {
             let rays = arrays::row_rays(&view, Some(range))?;
-            resident.mesh.occluded_batch(&rays).map_err(crate::to_py)
+            resident.mesh.occluded_batch(&rays).map_err(to_py)
         })
     }
 
@@ -373,7 +367,7 @@ impl RayEngine for GpuMesh {
         let range = query.range;
         self.run(py, query.threads, |resident| {
             let rays = arrays::row_rays(&view, Some(range))?;
-            let counts = resident.mesh.count_batch(&rays).map_err(crate::to_py)?;
+            let counts = resident.mesh.count_batch(&rays).map_err(to_py)?;
             Ok(counts
                 .into_iter()
                 .map(|count| i32::try_from(count).unwrap_or(i32::MAX))
@@ -386,7 +380,7 @@ impl RayEngine for GpuMesh {
         let (range, max_hits) = (query.range, query.max_hits);
         self.run(py, query.threads, |resident| {
             let rays = arrays::row_rays(&view, Some(range))?;
-            let mut lists = resident.mesh.cast_all_batch(&rays).map_err(crate::to_py)?;
+            let mut lists = resident.mesh.cast_all_batch(&rays).map_err(to_py)?;
             if max_hits < usize::MAX {
                 // The capped list is the first `max_hits` of the whole one.
                 lists = lists

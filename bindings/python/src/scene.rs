@@ -11,12 +11,14 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use rayon::prelude::*;
 
 use crate::arrays::{to_numpy, Rows};
+use crate::building::build;
 use crate::camera::{Camera, Clip};
-use crate::geometry::{read, Geometry, Level};
-use crate::mesh::{build, Mesh};
+use crate::error::to_py;
+use crate::objects::{Geometry, Mesh};
 use crate::queries::INVALID_ID;
+use crate::state::{read, Level};
 use crate::transform::affine;
-use crate::{contact, threads, to_py, views};
+use crate::{contact, threads, views};
 
 /// Instances of meshes, each placed by a 4x4 affine transform (mesh space to world space),
 /// under a BVH of their boxes: the same queries as a `Mesh`, in world space, with
@@ -371,7 +373,7 @@ impl Scene {
         contact::scene_intersecting_instances(
             slf.py(),
             Self::lock(slf),
-            mesh,
+            Mesh::shared(mesh),
             transform,
             mask,
             threads,
@@ -389,6 +391,15 @@ impl Scene {
         transform: Option<&Bound<'py, PyAny>>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let other = match other.cast::<Mesh>() {
+            Ok(mesh) => contact::Other::Mesh(Mesh::shared(mesh)),
+            Err(_) => contact::Other::Instance(other.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "other must be an instance id or a Mesh, not {}",
+                    other.get_type()
+                ))
+            })?),
+        };
         contact::scene_intersecting_pairs(
             slf.py(),
             Self::lock(slf),
@@ -416,7 +427,7 @@ impl Scene {
         contact::scene_distance_to_mesh(
             slf.py(),
             Self::lock(slf),
-            mesh,
+            Mesh::shared(mesh),
             transform,
             max_distance,
             mask,
