@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use crate::arrays::{self, to_numpy, Rows};
+use crate::camera::Camera;
 use crate::objects::Geometry;
 use crate::queries;
 use crate::ray_arguments::{thread_count, RayArguments};
@@ -114,6 +115,23 @@ impl Geometry {
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         ray_methods::cast_rays(self, py, rays, nthreads, keywords)
+    }
+
+    /// `cast_rays` of a pinhole camera's image: one ray from the eye through the centre of
+    /// each pixel, rows from the top (the rays the `*_in_view` calls cast), each hit with
+    /// `near < t <= far` (`t` the distance from the eye). The same dict as `cast_rays`, each
+    /// array of leading shape `(height, width)`. `camera` is a `Camera`, or its keywords as
+    /// `visible_triangles_in_view` takes them; `contacts` as for `cast_rays`.
+    #[pyo3(signature = (camera=None, *, threads=None, contacts=true, **camera_keywords), text_signature = "(camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, near=0.01, far=..., contacts=True, threads=None)")]
+    fn cast_camera<'py>(
+        &self,
+        py: Python<'py>,
+        camera: Option<&Bound<'py, Camera>>,
+        threads: Option<i64>,
+        contacts: bool,
+        camera_keywords: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        ray_methods::cast_camera(self, py, camera, threads, contacts, camera_keywords)
     }
 
     /// Whether each ray hits anything with `tnear < t <= tfar`, stopping at the first hit

@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays::{self, Rows};
+use crate::camera::Camera;
 use crate::error::{to_py, MeshcastError};
 use crate::objects::Mesh;
 use crate::queries;
@@ -133,8 +134,9 @@ fn only_contacts(contacts: bool) -> PyResult<()> {
 }
 
 /// A mesh on the GPU, made by `Mesh.to_gpu()`: the ray queries of `Mesh` (`cast_rays`,
-/// `test_occlusions`, `count_intersections`, `list_intersections`) with the same arguments
-/// and the same answers: the same keys, dtypes and shapes, triangles, counts and hit lists.
+/// `cast_camera`, `test_occlusions`, `count_intersections`, `list_intersections`) with the
+/// same arguments and the same answers: the same keys, dtypes and shapes, triangles, counts
+/// and hit lists.
 /// `t_hit` and `primitive_uvs` are the shader's: the CPU's bit for bit where the driver
 /// rounds as the CPU does (llvmpipe), within a few units in the last place where it fuses
 /// multiply-adds. The GPU traces the rays; the few it cannot decide exactly (through or next
@@ -181,6 +183,21 @@ impl GpuMesh {
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         ray_methods::cast_rays(self, py, rays, nthreads, keywords)
+    }
+
+    /// `cast_rays` of a pinhole camera's image, as `Mesh.cast_camera`: the rays through the
+    /// centres of its pixels, traced on the GPU; the dict's arrays of leading shape
+    /// `(height, width)`. `contacts` must be True (the default).
+    #[pyo3(signature = (camera=None, *, threads=None, contacts=true, **camera_keywords), text_signature = "(camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, near=0.01, far=..., contacts=True, threads=None)")]
+    fn cast_camera<'py>(
+        &self,
+        py: Python<'py>,
+        camera: Option<&Bound<'py, Camera>>,
+        threads: Option<i64>,
+        contacts: bool,
+        camera_keywords: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        ray_methods::cast_camera(self, py, camera, threads, contacts, camera_keywords)
     }
 
     /// Whether each ray hits anything with `tnear < t <= tfar` (bool), as

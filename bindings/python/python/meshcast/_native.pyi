@@ -15,9 +15,9 @@ __version__: str
 class MeshcastError(ValueError): ...
 
 class Camera:
-    """A pinhole camera for `pick`, `lasso_triangles` and the `*_in_view` calls: at `eye`
-    looking at `target`, `fov` the horizontal field of view in degrees, an image of
-    `width` x `height` pixels, clip planes at `near` and `far` (the views and the lasso)."""
+    """A pinhole camera for `pick`, `lasso_triangles`, `cast_camera` and the `*_in_view`
+    calls: at `eye` looking at `target`, `fov` the horizontal field of view in degrees, an
+    image of `width` x `height` pixels, clip planes at `near` and `far` (all but `pick`)."""
 
     def __new__(
         cls,
@@ -58,6 +58,21 @@ class Geometry:
         directions: Optional[ArrayLike] = None,
         tnear: float = 0.0,
         tfar: float = ...,
+        contacts: bool = True,
+        threads: Optional[int] = None,
+    ) -> Dict[str, np.ndarray]: ...
+    def cast_camera(
+        self,
+        camera: Optional[Camera] = None,
+        *,
+        eye: Optional[Sequence[float]] = None,
+        center: Optional[Sequence[float]] = None,
+        up: Sequence[float] = ...,
+        fov_deg: float = 60.0,
+        width_px: Optional[int] = None,
+        height_px: Optional[int] = None,
+        near: float = 0.01,
+        far: float = ...,
         contacts: bool = True,
         threads: Optional[int] = None,
     ) -> Dict[str, np.ndarray]: ...
@@ -336,6 +351,21 @@ class GpuMesh:
         directions: Optional[ArrayLike] = None,
         tnear: float = 0.0,
         tfar: float = ...,
+        contacts: bool = True,
+        threads: Optional[int] = None,
+    ) -> Dict[str, np.ndarray]: ...
+    def cast_camera(
+        self,
+        camera: Optional[Camera] = None,
+        *,
+        eye: Optional[Sequence[float]] = None,
+        center: Optional[Sequence[float]] = None,
+        up: Sequence[float] = ...,
+        fov_deg: float = 60.0,
+        width_px: Optional[int] = None,
+        height_px: Optional[int] = None,
+        near: float = 0.01,
+        far: float = ...,
         contacts: bool = True,
         threads: Optional[int] = None,
     ) -> Dict[str, np.ndarray]: ...
