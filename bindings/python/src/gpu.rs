@@ -174,15 +174,14 @@ impl GpuMesh {
     /// `t_hit` (inf on a miss), `geometry_ids` and `primitive_ids` (uint32, `INVALID_ID` on a
     /// miss), `primitive_uvs` (..., 2) and `primitive_normals` (..., 3). `contacts` must be
     /// True (the default): a ray touching an edge or a vertex hits.
-    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., contacts=True, threads=None)")]
+    #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., contacts=True, threads=None)")]
     fn cast_rays<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        ray_methods::cast_rays(self, py, rays, nthreads, keywords)
+        ray_methods::cast_rays(self, py, rays, keywords)
     }
 
     /// `cast_rays` of a pinhole camera's image, as `Mesh.cast_camera`: the rays through the
@@ -202,44 +201,39 @@ impl GpuMesh {
 
     /// Whether each ray hits anything with `tnear < t <= tfar` (bool), as
     /// `Mesh.test_occlusions`. `contacts` must be True (the default).
-    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, nthreads=None, **keywords), text_signature = "(rays=None, tnear=0.0, tfar=..., nthreads=None, *, origins=None, directions=None, contacts=True, threads=None)")]
+    #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., contacts=True, threads=None)")]
     fn test_occlusions<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        tnear: f64,
-        tfar: f64,
-        nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        ray_methods::test_occlusions(self, py, rays, (tnear, tfar), nthreads, keywords)
+        ray_methods::test_occlusions(self, py, rays, keywords)
     }
 
     /// The number of surface crossings of each ray with `tnear < t <= tfar` (int32), each
     /// exactly once, as `Mesh.count_intersections`.
-    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., threads=None)")]
+    #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., threads=None)")]
     fn count_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        ray_methods::count_intersections(self, py, rays, nthreads, keywords)
+        ray_methods::count_intersections(self, py, rays, keywords)
     }
 
     /// Every hit of every ray with `tnear < t <= tfar`, nearest first, in flat arrays, as
     /// `Mesh.list_intersections`: `ray_splits`, `ray_ids`, `geometry_ids`, `primitive_ids`,
     /// `primitive_uvs` (k, 2) and `t_hit`. `max_hits` keeps each ray's first `max_hits`.
-    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., max_hits=None, threads=None)")]
+    #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., max_hits=None, threads=None)")]
     fn list_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        ray_methods::list_intersections(self, py, rays, nthreads, keywords)
+        ray_methods::list_intersections(self, py, rays, keywords)
     }
 
     /// Moves the vertices to `vertices`, an `(N, 3)` array of one position per vertex, as

@@ -29,30 +29,20 @@ pub fn cast_rays<'py>(
     engine: &impl RayEngine,
     py: Python<'py>,
     rays: Option<&Bound<'py, PyAny>>,
-    nthreads: Option<i64>,
     keywords: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let query = RayArguments::read(py, RayQuery::Cast, rays, nthreads, None, keywords)?;
+    let query = RayArguments::read(py, RayQuery::Cast, rays, keywords)?;
     engine.cast(py, &query)?.into_dict(py, &query.rows.leading)
 }
 
-/// `test_occlusions` (`tnear` and `tfar` by position, as Open3D's): bool.
+/// `test_occlusions`: bool.
 pub fn test_occlusions<'py>(
     engine: &impl RayEngine,
     py: Python<'py>,
     rays: Option<&Bound<'py, PyAny>>,
-    bounds: (f64, f64),
-    nthreads: Option<i64>,
     keywords: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let query = RayArguments::read(
-        py,
-        RayQuery::Occluded,
-        rays,
-        nthreads,
-        Some(bounds),
-        keywords,
-    )?;
+    let query = RayArguments::read(py, RayQuery::Occluded, rays, keywords)?;
     to_numpy(py, engine.occluded(py, &query)?, &query.rows.leading, &[])
 }
 
@@ -61,10 +51,9 @@ pub fn count_intersections<'py>(
     engine: &impl RayEngine,
     py: Python<'py>,
     rays: Option<&Bound<'py, PyAny>>,
-    nthreads: Option<i64>,
     keywords: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let query = RayArguments::read(py, RayQuery::Count, rays, nthreads, None, keywords)?;
+    let query = RayArguments::read(py, RayQuery::Count, rays, keywords)?;
     to_numpy(py, engine.count(py, &query)?, &query.rows.leading, &[])
 }
 
@@ -73,10 +62,9 @@ pub fn list_intersections<'py>(
     engine: &impl RayEngine,
     py: Python<'py>,
     rays: Option<&Bound<'py, PyAny>>,
-    nthreads: Option<i64>,
     keywords: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let query = RayArguments::read(py, RayQuery::List, rays, nthreads, None, keywords)?;
+    let query = RayArguments::read(py, RayQuery::List, rays, keywords)?;
     engine.list(py, &query)?.into_dict(py)
 }
 

@@ -52,7 +52,6 @@ class Geometry:
     def cast_rays(
         self,
         rays: Optional[ArrayLike] = None,
-        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
@@ -79,19 +78,17 @@ class Geometry:
     def test_occlusions(
         self,
         rays: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
+        tnear: float = 0.0,
+        tfar: float = ...,
         contacts: bool = True,
         threads: Optional[int] = None,
     ) -> np.ndarray: ...
     def count_intersections(
         self,
         rays: Optional[ArrayLike] = None,
-        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
@@ -102,7 +99,6 @@ class Geometry:
     def list_intersections(
         self,
         rays: Optional[ArrayLike] = None,
-        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
@@ -114,7 +110,6 @@ class Geometry:
     def compute_closest_points(
         self,
         query_points: ArrayLike,
-        nthreads: Optional[int] = None,
         *,
         max_distance: float = ...,
         with_distance: bool = False,
@@ -123,17 +118,12 @@ class Geometry:
     def compute_distance(
         self,
         query_points: ArrayLike,
-        nthreads: Optional[int] = None,
         *,
         max_distance: float = ...,
         threads: Optional[int] = None,
     ) -> np.ndarray: ...
-    def compute_signed_distance(
-        self, query_points: ArrayLike, nthreads: Optional[int] = None, nsamples: int = 1, *, threads: Optional[int] = None
-    ) -> np.ndarray: ...
-    def compute_occupancy(
-        self, query_points: ArrayLike, nthreads: Optional[int] = None, nsamples: int = 1, *, threads: Optional[int] = None
-    ) -> np.ndarray: ...
+    def compute_signed_distance(self, query_points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
+    def compute_occupancy(self, query_points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
     def contains(self, points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
     def winding_number(self, points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
     @property
@@ -261,7 +251,7 @@ class Mesh(Geometry):
     def __reduce__(self) -> Any: ...
 
 class Scene(Geometry):
-    def __new__(cls, nthreads: int = 0, device: Any = None) -> "Scene": ...
+    def __new__(cls, *, threads: Optional[int] = None) -> "Scene": ...
     @staticmethod
     def load(path: StrPath) -> "Scene": ...
     def add(self, mesh: Mesh, transform: Optional[ArrayLike] = None, layers: Optional[int] = None) -> int: ...
@@ -345,7 +335,6 @@ class GpuMesh:
     def cast_rays(
         self,
         rays: Optional[ArrayLike] = None,
-        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
@@ -372,19 +361,17 @@ class GpuMesh:
     def test_occlusions(
         self,
         rays: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
+        tnear: float = 0.0,
+        tfar: float = ...,
         contacts: bool = True,
         threads: Optional[int] = None,
     ) -> np.ndarray: ...
     def count_intersections(
         self,
         rays: Optional[ArrayLike] = None,
-        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
@@ -395,7 +382,6 @@ class GpuMesh:
     def list_intersections(
         self,
         rays: Optional[ArrayLike] = None,
-        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
