@@ -48,7 +48,9 @@ class Camera:
     @property
     def far(self) -> float: ...
 
-class Geometry:
+class _RayQueries:
+    """The ray queries of `Geometry` and `GpuMesh`, one signature each (a stub-only base)."""
+
     def cast_rays(
         self,
         rays: Optional[ArrayLike] = None,
@@ -107,6 +109,8 @@ class Geometry:
         max_hits: Optional[int] = None,
         threads: Optional[int] = None,
     ) -> Dict[str, np.ndarray]: ...
+
+class Geometry(_RayQueries):
     def compute_closest_points(
         self,
         query_points: ArrayLike,
@@ -116,11 +120,7 @@ class Geometry:
         threads: Optional[int] = None,
     ) -> Dict[str, np.ndarray]: ...
     def compute_distance(
-        self,
-        query_points: ArrayLike,
-        *,
-        max_distance: float = ...,
-        threads: Optional[int] = None,
+        self, query_points: ArrayLike, *, max_distance: float = ..., threads: Optional[int] = None
     ) -> np.ndarray: ...
     def compute_signed_distance(self, query_points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
     def compute_occupancy(self, query_points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
@@ -331,65 +331,7 @@ class Scene(Geometry):
     @staticmethod
     def _from_state(state: Any) -> "Scene": ...
 
-class GpuMesh:
-    def cast_rays(
-        self,
-        rays: Optional[ArrayLike] = None,
-        *,
-        origins: Optional[ArrayLike] = None,
-        directions: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        contacts: bool = True,
-        threads: Optional[int] = None,
-    ) -> Dict[str, np.ndarray]: ...
-    def cast_camera(
-        self,
-        camera: Optional[Camera] = None,
-        *,
-        eye: Optional[Sequence[float]] = None,
-        center: Optional[Sequence[float]] = None,
-        up: Sequence[float] = ...,
-        fov_deg: float = 60.0,
-        width_px: Optional[int] = None,
-        height_px: Optional[int] = None,
-        near: float = 0.01,
-        far: float = ...,
-        contacts: bool = True,
-        threads: Optional[int] = None,
-    ) -> Dict[str, np.ndarray]: ...
-    def test_occlusions(
-        self,
-        rays: Optional[ArrayLike] = None,
-        *,
-        origins: Optional[ArrayLike] = None,
-        directions: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        contacts: bool = True,
-        threads: Optional[int] = None,
-    ) -> np.ndarray: ...
-    def count_intersections(
-        self,
-        rays: Optional[ArrayLike] = None,
-        *,
-        origins: Optional[ArrayLike] = None,
-        directions: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        threads: Optional[int] = None,
-    ) -> np.ndarray: ...
-    def list_intersections(
-        self,
-        rays: Optional[ArrayLike] = None,
-        *,
-        origins: Optional[ArrayLike] = None,
-        directions: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        max_hits: Optional[int] = None,
-        threads: Optional[int] = None,
-    ) -> Dict[str, np.ndarray]: ...
+class GpuMesh(_RayQueries):
     def set_positions(self, vertices: ArrayLike) -> None: ...
     def _kernel_seconds(self, rays: ArrayLike, query: str = "closest", repeat: int = 7) -> float: ...
     def to_cpu(self) -> Mesh: ...
