@@ -7,7 +7,7 @@ use meshcast::RayQueries;
 use pyo3::prelude::*;
 
 use crate::arrays::{self, Rows};
-use crate::mesh::Mesh;
+use crate::objects::Mesh;
 use crate::threads;
 
 /// The seconds `Mesh::cast_batch` of the Rust library takes on `rays` (already made into

@@ -1,18 +1,20 @@
 //! The pinhole camera of the view queries (`Scene.pick`, `lasso_triangles`, the `*_in_view`
-//! calls): one Python value, `Camera`, or the keywords it stands for, read in one place.
+//! calls, `cast_camera`): one Python value, `Camera`, or the keywords it stands for, read in
+//! one place, and its pixels' rays, made in one place.
 
 use meshcast::{ClipPlanes, DepthConvention, Viewport};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use rayon::prelude::*;
 
+use crate::error::to_py;
 use crate::keywords::Keywords;
-use crate::to_py;
 
 /// A pinhole camera at `eye` looking at `target`, `up` towards the top of an image of
 /// `width` x `height` pixels whose horizontal field of view is `fov` degrees (Open3D's
-/// convention), with clip planes at the distances `near` and `far` (used by the views and
-/// the lasso; `Scene.pick` sees the whole ray).
+/// convention), with clip planes at the distances `near` and `far` (used by the views, the
+/// lasso and `cast_camera`; `Scene.pick` sees the whole ray).
 #[pyclass(frozen, module = "meshcast", from_py_object)]
 #[derive(Clone, Debug, PartialEq)]
 pub struct Camera {
@@ -159,6 +161,37 @@ impl Camera {
                 DepthConvention::ZeroToOne,
             )
             .map_err(to_py)
+    }
+
+    /// The rays of `viewport` (this camera's, [`Camera::viewport`]) through the centres of
+    /// the image's pixels, row by row from the top-left, as rows `(ox, oy, oz, dx, dy, dz)`:
+    /// [`Viewport::ray_through_pixel`], the rays the `*_in_view` calls cast, without their
+    /// ranges. Made in parallel, on the pool the caller runs in.
+    ///
+    /// # Errors
+    /// `ValueError` for an image whose rays are too many to store.
+    pub fn pixel_rows(&self, viewport: &Viewport) -> PyResult<Vec<f32>> {
+        let (width, height) = (self.width as usize, self.height as usize);
+        let floats = width
+            .checked_mul(height)
+            .and_then(|pixels| pixels.checked_mul(6))
+            .filter(|&n| n <= isize::MAX as usize / 4)
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "an image of {width} x {height} pixels has too many rays to store"
+                ))
+            })?;
+        let mut rows = vec![0.0_f32; floats];
+        rows.par_chunks_mut(6 * width.max(1))
+            .enumerate()
+            .for_each(|(row, line)| {
+                for (column, out) in line.chunks_exact_mut(6).enumerate() {
+                    let ray = viewport.ray_through_pixel(column as u32, row as u32);
+                    out[..3].copy_from_slice(&ray.origin.to_array());
+                    out[3..].copy_from_slice(&ray.dir.to_array());
+                }
+            });
+        Ok(rows)
     }
 
     fn image_checked(&self) -> PyResult<()> {

@@ -9,31 +9,95 @@ use std::sync::{Arc, RwLock};
 use meshcast::glam::{Affine3A, DAffine3, DVec3};
 use meshcast::{Instance, InstanceId};
 use numpy::PyArrayMethods;
-use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
 use crate::arrays::to_numpy;
-use crate::geometry::read;
-use crate::mesh::Mesh;
+use crate::error::to_py;
+use crate::state::read;
+use crate::threads;
 use crate::transform::affine;
-use crate::{threads, to_py};
 
 /// Below this many candidate pairs, a scene's collisions are tested on the calling thread:
 /// handing them to the pool would wake a thread and wait for it, which costs about as much
 /// as testing a few pairs.
 const POOLED_FROM_PAIRS: usize = 8;
 
-/// The mesh of `other` and the map of `transform` (other to self; the identity for `None`).
-pub fn placed(
-    other: &Bound<'_, Mesh>,
+/// The map of `transform` (other to self; the identity for `None`).
+fn placement(py: Python<'_>, transform: Option<&Bound<'_, PyAny>>) -> PyResult<Affine3A> {
+    affine(py, transform, "transform")
+}
+
+/// `Mesh.intersects`: whether `other`, placed by `transform`, meets `mesh`; one walk on
+/// the calling thread.
+pub fn intersects(
+    py: Python<'_>,
+    mesh: Arc<meshcast::Mesh>,
+    other: Arc<meshcast::Mesh>,
     transform: Option<&Bound<'_, PyAny>>,
-) -> PyResult<(Arc<meshcast::Mesh>, Affine3A)> {
-    Ok((
-        Mesh::shared(other),
-        affine(other.py(), transform, "transform")?,
-    ))
+) -> PyResult<bool> {
+    let transform = placement(py, transform)?;
+    Ok(threads::run_here(py, || {
+        mesh.intersects(&other, &transform)
+    }))
+}
+
+/// `Mesh.intersecting_pairs`.
+pub fn intersecting_pairs<'py>(
+    py: Python<'py>,
+    mesh: Arc<meshcast::Mesh>,
+    other: Arc<meshcast::Mesh>,
+    transform: Option<&Bound<'py, PyAny>>,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let transform = placement(py, transform)?;
+    let pairs = threads::run(py, threads, || {
+        Ok(mesh.intersecting_pairs(&other, &transform))
+    })?;
+    pairs_array(py, pairs)
+}
+
+/// `Mesh.distance_to_mesh`: one walk, on the calling thread.
+pub fn distance_to_mesh<'py>(
+    py: Python<'py>,
+    mesh: Arc<meshcast::Mesh>,
+    other: Arc<meshcast::Mesh>,
+    transform: Option<&Bound<'py, PyAny>>,
+    max_distance: Option<f64>,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let transform = placement(py, transform)?;
+    let bound = distance_bound(max_distance)?;
+    let found = threads::run_here(py, || mesh.mesh_distance(&other, &transform, bound));
+    distance_dict(py, found, max_distance)
+}
+
+/// `Mesh.hausdorff_distance`.
+pub fn hausdorff_distance<'py>(
+    py: Python<'py>,
+    mesh: Arc<meshcast::Mesh>,
+    other: Arc<meshcast::Mesh>,
+    transform: Option<&Bound<'py, PyAny>>,
+    relative_error: f64,
+    threads: Option<i64>,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let transform = placement(py, transform)?;
+    let error = self::relative_error(relative_error)?;
+    let found = threads::run(py, threads, || {
+        Ok(mesh.hausdorff_distance(&other, &transform, error))
+    })?;
+    hausdorff_dict(py, found)
+}
+
+/// `Mesh.self_intersections`.
+pub fn self_intersections<'py>(
+    py: Python<'py>,
+    mesh: Arc<meshcast::Mesh>,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let pairs = threads::run(py, threads, || Ok(mesh.self_intersections()))?;
+    pairs_array(py, pairs)
 }
 
 /// Pairs of triangle indices as a `(k, 2)` uint32 array.
@@ -153,18 +217,15 @@ pub fn hausdorff_dict(
 /// carried too, as a scene carries its instances, and both are in the world. Where two triangles meet, both
 /// points are one point where they meet. The reference of the tests, and the contact points
 /// of `meshcast.trimesh.CollisionManager`.
-#[pyfunction]
-#[pyo3(name = "_triangle_distances", signature = (mesh, other, pairs, transform=None, mesh_transform=None))]
 pub fn triangle_distances<'py>(
     py: Python<'py>,
-    mesh: &Bound<'py, Mesh>,
-    other: &Bound<'py, Mesh>,
+    this: Arc<meshcast::Mesh>,
+    other: Arc<meshcast::Mesh>,
     pairs: &Bound<'py, PyAny>,
     transform: Option<&Bound<'py, PyAny>>,
     mesh_transform: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let this = Mesh::shared(mesh);
-    let (other, transform) = placed(other, transform)?;
+    let transform = placement(py, transform)?;
     let mesh_carry = match mesh_transform {
         Some(_) => Some(affine(py, mesh_transform, "mesh_transform")?.as_daffine3()),
         None => None,
@@ -247,9 +308,12 @@ pub fn scene_colliding_pairs<'py>(
 
 /// `mesh` placed in the world by `transform` (the identity for `None`), as a scene's
 /// instance would be.
-fn probe(mesh: &Bound<'_, Mesh>, transform: Option<&Bound<'_, PyAny>>) -> PyResult<Instance> {
-    let transform = affine(mesh.py(), transform, "transform")?;
-    Instance::new(Mesh::shared(mesh), transform).map_err(to_py)
+fn probe(
+    py: Python<'_>,
+    mesh: Arc<meshcast::Mesh>,
+    transform: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Instance> {
+    Instance::new(mesh, placement(py, transform)?).map_err(to_py)
 }
 
 /// The instance `id` of `scene`, or a `KeyError`.
@@ -264,12 +328,12 @@ fn instance(scene: &meshcast::Scene, id: u32) -> PyResult<&Instance> {
 pub fn scene_intersecting_instances<'py>(
     py: Python<'py>,
     scene: &RwLock<meshcast::Scene>,
-    mesh: &Bound<'py, Mesh>,
+    mesh: Arc<meshcast::Mesh>,
     transform: Option<&Bound<'py, PyAny>>,
     mask: u32,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (mesh, transform) = (Mesh::shared(mesh), affine(py, transform, "transform")?);
+    let transform = placement(py, transform)?;
     let ids = threads::run(py, threads, || {
         Ok(read(scene).intersecting_instances(&mesh, &transform, mask))
     })?;
@@ -282,6 +346,13 @@ pub fn scene_intersecting_instances<'py>(
     )
 }
 
+/// What `Scene.intersecting_pairs` asks instance `id` against: a mesh (placed by the
+/// call's `transform`) or another instance.
+pub enum Other {
+    Mesh(Arc<meshcast::Mesh>),
+    Instance(u32),
+}
+
 /// `Scene.intersecting_pairs`: the pairs of triangles (instance `id`'s, the other's) that
 /// meet in the world, the other an instance id or a `Mesh` placed by `transform`; (k, 2)
 /// uint32, sorted.
@@ -289,35 +360,30 @@ pub fn scene_intersecting_pairs<'py>(
     py: Python<'py>,
     scene: &RwLock<meshcast::Scene>,
     id: u32,
-    other: &Bound<'py, PyAny>,
+    other: Other,
     transform: Option<&Bound<'py, PyAny>>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    /// What the pairs are asked against.
-    enum Other {
-        Placed(Box<Instance>),
+    /// The other side, placed in the world.
+    enum Placed {
+        Probe(Box<Instance>),
         Held(u32),
     }
-    let other = match other.cast::<Mesh>() {
-        Ok(mesh) => Other::Placed(Box::new(probe(mesh, transform)?)),
-        Err(_) if transform.is_some() => {
+    let other = match other {
+        Other::Mesh(mesh) => Placed::Probe(Box::new(probe(py, mesh, transform)?)),
+        Other::Instance(_) if transform.is_some() => {
             return Err(PyValueError::new_err(
                 "transform places a Mesh: another instance is placed already",
             ))
         }
-        Err(_) => Other::Held(other.extract().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "other must be an instance id or a Mesh, not {}",
-                other.get_type()
-            ))
-        })?),
+        Other::Instance(id) => Placed::Held(id),
     };
     let guard = read(scene);
     let scene: &meshcast::Scene = &guard;
     let this = instance(scene, id)?;
     let other = match &other {
-        Other::Placed(placed) => placed,
-        Other::Held(id) => instance(scene, *id)?,
+        Placed::Probe(placed) => placed,
+        Placed::Held(id) => instance(scene, *id)?,
     };
     let pairs = threads::run(py, threads, || Ok(this.intersecting_pairs(other)))?;
     pairs_array(py, pairs)
@@ -329,13 +395,12 @@ pub fn scene_intersecting_pairs<'py>(
 pub fn scene_distance_to_mesh<'py>(
     py: Python<'py>,
     scene: &RwLock<meshcast::Scene>,
-    mesh: &Bound<'py, Mesh>,
+    mesh: Arc<meshcast::Mesh>,
     transform: Option<&Bound<'py, PyAny>>,
     max_distance: Option<f64>,
     mask: u32,
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let mesh = Mesh::shared(mesh);
-    let transform = affine(py, transform, "transform")?;
+    let transform = placement(py, transform)?;
     let bound = distance_bound(max_distance)?;
     let found = threads::run_here(py, || {
         read(scene).mesh_distance(&mesh, &transform, mask, bound)

@@ -9,6 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays::{self, to_numpy, Rows};
+use crate::error::to_py;
+use crate::threads;
 
 /// The points of a grid, as the Rust library's `Grid` names them: `shape` points over
 /// `bounds`, the box's corners the first and last.
@@ -144,4 +146,113 @@ pub fn near_dict(py: Python<'_>, samples: NearSurfaceSamples) -> PyResult<Bound<
         to_numpy(py, samples.distances, &[n], &[])?,
     )?;
     Ok(dict)
+}
+
+/// A number of samples, each taking `item_size` bytes.
+///
+/// # Errors
+/// `ValueError` for a negative count or one too large to store.
+fn samples(n: i128, item_size: usize) -> PyResult<usize> {
+    let n = unsigned(n, "n")?;
+    usize::try_from(n)
+        .ok()
+        .filter(|&n| {
+            n.checked_mul(item_size)
+                .is_some_and(|b| b <= isize::MAX as usize)
+        })
+        .ok_or_else(|| PyValueError::new_err(format!("n = {n} samples are too many to store")))
+}
+
+/// `Mesh.compute_signed_distance_grid`.
+pub fn signed_distance_grid<'py>(
+    py: Python<'py>,
+    mesh: &meshcast::Mesh,
+    bounds: &Bound<'py, PyAny>,
+    shape: &Bound<'py, PyAny>,
+    max_distance: Option<f64>,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let grid = GridSpec::new(bounds, shape, 4)?;
+    let band = band(max_distance)?;
+    let values = threads::run(py, threads, || {
+        Ok(mesh.signed_distance_grid(grid.bounds, grid.shape, band))
+    })?;
+    grid.array(py, values)
+}
+
+/// `Mesh.compute_occupancy_grid`.
+pub fn occupancy_grid<'py>(
+    py: Python<'py>,
+    mesh: &meshcast::Mesh,
+    bounds: &Bound<'py, PyAny>,
+    shape: &Bound<'py, PyAny>,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let grid = GridSpec::new(bounds, shape, 1)?;
+    let values = threads::run(py, threads, || {
+        Ok(mesh.occupancy_grid(grid.bounds, grid.shape))
+    })?;
+    grid.array(py, values)
+}
+
+/// `Mesh.compute_winding_number_grid`.
+pub fn winding_number_grid<'py>(
+    py: Python<'py>,
+    mesh: &meshcast::Mesh,
+    bounds: &Bound<'py, PyAny>,
+    shape: &Bound<'py, PyAny>,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let grid = GridSpec::new(bounds, shape, 4)?;
+    let values = threads::run(py, threads, || {
+        Ok(mesh.winding_number_grid(grid.bounds, grid.shape))
+    })?;
+    grid.array(py, values)
+}
+
+/// `Mesh.sample_surface`.
+pub fn sample_surface<'py>(
+    py: Python<'py>,
+    mesh: &meshcast::Mesh,
+    n: i128,
+    seed: i128,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (n, seed) = (samples(n, 24)?, unsigned(seed, "seed")?);
+    let found = threads::run(py, threads, || Ok(mesh.sample_surface(n, seed)))?;
+    surface_dict(py, found)
+}
+
+/// `Mesh.sample_surface_even`.
+pub fn sample_surface_even<'py>(
+    py: Python<'py>,
+    mesh: &meshcast::Mesh,
+    n: i128,
+    radius: Option<f64>,
+    seed: i128,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (n, seed) = (samples(n, 24)?, unsigned(seed, "seed")?);
+    let radius = radius.map(|r| length(r, "radius")).transpose()?;
+    let found = threads::run(py, threads, || {
+        mesh.sample_surface_even(n, radius, seed).map_err(to_py)
+    })?;
+    surface_dict(py, found)
+}
+
+/// `Mesh.sample_near_surface`.
+pub fn sample_near_surface<'py>(
+    py: Python<'py>,
+    mesh: &meshcast::Mesh,
+    n: i128,
+    sigma: f64,
+    seed: i128,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (n, seed) = (samples(n, 16)?, unsigned(seed, "seed")?);
+    let sigma = length(sigma, "sigma")?;
+    let found = threads::run(py, threads, || {
+        mesh.sample_near_surface(n, sigma, seed).map_err(to_py)
+    })?;
+    near_dict(py, found)
 }

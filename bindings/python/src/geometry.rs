@@ -1,7 +1,5 @@
-//! `Geometry`, what every query is asked of (its subclasses are `Mesh` and `Scene`); the
-//! camera helper.
-
-use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
+//! `Geometry`'s methods, the queries a `Mesh` and a `Scene` share (rays, points, the
+//! camera's image): each written once for both levels.
 
 use meshcast::glam::Vec3;
 use meshcast::{Contacts, PointQueries, QueryOptions, RayQueries};
@@ -10,61 +8,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use crate::arrays::{self, to_numpy, Rows};
+use crate::camera::Camera;
+use crate::objects::Geometry;
 use crate::queries;
-use crate::ray_arguments::{thread_count, RayArguments};
+use crate::ray_arguments::RayArguments;
 use crate::ray_methods::{self, RayEngine};
+use crate::state::{current, read, Level};
 use crate::threads;
-
-/// What a `Geometry` holds: a mesh (replaced whole by `Mesh.set_positions`) or a scene
-/// (changed by its methods while no query runs).
-pub enum Level {
-    /// The mesh as it is now: each query takes the one of its start, so that
-    /// `Mesh.set_positions` never waits for queries nor changes one that runs.
-    Mesh(RwLock<Arc<MeshState>>),
-    Scene(RwLock<meshcast::Scene>),
-}
-
-impl Level {
-    /// The level of `mesh`.
-    pub fn mesh(mesh: Arc<meshcast::Mesh>) -> Self {
-        Self::Mesh(RwLock::new(Arc::new(MeshState::new(mesh))))
-    }
-}
-
-/// A mesh as queries read it: the mesh (shared with the scenes it was added to), and its
-/// triangles' unit normals once a query has needed them.
-pub struct MeshState {
-    pub mesh: Arc<meshcast::Mesh>,
-    pub normals: OnceLock<Vec<Vec3>>,
-}
-
-impl MeshState {
-    /// `mesh`, its normals not yet made.
-    pub fn new(mesh: Arc<meshcast::Mesh>) -> Self {
-        Self {
-            mesh,
-            normals: OnceLock::new(),
-        }
-    }
-}
-
-/// The mesh of a `Mesh` object as it is now (a lock poisoned by a panic in
-/// `Mesh.set_positions`, a bug, is read as it was left).
-pub fn current(state: &RwLock<Arc<MeshState>>) -> Arc<MeshState> {
-    Arc::clone(
-        &state
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-    )
-}
-
-/// A scene for reading: a panic while it was written leaves it as the last write left it,
-/// whole, since every change goes through one `Scene` method.
-pub fn read(scene: &RwLock<meshcast::Scene>) -> RwLockReadGuard<'_, meshcast::Scene> {
-    scene
-        .read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 /// Runs `$body` with `$target` bound to the mesh or the scene, on the pool of `$threads`
 /// threads with the GIL released (the body is compiled once for each level).
@@ -111,23 +61,6 @@ macro_rules! per_point {
     }};
 }
 
-/// A mesh or a scene: every query of meshcast, on numpy arrays, with the names and shapes of
-/// Open3D's `RaycastingScene`.
-///
-/// Rays are arrays of shape `(..., 6)`, `(ox, oy, oz, dx, dy, dz)` (or `origins` and
-/// `directions` of shape `(..., 3)`, broadcast together); points `(..., 3)`. Any real dtype
-/// is accepted (`float32` and `float64` without a copy). Answers have the rays' or points'
-/// leading shape. A ray hits where `tnear < t <= tfar` (every ray query takes them; by
-/// default every `t > 0`), `t` in units of its direction as in Open3D: a direction of length
-/// 2 reaches `t = 1` two units from its origin. Every answer is exact: rays through shared
-/// edges and vertices never slip through and cross a closed surface once.
-/// A ray or point with a NaN or infinite number is an error (`ValueError` naming it), not a
-/// miss. Work runs with the GIL released on every core, or on `threads` threads.
-#[pyclass(subclass, frozen, module = "meshcast")]
-pub struct Geometry {
-    pub level: Level,
-}
-
 /// How far a closest-point query looks: points whose distance, as answered, is at most
 /// `max_distance`.
 ///
@@ -140,20 +73,6 @@ fn reach(max_distance: f64) -> PyResult<queries::Reach> {
         )));
     }
     Ok(queries::Reach::new(max_distance))
-}
-
-/// Checks Open3D's `nsamples` (the rays that vote on inside or outside): odd and at least
-/// 1, as Open3D requires. meshcast's inside test is exact with one ray, so it is not used.
-///
-/// # Errors
-/// `ValueError` for an even or non-positive count.
-fn samples(nsamples: i64) -> PyResult<()> {
-    if nsamples < 1 || nsamples % 2 == 0 {
-        return Err(PyValueError::new_err(format!(
-            "nsamples must be odd and at least 1 (as in Open3D), not {nsamples}"
-        )));
-    }
-    Ok(())
 }
 
 /// The options of a closest or any hit: whether a ray touching an edge or a vertex hits.
@@ -173,44 +92,55 @@ impl Geometry {
     /// geometric normal). With `contacts` (the default) a ray that touches a triangle's edge
     /// or vertex hits it; without, each edge and vertex belongs to one triangle (the tie rule
     /// of `list_intersections`).
-    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., contacts=True, threads=None)")]
+    #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., contacts=True, threads=None)")]
     fn cast_rays<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        ray_methods::cast_rays(self, py, rays, nthreads, keywords)
+        ray_methods::cast_rays(self, py, rays, keywords)
+    }
+
+    /// `cast_rays` of a pinhole camera's image: one ray from the eye through the centre of
+    /// each pixel, rows from the top (the rays the `*_in_view` calls cast), each hit with
+    /// `near < t <= far` (`t` the distance from the eye). The same dict as `cast_rays`, each
+    /// array of leading shape `(height, width)`. `camera` is a `Camera`, or its keywords as
+    /// `visible_triangles_in_view` takes them; `contacts` as for `cast_rays`.
+    #[pyo3(signature = (camera=None, *, threads=None, contacts=true, **camera_keywords), text_signature = "(camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, near=0.01, far=..., contacts=True, threads=None)")]
+    fn cast_camera<'py>(
+        &self,
+        py: Python<'py>,
+        camera: Option<&Bound<'py, Camera>>,
+        threads: Option<i64>,
+        contacts: bool,
+        camera_keywords: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        ray_methods::cast_camera(self, py, camera, threads, contacts, camera_keywords)
     }
 
     /// Whether each ray hits anything with `tnear < t <= tfar`, stopping at the first hit
-    /// found: Open3D's `test_occlusions` (bool), `tnear` and `tfar` positional as there.
-    /// `contacts` as for `cast_rays`.
-    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, nthreads=None, **keywords), text_signature = "(rays=None, tnear=0.0, tfar=..., nthreads=None, *, origins=None, directions=None, contacts=True, threads=None)")]
+    /// found: Open3D's `test_occlusions` (bool). `contacts` as for `cast_rays`.
+    #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., contacts=True, threads=None)")]
     fn test_occlusions<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        tnear: f64,
-        tfar: f64,
-        nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        ray_methods::test_occlusions(self, py, rays, (tnear, tfar), nthreads, keywords)
+        ray_methods::test_occlusions(self, py, rays, keywords)
     }
 
     /// The number of surface crossings of each ray with `tnear < t <= tfar` (int32), each
     /// exactly once, also through shared edges and vertices: Open3D's `count_intersections`.
-    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., threads=None)")]
+    #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., threads=None)")]
     fn count_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        ray_methods::count_intersections(self, py, rays, nthreads, keywords)
+        ray_methods::count_intersections(self, py, rays, keywords)
     }
 
     /// Every hit of every ray with `tnear < t <= tfar`, nearest first, in flat arrays:
@@ -218,15 +148,14 @@ impl Geometry {
     /// the hits `ray_splits[i]:ray_splits[i + 1]` of `ray_ids`, `geometry_ids`,
     /// `primitive_ids`, `primitive_uvs` (k, 2) and `t_hit`. `max_hits` keeps each ray's
     /// first `max_hits` hits (ties by the hit order) and stops looking past them.
-    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., max_hits=None, threads=None)")]
+    #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., max_hits=None, threads=None)")]
     fn list_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        ray_methods::list_intersections(self, py, rays, nthreads, keywords)
+        ray_methods::list_intersections(self, py, rays, keywords)
     }
 
     /// The nearest surface point to each point: Open3D's `compute_closest_points`, a dict of
@@ -234,17 +163,15 @@ impl Geometry {
     /// `primitive_normals` (..., 3), Open3D's keys; with `with_distance`, also `distance`
     /// (float32). Where no surface is within `max_distance` (or none at all): points NaN,
     /// ids `INVALID_ID`, uvs and normals 0, distance inf.
-    #[pyo3(signature = (query_points, nthreads=None, *, max_distance=f64::INFINITY, with_distance=false, threads=None))]
+    #[pyo3(signature = (query_points, *, max_distance=f64::INFINITY, with_distance=false, threads=None))]
     fn compute_closest_points<'py>(
         &self,
         py: Python<'py>,
         query_points: &Bound<'py, PyAny>,
-        nthreads: Option<i64>,
         max_distance: f64,
         with_distance: bool,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let threads = thread_count(threads, nthreads)?;
         let rows = Rows::new(query_points, "query_points", 3)?;
         let view = rows.view();
         let reach = reach(max_distance)?;
@@ -279,16 +206,14 @@ impl Geometry {
 
     /// The distance from each point to the surface (float32; inf where there is none within
     /// `max_distance`).
-    #[pyo3(signature = (query_points, nthreads=None, *, max_distance=f64::INFINITY, threads=None))]
+    #[pyo3(signature = (query_points, *, max_distance=f64::INFINITY, threads=None))]
     fn compute_distance<'py>(
         &self,
         py: Python<'py>,
         query_points: &Bound<'py, PyAny>,
-        nthreads: Option<i64>,
         max_distance: f64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let threads = thread_count(threads, nthreads)?;
         let reach = reach(max_distance)?;
         per_point!(
             self,
@@ -302,19 +227,14 @@ impl Geometry {
 
     /// The signed distance from each point to the surface, negative inside (float32): inside
     /// is exact on closed meshes (the parity of one ray's crossings) and the generalised
-    /// winding number elsewhere. `nsamples` (Open3D's vote over several rays; odd) is
-    /// accepted and not needed: one exact test decides.
-    #[pyo3(signature = (query_points, nthreads=None, nsamples=1, *, threads=None))]
+    /// winding number elsewhere.
+    #[pyo3(signature = (query_points, *, threads=None))]
     fn compute_signed_distance<'py>(
         &self,
         py: Python<'py>,
         query_points: &Bound<'py, PyAny>,
-        nthreads: Option<i64>,
-        nsamples: i64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        samples(nsamples)?;
-        let threads = thread_count(threads, nthreads)?;
         per_point!(
             self,
             py,
@@ -326,18 +246,14 @@ impl Geometry {
     }
 
     /// 1.0 for each point inside, 0.0 outside (float32, as Open3D's `compute_occupancy`);
-    /// see `contains`. `nsamples` as for `compute_signed_distance`.
-    #[pyo3(signature = (query_points, nthreads=None, nsamples=1, *, threads=None))]
+    /// see `contains`.
+    #[pyo3(signature = (query_points, *, threads=None))]
     fn compute_occupancy<'py>(
         &self,
         py: Python<'py>,
         query_points: &Bound<'py, PyAny>,
-        nthreads: Option<i64>,
-        nsamples: i64,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        samples(nsamples)?;
-        let threads = thread_count(threads, nthreads)?;
         per_point!(
             self,
             py,

@@ -13,12 +13,13 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays::{self, Rows};
-use crate::mesh::Mesh;
+use crate::camera::Camera;
+use crate::error::{to_py, MeshcastError};
+use crate::objects::Mesh;
 use crate::queries;
 use crate::ray_arguments::{ray_rows, RayArguments};
 use crate::ray_methods::{self, RayEngine};
 use crate::threads;
-use crate::MeshcastError;
 
 /// The GPUs opened by this process, by the adapter name asked for (`None`: the best one),
 /// so that every `to_gpu` after the first shares the device and its compiled kernel.
@@ -133,8 +134,9 @@ fn only_contacts(contacts: bool) -> PyResult<()> {
 }
 
 /// A mesh on the GPU, made by `Mesh.to_gpu()`: the ray queries of `Mesh` (`cast_rays`,
-/// `test_occlusions`, `count_intersections`, `list_intersections`) with the same arguments
-/// and the same answers: the same keys, dtypes and shapes, triangles, counts and hit lists.
+/// `cast_camera`, `test_occlusions`, `count_intersections`, `list_intersections`) with the
+/// same arguments and the same answers: the same keys, dtypes and shapes, triangles, counts
+/// and hit lists.
 /// `t_hit` and `primitive_uvs` are the shader's: the CPU's bit for bit where the driver
 /// rounds as the CPU does (llvmpipe), within a few units in the last place where it fuses
 /// multiply-adds. The GPU traces the rays; the few it cannot decide exactly (through or next
@@ -172,57 +174,66 @@ impl GpuMesh {
     /// `t_hit` (inf on a miss), `geometry_ids` and `primitive_ids` (uint32, `INVALID_ID` on a
     /// miss), `primitive_uvs` (..., 2) and `primitive_normals` (..., 3). `contacts` must be
     /// True (the default): a ray touching an edge or a vertex hits.
-    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., contacts=True, threads=None)")]
+    #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., contacts=True, threads=None)")]
     fn cast_rays<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        ray_methods::cast_rays(self, py, rays, nthreads, keywords)
+        ray_methods::cast_rays(self, py, rays, keywords)
+    }
+
+    /// `cast_rays` of a pinhole camera's image, as `Mesh.cast_camera`: the rays through the
+    /// centres of its pixels, traced on the GPU; the dict's arrays of leading shape
+    /// `(height, width)`. `contacts` must be True (the default).
+    #[pyo3(signature = (camera=None, *, threads=None, contacts=true, **camera_keywords), text_signature = "(camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, near=0.01, far=..., contacts=True, threads=None)")]
+    fn cast_camera<'py>(
+        &self,
+        py: Python<'py>,
+        camera: Option<&Bound<'py, Camera>>,
+        threads: Option<i64>,
+        contacts: bool,
+        camera_keywords: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        ray_methods::cast_camera(self, py, camera, threads, contacts, camera_keywords)
     }
 
     /// Whether each ray hits anything with `tnear < t <= tfar` (bool), as
     /// `Mesh.test_occlusions`. `contacts` must be True (the default).
-    #[pyo3(signature = (rays=None, tnear=0.0, tfar=f64::INFINITY, nthreads=None, **keywords), text_signature = "(rays=None, tnear=0.0, tfar=..., nthreads=None, *, origins=None, directions=None, contacts=True, threads=None)")]
+    #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., contacts=True, threads=None)")]
     fn test_occlusions<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        tnear: f64,
-        tfar: f64,
-        nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        ray_methods::test_occlusions(self, py, rays, (tnear, tfar), nthreads, keywords)
+        ray_methods::test_occlusions(self, py, rays, keywords)
     }
 
     /// The number of surface crossings of each ray with `tnear < t <= tfar` (int32), each
     /// exactly once, as `Mesh.count_intersections`.
-    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., threads=None)")]
+    #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., threads=None)")]
     fn count_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        ray_methods::count_intersections(self, py, rays, nthreads, keywords)
+        ray_methods::count_intersections(self, py, rays, keywords)
     }
 
     /// Every hit of every ray with `tnear < t <= tfar`, nearest first, in flat arrays, as
     /// `Mesh.list_intersections`: `ray_splits`, `ray_ids`, `geometry_ids`, `primitive_ids`,
     /// `primitive_uvs` (k, 2) and `t_hit`. `max_hits` keeps each ray's first `max_hits`.
-    #[pyo3(signature = (rays=None, nthreads=None, **keywords), text_signature = "(rays=None, nthreads=None, *, origins=None, directions=None, tnear=0.0, tfar=..., max_hits=None, threads=None)")]
+    #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., max_hits=None, threads=None)")]
     fn list_intersections<'py>(
         &self,
         py: Python<'py>,
         rays: Option<&Bound<'py, PyAny>>,
-        nthreads: Option<i64>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        ray_methods::list_intersections(self, py, rays, nthreads, keywords)
+        ray_methods::list_intersections(self, py, rays, keywords)
     }
 
     /// Moves the vertices to `vertices`, an `(N, 3)` array of one position per vertex, as
@@ -239,18 +250,15 @@ impl GpuMesh {
             match Arc::get_mut(&mut now) {
                 // No query holds the mesh: refit it and rewrite the GPU's copy in place.
                 Some(resident) => {
-                    resident
-                        .mesh
-                        .set_positions(&positions)
-                        .map_err(crate::to_py)?;
+                    resident.mesh.set_positions(&positions).map_err(to_py)?;
                     resident.normals = OnceLock::new();
                 }
                 // Queries hold it: they keep it, and a refit copy, uploaded anew, takes its
                 // place.
                 None => {
                     let mut mesh = meshcast::Mesh::clone(now.mesh.mesh());
-                    mesh.set_positions(&positions).map_err(crate::to_py)?;
-                    let mesh = now.mesh.gpu().upload(mesh).map_err(crate::to_py)?;
+                    mesh.set_positions(&positions).map_err(to_py)?;
+                    let mesh = now.mesh.gpu().upload(mesh).map_err(to_py)?;
                     *now = Arc::new(Resident::new(mesh));
                 }
             }
@@ -307,14 +315,11 @@ impl GpuMesh {
         let view = rows.view();
         self.run(py, None, |resident| {
             let rays = arrays::rays(&view, None)?;
-            let resident_rays = resident
-                .mesh
-                .resident_rays(&rays, query)
-                .map_err(crate::to_py)?;
+            let resident_rays = resident.mesh.resident_rays(&rays, query).map_err(to_py)?;
             let best = resident
                 .mesh
                 .time(&resident_rays, query, repeat)
-                .map_err(crate::to_py)?;
+                .map_err(to_py)?;
             Ok(best.as_secs_f64())
         })
     }
@@ -343,7 +348,7 @@ impl RayEngine for GpuMesh {
             let clock = std::time::Instant::now();
             let rays = arrays::row_rays(&view, Some(range))?;
             let checked = clock.elapsed();
-            let hits = resident.mesh.cast_batch(&rays).map_err(crate::to_py)?;
+            let hits = resident.mesh.cast_batch(&rays).map_err(to_py)?;
             let clock = std::time::Instant::now();
             let mesh: &meshcast::Mesh = resident.mesh.mesh();
             let cast = queries::cast_answers(mesh, Some(resident.normals()), &hits);
@@ -364,7 +369,7 @@ impl RayEngine for GpuMesh {
         let range = query.range;
         self.run(py, query.threads, |resident| {
             let rays = arrays::row_rays(&view, Some(range))?;
-            resident.mesh.occluded_batch(&rays).map_err(crate::to_py)
+            resident.mesh.occluded_batch(&rays).map_err(to_py)
         })
     }
 
@@ -373,7 +378,7 @@ impl RayEngine for GpuMesh {
         let range = query.range;
         self.run(py, query.threads, |resident| {
             let rays = arrays::row_rays(&view, Some(range))?;
-            let counts = resident.mesh.count_batch(&rays).map_err(crate::to_py)?;
+            let counts = resident.mesh.count_batch(&rays).map_err(to_py)?;
             Ok(counts
                 .into_iter()
                 .map(|count| i32::try_from(count).unwrap_or(i32::MAX))
@@ -386,7 +391,7 @@ impl RayEngine for GpuMesh {
         let (range, max_hits) = (query.range, query.max_hits);
         self.run(py, query.threads, |resident| {
             let rays = arrays::row_rays(&view, Some(range))?;
-            let mut lists = resident.mesh.cast_all_batch(&rays).map_err(crate::to_py)?;
+            let mut lists = resident.mesh.cast_all_batch(&rays).map_err(to_py)?;
             if max_hits < usize::MAX {
                 // The capped list is the first `max_hits` of the whole one.
                 lists = lists

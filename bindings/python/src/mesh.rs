@@ -1,127 +1,22 @@
-//! `Mesh`, the `Geometry` of one triangle mesh: made from arrays, files or bytes, read back
-//! as arrays, pickled.
+//! `Mesh`'s methods: made from arrays, files or bytes, read back as arrays, pickled; its
+//! contact, field and view queries are thin entries here, their work in `contact`,
+//! `fields` and `views` on the engine's mesh.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError};
 
-use numpy::PyArrayMethods;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use meshcast::{MeshFiles, TriMeshFiles};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 use crate::arrays::{to_numpy, Rows};
+use crate::building::build;
 use crate::camera::{Camera, Clip};
-use crate::contact;
-use crate::fields::{self, GridSpec};
-use crate::geometry::{current, Geometry, Level, MeshState};
-use crate::threads;
-use crate::to_py;
-use crate::views;
-use meshcast::{MeshFiles, TriMeshFiles};
-
-/// A triangle mesh with its BVH, queried in its own space.
-///
-/// `Mesh(vertices, faces)` builds one from a `(N, 3)` array of positions and a `(M, 3)`
-/// array of vertex indices (any integer dtype); `Mesh.load(path)` reads OBJ, glTF (the scene
-/// flattened), PLY, STL or a meshcast cache. A mesh changes only by `set_positions`; it
-/// pickles through `to_bytes` (the geometry and its BVH, so unpickling does not rebuild).
-#[pyclass(extends = Geometry, frozen, module = "meshcast")]
-pub struct Mesh;
-
-impl Mesh {
-    /// The shared mesh of a `Mesh` object, as it is now.
-    pub fn shared(mesh: &Bound<'_, Self>) -> Arc<meshcast::Mesh> {
-        Arc::clone(&current(Self::state(mesh)).mesh)
-    }
-
-    /// Where a `Mesh` object keeps its mesh.
-    fn state<'a>(mesh: &'a Bound<'_, Self>) -> &'a RwLock<Arc<MeshState>> {
-        match &mesh.as_super().get().level {
-            Level::Mesh(state) => state,
-            Level::Scene(_) => unreachable!("a Mesh object holds a mesh"),
-        }
-    }
-
-    /// A `Mesh` object of `mesh`.
-    pub fn object(py: Python<'_>, mesh: Arc<meshcast::Mesh>) -> PyResult<Bound<'_, Self>> {
-        let init = PyClassInitializer::from(Geometry {
-            level: Level::mesh(mesh),
-        })
-        .add_subclass(Mesh);
-        Bound::new(py, init)
-    }
-}
-
-/// The vertex indices of `faces` as `u32` triples.
-fn faces_of(py: Python<'_>, faces: &Bound<'_, PyAny>) -> PyResult<Vec<[u32; 3]>> {
-    let numpy = py.import("numpy")?;
-    let array = numpy.call_method1("asarray", (crate::arrays::plain(faces)?,))?;
-    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
-    let shape: Vec<usize> = array.getattr("shape")?.extract()?;
-    let empty = shape.iter().product::<usize>() == 0;
-    if !(kind == "i" || kind == "u" || empty) {
-        return Err(PyTypeError::new_err(format!(
-            "faces must hold integer vertex indices, not {}",
-            array.getattr("dtype")?.str()?
-        )));
-    }
-    if shape.len() != 2 || shape[1] != 3 {
-        return Err(PyValueError::new_err(format!(
-            "faces must have shape (M, 3), not {}",
-            array.getattr("shape")?
-        )));
-    }
-    let wide = numpy.call_method1("ascontiguousarray", (array, "int64"))?;
-    let wide = wide.cast::<numpy::PyArray2<i64>>()?.readonly();
-    let indices = wide.as_slice()?;
-    let mut faces = Vec::with_capacity(shape[0]);
-    for (face, corners) in indices.chunks_exact(3).enumerate() {
-        let mut triple = [0_u32; 3];
-        for (slot, &corner) in triple.iter_mut().zip(corners) {
-            *slot = u32::try_from(corner).map_err(|_| {
-                PyValueError::new_err(format!(
-                    "faces[{face}] refers to vertex {corner}, which no mesh has"
-                ))
-            })?;
-        }
-        faces.push(triple);
-    }
-    Ok(faces)
-}
-
-/// A number of samples, each taking `item_size` bytes.
-///
-/// # Errors
-/// `ValueError` for a negative count or one too large to store.
-fn samples(n: i128, item_size: usize) -> PyResult<usize> {
-    let n = fields::unsigned(n, "n")?;
-    usize::try_from(n)
-        .ok()
-        .filter(|&n| {
-            n.checked_mul(item_size)
-                .is_some_and(|b| b <= isize::MAX as usize)
-        })
-        .ok_or_else(|| PyValueError::new_err(format!("n = {n} samples are too many to store")))
-}
-
-/// Builds the mesh of `vertices`, an `(N, 3)` array of positions, and `faces`, with the
-/// GIL released.
-pub fn build(
-    py: Python<'_>,
-    vertices: &Bound<'_, PyAny>,
-    faces: &Bound<'_, PyAny>,
-    threads: Option<i64>,
-) -> PyResult<Arc<meshcast::Mesh>> {
-    let rows = Rows::vertices(vertices)?;
-    let faces = faces_of(py, faces)?;
-    let view = rows.view();
-    threads::run(py, threads, || {
-        let positions = view.map_rows(|row: [f32; 3]| row);
-        meshcast::Mesh::from_triangles(&positions, &faces)
-            .map(Arc::new)
-            .map_err(to_py)
-    })
-}
+use crate::error::to_py;
+use crate::gpu::{self, GpuMesh};
+use crate::objects::Mesh;
+use crate::state::MeshState;
+use crate::{contact, fields, threads, views};
 
 #[pymethods]
 impl Mesh {
@@ -131,11 +26,7 @@ impl Mesh {
         vertices: &Bound<'_, PyAny>,
         faces: &Bound<'_, PyAny>,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let mesh = build(py, vertices, faces, None)?;
-        Ok(PyClassInitializer::from(Geometry {
-            level: Level::mesh(mesh),
-        })
-        .add_subclass(Mesh))
+        Ok(Self::initializer(build(py, vertices, faces, None)?))
     }
 
     /// Reads a mesh file (OBJ, glTF, PLY, STL, the format from the extension or the content)
@@ -201,15 +92,16 @@ impl Mesh {
         })
     }
 
-    /// The mesh on a GPU (a `GpuMesh`), answering `cast_rays`, `test_occlusions`,
-    /// `count_intersections` and `list_intersections` as this mesh does. `adapter` picks
-    /// the first adapter whose name contains it (case-insensitive; `gpu_adapters()` lists
-    /// them); by default the `MESHCAST_GPU` environment variable does, else the best one
-    /// found. The GPU is opened once per process. Raises `MeshcastError` where there is no
-    /// adapter (or none named so) or the mesh does not fit on it.
+    /// The mesh on a GPU (a `GpuMesh`), answering `cast_rays`, `cast_camera`,
+    /// `test_occlusions`, `count_intersections` and `list_intersections` as this mesh does.
+    /// `adapter` picks the first adapter whose name contains it (case-insensitive;
+    /// `gpu_adapters()` lists them); by default the `MESHCAST_GPU` environment variable
+    /// does, else the best one found. The GPU is opened once per process. Raises
+    /// `MeshcastError` where there is no adapter (or none named so) or the mesh does not
+    /// fit on it.
     #[pyo3(signature = (adapter=None))]
-    fn to_gpu(slf: &Bound<'_, Self>, adapter: Option<&str>) -> PyResult<crate::gpu::GpuMesh> {
-        crate::gpu::upload(slf.py(), Self::shared(slf), adapter)
+    fn to_gpu(slf: &Bound<'_, Self>, adapter: Option<&str>) -> PyResult<GpuMesh> {
+        gpu::upload(slf.py(), Self::shared(slf), adapter)
     }
 
     /// Whether the surface of `other`, placed by `transform` (4x4 or 3x4, from `other`'s
@@ -223,11 +115,8 @@ impl Mesh {
         other: &Bound<'_, Mesh>,
         transform: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
-        let mesh = Self::shared(slf);
-        let (other, transform) = contact::placed(other, transform)?;
-        Ok(threads::run_here(slf.py(), || {
-            mesh.intersects(&other, &transform)
-        }))
+        let other = Self::shared(other);
+        contact::intersects(slf.py(), Self::shared(slf), other, transform)
     }
 
     /// Every pair `(triangle of self, triangle of other)` that meets, `other` placed by
@@ -239,12 +128,8 @@ impl Mesh {
         transform: Option<&Bound<'py, PyAny>>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let mesh = Self::shared(slf);
-        let (other, transform) = contact::placed(other, transform)?;
-        let pairs = threads::run(slf.py(), threads, || {
-            Ok(mesh.intersecting_pairs(&other, &transform))
-        })?;
-        contact::pairs_array(slf.py(), pairs)
+        let other = Self::shared(other);
+        contact::intersecting_pairs(slf.py(), Self::shared(slf), other, transform, threads)
     }
 
     /// The nearest points of this mesh's surface and `other`'s, placed by `transform` as
@@ -261,11 +146,8 @@ impl Mesh {
         transform: Option<&Bound<'py, PyAny>>,
         max_distance: Option<f64>,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let mesh = Self::shared(slf);
-        let (other, transform) = contact::placed(other, transform)?;
-        let bound = contact::distance_bound(max_distance)?;
-        let found = threads::run_here(slf.py(), || mesh.mesh_distance(&other, &transform, bound));
-        contact::distance_dict(slf.py(), found, max_distance)
+        let (mesh, other) = (Self::shared(slf), Self::shared(other));
+        contact::distance_to_mesh(slf.py(), mesh, other, transform, max_distance)
     }
 
     /// The Hausdorff distance between this mesh's surface and `other`'s, placed by
@@ -284,13 +166,8 @@ impl Mesh {
         relative_error: f64,
         threads: Option<i64>,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let mesh = Self::shared(slf);
-        let (other, transform) = contact::placed(other, transform)?;
-        let error = contact::relative_error(relative_error)?;
-        let found = threads::run(slf.py(), threads, || {
-            Ok(mesh.hausdorff_distance(&other, &transform, error))
-        })?;
-        contact::hausdorff_dict(slf.py(), found)
+        let (mesh, other) = (Self::shared(slf), Self::shared(other));
+        contact::hausdorff_distance(slf.py(), mesh, other, transform, relative_error, threads)
     }
 
     /// Every pair `(i, j)`, `i < j`, of this mesh's triangles that meet other than along
@@ -301,9 +178,7 @@ impl Mesh {
         slf: &Bound<'py, Self>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let mesh = Self::shared(slf);
-        let pairs = threads::run(slf.py(), threads, || Ok(mesh.self_intersections()))?;
-        contact::pairs_array(slf.py(), pairs)
+        contact::self_intersections(slf.py(), Self::shared(slf), threads)
     }
 
     /// The signed distance (negative inside, float32) at every point of a grid: `shape`
@@ -321,13 +196,8 @@ impl Mesh {
         max_distance: Option<f64>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let grid = GridSpec::new(bounds, shape, 4)?;
-        let band = fields::band(max_distance)?;
         let mesh = Self::shared(slf);
-        let values = threads::run(slf.py(), threads, || {
-            Ok(mesh.signed_distance_grid(grid.bounds, grid.shape, band))
-        })?;
-        grid.array(slf.py(), values)
+        fields::signed_distance_grid(slf.py(), &mesh, bounds, shape, max_distance, threads)
     }
 
     /// Whether each point of the grid (see `compute_signed_distance_grid`) is inside:
@@ -339,12 +209,7 @@ impl Mesh {
         shape: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let grid = GridSpec::new(bounds, shape, 1)?;
-        let mesh = Self::shared(slf);
-        let values = threads::run(slf.py(), threads, || {
-            Ok(mesh.occupancy_grid(grid.bounds, grid.shape))
-        })?;
-        grid.array(slf.py(), values)
+        fields::occupancy_grid(slf.py(), &Self::shared(slf), bounds, shape, threads)
     }
 
     /// The generalised winding number at each point of the grid (see
@@ -357,12 +222,7 @@ impl Mesh {
         shape: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let grid = GridSpec::new(bounds, shape, 4)?;
-        let mesh = Self::shared(slf);
-        let values = threads::run(slf.py(), threads, || {
-            Ok(mesh.winding_number_grid(grid.bounds, grid.shape))
-        })?;
-        grid.array(slf.py(), values)
+        fields::winding_number_grid(slf.py(), &Self::shared(slf), bounds, shape, threads)
     }
 
     /// `n` points on the surface, uniform by area, the same for a `seed` whatever the
@@ -377,10 +237,7 @@ impl Mesh {
         seed: i128,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (n, seed) = (samples(n, 24)?, fields::unsigned(seed, "seed")?);
-        let mesh = Self::shared(slf);
-        let samples = threads::run(slf.py(), threads, || Ok(mesh.sample_surface(n, seed)))?;
-        fields::surface_dict(slf.py(), samples)
+        fields::sample_surface(slf.py(), &Self::shared(slf), n, seed, threads)
     }
 
     /// At most `n` points on the surface, spread evenly (Poisson-disk samples by Yuksel's
@@ -395,13 +252,8 @@ impl Mesh {
         seed: i128,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (n, seed) = (samples(n, 24)?, fields::unsigned(seed, "seed")?);
-        let radius = radius.map(|r| fields::length(r, "radius")).transpose()?;
         let mesh = Self::shared(slf);
-        let samples = threads::run(slf.py(), threads, || {
-            mesh.sample_surface_even(n, radius, seed).map_err(to_py)
-        })?;
-        fields::surface_dict(slf.py(), samples)
+        fields::sample_surface_even(slf.py(), &mesh, n, radius, seed, threads)
     }
 
     /// `n` points near the surface and their signed distances (negative inside), mixed as
@@ -419,13 +271,8 @@ impl Mesh {
         seed: i128,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (n, seed) = (samples(n, 16)?, fields::unsigned(seed, "seed")?);
-        let sigma = fields::length(sigma, "sigma")?;
         let mesh = Self::shared(slf);
-        let samples = threads::run(slf.py(), threads, || {
-            mesh.sample_near_surface(n, sigma, seed).map_err(to_py)
-        })?;
-        fields::near_dict(slf.py(), samples)
+        fields::sample_near_surface(slf.py(), &mesh, n, sigma, seed, threads)
     }
 
     /// Whether at least one of `eyes` ((3,) or (k, 3)) sees each vertex: (N,) bool. An eye
@@ -620,4 +467,22 @@ impl Mesh {
             if mesh.is_closed() { ", closed" } else { "" }
         )
     }
+}
+
+/// The distance between triangle `pairs[i][0]` of `mesh` and triangle `pairs[i][1]` of
+/// `other` placed by `transform`, for each pair, as the Rust library's mesh distance
+/// computes it: a dict of `distance` (k,) and `points_on_mesh`, `points_on_other` (k, 3),
+/// float64 (see `contact::triangle_distances`). The reference of the tests, and the contact
+/// points of `meshcast.trimesh.CollisionManager`.
+#[pyfunction]
+#[pyo3(name = "_triangle_distances", signature = (mesh, other, pairs, transform=None, mesh_transform=None))]
+pub fn triangle_distances<'py>(
+    mesh: &Bound<'py, Mesh>,
+    other: &Bound<'py, Mesh>,
+    pairs: &Bound<'py, PyAny>,
+    transform: Option<&Bound<'py, PyAny>>,
+    mesh_transform: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (this, other) = (Mesh::shared(mesh), Mesh::shared(other));
+    contact::triangle_distances(mesh.py(), this, other, pairs, transform, mesh_transform)
 }

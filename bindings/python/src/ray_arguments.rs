@@ -1,6 +1,7 @@
 //! The arguments every ray query takes, read once for `Mesh`, `Scene` and `GpuMesh`: the
 //! rays (`rays`, or `origins` and `directions`), the range `tnear < t <= tfar`, the threads
-//! (`threads`, or Open3D's `nthreads`) and the query's own option.
+//! (`threads`) and the query's own option. Open3D's spellings (`nthreads`, `tnear` and
+//! `tfar` by position) are `meshcast.RaycastingScene`'s, in Python.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -14,7 +15,7 @@ use crate::keywords::Keywords;
 pub enum RayQuery {
     /// `cast_rays`: also `contacts`.
     Cast,
-    /// `test_occlusions`: also `contacts`; `tnear` and `tfar` by position too.
+    /// `test_occlusions`: also `contacts`.
     Occluded,
     /// `count_intersections`.
     Count,
@@ -48,32 +49,23 @@ pub struct RayArguments<'py> {
 }
 
 impl<'py> RayArguments<'py> {
-    /// The arguments of `query`: `rays` and `nthreads` as given by position, `tnear` and
-    /// `tfar` where the query takes them by position (`test_occlusions`), and the rest from
-    /// `keywords`.
+    /// The arguments of `query`: `rays` as given by position, the rest from `keywords`.
     ///
     /// # Errors
-    /// `TypeError` for an unknown keyword, a wrong type, rays given twice or not at all, or
-    /// `threads` and `nthreads` that disagree; `ValueError` for a bad shape, a NaN bound or
-    /// a negative `max_hits`.
+    /// `TypeError` for an unknown keyword (Open3D's `nthreads` among them), a wrong type, or
+    /// rays given twice or not at all; `ValueError` for a bad shape, a NaN bound or a
+    /// negative `max_hits`.
     pub fn read(
         py: Python<'py>,
         query: RayQuery,
         rays: Option<&Bound<'py, PyAny>>,
-        nthreads: Option<i64>,
-        positional_range: Option<(f64, f64)>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Self> {
         let keywords = Keywords::new(query.name(), keywords)?;
         let origins: Option<Bound<'py, PyAny>> = keywords.take("origins")?;
         let directions: Option<Bound<'py, PyAny>> = keywords.take("directions")?;
-        let (tnear, tfar) = match positional_range {
-            Some(bounds) => bounds,
-            None => (
-                keywords.take("tnear")?.unwrap_or(0.0),
-                keywords.take("tfar")?.unwrap_or(f64::INFINITY),
-            ),
-        };
+        let tnear = keywords.take("tnear")?.unwrap_or(0.0);
+        let tfar = keywords.take("tfar")?.unwrap_or(f64::INFINITY);
         let contacts = match query {
             RayQuery::Cast | RayQuery::Occluded => keywords.take("contacts")?.unwrap_or(true),
             RayQuery::Count | RayQuery::List => true,
@@ -84,7 +76,6 @@ impl<'py> RayArguments<'py> {
         };
         let threads = keywords.take("threads")?;
         keywords.finish()?;
-        let threads = thread_count(threads, nthreads)?;
         let rows = ray_rows(py, rays, origins.as_ref(), directions.as_ref())?;
         Ok(Self {
             rows,
@@ -167,20 +158,5 @@ pub fn hit_cap(max_hits: Option<i64>) -> PyResult<usize> {
         Some(cap) => usize::try_from(cap).map_err(|_| {
             PyValueError::new_err(format!("max_hits must be at least 0 or None, not {cap}"))
         }),
-    }
-}
-
-/// The thread count of a query given `threads` (meshcast's name) or `nthreads` (Open3D's,
-/// where 0 is every core, as `threads=0` or `None`).
-///
-/// # Errors
-/// `TypeError` when both are given and differ.
-pub fn thread_count(threads: Option<i64>, nthreads: Option<i64>) -> PyResult<Option<i64>> {
-    match (threads, nthreads) {
-        (Some(a), Some(b)) if a != b => Err(PyTypeError::new_err(format!(
-            "threads={a} and nthreads={b} disagree: give one of them (nthreads is Open3D's name)"
-        ))),
-        (Some(a), _) => Ok(Some(a)),
-        (None, b) => Ok(b),
     }
 }

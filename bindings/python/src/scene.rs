@@ -11,12 +11,14 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use rayon::prelude::*;
 
 use crate::arrays::{to_numpy, Rows};
+use crate::building::build;
 use crate::camera::{Camera, Clip};
-use crate::geometry::{read, Geometry, Level};
-use crate::mesh::{build, Mesh};
+use crate::error::to_py;
+use crate::objects::{Geometry, Mesh};
 use crate::queries::INVALID_ID;
+use crate::state::{read, Level};
 use crate::transform::affine;
-use crate::{contact, threads, to_py, views};
+use crate::{contact, threads, views};
 
 /// Instances of meshes, each placed by a 4x4 affine transform (mesh space to world space),
 /// under a BVH of their boxes: the same queries as a `Mesh`, in world space, with
@@ -27,13 +29,12 @@ use crate::{contact, threads, to_py, views};
 /// count from 0 in the order of `add` and are never reused. A scene pickles with its meshes'
 /// BVHs (each shared mesh once).
 ///
-/// It is also Open3D's `RaycastingScene` (`meshcast.RaycastingScene` is this class):
-/// `Scene(nthreads=0, device="CPU:0")`, `add_triangles(vertex_positions, triangle_indices)`
-/// or `add_triangles(mesh)` with an Open3D `TriangleMesh`, and every query with Open3D's
-/// arguments.
+/// `add_triangles` also takes Open3D's names and meshes (`vertex_positions` and
+/// `triangle_indices`, or an Open3D `TriangleMesh`); `meshcast.RaycastingScene` wraps a
+/// `Scene` with the rest of Open3D's spellings (`nthreads`, `device`).
 #[pyclass(extends = Geometry, frozen, module = "meshcast")]
 pub struct Scene {
-    /// The threads that build what is added (`nthreads`; `None` for every core).
+    /// The threads that build what is added (`None` for every core).
     threads: Option<i64>,
 }
 
@@ -55,22 +56,6 @@ fn mesh_arrays<'py>(
         )));
     }
     Ok(None)
-}
-
-/// Checks that `device` (a string or an Open3D `Device`) names the CPU, the only device
-/// meshcast runs on: `"CPU:0"` (or `"CPU"`, in any case).
-///
-/// # Errors
-/// `ValueError` naming any other device.
-fn cpu(device: &Bound<'_, PyAny>) -> PyResult<()> {
-    let name = device.str()?.to_string();
-    let normal = name.trim().to_ascii_uppercase();
-    if normal == "CPU" || normal == "CPU:0" {
-        return Ok(());
-    }
-    Err(PyValueError::new_err(format!(
-        "meshcast runs on the CPU only: device must be \"CPU:0\" (or Open3D's Device(\"CPU:0\")), not {name:?}"
-    )))
 }
 
 impl Scene {
@@ -111,23 +96,17 @@ impl Scene {
 
 #[pymethods]
 impl Scene {
-    /// An empty scene. `nthreads` (Open3D's) is the number of threads that build the meshes
-    /// given to `add_triangles` (0, the default, for every core); queries take their own.
-    /// `device` (Open3D's) must be the CPU: `"CPU:0"` or Open3D's `Device("CPU:0")`.
+    /// An empty scene. `threads` is the number of threads that build the meshes given to
+    /// `add_triangles` (None or 0, the default, for every core); queries take their own.
     #[new]
-    #[pyo3(signature = (nthreads=0, device=None))]
-    fn new(nthreads: i64, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyClassInitializer<Self>> {
-        if let Some(device) = device {
-            cpu(device)?;
-        }
+    #[pyo3(signature = (*, threads=None))]
+    fn new(threads: Option<i64>) -> PyResult<PyClassInitializer<Self>> {
         // Checks the count as a query would.
-        threads::check(Some(nthreads))?;
+        threads::check(threads)?;
         Ok(PyClassInitializer::from(Geometry {
             level: Level::Scene(RwLock::new(meshcast::Scene::new())),
         })
-        .add_subclass(Scene {
-            threads: Some(nthreads),
-        }))
+        .add_subclass(Scene { threads }))
     }
 
     /// Reads a glTF file's default scene (its nodes become instances of shared meshes), or
@@ -371,7 +350,7 @@ impl Scene {
         contact::scene_intersecting_instances(
             slf.py(),
             Self::lock(slf),
-            mesh,
+            Mesh::shared(mesh),
             transform,
             mask,
             threads,
@@ -389,6 +368,15 @@ impl Scene {
         transform: Option<&Bound<'py, PyAny>>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let other = match other.cast::<Mesh>() {
+            Ok(mesh) => contact::Other::Mesh(Mesh::shared(mesh)),
+            Err(_) => contact::Other::Instance(other.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "other must be an instance id or a Mesh, not {}",
+                    other.get_type()
+                ))
+            })?),
+        };
         contact::scene_intersecting_pairs(
             slf.py(),
             Self::lock(slf),
@@ -416,7 +404,7 @@ impl Scene {
         contact::scene_distance_to_mesh(
             slf.py(),
             Self::lock(slf),
-            mesh,
+            Mesh::shared(mesh),
             transform,
             max_distance,
             mask,

@@ -6,7 +6,7 @@ use numpy::PyArrayMethods;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::MeshcastError;
+use crate::error::MeshcastError;
 
 /// The affine map of a 4x4 (or 3x4) matrix whose last row is `0 0 0 1`; the identity for
 /// `None`. `name` is what the caller calls the matrix, for messages.

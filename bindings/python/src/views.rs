@@ -13,10 +13,10 @@ use pyo3::types::PyDict;
 
 use crate::arrays::{to_numpy, Rows};
 use crate::camera::Camera;
+use crate::error::to_py;
 use crate::fields;
-use crate::geometry::read;
+use crate::state::read;
 use crate::threads;
-use crate::to_py;
 
 /// The eye points of `eyes`, a `(3,)` point or a `(k, 3)` array of them, as given (a NaN or
 /// infinite one is the Rust library's to refuse).

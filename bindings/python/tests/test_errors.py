@@ -53,7 +53,41 @@ def test_ray_arguments_must_be_given_one_way(bunny):
     with pytest.raises(ValueError, match="do not broadcast"):
         bunny.cast_rays(origins=np.zeros((3, 3)), directions=np.ones((2, 3)))
     with pytest.raises(ValueError, match="NaN"):
-        bunny.test_occlusions([[0, 0, 0, 0, 0, 1]], np.nan)
+        bunny.test_occlusions([[0, 0, 0, 0, 0, 1]], tnear=np.nan)
+
+
+def test_native_classes_speak_one_spelling_and_name_open3d_s_in_errors(bunny):
+    # Open3D's spellings (`nthreads`, `tnear` and `tfar` by position, `nsamples`, `device`)
+    # are `meshcast.RaycastingScene`'s only.
+    rays = [[0, 0, 0, 0, 0, 1]]
+    points = [[0, 0, 0]]
+    scene = meshcast.Scene()
+    scene.add(bunny)
+    for geometry in (bunny, scene):
+        for name in ("cast_rays", "test_occlusions", "count_intersections", "list_intersections"):
+            query = getattr(geometry, name)
+            with pytest.raises(TypeError, match=f"{name}\\(\\) got an unexpected keyword argument 'nthreads'"):
+                query(rays, nthreads=1)
+            with pytest.raises(TypeError, match="positional"):
+                query(rays, 1)
+        with pytest.raises(TypeError, match="positional"):
+            geometry.test_occlusions(rays, 0.0, 1.0)
+        for name in ("compute_closest_points", "compute_distance", "compute_signed_distance", "compute_occupancy"):
+            with pytest.raises(TypeError, match="nthreads"):
+                getattr(geometry, name)(points, nthreads=1)
+            with pytest.raises(TypeError, match="positional"):
+                getattr(geometry, name)(points, 1)
+        with pytest.raises(TypeError, match="nsamples"):
+            geometry.compute_signed_distance(points, nsamples=1)
+    with pytest.raises(TypeError, match="nthreads"):
+        meshcast.Scene(nthreads=1)
+    with pytest.raises(TypeError, match="device"):
+        meshcast.Scene(device="CPU:0")
+    with pytest.raises(TypeError, match="positional"):
+        meshcast.Scene(1)
+    assert len(meshcast.Scene(threads=1)) == 0
+    with pytest.raises(ValueError, match="threads"):
+        meshcast.Scene(threads=-1)
 
 
 def test_threads_must_be_a_sensible_count(bunny):

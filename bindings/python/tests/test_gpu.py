@@ -151,7 +151,7 @@ def test_the_ray_interval_and_the_hit_cap_are_the_cpus():
         assert_same(gpu.cast_rays(rays, **options), mesh.cast_rays(rays, **options), bit_exact)
         assert_same(gpu.count_intersections(rays, **options), mesh.count_intersections(rays, **options), bit_exact)
         assert_same(gpu.list_intersections(rays, **options), mesh.list_intersections(rays, **options), bit_exact)
-        assert_same(gpu.test_occlusions(rays, tnear, tfar), mesh.test_occlusions(rays, tnear, tfar), bit_exact)
+        assert_same(gpu.test_occlusions(rays, **options), mesh.test_occlusions(rays, **options), bit_exact)
     for cap in (0, 1, 2, 5):
         assert_same(
             gpu.list_intersections(rays, max_hits=cap, tnear=0.1),
@@ -193,7 +193,7 @@ def test_shapes_dtypes_and_ways_of_giving_rays_are_the_cpus():
     )
     assert_same(gpu.cast_rays(camera.tolist()), mesh.cast_rays(camera), bit_exact)
     assert_same(gpu.cast_rays(camera, threads=1), mesh.cast_rays(camera), bit_exact)
-    assert_same(gpu.count_intersections(camera, 2), mesh.count_intersections(camera), bit_exact)
+    assert_same(gpu.count_intersections(camera, threads=2), mesh.count_intersections(camera), bit_exact)
 
 
 def test_bad_arguments_raise_as_on_the_cpu():

@@ -2,6 +2,7 @@
 dtypes and shapes, ``create_rays_pinhole``'s two forms, and Open3D's tensors and meshes (any
 object with ``numpy()``). The last tests compare with Open3D itself where it is installed."""
 
+import inspect
 import pickle
 
 import numpy as np
@@ -180,6 +181,24 @@ def test_every_query_takes_open3d_keywords(scene, bunny):
         for bad in (0, 2, -1):
             with pytest.raises(ValueError, match="nsamples"):
                 calls[name](nsamples=bad)
+
+
+def test_raycasting_scene_keeps_open3d_s_signatures():
+    # Open3D's spellings live in RaycastingScene only; meshcast's Scene refuses them
+    # (tests/test_errors.py).
+    def names(function):
+        return list(inspect.signature(function).parameters)
+
+    cls = meshcast.RaycastingScene
+    assert names(cls.__init__) == ["self", "nthreads", "device"]
+    assert inspect.signature(cls.__init__).parameters["nthreads"].default == 0
+    for name in ("cast_rays", "count_intersections", "list_intersections"):
+        assert names(getattr(cls, name))[:3] == ["self", "rays", "nthreads"], name
+    assert names(cls.test_occlusions)[:5] == ["self", "rays", "tnear", "tfar", "nthreads"]
+    for name in ("compute_closest_points", "compute_distance"):
+        assert names(getattr(cls, name))[:3] == ["self", "query_points", "nthreads"], name
+    for name in ("compute_signed_distance", "compute_occupancy"):
+        assert names(getattr(cls, name))[:4] == ["self", "query_points", "nthreads", "nsamples"], name
 
 
 def test_open3d_positional_arguments(scene, bunny):

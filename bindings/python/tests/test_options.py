@@ -70,10 +70,10 @@ def test_every_ray_query_answers_the_hits_in_its_interval(suzanne, tnear, tfar):
     # The rays touch edges and vertices: by the tie rule (contacts off) the closest and any
     # hits follow the hits listed.
     hit = expected_counts > 0
-    assert (suzanne.test_occlusions(rays, tnear, tfar, contacts=False) == hit).all()
+    assert (suzanne.test_occlusions(rays, tnear=tnear, tfar=tfar, contacts=False) == hit).all()
     assert (suzanne.test_occlusions(rays, tnear=tnear, tfar=tfar, contacts=False) == hit).all()
     # With contacts (the default) every ray that crosses also hits.
-    assert suzanne.test_occlusions(rays, tnear, tfar)[hit].all()
+    assert suzanne.test_occlusions(rays, tnear=tnear, tfar=tfar)[hit].all()
 
     ranged = suzanne.list_intersections(rays, tnear=tnear, tfar=tfar)
     for key in ("ray_ids", "primitive_ids", "geometry_ids", "t_hit", "primitive_uvs"):
@@ -114,7 +114,7 @@ def test_the_interval_is_exact_at_its_ends():
     ]
     for (tnear, tfar), hit in cases:
         case = f"tnear={tnear!r}, tfar={tfar!r}"
-        assert (mesh.test_occlusions(rays, tnear, tfar) == hit).all(), case
+        assert (mesh.test_occlusions(rays, tnear=tnear, tfar=tfar) == hit).all(), case
         assert (mesh.count_intersections(rays, tnear=tnear, tfar=tfar) == int(hit)).all(), case
         t_hit = mesh.cast_rays(rays, tnear=tnear, tfar=tfar)["t_hit"]
         assert (t_hit == (1.0 if hit else np.inf)).all(), case
@@ -125,8 +125,8 @@ def test_a_ray_starting_on_the_surface_misses_it_by_default():
     mesh = meshcast.Mesh(np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0]]), np.array([[0, 1, 2]]))
     on = np.array([[0.25, 0.25, 0.0, 0, 0, 1.0]])
     assert not mesh.test_occlusions(on)[0]
-    assert not mesh.test_occlusions(on, 0.0)[0]
-    assert mesh.test_occlusions(on, -1.0)[0]
+    assert not mesh.test_occlusions(on, tnear=0.0)[0]
+    assert mesh.test_occlusions(on, tnear=-1.0)[0]
     assert mesh.cast_rays(on, tnear=-1.0)["t_hit"][0] == 0.0
 
 
@@ -163,7 +163,7 @@ def test_intervals_are_the_library_ranges(cli, tmp_path, name):
         assert counts[i] == len(expected) == len(listed[i]), i
         assert [int(h[1]) for h in expected] == list(listed[i][:, 1]), i
     any_hit = run("--any")
-    assert (mesh.test_occlusions(rays, tnear, tfar) == np.array([line == "hit" for line in any_hit])).all()
+    assert (mesh.test_occlusions(rays, tnear=tnear, tfar=tfar) == np.array([line == "hit" for line in any_hit])).all()
     assert sum(counts) > 50
 
 

@@ -75,7 +75,7 @@ def test_occlusion_is_the_library_any_hit(cli, tmp_path, name):
     assert (mesh.test_occlusions(rays) == np.array([line == "hit" for line in lines])).all()
     # A range: only hits with 0.5 <= t <= 1.5.
     lines = run(cli, "cast", "--any", "--t-min", 0.5, "--t-max", 1.5, "--rays", tmp_path / "rays.txt", asset(name))
-    assert (mesh.test_occlusions(rays, 0.5, 1.5) == np.array([line == "hit" for line in lines])).all()
+    assert (mesh.test_occlusions(rays, tnear=0.5, tfar=1.5) == np.array([line == "hit" for line in lines])).all()
 
 
 @pytest.mark.parametrize("name", ["spot.obj", "suzanne.obj"])

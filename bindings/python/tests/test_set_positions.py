@@ -32,7 +32,7 @@ def answers(geometry, rays, points):
     for key, value in geometry.list_intersections(rays, tnear=0.2, max_hits=2).items():
         out["capped_" + key] = value
     out["count"] = geometry.count_intersections(rays)
-    out["occluded"] = geometry.test_occlusions(rays, 0.1, 2.0)
+    out["occluded"] = geometry.test_occlusions(rays, tnear=0.1, tfar=2.0)
     for key, value in geometry.compute_closest_points(points).items():
         out["closest_" + key] = value
     out["distance"] = geometry.compute_distance(points, max_distance=0.05)

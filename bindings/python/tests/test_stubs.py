@@ -34,6 +34,25 @@ def test_the_package_ships_py_typed():
     assert STUBS.with_name("py.typed").exists()
 
 
+def stub_bases(tree) -> dict:
+    """The stub-only classes (a leading underscore, absent from the module): methods that
+    several native classes share, stubbed once."""
+    return {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and node.name.startswith("_") and not hasattr(_native, node.name)
+    }
+
+
+def stubbed_methods(node: ast.ClassDef, bases: dict) -> list:
+    """The methods a stub class declares, its stub-only bases' included."""
+    methods = []
+    for base in node.bases:
+        if isinstance(base, ast.Name) and base.id in bases:
+            methods += stubbed_methods(bases[base.id], bases)
+    return methods + [item for item in node.body if isinstance(item, ast.FunctionDef)]
+
+
 def test_every_stubbed_name_exists_and_every_public_name_is_stubbed():
     tree = stub_tree()
     stubbed = set()
@@ -43,21 +62,21 @@ def test_every_stubbed_name_exists_and_every_public_name_is_stubbed():
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             stubbed.add(node.target.id)
     public = {name for name in dir(_native) if not name.startswith("__") or name == "__version__"}
-    helpers = {"ArrayLike", "StrPath"}
+    helpers = {"ArrayLike", "StrPath"} | set(stub_bases(tree))
     assert stubbed - helpers == public
 
 
 def test_methods_and_their_parameters_match():
-    for node in stub_tree().body:
+    tree = stub_tree()
+    bases = stub_bases(tree)
+    for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             assert parameters(node) == native_parameters(getattr(_native, node.name)), node.name
-        if not isinstance(node, ast.ClassDef):
+        if not isinstance(node, ast.ClassDef) or node.name in bases:
             continue
         cls = getattr(_native, node.name)
         stubbed = set()
-        for item in node.body:
-            if not isinstance(item, ast.FunctionDef):
-                continue
+        for item in stubbed_methods(node, bases):
             stubbed.add(item.name)
             member = inspect.getattr_static(cls, item.name)
             if isinstance(member, (staticmethod, classmethod)):

@@ -15,9 +15,9 @@ __version__: str
 class MeshcastError(ValueError): ...
 
 class Camera:
-    """A pinhole camera for `pick`, `lasso_triangles` and the `*_in_view` calls: at `eye`
-    looking at `target`, `fov` the horizontal field of view in degrees, an image of
-    `width` x `height` pixels, clip planes at `near` and `far` (the views and the lasso)."""
+    """A pinhole camera for `pick`, `lasso_triangles`, `cast_camera` and the `*_in_view`
+    calls: at `eye` looking at `target`, `fov` the horizontal field of view in degrees, an
+    image of `width` x `height` pixels, clip planes at `near` and `far` (all but `pick`)."""
 
     def __new__(
         cls,
@@ -48,11 +48,12 @@ class Camera:
     @property
     def far(self) -> float: ...
 
-class Geometry:
+class _RayQueries:
+    """The ray queries of `Geometry` and `GpuMesh`, one signature each (a stub-only base)."""
+
     def cast_rays(
         self,
         rays: Optional[ArrayLike] = None,
-        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
@@ -61,22 +62,35 @@ class Geometry:
         contacts: bool = True,
         threads: Optional[int] = None,
     ) -> Dict[str, np.ndarray]: ...
+    def cast_camera(
+        self,
+        camera: Optional[Camera] = None,
+        *,
+        eye: Optional[Sequence[float]] = None,
+        center: Optional[Sequence[float]] = None,
+        up: Sequence[float] = ...,
+        fov_deg: float = 60.0,
+        width_px: Optional[int] = None,
+        height_px: Optional[int] = None,
+        near: float = 0.01,
+        far: float = ...,
+        contacts: bool = True,
+        threads: Optional[int] = None,
+    ) -> Dict[str, np.ndarray]: ...
     def test_occlusions(
         self,
         rays: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
+        tnear: float = 0.0,
+        tfar: float = ...,
         contacts: bool = True,
         threads: Optional[int] = None,
     ) -> np.ndarray: ...
     def count_intersections(
         self,
         rays: Optional[ArrayLike] = None,
-        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
@@ -87,7 +101,6 @@ class Geometry:
     def list_intersections(
         self,
         rays: Optional[ArrayLike] = None,
-        nthreads: Optional[int] = None,
         *,
         origins: Optional[ArrayLike] = None,
         directions: Optional[ArrayLike] = None,
@@ -96,29 +109,21 @@ class Geometry:
         max_hits: Optional[int] = None,
         threads: Optional[int] = None,
     ) -> Dict[str, np.ndarray]: ...
+
+class Geometry(_RayQueries):
     def compute_closest_points(
         self,
         query_points: ArrayLike,
-        nthreads: Optional[int] = None,
         *,
         max_distance: float = ...,
         with_distance: bool = False,
         threads: Optional[int] = None,
     ) -> Dict[str, np.ndarray]: ...
     def compute_distance(
-        self,
-        query_points: ArrayLike,
-        nthreads: Optional[int] = None,
-        *,
-        max_distance: float = ...,
-        threads: Optional[int] = None,
+        self, query_points: ArrayLike, *, max_distance: float = ..., threads: Optional[int] = None
     ) -> np.ndarray: ...
-    def compute_signed_distance(
-        self, query_points: ArrayLike, nthreads: Optional[int] = None, nsamples: int = 1, *, threads: Optional[int] = None
-    ) -> np.ndarray: ...
-    def compute_occupancy(
-        self, query_points: ArrayLike, nthreads: Optional[int] = None, nsamples: int = 1, *, threads: Optional[int] = None
-    ) -> np.ndarray: ...
+    def compute_signed_distance(self, query_points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
+    def compute_occupancy(self, query_points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
     def contains(self, points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
     def winding_number(self, points: ArrayLike, *, threads: Optional[int] = None) -> np.ndarray: ...
     @property
@@ -246,7 +251,7 @@ class Mesh(Geometry):
     def __reduce__(self) -> Any: ...
 
 class Scene(Geometry):
-    def __new__(cls, nthreads: int = 0, device: Any = None) -> "Scene": ...
+    def __new__(cls, *, threads: Optional[int] = None) -> "Scene": ...
     @staticmethod
     def load(path: StrPath) -> "Scene": ...
     def add(self, mesh: Mesh, transform: Optional[ArrayLike] = None, layers: Optional[int] = None) -> int: ...
@@ -326,54 +331,7 @@ class Scene(Geometry):
     @staticmethod
     def _from_state(state: Any) -> "Scene": ...
 
-class GpuMesh:
-    def cast_rays(
-        self,
-        rays: Optional[ArrayLike] = None,
-        nthreads: Optional[int] = None,
-        *,
-        origins: Optional[ArrayLike] = None,
-        directions: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        contacts: bool = True,
-        threads: Optional[int] = None,
-    ) -> Dict[str, np.ndarray]: ...
-    def test_occlusions(
-        self,
-        rays: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        nthreads: Optional[int] = None,
-        *,
-        origins: Optional[ArrayLike] = None,
-        directions: Optional[ArrayLike] = None,
-        contacts: bool = True,
-        threads: Optional[int] = None,
-    ) -> np.ndarray: ...
-    def count_intersections(
-        self,
-        rays: Optional[ArrayLike] = None,
-        nthreads: Optional[int] = None,
-        *,
-        origins: Optional[ArrayLike] = None,
-        directions: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        threads: Optional[int] = None,
-    ) -> np.ndarray: ...
-    def list_intersections(
-        self,
-        rays: Optional[ArrayLike] = None,
-        nthreads: Optional[int] = None,
-        *,
-        origins: Optional[ArrayLike] = None,
-        directions: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        max_hits: Optional[int] = None,
-        threads: Optional[int] = None,
-    ) -> Dict[str, np.ndarray]: ...
+class GpuMesh(_RayQueries):
     def set_positions(self, vertices: ArrayLike) -> None: ...
     def _kernel_seconds(self, rays: ArrayLike, query: str = "closest", repeat: int = 7) -> float: ...
     def to_cpu(self) -> Mesh: ...

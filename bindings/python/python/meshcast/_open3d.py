@@ -208,32 +208,60 @@ def _tensors(answer: Any) -> Any:
     return np.asarray(answer).view(Tensor)
 
 
-#: The queries of Open3D's ``RaycastingScene``, answered as a ``Scene`` answers them.
-_QUERIES = (
-    "cast_rays",
-    "test_occlusions",
-    "count_intersections",
-    "list_intersections",
-    "compute_closest_points",
-    "compute_distance",
-    "compute_signed_distance",
-    "compute_occupancy",
-)
+def _threads(nthreads: Any, keywords: Dict[str, Any]) -> Any:
+    """The ``threads=`` of a native call given Open3D's ``nthreads`` (0: every core) and the
+    call's keywords, from which meshcast's own ``threads`` is taken."""
+    threads = keywords.pop("threads", None)
+    if threads is None:
+        return nthreads
+    if nthreads not in (0, threads):
+        raise TypeError(
+            f"threads={threads} and nthreads={nthreads} disagree: give one of them (nthreads is Open3D's name)"
+        )
+    return threads
+
+
+def _nsamples(nsamples: Any) -> None:
+    """Checks Open3D's ``nsamples`` (the rays that vote on inside or outside): odd and at
+    least 1, as Open3D requires. meshcast's inside test is exact with one ray, so it is not
+    used."""
+    if isinstance(nsamples, bool) or not isinstance(nsamples, int):
+        raise TypeError(f"nsamples must be an integer, not {nsamples!r}")
+    if nsamples < 1 or nsamples % 2 == 0:
+        raise ValueError(f"nsamples must be odd and at least 1 (as in Open3D), not {nsamples}")
+
+
+def _cpu(device: Any) -> None:
+    """Checks that ``device`` (a string or an Open3D ``Device``) names the CPU, the only
+    device a ``RaycastingScene`` runs on: ``"CPU:0"`` (or ``"CPU"``, in any case)."""
+    name = str(device)
+    if name.strip().upper() not in ("CPU", "CPU:0"):
+        raise ValueError(
+            f'meshcast runs on the CPU only: device must be "CPU:0" (or Open3D\'s Device("CPU:0")), not {name!r}'
+        )
 
 
 class RaycastingScene:
     """Open3D's ``open3d.t.geometry.RaycastingScene`` on meshcast: a ``meshcast.Scene`` (its
     ``scene``) with Open3D's constructor, ``add_triangles`` and queries, whose answers are
     :class:`Tensor`s, numpy arrays that also have Open3D's ``.numpy()``. Code written for
-    Open3D changes one line, the import. Everything a ``Scene`` has is here too (``pick``,
-    ``set_transform``, ``len``); meshcast's own ``Scene`` answers plain numpy arrays.
+    Open3D changes one line, the import. Open3D's spellings live here and only here:
+    ``nthreads`` (by position or keyword; 0 for every core; meshcast's ``threads=`` is taken
+    too, and must agree), ``tnear`` and ``tfar`` by position in ``test_occlusions``, and
+    ``nsamples`` (odd, at least 1, and not needed: one exact test decides inside). Everything
+    a ``Scene`` has is here too (``pick``, ``cast_camera``, ``set_transform``, ``len``);
+    meshcast's own ``Scene`` answers plain numpy arrays and takes ``threads=`` only.
     """
 
     #: The id of no geometry or triangle (Open3D's ``RaycastingScene.INVALID_ID``).
     INVALID_ID = INVALID_ID
 
     def __init__(self, nthreads: int = 0, device: Any = None) -> None:
-        self.scene = Scene(nthreads, device=device)
+        """An empty scene: ``nthreads`` builds what ``add_triangles`` adds (0: every core);
+        ``device`` must be the CPU, ``"CPU:0"`` or Open3D's ``Device("CPU:0")``."""
+        if device is not None:
+            _cpu(device)
+        self.scene = Scene(threads=nthreads)
 
     def __len__(self) -> int:
         return len(self.scene)
@@ -253,16 +281,48 @@ class RaycastingScene:
         """:func:`create_rays_pinhole`, as a :class:`Tensor`."""
         return create_rays_pinhole(*args, **kwargs).view(Tensor)
 
+    def cast_rays(self, rays: Any = None, nthreads: int = 0, **keywords: Any) -> Dict[str, Tensor]:
+        """``Scene.cast_rays``: the closest hit of each ray."""
+        threads = _threads(nthreads, keywords)
+        return _tensors(self.scene.cast_rays(rays, threads=threads, **keywords))
 
-def _query(name: str) -> Any:
-    def query(self: RaycastingScene, *args: Any, **kwargs: Any) -> Any:
-        return _tensors(getattr(self.scene, name)(*args, **kwargs))
+    def test_occlusions(
+        self, rays: Any = None, tnear: float = 0.0, tfar: float = float("inf"), nthreads: int = 0, **keywords: Any
+    ) -> Tensor:
+        """``Scene.test_occlusions``: whether each ray hits anything with ``tnear < t <= tfar``."""
+        threads = _threads(nthreads, keywords)
+        return _tensors(self.scene.test_occlusions(rays, tnear=tnear, tfar=tfar, threads=threads, **keywords))
 
-    query.__name__ = name
-    query.__qualname__ = f"RaycastingScene.{name}"
-    query.__doc__ = f"``Scene.{name}``, its arrays as :class:`Tensor`s."
-    return query
+    def count_intersections(self, rays: Any = None, nthreads: int = 0, **keywords: Any) -> Tensor:
+        """``Scene.count_intersections``: the surface crossings of each ray."""
+        threads = _threads(nthreads, keywords)
+        return _tensors(self.scene.count_intersections(rays, threads=threads, **keywords))
 
+    def list_intersections(self, rays: Any = None, nthreads: int = 0, **keywords: Any) -> Dict[str, Tensor]:
+        """``Scene.list_intersections``: every hit of every ray, in flat arrays."""
+        threads = _threads(nthreads, keywords)
+        return _tensors(self.scene.list_intersections(rays, threads=threads, **keywords))
 
-for _name in _QUERIES:
-    setattr(RaycastingScene, _name, _query(_name))
+    def compute_closest_points(self, query_points: Any, nthreads: int = 0, **keywords: Any) -> Dict[str, Tensor]:
+        """``Scene.compute_closest_points``: the nearest surface point to each point."""
+        threads = _threads(nthreads, keywords)
+        return _tensors(self.scene.compute_closest_points(query_points, threads=threads, **keywords))
+
+    def compute_distance(self, query_points: Any, nthreads: int = 0, **keywords: Any) -> Tensor:
+        """``Scene.compute_distance``: the distance from each point to the surface."""
+        threads = _threads(nthreads, keywords)
+        return _tensors(self.scene.compute_distance(query_points, threads=threads, **keywords))
+
+    def compute_signed_distance(
+        self, query_points: Any, nthreads: int = 0, nsamples: int = 1, **keywords: Any
+    ) -> Tensor:
+        """``Scene.compute_signed_distance``: negative inside."""
+        _nsamples(nsamples)
+        threads = _threads(nthreads, keywords)
+        return _tensors(self.scene.compute_signed_distance(query_points, threads=threads, **keywords))
+
+    def compute_occupancy(self, query_points: Any, nthreads: int = 0, nsamples: int = 1, **keywords: Any) -> Tensor:
+        """``Scene.compute_occupancy``: 1.0 inside, 0.0 outside."""
+        _nsamples(nsamples)
+        threads = _threads(nthreads, keywords)
+        return _tensors(self.scene.compute_occupancy(query_points, threads=threads, **keywords))

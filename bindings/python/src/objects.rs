@@ -1,0 +1,64 @@
+//! The layouts of the Python classes `Geometry` and `Mesh`, and a `Mesh` object made from an
+//! engine mesh. Declared here, below the modules that give them methods (`geometry`,
+//! `mesh`), so that `GpuMesh.to_cpu` and `Scene.mesh` make `Mesh` objects without the class
+//! files naming each other in a circle.
+
+use std::sync::{Arc, RwLock};
+
+use pyo3::prelude::*;
+
+use crate::state::{current, Level, MeshState};
+
+/// A mesh or a scene: every query of meshcast, on numpy arrays, with the names and shapes of
+/// Open3D's `RaycastingScene`.
+///
+/// Rays are arrays of shape `(..., 6)`, `(ox, oy, oz, dx, dy, dz)` (or `origins` and
+/// `directions` of shape `(..., 3)`, broadcast together); points `(..., 3)`. Any real dtype
+/// is accepted (`float32` and `float64` without a copy). Answers have the rays' or points'
+/// leading shape. A ray hits where `tnear < t <= tfar` (every ray query takes them; by
+/// default every `t > 0`), `t` in units of its direction as in Open3D: a direction of length
+/// 2 reaches `t = 1` two units from its origin. Every answer is exact: rays through shared
+/// edges and vertices never slip through and cross a closed surface once.
+/// A ray or point with a NaN or infinite number is an error (`ValueError` naming it), not a
+/// miss. Work runs with the GIL released on every core, or on `threads` threads.
+#[pyclass(subclass, frozen, module = "meshcast")]
+pub struct Geometry {
+    pub level: Level,
+}
+
+/// A triangle mesh with its BVH, queried in its own space.
+///
+/// `Mesh(vertices, faces)` builds one from a `(N, 3)` array of positions and a `(M, 3)`
+/// array of vertex indices (any integer dtype); `Mesh.load(path)` reads OBJ, glTF (the scene
+/// flattened), PLY, STL or a meshcast cache. A mesh changes only by `set_positions`; it
+/// pickles through `to_bytes` (the geometry and its BVH, so unpickling does not rebuild).
+#[pyclass(extends = Geometry, frozen, module = "meshcast")]
+pub struct Mesh;
+
+impl Mesh {
+    /// The shared mesh of a `Mesh` object, as it is now.
+    pub fn shared(mesh: &Bound<'_, Self>) -> Arc<meshcast::Mesh> {
+        Arc::clone(&current(Self::state(mesh)).mesh)
+    }
+
+    /// Where a `Mesh` object keeps its mesh.
+    pub fn state<'a>(mesh: &'a Bound<'_, Self>) -> &'a RwLock<Arc<MeshState>> {
+        match &mesh.as_super().get().level {
+            Level::Mesh(state) => state,
+            Level::Scene(_) => unreachable!("a Mesh object holds a mesh"),
+        }
+    }
+
+    /// The initializer of a `Mesh` object of `mesh` (for `Mesh(...)`).
+    pub fn initializer(mesh: Arc<meshcast::Mesh>) -> PyClassInitializer<Self> {
+        PyClassInitializer::from(Geometry {
+            level: Level::mesh(mesh),
+        })
+        .add_subclass(Mesh)
+    }
+
+    /// A `Mesh` object of `mesh`.
+    pub fn object(py: Python<'_>, mesh: Arc<meshcast::Mesh>) -> PyResult<Bound<'_, Self>> {
+        Bound::new(py, Self::initializer(mesh))
+    }
+}
