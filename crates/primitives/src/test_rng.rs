@@ -1,5 +1,5 @@
 //! A tiny deterministic generator for the crate's unit tests (xorshift), so that they need no
-//! dependency, and the exact-coordinate patch and rays the watertight tests share.
+//! dependency, and the exact-coordinate patch and rays and the fan the watertight tests share.
 
 use glam::Vec3;
 
@@ -75,4 +75,30 @@ pub(crate) fn crease_rays() -> [crate::Ray; 8] {
         assert_eq!(origin + ray.dir, target);
         ray
     })
+}
+
+/// Four triangles around the shared vertex `centre`, out to the `rim` (a square in `z = 0`),
+/// which the lane tests hit through the vertex and along the spokes.
+pub(crate) struct SharedVertexFan {
+    pub(crate) centre: Vec3,
+    pub(crate) rim: [Vec3; 4],
+    pub(crate) triangles: [crate::Triangle; 4],
+}
+
+/// The fan of [`SharedVertexFan`].
+pub(crate) fn shared_vertex_fan() -> SharedVertexFan {
+    let centre = Vec3::new(0.5, 0.25, 0.0);
+    let rim = [
+        Vec3::new(1.5, 0.25, 0.0),
+        Vec3::new(0.5, 1.25, 0.0),
+        Vec3::new(-0.5, 0.25, 0.0),
+        Vec3::new(0.5, -0.75, 0.0),
+    ];
+    let triangles =
+        core::array::from_fn(|i| crate::Triangle::new(centre, rim[i], rim[(i + 1) % 4]));
+    SharedVertexFan {
+        centre,
+        rim,
+        triangles,
+    }
 }

@@ -186,7 +186,7 @@ mod tests {
     use super::*;
     use crate::Triangle;
 
-    use crate::test_rng::Xorshift;
+    use crate::test_rng::{shared_vertex_fan, SharedVertexFan, Xorshift};
 
     /// The transforms of the non-degenerate `triangles`.
     fn transforms(triangles: &[Triangle]) -> Vec<TriangleTransform> {
@@ -241,17 +241,12 @@ mod tests {
         // A fan around a shared vertex, hit through the vertex, along the spokes and with
         // axis-parallel rays with signed zero components: here the test may miss every
         // triangle or hit several, but each lane as the scalar test does.
-        let centre = Vec3::new(0.5, 0.25, 0.0);
-        let rim = [
-            Vec3::new(1.5, 0.25, 0.0),
-            Vec3::new(0.5, 1.25, 0.0),
-            Vec3::new(-0.5, 0.25, 0.0),
-            Vec3::new(0.5, -0.75, 0.0),
-        ];
-        let fan: Vec<Triangle> = (0..4)
-            .map(|i| Triangle::new(centre, rim[i], rim[(i + 1) % 4]))
-            .collect();
-        let fan = transforms(&fan);
+        let SharedVertexFan {
+            centre,
+            rim,
+            triangles,
+        } = shared_vertex_fan();
+        let fan = transforms(&triangles);
         assert_eq!(fan.len(), 4);
         for target in [centre, centre.lerp(rim[0], 0.5), centre.lerp(rim[1], 0.25)] {
             for dir in [

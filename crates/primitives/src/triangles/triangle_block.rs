@@ -362,7 +362,7 @@ mod tests {
     use super::*;
     use crate::{Contacts, Ray};
 
-    use crate::test_rng::Xorshift;
+    use crate::test_rng::{shared_vertex_fan, SharedVertexFan, Xorshift};
 
     /// Checks every lane against the scalar test, with either rule for contacts, in one
     /// block and in both halves of a pair of blocks in every instruction set.
@@ -422,16 +422,11 @@ mod tests {
     fn lanes_equal_the_scalar_test_through_shared_edges_and_vertices() {
         // A fan around a shared vertex, hit through the vertex, along the spokes and with
         // axis-parallel rays with signed zero components.
-        let centre = Vec3::new(0.5, 0.25, 0.0);
-        let rim = [
-            Vec3::new(1.5, 0.25, 0.0),
-            Vec3::new(0.5, 1.25, 0.0),
-            Vec3::new(-0.5, 0.25, 0.0),
-            Vec3::new(0.5, -0.75, 0.0),
-        ];
-        let fan: Vec<Triangle> = (0..4)
-            .map(|i| Triangle::new(centre, rim[i], rim[(i + 1) % 4]))
-            .collect();
+        let SharedVertexFan {
+            centre,
+            rim,
+            triangles: fan,
+        } = shared_vertex_fan();
         for target in [centre, centre.lerp(rim[0], 0.5), centre.lerp(rim[1], 0.25)] {
             for dir in [
                 Vec3::new(0.0, 0.0, -1.0),

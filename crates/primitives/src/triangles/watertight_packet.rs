@@ -348,7 +348,7 @@ impl WatertightPacket {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_rng::Xorshift;
+    use crate::test_rng::{shared_vertex_fan, SharedVertexFan, Xorshift};
     use crate::{Portable, Ray};
     use crate::{TriangleBlock, BLOCK_WIDTH};
 
@@ -518,13 +518,11 @@ mod tests {
     fn lanes_equal_the_scalar_test_through_shared_edges_and_vertices() {
         // A fan around a shared vertex, hit through the vertex and along the spokes, with
         // signed zero direction components; the rays of one packet through all of them.
-        let centre = Vec3::new(0.5, 0.25, 0.0);
-        let rim = [
-            Vec3::new(1.5, 0.25, 0.0),
-            Vec3::new(0.5, 1.25, 0.0),
-            Vec3::new(-0.5, 0.25, 0.0),
-            Vec3::new(0.5, -0.75, 0.0),
-        ];
+        let SharedVertexFan {
+            centre,
+            rim,
+            triangles: fan,
+        } = shared_vertex_fan();
         let targets = [
             centre,
             centre.lerp(rim[0], 0.5),
@@ -541,8 +539,6 @@ mod tests {
             let (target, dir) = (targets[i % 4], dirs[i / 2]);
             Ray::new(target - dir * 2.0, dir)
         });
-        let fan: [Triangle; 4] =
-            core::array::from_fn(|i| Triangle::new(centre, rim[i], rim[(i + 1) % 4]));
         let mut owned = 0;
         for triangle in &fan {
             owned |= assert_lanes_match(&rays, triangle, [f32::INFINITY; 8]);
