@@ -15,22 +15,26 @@ use crate::layout::{Params, FLAGGED, NO_TRIANGLE};
 use crate::stream::{profiling, RaySource, Shape, Source, Workspace};
 
 impl GpuMesh {
-    /// Fills the open answers on the CPU, in parallel, counting them.
+    /// Fills the open answers on the CPU, counting them: `ray(i, data)` makes the ray of
+    /// open answer `i` from what the launch left with it, and `batch` answers those rays
+    /// with the engine's batch query (the one batch driver, which answers each ray as the
+    /// single-ray query does).
     pub(super) fn complete<T: Send, O: Send>(
         &self,
         (mut answers, open): Answers<T, O>,
-        cpu: impl Fn(usize, O) -> T + Sync,
+        ray: impl Fn(usize, O) -> Ray + Sync,
+        batch: impl FnOnce(&[Ray]) -> Vec<T>,
     ) -> Vec<T> {
         let clock = Instant::now();
         let opened = open.len();
         self.rays.fetch_add(answers.len() as u64, Ordering::Relaxed);
         self.finished_on_cpu
             .fetch_add(opened as u64, Ordering::Relaxed);
-        let finished: Vec<(usize, T)> = open
+        let (indices, rays): (Vec<usize>, Vec<Ray>) = open
             .into_par_iter()
-            .map(|(i, open)| (i, cpu(i, open)))
-            .collect();
-        for (i, value) in finished {
+            .map(|(i, data)| (i, ray(i, data)))
+            .unzip();
+        for (i, value) in indices.into_iter().zip(batch(&rays)) {
             answers[i] = value;
         }
         if profiling() {

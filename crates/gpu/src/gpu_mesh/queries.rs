@@ -24,7 +24,11 @@ impl GpuMesh {
         let answers = self.launch(GpuQuery::Closest, Source::Rays(&Rays(rays)), |hits, _| {
             closest(hits[0], &self.triangle_ids)
         })?;
-        Ok(self.complete(answers, |i, ()| self.mesh.cast(&rays.ray(i))))
+        Ok(self.complete(
+            answers,
+            |i, ()| rays.ray(i),
+            |open| self.mesh.cast_batch(open),
+        ))
     }
 
     /// Whether each ray hits anything, as [`RayQueries::occluded_batch`] answers.
@@ -41,7 +45,11 @@ impl GpuMesh {
                 _ => Open(()),
             },
         )?;
-        Ok(self.complete(answers, |i, ()| self.mesh.occluded(&rays.ray(i))))
+        Ok(self.complete(
+            answers,
+            |i, ()| rays.ray(i),
+            |open| self.mesh.occluded_batch(open),
+        ))
     }
 
     /// How many times each ray crosses the surface, as [`RayQueries::count_batch`] answers:
@@ -60,7 +68,11 @@ impl GpuMesh {
                     count => Done(count),
                 },
             )?;
-        Ok(self.complete(answers, |i, ()| self.mesh.count(&rays.ray(i)) as u32))
+        Ok(self.complete(
+            answers,
+            |i, ()| rays.ray(i),
+            |open| self.mesh.count_batch(open),
+        ))
     }
 
     /// Every hit of each ray, in hit order, as [`RayQueries::cast_all_batch`] answers. Up to
@@ -87,7 +99,14 @@ impl GpuMesh {
                 },
             )?;
         Ok(self
-            .complete(answers, |i, ()| self.mesh.cast_all(&rays.ray(i)))
+            .complete(
+                answers,
+                |i, ()| rays.ray(i),
+                |open| {
+                    let lists = self.mesh.cast_all_batch(open);
+                    lists.iter().map(<[Hit]>::to_vec).collect()
+                },
+            )
             .into_iter()
             .collect())
     }
@@ -119,14 +138,14 @@ impl GpuMesh {
                 Open(()) => Open(direction(hits[0])),
             },
         )?;
-        Ok(self.complete(answers, |i, dir| {
-            let ray = if self.traceable {
+        let ray = |i: usize, dir| {
+            if self.traceable {
                 Ray::new(camera.eye, dir)
             } else {
                 camera.ray_through_pixel(i as u32 % width, i as u32 / width, width, height)
-            };
-            self.mesh.cast(&ray)
-        }))
+            }
+        };
+        Ok(self.complete(answers, ray, |open| self.mesh.cast_batch(open)))
     }
 
     /// The rays the GPU makes for [`GpuMesh::cast_camera`], for checking its answers

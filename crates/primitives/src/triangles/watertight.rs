@@ -1,6 +1,9 @@
 //! The watertight ray–triangle test (Woop, Benthin, Wald, *Watertight Ray/Triangle
 //! Intersection*, JCGT 2013).
 //!
+//! Past 600 lines because its unit tests live beside it: the test is the first 340 lines,
+//! the rest holds it to exact references at every scale, where a reader checks both at once.
+//!
 //! The ray is turned into a shear that maps it onto the +z axis; the triangle is then tested
 //! in 2D with edge functions evaluated from the same vertex values for every triangle that
 //! shares an edge, so the two sides of a shared edge agree exactly and no ray falls through.

@@ -7,6 +7,9 @@
 //! same operations in the same order as [`WatertightRay::intersect`], and lanes whose edge
 //! functions round to zero are redone by that test, so every lane answers what the scalar
 //! test answers, bit for bit.
+//!
+//! Past 600 lines because its unit tests live beside it: the packet test is the first 350
+//! lines, the rest holds every lane to the scalar test.
 
 use glam::Vec3;
 
