@@ -13,7 +13,7 @@ use meshcast_primitives::Ray;
 use rayon::prelude::*;
 
 use crate::queries::{sealed, BATCH_GRAIN};
-use crate::queries::{All, HitRules};
+use crate::queries::{Count, HitRules};
 use crate::{
     ClosestPoint, Filter, Instance, InstanceId, KeepAll, Mesh, QueryOptions, Scene,
     SceneClosestPoint,
@@ -238,11 +238,10 @@ impl Mesh {
     /// The number of crossings of the ray from `point` along [`CONTAINS_RAY_DIRECTION`].
     fn crossings(&self, point: Vec3) -> usize {
         let ray = Ray::new(point, CONTAINS_RAY_DIRECTION);
-        let every_hit = All {
+        let every_crossing = Count {
             max_hits: usize::MAX,
         };
-        self.walk_with_rules(&ray, HitRules::CROSSINGS, &KeepAll, every_hit)
-            .len()
+        self.walk_with_rules(&ray, HitRules::CROSSINGS, &KeepAll, every_crossing)
     }
 }
 

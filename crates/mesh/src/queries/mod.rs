@@ -2,7 +2,7 @@
 //! takes and the rules they become at the leaves (`options.rs`: [`QueryOptions`], [`Filter`],
 //! [`Culling`], `HitRules`), the handle of an instance that filters and answers carry
 //! (`instance_id.rs`), the ray query trait (`ray_queries.rs`: [`RayQueries`]), the kinds of
-//! query its one walk is generic over (`query_kinds.rs`: closest, any and every hit), its batch
+//! query its one walk is generic over (`query_kinds.rs`: closest, any and every hit, and their count), its batch
 //! drivers (`batches.rs`), the walks they ask of each level besides the trait's own
 //! (`batch_walks.rs`: `BatchWalks`, sealed), hit lists (`hit_lists.rs`: [`HitLists`]), sets of
 //! lanes as bits (`lane_bits.rs`), the order a batch is traced in (`batch_order.rs`:
@@ -34,6 +34,6 @@ pub use instance_id::InstanceId;
 pub(crate) use lane_bits::{at_least, for_each_lane};
 pub(crate) use options::HitRules;
 pub use options::{Culling, Facing, Filter, KeepAll, QueryOptions, ALL_LAYERS};
-pub(crate) use query_kinds::{All, Any, Closest, QueryKind, RayLeaves};
+pub(crate) use query_kinds::{All, Any, Closest, Count, QueryKind, RayLeaves};
 pub(crate) use ray_queries::sealed;
 pub use ray_queries::RayQueries;

@@ -1,4 +1,5 @@
-//! The kinds of single-ray query ([`QueryKind`]: [`Closest`], [`Any`], [`All`]), each a value
+//! The kinds of single-ray query ([`QueryKind`]: [`Closest`], [`Any`], [`All`], [`Count`]),
+//! each a value
 //! that every level's one walk is generic over. A level's walk forwards the kind down
 //! ([`crate::RayQueries::walk`]: scene, instance, mesh, leaf blocks); the kind itself says
 //! what differs, in one place: the hit rules it asks, the answer of a level the ray cannot
@@ -19,13 +20,17 @@ use crate::queries::HitRules;
 use crate::QueryOptions;
 
 /// One ray's leaf test over a mesh's leaves, for every kind: the closest and any hit of a
-/// leaf ([`LeafIntersector`]) and every hit of it.
+/// leaf ([`LeafIntersector`]), every hit of it and their number.
 pub trait RayLeaves: LeafIntersector {
     /// Appends to `hits` every hit in the leaf `slots` within `ray`'s range.
     fn all(&mut self, slots: Range<u32>, ray: &Ray, hits: &mut Vec<Hit>);
+
+    /// The number of hits [`RayLeaves::all`] would append.
+    fn count(&mut self, slots: Range<u32>, ray: &Ray) -> usize;
 }
 
-/// What a single-ray walk asks: the closest hit, whether anything is hit, or every hit.
+/// What a single-ray walk asks: the closest hit, whether anything is hit, every hit, or how
+/// many there are.
 pub trait QueryKind: Copy {
     /// The answer at a level whose hits are `H`.
     type Answer<H>;
@@ -71,6 +76,13 @@ pub struct Any;
 /// one; `usize::MAX`: no limit) the first `max_hits` in hit order.
 #[derive(Clone, Copy, Debug)]
 pub struct All {
+    pub max_hits: usize,
+}
+
+/// The number of hits [`All`] answers (every crossing once), without keeping them: of more
+/// than `max_hits`, `max_hits`.
+#[derive(Clone, Copy, Debug)]
+pub struct Count {
     pub max_hits: usize,
 }
 
@@ -216,5 +228,54 @@ impl QueryKind for All {
                 hits.extend(leaf(slot, range))
             })
         }
+    }
+}
+
+impl QueryKind for Count {
+    type Answer<H> = usize;
+
+    /// Each crossing once, whatever the options' contacts, as [`All`].
+    #[inline(always)]
+    fn rules<F>(self, options: &QueryOptions<F>) -> HitRules {
+        HitRules::every_hit(options)
+    }
+
+    #[inline(always)]
+    fn nothing<H>() -> usize {
+        0
+    }
+
+    #[inline(always)]
+    fn map<H, G>(answer: usize, _: impl FnMut(H) -> G) -> usize {
+        answer
+    }
+
+    /// Every leaf the ray enters, each counting its hits (the any-hit walk with a leaf that
+    /// reports none). Counts no traversal.
+    fn walk_wide(
+        self,
+        wide: &WideBvh,
+        ray: &Ray,
+        mut leaves: impl RayLeaves,
+        _: Option<&mut TraversalCounts>,
+    ) -> usize {
+        let mut count = 0;
+        wide.occluded(ray, |slots, range| {
+            count += leaves.count(slots, range);
+            false
+        });
+        count.min(self.max_hits)
+    }
+
+    /// Every instance the ray reaches counts its own hits (each at most `max_hits`).
+    fn walk_top_level<H: RayHit>(
+        self,
+        top_level: &Bvh,
+        ray: &Ray,
+        mut leaf: impl FnMut(u32, &Ray) -> usize,
+    ) -> usize {
+        let mut count = 0;
+        top_level.visit(ray, |slot, range| count += leaf(slot, range));
+        count.min(self.max_hits)
     }
 }

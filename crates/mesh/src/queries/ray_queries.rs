@@ -14,7 +14,7 @@ use meshcast_primitives::{Ray, RayHit};
 use rayon::prelude::*;
 
 use crate::queries::batches::{parallel_batch, serial, serial_batch_in_order, BATCH_GRAIN};
-use crate::queries::{All, Any, BatchWalks, Closest, HitLists, QueryKind};
+use crate::queries::{All, Any, BatchWalks, Closest, Count, HitLists, QueryKind};
 use crate::{Filter, QueryOptions};
 
 /// The ray queries every level answers, the same at each: a [`crate::Mesh`] in its own
@@ -169,7 +169,8 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
         ray: &Ray,
         options: &QueryOptions<F>,
     ) -> Vec<Self::Hit> {
-        let mut hits = unsorted_hits(self, ray, options);
+        let max_hits = options.max_hits;
+        let mut hits = every_hit(self, ray, options, All { max_hits });
         hits.sort_unstable_by(Self::Hit::order);
         hits
     }
@@ -333,7 +334,8 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
         ray: &Ray,
         options: &QueryOptions<F>,
     ) -> usize {
-        unsorted_hits(self, ray, options).len()
+        let max_hits = options.max_hits;
+        every_hit(self, ray, options, Count { max_hits })
     }
 
     /// [`RayQueries::count`] for every ray, in parallel, in the order of `rays` (a count past
@@ -355,21 +357,18 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
     }
 }
 
-/// The hits of [`RayQueries::cast_all_with`] before sorting: none for a ray the options
-/// leave invalid or for `max_hits` 0.
-fn unsorted_hits<Q: RayQueries + ?Sized, F: Filter<Q::Candidate>>(
-    level: &Q,
+/// The answer of `kind` ([`All`], [`Count`]) to a ray cut to the options' distance limit: none
+/// for a ray the options leave invalid or for `max_hits` 0.
+fn every_hit<L: RayQueries + ?Sized, F: Filter<L::Candidate>, Q: QueryKind>(
+    level: &L,
     ray: &Ray,
     options: &QueryOptions<F>,
-) -> Vec<Q::Hit> {
-    let Some(ray) = options.limit_ray(ray).filter(Ray::is_valid) else {
-        return Vec::new();
-    };
-    if options.max_hits == 0 {
-        return Vec::new();
+    kind: Q,
+) -> Q::Answer<L::Hit> {
+    match options.limit_ray(ray).filter(Ray::is_valid) {
+        Some(ray) if options.max_hits > 0 => level.walk(&ray, options, kind),
+        _ => Q::nothing(),
     }
-    let max_hits = options.max_hits;
-    level.walk(&ray, options, All { max_hits })
 }
 
 /// The levels that may implement the query traits: `Mesh`, `Instance` and `Scene`, each

@@ -70,7 +70,16 @@ impl<B, T: LaneTest<Block = B>, K: FnMut(u32) -> bool> LeafIntersector
 
 impl<B, T: LaneTest<Block = B>, K: FnMut(u32) -> bool> RayLeaves for BlockLeaf<'_, '_, B, T, K> {
     fn all(&mut self, slots: Range<u32>, ray: &Ray, hits: &mut Vec<Hit>) {
-        self.leaves.all(slots, ray.t_max, &mut self.query, hits)
+        self.leaves
+            .every_hit(slots, ray.t_max, &mut self.query, |hit| hits.push(hit))
+    }
+
+    fn count(&mut self, slots: Range<u32>, ray: &Ray) -> usize {
+        let mut count = 0;
+        let within = |hit: Hit| count += usize::from(ray.contains_t(hit.t));
+        self.leaves
+            .every_hit(slots, ray.t_max, &mut self.query, within);
+        count
     }
 }
 
@@ -232,13 +241,13 @@ impl<'a, B> Leaves<'a, B> {
         self.for_each_hit(simd, slots, query, || t_max, |_| true)
     }
 
-    /// Every kept hit of the leaf `slots` within `[t_min, t_max]`, appended to `hits`.
-    fn all<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
+    /// Hands `found` every kept hit of the leaf `slots` within `[t_min, t_max]`.
+    fn every_hit<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
         slots: Range<u32>,
         t_max: f32,
         query: &mut LeafQuery<T, K>,
-        hits: &mut Vec<Hit>,
+        mut found: impl FnMut(Hit),
     ) {
         // The walk of every hit hands no instruction set to its leaves: the portable lanes.
         self.for_each_hit(
@@ -247,7 +256,7 @@ impl<'a, B> Leaves<'a, B> {
             query,
             || t_max,
             |hit| {
-                hits.push(hit);
+                found(hit);
                 false
             },
         );
