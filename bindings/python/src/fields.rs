@@ -69,12 +69,16 @@ impl GridSpec {
         })
     }
 
-    /// `values`, one per point in the grid's order, as an `(nx, ny, nz)` array.
-    pub fn array<'py, T: numpy::Element>(
+    /// The grid's values, one per point in the grid's order, computed by `values` on the
+    /// pool of `threads` threads with the GIL released, as an `(nx, ny, nz)` array: the
+    /// body of every grid query, after its arguments are checked.
+    pub fn compute<'py, T: numpy::Element + Send>(
         &self,
         py: Python<'py>,
-        values: Vec<T>,
+        threads: Option<i64>,
+        values: impl FnOnce(&Self) -> Vec<T> + Send,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let values = threads::run(py, threads, || Ok(values(self)))?;
         to_numpy(py, values, &self.shape, &[])
     }
 }
@@ -174,10 +178,9 @@ pub fn signed_distance_grid<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let grid = GridSpec::new(bounds, shape, 4)?;
     let band = band(max_distance)?;
-    let values = threads::run(py, threads, || {
-        Ok(mesh.signed_distance_grid(grid.bounds, grid.shape, band))
-    })?;
-    grid.array(py, values)
+    grid.compute(py, threads, |grid| {
+        mesh.signed_distance_grid(grid.bounds, grid.shape, band)
+    })
 }
 
 /// `Mesh.compute_occupancy_grid`.
@@ -188,11 +191,9 @@ pub fn occupancy_grid<'py>(
     shape: &Bound<'py, PyAny>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let grid = GridSpec::new(bounds, shape, 1)?;
-    let values = threads::run(py, threads, || {
-        Ok(mesh.occupancy_grid(grid.bounds, grid.shape))
-    })?;
-    grid.array(py, values)
+    GridSpec::new(bounds, shape, 1)?.compute(py, threads, |grid| {
+        mesh.occupancy_grid(grid.bounds, grid.shape)
+    })
 }
 
 /// `Mesh.compute_winding_number_grid`.
@@ -203,11 +204,9 @@ pub fn winding_number_grid<'py>(
     shape: &Bound<'py, PyAny>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let grid = GridSpec::new(bounds, shape, 4)?;
-    let values = threads::run(py, threads, || {
-        Ok(mesh.winding_number_grid(grid.bounds, grid.shape))
-    })?;
-    grid.array(py, values)
+    GridSpec::new(bounds, shape, 4)?.compute(py, threads, |grid| {
+        mesh.winding_number_grid(grid.bounds, grid.shape)
+    })
 }
 
 /// `Mesh.sample_surface`.

@@ -1,5 +1,6 @@
-//! `Geometry`'s methods, the queries a `Mesh` and a `Scene` share (rays, points, the
-//! camera's image): each written once for both levels.
+//! `Geometry`'s methods, the queries a `Mesh`, a `Scene` and a `GpuMesh` share (rays,
+//! points, the camera's image): each written once for every level. A `GpuMesh` traces the
+//! rays on its GPU (`gpu_queries`) and answers the point queries with its CPU mesh.
 
 use meshcast::glam::Vec3;
 use meshcast::{Contacts, PointQueries, QueryOptions, RayQueries};
@@ -10,31 +11,35 @@ use pyo3::types::{PyDict, PyTuple};
 use crate::arrays::{self, to_numpy, Rows};
 use crate::camera::Camera;
 use crate::objects::Geometry;
-use crate::queries;
 use crate::ray_arguments::RayArguments;
 use crate::ray_methods::{self, RayEngine};
 use crate::state::{current, read, Level};
 use crate::threads;
+use crate::{gpu_queries, queries};
 
 /// Runs `$body` with `$target` bound to the mesh or the scene, on the pool of `$threads`
-/// threads with the GIL released (the body is compiled once for each level).
+/// threads with the GIL released (the body is compiled once for each level). A mesh on a
+/// GPU is its CPU mesh here: the point queries are answered on the CPU.
 macro_rules! on_target {
+    // A `Mesh`'s or a `GpuMesh`'s state: its CPU mesh and the normals it keeps.
+    (@mesh $state:expr, $py:expr, $threads:expr, |$target:ident, $normals:ident| $body:expr) => {{
+        let state = $state;
+        threads::run($py, $threads, || {
+            let $target: &meshcast::Mesh = state.cpu();
+            let $normals: Option<&[Vec3]> = Some(state.normals());
+            $body
+        })
+    }};
     ($geometry:expr, $py:expr, $threads:expr, |$target:ident| $body:expr) => {
         on_target!($geometry, $py, $threads, |$target, _normals| $body)
     };
     ($geometry:expr, $py:expr, $threads:expr, |$target:ident, $normals:ident| $body:expr) => {
         match &$geometry.level {
             Level::Mesh(state) => {
-                let state = current(state);
-                threads::run($py, $threads, || {
-                    let $target: &meshcast::Mesh = &state.mesh;
-                    let $normals: Option<&[Vec3]> = Some(
-                        state
-                            .normals
-                            .get_or_init(|| queries::unit_normals(&state.mesh)),
-                    );
-                    $body
-                })
+                on_target!(@mesh current(state), $py, $threads, |$target, $normals| $body)
+            }
+            Level::Gpu(state) => {
+                on_target!(@mesh current(state), $py, $threads, |$target, $normals| $body)
             }
             Level::Scene(scene) => threads::run($py, $threads, || {
                 let guard = read(scene);
@@ -302,7 +307,8 @@ impl Geometry {
     #[getter]
     fn bounds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let bounds = match &self.level {
-            Level::Mesh(state) => current(state).mesh.bounds(),
+            Level::Mesh(state) => current(state).cpu().bounds(),
+            Level::Gpu(state) => current(state).cpu().bounds(),
             Level::Scene(scene) => read(scene).bounds(),
         };
         let corners = [bounds.min.to_array(), bounds.max.to_array()].concat();
@@ -327,8 +333,13 @@ impl Geometry {
     }
 }
 
+/// The ray queries of every level: a mesh on a GPU traces them there (`contacts=False`
+/// refused), a mesh or a scene on the CPU.
 impl RayEngine for Geometry {
     fn cast(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<queries::Cast> {
+        if let Level::Gpu(state) = &self.level {
+            return gpu_queries::cast(py, &current(state), query);
+        }
         let view = query.rows.view();
         let chunk = queries::cast_chunk(&query.rows.leading);
         let range = query.range;
@@ -339,6 +350,9 @@ impl RayEngine for Geometry {
     }
 
     fn occluded(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<Vec<bool>> {
+        if let Level::Gpu(state) = &self.level {
+            return gpu_queries::occluded(py, &current(state), query);
+        }
         let view = query.rows.view();
         let range = query.range;
         let options = first_hit_options(query.contacts);
@@ -349,6 +363,9 @@ impl RayEngine for Geometry {
     }
 
     fn count(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<Vec<i32>> {
+        if let Level::Gpu(state) = &self.level {
+            return gpu_queries::count(py, &current(state), query);
+        }
         let view = query.rows.view();
         let range = query.range;
         on_target!(self, py, query.threads, |target| {
@@ -358,6 +375,9 @@ impl RayEngine for Geometry {
     }
 
     fn list(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<queries::Intersections> {
+        if let Level::Gpu(state) = &self.level {
+            return gpu_queries::list(py, &current(state), query);
+        }
         let view = query.rows.view();
         let (range, max_hits) = (query.range, query.max_hits);
         on_target!(self, py, query.threads, |target| {

@@ -8,13 +8,15 @@
 //!     error, keywords, threads, arrays       the edge: exceptions, keywords, pools, numpy
 //!     transform, camera, state, building     values read from Python; what an object holds
 //!     queries, ray_arguments, ray_methods    the ray and point queries, written once
-//!     contact, fields, views                 the concepts' work, on engine values only
+//!     contact, fields, views, gpu_queries    the concepts' work, on engine values only
 //!     objects                                the `Geometry` and `Mesh` classes' layouts
-//!     geometry, gpu                          `Geometry`'s methods; `GpuMesh`
+//!     geometry, gpu                          `Geometry`'s methods (every level's); `GpuMesh`
 //!     mesh, scene, benchmark                 `Mesh`'s and `Scene`'s methods (`Mesh.to_gpu`)
 //!
-//! Concept modules take `Arc<meshcast::Mesh>`, `&RwLock<meshcast::Scene>` and arrays, never
-//! a class; `GpuMesh.to_cpu` makes its `Mesh` through `objects`, not `mesh`.
+//! `Mesh`, `Scene` and `GpuMesh` are the three levels of `Geometry` (`state::Level`), whose
+//! methods answer for all three. Concept modules take `Arc<meshcast::Mesh>`,
+//! `&RwLock<meshcast::Scene>`, a `state::GpuState` and arrays, never a class;
+//! `GpuMesh.to_cpu` makes its `Mesh` through `objects`, not `mesh`.
 
 mod arrays;
 mod benchmark;
@@ -25,6 +27,7 @@ mod error;
 mod fields;
 mod geometry;
 mod gpu;
+mod gpu_queries;
 mod keywords;
 mod mesh;
 mod objects;

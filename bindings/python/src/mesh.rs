@@ -92,15 +92,16 @@ impl Mesh {
         })
     }
 
-    /// The mesh on a GPU (a `GpuMesh`), answering `cast_rays`, `cast_camera`,
-    /// `test_occlusions`, `count_intersections` and `list_intersections` as this mesh does.
+    /// The mesh on a GPU (a `GpuMesh`, a `Geometry` as this mesh is), tracing `cast_rays`,
+    /// `cast_camera`, `test_occlusions`, `count_intersections` and `list_intersections` there
+    /// with this mesh's answers; its point queries are this mesh's, on the CPU.
     /// `adapter` picks the first adapter whose name contains it (case-insensitive;
     /// `gpu_adapters()` lists them); by default the `MESHCAST_GPU` environment variable
     /// does, else the best one found. The GPU is opened once per process. Raises
     /// `MeshcastError` where there is no adapter (or none named so) or the mesh does not
     /// fit on it.
     #[pyo3(signature = (adapter=None))]
-    fn to_gpu(slf: &Bound<'_, Self>, adapter: Option<&str>) -> PyResult<GpuMesh> {
+    fn to_gpu<'py>(slf: &Bound<'py, Self>, adapter: Option<&str>) -> PyResult<Bound<'py, GpuMesh>> {
         gpu::upload(slf.py(), Self::shared(slf), adapter)
     }
 

@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 
 use crate::state::{current, Level, MeshState};
 
-/// A mesh or a scene: every query of meshcast, on numpy arrays, with the names and shapes of
-/// Open3D's `RaycastingScene`.
+/// A mesh, a scene or a mesh on a GPU (`Mesh`, `Scene`, `GpuMesh`): every query of
+/// meshcast, on numpy arrays, with the names and shapes of Open3D's `RaycastingScene`.
 ///
 /// Rays are arrays of shape `(..., 6)`, `(ox, oy, oz, dx, dy, dz)` (or `origins` and
 /// `directions` of shape `(..., 3)`, broadcast together); points `(..., 3)`. Any real dtype
@@ -21,6 +21,8 @@ use crate::state::{current, Level, MeshState};
 /// edges and vertices never slip through and cross a closed surface once.
 /// A ray or point with a NaN or infinite number is an error (`ValueError` naming it), not a
 /// miss. Work runs with the GIL released on every core, or on `threads` threads.
+/// A `GpuMesh` is a `Geometry` too: it traces the rays on its GPU and answers the point
+/// queries with the CPU mesh it was made from.
 #[pyclass(subclass, frozen, module = "meshcast")]
 pub struct Geometry {
     pub level: Level,
@@ -45,7 +47,7 @@ impl Mesh {
     pub fn state<'a>(mesh: &'a Bound<'_, Self>) -> &'a RwLock<Arc<MeshState>> {
         match &mesh.as_super().get().level {
             Level::Mesh(state) => state,
-            Level::Scene(_) => unreachable!("a Mesh object holds a mesh"),
+            Level::Scene(..) | Level::Gpu(..) => unreachable!("a Mesh object holds a mesh"),
         }
     }
 

@@ -48,9 +48,9 @@ impl Record {
 
 /// A mesh or a scene: what the Python classes query.
 ///
-/// `normals`, when given, holds each triangle's unit normal ([`unit_normals`]): a mesh reads
-/// a hit's normal there, one load where the triangle's corners would be four, most of them
-/// cache misses.
+/// `normals`, when given, holds each triangle's unit normal
+/// ([`MeshState::normals`](crate::state::MeshState::normals)): a mesh reads a hit's normal
+/// there, one load where the triangle's corners would be four, most of them cache misses.
 pub trait Target: RayQueries + PointQueries {
     /// What `hit` names.
     fn hit_record(&self, hit: &<Self as RayQueries>::Hit, normals: Option<&[Vec3]>) -> Record;
@@ -549,22 +549,5 @@ pub fn signed_distance<T: Target>(target: &T, points: &[Vec3]) -> Vec<f32> {
         .signed_distance_batch(points)
         .into_par_iter()
         .map(|d| d.unwrap_or(f32::INFINITY))
-        .collect()
-}
-
-/// The unit normal of each triangle of `mesh` (zero for a degenerate one), as
-/// [`Record::of`] computes it.
-///
-/// On one thread: it runs inside a `OnceLock`'s initialisation, where a rayon worker that
-/// stole another query's job would wait on itself (two Python threads casting on a fresh
-/// mesh can meet there).
-pub fn unit_normals(mesh: &Mesh) -> Vec<Vec3> {
-    let tri_mesh = mesh.tri_mesh();
-    (0..tri_mesh.triangle_count())
-        .map(|i| {
-            tri_mesh
-                .triangle(i)
-                .map_or(Vec3::ZERO, |t| t.normal().normalize_or_zero())
-        })
         .collect()
 }

@@ -1,7 +1,7 @@
-//! The ray queries of `Mesh`, `Scene` and `GpuMesh` (`cast_rays`, `test_occlusions`,
-//! `count_intersections`, `list_intersections`, and `cast_camera`, `cast_rays` of a
-//! camera's pixels) written once: each class says how its engine answers ([`RayEngine`]);
-//! reading the arguments and laying out the answers is here.
+//! The ray queries of `Geometry` (`cast_rays`, `test_occlusions`, `count_intersections`,
+//! `list_intersections`, and `cast_camera`, `cast_rays` of a camera's pixels) written once:
+//! the class says how its engine answers ([`RayEngine`]: each level, `Mesh`, `Scene` and
+//! `GpuMesh`, its own); reading the arguments and laying out the answers is here.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -12,7 +12,7 @@ use crate::queries::{Cast, Intersections};
 use crate::ray_arguments::{range, RayArguments, RayQuery};
 use crate::threads;
 
-/// How one class answers the ray queries on checked arguments, with the GIL released.
+/// How a class answers the ray queries on checked arguments, with the GIL released.
 pub trait RayEngine {
     /// The closest hit of each ray.
     fn cast(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<Cast>;

@@ -63,7 +63,7 @@ impl Scene {
     fn lock<'a>(scene: &'a Bound<'_, Self>) -> &'a RwLock<meshcast::Scene> {
         match &scene.as_super().get().level {
             Level::Scene(scene) => scene,
-            Level::Mesh(..) => unreachable!("a Scene object holds a scene"),
+            Level::Mesh(..) | Level::Gpu(..) => unreachable!("a Scene object holds a scene"),
         }
     }
 

@@ -304,6 +304,32 @@ def test_the_adapter_and_what_the_gpu_mesh_says_about_itself():
         meshcast.GpuMesh()
 
 
+def test_a_gpu_mesh_is_a_geometry_whose_point_queries_are_its_cpu_meshs():
+    mesh, _ = loaded("spot.obj")
+    gpu = mesh.to_gpu()
+    assert isinstance(gpu, meshcast.Geometry)
+    # The ray queries are Geometry's own, answered on the GPU (the other tests check how).
+    for query in ("cast_rays", "cast_camera", "test_occlusions", "count_intersections", "list_intersections"):
+        assert query not in vars(meshcast.GpuMesh) and getattr(meshcast.GpuMesh, query) is getattr(meshcast.Geometry, query)
+    rng = np.random.default_rng(21)
+    low, high = mesh.bounds.astype(np.float64)
+    points = rng.uniform(low - 0.2 * (high - low), high + 0.2 * (high - low), (2000, 3)).astype(np.float32)
+
+    def assert_point_queries_equal(gpu, mesh):
+        closest = {"max_distance": 0.1, "with_distance": True}
+        assert_same(gpu.compute_closest_points(points, **closest), mesh.compute_closest_points(points, **closest), True)
+        for query in ("compute_distance", "compute_signed_distance", "compute_occupancy", "contains", "winding_number"):
+            assert_same(getattr(gpu, query)(points), getattr(mesh, query)(points), True)
+        assert_same(gpu.bounds, mesh.bounds, True)
+
+    assert_point_queries_equal(gpu, mesh)
+    # The CPU mesh answered them: the GPU traced no ray.
+    assert gpu.stats["rays"] == 0
+    moved = mesh.vertices * np.float32(1.25) + np.float32(0.125)
+    gpu.set_positions(moved)
+    assert_point_queries_equal(gpu, meshcast.Mesh(moved, mesh.faces))
+
+
 def test_threads_query_one_gpu_mesh_at_once():
     mesh, gpu = loaded("stanford-bunny.obj")
     rays = [random_rays(mesh, 2000, seed) for seed in range(4)]

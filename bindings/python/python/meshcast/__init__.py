@@ -15,8 +15,9 @@ Answers are exact: a ray through an edge or a vertex shared by several triangles
 through, and every crossing of a closed surface is counted exactly once. Work runs with the
 GIL released on every core (``threads=`` chooses). ``meshcast.trimesh`` is a drop-in for
 trimesh's ray interface; ``meshcast.dask`` casts Dask arrays of rays across a cluster.
-``Mesh.to_gpu()`` puts a mesh on a GPU (``meshcast.gpu_adapters()`` lists them), where
-the same ray queries give the same answers. ``meshcast.RaycastingScene`` is a ``Scene``
+``Mesh.to_gpu()`` puts a mesh on a GPU (``meshcast.gpu_adapters()`` lists them): a
+``GpuMesh``, a ``Geometry`` too, whose ray queries give the same answers there and whose
+point queries its CPU mesh answers. ``meshcast.RaycastingScene`` is a ``Scene``
 under Open3D's name: it takes Open3D's arguments, tensors and meshes, and answers with
 Open3D's keys, dtypes and shapes, in arrays that also answer Open3D's ``.numpy()``
 (``meshcast.Tensor``).

@@ -48,8 +48,9 @@ class Camera:
     @property
     def far(self) -> float: ...
 
-class _RayQueries:
-    """The ray queries of `Geometry` and `GpuMesh`, one signature each (a stub-only base)."""
+class Geometry:
+    """A `Mesh`, a `Scene` or a `GpuMesh`: the ray queries (traced on the GPU for a
+    `GpuMesh`) and the point queries (on the CPU mesh for a `GpuMesh`)."""
 
     def cast_rays(
         self,
@@ -109,8 +110,6 @@ class _RayQueries:
         max_hits: Optional[int] = None,
         threads: Optional[int] = None,
     ) -> Dict[str, np.ndarray]: ...
-
-class Geometry(_RayQueries):
     def compute_closest_points(
         self,
         query_points: ArrayLike,
@@ -331,7 +330,7 @@ class Scene(Geometry):
     @staticmethod
     def _from_state(state: Any) -> "Scene": ...
 
-class GpuMesh(_RayQueries):
+class GpuMesh(Geometry):
     def set_positions(self, vertices: ArrayLike) -> None: ...
     def _kernel_seconds(self, rays: ArrayLike, query: str = "closest", repeat: int = 7) -> float: ...
     def to_cpu(self) -> Mesh: ...

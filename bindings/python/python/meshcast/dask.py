@@ -80,7 +80,7 @@ import dask.array as da
 import numpy as np
 from dask.base import tokenize
 
-from ._native import Geometry
+from ._native import Geometry, Mesh, Scene
 
 __all__ = [
     "DEFAULT_CHUNK_RAYS",
@@ -121,7 +121,8 @@ def serialize_geometry(geometry: Geometry) -> Tuple[str, bytes]:
     geometries share a key only if they pickle to the same bytes, and ``load_geometry``
     can trust it without hashing again.
     """
-    if not isinstance(geometry, Geometry):
+    # A GpuMesh is a Geometry too, but lives on this process's GPU: it does not pickle.
+    if not isinstance(geometry, (Mesh, Scene)):
         raise TypeError(
             f"geometry must be a meshcast.Mesh or a meshcast.Scene, not {type(geometry).__name__}"
         )

@@ -1,0 +1,94 @@
+//! The ray queries of a mesh on a GPU (`Geometry`'s GPU level, a `GpuMesh` object): the GPU
+//! traces the rays, the CPU engine finishes the few its rounding leaves open (through or
+//! next to an edge or a vertex), and the answers are laid out as `queries` lays out the
+//! CPU's, so that every answer is the CPU's.
+
+use meshcast::HitLists;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::arrays;
+use crate::error::to_py;
+use crate::queries::{self, Cast, Intersections};
+use crate::ray_arguments::RayArguments;
+use crate::state::GpuState;
+use crate::threads;
+
+/// The error of `contacts=False`, which the GPU does not answer.
+fn only_contacts(contacts: bool) -> PyResult<()> {
+    if contacts {
+        return Ok(());
+    }
+    Err(PyValueError::new_err(
+        "a GpuMesh answers closest and any hits with contacts=True only (a ray touching an \
+         edge or a vertex hits); ask the CPU Mesh for contacts=False",
+    ))
+}
+
+/// The closest hit of each ray (`contacts` must be true).
+pub fn cast(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyResult<Cast> {
+    only_contacts(query.contacts)?;
+    let view = query.rows.view();
+    let range = query.range;
+    threads::run(py, query.threads, || {
+        let clock = std::time::Instant::now();
+        let rays = arrays::row_rays(&view, Some(range))?;
+        let checked = clock.elapsed();
+        let hits = state.mesh.cast_batch(&rays).map_err(to_py)?;
+        let clock = std::time::Instant::now();
+        let mesh: &meshcast::Mesh = state.cpu();
+        let cast = queries::cast_answers(mesh, Some(state.normals()), &hits);
+        if meshcast::gpu::profiling() {
+            eprintln!(
+                "meshcast python: rays checked {:.2} ms, answers laid out {:.2} ms",
+                checked.as_secs_f64() * 1e3,
+                clock.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        Ok(cast)
+    })
+}
+
+/// Whether each ray hits anything (`contacts` must be true).
+pub fn occluded(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyResult<Vec<bool>> {
+    only_contacts(query.contacts)?;
+    let view = query.rows.view();
+    let range = query.range;
+    threads::run(py, query.threads, || {
+        let rays = arrays::row_rays(&view, Some(range))?;
+        state.mesh.occluded_batch(&rays).map_err(to_py)
+    })
+}
+
+/// The surface crossings of each ray.
+pub fn count(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyResult<Vec<i32>> {
+    let view = query.rows.view();
+    let range = query.range;
+    threads::run(py, query.threads, || {
+        let rays = arrays::row_rays(&view, Some(range))?;
+        let counts = state.mesh.count_batch(&rays).map_err(to_py)?;
+        Ok(counts
+            .into_iter()
+            .map(|count| i32::try_from(count).unwrap_or(i32::MAX))
+            .collect())
+    })
+}
+
+/// Every hit of every ray, at most `query.max_hits` each.
+pub fn list(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyResult<Intersections> {
+    let view = query.rows.view();
+    let (range, max_hits) = (query.range, query.max_hits);
+    threads::run(py, query.threads, || {
+        let rays = arrays::row_rays(&view, Some(range))?;
+        let mut lists = state.mesh.cast_all_batch(&rays).map_err(to_py)?;
+        if max_hits < usize::MAX {
+            // The capped list is the first `max_hits` of the whole one.
+            lists = lists
+                .iter()
+                .map(|hits| hits[..hits.len().min(max_hits)].to_vec())
+                .collect::<HitLists<meshcast::Hit>>();
+        }
+        let mesh: &meshcast::Mesh = state.cpu();
+        Ok(queries::list_answers(mesh, lists))
+    })
+}
