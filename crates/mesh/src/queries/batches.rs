@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use crate::queries::images::{image_width, TILE_SIDE};
 use crate::queries::lane_bits::for_each_lane;
 use crate::queries::packets::PacketFinder;
+use crate::queries::ray_queries::walk_limited;
 use crate::queries::{sorted_order, Any, BatchFrame, Closest, QueryKind, RayQueries};
 use crate::{Filter, QueryOptions};
 
@@ -121,15 +122,6 @@ pub(crate) trait PacketKind: QueryKind {
         options: &QueryOptions<F>,
         answers: [&mut [Self::Answer<L::Hit>; PACKET_WIDTH]; H],
     );
-
-    /// The answer of `ray` as the single-ray call with `options` gives it
-    /// ([`RayQueries::cast_with`], [`RayQueries::occluded_with`]).
-    fn walk_with<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
-        self,
-        level: &L,
-        ray: &Ray,
-        options: &QueryOptions<F>,
-    ) -> Self::Answer<L::Hit>;
 }
 
 impl PacketKind for Closest {
@@ -143,16 +135,6 @@ impl PacketKind for Closest {
         answers: [&mut [Option<L::Hit>; PACKET_WIDTH]; H],
     ) {
         level.walk_closest_packets(rays, lanes, options, answers);
-    }
-
-    #[inline(always)]
-    fn walk_with<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
-        self,
-        level: &L,
-        ray: &Ray,
-        options: &QueryOptions<F>,
-    ) -> Option<L::Hit> {
-        level.cast_with(ray, options)
     }
 }
 
@@ -171,16 +153,6 @@ impl PacketKind for Any {
         for ((hit, lanes), answers) in hit.into_iter().zip(lanes).zip(answers) {
             for_each_lane(lanes, |lane| answers[lane] = hit & (1 << lane) != 0);
         }
-    }
-
-    #[inline(always)]
-    fn walk_with<L: RayQueries + ?Sized, F: Filter<L::Candidate>>(
-        self,
-        level: &L,
-        ray: &Ray,
-        options: &QueryOptions<F>,
-    ) -> bool {
-        level.occluded_with(ray, options)
     }
 }
 
@@ -213,7 +185,7 @@ pub(super) fn serial<Q: PacketKind, L: RayQueries + ?Sized, F: Filter<L::Candida
             },
             alone: |rays: &[Ray], answers: &mut [Q::Answer<L::Hit>]| {
                 for (ray, answer) in rays.iter().zip(answers) {
-                    *answer = kind.walk_with(level, ray, options);
+                    *answer = walk_limited(level, ray, options, kind);
                 }
             },
         },

@@ -2,8 +2,8 @@
 //! takes and the rules they become at the leaves (`options.rs`: [`QueryOptions`], [`Filter`],
 //! [`Culling`], `HitRules`), the handle of an instance that filters and answers carry
 //! (`instance_id.rs`), the ray query trait (`ray_queries.rs`: [`RayQueries`]), the kinds of
-//! query its one walk is generic over (`query_kinds.rs`: closest, any and every hit, and their count), its batch
-//! drivers (`batches.rs`), the walks they ask of each level besides the trait's own
+//! query its one walk is generic over (`query_kinds.rs`: closest, any and every hit, and
+//! their count), its batch driver (`batches.rs`), the walks they ask of each level besides the trait's own
 //! (`batch_walks.rs`: `BatchWalks`, sealed), hit lists (`hit_lists.rs`: [`HitLists`]), sets of
 //! lanes as bits (`lane_bits.rs`), the order a batch is traced in (`batch_order.rs`:
 //! [`BatchOrder`]), batches that are camera images (`images.rs`), which rays of a chunk are

@@ -86,10 +86,10 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
     /// or an instance, the instance and the triangle (`(InstanceId, u32)`) in a scene.
     type Candidate;
 
-    /// The answer of the query `kind` (closest hit, any hit, every hit: the kinds of
-    /// `query_kinds.rs`, which users cannot name) for a ray already cut to the options'
-    /// distance limit: the one walk every query is derived from. Every hit (`All`) is
-    /// asked of valid rays only, in any order.
+    /// The answer of the query `kind` (closest hit, any hit, every hit, their count: the
+    /// kinds of `query_kinds.rs`, which users cannot name) for a ray already cut to the
+    /// options' distance limit: the one walk every query is derived from. Every hit (`All`,
+    /// `Count`) is asked of valid rays only, `All` in any order.
     #[doc(hidden)]
     fn walk<Q: QueryKind, F: Filter<Self::Candidate>>(
         &self,
@@ -112,12 +112,7 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
         ray: &Ray,
         options: &QueryOptions<F>,
     ) -> Option<Self::Hit> {
-        // A ray with no limit to apply is walked where it lies: through `limit_ray`'s copy, a
-        // batch's rays that walk alone ran 20% slower (`batch_orders`, fans, bunny).
-        if options.max_distance == f32::INFINITY {
-            return self.walk(ray, options, Closest);
-        }
-        self.walk(&options.limit_ray(ray)?, options, Closest)
+        walk_limited(self, ray, options, Closest)
     }
 
     /// Whether anything is hit within the ray's range (a shadow or visibility test); stops
@@ -135,13 +130,7 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
         ray: &Ray,
         options: &QueryOptions<F>,
     ) -> bool {
-        // As in `cast_with`.
-        if options.max_distance == f32::INFINITY {
-            return self.walk(ray, options, Any);
-        }
-        options
-            .limit_ray(ray)
-            .is_some_and(|ray| self.walk(&ray, options, Any))
+        walk_limited(self, ray, options, Any)
     }
 
     /// Every hit within the ray's range, in [`RayHit::order`]: by `t`, then the level's tie
@@ -354,6 +343,27 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
             .with_min_len(BATCH_GRAIN)
             .map(|ray| u32::try_from(self.count_with(ray, options)).unwrap_or(u32::MAX))
             .collect()
+    }
+}
+
+/// The answer of `kind` to `ray` cut to the options' distance limit: nothing where the cut
+/// leaves no range. What [`RayQueries::cast_with`] and [`RayQueries::occluded_with`] answer,
+/// and a batch's rays that walk alone.
+#[inline]
+pub(super) fn walk_limited<L: RayQueries + ?Sized, F: Filter<L::Candidate>, Q: QueryKind>(
+    level: &L,
+    ray: &Ray,
+    options: &QueryOptions<F>,
+    kind: Q,
+) -> Q::Answer<L::Hit> {
+    // A ray with no limit to apply is walked where it lies: through `limit_ray`'s copy, a
+    // batch's rays that walk alone ran 20% slower (`batch_orders`, fans, bunny).
+    if options.max_distance == f32::INFINITY {
+        return level.walk(ray, options, kind);
+    }
+    match options.limit_ray(ray) {
+        Some(ray) => level.walk(&ray, options, kind),
+        None => Q::nothing(),
     }
 }
 

@@ -326,14 +326,16 @@ impl BatchWalks for Instance {
         options: &QueryOptions<F>,
         hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
     ) {
-        let layers = options.matches_layers(self.layers);
+        let (layers, rules) = (
+            options.matches_layers(self.layers),
+            HitRules::first_hit(options),
+        );
         for ((rays, lanes), hits) in rays.into_iter().zip(lanes).zip(hits) {
-            if !layers {
+            if layers {
+                self.closest_packet(&rays.rays(), lanes, rules, &options.filter, hits);
+            } else {
                 for_each_lane(lanes, |lane| hits[lane] = None);
-                continue;
             }
-            let rules = HitRules::first_hit(options);
-            self.closest_packet(&rays.rays(), lanes, rules, &options.filter, hits);
         }
     }
 
