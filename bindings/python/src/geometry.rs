@@ -9,10 +9,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use crate::arrays::{self, to_numpy, Rows};
-use crate::camera::Camera;
+use crate::camera::{Camera, Clip};
 use crate::objects::Geometry;
-use crate::ray_arguments::RayArguments;
-use crate::ray_methods::{self, RayEngine};
+use crate::ray_arguments::{range, RayArguments, RayQuery};
 use crate::state::{current, read, Level};
 use crate::threads;
 use crate::{gpu_queries, queries};
@@ -104,7 +103,8 @@ impl Geometry {
         rays: Option<&Bound<'py, PyAny>>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        ray_methods::cast_rays(self, py, rays, keywords)
+        let query = RayArguments::read(py, RayQuery::Cast, rays, keywords)?;
+        self.cast(py, &query)?.into_dict(py, &query.rows.leading)
     }
 
     /// `cast_rays` of a pinhole camera's image: one ray from the eye through the centre of
@@ -121,7 +121,20 @@ impl Geometry {
         contacts: bool,
         camera_keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        ray_methods::cast_camera(self, py, camera, threads, contacts, camera_keywords)
+        // The viewport's rays, those the `*_in_view` calls cast, answered by this level's cast.
+        let camera = Camera::of_call("cast_camera", camera, camera_keywords, Clip::Planes)?;
+        let viewport = camera.viewport()?;
+        let leading = [camera.height as usize, camera.width as usize];
+        let rows = threads::run(py, threads, || camera.pixel_rows(&viewport))?;
+        let rays = to_numpy(py, rows, &leading, &[6])?;
+        let query = RayArguments {
+            rows: Rows::new(&rays, "rays", 6)?,
+            range: range(camera.near.into(), camera.far.into())?,
+            threads,
+            contacts,
+            max_hits: usize::MAX,
+        };
+        self.cast(py, &query)?.into_dict(py, &leading)
     }
 
     /// Whether each ray hits anything with `tnear < t <= tfar`, stopping at the first hit
@@ -133,7 +146,8 @@ impl Geometry {
         rays: Option<&Bound<'py, PyAny>>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        ray_methods::test_occlusions(self, py, rays, keywords)
+        let query = RayArguments::read(py, RayQuery::Occluded, rays, keywords)?;
+        to_numpy(py, self.occluded(py, &query)?, &query.rows.leading, &[])
     }
 
     /// The number of surface crossings of each ray with `tnear < t <= tfar` (int32), each
@@ -145,7 +159,8 @@ impl Geometry {
         rays: Option<&Bound<'py, PyAny>>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        ray_methods::count_intersections(self, py, rays, keywords)
+        let query = RayArguments::read(py, RayQuery::Count, rays, keywords)?;
+        to_numpy(py, self.count(py, &query)?, &query.rows.leading, &[])
     }
 
     /// Every hit of every ray with `tnear < t <= tfar`, nearest first, in flat arrays:
@@ -160,7 +175,8 @@ impl Geometry {
         rays: Option<&Bound<'py, PyAny>>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        ray_methods::list_intersections(self, py, rays, keywords)
+        let query = RayArguments::read(py, RayQuery::List, rays, keywords)?;
+        self.list(py, &query)?.into_dict(py)
     }
 
     /// The nearest surface point to each point: Open3D's `compute_closest_points`, a dict of
@@ -335,7 +351,10 @@ impl Geometry {
 
 /// The ray queries of every level: a mesh on a GPU traces them there (`contacts=False`
 /// refused), a mesh or a scene on the CPU.
-impl RayEngine for Geometry {
+/// How each level answers the ray queries on checked arguments, with the GIL released: a
+/// mesh or a scene by the CPU engine, a mesh on a GPU by the GPU (`gpu_queries`).
+impl Geometry {
+    /// The closest hit of each ray.
     fn cast(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<queries::Cast> {
         if let Level::Gpu(state) = &self.level {
             return gpu_queries::cast(py, &current(state), query);
@@ -349,6 +368,7 @@ impl RayEngine for Geometry {
         })
     }
 
+    /// Whether each ray hits anything.
     fn occluded(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<Vec<bool>> {
         if let Level::Gpu(state) = &self.level {
             return gpu_queries::occluded(py, &current(state), query);
@@ -362,6 +382,7 @@ impl RayEngine for Geometry {
         })
     }
 
+    /// The surface crossings of each ray.
     fn count(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<Vec<i32>> {
         if let Level::Gpu(state) = &self.level {
             return gpu_queries::count(py, &current(state), query);
@@ -374,6 +395,7 @@ impl RayEngine for Geometry {
         })
     }
 
+    /// Every hit of every ray, at most `query.max_hits` each.
     fn list(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<queries::Intersections> {
         if let Level::Gpu(state) = &self.level {
             return gpu_queries::list(py, &current(state), query);

@@ -7,7 +7,7 @@
 //!
 //!     error, keywords, threads, arrays       the edge: exceptions, keywords, pools, numpy
 //!     transform, camera, state, building     values read from Python; what an object holds
-//!     queries, ray_arguments, ray_methods    the ray and point queries, written once
+//!     queries, ray_arguments                 the ray and point queries, written once
 //!     contact, fields, views, gpu_queries    the concepts' work, on engine values only
 //!     objects                                the `Geometry` and `Mesh` classes' layouts
 //!     geometry, gpu                          `Geometry`'s methods (every level's); `GpuMesh`
@@ -33,7 +33,6 @@ mod mesh;
 mod objects;
 mod queries;
 mod ray_arguments;
-mod ray_methods;
 mod scene;
 mod state;
 mod threads;
