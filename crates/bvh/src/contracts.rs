@@ -10,7 +10,9 @@
 use core::ops::Range;
 
 use glam::{Vec3, Vec4};
-use meshcast_primitives::{Aabb, Hit, Lanes, Ray, RayPacket, Simd, SLAB_SLACK};
+use meshcast_primitives::{
+    bounded_slack, overflow_safe_reciprocal, Aabb, Hit, Lanes, Ray, RayPacket, Simd, SLAB_SLACK,
+};
 
 #[cfg(doc)]
 use crate::wide::WideNode;
@@ -45,14 +47,15 @@ impl RaySetup {
         let d = ray.dir;
         let quotients = Vec4::new(1.0, 1.0, 1.0, reach) / Vec4::new(d.x, d.y, d.z, d[axis].abs());
         let (near, far) = near_far_planes(ray);
+        let mut inv_dir = quotients.truncate();
+        let mut slack = bounded_slack(quotients.w * SLAB_SLACK);
+        if !inv_dir.is_finite() {
+            (inv_dir, slack) = overflow_safe_reciprocal(d, inv_dir, slack);
+        }
         Self {
             origin: ray.origin,
-            inv_dir: quotients.truncate(),
-            // Kept finite: an infinite slack (a far origin, a tiny direction) would widen the
-            // empty lanes' inverted boxes (`+inf` to `-inf`) into `inf - inf`, a NaN that
-            // passes the test, and the walk would enter a lane that holds nothing. The largest
-            // finite slack still widens every real box past any finite `t`.
-            slack: (quotients.w * SLAB_SLACK).min(f32::MAX),
+            inv_dir,
+            slack,
             t_min: ray.t_min,
             near,
             far,

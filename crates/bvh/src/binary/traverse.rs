@@ -6,7 +6,7 @@
 //! ([`Bvh::cast_packet`]), each ray still tested exactly as it is alone.
 
 use glam::Vec3A;
-use meshcast_primitives::{slab, slab_slack, Hit, Ray, RayHit, ALL_LANES, PACKET_WIDTH};
+use meshcast_primitives::{slab, slab_reciprocal, Hit, Ray, RayHit, ALL_LANES, PACKET_WIDTH};
 use smallvec::SmallVec;
 
 use crate::first_hits::FirstHits;
@@ -32,11 +32,11 @@ impl SlabRay {
     /// amount, computed once per ray, serves them all.
     #[inline(always)]
     fn new(ray: &Ray, root: &Node) -> Self {
-        let inv_dir = ray.dir.recip();
+        let (inv_dir, slack) = slab_reciprocal(ray, &root.bounds());
         Self {
             origin: ray.origin.into(),
             inv_dir: inv_dir.into(),
-            slack: slab_slack(&root.bounds(), ray),
+            slack,
             t_min: ray.t_min,
         }
     }

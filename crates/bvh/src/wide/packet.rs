@@ -29,7 +29,8 @@ use core::marker::PhantomData;
 
 use glam::Vec3;
 use meshcast_primitives::{
-    prefetch, Aabb, Lanes, RayPacket, Simd, ALL_LANES, PACKET_WIDTH, SLAB_SLACK,
+    overflow_safe_reciprocal, prefetch, Aabb, Lanes, RayPacket, Simd, ALL_LANES, PACKET_WIDTH,
+    SLACK_FLOOR, SLAB_SLACK,
 };
 
 use super::node::{WideNode, WIDE_WIDTH};
@@ -99,16 +100,49 @@ impl<S: Simd, const H: usize> RayLanes<S, H> {
             let reach = (axis_min - axis_origin)
                 .abs()
                 .max((axis_max - axis_origin).abs());
-            // `slab_slack`'s widening, kept finite as `RaySetup::new` keeps it.
+            // `slab_slack`'s widening, within the bounds `RaySetup::new` keeps it in.
             set_up.slack[p] = (reach / axis_dir.abs() * Lanes::splat(simd, SLAB_SLACK))
+                .max(Lanes::splat(simd, SLACK_FLOOR))
                 .min(Lanes::splat(simd, f32::MAX));
             set_up.t_min[p] = Lanes::from_array(simd, rays[p].t_min);
             for axis in 0..3 {
                 set_up.origin[axis][p] = origin[axis];
                 set_up.inv_dir[axis][p] = inv_dir[p][axis];
             }
+            // A ray with a zero component, or one whose reciprocal overflows, walks alone;
+            // the latter gets `RaySetup::new`'s safe reciprocal, lane by lane.
+            let inf = Lanes::splat(simd, f32::INFINITY);
+            let [ix, iy, iz] = inv_dir[p];
+            if !(ix.abs().lt(inf) & iy.abs().lt(inf) & iz.abs().lt(inf)) & ALL_LANES != 0 {
+                let mut inv = [ix.to_array(), iy.to_array(), iz.to_array()];
+                let mut slack = set_up.slack[p].to_array();
+                let dir = [dir[0].to_array(), dir[1].to_array(), dir[2].to_array()];
+                overflow_safe_lanes(dir, &mut inv, &mut slack);
+                for axis in 0..3 {
+                    set_up.inv_dir[axis][p] = Lanes::from_array(simd, inv[axis]);
+                }
+                set_up.slack[p] = Lanes::from_array(simd, slack);
+            }
         }
         set_up
+    }
+}
+
+/// [`overflow_safe_reciprocal`] of each lane's ray (`dir[axis][lane]`), in place.
+#[cold]
+#[inline(never)]
+fn overflow_safe_lanes(
+    dir: [[f32; PACKET_WIDTH]; 3],
+    inv_dir: &mut [[f32; PACKET_WIDTH]; 3],
+    slack: &mut [f32; PACKET_WIDTH],
+) {
+    for lane in 0..PACKET_WIDTH {
+        let of = |v: &[[f32; PACKET_WIDTH]; 3]| Vec3::new(v[0][lane], v[1][lane], v[2][lane]);
+        let (inv, safe_slack) = overflow_safe_reciprocal(of(&dir), of(inv_dir), slack[lane]);
+        for axis in 0..3 {
+            inv_dir[axis][lane] = inv[axis];
+        }
+        slack[lane] = safe_slack;
     }
 }
 

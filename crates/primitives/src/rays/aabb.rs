@@ -155,13 +155,13 @@ impl Aabb {
         if !ray.is_valid() || !self.is_finite() || self.is_empty() {
             return None;
         }
-        let inv_dir = ray.inv_dir();
+        let (inv_dir, slack) = slab_reciprocal(ray, self);
         let (entry, exit) = slab(
             self.min.into(),
             self.max.into(),
             ray.origin.into(),
             inv_dir.into(),
-            slab_slack(self, ray),
+            slack,
             ray.t_min,
             ray.t_max,
         );
@@ -200,16 +200,72 @@ pub fn slab(
     )
 }
 
+/// The least widening of a slab test: `2^-126`, the smallest normal `f32`. A slab distance
+/// below it is subnormal, and its product rounds by up to `2^-150` whatever its size, an
+/// error no relative widening covers.
+pub const SLACK_FLOOR: f32 = f32::MIN_POSITIVE;
+
 /// The absolute widening [`slab`] needs for boxes inside `bounds`: [`SLAB_SLACK`] times the
-/// farthest distance of `bounds` from the ray's origin along its dominant axis, in units of `t`.
-/// A traversal computes it once per ray from the root box, since every node lies inside it.
+/// farthest distance of `bounds` from the ray's origin along its dominant axis, in units of `t`,
+/// at least [`SLACK_FLOOR`] and at most `f32::MAX`. A traversal computes it once per ray from
+/// the root box, since every node lies inside it.
 #[inline]
 pub fn slab_slack(bounds: &Aabb, ray: &Ray) -> f32 {
     let axis = ray.dir.abs().max_position(); // the watertight test's dominant axis
     let reach = (bounds.min[axis] - ray.origin[axis])
         .abs()
         .max((bounds.max[axis] - ray.origin[axis]).abs());
-    reach / ray.dir[axis].abs() * SLAB_SLACK
+    bounded_slack(reach / ray.dir[axis].abs() * SLAB_SLACK)
+}
+
+/// The reciprocal direction and widening [`slab`] takes for `ray` in a tree whose root box is
+/// `bounds`: [`Ray::inv_dir`] and [`slab_slack`], made safe where a reciprocal overflows
+/// ([`overflow_safe_reciprocal`]).
+#[inline]
+pub fn slab_reciprocal(ray: &Ray, bounds: &Aabb) -> (Vec3, f32) {
+    let (inv_dir, slack) = (ray.inv_dir(), slab_slack(bounds, ray));
+    if inv_dir.is_finite() {
+        return (inv_dir, slack);
+    }
+    overflow_safe_reciprocal(ray.dir, inv_dir, slack)
+}
+
+/// `slack` within `[SLACK_FLOOR, f32::MAX]`. Kept finite: an infinite slack (a far origin, a
+/// tiny direction) would widen the empty lanes' inverted boxes (`+inf` to `-inf`) of a wide
+/// node into `inf - inf`, a NaN that passes the test. The largest finite slack still widens
+/// every real box past any finite `t`.
+#[inline(always)]
+pub fn bounded_slack(slack: f32) -> f32 {
+    slack.max(SLACK_FLOOR).min(f32::MAX)
+}
+
+/// The reciprocal direction and widening of a slab test made safe where a reciprocal
+/// `1 / d` of a non-zero component overflows (`|d|` below about `2^-128`), from the plain
+/// `inv_dir` and `slack`; both are returned unchanged for every other ray.
+///
+/// Such a ray is almost parallel to that axis's slabs, but not quite: it crosses a plane
+/// `(plane - o) / d` along, a finite distance that `(plane - o) * inf` would put at
+/// infinity, culling boxes it enters (a ray of direction `(0, 1.1e-44, 1)` missed a cube it
+/// meets at `t = 2`). So an overflowing axis gets a NaN reciprocal, which every slab test
+/// takes as "inside that slab" (the axis no longer prunes). Where the dominant component
+/// overflows too, every non-zero axis does, and a NaN on all three would let a wide node's
+/// empty lanes in; those axes then get the reciprocal `±1` and the widening `f32::MAX`:
+/// `(plane - o) * ±1` is finite wherever a hit can be, so every real box passes and no
+/// empty one. Such rays walk the tree without pruning: exact, and slow, as rays this short
+/// are nowhere in practice. Zero components keep their `±inf`, which is exact.
+#[cold]
+pub fn overflow_safe_reciprocal(dir: Vec3, inv_dir: Vec3, slack: f32) -> (Vec3, f32) {
+    let overflows = dir.cmpne(Vec3::ZERO) & inv_dir.abs().cmpeq(Vec3::INFINITY);
+    if !overflows.any() {
+        return (inv_dir, slack);
+    }
+    let moving = dir.cmpne(Vec3::ZERO);
+    if overflows == moving {
+        let unit = Vec3::ONE.copysign(dir);
+        (Vec3::select(moving, unit, inv_dir), f32::MAX)
+    } else {
+        (Vec3::select(overflows, Vec3::NAN, inv_dir), slack)
+    }
 }
 
 #[cfg(test)]

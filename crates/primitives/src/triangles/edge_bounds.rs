@@ -70,24 +70,26 @@ pub(crate) fn lane_edge_bound<S: Simd>(
 }
 
 /// The lanes (bits) that are no sure miss: not two edge functions of opposite signs beyond
-/// the `bound`. A lane whose first edge function is NaN (a block's unused lanes) counts as a
-/// sure miss; one with another NaN is left open, and its NaN determinant misses it later.
+/// the `bound`. A lane whose first corner's depth `a_z` is NaN (a block's unused lanes,
+/// whose corners are NaN) counts as a sure miss; a real triangle's corners are finite, so
+/// its differences from the origin are numbers or infinities, never NaN.
 #[inline(always)]
-pub(crate) fn open_lanes<S: Simd>(e: [Lanes<S>; 3], bound: Lanes<S>) -> u32 {
+pub(crate) fn open_lanes<S: Simd>(e: [Lanes<S>; 3], bound: Lanes<S>, a_z: Lanes<S>) -> u32 {
     let [e0, e1, e2] = e;
     let below = Lanes::splat(bound.simd(), 0.0) - bound;
     let negative = e0.lt(below) | e1.lt(below) | e2.lt(below);
     let positive = bound.lt(e0) | bound.lt(e1) | bound.lt(e2);
-    !(negative & positive) & e0.eq(e0)
+    !(negative & positive) & a_z.eq(a_z)
 }
 
-/// Whether the edge function `e` is near zero for the triangle's `bound`: within it, the
-/// bound finite, or exactly zero. An infinite bound means coordinates whose products
-/// overflow `f32`; there only a zero is decided exactly (as before the bound), the rest as
-/// the rounded values say, which is what the hierarchy's boxes, overflowing too, agree with.
+/// Whether the edge function `e` is near zero for the triangle's `bound`: within it, exactly
+/// zero, or the bound not finite. A bound that overflowed (coordinates whose products
+/// overflow `f32`, where an edge function can be infinite or NaN) sends every edge function
+/// of the triangle to the exact decision, which works on the input's coordinates in `f64`
+/// and overflows nowhere below `f32::MAX`.
 #[inline(always)]
 pub(crate) fn is_near(e: f32, bound: f32) -> bool {
-    e == 0.0 || e.abs() <= bound && bound < f32::INFINITY
+    e == 0.0 || e.abs() <= bound || !(bound < f32::INFINITY)
 }
 
 /// The lanes (bits) with an edge function near zero ([`is_near`]).
@@ -97,16 +99,16 @@ pub(crate) fn near_lanes<S: Simd>(e: [Lanes<S>; 3], bound: Lanes<S>) -> u32 {
     let zero = Lanes::splat(bound.simd(), 0.0);
     let finite = bound.lt(Lanes::splat(bound.simd(), f32::INFINITY));
     let within = e0.abs().le(bound) | e1.abs().le(bound) | e2.abs().le(bound);
-    within & finite | e0.eq(zero) | e1.eq(zero) | e2.eq(zero)
+    within | !finite | e0.eq(zero) | e1.eq(zero) | e2.eq(zero)
 }
 
 /// [`open_lanes`] in four lanes.
 #[inline(always)]
-pub(crate) fn open_lanes4([e0, e1, e2]: [Vec4; 3], bound: Vec4) -> u32 {
+pub(crate) fn open_lanes4([e0, e1, e2]: [Vec4; 3], bound: Vec4, a_z: Vec4) -> u32 {
     let below = -bound;
     let negative = e0.cmplt(below) | e1.cmplt(below) | e2.cmplt(below);
     let positive = e0.cmpgt(bound) | e1.cmpgt(bound) | e2.cmpgt(bound);
-    (!(negative & positive) & e0.cmpeq(e0)).bitmask()
+    (!(negative & positive) & a_z.cmpeq(a_z)).bitmask()
 }
 
 /// [`near_lanes`] in four lanes.
@@ -115,5 +117,41 @@ pub(crate) fn near_lanes4([e0, e1, e2]: [Vec4; 3], bound: Vec4) -> u32 {
     let finite = bound.cmplt(Vec4::INFINITY);
     let within = e0.abs().cmple(bound) | e1.abs().cmple(bound) | e2.abs().cmple(bound);
     let zero = e0.cmpeq(Vec4::ZERO) | e1.cmpeq(Vec4::ZERO) | e2.cmpeq(Vec4::ZERO);
-    (within & finite | zero).bitmask()
+    (within | !finite | zero).bitmask()
+}
+
+/// The least `|t_scaled|` and the largest `|det|` of a hit placed in `f32`: `2^-100` and
+/// `2^100`.
+const PLACE_LIMIT: f32 = 1.0 / (1u128 << 100) as f32;
+
+/// Whether a hit placed in `f32` from the scaled distance `t_scaled` and the determinant
+/// `det` (both of exact sign) is as accurate as at unit scale, `t` its distance: `t_scaled`
+/// at least `2^-100`, so that a product in it that underflowed (an absolute error of
+/// `2^-150`) moves `t` by under `2^-49` of itself; `det` at most `2^100`, so that its
+/// reciprocal is a normal float; and `t` finite. Edge functions that pass the bound exceed
+/// `2^-122`, so the division's relative rounding holds too. Every test places a hit that
+/// fails this in `f64` on the input's coordinates ([`crate::WatertightRay::intersect`]): a ray
+/// with a direction below `2^-126` (whose shear overflows), a mesh far below or above unit
+/// size, a hit at `t` beyond `f32`'s range (no hit).
+#[inline(always)]
+pub(crate) fn is_well_placed(t_scaled: f32, det: f32, t: f32) -> bool {
+    t_scaled.abs() >= PLACE_LIMIT && det.abs() <= 1.0 / PLACE_LIMIT && t.abs() < f32::INFINITY
+}
+
+/// The lanes (bits) that [`is_well_placed`] accepts.
+#[inline(always)]
+pub(crate) fn well_placed_lanes<S: Simd>(t_scaled: Lanes<S>, det: Lanes<S>, t: Lanes<S>) -> u32 {
+    let simd = t.simd();
+    Lanes::splat(simd, PLACE_LIMIT).le(t_scaled.abs())
+        & det.abs().le(Lanes::splat(simd, 1.0 / PLACE_LIMIT))
+        & t.abs().lt(Lanes::splat(simd, f32::INFINITY))
+}
+
+/// [`well_placed_lanes`] in four lanes.
+#[inline(always)]
+pub(crate) fn well_placed_lanes4(t_scaled: Vec4, det: Vec4, t: Vec4) -> u32 {
+    (t_scaled.abs().cmpge(Vec4::splat(PLACE_LIMIT))
+        & det.abs().cmple(Vec4::splat(1.0 / PLACE_LIMIT))
+        & t.abs().cmplt(Vec4::INFINITY))
+    .bitmask()
 }

@@ -1,7 +1,9 @@
 //! The triangle and its geometry; the ray tests live beside it, one per file
 //! ([`crate::watertight`], [`crate::moller_trumbore`], [`crate::triangle_transform`]).
 
-use glam::{DVec3, Vec3};
+use glam::{DVec2, DVec3, Vec3};
+
+use crate::predicates::orient2d;
 
 use crate::{Aabb, Contacts, Hit, Ray, WatertightRay};
 
@@ -112,14 +114,45 @@ impl Triangle {
         )
     }
 
-    /// Whether the triangle can never be hit: a corner is not finite, or its computed normal
-    /// is zero (repeated corners, collinear corners, or an area below float resolution).
-    /// Every ray test of this crate misses such a triangle.
+    /// Whether the triangle can never be hit: a corner is not finite, or the corners are
+    /// collinear (repeated corners included), decided exactly, so the answer is the same at
+    /// every scale: a triangle of subnormal size, or one whose `f32` normal would underflow
+    /// to zero or overflow, is not degenerate. Every ray test of this crate misses a
+    /// degenerate triangle.
+    ///
+    /// The corners are collinear exactly when their projections on the three coordinate
+    /// planes are (Shewchuk's `orient2d`, exact for every `f32`); the `f32` normal decides
+    /// first wherever no product in it can have rounded to zero.
     #[inline]
     pub fn is_degenerate(&self) -> bool {
-        let n = self.normal();
-        !(self.v0.is_finite() && self.v1.is_finite() && self.v2.is_finite() && n.is_finite())
-            || n == Vec3::ZERO
+        let [a, b, c] = [self.v0, self.v1, self.v2];
+        if !(a.is_finite() && b.is_finite() && c.is_finite()) {
+            return true;
+        }
+        // A product of normal `f32`s is never zero, so a component of at least the smallest
+        // normal float, finite, is a true non-zero (its rounding is relative).
+        let n = self.normal().abs();
+        if n.is_finite() && n.max_element() >= f32::MIN_POSITIVE * 4.0 {
+            let exact_enough = n.max_element() > f32::EPSILON * 8.0 * self.normal_terms();
+            if exact_enough {
+                return false;
+            }
+        }
+        let [a, b, c] = [a, b, c].map(|v| v.as_dvec3());
+        let flat = |i: usize, j: usize| {
+            let on = |p: DVec3| DVec2::new(p[i], p[j]);
+            orient2d(on(a), on(b), on(c)) == 0.0
+        };
+        flat(0, 1) && flat(1, 2) && flat(2, 0)
+    }
+
+    /// The largest sum of magnitudes of the products in one component of the normal, the
+    /// scale of its rounding.
+    #[inline]
+    fn normal_terms(&self) -> f32 {
+        let (p, q) = ((self.v1 - self.v0).abs(), (self.v2 - self.v0).abs());
+        let terms = Vec3::new(p.y * q.z + p.z * q.y, p.z * q.x + p.x * q.z, p.x * q.y + p.y * q.x);
+        terms.max_element()
     }
 
     /// The engine's default test: [`Triangle::intersect_watertight`], two-sided.

@@ -57,7 +57,7 @@
 
 use glam::{Vec3, Vec4};
 
-use super::edge_bounds::{edge_bound, is_near};
+use super::edge_bounds::{edge_bound, is_near, is_well_placed};
 #[cfg(doc)]
 use crate::Triangle;
 use crate::{ray_edge_side, ray_edge_tie, Hit, Ray};
@@ -216,23 +216,26 @@ impl WatertightRay {
         let e = [cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax];
         let bound = edge_bound([(ax, ay), (bx, by), (cx, cy)], [a[kz], b[kz], c[kz]]);
         let depths = [a[kz], b[kz], c[kz]];
+        let corners = [v0, v1, v2];
         if e.iter().any(|&e| is_near(e, bound)) {
-            return self.intersect_exactly([v0, v1, v2], e, bound, depths);
+            return self.intersect_exactly(corners, e, bound, depths);
         }
         // Inside when all three share a sign (either winding, so both sides hit).
         let [e0, e1, e2] = e;
         if (e0 < 0.0 || e1 < 0.0 || e2 < 0.0) && (e0 > 0.0 || e1 > 0.0 || e2 > 0.0) {
             return None;
         }
-        self.place(e, depths)
+        self.place(corners, e, depths)
     }
 
-    /// The hit of the edge functions `e` (all of one sign or zero) of corners whose
-    /// coordinates on the dominant axis, relative to the origin, are `depths`.
+    /// The hit of the edge functions `e` (all of one sign or zero, each sign exact) of the
+    /// triangle `corners`, whose coordinates on the dominant axis, relative to the origin,
+    /// are `depths`. Where the `f32` arithmetic leaves the range in which its rounding is
+    /// relative ([`is_well_placed`]), the hit is placed in `f64` instead.
     #[inline(always)]
-    fn place(&self, [e0, e1, e2]: [f32; 3], depths: [f32; 3]) -> Option<Hit> {
+    fn place(&self, corners: [Vec3; 3], [e0, e1, e2]: [f32; 3], depths: [f32; 3]) -> Option<Hit> {
         let det = e0 + e1 + e2;
-        if det == 0.0 || !det.is_finite() {
+        if det == 0.0 {
             return None;
         }
         // Scaled distance, then one division.
@@ -240,6 +243,9 @@ impl WatertightRay {
         let t_scaled = e0 * (sz * depths[0]) + e1 * (sz * depths[1]) + e2 * (sz * depths[2]);
         let inv_det = 1.0 / det;
         let t = t_scaled * inv_det;
+        if !is_well_placed(t_scaled, det, t) {
+            return self.place_exactly(corners, [e0, e1, e2].map(sign));
+        }
         if !(t >= self.t_min && t <= self.t_max) {
             return None;
         }
@@ -262,8 +268,9 @@ impl WatertightRay {
         bound: f32,
         depths: [f32; 3],
     ) -> Option<Hit> {
-        // An edge function that overflowed to NaN misses, as everywhere else.
-        if e.iter().any(|e| e.is_nan()) {
+        // A degenerate ray (its range NaN) or a corner that is not finite: no hit. Every
+        // other input is decided, edge functions that overflowed to infinity or NaN included.
+        if !(self.t_min <= self.t_max) || !corners.iter().all(|c| c.is_finite()) {
             return None;
         }
         // Edge function `i` is that of the edge from corner `i + 1` to corner `i + 2`.
@@ -294,7 +301,7 @@ impl WatertightRay {
             return None;
         }
         if (0..3).all(|i| sign(e[i]) == exact[i]) {
-            return self.place(e, depths);
+            return self.place(corners, e, depths);
         }
         self.place_exactly(corners, exact)
     }

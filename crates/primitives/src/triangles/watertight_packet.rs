@@ -13,7 +13,7 @@
 
 use glam::Vec3;
 
-use super::edge_bounds::{lane_edge_bound, near_lanes, open_lanes};
+use super::edge_bounds::{lane_edge_bound, near_lanes, open_lanes, well_placed_lanes};
 use crate::lanes::{Lanes, Simd, PACKET_WIDTH};
 use crate::{lanes_like, Contacts, Hit, RayPacket, Triangle, WatertightRay};
 
@@ -154,7 +154,7 @@ impl<S: Simd> LaneRays<S> {
         let e1 = ax * cy - ay * cx;
         let e2 = bx * ay - by * ax;
         let bound = lane_edge_bound([(ax, ay), (bx, by), (cx, cy)], [a_z, b_z, c_z]);
-        let open = open_lanes([e0, e1, e2], bound) & lanes;
+        let open = open_lanes([e0, e1, e2], bound, a_z) & lanes;
         let zero = Lanes::splat(simd, 0.0);
         if open == 0 {
             let none = PacketHits {
@@ -168,14 +168,14 @@ impl<S: Simd> LaneRays<S> {
         let negative = e0.lt(zero) | e1.lt(zero) | e2.lt(zero);
         let positive = zero.lt(e0) | zero.lt(e1) | zero.lt(e2);
         let det = e0 + e1 + e2;
-        let inside = !(negative & positive);
-        let usable = det.ne(zero) & det.abs().lt(Lanes::splat(simd, f32::INFINITY));
-        // An edge function within its rounding of zero is decided exactly by the scalar test.
-        let redo = near_lanes([e0, e1, e2], bound) & open;
-        let candidates = inside & usable & lanes;
+        let candidates = !(negative & positive) & det.ne(zero) & lanes;
         let t_scaled = e0 * (sz * a_z) + e1 * (sz * b_z) + e2 * (sz * c_z);
         let inv_det = Lanes::splat(simd, 1.0) / det;
         let t = t_scaled * inv_det;
+        // An edge function within its rounding of zero is decided exactly, and a hit the
+        // `f32` arithmetic cannot place is placed in `f64`, by the scalar test.
+        let misplaced = candidates & !well_placed_lanes(t_scaled, det, t);
+        let redo = (near_lanes([e0, e1, e2], bound) | misplaced) & open;
         let in_range = self.t_min.le(t) & t.le(t_max);
         let hits = PacketHits {
             t,
