@@ -80,8 +80,9 @@ pub fn exercise_scene(scene: &Scene) {
     }
 }
 
-/// Casts each ray at `mesh` (closest hit, any hit, every hit, the surface at the hit) and
-/// compares with brute force: equal answers for the watertight leaf test; for
+/// Casts each ray at `mesh` (closest hit, any hit, every hit, the surface at the hit; one
+/// ray at a time, as packets of sixteen copies, and all of them as one batch) and compares
+/// with brute force: equal answers for the watertight leaf test; for
 /// [`LeafTest::Transform`], whose rounding can put a hit outside its triangle's box for rays
 /// from very far away (as its docs say), every hit reported must be a brute-force hit.
 ///
@@ -117,6 +118,26 @@ pub fn check_rays(mesh: &Mesh, rays: &[Ray]) {
                 "{ray:?}: no surface at {hit:?}"
             );
         }
+        // Sixteen copies of the ray are coherent: a batch walks them as packets.
+        let copies = [*ray; 16];
+        let packed = mesh.cast_batch(&copies);
+        assert!(
+            packed.iter().all(|&p| same_hit(p, hit)),
+            "{ray:?}: packets answer {packed:?}, one ray {hit:?}"
+        );
+        let occluded = mesh.occluded(ray);
+        assert!(
+            mesh.occluded_batch(&copies).iter().all(|&o| o == occluded),
+            "{ray:?}: packets' occlusion differs"
+        );
+    }
+    // The rays as one batch, in their order.
+    let batch = mesh.cast_batch(rays);
+    for (ray, got) in rays.iter().zip(batch) {
+        assert!(
+            same_hit(got, mesh.cast(ray)),
+            "{ray:?}: the batch answers {got:?}"
+        );
     }
 }
 

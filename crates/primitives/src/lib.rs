@@ -57,7 +57,8 @@ pub use lanes::Avx2;
 pub use lanes::{prefetch, Lanes, Portable, Simd, ALL_LANES, PACKET_WIDTH};
 pub use polygons::{triangulate, Plane, Polygon, PLANARITY_TOLERANCE};
 pub use rays::{
-    bounded_slack, lanes_like, overflow_safe_reciprocal, slab, slab_reciprocal, slab_slack, Aabb, SLACK_FLOOR, Ray, RayClasses, RayPacket, SLAB_SLACK, T_MIN_POSITIVE,
+    bounded_slack, lanes_like, overflow_safe_reciprocal, slab, slab_reciprocal, slab_slack, Aabb,
+    Ray, RayClasses, RayPacket, SLAB_SLACK, SLACK_FLOOR, T_MIN_POSITIVE,
 };
 pub use triangles::{
     box_distance_squared, distance_squared, BlockHits, BlockRay, Contacts, Hit, PacketHits, RayHit,

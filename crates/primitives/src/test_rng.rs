@@ -102,3 +102,36 @@ pub(crate) fn shared_vertex_fan() -> SharedVertexFan {
         triangles,
     }
 }
+
+/// `k`, [`crease_patch`] and three sets of [`crease_rays`] scaled by `2^k`, for `k` from
+/// `-140` (subnormal coordinates) to `100` (products beyond `f32`'s range): the rays scaled
+/// whole (their `t` unchanged), by their origins only (`t` scaled), and with a subnormal
+/// component added to their directions beside the normal ones.
+pub(crate) fn scaled_creases() -> Vec<(i32, Vec<crate::Triangle>, [crate::Ray; 8])> {
+    let mut creases = Vec::new();
+    for k in [-140, -130, -126, -100, -60, 0, 40, 60, 100] {
+        let s = 2f64.powi(k) as f32;
+        let patch: Vec<crate::Triangle> = crease_patch()
+            .iter()
+            .map(|[a, b, c]| crate::Triangle::new(*a * s, *b * s, *c * s))
+            .collect();
+        let rays = crease_rays();
+        let subnormal = Vec3::new(0.0, f32::from_bits(8), -f32::from_bits(3));
+        creases.push((
+            k,
+            patch.clone(),
+            rays.map(|r| crate::Ray::new(r.origin * s, r.dir * s)),
+        ));
+        creases.push((
+            k,
+            patch.clone(),
+            rays.map(|r| crate::Ray::new(r.origin * s, r.dir)),
+        ));
+        creases.push((
+            k,
+            patch,
+            rays.map(|r| crate::Ray::new(r.origin * s, r.dir + subnormal)),
+        ));
+    }
+    creases
+}

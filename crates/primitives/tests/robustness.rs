@@ -63,6 +63,31 @@ fn degenerate_ray() -> impl Strategy<Value = Ray> {
     })
 }
 
+/// Degeneracy is decided exactly, so it does not depend on scale: collinear corners are
+/// degenerate and a proper triangle is not, from subnormal coordinates (whose `f32` normal
+/// underflows to zero) to coordinates near `f32::MAX` (whose normal overflows), and one
+/// corner moved off the line by the least step there is makes a needle that can be hit.
+#[test]
+fn degeneracy_is_the_same_at_every_scale() {
+    for k in [-149, -140, -126, -100, -64, 0, 40, 64, 100, 120, 125] {
+        let s = 2f64.powi(k) as f32;
+        let at = |x: f32, y: f32, z: f32| Vec3::new(x, y, z) * s;
+        let proper = Triangle::new(at(0.0, 0.0, 0.0), at(1.0, 0.0, 0.0), at(0.0, 1.0, 0.0));
+        assert!(!proper.is_degenerate(), "2^{k}");
+        let collinear = Triangle::new(at(0.0, 0.0, 0.0), at(1.0, 2.0, 3.0), at(2.0, 4.0, 6.0));
+        assert!(collinear.is_degenerate(), "2^{k}");
+        let needle_tip = at(2.0, 4.0, 6.0) + Vec3::new(f32::from_bits(1), 0.0, 0.0);
+        let needle = Triangle::new(collinear.v0, collinear.v1, needle_tip);
+        assert_eq!(needle.is_degenerate(), needle_tip == collinear.v2, "2^{k}");
+    }
+    let huge = Triangle::new(
+        Vec3::new(-f32::MAX, 0.0, 0.0),
+        Vec3::new(f32::MAX, 0.0, 0.0),
+        Vec3::new(0.0, f32::MAX, 1.0),
+    );
+    assert!(!huge.is_degenerate());
+}
+
 proptest! {
     #![proptest_config(config(3000))]
 

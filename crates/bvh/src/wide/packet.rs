@@ -30,7 +30,7 @@ use core::marker::PhantomData;
 use glam::Vec3;
 use meshcast_primitives::{
     overflow_safe_reciprocal, prefetch, Aabb, Lanes, RayPacket, Simd, ALL_LANES, PACKET_WIDTH,
-    SLACK_FLOOR, SLAB_SLACK,
+    SLAB_SLACK, SLACK_FLOOR,
 };
 
 use super::node::{WideNode, WIDE_WIDTH};
@@ -102,8 +102,8 @@ impl<S: Simd, const H: usize> RayLanes<S, H> {
                 .max((axis_max - axis_origin).abs());
             // `slab_slack`'s widening, within the bounds `RaySetup::new` keeps it in.
             set_up.slack[p] = (reach / axis_dir.abs() * Lanes::splat(simd, SLAB_SLACK))
-                .max(Lanes::splat(simd, SLACK_FLOOR))
-                .min(Lanes::splat(simd, f32::MAX));
+                .min(Lanes::splat(simd, f32::MAX))
+                .max(Lanes::splat(simd, SLACK_FLOOR));
             set_up.t_min[p] = Lanes::from_array(simd, rays[p].t_min);
             for axis in 0..3 {
                 set_up.origin[axis][p] = origin[axis];
@@ -118,8 +118,8 @@ impl<S: Simd, const H: usize> RayLanes<S, H> {
                 let mut slack = set_up.slack[p].to_array();
                 let dir = [dir[0].to_array(), dir[1].to_array(), dir[2].to_array()];
                 overflow_safe_lanes(dir, &mut inv, &mut slack);
-                for axis in 0..3 {
-                    set_up.inv_dir[axis][p] = Lanes::from_array(simd, inv[axis]);
+                for (axis, inv) in inv.into_iter().enumerate() {
+                    set_up.inv_dir[axis][p] = Lanes::from_array(simd, inv);
                 }
                 set_up.slack[p] = Lanes::from_array(simd, slack);
             }

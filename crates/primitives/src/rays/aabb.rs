@@ -236,7 +236,12 @@ pub fn slab_reciprocal(ray: &Ray, bounds: &Aabb) -> (Vec3, f32) {
 /// every real box past any finite `t`.
 #[inline(always)]
 pub fn bounded_slack(slack: f32) -> f32 {
-    slack.max(SLACK_FLOOR).min(f32::MAX)
+    // A NaN (no reach to measure) widens to `f32::MAX`, as `min` takes the number.
+    if slack < SLACK_FLOOR {
+        SLACK_FLOOR
+    } else {
+        slack.min(f32::MAX)
+    }
 }
 
 /// The reciprocal direction and widening of a slab test made safe where a reciprocal
@@ -376,6 +381,50 @@ mod tests {
             nan_box.intersect(&Ray::new(Vec3::splat(-1.0), Vec3::ONE)),
             None
         );
+    }
+
+    /// Found by the command line's ray fuzz target: the direction component `1.1e-44` has a
+    /// reciprocal that overflows to infinity, which put the plane `y = 0`, crossed at
+    /// `t = 1.875`, at infinity and culled the upper half of the cube the ray meets at `t = 2`.
+    #[test]
+    fn a_subnormal_direction_component_crosses_its_slabs() {
+        let ray = Ray::new(
+            Vec3::new(-1.0, -2.1e-44, -1.0),
+            Vec3::new(0.0, 1.1e-44, 1.0),
+        );
+        let upper = Aabb::new(Vec3::new(-1.0, 0.0, -1.0), Vec3::ONE);
+        let lower = Aabb::new(Vec3::splat(-1.0), Vec3::new(1.0, 0.0, 1.0));
+        let (entry, exit) = upper.intersect(&ray).expect("the ray enters y >= 0");
+        assert!(entry <= 1.875 && exit >= 2.0, "{entry}, {exit}");
+        let (entry, exit) = lower.intersect(&ray).expect("the ray starts below y = 0");
+        assert!(entry <= 1e-45 && exit >= 1.875, "{entry}, {exit}");
+        // Beside the cube in x, the box is still missed.
+        let beside = Aabb::new(Vec3::new(2.0, -1.0, -1.0), Vec3::splat(3.0));
+        assert_eq!(beside.intersect(&ray), None);
+    }
+
+    /// A direction whose every component is below `2^-128`: no reciprocal is finite, and the
+    /// box the ray crosses is entered; a box behind the origin along a zero component is not.
+    #[test]
+    fn a_direction_below_every_reciprocal_enters_the_boxes_it_crosses() {
+        let s = 2f64.powi(-140) as f32;
+        let b = Aabb::new(Vec3::ZERO, Vec3::splat(s));
+        let ray = Ray::new(Vec3::new(0.5, 0.5, -2.0) * s, Vec3::new(0.25, 0.0, 1.0) * s);
+        assert!(b.intersect(&ray).is_some());
+        let aside = Ray::new(Vec3::new(0.5, 3.0, -2.0) * s, ray.dir);
+        assert_eq!(b.intersect(&aside), None);
+    }
+
+    /// A box of subnormal size, the ray crossing it at subnormal distances: the widening's
+    /// floor covers the products' absolute rounding.
+    #[test]
+    fn subnormal_boxes_are_entered() {
+        let s = 2f64.powi(-140) as f32;
+        let b = Aabb::new(Vec3::splat(s), Vec3::splat(2.0 * s));
+        for dir in [Vec3::X, Vec3::new(1.0, 0.5, 0.25), Vec3::new(0.9, 1.0, 1.1)] {
+            let ray = Ray::new(Vec3::splat(1.5 * s) - dir * s, dir).with_range(0.0, f32::INFINITY);
+            assert!(b.intersect(&ray).is_some(), "{dir}");
+        }
     }
 
     #[test]

@@ -10,7 +10,8 @@ mod ray;
 mod ray_packet;
 
 pub use aabb::{
-    bounded_slack, overflow_safe_reciprocal, slab, slab_reciprocal, slab_slack, Aabb, SLACK_FLOOR, SLAB_SLACK,
+    bounded_slack, overflow_safe_reciprocal, slab, slab_reciprocal, slab_slack, Aabb, SLAB_SLACK,
+    SLACK_FLOOR,
 };
 pub use ray::{Ray, T_MIN_POSITIVE};
 pub use ray_packet::{lanes_like, RayClasses, RayPacket};

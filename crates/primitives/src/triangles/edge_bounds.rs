@@ -89,7 +89,7 @@ pub(crate) fn open_lanes<S: Simd>(e: [Lanes<S>; 3], bound: Lanes<S>, a_z: Lanes<
 /// and overflows nowhere below `f32::MAX`.
 #[inline(always)]
 pub(crate) fn is_near(e: f32, bound: f32) -> bool {
-    e == 0.0 || e.abs() <= bound || !(bound < f32::INFINITY)
+    e == 0.0 || e.abs() <= bound || !bound.is_finite()
 }
 
 /// The lanes (bits) with an edge function near zero ([`is_near`]).

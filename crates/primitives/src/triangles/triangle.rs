@@ -151,7 +151,11 @@ impl Triangle {
     #[inline]
     fn normal_terms(&self) -> f32 {
         let (p, q) = ((self.v1 - self.v0).abs(), (self.v2 - self.v0).abs());
-        let terms = Vec3::new(p.y * q.z + p.z * q.y, p.z * q.x + p.x * q.z, p.x * q.y + p.y * q.x);
+        let terms = Vec3::new(
+            p.y * q.z + p.z * q.y,
+            p.z * q.x + p.x * q.z,
+            p.x * q.y + p.y * q.x,
+        );
         terms.max_element()
     }
 

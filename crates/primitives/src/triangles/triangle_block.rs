@@ -458,6 +458,20 @@ mod tests {
         }
     }
 
+    /// Coordinates from subnormal to beyond `f32`'s products, directions scaled with them or
+    /// with subnormal components: lanes whose arithmetic underflows or overflows go to the
+    /// scalar test, and every lane answers what it answers.
+    #[test]
+    fn lanes_equal_the_scalar_test_at_every_scale() {
+        for (_, patch, rays) in crate::test_rng::scaled_creases() {
+            for ray in rays {
+                for block in patch.chunks(BLOCK_WIDTH) {
+                    assert_lanes_match(&ray, block, f32::INFINITY);
+                }
+            }
+        }
+    }
+
     #[test]
     fn unused_lanes_and_degenerate_rays_never_hit() {
         let triangle = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);

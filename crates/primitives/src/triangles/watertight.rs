@@ -270,7 +270,12 @@ impl WatertightRay {
     ) -> Option<Hit> {
         // A degenerate ray (its range NaN) or a corner that is not finite: no hit. Every
         // other input is decided, edge functions that overflowed to infinity or NaN included.
-        if !(self.t_min <= self.t_max) || !corners.iter().all(|c| c.is_finite()) {
+        let finite = self.origin.is_finite() && self.dir.is_finite();
+        if self.t_min.is_nan()
+            || self.t_max.is_nan()
+            || !finite
+            || !corners.iter().all(|c| c.is_finite())
+        {
             return None;
         }
         // Edge function `i` is that of the edge from corner `i + 1` to corner `i + 2`.
@@ -529,6 +534,57 @@ mod tests {
         }
         // The top face alone has border edges, half-open by the tie rule.
         assert!(tie_rule.contains(&0), "{tie_rule:?}");
+    }
+
+    /// The crease scaled by `2^k` from `2^-140` (subnormal coordinates, edge functions that
+    /// underflow) to `2^100` (edge functions that overflow) answers as at scale 1: the same
+    /// triangles hit by either rule, at the same distance (in units of the scale where the
+    /// direction is not scaled), to its rounding. Rays one ulp beside a vertex are left out
+    /// where the scale rounds them onto it.
+    #[test]
+    fn every_power_of_two_scale_answers_as_unit_scale() {
+        let patch = crate::test_rng::crease_patch();
+        let unit_rays = crate::test_rng::crease_rays();
+        for (k, scaled, rays) in crate::test_rng::scaled_creases() {
+            let s = 2f64.powi(k);
+            for (i, ray) in rays.iter().enumerate() {
+                let unit = unit_rays[i];
+                let exact = |v: Vec3, w: Vec3| v.as_dvec3() == w.as_dvec3() * s;
+                let t_unit = if exact(ray.dir, unit.dir) {
+                    1.0
+                } else if ray.dir == unit.dir {
+                    s
+                } else {
+                    continue; // the subnormal tilt: held to the lanes, not to scale 1
+                };
+                if !exact(ray.origin, unit.origin) {
+                    continue;
+                }
+                for contacts in [Contacts::Hit, Contacts::TieRule] {
+                    let at = WatertightRay::new(ray).with_contacts(contacts);
+                    let at_unit = WatertightRay::new(&unit).with_contacts(contacts);
+                    for (j, [a, b, c]) in patch.iter().enumerate() {
+                        let t = scaled[j];
+                        let got = at.intersect(t.v0, t.v1, t.v2);
+                        let expected = at_unit.intersect(*a, *b, *c);
+                        assert_eq!(
+                            got.is_some(),
+                            expected.is_some(),
+                            "2^{k} ray {i} triangle {j} {contacts:?}"
+                        );
+                        if let (Some(got), Some(expected)) = (got, expected) {
+                            let t = f64::from(got.t) / t_unit;
+                            let error = (t - f64::from(expected.t)).abs();
+                            assert!(
+                                error <= 1e-6 * f64::from(expected.t) + 4e-45 / t_unit,
+                                "2^{k} ray {i} triangle {j}: t {t} against {}",
+                                expected.t
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -577,6 +577,21 @@ mod tests {
         }
     }
 
+    /// [`lanes_equal_the_scalar_test_through_vertices_at_oblique_angles`] at every scale,
+    /// from subnormal coordinates to products beyond `f32`'s range, and with subnormal
+    /// direction components.
+    #[test]
+    fn lanes_equal_the_scalar_test_at_every_scale() {
+        for (_, patch, rays) in crate::test_rng::scaled_creases() {
+            for triangle in &patch {
+                assert_lanes_match(&rays, triangle, [f32::INFINITY; 8]);
+            }
+            for block in patch.chunks(BLOCK_WIDTH) {
+                assert_pairs_match(&rays, block, [f32::INFINITY; 8]);
+            }
+        }
+    }
+
     #[test]
     fn degenerate_rays_and_lanes_left_out_never_hit() {
         let triangle = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
