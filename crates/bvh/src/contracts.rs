@@ -11,7 +11,7 @@ use core::ops::Range;
 
 use glam::{Vec3, Vec4};
 use meshcast_primitives::{
-    bounded_slack, overflow_safe_reciprocal, Aabb, Hit, Lanes, Ray, RayPacket, Simd, SLAB_SLACK,
+    overflow_safe_reciprocal, Aabb, Hit, Lanes, Ray, RayPacket, Simd, SLAB_SLACK, SLACK_FLOOR,
 };
 
 #[cfg(doc)]
@@ -31,6 +31,9 @@ pub(crate) struct RaySetup {
     pub(crate) t_min: f32,
     pub(crate) near: [Plane; 3],
     pub(crate) far: [Plane; 3],
+    /// Whether the reciprocal of a non-zero component overflowed (a component below about
+    /// `2^-128`): the walk then takes [`RaySetup::overflow_safe`]'s set-up.
+    pub(crate) overflowed: bool,
 }
 
 impl RaySetup {
@@ -45,20 +48,35 @@ impl RaySetup {
             .abs()
             .max((bounds.max[axis] - ray.origin[axis]).abs());
         let d = ray.dir;
-        let quotients = Vec4::new(1.0, 1.0, 1.0, reach) / Vec4::new(d.x, d.y, d.z, d[axis].abs());
+        let divisor = Vec4::new(d.x, d.y, d.z, d[axis].abs());
+        let quotients = Vec4::new(1.0, 1.0, 1.0, reach) / divisor;
         let (near, far) = near_far_planes(ray);
-        let mut inv_dir = quotients.truncate();
-        let mut slack = bounded_slack(quotients.w * SLAB_SLACK);
-        if !inv_dir.is_finite() {
-            (inv_dir, slack) = overflow_safe_reciprocal(d, inv_dir, slack);
-        }
         Self {
             origin: ray.origin,
-            inv_dir,
-            slack,
+            inv_dir: quotients.truncate(),
+            // `bounded_slack`, its floor added rather than taken as a maximum (one
+            // instruction): the sum is the slack itself wherever that is above `2^-101`.
+            slack: (quotients.w * SLAB_SLACK + SLACK_FLOOR).min(f32::MAX),
             t_min: ray.t_min,
             near,
             far,
+            // `(1 / d) d` is about 1, NaN for a zero component and infinite exactly where
+            // `1 / d` overflowed (or, in the fourth lane, where the widening's quotient did,
+            // which `overflow_safe_reciprocal` leaves as `bounded_slack` leaves it).
+            overflowed: (quotients * divisor).cmpeq(Vec4::INFINITY).any(),
+        }
+    }
+
+    /// This set-up made safe for a ray along `dir` whose reciprocal of a non-zero component
+    /// overflowed ([`overflow_safe_reciprocal`]).
+    #[inline(always)]
+    pub(crate) fn overflow_safe(self, dir: Vec3) -> Self {
+        let (inv_dir, slack) = overflow_safe_reciprocal(dir, self.inv_dir, self.slack);
+        Self {
+            inv_dir,
+            slack,
+            overflowed: false,
+            ..self
         }
     }
 }

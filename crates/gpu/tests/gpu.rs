@@ -191,6 +191,48 @@ fn rays_touching_at_oblique_angles_answer_as_the_cpu() {
     }
 }
 
+/// Exact at every scale (the CPU is held to brute force there by `tests/tests/scales.rs`):
+/// the lattice solids scaled from `2^-140`, where coordinates are subnormal, to `2^60`, the
+/// rays scaled with them, and the cube of the ray fuzz target's reproducer with rays whose
+/// directions have subnormal components.
+#[test]
+fn every_scale_and_subnormal_directions_answer_as_the_cpu() {
+    let Some(gpu) = gpu() else { return };
+    for k in [-140, -126, -100, 60] {
+        let s = 2f64.powi(k) as f32;
+        for solid in lattice_solids() {
+            let positions: Vec<Vec3> = solid.mesh.positions().iter().map(|&p| p * s).collect();
+            let scaled = TriMesh::new(positions, solid.mesh.indices().to_vec()).expect("scaled");
+            let on_gpu = upload(gpu, &mesh_of(scaled));
+            let rays: Vec<Ray> = solid
+                .rays(5)
+                .iter()
+                .flat_map(|r| {
+                    [
+                        Ray::new(r.origin * s, r.dir * s),
+                        Ray::new(r.origin * s, r.dir),
+                    ]
+                })
+                .collect();
+            check(gpu, &on_gpu, &rays, &format!("{} at 2^{k}", solid.name));
+        }
+    }
+    let on_gpu = upload(gpu, &mesh_of(meshcast_testkit::cube(1.0, 1)));
+    let tilt = Vec3::new(f32::from_bits(8), -f32::from_bits(5), f32::from_bits(1));
+    let mut rays = vec![Ray::new(
+        Vec3::new(-1.0, -2.1e-44, -1.0),
+        Vec3::new(0.0, 1.1e-44, 1.0),
+    )];
+    for &target in on_gpu.mesh().tri_mesh().positions() {
+        let origin = Vec3::new(-3.0, 0.5, 5.0);
+        rays.push(Ray::new(origin, target - origin + tilt));
+        rays.push(Ray::new(origin + tilt, target - origin));
+    }
+    check(gpu, &on_gpu, &rays, "subnormal directions");
+    let hit = on_gpu.cast_batch(&rays[..1]).expect("cast_batch")[0];
+    assert_eq!(hit.map(|h| h.t), Some(2.0), "the fuzz target's ray");
+}
+
 #[test]
 fn transformed_and_far_meshes_answer_as_the_cpu() {
     let Some(gpu) = gpu() else { return };

@@ -251,11 +251,31 @@ impl WideBvh {
             return None;
         }
         if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
-            simd::walk::<Walk<FixedStack, C, L, ANY>>(self.kernel, self, ray, leaf, counters)
+            simd::walk::<Walk<FixedStack, C, L, ANY, false>>(self.kernel, self, ray, leaf, counters)
         } else {
             let kernel = SupportedKernel::PORTABLE;
-            simd::walk::<Walk<Vec<Pending>, C, L, ANY>>(kernel, self, ray, leaf, counters)
+            simd::walk::<Walk<Vec<Pending>, C, L, ANY, false>>(kernel, self, ray, leaf, counters)
         }
+    }
+
+    /// [`WideBvh::run`] for a ray with a non-zero direction component whose reciprocal
+    /// overflows ([`RaySetup::overflowed`]), with the set-up made safe for it
+    /// ([`RaySetup::overflow_safe`]): a walk of its own, the heap stack and the portable
+    /// kernel, so that other rays pay only for the test.
+    #[cold]
+    #[inline(never)]
+    fn run_overflow_safe<const ANY: bool, L, C>(
+        &self,
+        ray: &Ray,
+        leaf: &mut L,
+        counters: &mut C,
+    ) -> Option<Hit>
+    where
+        L: LeafIntersector,
+        C: Counters,
+    {
+        let kernel = SupportedKernel::PORTABLE;
+        simd::walk::<Walk<Vec<Pending>, C, L, ANY, true>>(kernel, self, ray, leaf, counters)
     }
 
     /// The traversal loop, for kernel `K`: closest hit, or with `ANY` the first leaf that
@@ -264,7 +284,7 @@ impl WideBvh {
     /// Everything a ray costs before its first node test, the validity check included, is
     /// compiled here, in the kernel's instruction set.
     #[inline(always)]
-    fn walk<V, S, C, L, const ANY: bool>(
+    fn walk<V, S, C, L, const ANY: bool, const SAFE: bool>(
         &self,
         simd: V,
         ray: &Ray,
@@ -280,7 +300,13 @@ impl WideBvh {
         if !ray.is_valid() {
             return None;
         }
-        let lane_ray = LaneRay::new(simd, &RaySetup::new(ray, &self.bounds));
+        let mut set_up = RaySetup::new(ray, &self.bounds);
+        if SAFE {
+            set_up = set_up.overflow_safe(ray.dir);
+        } else if set_up.overflowed {
+            return self.run_overflow_safe::<ANY, L, C>(ray, leaf, counters);
+        }
+        let lane_ray = LaneRay::new(simd, &set_up);
         let mut best: Option<Hit> = None;
         let mut t_max = ray.t_max;
         let mut stack = S::default();
@@ -329,11 +355,12 @@ impl WideBvh {
     }
 }
 
-/// One ray's walk, [`WideBvh::walk`] with stack `S` and the query `ANY`, as the kernel
-/// dispatch runs it: the dispatch picks the node kernel and the instruction set.
-struct Walk<S, C, L, const ANY: bool>(PhantomData<(S, C, L)>);
+/// One ray's walk, [`WideBvh::walk`] with stack `S`, the query `ANY` and, with `SAFE`, the
+/// set-up made safe for reciprocals that overflow, as the kernel dispatch runs it: the
+/// dispatch picks the node kernel and the instruction set.
+struct Walk<S, C, L, const ANY: bool, const SAFE: bool>(PhantomData<(S, C, L)>);
 
-impl<S, C, L, const ANY: bool> RayWalk for Walk<S, C, L, ANY>
+impl<S, C, L, const ANY: bool, const SAFE: bool> RayWalk for Walk<S, C, L, ANY, SAFE>
 where
     S: TraversalStack,
     C: Counters,
@@ -351,7 +378,7 @@ where
         leaf: &mut L,
         counters: &mut C,
     ) -> Option<Hit> {
-        bvh.walk::<V, S, C, L, ANY>(simd, ray, leaf, counters)
+        bvh.walk::<V, S, C, L, ANY, SAFE>(simd, ray, leaf, counters)
     }
 }
 
@@ -402,22 +429,25 @@ mod tests {
             let walk = |any: bool, heap: bool| {
                 let leaf = &mut ClosestLeaf(closest_in);
                 match (any, heap) {
-                    (false, false) => wide.walk::<Portable, FixedStack, _, _, false>(
+                    (false, false) => wide.walk::<Portable, FixedStack, _, _, false, false>(
                         Portable,
                         &ray,
                         leaf,
                         &mut (),
                     ),
-                    (false, true) => wide.walk::<Portable, Vec<Pending>, _, _, false>(
+                    (false, true) => wide.walk::<Portable, Vec<Pending>, _, _, false, false>(
                         Portable,
                         &ray,
                         leaf,
                         &mut (),
                     ),
-                    (true, false) => {
-                        wide.walk::<Portable, FixedStack, _, _, true>(Portable, &ray, leaf, &mut ())
-                    }
-                    (true, true) => wide.walk::<Portable, Vec<Pending>, _, _, true>(
+                    (true, false) => wide.walk::<Portable, FixedStack, _, _, true, false>(
+                        Portable,
+                        &ray,
+                        leaf,
+                        &mut (),
+                    ),
+                    (true, true) => wide.walk::<Portable, Vec<Pending>, _, _, true, false>(
                         Portable,
                         &ray,
                         leaf,

@@ -248,29 +248,25 @@ pub fn bounded_slack(slack: f32) -> f32 {
 /// `1 / d` of a non-zero component overflows (`|d|` below about `2^-128`), from the plain
 /// `inv_dir` and `slack`; both are returned unchanged for every other ray.
 ///
-/// Such a ray is almost parallel to that axis's slabs, but not quite: it crosses a plane
-/// `(plane - o) / d` along, a finite distance that `(plane - o) * inf` would put at
-/// infinity, culling boxes it enters (a ray of direction `(0, 1.1e-44, 1)` missed a cube it
-/// meets at `t = 2`). So an overflowing axis gets a NaN reciprocal, which every slab test
-/// takes as "inside that slab" (the axis no longer prunes). Where the dominant component
-/// overflows too, every non-zero axis does, and a NaN on all three would let a wide node's
-/// empty lanes in; those axes then get the reciprocal `±1` and the widening `f32::MAX`:
-/// `(plane - o) * ±1` is finite wherever a hit can be, so every real box passes and no
-/// empty one. Such rays walk the tree without pruning: exact, and slow, as rays this short
-/// are nowhere in practice. Zero components keep their `±inf`, which is exact.
-#[cold]
+/// Such a ray is almost parallel to that axis's slabs, but not quite: it crosses a plane at
+/// `(plane - o) / d`, a finite distance that `(plane - o) * inf` would put at infinity,
+/// culling boxes it enters (a ray of direction `(0, 1.1e-44, 1)` missed a cube it meets at
+/// `t = 2`). So an overflowing reciprocal becomes `±f32::MAX`, which puts every plane ahead
+/// of the origin no farther than it is (`|1 / d| > f32::MAX`), so that no entry comes late,
+/// and the widening becomes `f32::MAX`, which takes every exit past any finite `t`, so that
+/// none comes early. A box is then missed only where some plane distance is infinite: an
+/// empty lane's inverted box (`+inf` to `-inf`), or a box no finite `t` reaches. Such rays
+/// walk the tree with little pruning: exact, and slow, as rays this short are nowhere in
+/// practice. A zero component keeps its `±inf`, which is exact.
 pub fn overflow_safe_reciprocal(dir: Vec3, inv_dir: Vec3, slack: f32) -> (Vec3, f32) {
-    let overflows = dir.cmpne(Vec3::ZERO) & inv_dir.abs().cmpeq(Vec3::INFINITY);
-    if !overflows.any() {
+    // `(1 / d) d` is about 1, NaN for a zero component and infinite exactly where `1 / d`
+    // overflowed.
+    let overflowed = (inv_dir * dir).cmpeq(Vec3::INFINITY);
+    if !overflowed.any() {
         return (inv_dir, slack);
     }
-    let moving = dir.cmpne(Vec3::ZERO);
-    if overflows == moving {
-        let unit = Vec3::ONE.copysign(dir);
-        (Vec3::select(moving, unit, inv_dir), f32::MAX)
-    } else {
-        (Vec3::select(overflows, Vec3::NAN, inv_dir), slack)
-    }
+    let largest = Vec3::splat(f32::MAX).copysign(dir);
+    (Vec3::select(overflowed, largest, inv_dir), f32::MAX)
 }
 
 #[cfg(test)]

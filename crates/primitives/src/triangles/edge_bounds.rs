@@ -1,5 +1,6 @@
 //! How far a watertight test's rounded edge functions can lie from their exact values: a
-//! static filter in the manner of Shewchuk (1997). An edge function farther from zero than
+//! static filter in the manner of Shewchuk (1997); and the range in which its `f32`
+//! placement of a hit is as accurate as at unit scale ([`is_well_placed`]). An edge function farther from zero than
 //! its triangle's bound has its exact sign; one within it is decided on the input's
 //! coordinates ([`crate::ray_edge_side`]). The scalar test and every lane test compute the
 //! bound with the same operations in the same order, so they send the same triangles to the
@@ -19,8 +20,22 @@
 //! `8 u W (S + 8 u W)`. It is small where it matters: the error is that of the shear, about
 //! `u` of the distance along the ray times the triangle's sheared extent, not the distance
 //! squared, so only rays within about `u` times the distance over the triangle's size of an
-//! edge's line are sent to the exact decision. A product that underflows adds at most
-//! `2^-149` times the other factor; the floor of `2^-40` on `W` keeps the bound above that.
+//! edge's line are sent to the exact decision.
+//!
+//! The bound's absolute term, which makes it hold at every scale. Below `2^-126` a rounding
+//! is absolute, not relative: a product or quotient that underflows is off by up to
+//! `η = 2^-150` (a sum or difference that underflows is exact). The shear's quotient then
+//! adds `η |p_z|` and its product `η` to a sheared coordinate, `η (1 + |p_z|)` in all (times
+//! `1 + 2u` for the roundings after it), and an edge function gains at most
+//! `η [(1 + |c_z|) S_b + (1 + |b_z|) S_c] + 2η <= 2η (1 + W) (S + 1)` beyond its relative
+//! error. The bound is made from `max(W, F)` with the floor `F = 2^-40`, which leaves at
+//! least `2.98 u max(W, F) S + 55.9 u^2 max(W, F)^2` above the relative error, and that
+//! exceeds the absolute term for every `W` and `S`: `2η / (2.98 u F) < 2^-85` and
+//! `2η / (55.9 u^2 F^2) < 2^-25`. So the bound, `8 u max(W, 2^-40) (S + 8 u max(W, 2^-40))`,
+//! holds for every finite input, subnormal coordinates and directions included, and is
+//! itself at least `2^-122`, so its own rounding stays relative. Where it overflows
+//! (coordinates past about `2^63`), [`is_near`] sends every edge function to the exact
+//! decision. The hit's placement has its own range ([`is_well_placed`]).
 
 use glam::Vec4;
 

@@ -47,6 +47,13 @@
 //! shared edge hits both triangles of the edge at the same `t` (a closest hit then picks one
 //! by [`Hit::order`]).
 //!
+//! None of it depends on scale. The bound has an absolute term (subnormal coordinates and
+//! directions), an edge function whose bound overflows goes to the exact decision, and a hit
+//! whose `f32` placement underflows or overflows (a mesh far below or above unit size, a
+//! direction below `2^-126`, whose shear's `1 / d` is infinite) is placed in `f64` on the
+//! input's coordinates: a mesh and its rays scaled by a power of two answer alike wherever
+//! `t` is a finite `f32`, and a hit beyond `f32::MAX` is no hit.
+//!
 //! The filter costs a few operations per triangle; the exact decision runs only for
 //! triangles with an edge function within about `2^-21` of its terms (the ray within about
 //! `u` times its distance over the triangle's size of an edge's line). `t`, `u` and `v` are
