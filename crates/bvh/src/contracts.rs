@@ -11,7 +11,7 @@ use core::ops::Range;
 
 use glam::{Vec3, Vec4};
 use meshcast_primitives::{
-    overflow_safe_reciprocal, Aabb, Hit, Lanes, Ray, RayPacket, Simd, SLAB_SLACK, SLACK_FLOOR,
+    bounded_slack, overflow_safe_reciprocal, Aabb, Hit, Lanes, Ray, RayPacket, Simd, SLAB_SLACK,
 };
 
 #[cfg(doc)]
@@ -54,9 +54,7 @@ impl RaySetup {
         Self {
             origin: ray.origin,
             inv_dir: quotients.truncate(),
-            // `bounded_slack`, its floor added rather than taken as a maximum (one
-            // instruction): the sum is the slack itself wherever that is above `2^-101`.
-            slack: (quotients.w * SLAB_SLACK + SLACK_FLOOR).min(f32::MAX),
+            slack: bounded_slack(quotients.w * SLAB_SLACK),
             t_min: ray.t_min,
             near,
             far,

@@ -100,10 +100,10 @@ impl<S: Simd, const H: usize> RayLanes<S, H> {
             let reach = (axis_min - axis_origin)
                 .abs()
                 .max((axis_max - axis_origin).abs());
-            // `slab_slack`'s widening, within the bounds `RaySetup::new` keeps it in.
-            set_up.slack[p] = (reach / axis_dir.abs() * Lanes::splat(simd, SLAB_SLACK))
-                .min(Lanes::splat(simd, f32::MAX))
-                .max(Lanes::splat(simd, SLACK_FLOOR));
+            // `slab_slack`'s widening, bounded as `RaySetup::new` bounds it (`bounded_slack`).
+            set_up.slack[p] = (reach / axis_dir.abs() * Lanes::splat(simd, SLAB_SLACK)
+                + Lanes::splat(simd, SLACK_FLOOR))
+            .min(Lanes::splat(simd, f32::MAX));
             set_up.t_min[p] = Lanes::from_array(simd, rays[p].t_min);
             for axis in 0..3 {
                 set_up.origin[axis][p] = origin[axis];

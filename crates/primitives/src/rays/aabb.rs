@@ -230,18 +230,16 @@ pub fn slab_reciprocal(ray: &Ray, bounds: &Aabb) -> (Vec3, f32) {
     overflow_safe_reciprocal(ray.dir, inv_dir, slack)
 }
 
-/// `slack` within `[SLACK_FLOOR, f32::MAX]`. Kept finite: an infinite slack (a far origin, a
-/// tiny direction) would widen the empty lanes' inverted boxes (`+inf` to `-inf`) of a wide
-/// node into `inf - inf`, a NaN that passes the test. The largest finite slack still widens
-/// every real box past any finite `t`.
+/// `slack` raised by [`SLACK_FLOOR`] and kept finite: `slack + SLACK_FLOOR`, which is `slack`
+/// itself wherever that is above `2^-101` (the floor is below its rounding), at most
+/// `f32::MAX`; a NaN (no reach to measure) becomes `f32::MAX`. Added rather than taken as a
+/// maximum, so that a set-up pays one instruction for it. Kept finite: an infinite slack (a
+/// far origin, a tiny direction) would widen the empty lanes' inverted boxes (`+inf` to
+/// `-inf`) of a wide node into `inf - inf`, a NaN that passes the test. The largest finite
+/// slack still widens every real box past any finite `t`.
 #[inline(always)]
 pub fn bounded_slack(slack: f32) -> f32 {
-    // A NaN (no reach to measure) widens to `f32::MAX`, as `min` takes the number.
-    if slack < SLACK_FLOOR {
-        SLACK_FLOOR
-    } else {
-        slack.min(f32::MAX)
-    }
+    (slack + SLACK_FLOOR).min(f32::MAX)
 }
 
 /// The reciprocal direction and widening of a slab test made safe where a reciprocal
