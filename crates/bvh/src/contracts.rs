@@ -9,7 +9,7 @@
 
 use core::ops::Range;
 
-use glam::{Vec3, Vec4};
+use glam::{Vec3, Vec3A, Vec4};
 use meshcast_primitives::{
     bounded_slack, overflow_safe_reciprocal, Aabb, Hit, Lanes, Ray, RayPacket, Simd, SLAB_SLACK,
 };
@@ -34,34 +34,89 @@ pub(crate) struct RaySetup {
     /// Whether the reciprocal of a non-zero component overflowed (a component below about
     /// `2^-128`): the walk then takes [`RaySetup::overflow_safe`]'s set-up.
     pub(crate) overflowed: bool,
+    /// The fused node test's biases ([`RaySetup::fused`]): per axis, `-o * inv` less (near)
+    /// and plus (far) that axis's widening, so that `plane * inv + bias` is the widened
+    /// distance.
+    pub(crate) near_bias: Vec3,
+    pub(crate) far_bias: Vec3,
+    /// Whether the fused node test serves this ray: every reciprocal, every `o * inv` and every
+    /// product of a coordinate of the root box with a reciprocal is below `f32::MAX / 4`.
+    /// A zero component (an infinite reciprocal) or an overflowing one walks the plain test.
+    pub(crate) fused: bool,
 }
+
+/// The fused node test's extra widening, relative to `|o * inv| + slack`: `2^-21`, eight
+/// units of roundoff (see [`RaySetup::new`]).
+const FUSED_MARGIN: f32 = 1.0 / (1 << 21) as f32;
+
+/// The largest magnitude the fused node test lets a product reach: a quarter of `f32::MAX`,
+/// so that no product, offset or difference of it overflows.
+const FUSED_RANGE: f32 = f32::MAX / 4.0;
 
 impl RaySetup {
     /// The set-up of `ray` in a hierarchy whose root box is `bounds`.
     #[inline(always)]
     pub(crate) fn new(ray: &Ray, bounds: &Aabb) -> Self {
-        // `slab_slack`'s arithmetic, with its division in the same SIMD division as the
-        // reciprocal direction: one division instruction per ray instead of four, and the
-        // same quotients, each correctly rounded.
-        let axis = ray.dir.abs().max_position();
-        let reach = (bounds.min[axis] - ray.origin[axis])
+        // `slab_slack`'s arithmetic, without branches: every axis's reach over the
+        // direction's size in one division, and the dominant axis's (glam's `max_position`,
+        // the first largest) chosen by compares; the same quotients, each correctly rounded.
+        let (o, d) = (Vec3A::from(ray.origin), Vec3A::from(ray.dir));
+        let size = d.abs();
+        let reaches = (Vec3A::from(bounds.min) - o)
             .abs()
-            .max((bounds.max[axis] - ray.origin[axis]).abs());
-        let d = ray.dir;
-        let divisor = Vec4::new(d.x, d.y, d.z, d[axis].abs());
-        let quotients = Vec4::new(1.0, 1.0, 1.0, reach) / divisor;
+            .max((Vec3A::from(bounds.max) - o).abs())
+            / size;
+        let largest = size.max_element();
+        let reach = if size.x == largest {
+            reaches.x
+        } else if size.y == largest {
+            reaches.y
+        } else {
+            reaches.z
+        };
+        let divisor = Vec4::new(d.x, d.y, d.z, 1.0);
+        let quotients = Vec4::ONE / divisor;
         let (near, far) = near_far_planes(ray);
+        let inv_dir = quotients.truncate();
+        let slack = bounded_slack(reach * SLAB_SLACK);
+        // The fused test computes a slab distance as `p * inv + (-o * inv ∓ w)`. Against the
+        // plain `(p - o) * inv`, whose error the slack covers (`gamma(3) |t|` plus the
+        // slack's own absolute part), it adds roundings of sizes `|o * inv|` (the product,
+        // the offset) and `w` (the offset, the difference); with `w = slack + 2^-21
+        // (|o * inv| + slack)`, each rounded once more, the extra width covers them with
+        // room: `8u (|o inv| + slack)` against the `3u |o inv| + 3u slack` they need (`u =
+        // 2^-24`). Unfused (the portable lanes), `p * inv` rounds once more, by `u |p inv| <=
+        // u (|t| + |o inv|)`, which the same margin and `gamma(3)`'s third `u |t|` cover.
+        // Products stay below `f32::MAX / 4`, so nothing overflows.
+        let inv = Vec3A::from_vec4(quotients);
+        let origin_scaled = o * inv;
+        let widening = (origin_scaled.abs() + slack) * FUSED_MARGIN + slack;
+        let extent = Vec3A::from(bounds.min)
+            .abs()
+            .max(Vec3A::from(bounds.max).abs());
+        let in_range = (extent * inv.abs()).cmplt(Vec3A::splat(FUSED_RANGE))
+            & origin_scaled.abs().cmplt(Vec3A::splat(FUSED_RANGE));
         Self {
             origin: ray.origin,
-            inv_dir: quotients.truncate(),
-            slack: bounded_slack(quotients.w * SLAB_SLACK),
+            inv_dir,
+            slack,
             t_min: ray.t_min,
             near,
             far,
             // `(1 / d) d` is about 1, NaN for a zero component and infinite exactly where
-            // `1 / d` overflowed (or, in the fourth lane, where the widening's quotient did,
-            // which `overflow_safe_reciprocal` leaves as `bounded_slack` leaves it).
+            // `1 / d` overflowed.
             overflowed: (quotients * divisor).cmpeq(Vec4::INFINITY).any(),
+            near_bias: (-origin_scaled - widening).into(),
+            far_bias: (widening - origin_scaled).into(),
+            // NaN products (`0 * inf`) compare false, as infinite ones do. A finite non-zero
+            // direction has `|(1 / d) d|` about 1; infinite, zero or NaN components do not.
+            // With the range's checks, a ray the fused test serves is valid.
+            fused: in_range.all()
+                & (quotients * divisor).abs().cmplt(Vec4::splat(2.0)).all()
+                & (slack < FUSED_RANGE)
+                & (ray.t_min <= ray.t_max)
+                & (ray.t_min < f32::INFINITY)
+                & (ray.t_max > f32::NEG_INFINITY),
         }
     }
 
@@ -74,6 +129,7 @@ impl RaySetup {
             inv_dir,
             slack,
             overflowed: false,
+            fused: false,
             ..self
         }
     }

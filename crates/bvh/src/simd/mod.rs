@@ -32,7 +32,7 @@ mod node_test;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-pub(crate) use node_test::LaneRay;
+pub(crate) use node_test::{FusedLaneRay, LaneRay, NodeTest};
 
 /// The environment variable that forces a kernel ([`Kernel::preferred`]): `portable`, `avx2`
 /// or `avx512`.
@@ -379,6 +379,120 @@ mod tests {
             compared > 15_000 && entered > 10_000,
             "{compared} {entered}"
         );
+    }
+
+    /// The fused node test in the lanes of `kernel`, if it serves `ray`.
+    fn fused_with(
+        kernel: Kernel,
+        ray: &Ray,
+        bounds: &Aabb,
+        node: &WideNode,
+        t_max: f32,
+    ) -> Option<(u32, [f32; 8])> {
+        let setup = RaySetup::new(ray, bounds);
+        if !setup.fused {
+            return None;
+        }
+        Some(match kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 | Kernel::Avx512 => {
+                let avx2 = meshcast_primitives::Avx2::detect().expect("a supported kernel");
+                FusedLaneRay::new(avx2, &setup).test(node, t_max)
+            }
+            _ => FusedLaneRay::new(meshcast_primitives::Portable, &setup).test(node, t_max),
+        })
+    }
+
+    /// The lanes of `node` the ray enters within `[t_min, t_max]`, and their entries, in
+    /// `f64` (all but exact for `f32` input) with no widening: what every node test must
+    /// keep. For rays with no zero component; an empty lane is never entered.
+    fn test_exact(ray: &Ray, node: &WideNode, t_max: f32) -> (u32, [f64; 8]) {
+        let (mut mask, mut entries) = (0, [0.0; 8]);
+        for (lane, entry) in entries.iter_mut().enumerate() {
+            let (mut near, mut far) = (f64::from(ray.t_min), f64::from(t_max));
+            for axis in 0..3 {
+                let slab = |plane: usize| {
+                    let p = f64::from(node.planes[plane][lane / 4][lane % 4]);
+                    (p - f64::from(ray.origin[axis])) / f64::from(ray.dir[axis])
+                };
+                let (a, b) = (slab(axis), slab(axis + 3));
+                near = near.max(a.min(b));
+                far = far.min(a.max(b));
+            }
+            *entry = near;
+            mask |= u32::from(near <= far && !node.bounds(lane).is_empty()) << lane;
+        }
+        (mask, entries)
+    }
+
+    #[test]
+    fn the_fused_test_keeps_every_box_the_ray_enters() {
+        let mut rng = Random(Pcg64::seed_from_u64(0x9e37_79b9_7f4a_7c15));
+        let (mut compared, mut entered) = (0, 0);
+        for round in 0..20_000 {
+            let scale = [1.0, 1e-3, 1e5, 3e7, 1e-30][round % 5];
+            let centre = rng.point(scale) + Vec3::splat([0.0, 1e6, -4e4, 0.0, 2.0][round % 5]);
+            let mut node = WideNode::EMPTY;
+            let mut bounds = Aabb::EMPTY;
+            for lane in 0..8 {
+                match (rng.next() * 6.0) as u32 {
+                    0 => continue,
+                    1 => {
+                        // A flat box.
+                        let p = centre + rng.point(scale);
+                        let q = p + Vec3::new(rng.next() * scale, 0.0, rng.next() * scale);
+                        node.set_bounds(lane, Aabb::new(p.min(q), p.max(q)));
+                    }
+                    _ => {
+                        let (p, q) = (centre + rng.point(scale), centre + rng.point(scale));
+                        node.set_bounds(lane, Aabb::new(p.min(q), p.max(q)));
+                    }
+                }
+                bounds = bounds.union(node.bounds(lane));
+            }
+            if bounds.is_empty() {
+                continue;
+            }
+            // Origins near the boxes and on their planes, or far from them; directions
+            // of every size, some aimed at a box's corner, so that the ray grazes it.
+            let lane = (round / 3) % 8;
+            let origin = match round % 4 {
+                0 => centre + rng.point(3.0 * scale),
+                1 => node.bounds(lane).min.max(centre - Vec3::splat(scale)),
+                2 => centre + rng.point(1e4 * scale),
+                _ => centre,
+            };
+            let mut dir = rng.point(1.0) * [1.0, 1e-20, 1e20, 1e-3][round % 4];
+            if round % 7 == 0 && !node.bounds(lane).is_empty() {
+                dir = node.bounds(lane).max - origin;
+            }
+            let mut ray = Ray::new(origin, dir);
+            if round % 5 == 0 {
+                ray = ray.with_range(-rng.next() * scale, rng.next() * 4.0 * scale);
+            }
+            if !ray.is_valid() || ray.dir.cmpeq(Vec3::ZERO).any() {
+                continue;
+            }
+            let t_max = [ray.t_max, rng.next() * scale][round % 2];
+            let (exact, exact_entries) = test_exact(&ray, &node, t_max);
+            for kernel in Kernel::supported() {
+                let Some((mask, entries)) = fused_with(kernel, &ray, &bounds, &node, t_max) else {
+                    continue;
+                };
+                compared += 1;
+                entered += exact.count_ones();
+                assert_eq!(mask & exact, exact, "{kernel}: round {round}, {ray:?}");
+                for lane in 0..8 {
+                    if exact & (1 << lane) != 0 {
+                        assert!(
+                            f64::from(entries[lane]) <= exact_entries[lane],
+                            "{kernel}: round {round}, lane {lane}, {ray:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(compared > 15_000 && entered > 5_000, "{compared} {entered}");
     }
 
     #[test]

@@ -33,8 +33,9 @@ macro_rules! walk_compiled_for {
             leaf: &mut W::Leaf,
             counters: &mut W::Counters,
         ) -> Option<Hit> {
-            // SAFETY: this function runs only where the CPU has AVX2 (its callers check the
-            // kernel with `is_supported`), which is what `Avx2::new_unchecked` requires.
+            // SAFETY: this function runs only where the CPU has AVX2 and FMA (its callers
+            // check the kernel with `is_supported`), which is what `Avx2::new_unchecked`
+            // requires.
             let simd = unsafe { meshcast_primitives::Avx2::new_unchecked() };
             W::run(simd, tree, ray, leaf, counters)
         }
@@ -44,14 +45,14 @@ macro_rules! walk_compiled_for {
 walk_compiled_for!(
     /// The traversal loop with AVX2 enabled.
     walk_avx2,
-    "avx2,bmi1,bmi2,lzcnt,popcnt"
+    "avx2,fma,bmi1,bmi2,lzcnt,popcnt"
 );
 
 walk_compiled_for!(
     /// The traversal loop with AVX-512 enabled (the same eight lanes; the compiler gets 32
     /// vector registers and mask compares for the leaf test and the child ordering).
     walk_avx512,
-    "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vl,avx512bw,avx512dq"
+    "avx2,fma,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vl,avx512bw,avx512dq"
 );
 
 /// Defines a packet walk entry point: a [`PacketWalk`] in AVX2's eight lanes, compiled with
@@ -67,8 +68,9 @@ macro_rules! walk_packets_compiled_for {
             lanes: [u32; H],
             leaves: &mut [W::Leaves; H],
         ) -> [u32; H] {
-            // SAFETY: this function runs only where the CPU has AVX2 (its callers check the
-            // kernel with `is_supported`), which is what `Avx2::new_unchecked` requires.
+            // SAFETY: this function runs only where the CPU has AVX2 and FMA (its callers
+            // check the kernel with `is_supported`), which is what `Avx2::new_unchecked`
+            // requires.
             let simd = unsafe { meshcast_primitives::Avx2::new_unchecked() };
             W::run(simd, tree, rays, lanes, leaves)
         }
@@ -78,11 +80,11 @@ macro_rules! walk_packets_compiled_for {
 walk_packets_compiled_for!(
     /// The packet walk with AVX2 enabled: eight rays in one 256-bit register.
     walk_packets_avx2,
-    "avx2,bmi1,bmi2,lzcnt,popcnt"
+    "avx2,fma,bmi1,bmi2,lzcnt,popcnt"
 );
 
 walk_packets_compiled_for!(
     /// The packet walk with AVX-512 enabled.
     walk_packets_avx512,
-    "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vl,avx512bw,avx512dq"
+    "avx2,fma,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vl,avx512bw,avx512dq"
 );

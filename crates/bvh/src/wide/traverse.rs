@@ -32,7 +32,7 @@ use crate::contracts::{
     LEAF_REFERENCE,
 };
 use crate::first_hits::FirstHits;
-use crate::simd::{self, LaneRay, SupportedKernel};
+use crate::simd::{self, FusedLaneRay, LaneRay, NodeTest, SupportedKernel};
 use crate::{Kernel, WideBvh};
 
 /// What an any-hit walk returns when a leaf is hit: only its presence matters.
@@ -239,7 +239,8 @@ impl WideBvh {
     }
 
     /// Runs the loop with the fixed stack and the hierarchy's kernel, or for a tree too deep
-    /// for that stack, with a heap stack and the portable kernel.
+    /// for that stack, with a heap stack and the portable kernel: the fused node test
+    /// ([`RaySetup::fused`]), which hands the rays it does not serve to [`WideBvh::run_plain`].
     #[inline(always)]
     fn run<const ANY: bool, L, C>(&self, ray: &Ray, leaf: &mut L, counters: &mut C) -> Option<Hit>
     where
@@ -251,10 +252,33 @@ impl WideBvh {
             return None;
         }
         if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
-            simd::walk::<Walk<FixedStack, C, L, ANY, false>>(self.kernel, self, ray, leaf, counters)
+            simd::walk::<Walk<FixedStack, C, L, ANY, FUSED>>(self.kernel, self, ray, leaf, counters)
         } else {
             let kernel = SupportedKernel::PORTABLE;
-            simd::walk::<Walk<Vec<Pending>, C, L, ANY, false>>(kernel, self, ray, leaf, counters)
+            simd::walk::<Walk<Vec<Pending>, C, L, ANY, FUSED>>(kernel, self, ray, leaf, counters)
+        }
+    }
+
+    /// [`WideBvh::run`] for a ray the fused node test does not serve (a zero direction
+    /// component, whose reciprocal is infinite, or products out of its range): the plain
+    /// node test, in a walk of its own, so that other rays pay only for the test.
+    #[cold]
+    #[inline(never)]
+    fn run_plain<const ANY: bool, L, C>(
+        &self,
+        ray: &Ray,
+        leaf: &mut L,
+        counters: &mut C,
+    ) -> Option<Hit>
+    where
+        L: LeafIntersector,
+        C: Counters,
+    {
+        if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
+            simd::walk::<Walk<FixedStack, C, L, ANY, PLAIN>>(self.kernel, self, ray, leaf, counters)
+        } else {
+            let kernel = SupportedKernel::PORTABLE;
+            simd::walk::<Walk<Vec<Pending>, C, L, ANY, PLAIN>>(kernel, self, ray, leaf, counters)
         }
     }
 
@@ -275,16 +299,17 @@ impl WideBvh {
         C: Counters,
     {
         let kernel = SupportedKernel::PORTABLE;
-        simd::walk::<Walk<Vec<Pending>, C, L, ANY, true>>(kernel, self, ray, leaf, counters)
+        simd::walk::<Walk<Vec<Pending>, C, L, ANY, SAFE>>(kernel, self, ray, leaf, counters)
     }
 
-    /// The traversal loop, for kernel `K`: closest hit, or with `ANY` the first leaf that
-    /// reports a hit (every leaf, for a closure that never does). A degenerate ray misses.
+    /// The traversal loop, for kernel `K` and the node test `SETUP` names: closest hit, or
+    /// with `ANY` the first leaf that reports a hit (every leaf, for a closure that never
+    /// does). A degenerate ray misses.
     ///
     /// Everything a ray costs before its first node test, the validity check included, is
     /// compiled here, in the kernel's instruction set.
     #[inline(always)]
-    fn walk<V, S, C, L, const ANY: bool, const SAFE: bool>(
+    fn walk<V, S, C, L, const ANY: bool, const SETUP: u8>(
         &self,
         simd: V,
         ray: &Ray,
@@ -297,16 +322,49 @@ impl WideBvh {
         C: Counters,
         L: LeafIntersector,
     {
+        if SETUP == FUSED {
+            // A ray the fused test serves is valid (`RaySetup::fused`); the plain walk
+            // checks the others.
+            let set_up = RaySetup::new(ray, &self.bounds);
+            if !set_up.fused {
+                return self.run_plain::<ANY, L, C>(ray, leaf, counters);
+            }
+            return self
+                .walk_with::<FusedLaneRay<V>, V, S, C, L, ANY>(simd, ray, &set_up, leaf, counters);
+        }
         if !ray.is_valid() {
             return None;
         }
-        let mut set_up = RaySetup::new(ray, &self.bounds);
-        if SAFE {
-            set_up = set_up.overflow_safe(ray.dir);
-        } else if set_up.overflowed {
+        let set_up = RaySetup::new(ray, &self.bounds);
+        if SETUP == SAFE {
+            let set_up = set_up.overflow_safe(ray.dir);
+            return self
+                .walk_with::<LaneRay<V>, V, S, C, L, ANY>(simd, ray, &set_up, leaf, counters);
+        }
+        if set_up.overflowed {
             return self.run_overflow_safe::<ANY, L, C>(ray, leaf, counters);
         }
-        let lane_ray = LaneRay::new(simd, &set_up);
+        self.walk_with::<LaneRay<V>, V, S, C, L, ANY>(simd, ray, &set_up, leaf, counters)
+    }
+
+    /// [`WideBvh::walk`]'s loop with the node test `T` of `set_up`.
+    #[inline(always)]
+    fn walk_with<T, V, S, C, L, const ANY: bool>(
+        &self,
+        simd: V,
+        ray: &Ray,
+        set_up: &RaySetup,
+        leaf: &mut L,
+        counters: &mut C,
+    ) -> Option<Hit>
+    where
+        T: NodeTest<V>,
+        V: Simd,
+        S: TraversalStack,
+        C: Counters,
+        L: LeafIntersector,
+    {
+        let lane_ray = T::new(simd, set_up);
         let mut best: Option<Hit> = None;
         let mut t_max = ray.t_max;
         let mut stack = S::default();
@@ -355,12 +413,17 @@ impl WideBvh {
     }
 }
 
-/// One ray's walk, [`WideBvh::walk`] with stack `S`, the query `ANY` and, with `SAFE`, the
-/// set-up made safe for reciprocals that overflow, as the kernel dispatch runs it: the
-/// dispatch picks the node kernel and the instruction set.
-struct Walk<S, C, L, const ANY: bool, const SAFE: bool>(PhantomData<(S, C, L)>);
+/// The walk's node test and set-up ([`WideBvh::walk`]'s `SETUP`): the fused test, the plain
+/// one, or the plain one with the set-up made safe for reciprocals that overflow.
+const FUSED: u8 = 0;
+const PLAIN: u8 = 1;
+const SAFE: u8 = 2;
 
-impl<S, C, L, const ANY: bool, const SAFE: bool> RayWalk for Walk<S, C, L, ANY, SAFE>
+/// One ray's walk, [`WideBvh::walk`] with stack `S`, the query `ANY` and the node test
+/// `SETUP`, as the kernel dispatch runs it: the dispatch picks the instruction set.
+struct Walk<S, C, L, const ANY: bool, const SETUP: u8>(PhantomData<(S, C, L)>);
+
+impl<S, C, L, const ANY: bool, const SETUP: u8> RayWalk for Walk<S, C, L, ANY, SETUP>
 where
     S: TraversalStack,
     C: Counters,
@@ -378,7 +441,7 @@ where
         leaf: &mut L,
         counters: &mut C,
     ) -> Option<Hit> {
-        bvh.walk::<V, S, C, L, ANY, SAFE>(simd, ray, leaf, counters)
+        bvh.walk::<V, S, C, L, ANY, SETUP>(simd, ray, leaf, counters)
     }
 }
 
@@ -391,6 +454,15 @@ mod tests {
     use meshcast_primitives::Triangle;
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
+
+    /// The portable walk with stack `S`, the query `ANY` and the node test `SETUP`.
+    fn walk_as<S: TraversalStack, const ANY: bool, const SETUP: u8>(
+        wide: &WideBvh,
+        ray: &Ray,
+        leaf: impl FnMut(Range<u32>, &Ray) -> Option<Hit>,
+    ) -> Option<Hit> {
+        wide.walk::<Portable, S, _, _, ANY, SETUP>(Portable, ray, &mut ClosestLeaf(leaf), &mut ())
+    }
 
     #[test]
     fn the_heap_stack_walk_answers_as_brute_force() {
@@ -426,46 +498,23 @@ mod tests {
                 .filter_map(|(i, t)| Some(t.intersect(&ray)?.with_triangle(i as u32)))
                 .reduce(|a, b| if b.is_closer_than(&a) { b } else { a });
             hits += usize::from(expected.is_some());
-            let walk = |any: bool, heap: bool| {
-                let leaf = &mut ClosestLeaf(closest_in);
-                match (any, heap) {
-                    (false, false) => wide.walk::<Portable, FixedStack, _, _, false, false>(
-                        Portable,
-                        &ray,
-                        leaf,
-                        &mut (),
-                    ),
-                    (false, true) => wide.walk::<Portable, Vec<Pending>, _, _, false, false>(
-                        Portable,
-                        &ray,
-                        leaf,
-                        &mut (),
-                    ),
-                    (true, false) => wide.walk::<Portable, FixedStack, _, _, true, false>(
-                        Portable,
-                        &ray,
-                        leaf,
-                        &mut (),
-                    ),
-                    (true, true) => wide.walk::<Portable, Vec<Pending>, _, _, true, false>(
-                        Portable,
-                        &ray,
-                        leaf,
-                        &mut (),
-                    ),
-                }
-            };
-            for heap in [false, true] {
-                assert_eq!(
-                    bits(walk(false, heap)),
-                    bits(expected),
-                    "{ray:?} heap {heap}"
-                );
-                assert_eq!(
-                    walk(true, heap).is_some(),
-                    expected.is_some(),
-                    "{ray:?} heap {heap}"
-                );
+            // Every stack and node test, the plain one forced (the fused one hands it only
+            // the rays it does not serve).
+            let answers = [
+                walk_as::<FixedStack, false, FUSED>(&wide, &ray, closest_in),
+                walk_as::<Vec<Pending>, false, FUSED>(&wide, &ray, closest_in),
+                walk_as::<FixedStack, false, PLAIN>(&wide, &ray, closest_in),
+                walk_as::<Vec<Pending>, false, PLAIN>(&wide, &ray, closest_in),
+            ];
+            let any = [
+                walk_as::<FixedStack, true, FUSED>(&wide, &ray, closest_in),
+                walk_as::<Vec<Pending>, true, FUSED>(&wide, &ray, closest_in),
+                walk_as::<FixedStack, true, PLAIN>(&wide, &ray, closest_in),
+                walk_as::<Vec<Pending>, true, PLAIN>(&wide, &ray, closest_in),
+            ];
+            for (walk, (answer, any)) in answers.into_iter().zip(any).enumerate() {
+                assert_eq!(bits(answer), bits(expected), "{ray:?} walk {walk}");
+                assert_eq!(any.is_some(), expected.is_some(), "{ray:?} walk {walk}");
             }
         }
         assert!(hits > 200, "{hits}");

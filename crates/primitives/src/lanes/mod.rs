@@ -63,6 +63,9 @@ pub trait Simd: Copy + fmt::Debug {
     fn mul(self, a: Self::F32x8, b: Self::F32x8) -> Self::F32x8;
     /// `a / b`, lane by lane.
     fn div(self, a: Self::F32x8, b: Self::F32x8) -> Self::F32x8;
+    /// `a * b + c`, lane by lane: rounded once where the instruction set fuses it (AVX2's
+    /// FMA), twice where it does not (the portable lanes). Callers bound the error of either.
+    fn mul_add(self, a: Self::F32x8, b: Self::F32x8, c: Self::F32x8) -> Self::F32x8;
     /// `a` where `a > b`, else `b` (also when either is NaN): SSE's `maxps`.
     fn max(self, a: Self::F32x8, b: Self::F32x8) -> Self::F32x8;
     /// `a` where `a < b`, else `b` (also when either is NaN): SSE's `minps`.
@@ -166,6 +169,11 @@ impl Simd for Portable {
     #[inline(always)]
     fn div(self, [a, b]: [Vec4; 2], [c, d]: [Vec4; 2]) -> [Vec4; 2] {
         [a / c, b / d]
+    }
+
+    #[inline(always)]
+    fn mul_add(self, [a, b]: [Vec4; 2], [c, d]: [Vec4; 2], [e, f]: [Vec4; 2]) -> [Vec4; 2] {
+        [a * c + e, b * d + f]
     }
 
     #[inline(always)]
@@ -341,6 +349,13 @@ impl<S: Simd> Lanes<S> {
         self.with(self.simd.abs(self.v))
     }
 
+    /// `self * b + c`, lane by lane ([`Simd::mul_add`]: fused where the instruction set
+    /// fuses it).
+    #[inline(always)]
+    pub fn mul_add(self, b: Self, c: Self) -> Self {
+        self.with(self.simd.mul_add(self.v, b.v, c.v))
+    }
+
     /// The lanes where `self < other`, as bits.
     #[inline(always)]
     pub fn lt(self, other: Self) -> u32 {
@@ -439,6 +454,9 @@ mod tests {
 
         let a = lanes([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
         let b = Lanes::splat(simd, 3.0);
+        // Exact in either rounding: `a * 3 - 1`.
+        let product = a.mul_add(b, Lanes::splat(simd, -1.0)).to_array();
+        assert_eq!(product, [-1.0, 2.0, 5.0, 8.0, 11.0, 14.0, 17.0, 20.0]);
         assert_eq!(a.lt(b), 0b0000_0111);
         assert_eq!(a.le(b), 0b0000_1111);
         assert_eq!(a.eq(b), 0b0000_1000);

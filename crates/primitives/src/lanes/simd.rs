@@ -5,11 +5,11 @@
 use core::arch::x86_64::{
     __m256, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256, _mm256_blendv_ps,
     _mm256_castps256_ps128, _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cmpeq_epi32, _mm256_div_ps,
-    _mm256_extractf128_ps, _mm256_loadu_ps, _mm256_max_ps, _mm256_min_ps, _mm256_movemask_ps,
-    _mm256_mul_ps, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_set_m128,
-    _mm256_set_m128i, _mm256_setr_epi32, _mm256_storeu_ps, _mm256_sub_ps, _mm_cvtss_f32,
-    _mm_max_ps, _mm_min_ps, _mm_movehl_ps, _mm_prefetch, _mm_set1_epi32, _mm_shuffle_ps,
-    _CMP_EQ_OQ, _CMP_LE_OQ, _CMP_LT_OQ, _CMP_NEQ_UQ, _MM_HINT_T0,
+    _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_max_ps, _mm256_min_ps,
+    _mm256_movemask_ps, _mm256_mul_ps, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_set1_ps,
+    _mm256_set_m128, _mm256_set_m128i, _mm256_setr_epi32, _mm256_storeu_ps, _mm256_sub_ps,
+    _mm_cvtss_f32, _mm_max_ps, _mm_min_ps, _mm_movehl_ps, _mm_prefetch, _mm_set1_epi32,
+    _mm_shuffle_ps, _CMP_EQ_OQ, _CMP_LE_OQ, _CMP_LT_OQ, _CMP_NEQ_UQ, _MM_HINT_T0,
 };
 
 use glam::Vec4;
@@ -42,11 +42,12 @@ pub fn prefetch<T>(values: &[T]) {
 pub struct Avx2(());
 
 impl Avx2 {
-    /// The proof, if this CPU (and the operating system) run AVX2 and the bit instructions
-    /// that come with it (BMI1, BMI2, LZCNT, POPCNT: Intel Haswell and AMD Zen onwards), which
+    /// The proof, if this CPU (and the operating system) run AVX2 and the instructions that
+    /// come with it (FMA, BMI1, BMI2, LZCNT, POPCNT: Intel Haswell and AMD Zen onwards), which
     /// code compiled for AVX2 may use: the one detection of AVX2 in meshcast.
     pub fn detect() -> Option<Self> {
         (is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("fma")
             && is_x86_feature_detected!("bmi1")
             && is_x86_feature_detected!("bmi2")
             && is_x86_feature_detected!("lzcnt")
@@ -57,7 +58,7 @@ impl Avx2 {
     /// The proof, unchecked.
     ///
     /// # Safety
-    /// The CPU must run AVX2.
+    /// The CPU must run AVX2 and FMA.
     #[inline(always)]
     pub unsafe fn new_unchecked() -> Self {
         Self(())
@@ -119,6 +120,12 @@ impl Simd for Avx2 {
     binary!(sub, _mm256_sub_ps);
     binary!(mul, _mm256_mul_ps);
     binary!(div, _mm256_div_ps);
+
+    #[inline(always)]
+    fn mul_add(self, a: __m256, b: __m256, c: __m256) -> __m256 {
+        // SAFETY: an `Avx2` value exists only on a CPU that runs AVX2 and FMA (`detect`).
+        unsafe { _mm256_fmadd_ps(a, b, c) }
+    }
     // `maxps` and `minps` return their second operand when the first is not larger (smaller),
     // NaN included: the rule `Simd` names.
     binary!(max, _mm256_max_ps);
