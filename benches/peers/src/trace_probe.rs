@@ -12,6 +12,9 @@
 //! ```
 //!
 //! callgrind's count inside the toggled function, over `RAYS`, is the instructions per ray.
+//! `--toggle-collect='*count_closest*'` counts the whole per-ray call of either library, the
+//! tracer's loop included. With a fourth argument `any`, the probe runs the any-hit query
+//! instead (`--toggle-collect='*count_occluded*'`).
 
 use anyhow::{bail, Context, Result};
 use meshcast::Ray;
@@ -20,13 +23,15 @@ use crate::tracer::{Geometry, Library, Threads};
 use crate::workload::{mesh_spec, Workload};
 
 /// The hidden command-line flag that makes the benchmark the probe:
-/// `--trace-probe meshcast|embree MESH RAYS`.
+/// `--trace-probe meshcast|embree MESH RAYS [any]`.
 pub const PROBE_FLAG: &str = "--trace-probe";
 
 /// The probe, with the arguments after the flag.
 pub fn probe(args: &[String], libraries: &[Box<dyn Library>]) -> Result<()> {
-    let [library, mesh, rays] = args else {
-        bail!("usage: {PROBE_FLAG} meshcast|embree MESH RAYS");
+    let (library, mesh, rays, any) = match args {
+        [library, mesh, rays] => (library, mesh, rays, false),
+        [library, mesh, rays, query] if query == "any" => (library, mesh, rays, true),
+        _ => bail!("usage: {PROBE_FLAG} meshcast|embree MESH RAYS [any]"),
     };
     let count: usize = rays.parse().context("rays")?;
     let Some(library) = libraries
@@ -48,10 +53,11 @@ pub fn probe(args: &[String], libraries: &[Box<dyn Library>]) -> Result<()> {
         .chain(workload.incoherent.iter().take(count / 2))
         .copied()
         .collect();
-    println!(
-        "{} hits of {} rays",
-        tracer.count_closest(&rays),
-        rays.len()
-    );
+    let hits = if any {
+        tracer.count_occluded(&rays)
+    } else {
+        tracer.count_closest(&rays)
+    };
+    println!("{hits} hits of {} rays", rays.len());
     Ok(())
 }

@@ -9,11 +9,13 @@
 //! compiled with the kernel's instruction set enabled, so the caller's leaf test (inlined into
 //! it) gets the wider encoding too.
 //!
-//! The node test is written once (`node_test.rs`, [`LaneRay`]) over the eight lanes of
-//! [`meshcast_primitives::Simd`], the one lane vocabulary of the project: the portable walk
-//! runs it in two glam `Vec4`s, the x86 walks (`x86.rs`) in one AVX2 register. Every
-//! instruction set answers bit for bit what scalar code answers: the same operations in the
-//! same order, no fused multiply-add, the same NaN rules.
+//! Each node test is written once (`node_test.rs`: [`LaneRay`], [`FusedLaneRay`]) over the
+//! eight lanes of [`meshcast_primitives::Simd`], the one lane vocabulary of the project: the
+//! portable walk runs it in two glam `Vec4`s, the x86 walks (`x86.rs`) in one AVX2 register.
+//! The plain test answers bit for bit in every instruction set what scalar code answers: the
+//! same operations in the same order, no fused multiply-add, the same NaN rules. The fused
+//! test rounds once per plane where the instruction set fuses and twice where it does not;
+//! its widening covers either, so every instruction set keeps every box a ray enters.
 //!
 //! Uses only the contracts (`contracts.rs`: `RaySetup`, `Plane`, [`RayWalk`],
 //! [`PacketWalk`]) and the node layout (`wide/node.rs`); it knows nothing of the walks
@@ -55,7 +57,7 @@ pub enum Kernel {
     /// Runs everywhere.
     #[default]
     Portable,
-    /// Eight boxes in one 256-bit register (x86-64 with AVX2, BMI1, BMI2, LZCNT and POPCNT:
+    /// Eight boxes in one 256-bit register (x86-64 with AVX2, FMA, BMI1, BMI2, LZCNT and POPCNT:
     /// Intel Haswell and AMD Zen onwards).
     Avx2,
     /// The AVX2 kernel with AVX-512 (F, VL, BW, DQ) enabled: 32 vector registers and mask

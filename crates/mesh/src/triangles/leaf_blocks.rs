@@ -129,7 +129,7 @@ impl MeshLeaves<'_> {
     /// The answer of `kind` for `ray` among the hits that `keep` accepts and `rules` do not
     /// skip, adding what the traversal visited to `counts` when given: the layout is matched
     /// once per ray, so that each gets its own monomorphised walk.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn walk<Q: QueryKind>(
         self,
         ray: &Ray,
