@@ -535,7 +535,7 @@ impl WideBvh {
                     current = if ANY {
                         push_in_lane_order(current, node, mask, &mut stack)
                     } else {
-                        push_nearest_last(current, node, mask, &entries, &mut stack)
+                        push_nearest_last(simd, current, node, mask, &entries, &mut stack)
                     };
                     continue;
                 }

@@ -24,7 +24,7 @@
 use core::ops::Range;
 
 use arrayvec::ArrayVec;
-use glam::Vec4;
+use meshcast_primitives::{Lanes, Simd};
 
 use super::node::{WideNode, WIDE_WIDTH};
 use crate::contracts::{Pending, TraversalStack, LEAF_REFERENCE};
@@ -135,7 +135,8 @@ pub(crate) fn push_in_lane_order(
 /// place is its rank: the number of lanes in `mask` that are nearer, or as near and earlier.
 /// The ranks come from SIMD compares, with no branch on the distances.
 #[inline(always)]
-pub(crate) fn push_nearest_last(
+pub(crate) fn push_nearest_last<S: Simd>(
+    simd: S,
     index: u32,
     node: &WideNode,
     mask: u32,
@@ -161,17 +162,14 @@ pub(crate) fn push_nearest_last(
         });
         return reference(index, node, near);
     }
-    let halves = [
-        Vec4::from_slice(&entries[..4]),
-        Vec4::from_slice(&entries[4..]),
-    ];
+    let all = Lanes::from_array(simd, *entries);
     let last = mask.count_ones() as usize - 1;
     let mut sorted = [Pending::default(); WIDE_WIDTH];
     let mut lanes = mask;
     while lanes != 0 {
         let lane = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
-        let rank = (nearer_lanes(&halves, entries[lane], lane) & mask).count_ones() as usize;
+        let rank = (nearer_lanes(all, entries[lane], lane) & mask).count_ones() as usize;
         sorted[(last - rank) % WIDE_WIDTH] = Pending {
             reference: reference(index, node, lane),
             entry: entries[lane],
@@ -181,33 +179,28 @@ pub(crate) fn push_nearest_last(
     sorted[last].reference
 }
 
-/// The lanes whose entry distance (in `halves`, four lanes each) is smaller than `entry`, or
-/// equal with a smaller lane than `lane`, as bits. Entries are never NaN.
+/// The lanes whose entry distance (in `all`) is smaller than `entry`, or equal with a
+/// smaller lane than `lane`, as bits. Entries are never NaN.
 #[inline(always)]
-pub(crate) fn nearer_lanes(halves: &[Vec4; 2], entry: f32, lane: usize) -> u32 {
-    let entry = Vec4::splat(entry);
-    let [low, high] = halves;
-    let smaller = low.cmplt(entry).bitmask() | high.cmplt(entry).bitmask() << 4;
-    let equal = low.cmpeq(entry).bitmask() | high.cmpeq(entry).bitmask() << 4;
-    smaller | (equal & ((1 << lane) - 1))
+pub(crate) fn nearer_lanes<S: Simd>(all: Lanes<S>, entry: f32, lane: usize) -> u32 {
+    let entry = Lanes::splat(all.simd(), entry);
+    all.lt(entry) | (all.eq(entry) & ((1 << lane) - 1))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use meshcast_primitives::Portable;
 
     #[test]
     fn nearer_lanes_break_ties_by_lane() {
         let entries = [3.0, -1.0, 0.0, -0.0, 1e30, -1e30, 3.0, f32::INFINITY];
-        let halves = [
-            Vec4::from_slice(&entries[..4]),
-            Vec4::from_slice(&entries[4..]),
-        ];
-        assert_eq!(nearer_lanes(&halves, entries[0], 0), 0b0010_1110);
-        assert_eq!(nearer_lanes(&halves, entries[6], 6), 0b0010_1111);
+        let halves = Lanes::from_array(Portable, entries);
+        assert_eq!(nearer_lanes(halves, entries[0], 0), 0b0010_1110);
+        assert_eq!(nearer_lanes(halves, entries[6], 6), 0b0010_1111);
         // -0.0 and 0.0 are as near: the earlier lane goes first.
-        assert_eq!(nearer_lanes(&halves, entries[3], 3), 0b0010_0110);
-        assert_eq!(nearer_lanes(&halves, entries[2], 2), 0b0010_0010);
+        assert_eq!(nearer_lanes(halves, entries[3], 3), 0b0010_0110);
+        assert_eq!(nearer_lanes(halves, entries[2], 2), 0b0010_0010);
     }
 
     #[test]
@@ -220,7 +213,7 @@ mod tests {
         let entries = [5.0, 1.0, 7.0, 0.5, 9.0, 3.0, 2.0, 8.0];
         let mask = 0b1011_0111;
         let mut stack = FixedStack::default();
-        let nearest = push_nearest_last(0, &node, mask, &entries, &mut stack);
+        let nearest = push_nearest_last(Portable, 0, &node, mask, &entries, &mut stack);
         assert_eq!(nearest, 11); // lane 1, at 1.0
         let popped: Vec<u32> = core::iter::from_fn(|| stack.pop().map(|p| p.reference)).collect();
         // lanes 5 (3.0), 0 (5.0), 2 (7.0), 7 (8.0), 4 (9.0)
