@@ -298,6 +298,29 @@ mod tests {
             Vec3::new(self.next(), self.next(), self.next()) * 2.0 * scale - scale
         }
 
+        /// A node of boxes around `centre`, `scale` wide, some empty and some flat (which
+        /// axis-parallel rays meet on their plane), and the box around them.
+        fn node(&mut self, centre: Vec3, scale: f32) -> (WideNode, Aabb) {
+            let mut node = WideNode::EMPTY;
+            let mut bounds = Aabb::EMPTY;
+            for lane in 0..8 {
+                match (self.next() * 6.0) as u32 {
+                    0 => continue, // an empty lane
+                    1 => {
+                        let p = centre + self.point(scale);
+                        let q = p + Vec3::new(self.next() * scale, 0.0, self.next() * scale);
+                        node.set_bounds(lane, Aabb::new(p.min(q), p.max(q)));
+                    }
+                    _ => {
+                        let (p, q) = (centre + self.point(scale), centre + self.point(scale));
+                        node.set_bounds(lane, Aabb::new(p.min(q), p.max(q)));
+                    }
+                }
+                bounds = bounds.union(node.bounds(lane));
+            }
+            (node, bounds)
+        }
+
         /// A direction with, now and then, zero components of either sign.
         fn direction(&mut self) -> Vec3 {
             let mut d = self.point(1.0);
@@ -324,24 +347,7 @@ mod tests {
         for round in 0..20_000 {
             let scale = [1.0, 1e-3, 1e5, 3e7][round % 4];
             let centre = rng.point(scale) + Vec3::splat([0.0, 1e6, -4e4, 0.0][round % 4]);
-            let mut node = WideNode::EMPTY;
-            let mut bounds = Aabb::EMPTY;
-            for lane in 0..8 {
-                match (rng.next() * 6.0) as u32 {
-                    0 => continue, // an empty lane
-                    1 => {
-                        // A flat box, which axis-parallel rays meet on its plane.
-                        let p = centre + rng.point(scale);
-                        let q = p + Vec3::new(rng.next() * scale, 0.0, rng.next() * scale);
-                        node.set_bounds(lane, Aabb::new(p.min(q), p.max(q)));
-                    }
-                    _ => {
-                        let (p, q) = (centre + rng.point(scale), centre + rng.point(scale));
-                        node.set_bounds(lane, Aabb::new(p.min(q), p.max(q)));
-                    }
-                }
-                bounds = bounds.union(node.bounds(lane));
-            }
+            let (node, bounds) = rng.node(centre, scale);
             let origin = match round % 3 {
                 0 => centre + rng.point(3.0 * scale),
                 // On a box's corner plane.
@@ -434,24 +440,7 @@ mod tests {
         for round in 0..20_000 {
             let scale = [1.0, 1e-3, 1e5, 3e7, 1e-30][round % 5];
             let centre = rng.point(scale) + Vec3::splat([0.0, 1e6, -4e4, 0.0, 2.0][round % 5]);
-            let mut node = WideNode::EMPTY;
-            let mut bounds = Aabb::EMPTY;
-            for lane in 0..8 {
-                match (rng.next() * 6.0) as u32 {
-                    0 => continue,
-                    1 => {
-                        // A flat box.
-                        let p = centre + rng.point(scale);
-                        let q = p + Vec3::new(rng.next() * scale, 0.0, rng.next() * scale);
-                        node.set_bounds(lane, Aabb::new(p.min(q), p.max(q)));
-                    }
-                    _ => {
-                        let (p, q) = (centre + rng.point(scale), centre + rng.point(scale));
-                        node.set_bounds(lane, Aabb::new(p.min(q), p.max(q)));
-                    }
-                }
-                bounds = bounds.union(node.bounds(lane));
-            }
+            let (node, bounds) = rng.node(centre, scale);
             if bounds.is_empty() {
                 continue;
             }

@@ -251,11 +251,27 @@ impl WideBvh {
         if self.nodes.is_empty() {
             return None;
         }
+        self.run_with::<ANY, FUSED, L, C>(ray, leaf, counters)
+    }
+
+    /// The walk with node test `SETUP`: the fixed stack and the hierarchy's kernel, or for a
+    /// tree too deep for that stack, a heap stack and the portable kernel.
+    #[inline(always)]
+    fn run_with<const ANY: bool, const SETUP: u8, L, C>(
+        &self,
+        ray: &Ray,
+        leaf: &mut L,
+        counters: &mut C,
+    ) -> Option<Hit>
+    where
+        L: LeafIntersector,
+        C: Counters,
+    {
         if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
-            simd::walk::<Walk<FixedStack, C, L, ANY, FUSED>>(self.kernel, self, ray, leaf, counters)
+            simd::walk::<Walk<FixedStack, C, L, ANY, SETUP>>(self.kernel, self, ray, leaf, counters)
         } else {
             let kernel = SupportedKernel::PORTABLE;
-            simd::walk::<Walk<Vec<Pending>, C, L, ANY, FUSED>>(kernel, self, ray, leaf, counters)
+            simd::walk::<Walk<Vec<Pending>, C, L, ANY, SETUP>>(kernel, self, ray, leaf, counters)
         }
     }
 
@@ -274,12 +290,7 @@ impl WideBvh {
         L: LeafIntersector,
         C: Counters,
     {
-        if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
-            simd::walk::<Walk<FixedStack, C, L, ANY, PLAIN>>(self.kernel, self, ray, leaf, counters)
-        } else {
-            let kernel = SupportedKernel::PORTABLE;
-            simd::walk::<Walk<Vec<Pending>, C, L, ANY, PLAIN>>(kernel, self, ray, leaf, counters)
-        }
+        self.run_with::<ANY, PLAIN, L, C>(ray, leaf, counters)
     }
 
     /// [`WideBvh::run`] for a ray with a non-zero direction component whose reciprocal
