@@ -124,7 +124,7 @@ mod unchecked;
 
 pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
 pub use error::{Error, Result};
-pub use gpu_mesh::{GpuMesh, GpuQuery, GpuStats, ResidentRays, DEFAULT_HIT_CAPACITY};
+pub use gpu_mesh::{GpuMesh, GpuQuery, GpuStats, KernelInputs, ResidentRays, DEFAULT_HIT_CAPACITY};
 pub use kernel::{
     ChildOrder, GpuOptions, CHECKS_VARIABLE, CHUNK_VARIABLE, LEAF_VARIABLE, MAX_HIT_CAPACITY,
     ORDER_VARIABLE, PROFILE_VARIABLE, STACK_VARIABLE, WORKGROUP_VARIABLE,

@@ -17,7 +17,7 @@ mod queries;
 mod resident;
 mod upload;
 
-pub use resident::ResidentRays;
+pub use resident::{KernelInputs, ResidentRays};
 
 /// Hit slots per ray that [`GpuMesh::cast_all_batch`] keeps on the GPU unless
 /// [`GpuMesh::set_hit_capacity`] says otherwise; a ray with more hits is answered on the CPU.

@@ -1,5 +1,6 @@
 //! Rays kept on the GPU ([`ResidentRays`]) and the kernel timed over them alone
-//! ([`GpuMesh::time`]).
+//! ([`GpuMesh::time`]); the kernel's inputs as bytes ([`KernelInputs`]), for timing the same
+//! traversal compiled another way.
 
 use std::time::{Duration, Instant};
 
@@ -10,7 +11,7 @@ use wgpu::util::DeviceExt;
 use super::queries::camera_params;
 use super::{GpuMesh, GpuQuery};
 use crate::context::{checked, wait, Shared};
-use crate::layout::{GpuRay, Params};
+use crate::layout::{self, GpuRay, Params};
 use crate::stream::{bind_group, grid, trace_pass};
 
 /// Rays kept on the GPU, or a camera whose rays the GPU makes, with buffers for the answers:
@@ -35,7 +36,43 @@ impl ResidentRays {
     }
 }
 
+/// What the kernel reads for one mesh, byte for byte as the GPU holds it: for running the same
+/// traversal through another compiler on the same data (`benches/gpu_cuda`, the CUDA
+/// diagnosis in BENCHMARKS.md).
+#[derive(Clone, Debug)]
+pub struct KernelInputs {
+    /// The compressed nodes (`trace.wgsl`'s `Node`, 80 bytes each), the root first.
+    pub nodes: Vec<u8>,
+    /// Nine `f32` per triangle, its corners, in the leaves' order.
+    pub triangles: Vec<u8>,
+    /// For each of the kernel's triangles, the mesh's triangle it is.
+    pub triangle_ids: Vec<u32>,
+}
+
+impl KernelInputs {
+    /// `rays` as the kernel reads them (`trace.wgsl`'s `RayIn`: origin and `t_min`,
+    /// direction and `t_max`, 32 bytes each).
+    pub fn rays(rays: &[Ray]) -> Vec<u8> {
+        let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::of).collect();
+        bytemuck::cast_slice(&gpu_rays).to_vec()
+    }
+}
+
 impl GpuMesh {
+    /// The kernel's inputs for this mesh (its GPU tree laid out again on the CPU).
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] if the layout fails its checks, as [`Gpu::upload`](crate::Gpu::upload)
+    /// would have.
+    pub fn kernel_inputs(&self) -> Result<KernelInputs> {
+        let layout = layout::of(&self.traced, self.gpu.shared.options.order)?;
+        Ok(KernelInputs {
+            nodes: bytemuck::cast_slice(&layout.nodes).to_vec(),
+            triangles: bytemuck::cast_slice(&layout.triangles).to_vec(),
+            triangle_ids: layout.triangle_ids,
+        })
+    }
+
     /// Copies `rays` to the GPU to stay there, with buffers for the answers of `query`.
     ///
     /// # Errors

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The GPU diagnosis in one call on the GPU machine (BENCHMARKS.md, "Where the GPU's time goes"):
+# the same traversal through wgpu (WGSL -> naga's SPIR-V -> the Vulkan driver) and through nvcc
+# (trace.cu), on the same nodes, triangles and rays, processes interleaved.
+#
+# Prepared here (the machine has no network and no Rust):
+#   cargo build --release -p meshcast-gpu --example kernel_inputs
+#   mkdir -p .diag && xz -T0 -c target/release/examples/kernel_inputs > .diag/kernel_inputs.xz
+#   (a binary built from a variant of trace.wgsl may join it as .diag/kernel_inputs_NAME.xz)
+#   the Vulkan loader's .deb in .gl/ (../shared/DEVICE.md)
+# Then, on the machine: bash benches/gpu_cuda/run.sh [ROUNDS], with .gl and .diag carried.
+set -u
+rounds=${1:-2}
+out=${OUT:-/tmp/diagnosis}
+mkdir -p "$out"
+if ! ldconfig -p | grep -q libvulkan.so.1; then
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+fi
+export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+export XDG_RUNTIME_DIR=/tmp
+# Smaller sets for a dry run elsewhere: DIAG_ARGS="--rays 20000 --image 128".
+args=${DIAG_ARGS:-}
+meshes="assets/stanford-bunny.obj assets/ogre.obj assets/stanford-bunny.obj:2"
+names="stanford-bunny-x1 ogre-x1 stanford-bunny-x16"
+smi() {
+    nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.mem,clocks.max.sm,power.draw,temperature.gpu \
+        --format=csv,noheader
+}
+smi
+for archive in .diag/*.xz; do
+    binary=/tmp/$(basename "$archive" .xz)
+    xz -dc "$archive" > "$binary" && chmod +x "$binary"
+done
+# nvcc builds both CUDA variants while the first wgpu process writes the inputs.
+(
+    nvcc --version | tail -1
+    nvcc -O3 -std=c++17 -arch=sm_90 -Xptxas -v -o /tmp/trace_cuda benches/gpu_cuda/trace.cu
+    nvcc -O3 -std=c++17 -arch=sm_90 -Xptxas -v -DLITERAL -o /tmp/trace_cuda_literal benches/gpu_cuda/trace.cu
+) > "$out/nvcc.txt" 2>&1 &
+/tmp/kernel_inputs $args --write /tmp/data $meshes 2>&1 | sed 's/^/[wgpu] /'
+wait
+grep -E "registers|stack frame|spill|error|release" "$out/nvcc.txt"
+cuda() {
+    for name in $names; do "$1" "/tmp/data/$name" "$name" 7; done 2>&1 | sed "s/^/[$2] /"
+}
+for round in $(seq "$rounds"); do
+    echo "== round $round"
+    cuda /tmp/trace_cuda cuda
+    /tmp/kernel_inputs $args $meshes 2>&1 | sed 's/^/[wgpu] /'
+    MESHCAST_GPU_ROBUST=0 /tmp/kernel_inputs $args $meshes 2>&1 | sed 's/^/[wgpu robust off] /'
+    cuda /tmp/trace_cuda_literal "cuda literal"
+    for variant in /tmp/kernel_inputs_*; do
+        [ -x "$variant" ] || continue
+        tag=${variant#/tmp/kernel_inputs_}
+        "$variant" $args $meshes 2>&1 | sed "s/^/[wgpu $tag] /"
+        MESHCAST_GPU_ROBUST=0 "$variant" $args $meshes 2>&1 | sed "s/^/[wgpu $tag robust off] /"
+    done
+    smi
+done
