@@ -27,6 +27,7 @@ from gpu_vs_warp import add_arguments, camera_rays, load, random_rays
 DEFAULT_SETTINGS = [
     "",
     "MESHCAST_GPU_CHECKS=1",
+    "MESHCAST_GPU_ROBUST=0",
     "MESHCAST_GPU_STACK=96",
     "MESHCAST_GPU_STACK=24",
     "MESHCAST_GPU_STACK=48",

@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::{Error, Result};
 
 use crate::kernel::GpuOptions;
-use crate::unchecked;
+use crate::stream::profiling;
+use crate::{raw_device, unchecked};
 
 /// The environment variable that picks an adapter by name: the first adapter whose name
 /// contains its value (case-insensitive) is used, and [`Gpu::new`] fails if none does.
@@ -162,14 +163,43 @@ impl Gpu {
             max_storage_buffers_per_shader_stage: 5,
             ..wgpu::Limits::downlevel_defaults()
         };
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        let descriptor = wgpu::DeviceDescriptor {
             label: Some("meshcast"),
+            required_features: wgpu::Features::empty(),
             required_limits: limits,
             ..Default::default()
-        }))
-        .map_err(|error| Error::NoGpu {
+        };
+        let refused = |error: String| Error::NoGpu {
             reason: format!("{info} refused a device: {error}"),
-        })?;
+        };
+        // Without the driver's bounds checks where asked and the adapter is Vulkan's.
+        let raw = if options.robust_access {
+            None
+        } else {
+            raw_device::open_without_robust_access(&adapter, &descriptor)
+        };
+        let (device, queue, robustness) = match raw {
+            Some(opened) => {
+                let (device, queue, robustness) = opened.map_err(refused)?;
+                (device, queue, Some(robustness))
+            }
+            None => {
+                let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
+                    .map_err(|error| refused(error.to_string()))?;
+                let robustness = profiling()
+                    .then(|| raw_device::default_robustness(&adapter, descriptor.required_features))
+                    .flatten();
+                (device, queue, robustness)
+            }
+        };
+        if profiling() {
+            match robustness {
+                Some(robustness) => eprintln!("meshcast gpu: {info}: {robustness}"),
+                None => eprintln!(
+                    "meshcast gpu: {info}: not Vulkan, robust buffer access as the backend has it"
+                ),
+            }
+        }
         let layout = bind_group_layout(&device);
         Ok(Self {
             shared: Arc::new(Shared {

@@ -23,6 +23,8 @@ pub const LEAF_VARIABLE: &str = "MESHCAST_GPU_LEAF";
 pub const CHUNK_VARIABLE: &str = "MESHCAST_GPU_CHUNK";
 /// The environment variable that sets [`GpuOptions::order`] (`distance` or `octant`).
 pub const ORDER_VARIABLE: &str = "MESHCAST_GPU_ORDER";
+/// The environment variable that sets [`GpuOptions::robust_access`] (`1` or `0`).
+pub const ROBUST_VARIABLE: &str = "MESHCAST_GPU_ROBUST";
 
 /// The most hit slots per ray the every-hit kernel holds (`trace.wgsl`'s `LIST_SIZE` in that
 /// pipeline).
@@ -64,6 +66,16 @@ pub struct GpuOptions {
     pub leaf: u32,
     /// The order in which a node's children are visited ([`ORDER_VARIABLE`]).
     pub order: ChildOrder,
+    /// Whether a Vulkan device is opened with the driver's bounds checks on every buffer
+    /// access, `robustBufferAccess` and (where offered) `robustBufferAccess2`, as wgpu opens
+    /// every Vulkan device ([`ROBUST_VARIABLE`]). On by default; off, the device is opened
+    /// without both, to measure what they cost: the kernel's own indices stay in bounds (see
+    /// `unchecked.rs`). Ignored on Metal, DX12 and OpenGL. Off, [`runtime_checks`] no longer
+    /// bound buffer accesses on a device that offers `robustBufferAccess2` (wgpu leaves those
+    /// to the driver there), only the private arrays' indices and the loops.
+    ///
+    /// [`runtime_checks`]: GpuOptions::runtime_checks
+    pub robust_access: bool,
 }
 
 impl Default for GpuOptions {
@@ -75,6 +87,7 @@ impl Default for GpuOptions {
             chunk: 1 << 20,
             leaf: 0,
             order: ChildOrder::Distance,
+            robust_access: true,
         }
     }
 }
@@ -134,6 +147,9 @@ impl GpuOptions {
         }
         if let Some(leaf) = variable(LEAF_VARIABLE)? {
             options.leaf = leaf;
+        }
+        if let Some(robust) = variable(ROBUST_VARIABLE)? {
+            options.robust_access = robust != 0;
         }
         match std::env::var(ORDER_VARIABLE).as_deref().map(str::trim) {
             Ok("distance") => options.order = ChildOrder::Distance,
@@ -199,10 +215,12 @@ impl std::fmt::Display for GpuOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "stack {}, workgroup {}, runtime checks {}, chunks of {} rays, {} order, ",
+            "stack {}, workgroup {}, runtime checks {}, robust access {}, chunks of {} rays, \
+             {} order, ",
             self.stack,
             self.workgroup,
             if self.runtime_checks { "on" } else { "off" },
+            if self.robust_access { "on" } else { "off" },
             self.chunk,
             match self.order {
                 ChildOrder::Distance => "distance",
@@ -281,6 +299,7 @@ mod tests {
                 chunk: 4096,
                 leaf: 2,
                 order: ChildOrder::Octant,
+                robust_access: false,
             },
         ];
         for options in options {
@@ -320,6 +339,7 @@ mod tests {
                 chunk,
                 leaf,
                 order: ChildOrder::Distance,
+                robust_access: true,
             };
             assert!(options.validate().is_err(), "{options}");
         }

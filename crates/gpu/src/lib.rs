@@ -98,8 +98,9 @@
 //! # Options
 //! How the kernels are built and rays streamed to them is [`GpuOptions`], read from the
 //! environment when a [`Gpu`] opens (`MESHCAST_GPU_STACK`, `MESHCAST_GPU_WORKGROUP`,
-//! `MESHCAST_GPU_ORDER`, `MESHCAST_GPU_LEAF`,
-//! `MESHCAST_GPU_CHECKS`, `MESHCAST_GPU_CHUNK`) or given to [`Gpu::with_options`], so that
+//! `MESHCAST_GPU_ORDER`, `MESHCAST_GPU_LEAF`, `MESHCAST_GPU_CHECKS`, `MESHCAST_GPU_CHUNK`,
+//! `MESHCAST_GPU_ROBUST`: `0` opens a Vulkan device without the driver's bounds checks on
+//! buffers, ignored elsewhere) or given to [`Gpu::with_options`], so that
 //! one binary can measure each choice on the GPU that matters; every choice gives the same
 //! answers. Each query kind has a pipeline of its own, specialised from one shader: only
 //! the every-hit kernel holds a hit list. Rays from the host stream through buffers the
@@ -119,6 +120,7 @@ mod gpu_mesh;
 mod kernel;
 mod layout;
 mod quantization;
+mod raw_device;
 mod stream;
 mod unchecked;
 
@@ -127,7 +129,7 @@ pub use error::{Error, Result};
 pub use gpu_mesh::{GpuMesh, GpuQuery, GpuStats, KernelInputs, ResidentRays, DEFAULT_HIT_CAPACITY};
 pub use kernel::{
     ChildOrder, GpuOptions, CHECKS_VARIABLE, CHUNK_VARIABLE, LEAF_VARIABLE, MAX_HIT_CAPACITY,
-    ORDER_VARIABLE, PROFILE_VARIABLE, STACK_VARIABLE, WORKGROUP_VARIABLE,
+    ORDER_VARIABLE, PROFILE_VARIABLE, ROBUST_VARIABLE, STACK_VARIABLE, WORKGROUP_VARIABLE,
 };
 pub use layout::{T_ERROR_BOUND, UV_ERROR_BOUND};
 pub use stream::{profiling, RaySource};

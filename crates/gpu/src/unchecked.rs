@@ -1,5 +1,6 @@
-//! The crate's one `unsafe` call: the traversal kernel compiled without the bounds checks and
-//! loop bounds wgpu would inject (1.3 to 1.5 times the kernel's time on an H100).
+//! One of the crate's two `unsafe` modules (the other is `raw_device.rs`), one call: the
+//! traversal kernel compiled without the bounds checks and loop bounds wgpu would inject
+//! (1.3 to 1.5 times the kernel's time on an H100).
 #![allow(unsafe_code)]
 
 /// The kernel of `source` as a shader module, with wgpu's injected checks only when

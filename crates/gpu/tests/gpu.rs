@@ -460,6 +460,7 @@ fn every_kernel_option_answers_as_the_cpu() {
             chunk: 5000,
             leaf: 1,
             order: ChildOrder::Octant,
+            robust_access: true,
         },
         GpuOptions {
             leaf: 4,
@@ -485,6 +486,24 @@ fn every_kernel_option_answers_as_the_cpu() {
             assert!(on_gpu.stats().finished_on_cpu > 0, "a stack of 8 overflows");
         }
     }
+}
+
+/// A device opened without the driver's bounds checks on buffer accesses (Vulkan's
+/// `robustBufferAccess` and `robustBufferAccess2`; elsewhere the option is ignored) answers
+/// as the CPU does: the kernel's indices stay in bounds without them.
+#[test]
+fn a_device_without_robust_buffer_access_answers_as_the_cpu() {
+    let Some(shared) = gpu() else { return };
+    let options = GpuOptions {
+        robust_access: false,
+        ..shared.kernel_options()
+    };
+    let gpu = Gpu::with_options(Some(&shared.adapter().name), options).expect("the same adapter");
+    assert_eq!(gpu.kernel_options(), options);
+    let mesh = Arc::new(Mesh::from_path(asset("stanford-bunny.obj")).expect("bunny"));
+    let on_gpu = upload(&gpu, &mesh);
+    let rays = random_rays(mesh.bounds(), 4000, 21);
+    check(&gpu, &on_gpu, &rays, &options.to_string());
 }
 
 #[test]
