@@ -32,13 +32,18 @@ for archive in .diag/*.xz; do
     binary=/tmp/$(basename "$archive" .xz)
     xz -dc "$archive" > "$binary" && chmod +x "$binary"
 done
+# What the Vulkan device enables (robust buffer access), both ways.
+for robust in 1 0; do
+    MESHCAST_GPU_PROFILE=1 MESHCAST_GPU_ROBUST=$robust /tmp/kernel_inputs --rays 4096 --image 16 --repeat 1 \
+        assets/stanford-bunny.obj 2>&1 | grep -i -E "adapter|robust"
+done
 # nvcc builds both CUDA variants while the first wgpu process writes the inputs.
 (
     nvcc --version | tail -1
     nvcc -O3 -std=c++17 -arch=sm_90 -Xptxas -v -o /tmp/trace_cuda benches/gpu_cuda/trace.cu
     nvcc -O3 -std=c++17 -arch=sm_90 -Xptxas -v -DLITERAL -o /tmp/trace_cuda_literal benches/gpu_cuda/trace.cu
 ) > "$out/nvcc.txt" 2>&1 &
-/tmp/kernel_inputs $args --write /tmp/data $meshes 2>&1 | sed 's/^/[wgpu] /'
+/tmp/kernel_inputs $args --check --write /tmp/data $meshes 2>&1 | sed 's/^/[wgpu] /'
 wait
 grep -E "registers|stack frame|spill|error|release" "$out/nvcc.txt"
 cuda() {
@@ -53,7 +58,8 @@ for round in $(seq "$rounds"); do
     for variant in /tmp/kernel_inputs_*; do
         [ -x "$variant" ] || continue
         tag=${variant#/tmp/kernel_inputs_}
-        "$variant" $args $meshes 2>&1 | sed "s/^/[wgpu $tag] /"
+        check=$([ "$round" = 1 ] && echo --check)
+        "$variant" $args $check $meshes 2>&1 | sed "s/^/[wgpu $tag] /"
         MESHCAST_GPU_ROBUST=0 "$variant" $args $meshes 2>&1 | sed "s/^/[wgpu $tag robust off] /"
     done
     smi

@@ -6,8 +6,12 @@
 //!
 //! ```sh
 //! cargo run --release -p meshcast-gpu --example kernel_inputs -- \
-//!     [--rays N] [--image SIDE] [--repeat K] [--write DIR] MESH[:SUBDIVISIONS]...
+//!     [--rays N] [--image SIDE] [--repeat K] [--write DIR] [--check] MESH[:SUBDIVISIONS]...
 //! ```
+//!
+//! `--check` also casts every ray through `GpuMesh::cast_batch` (the kernel, then the CPU
+//! for the rays it leaves open) and prints how many answers name another triangle than the
+//! CPU's `Mesh::cast_batch`: a variant of the kernel under test must print 0.
 //!
 //! Prints one line per mesh, ray set and query: `wgpu MESH SET QUERY MRAYS_PER_S` (the best
 //! of K launches, submission to completion). Files per mesh under `DIR/NAME/`: `nodes.bin`,
@@ -29,6 +33,7 @@ struct Args {
     image: u32,
     repeat: usize,
     write: Option<PathBuf>,
+    check: bool,
     meshes: Vec<String>,
 }
 
@@ -38,6 +43,7 @@ fn args() -> Args {
         image: 2048,
         repeat: 7,
         write: None,
+        check: false,
         meshes: Vec::new(),
     };
     let mut words = std::env::args().skip(1);
@@ -48,6 +54,7 @@ fn args() -> Args {
             "--image" => args.image = value().parse().expect("--image SIDE"),
             "--repeat" => args.repeat = value().parse().expect("--repeat K"),
             "--write" => args.write = Some(PathBuf::from(value())),
+            "--check" => args.check = true,
             _ => args.meshes.push(word),
         }
     }
@@ -165,6 +172,17 @@ fn main() {
             }
         }
         for (set, rays) in &sets {
+            if args.check {
+                let on_cpu = mesh.cast_batch(rays);
+                let gpu_answers = on_gpu.cast_batch(rays).expect("cast_batch");
+                let differ = on_cpu
+                    .iter()
+                    .zip(&gpu_answers)
+                    .filter(|(a, b)| a.map(|h| h.triangle) != b.map(|h| h.triangle))
+                    .count();
+                writeln!(out, "check {name} {set} closest: {differ} answers differ")
+                    .expect("stdout");
+            }
             for (query, kind) in [("closest", GpuQuery::Closest), ("any", GpuQuery::Any)] {
                 let resident = on_gpu.resident_rays(rays, kind).expect("resident rays");
                 let best = on_gpu.time(&resident, kind, args.repeat).expect("timing");
