@@ -32,6 +32,35 @@ for archive in .diag/*.xz; do
     binary=/tmp/$(basename "$archive" .xz)
     xz -dc "$archive" > "$binary" && chmod +x "$binary"
 done
+# Find the environment under which wgpu sees the GPU through Vulkan (machines differ), and say
+# why not where none does: the CUDA side runs either way.
+probe() {
+    /tmp/kernel_inputs --rays 1024 --image 8 --repeat 1 assets/stanford-bunny.obj 2>&1 | grep -q "^wgpu "
+}
+if ! probe; then
+    found=no
+    for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \
+        /etc/vulkan/icd.d/nvidia_icd.json; do
+        for libs in "" /usr/local/nvidia/lib64:/usr/local/nvidia/lib; do
+            [ -f "$icd" ] || continue
+            if VK_DRIVER_FILES=$icd LD_LIBRARY_PATH=$libs probe; then
+                export VK_DRIVER_FILES=$icd LD_LIBRARY_PATH=$libs
+                found=yes
+                break 2
+            fi
+        done
+    done
+    echo "vulkan: found an adapter after searching: $found (VK_DRIVER_FILES=$VK_DRIVER_FILES LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-})"
+    if [ $found = no ]; then
+        ls -la /dev/nvidia* /dev/dri 2>&1 | head
+        cat /usr/local/nvidia/share/vulkan/icd.d/*.json /usr/share/vulkan/icd.d/*.json 2>&1 | grep library_path
+        for lib in /usr/lib/libGLX_nvidia.so.0 /usr/local/nvidia/lib64/libGLX_nvidia.so.0; do
+            [ -f "$lib" ] && { echo "$lib"; ldd "$lib" | grep -i "not found"; }
+        done
+        VK_LOADER_DEBUG=error,warn,driver /tmp/kernel_inputs --rays 64 --image 4 --repeat 1 \
+            assets/stanford-bunny.obj 2>&1 | grep -v "^ *[0-9]*:\|^note\|at /" | head -40
+    fi
+fi
 # What the Vulkan device enables (robust buffer access), both ways.
 for robust in 1 0; do
     MESHCAST_GPU_PROFILE=1 MESHCAST_GPU_ROBUST=$robust /tmp/kernel_inputs --rays 4096 --image 16 --repeat 1 \

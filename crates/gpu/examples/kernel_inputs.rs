@@ -21,10 +21,11 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use glam::Vec3;
 use meshcast::{Mesh, RayQueries, TriMesh, TriMeshFiles};
-use meshcast_gpu::{Gpu, GpuQuery, KernelInputs};
+use meshcast_gpu::{Gpu, GpuOptions, GpuQuery, KernelInputs};
 use meshcast_primitives::Ray;
 use rand::{Rng, SeedableRng};
 
@@ -145,12 +146,20 @@ fn write_answers(dir: &Path, set: &str, mesh: &Mesh, rays: &[Ray]) {
 
 fn main() {
     let args = args();
-    let gpu = Gpu::new().expect("a GPU adapter");
-    eprintln!("adapter {}; {}", gpu.adapter(), gpu.kernel_options());
+    // The inputs are laid out without an adapter, so that the CUDA side runs even where
+    // wgpu finds none.
+    let gpu = Gpu::new()
+        .inspect(|gpu| eprintln!("adapter {}; {}", gpu.adapter(), gpu.kernel_options()))
+        .inspect_err(|error| eprintln!("no GPU adapter, nothing timed: {error}"))
+        .ok();
+    let options = gpu.as_ref().map_or_else(
+        || GpuOptions::from_env().expect("options"),
+        Gpu::kernel_options,
+    );
     let mut out = std::io::stdout().lock();
     for spec in &args.meshes {
         let (name, mesh) = load(spec);
-        let on_gpu = gpu.upload(mesh.clone()).expect("upload");
+        let mesh = Arc::new(mesh);
         let sets = [
             ("random", random_rays(&mesh, args.rays)),
             ("camera", camera_rays(&mesh, args.image)),
@@ -158,7 +167,7 @@ fn main() {
         if let Some(root) = &args.write {
             let dir = root.join(&name);
             std::fs::create_dir_all(&dir).expect("the output folder");
-            let inputs = on_gpu.kernel_inputs().expect("the kernel's inputs");
+            let inputs = KernelInputs::of(&mesh, &options).expect("the kernel's inputs");
             write(&dir.join("nodes.bin"), &inputs.nodes);
             write(&dir.join("triangles.bin"), &inputs.triangles);
             let ids: Vec<u8> = inputs
@@ -171,6 +180,8 @@ fn main() {
                 write_answers(&dir, set, &mesh, rays);
             }
         }
+        let Some(gpu) = &gpu else { continue };
+        let on_gpu = gpu.upload(Arc::clone(&mesh)).expect("upload");
         for (set, rays) in &sets {
             if args.check {
                 let on_cpu = mesh.cast_batch(rays);

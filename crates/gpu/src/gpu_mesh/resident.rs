@@ -2,15 +2,19 @@
 //! ([`GpuMesh::time`]); the kernel's inputs as bytes ([`KernelInputs`]), for timing the same
 //! traversal compiled another way.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::{Error, Result};
+use meshcast_mesh::Mesh;
 use meshcast_primitives::{Camera, Ray};
 use wgpu::util::DeviceExt;
 
 use super::queries::camera_params;
+use super::upload::traced;
 use super::{GpuMesh, GpuQuery};
 use crate::context::{checked, wait, Shared};
+use crate::kernel::{ChildOrder, GpuOptions};
 use crate::layout::{self, GpuRay, Params};
 use crate::stream::{bind_group, grid, trace_pass};
 
@@ -50,6 +54,26 @@ pub struct KernelInputs {
 }
 
 impl KernelInputs {
+    /// The kernel's inputs for `mesh` on a GPU opened with `options` (only the tree and the
+    /// child order matter), laid out on the CPU: no adapter is needed.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] if the layout fails its checks, as [`Gpu::upload`](crate::Gpu::upload)
+    /// would have.
+    pub fn of(mesh: &Arc<Mesh>, options: &GpuOptions) -> Result<Self> {
+        Self::laid_out(&traced(mesh, options), options.order)
+    }
+
+    /// The inputs of the tree of `traced`, the mesh the GPU walks.
+    fn laid_out(traced: &Mesh, order: ChildOrder) -> Result<Self> {
+        let layout = layout::of(traced, order)?;
+        Ok(Self {
+            nodes: bytemuck::cast_slice(&layout.nodes).to_vec(),
+            triangles: bytemuck::cast_slice(&layout.triangles).to_vec(),
+            triangle_ids: layout.triangle_ids,
+        })
+    }
+
     /// `rays` as the kernel reads them (`trace.wgsl`'s `RayIn`: origin and `t_min`,
     /// direction and `t_max`, 32 bytes each).
     pub fn rays(rays: &[Ray]) -> Vec<u8> {
@@ -65,12 +89,7 @@ impl GpuMesh {
     /// [`Error::Gpu`] if the layout fails its checks, as [`Gpu::upload`](crate::Gpu::upload)
     /// would have.
     pub fn kernel_inputs(&self) -> Result<KernelInputs> {
-        let layout = layout::of(&self.traced, self.gpu.shared.options.order)?;
-        Ok(KernelInputs {
-            nodes: bytemuck::cast_slice(&layout.nodes).to_vec(),
-            triangles: bytemuck::cast_slice(&layout.triangles).to_vec(),
-            triangle_ids: layout.triangle_ids,
-        })
+        KernelInputs::laid_out(&self.traced, self.gpu.shared.options.order)
     }
 
     /// Copies `rays` to the GPU to stay there, with buffers for the answers of `query`.

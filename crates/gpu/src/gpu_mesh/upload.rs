@@ -11,6 +11,7 @@ use wgpu::util::DeviceExt;
 
 use super::{GpuMesh, DEFAULT_HIT_CAPACITY};
 use crate::context::{checked, Gpu};
+use crate::kernel::GpuOptions;
 use crate::layout::{self, Layout};
 
 impl Gpu {
@@ -31,7 +32,7 @@ impl Gpu {
                 ),
             });
         }
-        let traced = self.traced(&mesh);
+        let traced = traced(&mesh, &self.shared.options);
         let layout = layout::of(&traced, self.shared.options.order)?;
         let (nodes, triangles) = self.buffers_of(&layout)?;
         Ok(GpuMesh {
@@ -47,20 +48,6 @@ impl Gpu {
             rays: AtomicU64::new(0),
             finished_on_cpu: AtomicU64::new(0),
         })
-    }
-
-    /// The mesh whose tree the GPU walks: `mesh`, or, where [`GpuOptions::leaf`](crate::GpuOptions::leaf) asks for
-    /// other leaves, the same triangles built into a tree for the GPU.
-    fn traced(&self, mesh: &Arc<Mesh>) -> Arc<Mesh> {
-        let leaf = self.shared.options.leaf as usize;
-        if leaf == 0 {
-            return Arc::clone(mesh);
-        }
-        let options = BuildOptions {
-            max_leaf_primitives: leaf,
-            ..mesh.build_options()
-        };
-        Arc::new(Mesh::from_tri_mesh(mesh.tri_mesh().clone(), &options))
     }
 
     /// The node and triangle buffers holding `layout`.
@@ -142,4 +129,18 @@ impl GpuMesh {
         self.traceable = layout::traceable(&self.mesh);
         Ok(())
     }
+}
+
+/// The mesh whose tree the GPU walks: `mesh`, or, where [`GpuOptions::leaf`] asks for other
+/// leaves, the same triangles built into a tree for the GPU.
+pub(crate) fn traced(mesh: &Arc<Mesh>, options: &GpuOptions) -> Arc<Mesh> {
+    let leaf = options.leaf as usize;
+    if leaf == 0 {
+        return Arc::clone(mesh);
+    }
+    let options = BuildOptions {
+        max_leaf_primitives: leaf,
+        ..mesh.build_options()
+    };
+    Arc::new(Mesh::from_tri_mesh(mesh.tri_mesh().clone(), &options))
 }
