@@ -13,12 +13,12 @@ set -u
 rounds=${1:-2}
 out=${OUT:-/tmp/diagnosis}
 mkdir -p "$out"
-if ! ldconfig -p | grep -q libvulkan.so.1; then
-    for f in .gl/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-fi
+# The Vulkan loader and glvnd's libraries, as the machine's README prescribes.
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
 export XDG_RUNTIME_DIR=/tmp
+export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
 # Smaller sets for a dry run elsewhere: DIAG_ARGS="--rays 20000 --image 128".
 args=${DIAG_ARGS:-}
 meshes="assets/stanford-bunny.obj assets/ogre.obj assets/stanford-bunny.obj:2"
@@ -51,6 +51,11 @@ if ! probe; then
         done
     done
     echo "vulkan: found an adapter after searching: $found (VK_DRIVER_FILES=$VK_DRIVER_FILES LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-})"
+    if [ $found = no ] && [ -n "${DIAG_NEED_WGPU:-}" ]; then
+        VK_LOADER_DEBUG=error /tmp/kernel_inputs --rays 64 --image 4 --repeat 1 assets/stanford-bunny.obj 2>&1 | grep ERROR | head -5
+        echo "no adapter and DIAG_NEED_WGPU set: stopping"
+        exit 3
+    fi
     if [ $found = no ]; then
         ls -la /dev/nvidia* /dev/dri 2>&1 | head
         cat /usr/local/nvidia/share/vulkan/icd.d/*.json /usr/share/vulkan/icd.d/*.json 2>&1 | grep library_path

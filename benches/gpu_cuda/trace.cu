@@ -11,6 +11,10 @@
 // zeroed at the start of every invocation (WGSL's rule) and the slab distances of the
 // dominant axis read from a local array by a run-time index.
 //
+// `-DSHARED_STACK` keeps the traversal stack in shared memory instead of local memory, and
+// `-DSTACK_SIZE=N`, `-DWORKGROUP=N` change those choices, to measure the algorithm's options on
+// the nvcc path.
+//
 // Not part of the build: `run.sh` compiles it on the GPU machine (nvcc), and it compiles as
 // plain C++ too (`g++ -O2 -x c++ trace.cu`), which runs the same code on the CPU to check the
 // port here.
@@ -447,12 +451,22 @@ DEV void overflow(State& r) {
 
 template <u32 MODE>
 DEV void trace(const Buffers& b, State& r) {
+#if defined(SHARED_STACK) && defined(__CUDACC__)
+    // The stack in shared memory, entry k of every thread in a row (no bank conflicts).
+    __shared__ u32 shared_entry[STACK_SIZE][WORKGROUP];
+    __shared__ float shared_near[STACK_SIZE][WORKGROUP];
+#define STACK_ENTRY(k) shared_entry[k][threadIdx.x]
+#define STACK_NEAR(k) shared_near[k][threadIdx.x]
+#else
     // The traversal stack, apart from the other state so that only it lives in local memory.
     struct {
         u32 stack_entry[STACK_SIZE];
         float stack_near[STACK_SIZE];
     } stack;
-#ifdef LITERAL
+#define STACK_ENTRY(k) stack.stack_entry[k]
+#define STACK_NEAR(k) stack.stack_near[k]
+#endif
+#if defined(LITERAL) && !defined(SHARED_STACK)
     // WGSL zero-initialises private variables, the stack's 64 words among them.
     memset(&stack, 0, sizeof(stack));
 #endif
@@ -478,14 +492,14 @@ DEV void trace(const Buffers& b, State& r) {
                         }
                         u32 k = sp;
                         if (MODE == MODE_CLOSEST) {
-                            while (k > first && stack.stack_near[k - 1u] < boxes.near[j]) {
-                                stack.stack_entry[k] = stack.stack_entry[k - 1u];
-                                stack.stack_near[k] = stack.stack_near[k - 1u];
+                            while (k > first && STACK_NEAR(k - 1u) < boxes.near[j]) {
+                                STACK_ENTRY(k) = STACK_ENTRY(k - 1u);
+                                STACK_NEAR(k) = STACK_NEAR(k - 1u);
                                 k -= 1u;
                             }
                         }
-                        stack.stack_entry[k] = node * 8u + lane;
-                        stack.stack_near[k] = boxes.near[j];
+                        STACK_ENTRY(k) = node * 8u + lane;
+                        STACK_NEAR(k) = boxes.near[j];
                         sp += 1u;
                     }
                 }
@@ -494,8 +508,8 @@ DEV void trace(const Buffers& b, State& r) {
         }
         if (sp == 0u || r.done) return;
         sp -= 1u;
-        if (stack.stack_near[sp] > cull_limit<MODE>(r)) continue;
-        u32 entry = stack.stack_entry[sp];
+        if (STACK_NEAR(sp) > cull_limit<MODE>(r)) continue;
+        u32 entry = STACK_ENTRY(sp);
         u32 parent = entry >> 3u;
         u32 lane = entry & 7u;
         u32 inner = inner_lanes(b, parent);
