@@ -9,6 +9,9 @@
 //!     [--rays N] [--image SIDE] [--repeat K] [--write DIR] [--check] MESH[:SUBDIVISIONS]...
 //! ```
 //!
+//! `--uploads U` uploads each mesh U times and times every upload (the process-to-process
+//! spread: does it follow the upload?).
+//!
 //! `--check` also casts every ray through `GpuMesh::cast_batch` (the kernel, then the CPU
 //! for the rays it leaves open) and prints how many answers name another triangle than the
 //! CPU's `Mesh::cast_batch`: a variant of the kernel under test must print 0.
@@ -25,7 +28,7 @@ use std::sync::Arc;
 
 use glam::Vec3;
 use meshcast::{Mesh, RayQueries, TriMesh, TriMeshFiles};
-use meshcast_gpu::{Gpu, GpuOptions, GpuQuery, KernelInputs};
+use meshcast_gpu::{Gpu, GpuMesh, GpuOptions, GpuQuery, KernelInputs};
 use meshcast_primitives::Ray;
 use rand::{Rng, SeedableRng};
 
@@ -35,6 +38,7 @@ struct Args {
     repeat: usize,
     write: Option<PathBuf>,
     check: bool,
+    uploads: usize,
     meshes: Vec<String>,
 }
 
@@ -45,6 +49,7 @@ fn args() -> Args {
         repeat: 7,
         write: None,
         check: false,
+        uploads: 1,
         meshes: Vec::new(),
     };
     let mut words = std::env::args().skip(1);
@@ -56,6 +61,7 @@ fn args() -> Args {
             "--repeat" => args.repeat = value().parse().expect("--repeat K"),
             "--write" => args.write = Some(PathBuf::from(value())),
             "--check" => args.check = true,
+            "--uploads" => args.uploads = value().parse().expect("--uploads U"),
             _ => args.meshes.push(word),
         }
     }
@@ -181,25 +187,43 @@ fn main() {
             }
         }
         let Some(gpu) = &gpu else { continue };
-        let on_gpu = gpu.upload(Arc::clone(&mesh)).expect("upload");
-        for (set, rays) in &sets {
-            if args.check {
-                let on_cpu = mesh.cast_batch(rays);
-                let gpu_answers = on_gpu.cast_batch(rays).expect("cast_batch");
-                let differ = on_cpu
-                    .iter()
-                    .zip(&gpu_answers)
-                    .filter(|(a, b)| a.map(|h| h.triangle) != b.map(|h| h.triangle))
-                    .count();
-                writeln!(out, "check {name} {set} closest: {differ} answers differ")
-                    .expect("stdout");
-            }
-            for (query, kind) in [("closest", GpuQuery::Closest), ("any", GpuQuery::Any)] {
-                let resident = on_gpu.resident_rays(rays, kind).expect("resident rays");
-                let best = on_gpu.time(&resident, kind, args.repeat).expect("timing");
-                let mrays = rays.len() as f64 / best.as_secs_f64() / 1e6;
-                writeln!(out, "wgpu {name} {set} {query} {mrays:.1}").expect("stdout");
-            }
+        for upload in 0..args.uploads {
+            let on_gpu = gpu.upload(Arc::clone(&mesh)).expect("upload");
+            let name = if args.uploads > 1 {
+                format!("{name}#{upload}")
+            } else {
+                name.clone()
+            };
+            time(&args, &mut out, &name, &mesh, &on_gpu, &sets);
+        }
+    }
+}
+
+/// Checks and times one upload on every ray set.
+fn time(
+    args: &Args,
+    out: &mut impl Write,
+    name: &str,
+    mesh: &Mesh,
+    on_gpu: &GpuMesh,
+    sets: &[(&str, Vec<Ray>)],
+) {
+    for (set, rays) in sets {
+        if args.check {
+            let on_cpu = mesh.cast_batch(rays);
+            let gpu_answers = on_gpu.cast_batch(rays).expect("cast_batch");
+            let differ = on_cpu
+                .iter()
+                .zip(&gpu_answers)
+                .filter(|(a, b)| a.map(|h| h.triangle) != b.map(|h| h.triangle))
+                .count();
+            writeln!(out, "check {name} {set} closest: {differ} answers differ").expect("stdout");
+        }
+        for (query, kind) in [("closest", GpuQuery::Closest), ("any", GpuQuery::Any)] {
+            let resident = on_gpu.resident_rays(rays, kind).expect("resident rays");
+            let best = on_gpu.time(&resident, kind, args.repeat).expect("timing");
+            let mrays = rays.len() as f64 / best.as_secs_f64() / 1e6;
+            writeln!(out, "wgpu {name} {set} {query} {mrays:.1}").expect("stdout");
         }
     }
 }

@@ -39,10 +39,13 @@ pub const MAX_HIT_CAPACITY: u32 = 64;
 /// as first landed, with runtime checks, a stack of 96, a 64-slot hit list in every kernel
 /// and workgroups of 64, ran 0.37 / 0.70; the defaults below run 0.61 / 4.3 to 4.8, with
 /// runtime checks 0.40 / 3.1, workgroups of 64 0.61 / 3.6, the octant order 0.39 / 2.7.
-/// Stacks of 24 to 48 measured within a few percent of 32. Leaves of at most 2 or 4 built
-/// for the GPU measured 0.77 to 0.87 / 5.2 to 5.4 on the bunny but 0.21 / 2.4 on the ogre,
-/// so the mesh's own tree stays the default. Figures for one process move by up to 3 times
-/// between processes on random rays (BENCHMARKS.md): compare settings interleaved.
+/// Stacks of 24 to 48 measured within a few percent of 32. On an NVIDIA H200 (driver
+/// 580.159.04, 2026-11-26, the slab test in registers), leaves of at most 2 triangles built
+/// for the GPU ran random rays 1.35 to 1.38 times as fast on the bunny and the ogre (the
+/// same tree through nvcc: 1.26 to 1.31 on all three meshes), but take 45 bytes per
+/// triangle against the mesh's own tree's 38.4, so the mesh's tree stays the default.
+/// Figures for the 1.1M-triangle bunny x16 move by up to 2.8 times from one upload to the
+/// next (BENCHMARKS.md, "Where the GPU's time goes"): compare settings interleaved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuOptions {
     /// Traversal stack entries per ray (8 to 256; [`STACK_VARIABLE`]). A ray whose walk
@@ -72,7 +75,9 @@ pub struct GpuOptions {
     /// without both, to measure what they cost: the kernel's own indices stay in bounds (see
     /// `unchecked.rs`). Ignored on Metal, DX12 and OpenGL. Off, [`runtime_checks`] no longer
     /// bound buffer accesses on a device that offers `robustBufferAccess2` (wgpu leaves those
-    /// to the driver there), only the private arrays' indices and the loops.
+    /// to the driver there), only the private arrays' indices and the loops. Measured on an
+    /// NVIDIA H200 (driver 580.159.04): the checks cost nothing measurable (off: within the
+    /// spread between processes on every mesh and ray set), so they stay on.
     ///
     /// [`runtime_checks`]: GpuOptions::runtime_checks
     pub robust_access: bool,

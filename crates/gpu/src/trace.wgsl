@@ -280,31 +280,43 @@ fn plane(node: u32, grid: Grid, twice_p: u32, h: u32, i: u32) -> vec4<f32> {
     return vec4<f32>(grid.origin[i]) + steps * grid.step[i];
 }
 
+// One axis's slab distances for lanes 4h..4h+4: where the ray enters and leaves each box's
+// slab on axis i.
+struct Slab {
+    near: vec4<f32>,
+    far: vec4<f32>,
+}
+
+fn slab(node: u32, grid: Grid, h: u32, i: u32) -> Slab {
+    let lo = plane(node, grid, near_plane[i], h, i);
+    let hi = plane(node, grid, far_plane[i], h, i);
+    if r_parallel && r_still[i] {
+        // The ray stays in the slab for every t, or never enters it.
+        let inside = (plane(node, grid, 2u * i, h, i) <= vec4<f32>(r_o[i]))
+            & (plane(node, grid, 2u * (i + 3u), h, i) >= vec4<f32>(r_o[i]));
+        return Slab(select(vec4<f32>(BIG), vec4<f32>(-BIG), inside), select(vec4<f32>(-BIG), vec4<f32>(BIG), inside));
+    }
+    return Slab((lo - vec4<f32>(r_o[i])) * r_inv[i], (hi - vec4<f32>(r_o[i])) * r_inv[i]);
+}
+
 // The slab test of four lanes, made conservative: a box is missed only if no triangle in
 // it can have a CPU distance within [tmin_out, limit]. The decoded boxes contain the exact
 // ones, and every step below is monotone in the planes, so a box the exact planes would
-// keep is kept.
+// keep is kept. The three axes are held in registers, with no array indexed at run time:
+// an NVIDIA H200 (Vulkan, driver 580.159.04; 4M rays, Mrays/s, BENCHMARKS.md) ran any hit
+// 1.26 to 1.66 times as fast as with the slab distances in a local array read at `r_kz`
+// (bunny random 649 -> 835, camera 3496 -> 5481), closest hits within a few percent.
 fn test_boxes(node: u32, grid: Grid, h: u32, limit: f32) -> Boxes {
-    var near_t: array<vec4<f32>, 3>;
-    var far_t: array<vec4<f32>, 3>;
-    for (var i = 0u; i < 3u; i++) {
-        let lo = plane(node, grid, near_plane[i], h, i);
-        let hi = plane(node, grid, far_plane[i], h, i);
-        near_t[i] = (lo - vec4<f32>(r_o[i])) * r_inv[i];
-        far_t[i] = (hi - vec4<f32>(r_o[i])) * r_inv[i];
-        if r_parallel && r_still[i] {
-            // The ray stays in the slab for every t, or never enters it.
-            let inside = (plane(node, grid, 2u * i, h, i) <= vec4<f32>(r_o[i]))
-                & (plane(node, grid, 2u * (i + 3u), h, i) >= vec4<f32>(r_o[i]));
-            near_t[i] = select(vec4<f32>(BIG), vec4<f32>(-BIG), inside);
-            far_t[i] = select(vec4<f32>(-BIG), vec4<f32>(BIG), inside);
-        }
-    }
+    let x = slab(node, grid, h, 0u);
+    let y = slab(node, grid, h, 1u);
+    let z = slab(node, grid, h, 2u);
     // Along the dominant axis a slab distance bounds how far a triangle's rounded distance
     // can stray from its exact one.
-    let margin = BOX_BOUND * max(abs(near_t[r_kz]), abs(far_t[r_kz])) + TINY;
-    let near = widen_down(max(max(near_t[0], near_t[1]), near_t[2])) - margin;
-    let far = widen_up(min(min(far_t[0], far_t[1]), far_t[2])) + margin;
+    let near_k = select(select(z.near, y.near, r_kz == 1u), x.near, r_kz == 0u);
+    let far_k = select(select(z.far, y.far, r_kz == 1u), x.far, r_kz == 0u);
+    let margin = BOX_BOUND * max(abs(near_k), abs(far_k)) + TINY;
+    let near = widen_down(max(max(x.near, y.near), z.near)) - margin;
+    let far = widen_up(min(min(x.far, y.far), z.far)) + margin;
     let hit = (near <= far) & (near <= vec4<f32>(limit)) & (far >= vec4<f32>(tmin_out));
     return Boxes(near, hit);
 }
