@@ -305,7 +305,7 @@ fn slab(node: u32, grid: Grid, h: u32, i: u32) -> Slab {
 // keep is kept. The three axes are held in registers, with no array indexed at run time:
 // an NVIDIA H200 (Vulkan, driver 580.159.04; 4M rays, Mrays/s, BENCHMARKS.md) ran any hit
 // 1.26 to 1.66 times as fast as with the slab distances in a local array read at `r_kz`
-// (bunny random 649 -> 835, camera 3496 -> 5481), closest hits within a few percent.
+// (bunny random 648 -> 840, camera 3495 -> 5785), closest hits within a few percent.
 fn test_boxes(node: u32, grid: Grid, h: u32, limit: f32) -> Boxes {
     let x = slab(node, grid, h, 0u);
     let y = slab(node, grid, h, 1u);
