@@ -9,7 +9,7 @@ use glam::Vec3;
 use meshcast::gpu::Gpu;
 use meshcast::{Camera, Mesh, MeshFiles, Ray};
 use meshcast_testkit::{asset, incoherent_rays};
-use support::{arg, assert_clean_failure, ray_lines, run_with_env, scratch, Run};
+use support::{arg, assert_clean_failure, ray_lines, run_with_env};
 
 /// The GPU, or `None` (with the reason printed) where there is none and `CI` is not set.
 fn gpu_or_skip(test: &str) -> Option<Gpu> {
@@ -23,17 +23,6 @@ fn gpu_or_skip(test: &str) -> Option<Gpu> {
             None
         }
     }
-}
-
-/// Runs `meshcast` in a runtime folder of its own: without one, some drivers (Mesa's
-/// Wayland client, probed by wgpu) print a warning to stderr.
-fn run_gpu(test: &str, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Run {
-    let runtime = scratch(&format!("{test}-runtime"));
-    let mut env = env.to_vec();
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        env.push(("XDG_RUNTIME_DIR", arg(&runtime)));
-    }
-    run_with_env(None, args, stdin, &env)
 }
 
 /// Random rays at the mesh, camera rays (neighbours, many through shared edges' pixels),
@@ -72,9 +61,9 @@ fn cast_on_the_gpu_prints_the_cpus_lines() {
     for extra in modes {
         let mut args = vec!["cast", arg(&path), "--rays", "-"];
         args.extend(extra);
-        let cpu = run_gpu(test, &args, input.as_bytes(), &[]);
+        let cpu = run_with_env(None, &args, input.as_bytes(), &[]);
         args.push("--gpu");
-        let gpu = run_gpu(test, &args, input.as_bytes(), &[]);
+        let gpu = run_with_env(None, &args, input.as_bytes(), &[]);
         assert!(cpu.success, "{extra:?}: {}", cpu.stderr);
         assert!(gpu.success, "{extra:?} --gpu: {}", gpu.stderr);
         assert!(cpu.stdout.contains("hit"), "{extra:?}: no hits");
@@ -97,9 +86,9 @@ fn cast_on_the_gpu_streams_more_rays_than_one_chunk() {
     // More than the 65536 lines that are read and answered at a time.
     let input = ray_lines(&incoherent_rays(mesh.bounds(), 70_000, 5));
     let args = ["cast", arg(&path), "--rays", "-"];
-    let cpu = run_gpu(test, &args, input.as_bytes(), &[]);
-    let gpu = run_gpu(
-        test,
+    let cpu = run_with_env(None, &args, input.as_bytes(), &[]);
+    let gpu = run_with_env(
+        None,
         &[&args[..], &["--gpu"]].concat(),
         input.as_bytes(),
         &[],
@@ -113,8 +102,8 @@ fn cast_on_the_gpu_streams_more_rays_than_one_chunk() {
 fn cast_on_the_gpu_refuses_what_it_cannot_answer() {
     let test = "gpu-refuse";
     let cow = asset("cow.obj");
-    let tie_rule = run_gpu(
-        test,
+    let tie_rule = run_with_env(
+        None,
         &[
             "cast",
             arg(&cow),
@@ -132,8 +121,8 @@ fn cast_on_the_gpu_refuses_what_it_cannot_answer() {
         return;
     }
     let scene = asset("gltf/Box.gltf");
-    let out = run_gpu(
-        test,
+    let out = run_with_env(
+        None,
         &["cast", arg(&scene), "--rays", "-", "--gpu"],
         b"0 0 5 0 0 -1\n",
         &[],
@@ -147,7 +136,7 @@ fn info_names_the_adapter_and_the_meshs_gpu_memory() {
     let Some(gpu) = gpu_or_skip(test) else {
         return;
     };
-    let alone = run_gpu(test, &["info", "--gpu"], b"", &[]);
+    let alone = run_with_env(None, &["info", "--gpu"], b"", &[]);
     assert!(alone.success, "{}", alone.stderr);
     let lines: Vec<&str> = alone.stdout.lines().collect();
     assert_eq!(lines[0], format!("gpu            {}", gpu.adapter()));
@@ -163,7 +152,7 @@ fn info_names_the_adapter_and_the_meshs_gpu_memory() {
     let mesh = Mesh::from_obj(&path).unwrap();
     let triangles = mesh.triangle_count();
     let bytes = gpu.upload(mesh).unwrap().gpu_bytes();
-    let with_mesh = run_gpu(test, &["info", "--gpu", arg(&path)], b"", &[]);
+    let with_mesh = run_with_env(None, &["info", "--gpu", arg(&path)], b"", &[]);
     assert!(with_mesh.success, "{}", with_mesh.stderr);
     let value = |key: &str| {
         with_mesh
@@ -186,7 +175,6 @@ fn info_names_the_adapter_and_the_meshs_gpu_memory() {
 
 #[test]
 fn no_adapter_is_one_error_line() {
-    let test = "gpu-none";
     let cow = asset("cow.obj");
     let none = [("MESHCAST_GPU", "no adapter is called this")];
     let commands: [&[&str]; 4] = [
@@ -196,7 +184,7 @@ fn no_adapter_is_one_error_line() {
         &["bench", arg(&cow), "--rays", "100", "--runs", "1", "--gpu"],
     ];
     for args in commands {
-        let out = run_gpu(test, args, b"0 0 5 0 0 -1\n", &none);
+        let out = run_with_env(None, args, b"0 0 5 0 0 -1\n", &none);
         assert_clean_failure(&out, "no GPU adapter");
     }
 }
@@ -219,7 +207,7 @@ fn bench_on_the_gpu_reports_every_figure_with_the_cpus_hits() {
         "2",
         "--gpu",
     ];
-    let out = run_gpu(test, &[&args[..], &["--json"]].concat(), b"", &[]);
+    let out = run_with_env(None, &[&args[..], &["--json"]].concat(), b"", &[]);
     assert!(out.success, "{}", out.stderr);
     let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("valid JSON");
     assert_eq!(doc["gpu_adapter"], gpu.adapter().to_string());
@@ -285,7 +273,7 @@ fn bench_on_the_gpu_reports_every_figure_with_the_cpus_hits() {
         assert_eq!(cpu["hits"], figure["hits"], "{figure}");
     }
 
-    let table = run_gpu(test, &args, b"", &[]);
+    let table = run_with_env(None, &args, b"", &[]);
     assert!(table.success, "{}", table.stderr);
     assert!(
         table
@@ -306,8 +294,8 @@ fn bench_on_the_gpu_reports_every_figure_with_the_cpus_hits() {
 
 #[test]
 fn bench_on_the_gpu_refuses_the_transform_leaf_test() {
-    let out = run_gpu(
-        "gpu-transform",
+    let out = run_with_env(
+        None,
         &[
             "bench",
             arg(&asset("cow.obj")),
