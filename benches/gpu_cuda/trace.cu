@@ -20,6 +20,10 @@
 // port here.
 //
 //     trace_cuda DIR NAME REPEAT    (DIR holds nodes.bin, triangles.bin, ids.bin, SET.*)
+//
+// Past 600 lines because it is trace.wgsl's kernel whole, line for line (so that the two read
+// side by side), with the harness that checks it: one file that nvcc builds with one command
+// on a machine with no build system.
 
 #include <cstdint>
 #include <cstdio>

@@ -9,6 +9,9 @@
 // from it (static filters in the manner of Shewchuk 1997). A decision that the bounds leave
 // open marks the ray "flagged", and the host answers that ray on the CPU. Every other answer
 // names the triangle the CPU names. The bounds are derived in the crate's documentation (`lib.rs`, "Exactness").
+//
+// Past 600 lines because it is one kernel: WGSL has no includes, and the host specialises this
+// one source per query by its constants (`kernel.rs`) before naga compiles it whole.
 
 struct Params {
     // Rays in this dispatch.

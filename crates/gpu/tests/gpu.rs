@@ -538,20 +538,14 @@ fn the_kernel_inputs_are_the_uploaded_tree_and_triangles() {
     let mesh = Arc::new(Mesh::from_path(asset("stanford-bunny.obj")).expect("bunny"));
     let on_gpu = upload(gpu, &mesh);
     let inputs = on_gpu.kernel_inputs().expect("the kernel's inputs");
-    assert_eq!(inputs.nodes.len() % 80, 0);
-    assert_eq!(inputs.triangles.len(), 36 * inputs.triangle_ids.len());
-    assert_eq!(
-        (inputs.nodes.len() + inputs.triangles.len()) as u64,
-        on_gpu.gpu_bytes()
-    );
+    let bytes = inputs.nodes.len() + inputs.triangles.len();
+    assert_eq!(bytes as u64, on_gpu.gpu_bytes());
     // Each kernel triangle holds the corners of the mesh's triangle it names, each once.
     let corners: &[[f32; 9]] = bytemuck::cast_slice(&inputs.triangles);
+    assert_eq!(corners.len(), inputs.triangle_ids.len());
     let mut seen = vec![false; mesh.triangle_count()];
     for (corners, &id) in corners.iter().zip(&inputs.triangle_ids) {
-        let triangle = mesh
-            .tri_mesh()
-            .triangle(id as usize)
-            .expect("a mesh triangle");
+        let triangle = mesh.tri_mesh().triangle(id as usize).expect("a triangle");
         let want = [triangle.v0, triangle.v1, triangle.v2].map(|v| v.to_array());
         assert_eq!(corners, want.as_flattened(), "triangle {id}");
         assert!(
@@ -559,9 +553,7 @@ fn the_kernel_inputs_are_the_uploaded_tree_and_triangles() {
             "{id} twice"
         );
     }
-    assert_eq!(inputs.triangle_ids.len(), mesh.triangle_count());
-    let ray = Ray::new(Vec3::new(0.0, 0.0, 5.0), Vec3::NEG_Z);
-    assert_eq!(meshcast_gpu::KernelInputs::rays(&[ray]).len(), 32);
+    assert!(seen.iter().all(|&s| s), "every triangle");
 }
 
 #[test]
