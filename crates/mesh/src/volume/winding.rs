@@ -11,8 +11,6 @@ use meshcast_bvh::{WideBvh, WideLane, PADDING_SLOT, STACK_INLINE_CAPACITY, WIDE_
 use meshcast_primitives::Triangle;
 use smallvec::SmallVec;
 
-use super::winding_bounds::PointBox;
-
 /// How far a subtree must be for its expansion to stand in for its triangles: its centre is
 /// more than `FAR_FIELD_RATIO` times its radius from the query point (Barill et al.'s β).
 ///
@@ -366,6 +364,16 @@ impl WindingCache {
         self.0.get()
     }
 
+    /// The tree of the triangles of `wide` (slot `s` holding `leaf_triangle(s)`), made on
+    /// the first call. Every call must pass the same tree and triangles.
+    pub(super) fn tree(
+        &self,
+        wide: &WideBvh,
+        leaf_triangle: impl Fn(u32) -> Triangle,
+    ) -> &WindingTree {
+        self.0.get_or_init(|| WindingTree::new(wide, leaf_triangle))
+    }
+
     /// The winding number at `q` of the triangles of `wide` (slot `s` holding
     /// `leaf_triangle(s)`): their signed solid angle over 4π, the tree made on the first
     /// call. Every call must pass the same tree and triangles.
@@ -375,21 +383,8 @@ impl WindingCache {
         leaf_triangle: impl Fn(u32) -> Triangle + Copy,
         q: DVec3,
     ) -> f64 {
-        let tree = self.0.get_or_init(|| WindingTree::new(wide, leaf_triangle));
+        let tree = self.tree(wide, leaf_triangle);
         tree.solid_angle(wide, leaf_triangle, q) / (4.0 * PI)
-    }
-
-    /// Whether [`WindingCache::winding_at`] is at least ½ at every point of `points`
-    /// (`Some(true)`) or below ½ at every one (`Some(false)`), proven by bounds over the
-    /// box; `None` when they do not tell. The same tree and triangles as `winding_at`.
-    pub(crate) fn side_over(
-        &self,
-        wide: &WideBvh,
-        leaf_triangle: impl Fn(u32) -> Triangle + Copy,
-        points: &PointBox,
-    ) -> Option<bool> {
-        let tree = self.0.get_or_init(|| WindingTree::new(wide, leaf_triangle));
-        tree.side_over(wide, leaf_triangle, points)
     }
 }
 

@@ -46,7 +46,7 @@ use glam::DVec3;
 use meshcast_bvh::{WideBvh, WideLane, PADDING_SLOT};
 use meshcast_primitives::Triangle;
 
-use super::winding::{Expansion, WindingTree};
+use super::winding::{Expansion, WindingCache, WindingTree};
 
 /// The unit roundoff of `f64`.
 const UNIT: f64 = f64::EPSILON / 2.0;
@@ -294,6 +294,21 @@ fn triangle_span(triangle: &Triangle, points: &PointBox) -> Option<Span> {
     let rounding = 80.0 * UNIT * reach / d3 + 32.0 * UNIT;
     let value = triangle.solid_angle(points.centre);
     Span::term(value, points.radius * 2.0 * area / d3 + 2.0 * rounding)
+}
+
+impl WindingCache {
+    /// Whether [`WindingCache::winding_at`] is at least ½ at every point of `points`
+    /// (`Some(true)`) or below ½ at every one (`Some(false)`), proven by bounds over the
+    /// box; `None` when they do not tell. The same tree and triangles as `winding_at`.
+    pub(crate) fn side_over(
+        &self,
+        wide: &WideBvh,
+        leaf_triangle: impl Fn(u32) -> Triangle + Copy,
+        points: &PointBox,
+    ) -> Option<bool> {
+        self.tree(wide, leaf_triangle)
+            .side_over(wide, leaf_triangle, points)
+    }
 }
 
 impl WindingTree {
