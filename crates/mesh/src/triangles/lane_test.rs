@@ -7,7 +7,6 @@ use meshcast_primitives::{
     Triangle, TriangleBlock, WatertightRay,
 };
 
-use super::leaf_blocks::corners;
 use crate::TriMesh;
 
 /// A four-lane leaf test: a ray's set-up for one block layout and what it finds per lane.
@@ -108,7 +107,7 @@ impl LaneTest for TransformRay {
 
     #[inline]
     fn triangle(_: &TransformBlock, _: usize, index: u32, tri_mesh: &TriMesh) -> Triangle {
-        corners(tri_mesh, index)
+        tri_mesh.slot_triangle(index)
     }
 }
 

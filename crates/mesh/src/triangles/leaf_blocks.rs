@@ -156,7 +156,9 @@ impl MeshLeaves<'_> {
             LeafBlocks::Watertight(blocks) => {
                 blocks[slot / BLOCK_WIDTH].triangle(slot % BLOCK_WIDTH)
             }
-            LeafBlocks::Transform(_) => corners(self.tri_mesh, self.wide.primitive_order()[slot]),
+            LeafBlocks::Transform(_) => self
+                .tri_mesh
+                .slot_triangle(self.wide.primitive_order()[slot]),
         }
     }
 }
@@ -206,13 +208,4 @@ fn block_bounds(mut triangles: impl Iterator<Item = Triangle>) -> Option<Aabb> {
     triangles.try_fold(Aabb::EMPTY, |bounds, triangle| {
         (!triangle.is_degenerate()).then(|| bounds.union(triangle.bounds()))
     })
-}
-
-/// The corners of triangle `index` of `tri_mesh`, or NaN corners for a padding slot.
-pub(super) fn corners(tri_mesh: &TriMesh, index: u32) -> Triangle {
-    tri_mesh.triangle(index as usize).unwrap_or(Triangle::new(
-        glam::Vec3::NAN,
-        glam::Vec3::NAN,
-        glam::Vec3::NAN,
-    ))
 }

@@ -338,6 +338,14 @@ impl TriMesh {
         Some(self.corners(*self.indices.get(index)?))
     }
 
+    /// The triangle in a leaf slot: triangle `index`, or NaN corners for a padding slot (an
+    /// index past the last triangle), which no ray hits.
+    #[inline]
+    pub(crate) fn slot_triangle(&self, index: u32) -> Triangle {
+        self.triangle(index as usize)
+            .unwrap_or(Triangle::new(Vec3::NAN, Vec3::NAN, Vec3::NAN))
+    }
+
     /// Every triangle with its corner positions, in index order.
     pub fn triangles(&self) -> impl ExactSizeIterator<Item = Triangle> + '_ {
         self.indices.iter().map(|&corners| self.corners(corners))
