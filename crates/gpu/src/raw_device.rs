@@ -38,172 +38,171 @@ impl std::fmt::Display for Robustness {
     }
 }
 
-/// The device and queue of `adapter`, opened as `descriptor` asks but without
-/// `robustBufferAccess` and `robustBufferAccess2`, with what it enabled; `None` where the
-/// adapter is not a Vulkan one.
+pub(crate) use backend::{default_robustness, open_without_robust_access};
+
+/// Where wgpu-hal has a Vulkan backend.
 #[cfg(any(
     windows,
     target_os = "linux",
     target_os = "android",
     target_os = "freebsd"
 ))]
-pub(crate) fn open_without_robust_access(
-    adapter: &wgpu::Adapter,
-    descriptor: &wgpu::DeviceDescriptor<'_>,
-) -> Option<Result<(wgpu::Device, wgpu::Queue, Robustness), String>> {
-    use ash::vk;
+mod backend {
+    use super::Robustness;
 
-    // SAFETY: the guard is only read (the adapter's extensions, features and instance) and
-    // the adapter it refers to is never destroyed here; the device made from it below obeys
-    // wgpu-hal's rules as argued at each call.
-    let hal = unsafe { adapter.as_hal::<wgpu::hal::api::Vulkan>() }?;
-    let mut failed = Vec::new();
-    descriptor
-        .required_limits
-        .check_limits_with_fail_fn(&adapter.limits(), false, |name, _, _| failed.push(name));
-    if !failed.is_empty() {
-        // `request_device` refuses such limits; the hal path does not check them.
-        return Some(Err(format!(
-            "limits beyond the adapter's: {}",
-            failed.join(", ")
-        )));
-    }
-    let features = descriptor.required_features;
-    // As wgpu-hal's `open_with_callback` opens a device: its extensions and features, one
-    // queue of family 0.
-    let extensions = hal.required_device_extensions(features);
-    let mut enabled = hal.physical_device_features(&extensions, features);
-    let core = vk::PhysicalDeviceFeatures {
-        robust_buffer_access: vk::FALSE,
-        ..enabled.get_core()
-    };
-    let names: Vec<_> = extensions.iter().map(|name| name.as_ptr()).collect();
-    let priorities = [1.0];
-    let queues = [vk::DeviceQueueCreateInfo::default()
-        .queue_family_index(0)
-        .queue_priorities(&priorities)];
-    let info = vk::DeviceCreateInfo::default()
-        .queue_create_infos(&queues)
-        .enabled_extension_names(&names);
-    let info = enabled.add_to_device_create(info).enabled_features(&core);
-    // SAFETY: `info`'s chain is the one `add_to_device_create` made of `enabled`'s structs,
-    // which `info` borrows mutably, so nothing else reads or writes them meanwhile.
-    let robustness2 = unsafe { robustness2(&info) };
-    // SAFETY: the pointer is into `enabled`, alive and borrowed by `info` alone (above), and
-    // a `VkPhysicalDeviceRobustness2FeaturesEXT` is plain data; turning a feature off keeps
-    // the chain valid (`robustBufferAccess2` requires `robustBufferAccess`, off too).
-    let buffer_access2 = robustness2.map(|features| unsafe {
-        (*features).robust_buffer_access2 = vk::FALSE;
-        false
-    });
-    // SAFETY: `info` is a valid `VkDeviceCreateInfo` for this physical device: the extensions
-    // and feature chain are wgpu-hal's own for it (which it passes to the same call), less
-    // two features, and every pointer in it borrows a value alive until the call returns.
-    let raw = unsafe {
-        hal.shared_instance()
-            .raw_instance()
-            .create_device(hal.raw_physical_device(), &info, None)
-    };
-    let raw = match raw {
-        Ok(raw) => raw,
-        Err(error) => return Some(Err(format!("vkCreateDevice failed: {error}"))),
-    };
-    // SAFETY: `raw` was made from this adapter's physical device, with queue family 0 and
-    // `extensions`, the extensions wgpu-hal requires for `features`, and its features less
-    // the two robustness ones; wgpu-hal takes ownership of it (no drop callback). What
-    // wgpu-hal assumes of those two from the adapter's capabilities is (a) that the driver
-    // bounds buffer accesses where it offers `robustBufferAccess2`, so that naga leaves them
-    // unchecked, which holds for the traversal kernel, whose every index stays in bounds
-    // (`unchecked.rs`), and for wgpu's internal shaders, which we never use (no indirect
-    // dispatch, no queries), and (b) the alignment uniform bindings are padded to for the
-    // driver's checks, which only pads more than needed once they are off.
-    let open = unsafe {
-        hal.device_from_raw(
-            raw,
-            None,
-            &extensions,
-            features,
-            &descriptor.required_limits,
-            &descriptor.memory_hints,
-            0,
-            0,
-        )
-    };
-    drop(hal);
-    let open = match open {
-        Ok(open) => open,
-        Err(error) => return Some(Err(format!("wgpu-hal refused the device: {error}"))),
-    };
-    // SAFETY: `open` was made from this adapter's hal adapter, with `descriptor`'s features.
-    let pair = unsafe { adapter.create_device_from_hal(open, descriptor) };
-    let robustness = Robustness {
-        buffer_access: false,
-        buffer_access2,
-    };
-    Some(
-        pair.map(|(device, queue)| (device, queue, robustness))
-            .map_err(|error| error.to_string()),
-    )
-}
+    /// The device and queue of `adapter`, opened as `descriptor` asks but without
+    /// `robustBufferAccess` and `robustBufferAccess2`, with what it enabled; `None` where the
+    /// adapter is not a Vulkan one.
+    pub(crate) fn open_without_robust_access(
+        adapter: &wgpu::Adapter,
+        descriptor: &wgpu::DeviceDescriptor<'_>,
+    ) -> Option<Result<(wgpu::Device, wgpu::Queue, Robustness), String>> {
+        use ash::vk;
 
-/// What a device of `adapter` opened with `features` through `request_device` enables, as
-/// wgpu-hal chooses it; `None` where the adapter is not a Vulkan one.
-#[cfg(any(
-    windows,
-    target_os = "linux",
-    target_os = "android",
-    target_os = "freebsd"
-))]
-pub(crate) fn default_robustness(
-    adapter: &wgpu::Adapter,
-    features: wgpu::Features,
-) -> Option<Robustness> {
-    // SAFETY: the guard is only read, and the adapter it refers to is never destroyed here.
-    let hal = unsafe { adapter.as_hal::<wgpu::hal::api::Vulkan>() }?;
-    // The same choice wgpu-hal's `open` makes, read from the create info it would pass.
-    let extensions = hal.required_device_extensions(features);
-    let mut enabled = hal.physical_device_features(&extensions, features);
-    let buffer_access = enabled.get_core().robust_buffer_access != 0;
-    let info = enabled.add_to_device_create(ash::vk::DeviceCreateInfo::default());
-    // SAFETY: `info`'s chain is the one `add_to_device_create` made of `enabled`'s structs,
-    // which `info` borrows mutably, so nothing else reads or writes them meanwhile.
-    let robustness2 = unsafe { robustness2(&info) };
-    // SAFETY: the pointer is into `enabled`, alive and borrowed by `info` alone; only read.
-    let buffer_access2 =
-        robustness2.map(|features| unsafe { (*features).robust_buffer_access2 != 0 });
-    Some(Robustness {
-        buffer_access,
-        buffer_access2,
-    })
-}
-
-/// The `VkPhysicalDeviceRobustness2FeaturesEXT` in `info`'s `p_next` chain, if any.
-///
-/// # Safety
-/// Every `p_next` in the chain is null or points to a live Vulkan structure (which starts
-/// with its `sType` and `p_next`), none of which anything else accesses while the pointer is
-/// used.
-#[cfg(any(
-    windows,
-    target_os = "linux",
-    target_os = "android",
-    target_os = "freebsd"
-))]
-unsafe fn robustness2<'a>(
-    info: &ash::vk::DeviceCreateInfo<'a>,
-) -> Option<*mut ash::vk::PhysicalDeviceRobustness2FeaturesEXT<'a>> {
-    use ash::vk;
-    let mut next = info.p_next.cast::<vk::BaseOutStructure<'_>>().cast_mut();
-    while !next.is_null() {
-        // SAFETY: as the caller promises, `next` points to a live structure, whose first
-        // fields are `sType` and `p_next`, as `VkBaseOutStructure`'s.
-        let (kind, after) = unsafe { ((*next).s_type, (*next).p_next) };
-        if kind == vk::StructureType::PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT {
-            return Some(next.cast());
+        // SAFETY: the guard is only read (the adapter's extensions, features and instance) and
+        // the adapter it refers to is never destroyed here; the device made from it below obeys
+        // wgpu-hal's rules as argued at each call.
+        let hal = unsafe { adapter.as_hal::<wgpu::hal::api::Vulkan>() }?;
+        let mut failed = Vec::new();
+        descriptor.required_limits.check_limits_with_fail_fn(
+            &adapter.limits(),
+            false,
+            |name, _, _| failed.push(name),
+        );
+        if !failed.is_empty() {
+            // `request_device` refuses such limits; the hal path does not check them.
+            return Some(Err(format!(
+                "limits beyond the adapter's: {}",
+                failed.join(", ")
+            )));
         }
-        next = after;
+        let features = descriptor.required_features;
+        // As wgpu-hal's `open_with_callback` opens a device: its extensions and features, one
+        // queue of family 0.
+        let extensions = hal.required_device_extensions(features);
+        let mut enabled = hal.physical_device_features(&extensions, features);
+        let core = vk::PhysicalDeviceFeatures {
+            robust_buffer_access: vk::FALSE,
+            ..enabled.get_core()
+        };
+        let names: Vec<_> = extensions.iter().map(|name| name.as_ptr()).collect();
+        let priorities = [1.0];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(0)
+            .queue_priorities(&priorities)];
+        let info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&names);
+        let info = enabled.add_to_device_create(info).enabled_features(&core);
+        // SAFETY: `info`'s chain is the one `add_to_device_create` made of `enabled`'s structs,
+        // which `info` borrows mutably, so nothing else reads or writes them meanwhile.
+        let robustness2 = unsafe { robustness2(&info) };
+        // SAFETY: the pointer is into `enabled`, alive and borrowed by `info` alone (above), and
+        // a `VkPhysicalDeviceRobustness2FeaturesEXT` is plain data; turning a feature off keeps
+        // the chain valid (`robustBufferAccess2` requires `robustBufferAccess`, off too).
+        let buffer_access2 = robustness2.map(|features| unsafe {
+            (*features).robust_buffer_access2 = vk::FALSE;
+            false
+        });
+        // SAFETY: `info` is a valid `VkDeviceCreateInfo` for this physical device: the extensions
+        // and feature chain are wgpu-hal's own for it (which it passes to the same call), less
+        // two features, and every pointer in it borrows a value alive until the call returns.
+        let raw = unsafe {
+            hal.shared_instance().raw_instance().create_device(
+                hal.raw_physical_device(),
+                &info,
+                None,
+            )
+        };
+        let raw = match raw {
+            Ok(raw) => raw,
+            Err(error) => return Some(Err(format!("vkCreateDevice failed: {error}"))),
+        };
+        // SAFETY: `raw` was made from this adapter's physical device, with queue family 0 and
+        // `extensions`, the extensions wgpu-hal requires for `features`, and its features less
+        // the two robustness ones; wgpu-hal takes ownership of it (no drop callback). What
+        // wgpu-hal assumes of those two from the adapter's capabilities is (a) that the driver
+        // bounds buffer accesses where it offers `robustBufferAccess2`, so that naga leaves them
+        // unchecked, which holds for the traversal kernel, whose every index stays in bounds
+        // (`unchecked.rs`), and for wgpu's internal shaders, which we never use (no indirect
+        // dispatch, no queries), and (b) the alignment uniform bindings are padded to for the
+        // driver's checks, which only pads more than needed once they are off.
+        let open = unsafe {
+            hal.device_from_raw(
+                raw,
+                None,
+                &extensions,
+                features,
+                &descriptor.required_limits,
+                &descriptor.memory_hints,
+                0,
+                0,
+            )
+        };
+        drop(hal);
+        let open = match open {
+            Ok(open) => open,
+            Err(error) => return Some(Err(format!("wgpu-hal refused the device: {error}"))),
+        };
+        // SAFETY: `open` was made from this adapter's hal adapter, with `descriptor`'s features.
+        let pair = unsafe { adapter.create_device_from_hal(open, descriptor) };
+        let robustness = Robustness {
+            buffer_access: false,
+            buffer_access2,
+        };
+        Some(
+            pair.map(|(device, queue)| (device, queue, robustness))
+                .map_err(|error| error.to_string()),
+        )
     }
-    None
+
+    /// What a device of `adapter` opened with `features` through `request_device` enables, as
+    /// wgpu-hal chooses it; `None` where the adapter is not a Vulkan one.
+    pub(crate) fn default_robustness(
+        adapter: &wgpu::Adapter,
+        features: wgpu::Features,
+    ) -> Option<Robustness> {
+        // SAFETY: the guard is only read, and the adapter it refers to is never destroyed here.
+        let hal = unsafe { adapter.as_hal::<wgpu::hal::api::Vulkan>() }?;
+        // The same choice wgpu-hal's `open` makes, read from the create info it would pass.
+        let extensions = hal.required_device_extensions(features);
+        let mut enabled = hal.physical_device_features(&extensions, features);
+        let buffer_access = enabled.get_core().robust_buffer_access != 0;
+        let info = enabled.add_to_device_create(ash::vk::DeviceCreateInfo::default());
+        // SAFETY: `info`'s chain is the one `add_to_device_create` made of `enabled`'s structs,
+        // which `info` borrows mutably, so nothing else reads or writes them meanwhile.
+        let robustness2 = unsafe { robustness2(&info) };
+        // SAFETY: the pointer is into `enabled`, alive and borrowed by `info` alone; only read.
+        let buffer_access2 =
+            robustness2.map(|features| unsafe { (*features).robust_buffer_access2 != 0 });
+        Some(Robustness {
+            buffer_access,
+            buffer_access2,
+        })
+    }
+
+    /// The `VkPhysicalDeviceRobustness2FeaturesEXT` in `info`'s `p_next` chain, if any.
+    ///
+    /// # Safety
+    /// Every `p_next` in the chain is null or points to a live Vulkan structure (which starts
+    /// with its `sType` and `p_next`), none of which anything else accesses while the pointer is
+    /// used.
+    unsafe fn robustness2<'a>(
+        info: &ash::vk::DeviceCreateInfo<'a>,
+    ) -> Option<*mut ash::vk::PhysicalDeviceRobustness2FeaturesEXT<'a>> {
+        use ash::vk;
+        let mut next = info.p_next.cast::<vk::BaseOutStructure<'_>>().cast_mut();
+        while !next.is_null() {
+            // SAFETY: as the caller promises, `next` points to a live structure, whose first
+            // fields are `sType` and `p_next`, as `VkBaseOutStructure`'s.
+            let (kind, after) = unsafe { ((*next).s_type, (*next).p_next) };
+            if kind == vk::StructureType::PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT {
+                return Some(next.cast());
+            }
+            next = after;
+        }
+        None
+    }
 }
 
 /// Elsewhere there is no Vulkan backend: the option is ignored.
@@ -213,20 +212,19 @@ unsafe fn robustness2<'a>(
     target_os = "android",
     target_os = "freebsd"
 )))]
-pub(crate) fn open_without_robust_access(
-    _: &wgpu::Adapter,
-    _: &wgpu::DeviceDescriptor<'_>,
-) -> Option<Result<(wgpu::Device, wgpu::Queue, Robustness), String>> {
-    None
-}
+mod backend {
+    use super::Robustness;
 
-/// Elsewhere there is no Vulkan backend.
-#[cfg(not(any(
-    windows,
-    target_os = "linux",
-    target_os = "android",
-    target_os = "freebsd"
-)))]
-pub(crate) fn default_robustness(_: &wgpu::Adapter, _: wgpu::Features) -> Option<Robustness> {
-    None
+    /// No Vulkan device: the option is ignored.
+    pub(crate) fn open_without_robust_access(
+        _: &wgpu::Adapter,
+        _: &wgpu::DeviceDescriptor<'_>,
+    ) -> Option<Result<(wgpu::Device, wgpu::Queue, Robustness), String>> {
+        None
+    }
+
+    /// No Vulkan device to read.
+    pub(crate) fn default_robustness(_: &wgpu::Adapter, _: wgpu::Features) -> Option<Robustness> {
+        None
+    }
 }
