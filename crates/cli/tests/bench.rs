@@ -7,21 +7,21 @@ use meshcast::{Mesh, MeshFiles};
 use meshcast_testkit::asset;
 use support::{arg, run};
 
+/// `meshcast bench` on the cow with `rays` rays per set, one run, `options` and `--json`: its
+/// report, once the command is asserted to have succeeded (`label` names the case).
+fn bench_json(label: &str, rays: &str, options: &[&str]) -> serde_json::Value {
+    let cow = asset("cow.obj");
+    let mut args = vec!["bench", arg(&cow), "--rays", rays, "--runs", "1"];
+    args.extend(options);
+    args.push("--json");
+    let out = run(&args);
+    assert!(out.success, "{label}: {}", out.stderr);
+    serde_json::from_str(&out.stdout).expect("valid JSON")
+}
+
 #[test]
 fn bench_json_has_every_figure() {
-    let out = run(&[
-        "bench",
-        arg(&asset("cow.obj")),
-        "--rays",
-        "2000",
-        "--runs",
-        "1",
-        "--threads",
-        "2",
-        "--json",
-    ]);
-    assert!(out.success, "{}", out.stderr);
-    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("valid JSON");
+    let doc = bench_json("two threads", "2000", &["--threads", "2"]);
     let mesh = &doc["meshes"][0];
     assert_eq!(
         mesh["triangles"],
@@ -71,19 +71,7 @@ fn bench_json_has_every_figure() {
     }
 
     // The transform leaf test keeps more bytes per triangle and says so.
-    let transform = run(&[
-        "bench",
-        arg(&asset("cow.obj")),
-        "--rays",
-        "500",
-        "--runs",
-        "1",
-        "--leaf-test",
-        "transform",
-        "--json",
-    ]);
-    assert!(transform.success, "{}", transform.stderr);
-    let transform: serde_json::Value = serde_json::from_str(&transform.stdout).expect("JSON");
+    let transform = bench_json("transform", "500", &["--leaf-test", "transform"]);
     assert_eq!(doc["leaf_test"], "watertight");
     assert_eq!(transform["leaf_test"], "transform");
     let bytes = |doc: &serde_json::Value| doc["meshes"][0]["bvh_bytes_per_triangle"].as_f64();
@@ -136,20 +124,8 @@ fn bench_json_has_every_figure() {
 #[test]
 fn bench_counts_visits_with_every_kernel_and_rejects_unknown_ones() {
     for kernel in meshcast::Kernel::supported() {
-        let out = run(&[
-            "bench",
-            arg(&asset("cow.obj")),
-            "--rays",
-            "1000",
-            "--runs",
-            "1",
-            "--kernel",
-            kernel.name(),
-            "--counters",
-            "--json",
-        ]);
-        assert!(out.success, "{kernel}: {}", out.stderr);
-        let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("valid JSON");
+        let options = ["--kernel", kernel.name(), "--counters"];
+        let doc = bench_json(kernel.name(), "1000", &options);
         let mesh = &doc["meshes"][0];
         assert_eq!(mesh["kernel"], kernel.name());
         let counters = mesh["counters"].as_array().unwrap();
@@ -173,21 +149,7 @@ fn bench_counts_visits_with_every_kernel_and_rejects_unknown_ones() {
 #[test]
 fn bench_takes_every_build_quality() {
     for quality in ["fast", "balanced", "high"] {
-        let out = run(&[
-            "bench",
-            arg(&asset("cow.obj")),
-            "--rays",
-            "500",
-            "--runs",
-            "1",
-            "--threads",
-            "1",
-            "--quality",
-            quality,
-            "--json",
-        ]);
-        assert!(out.success, "{quality}: {}", out.stderr);
-        let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("valid JSON");
+        let doc = bench_json(quality, "500", &["--threads", "1", "--quality", quality]);
         assert_eq!(doc["quality"], quality);
         let figures = doc["meshes"][0]["throughput"].as_array().unwrap();
         assert!(
