@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use glam::Vec3;
-use meshcast::{Mesh, RayQueries, TriMesh, TriMeshFiles};
+use meshcast::{Hit, Mesh, RayQueries, TriMesh, TriMeshFiles};
 use meshcast_gpu::{Gpu, GpuMesh, GpuOptions, GpuQuery, KernelInputs};
 use meshcast_primitives::Ray;
 use rand::{Rng, SeedableRng};
@@ -133,21 +133,33 @@ fn write(path: &Path, bytes: &[u8]) {
     std::fs::write(path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
 }
 
-fn write_answers(dir: &Path, set: &str, mesh: &Mesh, rays: &[Ray]) {
-    let mut closest = Vec::with_capacity(rays.len() * 8);
-    for hit in mesh.cast_batch(rays) {
+/// One ray set, with the CPU's closest hits on it where `--write` or `--check` needs them
+/// (empty otherwise), computed once for both.
+struct RaySet {
+    name: &'static str,
+    rays: Vec<Ray>,
+    closest: Vec<Option<Hit>>,
+}
+
+fn write_answers(dir: &Path, set: &RaySet, mesh: &Mesh) {
+    let name = set.name;
+    let mut closest = Vec::with_capacity(set.rays.len() * 8);
+    for hit in &set.closest {
         let (triangle, t) = hit.map_or((u32::MAX, f32::INFINITY), |h| (h.triangle, h.t));
         closest.extend_from_slice(&triangle.to_le_bytes());
         closest.extend_from_slice(&t.to_le_bytes());
     }
-    write(&dir.join(format!("{set}.closest")), &closest);
+    write(&dir.join(format!("{name}.closest")), &closest);
     let any: Vec<u8> = mesh
-        .occluded_batch(rays)
+        .occluded_batch(&set.rays)
         .into_iter()
         .map(u8::from)
         .collect();
-    write(&dir.join(format!("{set}.any")), &any);
-    write(&dir.join(format!("{set}.rays")), &KernelInputs::rays(rays));
+    write(&dir.join(format!("{name}.any")), &any);
+    write(
+        &dir.join(format!("{name}.rays")),
+        &KernelInputs::rays(&set.rays),
+    );
 }
 
 fn main() {
@@ -166,10 +178,20 @@ fn main() {
     for spec in &args.meshes {
         let (name, mesh) = load(spec);
         let mesh = Arc::new(mesh);
+        let answered = args.write.is_some() || args.check;
         let sets = [
             ("random", random_rays(&mesh, args.rays)),
             ("camera", camera_rays(&mesh, args.image)),
-        ];
+        ]
+        .map(|(name, rays)| RaySet {
+            name,
+            closest: if answered {
+                mesh.cast_batch(&rays)
+            } else {
+                Vec::new()
+            },
+            rays,
+        });
         if let Some(root) = &args.write {
             let dir = root.join(&name);
             std::fs::create_dir_all(&dir).expect("the output folder");
@@ -182,8 +204,8 @@ fn main() {
                 .flat_map(|i| i.to_le_bytes())
                 .collect();
             write(&dir.join("ids.bin"), &ids);
-            for (set, rays) in &sets {
-                write_answers(&dir, set, &mesh, rays);
+            for set in &sets {
+                write_answers(&dir, set, &mesh);
             }
         }
         let Some(gpu) = &gpu else { continue };
@@ -194,25 +216,22 @@ fn main() {
             } else {
                 name.clone()
             };
-            time(&args, &mut out, &name, &mesh, &on_gpu, &sets);
+            time(&args, &mut out, &name, &on_gpu, &sets);
         }
     }
 }
 
 /// Checks and times one upload on every ray set.
-fn time(
-    args: &Args,
-    out: &mut impl Write,
-    name: &str,
-    mesh: &Mesh,
-    on_gpu: &GpuMesh,
-    sets: &[(&str, Vec<Ray>)],
-) {
-    for (set, rays) in sets {
+fn time(args: &Args, out: &mut impl Write, name: &str, on_gpu: &GpuMesh, sets: &[RaySet]) {
+    for RaySet {
+        name: set,
+        rays,
+        closest,
+    } in sets
+    {
         if args.check {
-            let on_cpu = mesh.cast_batch(rays);
             let gpu_answers = on_gpu.cast_batch(rays).expect("cast_batch");
-            let differ = on_cpu
+            let differ = closest
                 .iter()
                 .zip(&gpu_answers)
                 .filter(|(a, b)| a.map(|h| h.triangle) != b.map(|h| h.triangle))
