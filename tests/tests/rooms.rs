@@ -31,6 +31,7 @@ const MESH: Rooms = Rooms {
         "contact",
         "fields",
         "views",
+        "world",
     ],
     loose: &["lib"],
 };

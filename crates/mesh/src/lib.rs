@@ -64,6 +64,7 @@ mod scene;
 mod triangles;
 mod views;
 mod volume;
+mod world;
 
 pub use contact::{DirectedHausdorff, HausdorffDistance, MeshDistance};
 pub use error::{Error, Result, Warning};
@@ -78,3 +79,4 @@ pub use queries::{
 pub use scene::{Containment, Instance, Pick, Scene, SceneHit, SceneTriangle, SharedScene};
 pub use triangles::{LeafTest, SurfacePoint, TriMesh, VertexAttribute};
 pub use views::{Thickness, MAX_SIDE_SAMPLES};
+pub use world::DClosestPoint;

@@ -186,9 +186,9 @@ pub use meshcast_io::{
 pub use meshcast_mesh::Error as MeshError;
 pub use meshcast_mesh::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
 pub use meshcast_mesh::{
-    ClosestPoint, Contacts, Containment, Culling, Facing, Feature, Filter, HitLists, KeepAll, Pick,
-    PointQueries, QueryOptions, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
-    SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
+    ClosestPoint, Contacts, Containment, Culling, DClosestPoint, Facing, Feature, Filter, HitLists,
+    KeepAll, Pick, PointQueries, QueryOptions, RayQueries, SceneClosestPoint, SceneTriangle,
+    SharedScene, SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
 pub use meshcast_mesh::{
     DirectedHausdorff, Grid, HausdorffDistance, Instance, InstanceId, LeafTest, Mesh, MeshDistance,
@@ -201,8 +201,8 @@ pub use meshcast_primitives::{
     triangles_intersect_beyond_shared, TriangleDistance,
 };
 pub use meshcast_primitives::{
-    Aabb, Camera, CameraFrame, ClipPlanes, DepthConvention, Frustum, Hit, Ray, RayHit, Sphere,
-    Triangle, Viewport, Volume,
+    Aabb, Camera, CameraFrame, ClipPlanes, DHit, DRay, DepthConvention, Frustum, Hit, Ray, RayHit,
+    Sphere, Triangle, Viewport, Volume,
 };
 
 /// The traits whose methods meshcast's types answer, to bring into scope at once:

@@ -57,13 +57,14 @@ pub use lanes::Avx2;
 pub use lanes::{prefetch, Lanes, Portable, Simd, ALL_LANES, PACKET_WIDTH};
 pub use polygons::{triangulate, Plane, Polygon, PLANARITY_TOLERANCE};
 pub use rays::{
-    bounded_slack, lanes_like, overflow_safe_reciprocal, slab, slab_reciprocal, slab_slack, Aabb,
-    Ray, RayClasses, RayPacket, SLAB_SLACK, SLACK_FLOOR, T_MIN_POSITIVE,
+    bounded_slack, carry_point, f32_at_least, f32_at_most, lanes_like, overflow_safe_reciprocal,
+    slab, slab_reciprocal, slab_slack, Aabb, DRay, Ray, RayClasses, RayPacket, SLAB_SLACK,
+    SLACK_FLOOR, T_MIN_POSITIVE,
 };
 pub use triangles::{
-    box_distance_squared, distance_squared, BlockHits, BlockRay, Contacts, Hit, PacketHits, RayHit,
-    RayPair, TransformBlock, TransformHits, TransformRay, Triangle, TriangleBlock, TrianglePoint,
-    TriangleTransform, WatertightPacket, WatertightRay, BLOCK_WIDTH,
+    box_distance_squared, distance_squared, BlockHits, BlockRay, Contacts, DHit, Hit, PacketHits,
+    RayHit, RayPair, TransformBlock, TransformHits, TransformRay, Triangle, TriangleBlock,
+    TrianglePoint, TriangleTransform, WatertightPacket, WatertightRay, BLOCK_WIDTH,
 };
 pub use triangles::{moller_trumbore, triangle_transform, watertight};
 pub use view::{Camera, CameraFrame, ClipPlanes, DepthConvention, Viewport};

@@ -134,6 +134,42 @@ impl Hit {
     }
 }
 
+/// A [`Hit`] of a double-precision ray ([`crate::DRay`]): `t` along that ray in `f64`, the
+/// barycentrics and the primitive of the hit of the ray carried into the primitive's frame.
+///
+/// # Examples
+/// ```
+/// use meshcast_primitives::{DHit, Hit};
+///
+/// // A hit at t = 0.5 of a ray carried 1e7 along its direction.
+/// let hit = DHit::carried_back(Hit::new(0.5, 0.25, 0.25).with_triangle(3), 1e7);
+/// assert_eq!((hit.t, hit.triangle), (10_000_000.5, 3));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DHit {
+    /// Distance along the ray, in units of its direction.
+    pub t: f64,
+    /// Barycentric weight of the second vertex.
+    pub u: f32,
+    /// Barycentric weight of the third vertex.
+    pub v: f32,
+    /// Index of the primitive hit.
+    pub triangle: u32,
+}
+
+impl DHit {
+    /// The hit of a ray that [`crate::DRay::carry`] carried with `shift`, as the ray's own.
+    #[inline]
+    pub fn carried_back(hit: Hit, shift: f64) -> Self {
+        Self {
+            t: f64::from(hit.t) + shift,
+            u: hit.u,
+            v: hit.v,
+            triangle: hit.triangle,
+        }
+    }
+}
+
 /// A hit that a hierarchy can keep the closest of and sort: its distance `t` along the ray
 /// and its order ([`Hit::order`], or a type's own tie rule built on [`Hit::compare_t`]).
 /// A leaf may report any such type, for example a scene's hit that names its instance.

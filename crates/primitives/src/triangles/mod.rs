@@ -24,7 +24,7 @@ pub mod watertight;
 mod watertight_packet;
 
 pub use closest_point::{box_distance_squared, distance_squared, TrianglePoint};
-pub use hit::{Hit, RayHit};
+pub use hit::{DHit, Hit, RayHit};
 pub use ray_pair::RayPair;
 pub use transform_block::{TransformBlock, TransformHits, TransformRay};
 pub use triangle::Triangle;

@@ -1,0 +1,261 @@
+//! Far from the origin: a mesh made from `f64` positions and asked with `f64` rays and points
+//! answers, at UTM and Earth-centred offsets, what the same mesh answers at the origin, up
+//! to the rounding of its coordinates at its own scale: no hit or miss and no triangle
+//! differs except for rays within a relative `1e-6` of the mesh's size from an edge, and `t`
+//! and distances agree within `1e-6` of its size.
+
+use meshcast::glam::{DVec3, Vec2, Vec3};
+use meshcast::{DRay, Mesh, PointQueries, QueryOptions, Ray, RayQueries, TriMesh};
+use meshcast_testkit::{icosphere, rng};
+use rand::Rng;
+
+/// The offsets of the table, and one at ten thousand kilometres on every axis.
+const OFFSETS: [[f64; 3]; 5] = [
+    [0.0, 0.0, 0.0],
+    [1000.0, 0.0, 0.0],
+    [500_123.37, 5_000_456.71, 100.0],
+    [6_378_137.0, 0.0, 0.0],
+    [1e7, 1e7, 1e7],
+];
+
+/// The relative tolerance of the targets, times the sphere's size (its diameter, 2).
+const TOLERANCE: f64 = 1e-6 * 2.0;
+
+/// The radius-1 sphere's positions moved by `offset`, in `f64`.
+fn moved(sphere: &TriMesh, offset: DVec3) -> Vec<[f64; 3]> {
+    sphere
+        .positions()
+        .iter()
+        .map(|p| (p.as_dvec3() + offset).to_array())
+        .collect()
+}
+
+/// The distance in the plane z = 0 from `p` to the nearest edge of triangle `triangle`
+/// (every ray here runs along z).
+fn distance_to_edges(sphere: &TriMesh, triangle: u32, p: Vec2) -> f32 {
+    let corners = sphere
+        .triangle(triangle as usize)
+        .expect("a triangle")
+        .vertices();
+    (0..3)
+        .map(|i| {
+            let (a, b) = (corners[i].truncate(), corners[(i + 1) % 3].truncate());
+            let along = ((p - a).dot(b - a) / (b - a).length_squared()).clamp(0.0, 1.0);
+            p.distance(a + (b - a) * along)
+        })
+        .fold(f32::INFINITY, f32::min)
+}
+
+/// 2,000 rays along -z over the sphere's disc and a little beyond, starting at `height`.
+fn parallel_rays(height: f32) -> Vec<Ray> {
+    let mut rng = rng(57);
+    (0..2000)
+        .map(|_| {
+            let (x, y) = (rng.gen_range(-1.1f32..1.1), rng.gen_range(-1.1f32..1.1));
+            Ray::new(Vec3::new(x, y, height), Vec3::NEG_Z)
+        })
+        .collect()
+}
+
+#[test]
+fn far_meshes_answer_as_the_same_mesh_at_the_origin() {
+    let sphere = icosphere(3);
+    let at_origin = Mesh::from_triangles(
+        &sphere
+            .positions()
+            .iter()
+            .map(|p| p.to_array())
+            .collect::<Vec<_>>(),
+        sphere.indices(),
+    )
+    .expect("a mesh");
+    // From 5 m away, as the table, and from 10 000 km away (the origin moved along
+    // the ray before rounding): the same `t` less the 10 000 km.
+    for (height, start) in [(5.0f32, 5.0f64), (5.0, 1e7)] {
+        let rays = parallel_rays(height);
+        let expected = at_origin.cast_batch(&rays);
+        for offset in OFFSETS.map(DVec3::from) {
+            let far = Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices())
+                .expect("a far mesh");
+            let world_rays: Vec<DRay> = rays
+                .iter()
+                .map(|ray| {
+                    let origin = ray.origin.as_dvec3() + offset;
+                    DRay::new(
+                        DVec3::new(origin.x, origin.y, offset.z + start),
+                        DVec3::NEG_Z,
+                    )
+                })
+                .collect();
+            let answers = far.cast_batch_f64(&world_rays);
+            let mut differing = 0;
+            for ((ray, near), world) in rays.iter().zip(&expected).zip(&answers) {
+                let near_edge = |triangle: u32| {
+                    distance_to_edges(&sphere, triangle, ray.origin.truncate()) as f64 <= TOLERANCE
+                };
+                match (near, world) {
+                    (Some(near), Some(world)) => {
+                        let t = world.t - (start - f64::from(height));
+                        assert!(
+                            (t - f64::from(near.t)).abs() <= TOLERANCE,
+                            "offset {offset}, start {start}: t {t} against {}",
+                            near.t
+                        );
+                        if near.triangle != world.triangle {
+                            differing += 1;
+                            assert!(near_edge(near.triangle) && near_edge(world.triangle));
+                        }
+                    }
+                    (Some(near), None) => {
+                        differing += 1;
+                        assert!(near_edge(near.triangle), "offset {offset}: {ray:?} lost");
+                    }
+                    (None, Some(world)) => {
+                        differing += 1;
+                        assert!(near_edge(world.triangle), "offset {offset}: {ray:?} gained");
+                    }
+                    _ => {}
+                }
+            }
+            // Rounding at the sphere's scale moves few rays, if any, across an edge.
+            assert!(differing <= 20, "offset {offset}: {differing} rays differ");
+            let hits = answers.iter().flatten().count();
+            assert!(hits > 1000, "offset {offset}: {hits} hits");
+        }
+    }
+}
+
+#[test]
+fn far_meshes_keep_inside_outside_and_signed_distance() {
+    let sphere = icosphere(3);
+    let at_origin = Mesh::from_triangles(
+        &sphere
+            .positions()
+            .iter()
+            .map(|p| p.to_array())
+            .collect::<Vec<_>>(),
+        sphere.indices(),
+    )
+    .expect("a mesh");
+    assert!(at_origin.is_closed());
+    let mut rng = rng(5757);
+    let points: Vec<Vec3> = (0..500)
+        .map(|_| Vec3::from(rng.gen::<[f32; 3]>()) * 3.0 - 1.5)
+        .collect();
+    for offset in OFFSETS.map(DVec3::from) {
+        let far = Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices())
+            .expect("a far mesh");
+        assert!(far.is_closed());
+        for &p in &points {
+            let world = p.as_dvec3() + offset;
+            let near_distance = f64::from(at_origin.signed_distance(p).expect("a distance"));
+            let far_distance = far.signed_distance_f64(world).expect("a distance");
+            assert!(
+                (near_distance - far_distance).abs() <= TOLERANCE,
+                "offset {offset}, point {p}: {far_distance} against {near_distance}"
+            );
+            if near_distance.abs() > TOLERANCE {
+                assert_eq!(
+                    far.contains_f64(world),
+                    at_origin.contains(p),
+                    "{offset} {p}"
+                );
+                let winding = far.winding_number_f64(world);
+                assert!((winding - f64::from(at_origin.winding_number(p))).abs() < 1e-3);
+            }
+            let closest = far
+                .closest_point_f64(world, &QueryOptions::new())
+                .expect("a closest point");
+            let near = at_origin
+                .closest_point(p, &QueryOptions::new())
+                .expect("a closest point");
+            assert!((closest.point - offset).distance(near.point.as_dvec3()) <= TOLERANCE);
+        }
+    }
+}
+
+#[test]
+fn a_mesh_near_the_origin_is_stored_as_its_f32_positions() {
+    let sphere = icosphere(2);
+    let positions: Vec<[f32; 3]> = sphere.positions().iter().map(|p| p.to_array()).collect();
+    let from_f32 = Mesh::from_triangles(&positions, sphere.indices()).expect("a mesh");
+    let from_f64 = Mesh::from_f64_triangles(
+        &positions
+            .iter()
+            .map(|p| p.map(f64::from))
+            .collect::<Vec<_>>(),
+        sphere.indices(),
+    )
+    .expect("a mesh");
+    assert_eq!(from_f64.origin(), DVec3::ZERO);
+    assert_eq!(
+        from_f64.tri_mesh().positions(),
+        from_f32.tri_mesh().positions()
+    );
+    // And an f64 ray that is an f32 ray starting near the mesh (within two radii of its
+    // box, so that it is not moved along itself) gets the f32 ray's answers, bit for bit.
+    for ray in parallel_rays(1.5) {
+        let hit = from_f32.cast(&ray);
+        let world = from_f64.cast_f64(&DRay::from(ray));
+        assert_eq!(
+            hit.map(|h| (f64::from(h.t), h.triangle)),
+            world.map(|h| (h.t, h.triangle))
+        );
+        assert_eq!(from_f32.count(&ray), from_f64.count_f64(&DRay::from(ray)));
+    }
+}
+
+#[test]
+fn a_far_mesh_keeps_its_origin_when_deformed() {
+    let sphere = icosphere(1);
+    let offset = DVec3::new(500_123.37, 5_000_456.71, 100.0);
+    let mut far =
+        Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh");
+    let origin = far.origin();
+    assert!(origin.distance(offset) < 1e-6, "{origin}");
+    // Lifted by 2 m: a ray from above hits 2 m sooner.
+    let lifted = moved(&sphere, offset + DVec3::Z * 2.0);
+    let down = DRay::new(offset + DVec3::new(0.01, 0.02, 10.0), DVec3::NEG_Z);
+    let before = far.cast_f64(&down).expect("a hit").t;
+    far.set_positions_f64(&lifted).expect("deformed");
+    assert_eq!(far.origin(), origin);
+    let after = far.cast_f64(&down).expect("a hit").t;
+    assert!((before - after - 2.0).abs() < TOLERANCE, "{before} {after}");
+    assert!(far.set_positions_f64(&lifted[1..]).is_err());
+    assert!(Mesh::from_f64_triangles(&[[f64::NAN; 3]; 3], &[[0, 1, 2]]).is_err());
+    assert!(far.clone().with_origin(DVec3::INFINITY).is_err());
+}
+
+#[test]
+fn degenerate_f64_rays_and_points_miss() {
+    let sphere = icosphere(1);
+    let offset = DVec3::new(6_378_137.0, 0.0, 0.0);
+    let far =
+        Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh");
+    for ray in [
+        DRay::new(DVec3::splat(f64::NAN), DVec3::X),
+        DRay::new(offset + DVec3::Z * 5.0, DVec3::ZERO),
+        DRay::new(
+            offset + DVec3::Z * 5.0,
+            DVec3::new(0.0, 0.0, f64::NEG_INFINITY),
+        ),
+        DRay::new(offset + DVec3::Z * 5.0, DVec3::NEG_Z).with_range(3.0, 2.0),
+        DRay::new(DVec3::new(f64::INFINITY, 0.0, 0.0), DVec3::NEG_X),
+    ] {
+        assert_eq!(far.cast_f64(&ray), None, "{ray:?}");
+        assert!(!far.occluded_f64(&ray));
+        assert!(far.cast_all_f64(&ray).is_empty());
+        assert_eq!(far.cast_batch_f64(&[ray]), [None]);
+    }
+    assert!(!far.contains_f64(DVec3::NAN));
+    assert!(far.winding_number_f64(DVec3::INFINITY).is_nan());
+    assert_eq!(far.signed_distance_f64(DVec3::NAN), None);
+    // Every crossing once, in world units: through the centre, two crossings about 2 m
+    // apart (the faces lie inside the unit sphere).
+    let through = DRay::new(offset + DVec3::new(0.0, 0.0, 5.0), DVec3::NEG_Z);
+    let all = far.cast_all_f64(&through);
+    assert_eq!(all.len(), 2);
+    assert_eq!(far.count_f64(&through), 2);
+    assert!((all[1].t - all[0].t - 2.0).abs() < 0.3, "{all:?}");
+    assert!(far.occluded_batch_f64(&[through]) == [true]);
+}
