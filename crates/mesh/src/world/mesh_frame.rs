@@ -35,10 +35,13 @@ pub struct DClosestPoint {
 }
 
 impl Mesh {
-    /// `ray` carried into the mesh's frame ([`DRay::carry`]: the origin moved along the ray
-    /// when it starts far from the mesh), with the shift to add to the carried `t`.
+    /// `ray` (`f64` world coordinates) carried into the mesh's frame ([`DRay::carry`]: the
+    /// origin moved along the ray when it starts farther than two radii from the mesh's box),
+    /// with the shift to add to the carried ray's `t` to get the world ray's: what every
+    /// `*_f64` ray query asks the mesh's own queries with, for callers that batch rays
+    /// themselves.
     #[inline]
-    fn carry(&self, ray: &DRay) -> (Ray, f64) {
+    pub fn carry_ray(&self, ray: &DRay) -> (Ray, f64) {
         let bounds = self.bounds();
         let (centre, radius) = if bounds.is_empty() {
             (DVec3::ZERO, f64::INFINITY)
@@ -62,7 +65,7 @@ impl Mesh {
         ray: &DRay,
         options: &QueryOptions<F>,
     ) -> Option<DHit> {
-        let (local, shift) = self.carry(ray);
+        let (local, shift) = self.carry_ray(ray);
         self.cast_with(&local, options)
             .map(|hit| DHit::carried_back(hit, shift))
     }
@@ -70,13 +73,13 @@ impl Mesh {
     /// Whether anything is hit within the range of a ray in `f64` world coordinates
     /// ([`RayQueries::occluded`] of the carried ray).
     pub fn occluded_f64(&self, ray: &DRay) -> bool {
-        self.occluded(&self.carry(ray).0)
+        self.occluded(&self.carry_ray(ray).0)
     }
 
     /// Every hit of a ray in `f64` world coordinates, sorted by `t`, each crossing once
     /// ([`RayQueries::cast_all`] of the carried ray).
     pub fn cast_all_f64(&self, ray: &DRay) -> Vec<DHit> {
-        let (local, shift) = self.carry(ray);
+        let (local, shift) = self.carry_ray(ray);
         self.cast_all(&local)
             .into_iter()
             .map(|hit| DHit::carried_back(hit, shift))
@@ -85,7 +88,7 @@ impl Mesh {
 
     /// The number of hits [`Mesh::cast_all_f64`] gives ([`RayQueries::count`]).
     pub fn count_f64(&self, ray: &DRay) -> usize {
-        self.count(&self.carry(ray).0)
+        self.count(&self.carry_ray(ray).0)
     }
 
     /// [`Mesh::cast_f64`] for every ray, in parallel, in the order of `rays`, as
@@ -108,7 +111,7 @@ impl Mesh {
     fn carry_all(&self, rays: &[DRay]) -> (Vec<Ray>, Vec<f64>) {
         rays.par_iter()
             .with_min_len(BATCH_GRAIN)
-            .map(|ray| self.carry(ray))
+            .map(|ray| self.carry_ray(ray))
             .unzip()
     }
 
@@ -122,7 +125,7 @@ impl Mesh {
         options: &QueryOptions<F>,
     ) -> Option<DClosestPoint> {
         let closest: ClosestPoint =
-            self.closest_point(carry_point(point, self.origin()), options)?;
+            self.closest_point(self.carry_point(point), options)?;
         let world = self.origin() + closest.point.as_dvec3();
         Some(DClosestPoint {
             triangle: closest.triangle,
@@ -137,7 +140,7 @@ impl Mesh {
     /// Whether `point` (`f64` world coordinates) is inside ([`PointQueries::contains`] of the
     /// carried point).
     pub fn contains_f64(&self, point: DVec3) -> bool {
-        point.is_finite() && self.contains(carry_point(point, self.origin()))
+        point.is_finite() && self.contains(self.carry_point(point))
     }
 
     /// The winding number at `point` (`f64` world coordinates), in `f64`
@@ -162,6 +165,12 @@ impl Mesh {
         } else {
             closest.distance
         })
+    }
+
+    /// `point` (`f64` world coordinates) in the mesh's frame, rounded once: `point - origin`.
+    #[inline]
+    pub fn carry_point(&self, point: DVec3) -> glam::Vec3 {
+        carry_point(point, self.origin())
     }
 
     /// A point of the mesh's frame in `f64` world coordinates: `origin + point`.
