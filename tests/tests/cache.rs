@@ -3,10 +3,10 @@
 //! like the mesh that wrote it, for both leaf tests, with its attributes and options kept; the
 //! bytes are deterministic; and every damaged, truncated or foreign file is a typed error.
 
-use meshcast::glam::{Vec2, Vec3};
+use meshcast::glam::{DVec3, Vec2, Vec3};
 use meshcast::{
-    BuildOptions, CacheProblem, CacheSection, Format, IoError, LeafTest, Mesh, MeshFiles, Quality,
-    Ray, RayQueries, TriMesh, TriMeshFiles, VertexAttribute,
+    BuildOptions, CacheProblem, CacheSection, DRay, Format, IoError, LeafTest, Mesh, MeshFiles,
+    Quality, Ray, RayQueries, TriMesh, TriMeshFiles, VertexAttribute,
 };
 use meshcast_testkit::{
     adversarial_rays, asset, cube, incoherent_rays, random_rays, same_hit, temp_path,
@@ -44,6 +44,7 @@ fn assert_same_mesh(original: &Mesh, loaded: &Mesh, rays: &[Ray]) {
     assert_eq!(original.bvh().stats().depth, loaded.bvh().stats().depth);
     assert_eq!(original.leaf_test(), loaded.leaf_test());
     assert_eq!(original.build_options(), loaded.build_options());
+    assert_eq!(original.origin(), loaded.origin());
     for (i, ray) in rays.iter().enumerate() {
         assert!(
             same_hit(original.cast(ray), loaded.cast(ray)),
@@ -125,6 +126,26 @@ fn round_trips_answer_bit_for_bit_like_the_original() {
             std::fs::remove_file(&unnamed).expect("removed");
         }
     }
+}
+
+#[test]
+fn a_far_mesh_keeps_its_origin_through_the_cache() {
+    let bunny = TriMesh::from_obj(asset("stanford-bunny.obj")).expect("bunny");
+    let offset = DVec3::new(500_123.37, 5_000_456.71, 100.0);
+    let positions: Vec<[f64; 3]> = bunny
+        .positions()
+        .iter()
+        .map(|p| (p.as_dvec3() + offset).to_array())
+        .collect();
+    let far = Mesh::from_f64_triangles(&positions, bunny.indices()).expect("a far bunny");
+    assert_ne!(far.origin(), DVec3::ZERO);
+    let loaded = Mesh::from_bytes(&far.to_bytes()).expect("cache bytes load");
+    assert_same_mesh(&far, &loaded, &rays(&far, 500, 57));
+    let down = DRay::new(
+        far.to_world(far.bounds().centroid()) + DVec3::Z,
+        DVec3::NEG_Z,
+    );
+    assert_eq!(far.cast_f64(&down), loaded.cast_f64(&down));
 }
 
 #[test]
@@ -210,14 +231,14 @@ fn damage_is_named_by_its_section() {
     let message = Mesh::from_bytes(&damaged).unwrap_err().to_string();
     assert_eq!(
         message,
-        "<bytes>: byte 216: cache positions do not match their checksum: the file is damaged"
+        "<bytes>: byte 240: cache positions do not match their checksum: the file is damaged"
     );
 }
 
 #[test]
 fn other_versions_and_foreign_files_are_typed_errors() {
     let bytes = Mesh::from_tri_mesh(cube(1.0, 0), &BuildOptions::default()).to_bytes();
-    for version in [0u32, 2, u32::MAX] {
+    for version in [0u32, 1, 3, u32::MAX] {
         let mut other = bytes.clone();
         other[12..16].copy_from_slice(&version.to_le_bytes());
         let err = Mesh::from_bytes(&other).unwrap_err();
@@ -225,7 +246,7 @@ fn other_versions_and_foreign_files_are_typed_errors() {
             matches!(
                 &err,
                 IoError::Cache {
-                    problem: CacheProblem::UnsupportedVersion { found, supported: 1 },
+                    problem: CacheProblem::UnsupportedVersion { found, supported: 2 },
                     ..
                 } if *found == version
             ),

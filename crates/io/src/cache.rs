@@ -1,19 +1,20 @@
 //! The meshcast cache: a [`Mesh`] and its hierarchy in one versioned, checksummed file,
 //! loaded without a build ([`MeshFiles::save`], [`MeshFiles::load`]).
 //!
-//! # Format, version 1
+//! # Format, version 2
 //!
 //! Every number is little-endian, whatever the host: the writer encodes and the reader
 //! decodes each value with `to_le_bytes` / `from_le_bytes`, so a big-endian host reads and
-//! writes the same bytes. A 216-byte header (`header.rs` lists its fields: magic number
+//! writes the same bytes. A 240-byte header (`header.rs` lists its fields: magic number
 //! `MESHCAST`, an endianness mark, the version, the layout of the hierarchy, the build
 //! options, the leaf test, whether the mesh is closed and which attributes it has, the counts,
-//! a hash of the geometry, one checksum per section and one of the header), then ten sections
+//! a hash of the geometry, one checksum per section, the origin of the mesh's frame in `f64`
+//! and the header's checksum), then ten sections
 //! back to back, each as long as the counts say, nothing after them:
 //!
 //! | section | bytes |
 //! | --- | --- |
-//! | positions | 12 a vertex: `f32` x, y, z |
+//! | positions | 12 a vertex: `f32` x, y, z, relative to the header's origin |
 //! | indices | 12 a triangle: `u32` vertex indices |
 //! | normal values, normal corners | 12 a normal; 12 a triangle (`u32::MAX` three times for a triangle without) |
 //! | uv values, uv corners | 8 a texture coordinate; 12 a triangle, as for normals |
@@ -52,8 +53,9 @@ mod problem;
 
 pub use problem::{CacheProblem, CacheSection};
 
-/// The format version this build writes and reads.
-pub(crate) const VERSION: u32 = 1;
+/// The format version this build writes and reads (2: the origin of the mesh's frame added
+/// to version 1's header).
+pub(crate) const VERSION: u32 = 2;
 
 /// The mesh a cache file holds, checked through and through.
 pub(crate) fn read(bytes: &[u8], source: Source) -> Result<Mesh> {

@@ -128,7 +128,10 @@ pub(super) fn read(bytes: &[u8]) -> Result<Mesh, Problem> {
         header.leaf_test,
         header.options,
     )
-    .map_err(|err| (nodes.start, CacheProblem::InvalidTree(err)))
+    .map_err(|err| (nodes.start, CacheProblem::InvalidTree(err)))?
+    .with_origin(header.origin)
+    // The header's reader took only finite coordinates.
+    .map_err(|err| (0, CacheProblem::InvalidMesh(err.to_string())))
 }
 
 /// The body's sections, each as long as the header says and with the checksum it gives,

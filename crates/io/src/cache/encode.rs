@@ -85,6 +85,7 @@ pub(super) fn to_bytes(mesh: &Mesh) -> Vec<u8> {
         counts,
         geometry_hash: geometry_hash(checksums[0], checksums[1]),
         checksums,
+        origin: mesh.origin(),
     };
     out[..HEADER_BYTES].copy_from_slice(&header.encode());
     out

@@ -20,8 +20,10 @@
 //! | 56 | counts: vertices, triangles, normal values, texture coordinate values, group names, group name bytes, nodes, slots | 8 `u64` |
 //! | 120 | geometry hash | `u64` |
 //! | 128 | section checksums, in file order | 10 `u64` |
-//! | 208 | header checksum, of bytes 0 to 207 | `u64` |
+//! | 208 | the origin of the mesh's frame ([`meshcast_mesh::Mesh::origin`]): x, y, z | 3 `f64` |
+//! | 232 | header checksum, of bytes 0 to 231 | `u64` |
 
+use glam::DVec3;
 use meshcast_bvh::{BuildOptions, Quality, WideNode, LEAF_ALIGNMENT, WIDE_WIDTH};
 
 use crate::{CacheProblem, CacheSection};
@@ -36,8 +38,8 @@ pub(crate) const MAGIC: [u8; 8] = crate::CACHE_MAGIC;
 /// big-endian.
 const ENDIANNESS_MARK: u32 = 0x0102_0304;
 
-/// The header's length in version 1.
-pub(super) const HEADER_BYTES: usize = 216;
+/// The header's length in version 2.
+pub(super) const HEADER_BYTES: usize = 240;
 
 /// A problem and the byte offset where it was found.
 pub(super) type Problem = (u64, CacheProblem);
@@ -61,6 +63,8 @@ pub(super) struct Header {
     pub(super) geometry_hash: u64,
     /// Of each of [`CacheSection::BODY`].
     pub(super) checksums: [u64; 10],
+    /// Where the mesh's frame lies in the world, finite.
+    pub(super) origin: DVec3,
 }
 
 /// How many of each thing the file holds.
@@ -123,6 +127,9 @@ impl Header {
         ];
         for word in words.iter().chain(&self.checksums) {
             out.extend_from_slice(&word.to_le_bytes());
+        }
+        for coordinate in self.origin.to_array() {
+            out.extend_from_slice(&coordinate.to_le_bytes());
         }
         let sum = checksum(&out);
         out.extend_from_slice(&sum.to_le_bytes());
@@ -252,6 +259,13 @@ impl Header {
         };
         let geometry_hash = u64_field();
         let checksums = core::array::from_fn(|_| u64_field());
+        let origin_at = fields.at as u64;
+        let origin_bits: [u64; 3] = core::array::from_fn(|_| fields.u64().unwrap_or_default());
+        let origin = DVec3::from_array(origin_bits.map(f64::from_bits));
+        if let Some(axis) = (0..3).find(|&axis| !origin[axis].is_finite()) {
+            let at = origin_at + 8 * axis as u64;
+            return Err((at, invalid("origin", origin_bits[axis])));
+        }
         Ok(Self {
             leaf_test,
             options,
@@ -262,6 +276,7 @@ impl Header {
             counts,
             geometry_hash,
             checksums,
+            origin,
         })
     }
 

@@ -136,6 +136,20 @@ fn forged_fields_are_refused() {
             expected: 256
         }
     ));
+    for (axis, value) in [(0, f64::NAN), (2, f64::INFINITY)] {
+        let mut forged = bytes.clone();
+        let at = 208 + 8 * axis;
+        set_u64(&mut forged, at, value.to_bits());
+        seal_header(&mut forged);
+        assert_eq!(
+            problem(&forged),
+            CacheProblem::InvalidField {
+                field: "origin",
+                value: value.to_bits()
+            },
+            "origin axis {axis}"
+        );
+    }
     let mut forged = bytes.clone();
     set_u64(&mut forged, 120, 42);
     seal_header(&mut forged);

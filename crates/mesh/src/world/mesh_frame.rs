@@ -124,8 +124,7 @@ impl Mesh {
         point: DVec3,
         options: &QueryOptions<F>,
     ) -> Option<DClosestPoint> {
-        let closest: ClosestPoint =
-            self.closest_point(self.carry_point(point), options)?;
+        let closest: ClosestPoint = self.closest_point(self.carry_point(point), options)?;
         let world = self.origin() + closest.point.as_dvec3();
         Some(DClosestPoint {
             triangle: closest.triangle,
