@@ -223,7 +223,10 @@ fn a_far_mesh_keeps_its_origin_when_deformed() {
     assert!((before - after - 2.0).abs() < TOLERANCE, "{before} {after}");
     assert!(far.set_positions_f64(&lifted[1..]).is_err());
     assert!(Mesh::from_f64_triangles(&[[f64::NAN; 3]; 3], &[[0, 1, 2]]).is_err());
-    assert!(far.clone().with_origin(DVec3::INFINITY).is_err());
+    let tri_mesh = far.tri_mesh().clone();
+    assert_eq!(tri_mesh.origin(), origin);
+    assert!(tri_mesh.clone().with_origin(DVec3::INFINITY).is_err());
+    assert_eq!(tri_mesh.with_origin(DVec3::ONE).expect("moved").origin(), DVec3::ONE);
 }
 
 #[test]

@@ -68,7 +68,10 @@ pub(super) fn read(bytes: &[u8]) -> Result<Mesh, Problem> {
         indices.decode(triple),
         header.closed,
     )
-    .map_err(|err| geometry_problem(err, positions, indices))?;
+    .map_err(|err| geometry_problem(err, positions, indices))?
+    .with_origin(header.origin)
+    // The header's reader took only finite coordinates.
+    .map_err(|err| (0, CacheProblem::InvalidMesh(err.to_string())))?;
     let tri_mesh = match header.normals {
         false => tri_mesh,
         true => {
@@ -128,10 +131,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<Mesh, Problem> {
         header.leaf_test,
         header.options,
     )
-    .map_err(|err| (nodes.start, CacheProblem::InvalidTree(err)))?
-    .with_origin(header.origin)
-    // The header's reader took only finite coordinates.
-    .map_err(|err| (0, CacheProblem::InvalidMesh(err.to_string())))
+    .map_err(|err| (nodes.start, CacheProblem::InvalidTree(err)))
 }
 
 /// The body's sections, each as long as the header says and with the checksum it gives,

@@ -1,8 +1,8 @@
 //! The mesh room: [`Mesh`], a [`TriMesh`] with a [`Bvh`] over its triangles (collapsed to an
 //! eight-wide tree), its leaf blocks and its winding expansions (here: building, stored parts,
 //! deforming, what it holds), answering the ray queries in its own (local) space, one ray or
-//! a packet at a time (`walks.rs`). Its frame's origin ([`Mesh::origin`]) is kept here; the
-//! queries in `f64` world coordinates are the `world` room's.
+//! a packet at a time (`walks.rs`). Its frame's origin ([`Mesh::origin`]) is its
+//! [`TriMesh`]'s; the queries in `f64` world coordinates are the `world` room's.
 //!
 //! May use: `triangles`, `volume`, `queries`, `error`. Used by `scene` and `points`.
 
@@ -64,8 +64,6 @@ pub struct Mesh {
     pub(crate) winding: WindingCache,
     /// The options `wide` was built with ([`Mesh::build_options`]).
     options: BuildOptions,
-    /// Where the frame of the coordinates lies in the world ([`Mesh::origin`]).
-    origin: DVec3,
 }
 
 impl Mesh {
@@ -81,14 +79,11 @@ impl Mesh {
         ))
     }
 
-    /// The mesh of these `f64` positions and index triples, stored as `f32` coordinates
-    /// relative to an origin of its own ([`Mesh::origin`]) when the positions lie far from
-    /// the world's origin, so that they keep their precision wherever they lie (UTM or
-    /// Earth-centred coordinates, say). The origin is the centre of the positions' box when
-    /// the box lies farther from the world's origin than its own size, zero otherwise (a mesh
-    /// near the origin is stored as [`Mesh::from_triangles`] stores the same positions rounded
-    /// to `f32`). Query it with rays and points in world coordinates through the `*_f64`
-    /// queries ([`Mesh::cast_f64`] and the rest).
+    /// The mesh of these `f64` positions and index triples ([`TriMesh::from_f64_triangles`]:
+    /// stored as `f32` coordinates relative to an origin of its own, [`Mesh::origin`], when
+    /// they lie far from the world's origin) with the default build options. Query it with
+    /// rays and points in world coordinates through the `*_f64` queries ([`Mesh::cast_f64`]
+    /// and the rest).
     ///
     /// # Errors
     /// As [`TriMesh::new`]: an index out of range or a position that is not finite.
@@ -107,41 +102,17 @@ impl Mesh {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_f64_triangles(positions: &[[f64; 3]], indices: &[[u32; 3]]) -> Result<Self> {
-        let origin = frame_origin(positions);
-        let local: Vec<[f32; 3]> = positions
-            .iter()
-            .map(|&p| (DVec3::from(p) - origin).as_vec3().to_array())
-            .collect();
-        Ok(Self::from_triangles(&local, indices)?.with_frame_origin(origin))
+        Ok(Self::from_tri_mesh(
+            TriMesh::from_f64_triangles(positions, indices)?,
+            &BuildOptions::default(),
+        ))
     }
 
-    /// The same mesh with the origin of its frame at `origin` in the world: its coordinates
-    /// are then read as relative to that point ([`Mesh::origin`]). A seam for readers that
-    /// store the origin (the cache) and loaders that rebase the positions themselves.
-    ///
-    /// # Errors
-    /// [`crate::Error::InvalidAttribute`] for an origin that is not finite.
-    pub fn with_origin(self, origin: DVec3) -> Result<Self> {
-        if !origin.is_finite() {
-            return Err(crate::Error::InvalidAttribute {
-                attribute: "origin",
-                problem: format!("the origin {origin} is not finite"),
-            });
-        }
-        Ok(self.with_frame_origin(origin))
-    }
-
-    /// The mesh with its frame's origin at `origin`, finite.
-    fn with_frame_origin(mut self, origin: DVec3) -> Self {
-        self.origin = origin;
-        self
-    }
-
-    /// Where the origin of the mesh's coordinates lies in the world, in `f64`: zero for a
-    /// mesh made from `f32` positions, where [`Mesh::from_f64_triangles`] put it for one made
-    /// from `f64` positions. A point `p` of the mesh lies at `origin + p` in the world.
+    /// Where the origin of the mesh's coordinates lies in the world, in `f64`
+    /// ([`TriMesh::origin`]): zero for a mesh made from `f32` positions. A point `p` of the
+    /// mesh lies at `origin + p` in the world.
     pub fn origin(&self) -> DVec3 {
-        self.origin
+        self.tri_mesh.origin()
     }
 
     /// Builds the hierarchy over `tri_mesh`'s triangles, with the watertight leaf test
@@ -208,7 +179,6 @@ impl Mesh {
             blocks,
             winding: WindingCache::default(),
             options,
-            origin: DVec3::ZERO,
         }
     }
 
@@ -305,7 +275,8 @@ impl Mesh {
         let mut tri_mesh = TriMesh::new(
             positions.iter().copied().map(Vec3::from).collect(),
             old.indices().to_vec(),
-        )?;
+        )?
+        .with_frame_origin(old.origin());
         if let Some(normals) = old.normals() {
             tri_mesh = tri_mesh.with_normals(normals.clone())?;
         }
@@ -327,9 +298,8 @@ impl Mesh {
                 .iter()
                 .all(|&index| index == PADDING_SLOT || !boxes[index as usize].is_empty());
         if !same_triangles {
-            let (kernel, origin) = (self.kernel(), self.origin);
-            *self =
-                Self::build(tri_mesh, &self.options, self.leaf_test()).with_frame_origin(origin);
+            let kernel = self.kernel();
+            *self = Self::build(tri_mesh, &self.options, self.leaf_test());
             return self.set_kernel(kernel);
         }
         self.wide.refit(&boxes)?;
@@ -347,7 +317,7 @@ impl Mesh {
     pub fn set_positions_f64(&mut self, positions: &[[f64; 3]]) -> Result<()> {
         let local: Vec<[f32; 3]> = positions
             .iter()
-            .map(|&p| (DVec3::from(p) - self.origin).as_vec3().to_array())
+            .map(|&p| (DVec3::from(p) - self.origin()).as_vec3().to_array())
             .collect();
         self.set_positions(&local)
     }
@@ -452,24 +422,6 @@ impl Mesh {
     pub(crate) fn winding_side(&self, points: &PointBox) -> Option<bool> {
         self.winding
             .side_over(&self.wide, |slot| self.leaf_triangle(slot).0, points)
-    }
-}
-
-/// The origin [`Mesh::from_f64_triangles`] gives a mesh of `positions`: the centre of their
-/// box when the box lies farther from the world's origin than its diagonal, zero otherwise
-/// (or when a position is not finite, which the mesh's checks then report).
-pub(crate) fn frame_origin(positions: &[[f64; 3]]) -> DVec3 {
-    let (min, max) = positions
-        .iter()
-        .map(|&p| DVec3::from(p))
-        .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(min, max), p| {
-            (min.min(p), max.max(p))
-        });
-    let centre = (min + max) * 0.5;
-    if centre.is_finite() && centre.length() > (max - min).length() {
-        centre
-    } else {
-        DVec3::ZERO
     }
 }
 

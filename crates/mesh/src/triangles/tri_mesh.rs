@@ -1,7 +1,7 @@
 //! `TriMesh`: an indexed triangle mesh with optional normals, texture coordinates and group
 //! names, validated on construction. No BVH here (see [`crate::Mesh`]).
 
-use glam::{Vec2, Vec3};
+use glam::{DVec3, Vec2, Vec3};
 use meshcast_primitives::{Aabb, Triangle};
 
 use rayon::prelude::*;
@@ -109,6 +109,8 @@ pub struct TriMesh {
     /// Filled by the first [`TriMesh::vertex_normals`]. Nothing changes the positions or the
     /// triangles in place, so it never goes stale; a clone keeps it.
     pub(crate) vertex_normals: VertexNormalCache,
+    /// Where the frame of the positions lies in the world ([`TriMesh::origin`]).
+    origin: DVec3,
 }
 
 impl TriMesh {
@@ -208,6 +210,7 @@ impl TriMesh {
             closed,
             warnings: Vec::new(),
             vertex_normals: VertexNormalCache::default(),
+            origin: DVec3::ZERO,
         })
     }
 
@@ -221,6 +224,55 @@ impl TriMesh {
             positions.iter().copied().map(Vec3::from).collect(),
             indices.to_vec(),
         )
+    }
+
+    /// The mesh of these `f64` positions and index triples, stored as `f32` coordinates
+    /// relative to an origin of its own ([`TriMesh::origin`]) when the positions lie far from
+    /// the world's origin, so that they keep their precision wherever they lie (UTM or
+    /// Earth-centred coordinates, say). The origin is the centre of the positions' box when
+    /// the box lies farther from the world's origin than its diagonal, zero otherwise (a mesh
+    /// near the origin is stored as [`TriMesh::from_triangles`] stores the same positions
+    /// rounded to `f32`).
+    ///
+    /// # Errors
+    /// As [`TriMesh::new`].
+    pub fn from_f64_triangles(positions: &[[f64; 3]], indices: &[[u32; 3]]) -> Result<Self> {
+        let origin = frame_origin(positions.iter().map(|&p| DVec3::from(p)));
+        let local = positions
+            .iter()
+            .map(|&p| (DVec3::from(p) - origin).as_vec3())
+            .collect();
+        Ok(Self::new(local, indices.to_vec())?.with_frame_origin(origin))
+    }
+
+    /// The same mesh with the origin of its frame at `origin` in the world: its positions are
+    /// then read as relative to that point ([`TriMesh::origin`]). For readers that store the
+    /// origin (the cache) and loaders that rebase positions as they read them.
+    ///
+    /// # Errors
+    /// [`Error::InvalidAttribute`] for an origin that is not finite.
+    pub fn with_origin(self, origin: DVec3) -> Result<Self> {
+        if !origin.is_finite() {
+            return Err(Error::InvalidAttribute {
+                attribute: "origin",
+                problem: format!("the origin {origin} is not finite"),
+            });
+        }
+        Ok(self.with_frame_origin(origin))
+    }
+
+    /// The mesh with its frame's origin at `origin`, finite.
+    pub(crate) fn with_frame_origin(mut self, origin: DVec3) -> Self {
+        self.origin = origin;
+        self
+    }
+
+    /// Where the origin of the positions' frame lies in the world, in `f64`: zero for a mesh
+    /// made from `f32` positions, where [`TriMesh::from_f64_triangles`] (or a loader that
+    /// reads `f64` coordinates) put it for one made from `f64` positions. Position `p` lies
+    /// at `origin + p` in the world.
+    pub fn origin(&self) -> DVec3 {
+        self.origin
     }
 
     /// The same mesh with per-corner normals (for smooth shading at a hit).
@@ -467,6 +519,24 @@ impl TriMesh {
             .iter()
             .flatten()
             .fold(Aabb::EMPTY, |b, &i| b.grow(self.positions[i as usize]))
+    }
+}
+
+/// The origin [`TriMesh::from_f64_triangles`] gives a mesh of `positions`: the centre of
+/// their box when the box lies farther from the world's origin than its diagonal, zero
+/// otherwise (or when a position is not finite, which the mesh's checks then report). Loaders
+/// that read `f64` coordinates rebase by it.
+pub fn frame_origin(positions: impl IntoIterator<Item = DVec3>) -> DVec3 {
+    let (min, max) = positions
+        .into_iter()
+        .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(min, max), p| {
+            (min.min(p), max.max(p))
+        });
+    let centre = (min + max) * 0.5;
+    if centre.is_finite() && centre.length() > (max - min).length() {
+        centre
+    } else {
+        DVec3::ZERO
     }
 }
 
