@@ -230,9 +230,12 @@ impl TriMesh {
     /// relative to an origin of its own ([`TriMesh::origin`]) when the positions lie far from
     /// the world's origin, so that they keep their precision wherever they lie (UTM or
     /// Earth-centred coordinates, say). The origin is the centre of the positions' box when
-    /// the box lies farther from the world's origin than its diagonal, zero otherwise (a mesh
-    /// near the origin is stored as [`TriMesh::from_triangles`] stores the same positions
-    /// rounded to `f32`).
+    /// the box lies farther from the world's origin than [`FAR_SIZES`] times its diagonal,
+    /// zero otherwise: a mesh near the origin is stored as [`TriMesh::from_triangles`] stores
+    /// the same positions rounded to `f32`, and answers every query in world coordinates.
+    /// A mesh with an origin answers its `f32` queries in its own frame (world coordinates
+    /// less the origin); its `*_f64` queries ([`crate::Mesh::cast_f64`] and the rest) take
+    /// world coordinates.
     ///
     /// # Errors
     /// As [`TriMesh::new`].
@@ -522,10 +525,15 @@ impl TriMesh {
     }
 }
 
+/// How far from the world's origin, in lengths of its diagonal, a mesh's box may lie and keep
+/// its `f32` coordinates in the world's frame: there, rounding to `f32` costs at most
+/// `2^-24 * 64`, about `4e-6`, of the mesh's size; beyond, [`frame_origin`] moves the frame.
+pub const FAR_SIZES: f64 = 64.0;
+
 /// The origin [`TriMesh::from_f64_triangles`] gives a mesh of `positions`: the centre of
-/// their box when the box lies farther from the world's origin than its diagonal, zero
-/// otherwise (or when a position is not finite, which the mesh's checks then report). Loaders
-/// that read `f64` coordinates rebase by it.
+/// their box when the box lies farther from the world's origin than [`FAR_SIZES`] times its
+/// diagonal, zero otherwise (or when a position is not finite, which the mesh's checks then
+/// report).
 pub fn frame_origin(positions: impl IntoIterator<Item = DVec3>) -> DVec3 {
     let (min, max) = positions
         .into_iter()
@@ -533,7 +541,7 @@ pub fn frame_origin(positions: impl IntoIterator<Item = DVec3>) -> DVec3 {
             (min.min(p), max.max(p))
         });
     let centre = (min + max) * 0.5;
-    if centre.is_finite() && centre.length() > (max - min).length() {
+    if centre.is_finite() && centre.length() > FAR_SIZES * (max - min).length() {
         centre
     } else {
         DVec3::ZERO
