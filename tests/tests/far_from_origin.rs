@@ -226,7 +226,10 @@ fn a_far_mesh_keeps_its_origin_when_deformed() {
     let tri_mesh = far.tri_mesh().clone();
     assert_eq!(tri_mesh.origin(), origin);
     assert!(tri_mesh.clone().with_origin(DVec3::INFINITY).is_err());
-    assert_eq!(tri_mesh.with_origin(DVec3::ONE).expect("moved").origin(), DVec3::ONE);
+    assert_eq!(
+        tri_mesh.with_origin(DVec3::ONE).expect("moved").origin(),
+        DVec3::ONE
+    );
 }
 
 #[test]

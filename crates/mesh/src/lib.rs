@@ -77,6 +77,6 @@ pub use queries::{
     ALL_LAYERS, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS,
 };
 pub use scene::{Containment, Instance, Pick, Scene, SceneHit, SceneTriangle, SharedScene};
-pub use triangles::{frame_origin, LeafTest, SurfacePoint, TriMesh, VertexAttribute, FAR_SIZES};
+pub use triangles::{frame_origin, LeafTest, SurfacePoint, TriMesh, VertexAttribute};
 pub use views::{Thickness, MAX_SIDE_SAMPLES};
 pub use world::DClosestPoint;

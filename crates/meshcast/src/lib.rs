@@ -202,7 +202,7 @@ pub use meshcast_primitives::{
 };
 pub use meshcast_primitives::{
     Aabb, Camera, CameraFrame, ClipPlanes, DHit, DRay, DepthConvention, Frustum, Hit, Ray, RayHit,
-    Sphere, Triangle, Viewport, Volume,
+    Sphere, Triangle, Viewport, Volume, FAR_SIZES,
 };
 
 /// The traits whose methods meshcast's types answer, to bring into scope at once:

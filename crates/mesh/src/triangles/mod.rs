@@ -22,4 +22,4 @@ mod vertex_normals;
 pub(crate) use leaf_blocks::{LeafBlocks, MeshLeaves};
 pub use leaf_test::LeafTest;
 pub use surface::SurfacePoint;
-pub use tri_mesh::{frame_origin, TriMesh, VertexAttribute, FAR_SIZES};
+pub use tri_mesh::{frame_origin, TriMesh, VertexAttribute};

@@ -2,7 +2,7 @@
 //! names, validated on construction. No BVH here (see [`crate::Mesh`]).
 
 use glam::{DVec3, Vec2, Vec3};
-use meshcast_primitives::{Aabb, Triangle};
+use meshcast_primitives::{Aabb, Triangle, FAR_SIZES};
 
 use rayon::prelude::*;
 
@@ -524,11 +524,6 @@ impl TriMesh {
             .fold(Aabb::EMPTY, |b, &i| b.grow(self.positions[i as usize]))
     }
 }
-
-/// How far from the world's origin, in lengths of its diagonal, a mesh's box may lie and keep
-/// its `f32` coordinates in the world's frame: there, rounding to `f32` costs at most
-/// `2^-24 * 64`, about `4e-6`, of the mesh's size; beyond, [`frame_origin`] moves the frame.
-pub const FAR_SIZES: f64 = 64.0;
 
 /// The origin [`TriMesh::from_f64_triangles`] gives a mesh of `positions`: the centre of
 /// their box when the box lies farther from the world's origin than [`FAR_SIZES`] times its

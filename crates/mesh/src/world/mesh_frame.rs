@@ -36,27 +36,21 @@ pub struct DClosestPoint {
 
 impl Mesh {
     /// `ray` (`f64` world coordinates) carried into the mesh's frame ([`DRay::carry`]: the
-    /// origin moved along the ray when it starts farther than two radii from the mesh's box),
-    /// with the shift to add to the carried ray's `t` to get the world ray's: what every
+    /// origin moved along the ray when it starts farther from the centre of the mesh's box
+    /// than [`meshcast_primitives::FAR_SIZES`] times the box's diagonal), with the shift to add to the carried ray's `t` to get the world ray's: what every
     /// `*_f64` ray query asks the mesh's own queries with, for callers that batch rays
     /// themselves.
     #[inline]
     pub fn carry_ray(&self, ray: &DRay) -> (Ray, f64) {
-        let bounds = self.bounds();
-        let (centre, radius) = if bounds.is_empty() {
-            (DVec3::ZERO, f64::INFINITY)
-        } else {
-            let (min, max) = (bounds.min.as_dvec3(), bounds.max.as_dvec3());
-            ((min + max) * 0.5, (max - min).length() * 0.5)
-        };
-        ray.carry(self.origin(), centre, radius)
+        ray.carry(self.origin(), &self.bounds())
     }
 
     /// The closest hit of a ray in `f64` world coordinates ([`RayQueries::cast`] of the ray
     /// carried into the mesh's frame), `t` in `f64` in units of the ray's direction. See
     /// [`Mesh::from_f64_triangles`] for an example.
     pub fn cast_f64(&self, ray: &DRay) -> Option<DHit> {
-        self.cast_f64_with(ray, &QueryOptions::new())
+        let (local, shift) = self.carry_ray(ray);
+        self.cast(&local).map(|hit| DHit::carried_back(hit, shift))
     }
 
     /// [`Mesh::cast_f64`] with [`QueryOptions`].

@@ -3,7 +3,12 @@
 
 use glam::{DVec3, Vec3};
 
-use crate::Ray;
+use crate::{Aabb, Ray};
+
+/// How far from the world's origin, in lengths of its diagonal, a box may lie and keep its
+/// `f32` coordinates in the world's frame ([`crate::DRay::carry`] and the meshes' frames):
+/// there, rounding to `f32` costs at most `2^-24 * 64`, about `4e-6`, of the box's size.
+pub const FAR_SIZES: f64 = 64.0;
 
 /// A ray `origin + t * dir` in `f64` world coordinates, for `t` in `[t_min, t_max]`: the ray
 /// of geometry that lies far from the origin (surveying, GIS, CAD, planetary coordinates),
@@ -16,14 +21,16 @@ use crate::Ray;
 ///
 /// # Examples
 /// ```
-/// use glam::DVec3;
-/// use meshcast_primitives::DRay;
+/// use glam::{DVec3, Vec3};
+/// use meshcast_primitives::{Aabb, DRay};
 ///
 /// let ray = DRay::new(DVec3::new(500_123.37, 5_000_456.71, 100.0), DVec3::NEG_Z);
 /// assert_eq!(ray.at(40.0), DVec3::new(500_123.37, 5_000_456.71, 60.0));
-/// // Carried into a frame at the position of the ray's origin, the f32 ray starts at zero.
-/// let (local, shift) = ray.carry(DVec3::new(500_123.37, 5_000_456.71, 100.0), DVec3::ZERO, 1.0);
-/// assert_eq!((local.origin, shift), (glam::Vec3::ZERO, 0.0));
+/// // Carried into a frame at the position of the ray's origin, around a unit box there, the
+/// // f32 ray starts at zero.
+/// let unit = Aabb::new(-Vec3::ONE, Vec3::ONE);
+/// let (local, shift) = ray.carry(DVec3::new(500_123.37, 5_000_456.71, 100.0), &unit);
+/// assert_eq!((local.origin, shift), (Vec3::ZERO, 0.0));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DRay {
@@ -36,11 +43,6 @@ pub struct DRay {
     /// The largest accepted distance (inclusive).
     pub t_max: f64,
 }
-
-/// How far from a frame's centre, in its radii, a ray's origin may lie before
-/// [`DRay::carry`] moves it along the ray: beyond this the origin's own rounding in `f32`
-/// would be larger than the frame's.
-const FAR_RADII: f64 = 2.0;
 
 impl DRay {
     /// A ray accepting every `t` in `(0, +inf)`: the origin itself is excluded, as
@@ -81,21 +83,24 @@ impl DRay {
     /// nearest `f32`, the range inwards (the smallest `f32` at least `t_min - shift`, the
     /// largest at most `t_max - shift`), so that the carried ray accepts no `t` the ray does
     /// not and the default range still excludes the origin. The shift is zero unless the
-    /// ray starts more than two `radius` away from `centre` (the frame's geometry, in frame
-    /// coordinates): it then moves the origin along the ray to the point of the range nearest
-    /// `centre`, so that the `f32` origin is rounded at the geometry's scale rather than at
+    /// ray starts farther from the centre of `bounds` (the frame's geometry, in frame
+    /// coordinates) than [`FAR_SIZES`] times the box's diagonal: it then moves the origin
+    /// along the ray to the point of the range nearest that centre, so that the `f32` origin is rounded at the geometry's scale rather than at
     /// the distance the ray has to travel. A ray from a satellite keeps the precision of one
     /// from a metre away. The same `t` measures both rays, whose direction is the same.
     ///
     /// A degenerate ray carries to a degenerate one (its NaN or infinite components stay so),
     /// so queries miss it.
     #[inline]
-    pub fn carry(&self, origin: DVec3, centre: DVec3, radius: f64) -> (Ray, f64) {
+    pub fn carry(&self, origin: DVec3, bounds: &Aabb) -> (Ray, f64) {
         let local = self.origin - origin;
-        let far = (local - centre).length_squared() > (FAR_RADII * radius).powi(2);
-        let shift = if far {
+        let (min, max) = (bounds.min.as_dvec3(), bounds.max.as_dvec3());
+        let centre = (min + max) * 0.5;
+        // Never for an empty box, whose centre is NaN.
+        let reach = FAR_SIZES * (max - min).length();
+        let shift = if (local - centre).length_squared() > reach * reach {
             let nearest = (centre - local).dot(self.dir) / self.dir.length_squared();
-            // NaN (a zero or degenerate direction) is left at zero by `max`/`min`.
+            // NaN (a zero or degenerate direction) is left at the range's start by `max`.
             nearest.max(self.t_min).min(self.t_max)
         } else {
             0.0
@@ -167,12 +172,15 @@ pub fn carry_point(point: DVec3, origin: DVec3) -> Vec3 {
 mod tests {
     use super::*;
 
+    /// The box of the frames in these tests: a cube of side 2 around the origin.
+    const UNIT: Aabb = Aabb::new(Vec3::NEG_ONE, Vec3::ONE);
+
     #[test]
     fn a_ray_near_the_frame_is_carried_without_a_shift() {
         // Coordinates of few bits, so that the sum and the difference are exact in f64.
         let origin = DVec3::new(500_123.5, 5_000_456.75, 100.0);
         let ray = DRay::new(origin + DVec3::new(0.25, 0.5, 5.0), DVec3::NEG_Z);
-        let (local, shift) = ray.carry(origin, DVec3::ZERO, 3.0);
+        let (local, shift) = ray.carry(origin, &Aabb::new(Vec3::splat(-3.0), Vec3::splat(3.0)));
         assert_eq!(shift, 0.0);
         assert_eq!(local.origin, Vec3::new(0.25, 0.5, 5.0));
         assert_eq!(local.dir, Vec3::NEG_Z);
@@ -183,29 +191,27 @@ mod tests {
     fn a_ray_from_far_away_starts_near_the_frame() {
         // 10 000 km up, looking down at a frame of radius 1 around its origin.
         let ray = DRay::new(DVec3::new(0.1, 0.2, 1e7), DVec3::NEG_Z);
-        let (local, shift) = ray.carry(DVec3::ZERO, DVec3::ZERO, 1.0);
+        let (local, shift) = ray.carry(DVec3::ZERO, &UNIT);
         assert_eq!(shift, 1e7);
         assert_eq!(local.origin, Vec3::new(0.1, 0.2, 0.0));
         assert_eq!(f64::from(local.t_min), -1e7);
         // A ray whose range ends before the nearest point stops at its end.
         let short = ray.with_range(0.0, 5e6);
-        assert_eq!(short.carry(DVec3::ZERO, DVec3::ZERO, 1.0).1, 5e6);
+        assert_eq!(short.carry(DVec3::ZERO, &UNIT).1, 5e6);
         // One pointing away stays where it starts.
         let away = DRay::new(DVec3::new(0.0, 0.0, 1e7), DVec3::Z).with_range(0.0, f64::INFINITY);
-        assert_eq!(away.carry(DVec3::ZERO, DVec3::ZERO, 1.0).1, 0.0);
+        assert_eq!(away.carry(DVec3::ZERO, &UNIT).1, 0.0);
     }
 
     #[test]
     fn the_range_is_rounded_inwards() {
         let ray = DRay::new(DVec3::ZERO, DVec3::X);
-        let (local, _) = ray.carry(DVec3::ZERO, DVec3::ZERO, 1.0);
+        let (local, _) = ray.carry(DVec3::ZERO, &UNIT);
         assert_eq!(
             (local.t_min, local.t_max),
             (crate::T_MIN_POSITIVE, f32::INFINITY)
         );
-        let (local, _) = ray
-            .with_range(0.1, 0.3)
-            .carry(DVec3::ZERO, DVec3::ZERO, 1.0);
+        let (local, _) = ray.with_range(0.1, 0.3).carry(DVec3::ZERO, &UNIT);
         assert!(f64::from(local.t_min) >= 0.1 && f64::from(local.t_min.next_down()) < 0.1);
         assert!(f64::from(local.t_max) <= 0.3 && f64::from(local.t_max.next_up()) > 0.3);
         assert_eq!(f32_at_least(1.0), 1.0);
@@ -226,10 +232,7 @@ mod tests {
             DRay::new(DVec3::new(0.0, 0.0, 1e7), DVec3::NEG_Z).with_range(2.0, 1.0),
         ] {
             assert!(!ray.is_valid());
-            assert!(
-                !ray.carry(DVec3::ZERO, DVec3::ZERO, 1.0).0.is_valid(),
-                "{ray:?}"
-            );
+            assert!(!ray.carry(DVec3::ZERO, &UNIT).0.is_valid(), "{ray:?}");
         }
         assert!(DRay::new(DVec3::ZERO, DVec3::X).is_valid());
     }
