@@ -5,7 +5,9 @@
 //! and distances agree within `1e-6` of its size.
 
 use meshcast::glam::{DVec3, Vec2, Vec3};
-use meshcast::{DRay, Mesh, PointQueries, QueryOptions, Ray, RayQueries, TriMesh};
+use meshcast::{
+    DRay, Format, Mesh, PointQueries, QueryOptions, Ray, RayQueries, TriMesh, TriMeshFiles,
+};
 use meshcast_testkit::{icosphere, rng};
 use rand::Rng;
 
@@ -264,4 +266,36 @@ fn degenerate_f64_rays_and_points_miss() {
     assert_eq!(far.count_f64(&through), 2);
     assert!((all[1].t - all[0].t - 2.0).abs() < 0.3, "{all:?}");
     assert!(far.occluded_batch_f64(&[through]) == [true]);
+}
+
+#[test]
+fn an_obj_file_far_from_the_origin_keeps_its_precision() {
+    // The sphere written at the UTM offset with every digit of its f64 coordinates.
+    let sphere = icosphere(2);
+    let offset = DVec3::new(500_123.37, 5_000_456.71, 100.0);
+    let mut text = String::new();
+    for p in moved(&sphere, offset) {
+        text += &format!("v {:?} {:?} {:?}\n", p[0], p[1], p[2]);
+    }
+    for [a, b, c] in sphere.indices() {
+        text += &format!("f {} {} {}\n", a + 1, b + 1, c + 1);
+    }
+    let read = TriMesh::from_bytes(text.as_bytes(), Some(Format::Obj)).expect("an OBJ");
+    let built =
+        TriMesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh");
+    assert_eq!(read.origin(), built.origin());
+    // tobj numbers the vertices by first use: compare the triangles' corners.
+    assert!(read.triangles().eq(built.triangles()));
+    let far = Mesh::from_tri_mesh(read, &Default::default());
+    let down = DRay::new(offset + DVec3::new(0.1, 0.2, 5.0), DVec3::NEG_Z);
+    let hit = far.cast_f64(&down).expect("a hit");
+    let near = Mesh::from_tri_mesh(sphere, &Default::default());
+    let expected = near
+        .cast(&Ray::new(Vec3::new(0.1, 0.2, 5.0), Vec3::NEG_Z))
+        .expect("a hit");
+    assert_eq!(hit.triangle, expected.triangle);
+    assert!(
+        (hit.t - f64::from(expected.t)).abs() < TOLERANCE,
+        "{hit:?} {expected:?}"
+    );
 }

@@ -6,8 +6,13 @@
 //! line by line. What passes is handed to tobj as a cleaned copy with the same line count:
 //! line elements (`l`) blanked, since tobj reads them as faces; colours after a `v` dropped;
 //! statements tobj does not use blanked.
+//!
+//! Coordinates are read in `f64`: a file whose box lies farther from the origin than
+//! [`meshcast_primitives::FAR_SIZES`] times its diagonal (UTM or Earth-centred coordinates)
+//! keeps its positions relative to an origin of its own ([`TriMesh::origin`]); any other
+//! gets the `f32` roundings of its numbers, as it always did.
 
-use glam::{Vec2, Vec3};
+use glam::{DVec2, DVec3, Vec2, Vec3};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -15,7 +20,7 @@ use crate::polygon::triangulate;
 use crate::source::excerpt;
 use crate::source::Source;
 use crate::{Error, IndexKind, Location, Place, Result};
-use meshcast_mesh::{TriMesh, VertexAttribute, Warning};
+use meshcast_mesh::{frame_origin, TriMesh, VertexAttribute, Warning};
 
 /// Which per-corner attributes a face gives for *all* of its corners.
 #[derive(Clone, Copy, Debug, Default)]
@@ -330,6 +335,14 @@ fn merge(
     let mut triangle_groups: Vec<u32> = Vec::new();
     let mut face_number = 0usize;
     let mut corner_points: Vec<Vec3> = Vec::new();
+    // tobj reads numbers as `f64`: a file whose box lies far from the origin (UTM or
+    // Earth-centred coordinates) keeps its positions relative to an origin of its own
+    // ([`frame_origin`]), so that they keep their precision; near the origin they are the
+    // `f32` roundings of the numbers, as before.
+    let origin = frame_origin(models.iter().flat_map(|model| {
+        let positions = model.mesh.positions.chunks_exact(3);
+        positions.map(|p| DVec3::new(p[0], p[1], p[2]))
+    }));
 
     for model in models {
         let mesh = &model.mesh;
@@ -344,17 +357,17 @@ fn merge(
         positions.extend(
             mesh.positions
                 .chunks_exact(3)
-                .map(|p| Vec3::new(p[0], p[1], p[2])),
+                .map(|p| (DVec3::new(p[0], p[1], p[2]) - origin).as_vec3()),
         );
         normals.extend(
             mesh.normals
                 .chunks_exact(3)
-                .map(|n| Vec3::new(n[0], n[1], n[2])),
+                .map(|n| DVec3::new(n[0], n[1], n[2]).as_vec3()),
         );
         uvs.extend(
             mesh.texcoords
                 .chunks_exact(2)
-                .map(|t| Vec2::new(t[0], t[1])),
+                .map(|t| DVec2::new(t[0], t[1]).as_vec2()),
         );
         let has_normals = mesh.normal_indices.len() == mesh.indices.len();
         let has_uvs = mesh.texcoord_indices.len() == mesh.indices.len();
@@ -404,7 +417,7 @@ fn merge(
         "tobj and the check disagree on faces"
     );
 
-    let mut tri_mesh = TriMesh::new(positions, indices)?;
+    let mut tri_mesh = TriMesh::new(positions, indices)?.with_origin(origin)?;
     if normal_indices.iter().any(Option::is_some) {
         tri_mesh = tri_mesh.with_normals(VertexAttribute::new(normals, normal_indices))?;
     }

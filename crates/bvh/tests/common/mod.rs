@@ -27,7 +27,7 @@ pub fn load_mesh(name: &str) -> Vec<Triangle> {
         let p = &model.mesh.positions;
         let vertex = |i: u32| {
             let i = i as usize * 3;
-            Vec3::new(p[i], p[i + 1], p[i + 2])
+            Vec3::new(p[i] as f32, p[i + 1] as f32, p[i + 2] as f32)
         };
         for f in model.mesh.indices.chunks_exact(3) {
             triangles.push(Triangle::new(vertex(f[0]), vertex(f[1]), vertex(f[2])));
