@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
+use glam::DVec3;
 use meshcast::gpu::{Gpu, GpuMesh};
-use meshcast::{Contacts, Hit, Mesh, QueryOptions, Ray};
+use meshcast::{Contacts, Hit, Mesh, QueryOptions, Ray, RayQueries};
 use meshcast_cli::input::LineReader;
 use meshcast_cli::rays;
 
@@ -92,23 +93,28 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         _ => Query::Closest,
     };
     let options = QueryOptions::new().with_contacts(args.contacts.into());
+    if args.gpu && args.contacts == ContactsArg::TieRule && !matches!(query, Query::All) {
+        bail!("--contacts tie-rule is answered on the CPU only; leave out --gpu");
+    }
+    let loaded = loading::load_target(&args.mesh)?;
+    if let Loaded::Mesh(mesh) = &loaded {
+        if mesh.origin() != DVec3::ZERO {
+            return run_far(args, mesh, range, query, &options, out);
+        }
+    }
     let reader = LineReader::open(&args.rays, "rays", |line| rays::parse_ray(line, range))?;
     if args.gpu {
-        if args.contacts == ContactsArg::TieRule && !matches!(query, Query::All) {
-            bail!("--contacts tie-rule is answered on the CPU only; leave out --gpu");
-        }
-        let gpu = Gpu::new()?;
-        let mesh = match loading::load_target(&args.mesh)? {
+        let mesh = match loaded {
             Loaded::Mesh(mesh) => Arc::<Mesh>::from(mesh),
             Loaded::Scene(_) => bail!(
                 "--gpu casts on one mesh; {} is a glTF scene of instances (leave out --gpu)",
                 args.mesh.display()
             ),
         };
-        let on_gpu = gpu.upload(mesh)?;
+        let on_gpu = Gpu::new()?.upload(mesh)?;
         return reader.try_answer_each(out, |rays| answer_on_gpu(&on_gpu, rays, query));
     }
-    match loading::load_target(&args.mesh)? {
+    match loaded {
         Loaded::Mesh(mesh) => {
             reader.answer_each(out, |rays| answer(mesh.as_ref(), rays, query, &options))
         }
@@ -116,6 +122,59 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
             reader.answer_each(out, |rays| answer(&scene, rays, query, &options))
         }
     }
+}
+
+/// [`run`] for a mesh far from the origin (one with an origin of its own,
+/// [`Mesh::origin`]): the rays read in `f64`, every digit kept, carried into the mesh's frame
+/// before rounding ([`Mesh::carry_ray`]), and `T` printed in `f64`; on the CPU or the GPU.
+fn run_far(
+    args: &Args,
+    mesh: &Mesh,
+    range: rays::Range,
+    query: Query,
+    options: &QueryOptions,
+    out: &mut impl Write,
+) -> Result<()> {
+    let reader = LineReader::open(&args.rays, "rays", |line| {
+        rays::parse_world_ray(line, range)
+    })?;
+    let on_gpu = match args.gpu {
+        true => Some(Gpu::new()?.upload(Arc::new(mesh.clone()))?),
+        false => None,
+    };
+    reader.try_answer_each(out, |rays| {
+        let (local, shifts): (Vec<Ray>, Vec<f64>) =
+            rays.iter().map(|ray| mesh.carry_ray(ray)).unzip();
+        Ok(match query {
+            Query::Closest => {
+                let hits = match &on_gpu {
+                    Some(on_gpu) => on_gpu.cast_batch(&local)?,
+                    None => mesh.cast_batch_with(&local, options),
+                };
+                let answers: Vec<_> = hits.iter().zip(&shifts).collect();
+                lines(&answers, |text, &(hit, &shift)| {
+                    output::closest_carried(text, hit.as_ref(), shift)
+                })
+            }
+            Query::Any => {
+                let hits = match &on_gpu {
+                    Some(on_gpu) => on_gpu.occluded_batch(&local)?,
+                    None => mesh.occluded_batch_with(&local, options),
+                };
+                lines(&hits, |text, &hit| output::any(text, hit))
+            }
+            Query::All => {
+                let lists = match &on_gpu {
+                    Some(on_gpu) => on_gpu.cast_all_batch(&local)?,
+                    None => mesh.cast_all_batch_with(&local, options),
+                };
+                let answers: Vec<_> = lists.iter().zip(&shifts).collect();
+                lines(&answers, |text, &(hits, &shift)| {
+                    output::all_carried(text, hits, shift)
+                })
+            }
+        })
+    })
 }
 
 /// The answer lines for `rays`, in order: the library's batch query, then the lines written

@@ -16,16 +16,16 @@ pub const CHUNK_LINES: usize = 1 << 16;
 ///
 /// # Errors
 /// A line with another count of numbers than `N`, or `number`'s error for a word.
-pub fn numbers<const N: usize>(
+pub fn numbers<const N: usize, F: Copy + Default>(
     line: &str,
     layout: &str,
-    number: impl Fn(&str) -> Result<f32>,
-) -> Result<Option<[f32; N]>> {
+    number: impl Fn(&str) -> Result<F>,
+) -> Result<Option<[F; N]>> {
     let text = line.trim();
     if text.is_empty() || text.starts_with('#') {
         return Ok(None);
     }
-    let mut numbers = [0.0f32; N];
+    let mut numbers = [F::default(); N];
     let mut count = 0;
     for word in text.split_whitespace() {
         if count < N {
@@ -44,6 +44,16 @@ pub fn numbers<const N: usize>(
 /// # Errors
 /// A word that is not a number, quoted (cut short if long).
 pub fn number(word: &str) -> Result<f32> {
+    word.parse()
+        .map_err(|_| anyhow!("`{}` is not a number", excerpt(word)))
+}
+
+/// A word as an `f64`, every digit kept (coordinates far from the origin); `nan` and `inf`
+/// are numbers.
+///
+/// # Errors
+/// A word that is not a number, quoted (cut short if long).
+pub fn number_f64(word: &str) -> Result<f64> {
     word.parse()
         .map_err(|_| anyhow!("`{}` is not a number", excerpt(word)))
 }
@@ -246,7 +256,7 @@ mod tests {
 
     /// The first number of each line, or the error.
     fn read_all(text: &str, chunk_lines: usize) -> (Vec<f32>, Option<String>) {
-        let parse = |line: &str| Ok(numbers::<2>(line, "a b", number)?.map(|[a, _]| a));
+        let parse = |line: &str| Ok(numbers::<2, f32>(line, "a b", number)?.map(|[a, _]| a));
         let mut reader = LineReader::new(
             text.as_bytes(),
             "pairs",
@@ -266,7 +276,7 @@ mod tests {
 
     #[test]
     fn numbers_are_white_space_separated() {
-        let read = |line| numbers::<3>(line, "x y z", number);
+        let read = |line| numbers::<3, f32>(line, "x y z", number);
         assert_eq!(read(" 1 2\t-3.5e0 \r\n").unwrap(), Some([1.0, 2.0, -3.5]));
         assert_eq!(read("   \n").unwrap(), None);
         assert_eq!(read("# a comment").unwrap(), None);
@@ -326,7 +336,7 @@ mod tests {
     #[test]
     fn invalid_utf8_is_an_error_with_a_line() {
         let bytes: &[u8] = b"0 1\n\xff\xfe 1\n";
-        let parse = |line: &str| numbers::<2>(line, "a b", number);
+        let parse = |line: &str| numbers::<2, _>(line, "a b", number);
         let mut reader = LineReader::new(bytes, "pairs", "stdin".into(), parse, 10);
         let chunk = reader.next_chunk().unwrap();
         assert_eq!(chunk.items.len(), 1);
@@ -337,7 +347,7 @@ mod tests {
 
     #[test]
     fn answers_are_written_in_order_up_to_the_bad_line() {
-        let parse = |line: &str| Ok(numbers::<1>(line, "a", number)?.map(|[a]| a));
+        let parse = |line: &str| Ok(numbers::<1, _>(line, "a", number)?.map(|[a]| a));
         let answer = |items: &[f32]| items.iter().map(|a| format!("{}\n", a * 2.0)).collect();
         let reader = LineReader::new(&b"1\n2\n3\n"[..], "numbers", "n".into(), parse, 2);
         let mut out = Vec::new();

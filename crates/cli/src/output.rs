@@ -2,7 +2,8 @@
 //! `meshcast contains`'s `inside` or `outside`, `meshcast distance`'s signed distance or
 //! `none`, `meshcast sample`'s `X Y Z TRIANGLE`; and their formatting in parallel.
 //!
-//! Floats are printed with `Display`, the shortest text that reads back to the same `f32`.
+//! Floats are printed with `Display`, the shortest text that reads back to the same `f32`
+//! (or `f64`, for the `t` of a ray carried into the frame of a mesh far from the origin).
 
 use std::fmt::Write;
 
@@ -47,9 +48,52 @@ fn fields(out: &mut String, hit: &impl HitFields) {
         " {} {} {} {}",
         mesh_hit.t, mesh_hit.triangle, mesh_hit.u, mesh_hit.v
     );
+    instance_field(out, hit);
+}
+
+/// Appends ` INSTANCE` for a hit in a scene.
+fn instance_field(out: &mut String, hit: &impl HitFields) {
     if let Some(instance) = hit.instance() {
         let _ = write!(out, " {instance}");
     }
+}
+
+/// [`closest`] for a ray carried into a mesh's frame with `shift` ([`meshcast::DRay::carry`]):
+/// `T` is the world ray's, `f64` printed with every digit it needs.
+pub fn closest_carried(out: &mut String, hit: Option<&impl HitFields>, shift: f64) {
+    match hit {
+        Some(hit) => {
+            out.push_str("hit");
+            carried_fields(out, hit, shift);
+            out.push('\n');
+        }
+        None => out.push_str("miss\n"),
+    }
+}
+
+/// [`all`] for a ray carried into a mesh's frame with `shift`.
+pub fn all_carried(out: &mut String, hits: &[impl HitFields], shift: f64) {
+    if hits.is_empty() {
+        out.push_str("miss\n");
+        return;
+    }
+    let _ = write!(out, "hits {}", hits.len());
+    for hit in hits {
+        carried_fields(out, hit, shift);
+    }
+    out.push('\n');
+}
+
+/// [`fields`] with `T` the world ray's: the carried `t` plus `shift`, in `f64`.
+fn carried_fields(out: &mut String, hit: &impl HitFields, shift: f64) {
+    let mesh_hit = hit.mesh_hit();
+    let t = f64::from(mesh_hit.t) + shift;
+    let _ = write!(
+        out,
+        " {t} {} {} {}",
+        mesh_hit.triangle, mesh_hit.u, mesh_hit.v
+    );
+    instance_field(out, hit);
 }
 
 /// Appends the any-hit line: `hit` or `miss`.

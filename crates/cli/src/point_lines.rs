@@ -12,7 +12,7 @@ use crate::input;
 /// A line with too few or too many numbers, a word that is not a number, or a number that
 /// is not finite (`nan`, `inf`, `1e39`).
 pub fn parse_point(line: &str) -> Result<Option<Vec3>> {
-    let numbers = input::numbers::<3>(line, "x y z", input::finite_number)?;
+    let numbers = input::numbers::<3, f32>(line, "x y z", input::finite_number)?;
     Ok(numbers.map(Vec3::from_array))
 }
 

@@ -1,8 +1,8 @@
 //! Ray lines: `ox oy oz dx dy dz`, and the range of `t` given on the command line.
 
 use anyhow::{bail, Result};
-use glam::Vec3;
-use meshcast::Ray;
+use glam::{DVec3, Vec3};
+use meshcast::{DRay, Ray};
 
 use crate::input;
 
@@ -22,9 +22,23 @@ pub struct Range {
 /// # Errors
 /// A line with another count of numbers than six, or a word that is not a number.
 pub fn parse_ray(line: &str, range: Range) -> Result<Option<Ray>> {
-    let numbers = input::numbers::<6>(line, "ox oy oz dx dy dz", input::number)?;
+    let numbers = input::numbers::<6, f32>(line, "ox oy oz dx dy dz", input::number)?;
     Ok(numbers.map(|[ox, oy, oz, dx, dy, dz]| {
         Ray::new(Vec3::new(ox, oy, oz), Vec3::new(dx, dy, dz)).with_range(range.t_min, range.t_max)
+    }))
+}
+
+/// [`parse_ray`] in `f64`, every digit kept: the rays of a mesh far from the origin, which
+/// carries them into its frame before rounding ([`meshcast::Mesh::carry_ray`]). The range is
+/// the command line's, as `f64`.
+///
+/// # Errors
+/// As [`parse_ray`].
+pub fn parse_world_ray(line: &str, range: Range) -> Result<Option<DRay>> {
+    let numbers = input::numbers::<6, f64>(line, "ox oy oz dx dy dz", input::number_f64)?;
+    Ok(numbers.map(|[ox, oy, oz, dx, dy, dz]| {
+        DRay::new(DVec3::new(ox, oy, oz), DVec3::new(dx, dy, dz))
+            .with_range(f64::from(range.t_min), f64::from(range.t_max))
     }))
 }
 
@@ -71,6 +85,19 @@ mod tests {
         assert!(parse_ray("# a comment", EVERYTHING).unwrap().is_none());
         let nan = parse_ray("nan 0 0 1 0 0", EVERYTHING).unwrap().unwrap();
         assert!(!nan.is_valid());
+    }
+
+    #[test]
+    fn world_rays_keep_every_digit() {
+        let ray = parse_world_ray("500123.37 5000456.71 100.25 0 0 -1", EVERYTHING)
+            .unwrap()
+            .unwrap();
+        assert_eq!(ray.origin, DVec3::new(500_123.37, 5_000_456.71, 100.25));
+        assert_eq!((ray.t_min, ray.t_max), (0.0, f64::INFINITY));
+        assert!(parse_world_ray("1 2 x 4 5 6", EVERYTHING).is_err());
+        assert!(parse_world_ray("# a comment", EVERYTHING)
+            .unwrap()
+            .is_none());
     }
 
     #[test]

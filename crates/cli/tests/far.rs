@@ -1,0 +1,90 @@
+//! `meshcast cast` on a mesh far from the origin (an OBJ file at a UTM position): the rays
+//! are read with every digit, carried into the mesh's frame in `f64`, and `T` is printed in
+//! `f64`: the lines equal the library's `f64` queries bit for bit, on the CPU.
+
+mod support;
+
+use glam::{DVec3, Vec3};
+use meshcast::{Aabb, DRay, Mesh, MeshFiles};
+use meshcast_testkit::{icosphere, random_direction, random_point_in, rng};
+use support::{arg, run, scratch};
+
+/// The UTM position of the sphere.
+const OFFSET: DVec3 = DVec3::new(500_123.37, 5_000_456.71, 100.0);
+
+#[test]
+fn cast_answers_a_far_mesh_at_full_precision() {
+    let sphere = icosphere(2);
+    let dir = scratch("far");
+    let obj = dir.join("far-sphere.obj");
+    let mut text = String::new();
+    for p in sphere.positions() {
+        let p = p.as_dvec3() + OFFSET;
+        text += &format!("v {:?} {:?} {:?}\n", p.x, p.y, p.z);
+    }
+    for [a, b, c] in sphere.indices() {
+        text += &format!("f {} {} {}\n", a + 1, b + 1, c + 1);
+    }
+    std::fs::write(&obj, text).unwrap();
+    let mesh = Mesh::from_path(&obj).unwrap();
+    assert_ne!(mesh.origin(), DVec3::ZERO);
+
+    let mut rng = rng(57);
+    let rays: Vec<DRay> = (0..300)
+        .map(|_| {
+            let from = random_point_in(&mut rng, Aabb::new(Vec3::splat(-3.0), Vec3::splat(3.0)));
+            let towards = random_direction(&mut rng) * 0.5;
+            DRay::new(OFFSET + from.as_dvec3(), (towards - from).as_dvec3())
+        })
+        .collect();
+    let mut lines = String::new();
+    for ray in &rays {
+        let (o, d) = (ray.origin, ray.dir);
+        lines += &format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?}\n",
+            o.x, o.y, o.z, d.x, d.y, d.z
+        );
+    }
+    let file = dir.join("rays.txt");
+    std::fs::write(&file, lines).unwrap();
+
+    let closest = run(&["cast", arg(&obj), "--rays", arg(&file)]);
+    assert!(closest.success, "{}", closest.stderr);
+    let mut hits = 0;
+    for (line, ray) in closest.stdout.lines().zip(&rays) {
+        let words: Vec<&str> = line.split(' ').collect();
+        match mesh.cast_f64(ray) {
+            Some(hit) => {
+                hits += 1;
+                assert_eq!(words[0], "hit", "{line}");
+                let t: f64 = words[1].parse().unwrap();
+                assert_eq!(t.to_bits(), hit.t.to_bits(), "{line}: {hit:?}");
+                assert_eq!(words[2].parse::<u32>().unwrap(), hit.triangle, "{line}");
+            }
+            None => assert_eq!(line, "miss"),
+        }
+    }
+    assert_eq!(closest.stdout.lines().count(), rays.len());
+    assert!(hits > 50, "only {hits} hits");
+
+    let all = run(&["cast", arg(&obj), "--rays", arg(&file), "--all"]);
+    assert!(all.success, "{}", all.stderr);
+    for (line, ray) in all.stdout.lines().zip(&rays) {
+        let hits = mesh.cast_all_f64(ray);
+        if hits.is_empty() {
+            assert_eq!(line, "miss");
+            continue;
+        }
+        let words: Vec<&str> = line.split(' ').collect();
+        assert_eq!(words[1].parse::<usize>().unwrap(), hits.len(), "{line}");
+        for (i, hit) in hits.iter().enumerate() {
+            let t: f64 = words[2 + 4 * i].parse().unwrap();
+            assert_eq!(t.to_bits(), hit.t.to_bits(), "{line}");
+        }
+    }
+    let any = run(&["cast", arg(&obj), "--rays", arg(&file), "--any"]);
+    assert!(any.success, "{}", any.stderr);
+    for (line, ray) in any.stdout.lines().zip(&rays) {
+        assert_eq!(line == "hit", mesh.occluded_f64(ray), "{line}");
+    }
+}
