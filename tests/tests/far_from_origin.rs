@@ -286,6 +286,24 @@ fn an_obj_file_far_from_the_origin_keeps_its_precision() {
     assert_eq!(read.origin(), built.origin());
     // tobj numbers the vertices by first use: compare the triangles' corners.
     assert!(read.triangles().eq(built.triangles()));
+    // And as an ASCII PLY file of doubles, whose vertices keep their order.
+    let positions = moved(&sphere, offset);
+    let mut ply = format!(
+        "ply\nformat ascii 1.0\nelement vertex {}\nproperty double x\nproperty double y\n\
+         property double z\nelement face {}\nproperty list uchar int vertex_indices\n\
+         end_header\n",
+        positions.len(),
+        sphere.triangle_count()
+    );
+    for p in &positions {
+        ply += &format!("{:?} {:?} {:?}\n", p[0], p[1], p[2]);
+    }
+    for [a, b, c] in sphere.indices() {
+        ply += &format!("3 {a} {b} {c}\n");
+    }
+    let from_ply = TriMesh::from_bytes(ply.as_bytes(), Some(Format::Ply)).expect("a PLY");
+    assert_eq!(from_ply.origin(), built.origin());
+    assert_eq!(from_ply.positions(), built.positions());
     let far = Mesh::from_tri_mesh(read, &Default::default());
     let down = DRay::new(offset + DVec3::new(0.1, 0.2, 5.0), DVec3::NEG_Z);
     let hit = far.cast_f64(&down).expect("a hit");

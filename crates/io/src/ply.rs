@@ -7,7 +7,7 @@
 
 use std::io::{BufRead, ErrorKind};
 
-use glam::{Vec2, Vec3};
+use glam::{DVec3, Vec2, Vec3};
 use ply_rs_bw::parser::{ParseError, Parser, Reader};
 use ply_rs_bw::ply::{
     ElementDef, Encoding, Header, PropertyAccess, PropertyAccessResult, PropertyType, ScalarType,
@@ -17,7 +17,7 @@ use smallvec::SmallVec;
 use crate::polygon::triangulate;
 use crate::source::Source;
 use crate::{Error, Format, IndexKind, Place, Result};
-use meshcast_mesh::{TriMesh, VertexAttribute, Warning};
+use meshcast_mesh::{frame_origin, TriMesh, VertexAttribute, Warning};
 
 /// The element holding the vertices.
 const VERTEX: &str = "vertex";
@@ -246,7 +246,9 @@ fn parse_error(at: crate::Location, error: &ParseError, expected: &str) -> Error
 /// The vertices and faces read so far.
 #[derive(Default)]
 struct Data {
-    positions: Vec<Vec3>,
+    /// In `f64`, as the file gives them (a `float` exactly), until the mesh's frame is
+    /// known ([`frame_origin`]).
+    positions: Vec<DVec3>,
     normals: Vec<Vec3>,
     uvs: Vec<Vec2>,
     /// Every face's vertex indices, one face after another.
@@ -283,8 +285,13 @@ impl Data {
                 })
             }
         };
-        self.positions
-            .push(Vec3::new(value(0)?, value(1)?, value(2)?));
+        // Each coordinate is checked to be a finite `f32`, as it always was; the `f64` is
+        // kept so that a file far from the origin keeps its precision.
+        for slot in 0..3 {
+            value(slot)?;
+        }
+        let [x, y, z, ..] = vertex.values;
+        self.positions.push(DVec3::new(x, y, z));
         if layout.normals {
             self.normals
                 .push(Vec3::new(value(3)?, value(4)?, value(5)?));
@@ -333,6 +340,15 @@ impl Data {
                 at: source.at(Place::File),
             });
         }
+        // A file whose box lies far from the origin (UTM or Earth-centred `double`
+        // coordinates) keeps its positions relative to an origin of its own; any other gets
+        // the `f32` roundings of its numbers, as it always did.
+        let origin = frame_origin(self.positions.iter().copied());
+        let positions: Vec<Vec3> = self
+            .positions
+            .iter()
+            .map(|&p| (p - origin).as_vec3())
+            .collect();
         let mut indices: Vec<[u32; 3]> = Vec::with_capacity(self.arities.len());
         let mut concave: Option<(usize, usize)> = None;
         let mut points: Vec<Vec3> = Vec::new();
@@ -345,14 +361,14 @@ impl Data {
                 continue;
             }
             points.clear();
-            points.extend(corners.iter().map(|&i| self.positions[i as usize]));
+            points.extend(corners.iter().map(|&i| positions[i as usize]));
             let (triangles, is_concave) = triangulate(&points);
             if is_concave {
                 concave.get_or_insert((0, face)).0 += 1;
             }
             indices.extend(triangles.iter().map(|t| t.map(|k| corners[k])));
         }
-        let mut tri_mesh = TriMesh::new(self.positions, indices)?;
+        let mut tri_mesh = TriMesh::new(positions, indices)?.with_origin(origin)?;
         if layout.normals {
             let normals = VertexAttribute::per_vertex(self.normals, tri_mesh.indices());
             tri_mesh = tri_mesh.with_normals(normals)?;
