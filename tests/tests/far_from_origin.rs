@@ -4,9 +4,12 @@
 //! differs except for rays within a relative `1e-6` of the mesh's size from an edge, and `t`
 //! and distances agree within `1e-6` of its size.
 
-use meshcast::glam::{DVec3, Vec2, Vec3};
+use std::sync::Arc;
+
+use meshcast::glam::{Affine3A, DAffine3, DVec3, Vec2, Vec3};
 use meshcast::{
-    DRay, Format, Mesh, PointQueries, QueryOptions, Ray, RayQueries, TriMesh, TriMeshFiles,
+    DRay, Format, Instance, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene, TriMesh,
+    TriMeshFiles,
 };
 use meshcast_testkit::{icosphere, rng};
 use rand::Rng;
@@ -316,4 +319,46 @@ fn an_obj_file_far_from_the_origin_keeps_its_precision() {
         (hit.t - f64::from(expected.t)).abs() < TOLERANCE,
         "{hit:?} {expected:?}"
     );
+}
+
+#[test]
+fn instances_place_a_far_mesh_where_it_lies() {
+    let sphere = icosphere(3);
+    let offset = DVec3::new(500_123.37, 5_000_456.71, 100.0);
+    let far = Arc::new(
+        Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh"),
+    );
+    let near = Mesh::from_tri_mesh(sphere.clone(), &Default::default());
+    // Placed where it lies: an f32 world ray finds it there, at f32's world precision.
+    let in_place = Instance::new(Arc::clone(&far), Affine3A::IDENTITY).expect("placed");
+    let down = (offset + DVec3::new(0.1, 0.2, 5.0)).as_vec3();
+    let hit = in_place.cast(&Ray::new(down, Vec3::NEG_Z)).expect("a hit");
+    assert!((hit.t - 4.0).abs() < 1.0, "{hit:?}");
+    assert!(in_place
+        .transform()
+        .translation
+        .as_dvec3()
+        .abs_diff_eq(far.origin(), 1.0));
+    // Brought back 3 km from the world's origin, each copy answers as the sphere at the
+    // origin does, to f32's precision at 3 km, though the mesh lies 5000 km away.
+    let placements = [DVec3::ZERO, DVec3::new(3000.0, 0.0, 0.0)];
+    let scene = Scene::from_instances(placements.map(|at| {
+        Instance::from_f64(Arc::clone(&far), DAffine3::from_translation(at - offset))
+            .expect("placed")
+    }));
+    for (i, at) in placements.iter().enumerate() {
+        for ray in parallel_rays(5.0).iter().step_by(10) {
+            let world = Ray::new(ray.origin + at.as_vec3(), ray.dir);
+            let expected = near.cast(ray);
+            let hit = scene.cast(&world);
+            assert_eq!(expected.is_some(), hit.is_some(), "{ray:?}");
+            if let (Some(expected), Some(hit)) = (expected, hit) {
+                assert_eq!(hit.instance.index() as usize, i);
+                assert!(
+                    (hit.hit.t - expected.t).abs() < 1e-3,
+                    "{hit:?} {expected:?}"
+                );
+            }
+        }
+    }
 }

@@ -70,24 +70,55 @@ pub struct Instance {
 }
 
 impl Instance {
-    /// `mesh` placed by `transform` (mesh space to world space).
+    /// `mesh` placed by `transform` (mesh space to world space): [`Instance::from_f64`] of
+    /// the same transform, exact in `f64`.
     ///
     /// # Errors
     /// [`Error::InvalidTransform`] if the transform is not finite or not invertible (a zero
     /// scale, or one so small that the inverse overflows).
     pub fn new(mesh: Arc<Mesh>, transform: Affine3A) -> Result<Self> {
-        let (to_local, normal_matrix) = invert(transform)?;
+        Self::from_f64(mesh, transform.as_daffine3())
+    }
+
+    /// `mesh` placed by an `f64` transform, from the mesh's world coordinates (a point `p` of
+    /// its [`TriMesh`](crate::TriMesh) at [`Mesh::origin`]` + p`) to the scene's world. For a
+    /// mesh whose origin is zero, the transform takes its positions as they are. A far mesh
+    /// (made from `f64` positions, read from a file of UTM coordinates) is placed where it
+    /// lies, the origin folded into the transform in `f64` before anything is rounded; the
+    /// scene's world coordinates and its queries stay `f32`.
+    ///
+    /// # Errors
+    /// As [`Instance::new`].
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::{DAffine3, DVec3, Vec3};
+    /// use meshcast_mesh::{Instance, Mesh, RayQueries};
+    /// use meshcast_primitives::Ray;
+    ///
+    /// // A triangle 1000 km east, placed 1000 km west again: it lies at the world's origin.
+    /// let far = Mesh::from_f64_triangles(&[[1e6, 0.0, 0.0], [1e6 + 1.0, 0.0, 0.0], [1e6, 1.0, 0.0]], &[[0, 1, 2]])?;
+    /// let back = Instance::from_f64(Arc::new(far), DAffine3::from_translation(DVec3::new(-1e6, 0.0, 0.0)))?;
+    /// let hit = back.cast(&Ray::new(Vec3::new(0.25, 0.25, 1.0), Vec3::NEG_Z)).ok_or("miss")?;
+    /// assert_eq!(hit.t, 1.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_f64(mesh: Arc<Mesh>, transform: DAffine3) -> Result<Self> {
+        let forward = transform * DAffine3::from_translation(mesh.origin());
+        let placed = forward.as_affine3a();
+        let (to_local, normal_matrix) = invert(forward, placed)?;
         // Also around the corners as `world_triangle` rounds them, for point and volume
         // queries.
-        let carried = carried_box(&transform, &mesh.bounds());
-        let mut bounds = world_bounds(mesh.bounds(), transform, &to_local);
+        let carried = carried_box(&placed, &mesh.bounds());
+        let mut bounds = world_bounds(mesh.bounds(), &forward, &to_local);
         if carried.is_finite() && !bounds.is_empty() {
             bounds = bounds.union(carried);
         }
-        let mirrored = transform.matrix3.determinant() < 0.0;
+        let mirrored = forward.matrix3.determinant() < 0.0;
         Ok(Self {
             mesh,
-            transform,
+            transform: placed,
             to_local,
             normal_matrix,
             bounds,
@@ -154,7 +185,9 @@ impl Instance {
         &self.mesh
     }
 
-    /// The transform from mesh space to world space.
+    /// The transform from mesh space (the mesh's [`TriMesh`](crate::TriMesh) positions) to
+    /// world space: the instance's transform after the mesh's origin ([`Mesh::origin`]),
+    /// rounded to `f32`; the transform given for a mesh whose origin is zero.
     pub fn transform(&self) -> Affine3A {
         self.transform
     }
@@ -353,13 +386,13 @@ impl BatchWalks for Instance {
     }
 }
 
-/// The `f64` inverse of `transform` and the inverse transpose of its linear part.
-fn invert(transform: Affine3A) -> Result<(DAffine3, Mat3A)> {
-    let invalid = || Error::InvalidTransform { transform };
-    if !transform.is_finite() {
+/// The `f64` inverse of `forward` and the inverse transpose of its linear part; an error naming
+/// `placed`, its `f32` rounding, when either is not finite or `forward` not invertible.
+fn invert(forward: DAffine3, placed: Affine3A) -> Result<(DAffine3, Mat3A)> {
+    let invalid = || Error::InvalidTransform { transform: placed };
+    if !forward.is_finite() || !placed.is_finite() {
         return Err(invalid());
     }
-    let forward = transform.as_daffine3();
     let determinant = forward.matrix3.determinant();
     if determinant == 0.0 || !determinant.is_finite() {
         return Err(invalid());
@@ -372,17 +405,16 @@ fn invert(transform: Affine3A) -> Result<(DAffine3, Mat3A)> {
     Ok((inverse, normal_matrix))
 }
 
-/// The world box of `local` under `transform`, padded so that a world ray which reaches a
+/// The world box of `local` under `forward`, padded so that a world ray which reaches a
 /// triangle through its (rounded) local ray is never culled by the box.
 ///
 /// The pad covers the rounding of the carried ray near the box: a local point rounded by half
 /// a float step moves by up to the transform's condition number times that in the world. Far
 /// from the box, the slab test's own widening, relative to `t`, covers the rest.
-fn world_bounds(local: Aabb, transform: Affine3A, to_local: &DAffine3) -> Aabb {
+fn world_bounds(local: Aabb, forward: &DAffine3, to_local: &DAffine3) -> Aabb {
     if local.is_empty() || !local.is_finite() {
         return Aabb::EMPTY;
     }
-    let forward = transform.as_daffine3();
     let (min, max) = (local.min.as_dvec3(), local.max.as_dvec3());
     let mut low = DVec3::INFINITY;
     let mut high = DVec3::NEG_INFINITY;
