@@ -96,9 +96,9 @@ impl DRay {
         let local = self.origin - origin;
         let (min, max) = (bounds.min.as_dvec3(), bounds.max.as_dvec3());
         let centre = (min + max) * 0.5;
-        // Never for an empty box, whose centre is NaN.
-        let reach = FAR_SIZES * (max - min).length();
-        let shift = if (local - centre).length_squared() > reach * reach {
+        // Squared, so that no square root waits; never for an empty box, whose centre is NaN.
+        let reach_squared = FAR_SIZES * FAR_SIZES * (max - min).length_squared();
+        let shift = if (local - centre).length_squared() > reach_squared {
             let nearest = (centre - local).dot(self.dir) / self.dir.length_squared();
             // NaN (a zero or degenerate direction) is left at the range's start by `max`.
             nearest.max(self.t_min).min(self.t_max)
