@@ -4,10 +4,10 @@
 
 use std::sync::{Arc, OnceLock};
 
-use meshcast::glam::Vec3;
+use meshcast::glam::{DVec3, Vec3};
 use meshcast::{
-    Aabb, BuildOptions, Hit, LeafTest, Mesh, PointQueries, Ray, RayQueries, Scene, TriMesh,
-    Triangle,
+    Aabb, BuildOptions, DHit, DRay, Hit, LeafTest, Mesh, PointQueries, Ray, RayQueries, Scene,
+    TriMesh, Triangle,
 };
 use meshcast_testkit::{
     brute_force_distance, brute_force_scene_cast, cube as shapes_cube, same_hit, same_scene_hit,
@@ -139,6 +139,48 @@ pub fn check_rays(mesh: &Mesh, rays: &[Ray]) {
             "{ray:?}: the batch answers {got:?}"
         );
     }
+}
+
+/// Casts each ray in `f64` world coordinates at `mesh` (a mesh with an origin of its own):
+/// the answers are the carried rays' ([`Mesh::carry_ray`]), which [`check_rays`] holds to
+/// brute force, with `t` moved by the carriage's shift; any, every hit and count agree.
+///
+/// # Panics
+/// When an answer differs from the carried ray's, or brute force's.
+pub fn check_world_rays(mesh: &Mesh, rays: &[DRay]) {
+    let carried: Vec<(Ray, f64)> = rays.iter().map(|ray| mesh.carry_ray(ray)).collect();
+    let local: Vec<Ray> = carried.iter().map(|&(ray, _)| ray).collect();
+    check_rays(mesh, &local);
+    for (ray, &(local, shift)) in rays.iter().zip(&carried) {
+        let hit = mesh.cast_f64(ray);
+        let expected = mesh.cast(&local).map(|hit| DHit::carried_back(hit, shift));
+        assert_eq!(hit, expected, "{ray:?}");
+        assert_eq!(mesh.occluded_f64(ray), mesh.occluded(&local), "{ray:?}");
+        let all = mesh.cast_all_f64(ray);
+        assert_eq!(all.len(), mesh.count_f64(ray), "{ray:?}");
+    }
+    assert_eq!(
+        mesh.cast_batch_f64(rays),
+        rays.iter()
+            .map(|ray| mesh.cast_f64(ray))
+            .collect::<Vec<_>>()
+    );
+}
+
+/// [`cube`] made from `f64` positions at a UTM position (500 km east, 5000 km north): what
+/// the command's ray lines are asked about in `f64` world coordinates.
+pub fn far_cube() -> &'static Mesh {
+    static FAR_CUBE: OnceLock<Mesh> = OnceLock::new();
+    FAR_CUBE.get_or_init(|| {
+        let cube = shapes_cube(1.0, 1);
+        let offset = DVec3::new(500_123.37, 5_000_456.71, 100.0);
+        let positions: Vec<[f64; 3]> = cube
+            .positions()
+            .iter()
+            .map(|p| (p.as_dvec3() + offset).to_array())
+            .collect();
+        Mesh::from_f64_triangles(&positions, cube.indices()).expect("a cube")
+    })
 }
 
 /// Asks `mesh` about each point (closest point, inside, winding number, signed distance)
