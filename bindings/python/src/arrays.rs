@@ -1,9 +1,16 @@
 //! numpy in and out: rows of floats of any float (or integer) dtype and any leading shape
 //! read without a copy where numpy already holds them as C-contiguous `float32` or
 //! `float64`; answers handed to numpy without a copy (`PyArray::from_vec`).
+//!
+//! Rows read as `float64` (float64 arrays, and the integers and Python floats numpy widens
+//! to it) are world coordinates in `f64` for a mesh: its queries carry each ray and point
+//! into the mesh's own frame (`Mesh::origin`) before anything is rounded to `f32`, and
+//! answer `t`, points and distances in `float64` ([`Reals`]). `float32` rows are read as
+//! they are, unless the mesh has an origin of its own, which they are carried to as well.
 
-use meshcast::glam::Vec3;
-use meshcast::Ray;
+use meshcast::glam::{DVec3, Vec3};
+use meshcast::primitives::carry_point;
+use meshcast::Mesh;
 use numpy::{
     Element, PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods,
 };
@@ -114,6 +121,50 @@ impl<'a> RowsView<'a> {
         self.leading.iter().product()
     }
 
+    /// The numbers of the rows, as numpy holds them.
+    pub fn slice(&self) -> FloatSlice<'a> {
+        self.slice
+    }
+
+    /// Whether the rows are read as `float64`: world coordinates in `f64` for a mesh, whose
+    /// answers then come in `float64` too.
+    pub fn is_wide(&self) -> bool {
+        matches!(self.slice, FloatSlice::F64(_))
+    }
+
+    /// The mesh these rows are carried into for a query of `frame` (a mesh's, `None` for a
+    /// scene's): the mesh when the rows are `float64` or the mesh has an origin of its own;
+    /// `None` when they are read as they are, in `f32`, as a query at the origin always
+    /// read them.
+    pub fn carried_into<'m>(&self, frame: Option<&'m Mesh>) -> Option<&'m Mesh> {
+        frame.filter(|mesh| self.is_wide() || mesh.origin() != DVec3::ZERO)
+    }
+
+    /// `f` of each row `(x, y, z)`, world coordinates in `f64`, carried into a frame whose
+    /// origin lies at `origin` and rounded once ([`carry_point`], as a mesh with that
+    /// origin stores its positions; the rows as they are, in `f32`, for an origin at zero),
+    /// in parallel, in order.
+    pub fn map_carried<T: Send>(&self, origin: DVec3, f: impl Fn(Vec3) -> T + Sync) -> Vec<T> {
+        self.map_rows_f64(|point| f(carry_point(DVec3::from_array(point), origin)))
+    }
+
+    /// `f` of every row of `W` numbers (as `f64`, exactly as given), in parallel, in order.
+    pub fn map_rows_f64<const W: usize, T: Send>(
+        &self,
+        f: impl Fn([f64; W]) -> T + Sync,
+    ) -> Vec<T> {
+        match self.slice {
+            FloatSlice::F32(s) => s
+                .par_chunks_exact(W)
+                .map(|row| f(std::array::from_fn(|i| f64::from(row[i]))))
+                .collect(),
+            FloatSlice::F64(s) => s
+                .par_chunks_exact(W)
+                .map(|row| f(std::array::from_fn(|i| row[i])))
+                .collect(),
+        }
+    }
+
     /// The rows in parallel chunks of `rows` rows (the last one shorter).
     pub fn chunks(&self, rows: usize) -> impl IndexedParallelIterator<Item = FloatSlice<'a>> + 'a {
         let width = match self.slice {
@@ -128,17 +179,6 @@ impl<'a> RowsView<'a> {
         f32s.par_chunks(step)
             .map(FloatSlice::F32)
             .chain(f64s.par_chunks(step).map(FloatSlice::F64))
-    }
-
-    /// The `ValueError` of the ray at `index`, which is not finite.
-    pub fn not_finite(&self, index: usize) -> PyErr {
-        let ray = ray_of(self.slice.row(index), None);
-        PyValueError::new_err(format!(
-            "{} is not finite: origin {} direction {}",
-            self.position(index),
-            ray.origin,
-            ray.dir
-        ))
     }
 
     /// `f` of every row of `W` numbers (as `f32`), in parallel, in order.
@@ -169,28 +209,19 @@ impl<'a> RowsView<'a> {
 }
 
 impl FloatSlice<'_> {
-    /// Fills `rays` from rows `(ox, oy, oz, dx, dy, dz)`, one ray per row, each accepting
-    /// `t` in `range` (`None`: every `t > 0`, as [`Ray::new`]).
-    pub fn fill_rays(self, rays: &mut [Ray], range: Option<(f32, f32)>) {
-        match self {
-            Self::F32(s) => {
-                for (ray, row) in rays.iter_mut().zip(s.chunks_exact(6)) {
-                    *ray = ray_of(std::array::from_fn(|i| row[i]), range);
-                }
-            }
-            Self::F64(s) => {
-                for (ray, row) in rays.iter_mut().zip(s.chunks_exact(6)) {
-                    *ray = ray_of(std::array::from_fn(|i| row[i] as f32), range);
-                }
-            }
-        }
-    }
-
     /// Row `index` of `W` numbers, as `f32`.
-    fn row<const W: usize>(self, index: usize) -> [f32; W] {
+    pub fn row<const W: usize>(self, index: usize) -> [f32; W] {
         match self {
             Self::F32(s) => std::array::from_fn(|i| s[W * index + i]),
             Self::F64(s) => std::array::from_fn(|i| s[W * index + i] as f32),
+        }
+    }
+
+    /// Row `index` of `W` numbers, as `f64` (exactly as given).
+    pub fn row_f64<const W: usize>(self, index: usize) -> [f64; W] {
+        match self {
+            Self::F32(s) => std::array::from_fn(|i| f64::from(s[W * index + i])),
+            Self::F64(s) => std::array::from_fn(|i| s[W * index + i]),
         }
     }
 
@@ -274,78 +305,48 @@ fn python_shape(shape: &[usize]) -> String {
     }
 }
 
-/// The rays of rows `(ox, oy, oz, dx, dy, dz)`, each accepting `t` in `range` (`None`: every
-/// `t > 0`, as [`Ray::new`]).
-///
-/// # Errors
-/// `ValueError` naming the first ray with a NaN or infinite number.
-pub fn rays(rows: &RowsView<'_>, range: Option<(f32, f32)>) -> PyResult<Vec<Ray>> {
-    let rays = rows.slice.map_rows(|row| ray_of(row, range));
-    match rays.par_iter().position_first(|ray| !is_finite(ray)) {
-        Some(index) => Err(rows.not_finite(index)),
-        None => Ok(rays),
-    }
-}
-
-/// Rows `(ox, oy, oz, dx, dy, dz)` read as rays where numpy holds them, each accepting `t`
-/// in a range: the GPU queries write them straight into the GPU's upload buffer, with no
-/// `Vec<Ray>` made first.
-pub struct RowRays<'a> {
-    slice: FloatSlice<'a>,
-    range: Option<(f32, f32)>,
-}
-
-impl meshcast::gpu::RaySource for RowRays<'_> {
-    fn len(&self) -> usize {
-        match self.slice {
-            FloatSlice::F32(s) => s.len() / 6,
-            FloatSlice::F64(s) => s.len() / 6,
-        }
-    }
-
-    fn ray(&self, index: usize) -> Ray {
-        ray_of(self.slice.row(index), self.range)
-    }
-}
-
-/// The rays of rows `(ox, oy, oz, dx, dy, dz)` as [`rays`] reads them, without a copy.
-///
-/// # Errors
-/// `ValueError` naming the first ray with a NaN or infinite coordinate.
-pub fn row_rays<'a>(rows: &RowsView<'a>, range: Option<(f32, f32)>) -> PyResult<RowRays<'a>> {
-    let slice = rows.slice;
-    let finite = |index| slice.row::<6>(index).iter().all(|x| x.is_finite());
-    match (0..rows.len())
-        .into_par_iter()
-        .position_first(|i| !finite(i))
-    {
-        Some(index) => Err(rows.not_finite(index)),
-        None => Ok(RowRays { slice, range }),
-    }
-}
-
-/// The ray of a row `(ox, oy, oz, dx, dy, dz)`, accepting `t` in `range` (`None`: every
-/// `t > 0`, as [`Ray::new`]).
-fn ray_of([ox, oy, oz, dx, dy, dz]: [f32; 6], range: Option<(f32, f32)>) -> Ray {
-    let ray = Ray::new(Vec3::new(ox, oy, oz), Vec3::new(dx, dy, dz));
-    match range {
-        Some((t_min, t_max)) => ray.with_range(t_min, t_max),
-        None => ray,
-    }
-}
-
-/// Whether a ray's origin and direction are finite.
-pub fn is_finite(ray: &Ray) -> bool {
-    ray.origin.is_finite() && ray.dir.is_finite()
-}
-
-/// The points of rows `(x, y, z)`.
+/// The points of rows `(x, y, z)`, as `f32`.
 ///
 /// # Errors
 /// `ValueError` naming the first point with a NaN or infinite coordinate.
 pub fn points(rows: &RowsView<'_>) -> PyResult<Vec<Vec3>> {
-    let points = rows.slice.map_rows(Vec3::from_array);
-    match points.par_iter().position_first(|p| !p.is_finite()) {
+    finite_points(rows, rows.slice.map_rows(Vec3::from_array), |p| {
+        p.is_finite()
+    })
+}
+
+/// The points of rows `(x, y, z)`, world coordinates carried into a frame whose origin lies
+/// at `origin` ([`RowsView::map_carried`]).
+///
+/// # Errors
+/// `ValueError` naming the first point with a NaN or infinite coordinate (there).
+pub fn points_in(rows: &RowsView<'_>, origin: DVec3) -> PyResult<Vec<Vec3>> {
+    finite_points(rows, rows.map_carried(origin, |point| point), |p| {
+        p.is_finite()
+    })
+}
+
+/// The points of rows `(x, y, z)` in `f64`, exactly as given: world coordinates for the
+/// `*_f64` queries of a mesh, which carry them into its frame.
+///
+/// # Errors
+/// `ValueError` naming the first point with a NaN or infinite coordinate.
+pub fn world_points(rows: &RowsView<'_>) -> PyResult<Vec<DVec3>> {
+    finite_points(rows, rows.map_rows_f64(DVec3::from_array), |p| {
+        p.is_finite()
+    })
+}
+
+/// `points`, the points of `rows`, if `finite` holds for each.
+///
+/// # Errors
+/// `ValueError` naming the first point with a NaN or infinite coordinate.
+fn finite_points<P: Sync + std::fmt::Display>(
+    rows: &RowsView<'_>,
+    points: Vec<P>,
+    finite: impl Fn(&P) -> bool + Sync,
+) -> PyResult<Vec<P>> {
+    match points.par_iter().position_first(|p| !finite(p)) {
         Some(index) => Err(PyValueError::new_err(format!(
             "{} is not finite: {}",
             rows.position(index),
@@ -353,6 +354,83 @@ pub fn points(rows: &RowsView<'_>) -> PyResult<Vec<Vec3>> {
         ))),
         None => Ok(points),
     }
+}
+
+/// Numbers answered one per ray, hit or point, in the dtype the query's rows ask for:
+/// `float64` for `float64` rows carried into a mesh's frame, else `float32`.
+pub enum Reals {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+impl Reals {
+    /// `values` as they are where `wide`, else rounded to `f32`.
+    pub fn new(values: Vec<f64>, wide: bool) -> Self {
+        if wide {
+            Self::F64(values)
+        } else {
+            Self::F32(values.into_par_iter().map(|x| x as f32).collect())
+        }
+    }
+}
+
+/// Answers a query hands to numpy: a `Vec` of numpy's elements, or [`Reals`].
+pub trait Answers {
+    /// The answers as a numpy array of shape `leading + tail`, without a copy.
+    ///
+    /// # Errors
+    /// What numpy raises (none for a shape that holds the answers).
+    fn into_numpy<'py>(
+        self,
+        py: Python<'py>,
+        leading: &[usize],
+        tail: &[usize],
+    ) -> PyResult<Bound<'py, PyAny>>;
+}
+
+impl<T: Element> Answers for Vec<T> {
+    fn into_numpy<'py>(
+        self,
+        py: Python<'py>,
+        leading: &[usize],
+        tail: &[usize],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        to_numpy(py, self, leading, tail)
+    }
+}
+
+impl Answers for Reals {
+    fn into_numpy<'py>(
+        self,
+        py: Python<'py>,
+        leading: &[usize],
+        tail: &[usize],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Self::F32(values) => to_numpy(py, values, leading, tail),
+            Self::F64(values) => to_numpy(py, values, leading, tail),
+        }
+    }
+}
+
+/// Points of a mesh's frame, whose origin lies at `origin` (`Mesh.origin`), as an `(n, 3)`
+/// array: `float32` as they are for a frame at the world's origin, else `float64` world
+/// coordinates (`origin + point`).
+pub fn frame_points<'py>(
+    py: Python<'py>,
+    points: &[Vec3],
+    origin: DVec3,
+) -> PyResult<Bound<'py, PyAny>> {
+    let n = points.len();
+    if origin == DVec3::ZERO {
+        let flat: Vec<f32> = points.iter().flat_map(|p| p.to_array()).collect();
+        return to_numpy(py, flat, &[n], &[3]);
+    }
+    let flat: Vec<f64> = points
+        .iter()
+        .flat_map(|&p| (origin + p.as_dvec3()).to_array())
+        .collect();
+    to_numpy(py, flat, &[n], &[3])
 }
 
 /// `data` as a numpy array of shape `leading + tail`, without a copy.

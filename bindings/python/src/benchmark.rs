@@ -6,8 +6,9 @@ use std::time::Instant;
 use meshcast::RayQueries;
 use pyo3::prelude::*;
 
-use crate::arrays::{self, Rows};
+use crate::arrays::Rows;
 use crate::objects::Mesh;
+use crate::ray_reading::{self, Interval, RayReading};
 use crate::threads;
 
 /// The seconds `Mesh::cast_batch` of the Rust library takes on `rays` (already made into
@@ -26,7 +27,8 @@ pub fn rust_cast_batch_seconds(
     let rows = Rows::new(rays, "rays", 6)?;
     let view = rows.view();
     threads::run(py, threads, || {
-        let rays = arrays::rays(&view, None)?;
+        let reading = RayReading::new(&view, Interval::POSITIVE, Some(mesh.as_ref()));
+        let rays = ray_reading::rays(&view, &reading)?.rays;
         let mut best = f64::INFINITY;
         for _ in 0..repeat.max(1) {
             let start = Instant::now();

@@ -2,6 +2,8 @@
 //! calls, `cast_camera`): one Python value, `Camera`, or the keywords it stands for, read in
 //! one place, and its pixels' rays, made in one place.
 
+use meshcast::glam::{DVec3, Vec3};
+use meshcast::primitives::carry_point;
 use meshcast::{ClipPlanes, DepthConvention, Viewport};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -85,6 +87,19 @@ impl Camera {
 }
 
 impl Camera {
+    /// The same camera in the frame of a mesh whose origin lies at `origin`
+    /// (`Mesh.origin`): its eye and target carried there in `f64` and rounded once (the
+    /// camera itself for an origin at zero).
+    pub fn in_frame(&self, origin: DVec3) -> Self {
+        let carried =
+            |point: [f32; 3]| carry_point(Vec3::from_array(point).as_dvec3(), origin).to_array();
+        Self {
+            eye: carried(self.eye),
+            target: carried(self.target),
+            ..self.clone()
+        }
+    }
+
     /// The camera of a view call: `camera` if given, else the keywords (`eye`, `center`,
     /// `up`, `fov_deg`, `width_px`, `height_px`, and with `Clip::Planes` `near` and `far`)
     /// that the calls took before `Camera` existed.

@@ -3,6 +3,8 @@
 //! itself; the same between a scene's instances, and between a scene and a mesh placed in
 //! the world. Each a call of the Rust library with the GIL released. For a `Mesh`,
 //! `transform` places the other mesh in this mesh's space; for a `Scene`, in the world.
+//! Meshes with an origin of their own (`Mesh.origin`) are placed from it
+//! (`transform::affine_between`), and a mesh's points are given in its world coordinates.
 
 use std::sync::{Arc, RwLock};
 
@@ -14,20 +16,28 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-use crate::arrays::to_numpy;
+use crate::arrays::{frame_points, to_numpy};
 use crate::error::to_py;
 use crate::state::read;
 use crate::threads;
-use crate::transform::affine;
+use crate::transform::{self, affine_between};
 
 /// Below this many candidate pairs, a scene's collisions are tested on the calling thread:
 /// handing them to the pool would wake a thread and wait for it, which costs about as much
 /// as testing a few pairs.
 const POOLED_FROM_PAIRS: usize = 8;
 
-/// The map of `transform` (other to self; the identity for `None`).
-fn placement(py: Python<'_>, transform: Option<&Bound<'_, PyAny>>) -> PyResult<Affine3A> {
-    affine(py, transform, "transform")
+/// The map placing `other` by `transform` (from `other`'s space; the identity for `None`)
+/// in a frame whose origin lies at `frame`: a mesh's own (`Mesh.origin`), or the world's
+/// for a scene. `other`'s coordinates are measured from its own origin, which the map
+/// starts from.
+fn placement(
+    py: Python<'_>,
+    transform: Option<&Bound<'_, PyAny>>,
+    other: &meshcast::Mesh,
+    frame: DVec3,
+) -> PyResult<Affine3A> {
+    affine_between(py, transform, "transform", other.origin(), frame)
 }
 
 /// `Mesh.intersects`: whether `other`, placed by `transform`, meets `mesh`; one walk on
@@ -38,7 +48,7 @@ pub fn intersects(
     other: Arc<meshcast::Mesh>,
     transform: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<bool> {
-    let transform = placement(py, transform)?;
+    let transform = placement(py, transform, &other, mesh.origin())?;
     Ok(threads::run_here(py, || {
         mesh.intersects(&other, &transform)
     }))
@@ -52,7 +62,7 @@ pub fn intersecting_pairs<'py>(
     transform: Option<&Bound<'py, PyAny>>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let transform = placement(py, transform)?;
+    let transform = placement(py, transform, &other, mesh.origin())?;
     let pairs = threads::run(py, threads, || {
         Ok(mesh.intersecting_pairs(&other, &transform))
     })?;
@@ -67,10 +77,10 @@ pub fn distance_to_mesh<'py>(
     transform: Option<&Bound<'py, PyAny>>,
     max_distance: Option<f64>,
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let transform = placement(py, transform)?;
+    let transform = placement(py, transform, &other, mesh.origin())?;
     let bound = distance_bound(max_distance)?;
     let found = threads::run_here(py, || mesh.mesh_distance(&other, &transform, bound));
-    distance_dict(py, found, max_distance)
+    distance_dict(py, found, max_distance, mesh.origin())
 }
 
 /// `Mesh.hausdorff_distance`.
@@ -82,12 +92,12 @@ pub fn hausdorff_distance<'py>(
     relative_error: f64,
     threads: Option<i64>,
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let transform = placement(py, transform)?;
+    let transform = placement(py, transform, &other, mesh.origin())?;
     let error = self::relative_error(relative_error)?;
     let found = threads::run(py, threads, || {
         Ok(mesh.hausdorff_distance(&other, &transform, error))
     })?;
-    hausdorff_dict(py, found)
+    hausdorff_dict(py, found, mesh.origin())
 }
 
 /// `Mesh.self_intersections`.
@@ -130,15 +140,17 @@ pub fn distance_bound(max_distance: Option<f64>) -> PyResult<Option<f32>> {
     }
 }
 
-/// `distance_to_mesh`'s answer as a dict: `distance`, `points` (2, 3) float32 (on this
-/// mesh, on the other in this mesh's space) and `primitive_ids` (2,) uint32; `None` when
-/// there is none, or its distance (as answered, float32) is beyond `max_distance`.
+/// `distance_to_mesh`'s answer as a dict: `distance`, `points` (2, 3) (on this mesh, on the
+/// other in this mesh's space, whose origin lies at `origin`: float32, float64 world
+/// coordinates for an origin of its own) and `primitive_ids` (2,) uint32; `None` when there
+/// is none, or its distance (as answered, float32) is beyond `max_distance`.
 pub fn distance_dict(
     py: Python<'_>,
     found: Option<meshcast::MeshDistance>,
     max_distance: Option<f64>,
+    origin: DVec3,
 ) -> PyResult<Option<Bound<'_, PyDict>>> {
-    distance_dict_of(py, found, max_distance, &[])
+    distance_dict_of(py, found, max_distance, &[], origin)
 }
 
 /// [`distance_dict`], with `geometry_ids` (the instances of the two points), when given,
@@ -148,6 +160,7 @@ fn distance_dict_of<'py>(
     found: Option<meshcast::MeshDistance>,
     max_distance: Option<f64>,
     geometry_ids: &[InstanceId],
+    origin: DVec3,
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
     let Some(found) = found else {
         return Ok(None);
@@ -157,8 +170,8 @@ fn distance_dict_of<'py>(
     }
     let dict = PyDict::new(py);
     dict.set_item("distance", f64::from(found.distance))?;
-    let points = [found.point_on_self, found.point_on_other].map(|p| p.to_array());
-    dict.set_item("points", to_numpy(py, points.concat(), &[2], &[3])?)?;
+    let points = [found.point_on_self, found.point_on_other];
+    dict.set_item("points", frame_points(py, &points, origin)?)?;
     let ids = vec![found.triangle_self, found.triangle_other];
     dict.set_item("primitive_ids", to_numpy(py, ids, &[2], &[])?)?;
     if !geometry_ids.is_empty() {
@@ -183,11 +196,13 @@ pub fn relative_error(relative_error: f64) -> PyResult<f32> {
 
 /// `hausdorff_distance`'s answer as a dict: `distance` (the larger directed distance) and
 /// `self_to_other`, `other_to_self`, each a dict of `distance`, `bound` (floats), `points`
-/// (2, 3) float32 (the farthest point found, its nearest point on the other surface) and
-/// `primitive_ids` (2,) uint32 (their triangles), every point in this mesh's space.
+/// (2, 3) (the farthest point found, its nearest point on the other surface) and
+/// `primitive_ids` (2,) uint32 (their triangles), every point in this mesh's space, whose
+/// origin lies at `origin` (float32; float64 world coordinates for an origin of its own).
 pub fn hausdorff_dict(
     py: Python<'_>,
     found: Option<meshcast::HausdorffDistance>,
+    origin: DVec3,
 ) -> PyResult<Option<Bound<'_, PyDict>>> {
     let Some(found) = found else {
         return Ok(None);
@@ -196,8 +211,8 @@ pub fn hausdorff_dict(
         let dict = PyDict::new(py);
         dict.set_item("distance", f64::from(side.distance))?;
         dict.set_item("bound", f64::from(side.bound))?;
-        let points = [side.from_point, side.to_point].map(|p| p.to_array());
-        dict.set_item("points", to_numpy(py, points.concat(), &[2], &[3])?)?;
+        let points = [side.from_point, side.to_point];
+        dict.set_item("points", frame_points(py, &points, origin)?)?;
         let ids = vec![side.from_triangle, side.to_triangle];
         dict.set_item("primitive_ids", to_numpy(py, ids, &[2], &[])?)?;
         Ok(dict)
@@ -213,8 +228,9 @@ pub fn hausdorff_dict(
 /// `other` placed by `transform`, for each pair, as the Rust library's mesh distance
 /// computes it (`meshcast.primitives.triangles_distance` on the corners carried in
 /// float64, zero decided exactly): a dict of `distance` (k,) and `points_on_mesh`,
-/// `points_on_other` (k, 3), float64, in `mesh`'s space; with `mesh_transform`, `mesh` is
-/// carried too, as a scene carries its instances, and both are in the world. Where two triangles meet, both
+/// `points_on_other` (k, 3), float64, in `mesh`'s space (world coordinates for a mesh
+/// with an origin of its own); with `mesh_transform`, `mesh` is carried too, as a scene
+/// carries its instances, and both are in the world. Where two triangles meet, both
 /// points are one point where they meet. The reference of the tests, and the contact points
 /// of `meshcast.trimesh.CollisionManager`.
 pub fn triangle_distances<'py>(
@@ -225,11 +241,22 @@ pub fn triangle_distances<'py>(
     transform: Option<&Bound<'py, PyAny>>,
     mesh_transform: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let transform = placement(py, transform)?;
-    let mesh_carry = match mesh_transform {
-        Some(_) => Some(affine(py, mesh_transform, "mesh_transform")?.as_daffine3()),
-        None => None,
+    // In `mesh`'s own frame, whose origin is added back to the points; with
+    // `mesh_transform`, in the world.
+    let (mesh_carry, frame) = match mesh_transform {
+        Some(_) => {
+            let carry = affine_between(
+                py,
+                mesh_transform,
+                "mesh_transform",
+                this.origin(),
+                DVec3::ZERO,
+            )?;
+            (Some(carry.as_daffine3()), DVec3::ZERO)
+        }
+        None => (None, this.origin()),
     };
+    let transform = placement(py, transform, &other, frame)?;
     let numpy = py.import("numpy")?;
     let pairs = numpy.call_method1("asarray", (pairs, "int64"))?;
     let shape: Vec<usize> = pairs.getattr("shape")?.extract()?;
@@ -274,8 +301,9 @@ pub fn triangle_distances<'py>(
     let count = answers.len();
     let dict = PyDict::new(py);
     let distance: Vec<f64> = answers.iter().map(|a| a.distance).collect();
-    let on_mesh: Vec<f64> = answers.iter().flat_map(|a| a.on_a.to_array()).collect();
-    let on_other: Vec<f64> = answers.iter().flat_map(|a| a.on_b.to_array()).collect();
+    let world = |point: DVec3| (frame + point).to_array();
+    let on_mesh: Vec<f64> = answers.iter().flat_map(|a| world(a.on_a)).collect();
+    let on_other: Vec<f64> = answers.iter().flat_map(|a| world(a.on_b)).collect();
     dict.set_item("distance", to_numpy(py, distance, &[count], &[])?)?;
     dict.set_item("points_on_mesh", to_numpy(py, on_mesh, &[count], &[3])?)?;
     dict.set_item("points_on_other", to_numpy(py, on_other, &[count], &[3])?)?;
@@ -313,7 +341,8 @@ fn probe(
     mesh: Arc<meshcast::Mesh>,
     transform: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Instance> {
-    Instance::new(mesh, placement(py, transform)?).map_err(to_py)
+    let matrix = transform::matrix(py, transform, "transform")?;
+    transform::instance(mesh, matrix, "transform")
 }
 
 /// The instance `id` of `scene`, or a `KeyError`.
@@ -333,7 +362,7 @@ pub fn scene_intersecting_instances<'py>(
     mask: u32,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let transform = placement(py, transform)?;
+    let transform = placement(py, transform, &mesh, DVec3::ZERO)?;
     let ids = threads::run(py, threads, || {
         Ok(read(scene).intersecting_instances(&mesh, &transform, mask))
     })?;
@@ -400,7 +429,7 @@ pub fn scene_distance_to_mesh<'py>(
     max_distance: Option<f64>,
     mask: u32,
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let transform = placement(py, transform)?;
+    let transform = placement(py, transform, &mesh, DVec3::ZERO)?;
     let bound = distance_bound(max_distance)?;
     let found = threads::run_here(py, || {
         read(scene).mesh_distance(&mesh, &transform, mask, bound)
@@ -408,7 +437,7 @@ pub fn scene_distance_to_mesh<'py>(
     let Some((id, gap)) = found else {
         return Ok(None);
     };
-    let dict = distance_dict(py, Some(gap), max_distance)?;
+    let dict = distance_dict(py, Some(gap), max_distance, DVec3::ZERO)?;
     if let Some(dict) = &dict {
         dict.set_item("geometry_id", id.index())?;
     }
@@ -429,5 +458,5 @@ pub fn scene_nearest_instances<'py>(
     let Some((a, b, gap)) = found.map_err(to_py)? else {
         return Ok(None);
     };
-    distance_dict_of(py, Some(gap), max_distance, &[a, b])
+    distance_dict_of(py, Some(gap), max_distance, &[a, b], DVec3::ZERO)
 }

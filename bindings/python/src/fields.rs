@@ -1,14 +1,15 @@
 //! Many points at once: dense grids of signed distances, occupancy and winding numbers over
 //! a box, and samples on and near the surface; the Rust library's `fields` with numpy at
-//! the edge.
+//! the edge. A mesh with an origin of its own (`Mesh.origin`) takes the box in world
+//! coordinates (carried into its frame) and gives its samples in world coordinates.
 
-use meshcast::glam::Vec3;
+use meshcast::glam::DVec3;
 use meshcast::{Aabb, NearSurfaceSamples, SurfaceSamples};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::arrays::{self, to_numpy, Rows};
+use crate::arrays::{self, frame_points, to_numpy, Rows};
 use crate::error::to_py;
 use crate::threads;
 
@@ -21,7 +22,8 @@ pub struct GridSpec {
 
 impl GridSpec {
     /// The grid of `bounds`, a `(2, 3)` array `[[min x, y, z], [max x, y, z]]` (any real
-    /// dtype, rounded to float32), and `shape`, three counts `(nx, ny, nz)`.
+    /// dtype, world coordinates carried into the frame of a mesh whose origin lies at
+    /// `origin` and rounded to float32), and `shape`, three counts `(nx, ny, nz)`.
     ///
     /// # Errors
     /// `ValueError` for another shape of `bounds`, a coordinate that is not finite, a count
@@ -31,6 +33,7 @@ impl GridSpec {
         bounds: &Bound<'_, PyAny>,
         shape: &Bound<'_, PyAny>,
         item_size: usize,
+        origin: DVec3,
     ) -> PyResult<Self> {
         let rows = Rows::new(bounds, "bounds", 3)?;
         if rows.leading != [2] {
@@ -39,7 +42,7 @@ impl GridSpec {
                 rows.array().getattr("shape")?
             )));
         }
-        let corners = arrays::points(&rows.view())?;
+        let corners = arrays::points_in(&rows.view(), origin)?;
         let counts: Vec<i64> = shape.extract().map_err(|_| {
             PyValueError::new_err(format!(
                 "shape must be three counts (nx, ny, nz), not {}",
@@ -125,26 +128,34 @@ pub fn length(value: f64, name: &str) -> PyResult<f32> {
     Ok(rounded)
 }
 
-/// Surface samples as a dict of `points` (n, 3) float32, `primitive_ids` (n,) uint32 and
-/// `primitive_uvs` (n, 2) float32 (the barycentric weights of each triangle's second and
-/// third corners, as `cast_rays` answers them).
-pub fn surface_dict(py: Python<'_>, samples: SurfaceSamples) -> PyResult<Bound<'_, PyDict>> {
+/// Surface samples of a mesh whose origin lies at `origin` as a dict of `points` (n, 3)
+/// ([`frame_points`]: float32, float64 world coordinates for an origin of its own),
+/// `primitive_ids` (n,) uint32 and `primitive_uvs` (n, 2) float32 (the barycentric weights
+/// of each triangle's second and third corners, as `cast_rays` answers them).
+pub fn surface_dict(
+    py: Python<'_>,
+    samples: SurfaceSamples,
+    origin: DVec3,
+) -> PyResult<Bound<'_, PyDict>> {
     let n = samples.len();
-    let points: Vec<f32> = samples.points.iter().flat_map(Vec3::to_array).collect();
     let uvs: Vec<f32> = samples.barycentrics.into_iter().flatten().collect();
     let dict = PyDict::new(py);
-    dict.set_item("points", to_numpy(py, points, &[n], &[3])?)?;
+    dict.set_item("points", frame_points(py, &samples.points, origin)?)?;
     dict.set_item("primitive_ids", to_numpy(py, samples.triangles, &[n], &[])?)?;
     dict.set_item("primitive_uvs", to_numpy(py, uvs, &[n], &[2])?)?;
     Ok(dict)
 }
 
-/// Near-surface samples as a dict of `points` (n, 3) and `signed_distances` (n,), float32.
-pub fn near_dict(py: Python<'_>, samples: NearSurfaceSamples) -> PyResult<Bound<'_, PyDict>> {
+/// Near-surface samples of a mesh whose origin lies at `origin` as a dict of `points` (n,
+/// 3) ([`frame_points`]) and `signed_distances` (n,) float32.
+pub fn near_dict(
+    py: Python<'_>,
+    samples: NearSurfaceSamples,
+    origin: DVec3,
+) -> PyResult<Bound<'_, PyDict>> {
     let n = samples.len();
-    let points: Vec<f32> = samples.points.iter().flat_map(Vec3::to_array).collect();
     let dict = PyDict::new(py);
-    dict.set_item("points", to_numpy(py, points, &[n], &[3])?)?;
+    dict.set_item("points", frame_points(py, &samples.points, origin)?)?;
     dict.set_item(
         "signed_distances",
         to_numpy(py, samples.distances, &[n], &[])?,
@@ -176,7 +187,7 @@ pub fn signed_distance_grid<'py>(
     max_distance: Option<f64>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let grid = GridSpec::new(bounds, shape, 4)?;
+    let grid = GridSpec::new(bounds, shape, 4, mesh.origin())?;
     let band = band(max_distance)?;
     grid.compute(py, threads, |grid| {
         mesh.signed_distance_grid(grid.bounds, grid.shape, band)
@@ -191,7 +202,7 @@ pub fn occupancy_grid<'py>(
     shape: &Bound<'py, PyAny>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    GridSpec::new(bounds, shape, 1)?.compute(py, threads, |grid| {
+    GridSpec::new(bounds, shape, 1, mesh.origin())?.compute(py, threads, |grid| {
         mesh.occupancy_grid(grid.bounds, grid.shape)
     })
 }
@@ -204,7 +215,7 @@ pub fn winding_number_grid<'py>(
     shape: &Bound<'py, PyAny>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    GridSpec::new(bounds, shape, 4)?.compute(py, threads, |grid| {
+    GridSpec::new(bounds, shape, 4, mesh.origin())?.compute(py, threads, |grid| {
         mesh.winding_number_grid(grid.bounds, grid.shape)
     })
 }
@@ -219,7 +230,7 @@ pub fn sample_surface<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let (n, seed) = (samples(n, 24)?, unsigned(seed, "seed")?);
     let found = threads::run(py, threads, || Ok(mesh.sample_surface(n, seed)))?;
-    surface_dict(py, found)
+    surface_dict(py, found, mesh.origin())
 }
 
 /// `Mesh.sample_surface_even`.
@@ -236,7 +247,7 @@ pub fn sample_surface_even<'py>(
     let found = threads::run(py, threads, || {
         mesh.sample_surface_even(n, radius, seed).map_err(to_py)
     })?;
-    surface_dict(py, found)
+    surface_dict(py, found, mesh.origin())
 }
 
 /// `Mesh.sample_near_surface`.
@@ -253,5 +264,5 @@ pub fn sample_near_surface<'py>(
     let found = threads::run(py, threads, || {
         mesh.sample_near_surface(n, sigma, seed).map_err(to_py)
     })?;
-    near_dict(py, found)
+    near_dict(py, found, mesh.origin())
 }

@@ -1,20 +1,26 @@
 //! `Geometry`'s methods, the queries a `Mesh`, a `Scene` and a `GpuMesh` share (rays,
 //! points, the camera's image): each written once for every level. A `GpuMesh` traces the
 //! rays on its GPU (`gpu_queries`) and answers the point queries with its CPU mesh.
+//!
+//! A mesh's queries take `float64` rays and points as world coordinates in `f64` (and any
+//! when the mesh has an origin of its own, `Mesh.origin`): rays are carried into its frame
+//! as they are read (`ray_reading::RayReading`), points answered by its `*_f64` queries.
 
-use meshcast::glam::Vec3;
+use meshcast::glam::{DVec3, Vec3};
 use meshcast::{Contacts, PointQueries, QueryOptions, RayQueries};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::arrays::{self, to_numpy, Rows};
+use crate::arrays::{self, to_numpy, Answers, Reals, Rows};
 use crate::camera::{Camera, Clip};
 use crate::objects::Geometry;
-use crate::ray_arguments::{range, RayArguments, RayQuery};
+use crate::queries::Target;
+use crate::ray_arguments::{RayArguments, RayQuery};
+use crate::ray_reading::{self, Interval, RayReading};
 use crate::state::{current, read, Level};
 use crate::threads;
-use crate::{gpu_queries, queries};
+use crate::{gpu_queries, point_queries, queries};
 
 /// Runs `$body` with `$target` bound to the mesh or the scene, on the pool of `$threads`
 /// threads with the GIL released (the body is compiled once for each level). A mesh on a
@@ -51,17 +57,29 @@ macro_rules! on_target {
 }
 
 /// One answer per point of `$points` (an array of shape `(..., 3)` the caller calls
-/// `$name`), from `$answer`, a `Vec` computed with `$target` the mesh or scene and `$found`
-/// the points: the body of every point query that answers one array.
+/// `$name`): the body of every point query that answers one array. `$answer` computes them
+/// with `$target` the mesh or scene and `$found` the points in `f32`; for points that are
+/// world coordinates of a mesh (`RowsView::carried_into`), `$world_answer` computes them
+/// (the same type) with `$mesh` the mesh, `$world` the points in `f64` and `$wide` whether
+/// they came as `float64`.
 macro_rules! per_point {
-    ($geometry:expr, $py:expr, $points:expr, $name:literal, $threads:expr, |$target:ident, $found:ident| $answer:expr) => {{
+    ($geometry:expr, $py:expr, $points:expr, $name:literal, $threads:expr, |$target:ident, $found:ident| $answer:expr, |$mesh:ident, $world:ident, $wide:ident| $world_answer:expr) => {{
         let rows = Rows::new($points, $name, 3)?;
         let view = rows.view();
         let answers = on_target!($geometry, $py, $threads, |$target| {
-            let $found = arrays::points(&view)?;
-            Ok($answer)
+            match view.carried_into($target.frame()) {
+                None => {
+                    let $found = arrays::points(&view)?;
+                    Ok($answer)
+                }
+                Some($mesh) => {
+                    let $world = arrays::world_points(&view)?;
+                    let $wide = view.is_wide();
+                    Ok($world_answer)
+                }
+            }
         })?;
-        to_numpy($py, answers, &rows.leading, &[])
+        answers.into_numpy($py, &rows.leading, &[])
     }};
 }
 
@@ -70,13 +88,21 @@ macro_rules! per_point {
 ///
 /// # Errors
 /// `ValueError` for a NaN or negative distance.
-fn reach(max_distance: f64) -> PyResult<queries::Reach> {
+fn reach(max_distance: f64) -> PyResult<point_queries::Reach> {
     if max_distance.is_nan() || max_distance < 0.0 {
         return Err(PyValueError::new_err(format!(
             "max_distance must be at least 0, not {max_distance}"
         )));
     }
-    Ok(queries::Reach::new(max_distance))
+    Ok(point_queries::Reach::new(max_distance))
+}
+
+/// 1.0 for each point inside, 0.0 outside: `compute_occupancy`'s answers.
+fn occupancy(inside: Vec<bool>) -> Vec<f32> {
+    inside
+        .into_iter()
+        .map(|inside| if inside { 1.0 } else { 0.0 })
+        .collect()
 }
 
 /// The options of a closest or any hit: whether a ray touching an edge or a vertex hits.
@@ -90,12 +116,13 @@ fn first_hit_options(contacts: bool) -> QueryOptions {
 
 #[pymethods]
 impl Geometry {
-    /// The closest hit of each ray with `tnear < t <= tfar`, as Open3D's `cast_rays`: a dict
-    /// of `t_hit` (inf on a miss), `geometry_ids` and `primitive_ids` (uint32, `INVALID_ID`
-    /// on a miss), `primitive_uvs` (..., 2) and `primitive_normals` (..., 3, the unit
-    /// geometric normal). With `contacts` (the default) a ray that touches a triangle's edge
-    /// or vertex hits it; without, each edge and vertex belongs to one triangle (the tie rule
-    /// of `list_intersections`).
+    /// The closest hit of each ray with `tnear < t <= tfar`, as Open3D's `cast_rays`: a
+    /// dict of `t_hit` (inf on a miss; float32, float64 for a mesh's float64 rays),
+    /// `geometry_ids` and `primitive_ids` (uint32, `INVALID_ID` on a miss), `primitive_uvs`
+    /// (..., 2) and `primitive_normals` (..., 3, the unit geometric normal). With
+    /// `contacts` (the default) a ray that touches a triangle's edge or vertex hits it;
+    /// without, each edge and vertex belongs to one triangle (the tie rule of
+    /// `list_intersections`).
     #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., contacts=True, threads=None)")]
     fn cast_rays<'py>(
         &self,
@@ -129,7 +156,7 @@ impl Geometry {
         let rays = to_numpy(py, rows, &leading, &[6])?;
         let query = RayArguments {
             rows: Rows::new(&rays, "rays", 6)?,
-            range: range(camera.near.into(), camera.far.into())?,
+            interval: Interval::new(camera.near.into(), camera.far.into())?,
             threads,
             contacts,
             max_hits: usize::MAX,
@@ -164,10 +191,11 @@ impl Geometry {
     }
 
     /// Every hit of every ray with `tnear < t <= tfar`, nearest first, in flat arrays:
-    /// Open3D's `list_intersections`. Ray `i` (counted over the flattened leading shape) has
-    /// the hits `ray_splits[i]:ray_splits[i + 1]` of `ray_ids`, `geometry_ids`,
-    /// `primitive_ids`, `primitive_uvs` (k, 2) and `t_hit`. `max_hits` keeps each ray's
-    /// first `max_hits` hits (ties by the hit order) and stops looking past them.
+    /// Open3D's `list_intersections`. Ray `i` (counted over the flattened leading shape)
+    /// has the hits `ray_splits[i]:ray_splits[i + 1]` of `ray_ids`, `geometry_ids`,
+    /// `primitive_ids`, `primitive_uvs` (k, 2) and `t_hit` (as `cast_rays`'). `max_hits`
+    /// keeps each ray's first `max_hits` hits (ties by the hit order) and stops looking
+    /// past them.
     #[pyo3(signature = (rays=None, **keywords), text_signature = "(rays=None, *, origins=None, directions=None, tnear=0.0, tfar=..., max_hits=None, threads=None)")]
     fn list_intersections<'py>(
         &self,
@@ -179,11 +207,12 @@ impl Geometry {
         self.list(py, &query)?.into_dict(py)
     }
 
-    /// The nearest surface point to each point: Open3D's `compute_closest_points`, a dict of
-    /// `points` (..., 3), `geometry_ids`, `primitive_ids`, `primitive_uvs` (..., 2) and
-    /// `primitive_normals` (..., 3), Open3D's keys; with `with_distance`, also `distance`
-    /// (float32). Where no surface is within `max_distance` (or none at all): points NaN,
-    /// ids `INVALID_ID`, uvs and normals 0, distance inf.
+    /// The nearest surface point to each point: Open3D's `compute_closest_points`, a dict
+    /// of `points` (..., 3), `geometry_ids`, `primitive_ids`, `primitive_uvs` (..., 2) and
+    /// `primitive_normals` (..., 3), Open3D's keys; with `with_distance`, also `distance`.
+    /// `points` and `distance` are float32, float64 world coordinates and distances for a
+    /// mesh's float64 points. Where no surface is within `max_distance` (or none at all):
+    /// points NaN, ids `INVALID_ID`, uvs and normals 0, distance inf.
     #[pyo3(signature = (query_points, *, max_distance=f64::INFINITY, with_distance=false, threads=None))]
     fn compute_closest_points<'py>(
         &self,
@@ -197,12 +226,26 @@ impl Geometry {
         let view = rows.view();
         let reach = reach(max_distance)?;
         let closest = on_target!(self, py, threads, |target| {
-            let points = arrays::points(&view)?;
-            Ok(queries::closest(target, &points, reach))
+            match view.carried_into(target.frame()) {
+                None => Ok(point_queries::closest(
+                    target,
+                    &arrays::points(&view)?,
+                    reach,
+                )),
+                Some(mesh) => {
+                    let points = arrays::world_points(&view)?;
+                    Ok(point_queries::closest_world(
+                        mesh,
+                        &points,
+                        reach,
+                        view.is_wide(),
+                    ))
+                }
+            }
         })?;
         let lead = &rows.leading;
         let dict = PyDict::new(py);
-        dict.set_item("points", to_numpy(py, closest.points, lead, &[3])?)?;
+        dict.set_item("points", closest.points.into_numpy(py, lead, &[3])?)?;
         dict.set_item(
             "geometry_ids",
             to_numpy(py, closest.geometry_ids, lead, &[])?,
@@ -220,13 +263,13 @@ impl Geometry {
             to_numpy(py, closest.primitive_normals, lead, &[3])?,
         )?;
         if with_distance {
-            dict.set_item("distance", to_numpy(py, closest.distance, lead, &[])?)?;
+            dict.set_item("distance", closest.distance.into_numpy(py, lead, &[])?)?;
         }
         Ok(dict)
     }
 
-    /// The distance from each point to the surface (float32; inf where there is none within
-    /// `max_distance`).
+    /// The distance from each point to the surface (float32, float64 for a mesh's float64
+    /// points; inf where there is none within `max_distance`).
     #[pyo3(signature = (query_points, *, max_distance=f64::INFINITY, threads=None))]
     fn compute_distance<'py>(
         &self,
@@ -242,13 +285,14 @@ impl Geometry {
             query_points,
             "query_points",
             threads,
-            |target, points| queries::distance(target, &points, reach)
+            |target, points| Reals::F32(point_queries::distance(target, &points, reach)),
+            |mesh, points, wide| point_queries::distance_world(mesh, &points, reach, wide)
         )
     }
 
-    /// The signed distance from each point to the surface, negative inside (float32): inside
-    /// is exact on closed meshes (the parity of one ray's crossings) and the generalised
-    /// winding number elsewhere.
+    /// The signed distance from each point to the surface, negative inside (float32,
+    /// float64 for a mesh's float64 points): inside is exact on closed meshes (the parity
+    /// of one ray's crossings) and the generalised winding number elsewhere.
     #[pyo3(signature = (query_points, *, threads=None))]
     fn compute_signed_distance<'py>(
         &self,
@@ -262,7 +306,13 @@ impl Geometry {
             query_points,
             "query_points",
             threads,
-            |target, points| queries::signed_distance(target, &points)
+            |target, points| Reals::F32(point_queries::signed_distance(target, &points)),
+            |mesh, points, wide| {
+                let distances = point_queries::each_world_point(&points, |point| {
+                    mesh.signed_distance_f64(point).unwrap_or(f64::INFINITY)
+                });
+                Reals::new(distances, wide)
+            }
         )
     }
 
@@ -281,12 +331,11 @@ impl Geometry {
             query_points,
             "query_points",
             threads,
-            |target, points| {
-                target
-                    .contains_batch(&points)
-                    .into_iter()
-                    .map(|inside| if inside { 1.0_f32 } else { 0.0 })
-                    .collect::<Vec<f32>>()
+            |target, points| occupancy(target.contains_batch(&points)),
+            |mesh, points, _wide| {
+                occupancy(point_queries::each_world_point(&points, |p| {
+                    mesh.contains_f64(p)
+                }))
             }
         )
     }
@@ -300,12 +349,20 @@ impl Geometry {
         points: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        per_point!(self, py, points, "points", threads, |target, points| {
-            target.contains_batch(&points)
-        })
+        per_point!(
+            self,
+            py,
+            points,
+            "points",
+            threads,
+            |target, points| target.contains_batch(&points),
+            |mesh, points, _wide| point_queries::each_world_point(&points, |p| mesh
+                .contains_f64(p))
+        )
     }
 
-    /// The generalised winding number at each point (float32; Jacobson et al. 2013): about 1
+    /// The generalised winding number at each point (float32, float64 for a mesh's float64
+    /// points; Jacobson et al. 2013): about 1
     /// inside a closed, outward-facing surface and 0 outside.
     #[pyo3(signature = (points, *, threads=None))]
     fn winding_number<'py>(
@@ -314,21 +371,31 @@ impl Geometry {
         points: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        per_point!(self, py, points, "points", threads, |target, points| {
-            target.winding_number_batch(&points)
-        })
+        per_point!(
+            self,
+            py,
+            points,
+            "points",
+            threads,
+            |target, points| Reals::F32(target.winding_number_batch(&points)),
+            |mesh, points, wide| {
+                let winding =
+                    point_queries::each_world_point(&points, |p| mesh.winding_number_f64(p));
+                Reals::new(winding, wide)
+            }
+        )
     }
 
-    /// The box around everything: `[[min x, y, z], [max x, y, z]]` (float32).
+    /// The box around everything: `[[min x, y, z], [max x, y, z]]` (float32; float64 world
+    /// coordinates for a mesh with an origin of its own, `Mesh.origin`).
     #[getter]
     fn bounds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let bounds = match &self.level {
-            Level::Mesh(state) => current(state).cpu().bounds(),
-            Level::Gpu(state) => current(state).cpu().bounds(),
-            Level::Scene(scene) => read(scene).bounds(),
+        let (bounds, origin) = match &self.level {
+            Level::Mesh(state) => (current(state).cpu().bounds(), current(state).cpu().origin()),
+            Level::Gpu(state) => (current(state).cpu().bounds(), current(state).cpu().origin()),
+            Level::Scene(scene) => (read(scene).bounds(), DVec3::ZERO),
         };
-        let corners = [bounds.min.to_array(), bounds.max.to_array()].concat();
-        to_numpy(py, corners, &[2], &[3])
+        arrays::frame_points(py, &[bounds.min, bounds.max], origin)
     }
 
     /// The rays of a pinhole camera, shape `(height_px, width_px, 6)` float32, as Open3D's
@@ -361,10 +428,11 @@ impl Geometry {
         }
         let view = query.rows.view();
         let chunk = queries::cast_chunk(&query.rows.leading);
-        let range = query.range;
+        let interval = query.interval;
         let options = first_hit_options(query.contacts);
         on_target!(self, py, query.threads, |target, normals| {
-            queries::cast(target, normals, &view, chunk, range, &options)
+            let reading = RayReading::new(&view, interval, target.frame());
+            queries::cast(target, normals, &view, chunk, &reading, &options)
         })
     }
 
@@ -374,11 +442,12 @@ impl Geometry {
             return gpu_queries::occluded(py, &current(state), query);
         }
         let view = query.rows.view();
-        let range = query.range;
+        let interval = query.interval;
         let options = first_hit_options(query.contacts);
         on_target!(self, py, query.threads, |target| {
-            let rays = arrays::rays(&view, Some(range))?;
-            Ok(target.occluded_batch_with(&rays, &options))
+            let reading = RayReading::new(&view, interval, target.frame());
+            let read = ray_reading::rays(&view, &reading)?;
+            Ok(target.occluded_batch_with(&read.rays, &options))
         })
     }
 
@@ -388,10 +457,11 @@ impl Geometry {
             return gpu_queries::count(py, &current(state), query);
         }
         let view = query.rows.view();
-        let range = query.range;
+        let interval = query.interval;
         on_target!(self, py, query.threads, |target| {
-            let rays = arrays::rays(&view, Some(range))?;
-            Ok(queries::count(target, &rays))
+            let reading = RayReading::new(&view, interval, target.frame());
+            let read = ray_reading::rays(&view, &reading)?;
+            Ok(queries::count(target, &read.rays))
         })
     }
 
@@ -401,10 +471,10 @@ impl Geometry {
             return gpu_queries::list(py, &current(state), query);
         }
         let view = query.rows.view();
-        let (range, max_hits) = (query.range, query.max_hits);
+        let (interval, max_hits) = (query.interval, query.max_hits);
         on_target!(self, py, query.threads, |target| {
-            let rays = arrays::rays(&view, Some(range))?;
-            Ok(queries::list(target, &rays, max_hits))
+            let reading = RayReading::new(&view, interval, target.frame());
+            queries::list(target, &view, &reading, max_hits)
         })
     }
 }

@@ -9,10 +9,11 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::arrays::{self, Rows};
+use crate::arrays::Rows;
 use crate::error::{to_py, MeshcastError};
 use crate::objects::{Geometry, Mesh};
 use crate::ray_arguments::ray_rows;
+use crate::ray_reading::{self, Interval, RayReading};
 use crate::state::{current, GpuState, Level, MeshState};
 use crate::threads;
 
@@ -129,16 +130,18 @@ impl GpuMesh {
 #[pymethods]
 impl GpuMesh {
     /// Moves the vertices to `vertices`, an `(N, 3)` array of one position per vertex, as
-    /// `Mesh.set_positions`: the tree is refitted on the CPU and the GPU's copy rewritten.
-    /// The `Mesh` this was made from keeps its positions, and queries already running finish
-    /// on the old ones. Positions that are not one per vertex, or not finite, raise
+    /// `Mesh.set_positions` (world coordinates for a mesh with an origin of its own, which
+    /// it keeps): the tree is refitted on the CPU and the GPU's copy rewritten. The `Mesh`
+    /// this was made from keeps its positions, and queries already running finish on the
+    /// old ones. Positions that are not one per vertex, or not finite, raise
     /// `MeshcastError` and leave the mesh as it was.
     fn set_positions(slf: &Bound<'_, Self>, vertices: &Bound<'_, PyAny>) -> PyResult<()> {
         let rows = Rows::vertices(vertices)?;
         let view = rows.view();
+        let origin = Self::current(slf).cpu().origin();
         let state = Self::state(slf);
         threads::run(slf.py(), None, || {
-            let positions = view.map_rows(|row: [f32; 3]| row);
+            let positions = view.map_carried(origin, |position| position.to_array());
             let mut now = state.write().unwrap_or_else(PoisonError::into_inner);
             match Arc::get_mut(&mut now) {
                 // No query holds the mesh: refit it and rewrite the GPU's copy in place.
@@ -208,7 +211,8 @@ impl GpuMesh {
         let view = rows.view();
         let state = Self::current(slf);
         threads::run(py, None, || {
-            let rays = arrays::rays(&view, None)?;
+            let reading = RayReading::new(&view, Interval::POSITIVE, Some(state.cpu().as_ref()));
+            let rays = ray_reading::rays(&view, &reading)?.rays;
             let resident_rays = state.mesh.resident_rays(&rays, query).map_err(to_py)?;
             let best = state
                 .mesh

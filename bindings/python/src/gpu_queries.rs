@@ -1,16 +1,17 @@
 //! The ray queries of a mesh on a GPU (`Geometry`'s GPU level, a `GpuMesh` object): the GPU
 //! traces the rays, the CPU engine finishes the few its rounding leaves open (through or
 //! next to an edge or a vertex), and the answers are laid out as `queries` lays out the
-//! CPU's, so that every answer is the CPU's.
+//! CPU's, so that every answer is the CPU's. Rays reach the GPU as the CPU mesh reads them
+//! (`ray_reading::RayReading`): world coordinates already carried into the mesh's frame.
 
 use meshcast::HitLists;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::arrays;
 use crate::error::to_py;
 use crate::queries::{self, Cast, Intersections};
 use crate::ray_arguments::RayArguments;
+use crate::ray_reading::{row_rays, RayReading};
 use crate::state::GpuState;
 use crate::threads;
 
@@ -29,15 +30,16 @@ fn only_contacts(contacts: bool) -> PyResult<()> {
 pub fn cast(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyResult<Cast> {
     only_contacts(query.contacts)?;
     let view = query.rows.view();
-    let range = query.range;
+    let mesh: &meshcast::Mesh = state.cpu();
+    let reading = RayReading::new(&view, query.interval, Some(mesh));
     threads::run(py, query.threads, || {
         let clock = std::time::Instant::now();
-        let rays = arrays::row_rays(&view, Some(range))?;
+        let rays = row_rays(&view, &reading)?;
         let checked = clock.elapsed();
         let hits = state.mesh.cast_batch(&rays).map_err(to_py)?;
         let clock = std::time::Instant::now();
-        let mesh: &meshcast::Mesh = state.cpu();
-        let cast = queries::cast_answers(mesh, Some(state.normals()), &hits);
+        let shift = |ray| view.shift(ray, &reading);
+        let cast = queries::cast_answers(mesh, Some(state.normals()), &hits, &reading, shift);
         if meshcast::gpu::profiling() {
             eprintln!(
                 "meshcast python: rays checked {:.2} ms, answers laid out {:.2} ms",
@@ -53,9 +55,9 @@ pub fn cast(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyRes
 pub fn occluded(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyResult<Vec<bool>> {
     only_contacts(query.contacts)?;
     let view = query.rows.view();
-    let range = query.range;
+    let reading = RayReading::new(&view, query.interval, Some(state.cpu().as_ref()));
     threads::run(py, query.threads, || {
-        let rays = arrays::row_rays(&view, Some(range))?;
+        let rays = row_rays(&view, &reading)?;
         state.mesh.occluded_batch(&rays).map_err(to_py)
     })
 }
@@ -63,9 +65,9 @@ pub fn occluded(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> P
 /// The surface crossings of each ray.
 pub fn count(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyResult<Vec<i32>> {
     let view = query.rows.view();
-    let range = query.range;
+    let reading = RayReading::new(&view, query.interval, Some(state.cpu().as_ref()));
     threads::run(py, query.threads, || {
-        let rays = arrays::row_rays(&view, Some(range))?;
+        let rays = row_rays(&view, &reading)?;
         let counts = state.mesh.count_batch(&rays).map_err(to_py)?;
         Ok(counts
             .into_iter()
@@ -77,9 +79,11 @@ pub fn count(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyRe
 /// Every hit of every ray, at most `query.max_hits` each.
 pub fn list(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyResult<Intersections> {
     let view = query.rows.view();
-    let (range, max_hits) = (query.range, query.max_hits);
+    let max_hits = query.max_hits;
+    let mesh: &meshcast::Mesh = state.cpu();
+    let reading = RayReading::new(&view, query.interval, Some(mesh));
     threads::run(py, query.threads, || {
-        let rays = arrays::row_rays(&view, Some(range))?;
+        let rays = row_rays(&view, &reading)?;
         let mut lists = state.mesh.cast_all_batch(&rays).map_err(to_py)?;
         if max_hits < usize::MAX {
             // The capped list is the first `max_hits` of the whole one.
@@ -88,7 +92,7 @@ pub fn list(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyRes
                 .map(|hits| hits[..hits.len().min(max_hits)].to_vec())
                 .collect::<HitLists<meshcast::Hit>>();
         }
-        let mesh: &meshcast::Mesh = state.cpu();
-        Ok(queries::list_answers(mesh, lists))
+        let shift = |ray| view.shift(ray, &reading);
+        Ok(queries::list_answers(mesh, lists, &reading, shift))
     })
 }

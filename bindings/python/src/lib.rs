@@ -6,8 +6,10 @@
 //! (`tests/test_module_graph.py` holds it):
 //!
 //!     error, keywords, threads, arrays       the edge: exceptions, keywords, pools, numpy
+//!     ray_reading                            numpy's rows read as rays (carried to a mesh)
 //!     transform, camera, state, building     values read from Python; what an object holds
-//!     queries, ray_arguments                 the ray and point queries, written once
+//!     queries, ray_arguments                 the ray queries, written once for every level
+//!     point_queries                          the point queries, written once
 //!     contact, fields, views, gpu_queries    the concepts' work, on engine values only
 //!     objects                                the `Geometry` and `Mesh` classes' layouts
 //!     geometry, gpu                          `Geometry`'s methods (every level's); `GpuMesh`
@@ -31,8 +33,10 @@ mod gpu_queries;
 mod keywords;
 mod mesh;
 mod objects;
+mod point_queries;
 mod queries;
 mod ray_arguments;
+mod ray_reading;
 mod scene;
 mod state;
 mod threads;

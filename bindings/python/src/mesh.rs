@@ -5,12 +5,13 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, PoisonError};
 
+use meshcast::glam::DVec3;
 use meshcast::{MeshFiles, TriMeshFiles};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
-use crate::arrays::{to_numpy, Rows};
-use crate::building::build;
+use crate::arrays::{self, to_numpy, Rows};
+use crate::building::{build, Frame};
 use crate::camera::{Camera, Clip};
 use crate::error::to_py;
 use crate::gpu::{self, GpuMesh};
@@ -26,7 +27,13 @@ impl Mesh {
         vertices: &Bound<'_, PyAny>,
         faces: &Bound<'_, PyAny>,
     ) -> PyResult<PyClassInitializer<Self>> {
-        Ok(Self::initializer(build(py, vertices, faces, None)?))
+        Ok(Self::initializer(build(
+            py,
+            vertices,
+            faces,
+            None,
+            Frame::Own,
+        )?))
     }
 
     /// Reads a mesh file (OBJ, glTF, PLY, STL, the format from the extension or the content)
@@ -60,18 +67,22 @@ impl Mesh {
         slf.py().detach(|| mesh.save(&path)).map_err(to_py)
     }
 
-    /// Moves the vertices to `vertices`, an `(N, 3)` array of one position per vertex in the
-    /// same order, and refits the BVH to them: the path for deforming meshes (a rebuild
+    /// Moves the vertices to `vertices`, an `(N, 3)` array of one position per vertex in
+    /// the same order, and refits the BVH to them: the path for deforming meshes (a rebuild
     /// where a triangle becomes or stops being degenerate). Every answer afterwards is the
     /// answer of `Mesh(vertices, self.faces)`, bit for bit: the tree's shape may differ,
-    /// what it finds does not. Queries already running finish on the old positions; a
-    /// `Scene` this mesh was added to keeps the positions it was given.
+    /// what it finds does not. A mesh with an origin of its own keeps it: the positions are
+    /// world coordinates, carried there in double precision (as `Mesh(vertices, ...)` would
+    /// carry them to the origin it picks, which may differ). Queries already running finish
+    /// on the old positions; a `Scene` this mesh was added to keeps the positions it was
+    /// given.
     fn set_positions(slf: &Bound<'_, Self>, vertices: &Bound<'_, PyAny>) -> PyResult<()> {
         let rows = Rows::vertices(vertices)?;
         let view = rows.view();
+        let origin = Self::shared(slf).origin();
         let state = Self::state(slf);
         threads::run(slf.py(), None, || {
-            let positions = view.map_rows(|row: [f32; 3]| row);
+            let positions = view.map_carried(origin, |position| position.to_array());
             let mut now = state.write().unwrap_or_else(PoisonError::into_inner);
             match Arc::get_mut(&mut now) {
                 // No query holds this state: refit in place, the mesh too unless a scene
@@ -93,23 +104,23 @@ impl Mesh {
     }
 
     /// The mesh on a GPU (a `GpuMesh`, a `Geometry` as this mesh is), tracing `cast_rays`,
-    /// `cast_camera`, `test_occlusions`, `count_intersections` and `list_intersections` there
-    /// with this mesh's answers; its point queries are this mesh's, on the CPU.
-    /// `adapter` picks the first adapter whose name contains it (case-insensitive;
-    /// `gpu_adapters()` lists them); by default the `MESHCAST_GPU` environment variable
-    /// does, else the best one found. The GPU is opened once per process. Raises
-    /// `MeshcastError` where there is no adapter (or none named so) or the mesh does not
-    /// fit on it.
+    /// `cast_camera`, `test_occlusions`, `count_intersections` and `list_intersections`
+    /// there with this mesh's answers (rays carried into its frame first, as here); its
+    /// point queries are this mesh's, on the CPU. `adapter` picks the first adapter whose
+    /// name contains it (case-insensitive; `gpu_adapters()` lists them); by default the
+    /// `MESHCAST_GPU` environment variable does, else the best one found. The GPU is opened
+    /// once per process. Raises `MeshcastError` where there is no adapter (or none named
+    /// so) or the mesh does not fit on it.
     #[pyo3(signature = (adapter=None))]
     fn to_gpu<'py>(slf: &Bound<'py, Self>, adapter: Option<&str>) -> PyResult<Bound<'py, GpuMesh>> {
         gpu::upload(slf.py(), Self::shared(slf), adapter)
     }
 
     /// Whether the surface of `other`, placed by `transform` (4x4 or 3x4, from `other`'s
-    /// space into this mesh's; the identity by default), shares a point with this mesh's
-    /// surface: some triangle of each, edges and corners included, meet, decided exactly.
-    /// Surfaces only: a mesh wholly inside a closed mesh, touching nothing, does not
-    /// intersect it. Stops at the first pair found.
+    /// space into this mesh's, each the space of its `vertices`; the identity by default),
+    /// shares a point with this mesh's surface: some triangle of each, edges and corners
+    /// included, meet, decided exactly. Surfaces only: a mesh wholly inside a closed mesh,
+    /// touching nothing, does not intersect it. Stops at the first pair found.
     #[pyo3(signature = (other, transform=None))]
     fn intersects(
         slf: &Bound<'_, Self>,
@@ -135,11 +146,12 @@ impl Mesh {
 
     /// The nearest points of this mesh's surface and `other`'s, placed by `transform` as
     /// for `intersects`: a dict of `distance` (a float, 0.0 exactly when they meet),
-    /// `points` (2, 3) float32, the point on this mesh and the point on `other` (in this
-    /// mesh's space), and `primitive_ids` (2,) uint32, their triangles. `None` when either
-    /// mesh has no triangle or nothing is within `max_distance` (as answered; `None`, the
-    /// default, for no limit). Exact up to the float64 distance of the nearest triangles,
-    /// rounded to float32; one walk, on one thread.
+    /// `points` (2, 3) float32 (float64 world coordinates for a mesh with an origin of its
+    /// own), the point on this mesh and the point on `other` (in this mesh's space), and
+    /// `primitive_ids` (2,) uint32, their triangles. `None` when either mesh has no
+    /// triangle or nothing is within `max_distance` (as answered; `None`, the default, for
+    /// no limit). Exact up to the float64 distance of the nearest triangles, rounded to
+    /// float32; one walk, on one thread.
     #[pyo3(signature = (other, transform=None, max_distance=None))]
     fn distance_to_mesh<'py>(
         slf: &Bound<'py, Self>,
@@ -156,9 +168,10 @@ impl Mesh {
     /// `relative_error` (not sampled: proven bounds refined until they meet). A dict of
     /// `distance` (the larger directed one) and `self_to_other`, `other_to_self`: each a
     /// dict of `distance` (the farthest point found lies this far from the other surface),
-    /// `bound` (no point lies farther), `points` (2, 3) float32 (that point, and its nearest
-    /// point on the other surface) and `primitive_ids` (2,) uint32 (their triangles), every
-    /// point in this mesh's space. `None` when either mesh has no triangle.
+    /// `bound` (no point lies farther), `points` (2, 3) float32, float64 for a mesh with an
+    /// origin of its own (that point, and its nearest point on the other surface) and
+    /// `primitive_ids` (2,) uint32 (their triangles), every point in this mesh's space.
+    /// `None` when either mesh has no triangle.
     #[pyo3(signature = (other, transform=None, relative_error=1e-3, *, threads=None))]
     fn hausdorff_distance<'py>(
         slf: &Bound<'py, Self>,
@@ -184,11 +197,14 @@ impl Mesh {
 
     /// The signed distance (negative inside, float32) at every point of a grid: `shape`
     /// `(nx, ny, nz)` points over `bounds` (a (2, 3) array, min and max corners, which are
-    /// the first and last points; along each axis `min * (1 - t) + max * t` with
-    /// `t = i / (n - 1)` in float32). Answers `(nx, ny, nz)`, each value
-    /// `compute_signed_distance` at its point, bit for bit (inf for a mesh with no
-    /// surface). With `max_distance` (rounded to float32), values beyond it are
-    /// `+-max_distance`, and their distances are not computed (faster).
+    /// the first and last points; along each axis `min * (1 - t) + max * t` with `t = i /
+    /// (n - 1)` in float32). Answers `(nx, ny, nz)`, each value `compute_signed_distance`
+    /// at its point, bit for bit (inf for a mesh with no surface). A mesh with an origin of
+    /// its own takes `bounds` in world coordinates and carries the corners into its frame,
+    /// where the points are (so its values are those of its float64 queries to within
+    /// single-precision rounding, not bit for bit). With `max_distance` (rounded to
+    /// float32), values beyond it are `+-max_distance`, and their distances are not
+    /// computed (faster).
     #[pyo3(signature = (bounds, shape, max_distance=None, *, threads=None))]
     fn compute_signed_distance_grid<'py>(
         slf: &Bound<'py, Self>,
@@ -227,10 +243,11 @@ impl Mesh {
     }
 
     /// `n` points on the surface, uniform by area, the same for a `seed` whatever the
-    /// number of threads: a dict of `points` (n, 3) float32, `primitive_ids` (n,) uint32,
-    /// the triangle of each, and `primitive_uvs` (n, 2) float32, its barycentric
-    /// coordinates (the point is `p0 + u (p1 - p0) + v (p2 - p0)`). A mesh without area
-    /// gives no samples (empty arrays).
+    /// number of threads: a dict of `points` (n, 3) float32 (float64 world coordinates for
+    /// a mesh with an origin of its own), `primitive_ids` (n,) uint32, the triangle of
+    /// each, and `primitive_uvs` (n, 2) float32, its barycentric coordinates (the point is
+    /// `p0 + u (p1 - p0) + v (p2 - p0)`). A mesh without area gives no samples (empty
+    /// arrays).
     #[pyo3(signature = (n, seed=0, *, threads=None))]
     fn sample_surface<'py>(
         slf: &Bound<'py, Self>,
@@ -261,9 +278,10 @@ impl Mesh {
     /// `mesh_to_sdf`'s `sample_sdf_near_surface` mixes them: about 47% surface samples
     /// moved by a Gaussian offset of standard deviation `sigma` along each axis, 47% by
     /// `sigma / 10`, the rest uniform in the mesh's box (`mesh_to_sdf` takes 0.0025 for a
-    /// mesh scaled into the unit sphere). A dict of `points` (n, 3) and `signed_distances`
-    /// (n,), float32, each distance `compute_signed_distance` at its point, bit for bit;
-    /// the same for a `seed`.
+    /// mesh scaled into the unit sphere). A dict of `points` (n, 3) (as `sample_surface`'s)
+    /// and `signed_distances` (n,) float32, each distance `compute_signed_distance` at its
+    /// point, bit for bit (for a mesh with an origin of its own, to within single-precision
+    /// rounding); the same for a `seed`.
     #[pyo3(signature = (n, sigma, seed=0, *, threads=None))]
     fn sample_near_surface<'py>(
         slf: &Bound<'py, Self>,
@@ -398,17 +416,22 @@ impl Mesh {
         )
     }
 
-    /// The vertex positions, `(N, 3)` float32 (a copy).
+    /// The vertex positions, `(N, 3)` float32 (a copy); float64 world coordinates for a
+    /// mesh with an origin of its own (`origin` plus its single-precision coordinates).
     #[getter]
     fn vertices<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let mesh = Self::shared(slf);
-        let positions: Vec<f32> = mesh
-            .tri_mesh()
-            .positions()
-            .iter()
-            .flat_map(|p| p.to_array())
-            .collect();
-        to_numpy(slf.py(), positions, &[mesh.tri_mesh().vertex_count()], &[3])
+        arrays::frame_points(slf.py(), mesh.tri_mesh().positions(), mesh.origin())
+    }
+
+    /// Where the mesh's single-precision coordinates are measured from, `(3,)` float64: the
+    /// centre of the box of `float64` vertices given far from the world's origin (farther
+    /// than 64 of the box's diagonals), else zero. Rays and points are carried there in
+    /// double precision before they are rounded.
+    #[getter]
+    fn origin<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let origin = Self::shared(slf).origin().to_array().to_vec();
+        to_numpy(slf.py(), origin, &[3], &[])
     }
 
     /// The triangles' vertex indices, `(M, 3)` uint32 (a copy).
@@ -461,8 +484,14 @@ impl Mesh {
 
     fn __repr__(slf: &Bound<'_, Self>) -> String {
         let mesh = Self::shared(slf);
+        let origin = mesh.origin();
+        let origin = if origin == DVec3::ZERO {
+            String::new()
+        } else {
+            format!(", origin {origin}")
+        };
         format!(
-            "meshcast.Mesh({} triangles, {} vertices{})",
+            "meshcast.Mesh({} triangles, {} vertices{}{origin})",
             mesh.triangle_count(),
             mesh.tri_mesh().vertex_count(),
             if mesh.is_closed() { ", closed" } else { "" }

@@ -1,6 +1,8 @@
-//! The queries of a mesh or a scene on many rays or points, with their answers laid out as
-//! Open3D's `RaycastingScene` lays them out: one generic function per query, over
-//! [`Target`], for both levels.
+//! The queries of a mesh or a scene on many rays, with their answers laid out as Open3D's
+//! `RaycastingScene` lays them out: one generic function per query, over [`Target`], for
+//! both levels (the point queries' in `point_queries`). Rays reach them as
+//! `ray_reading::RayReading` reads them (carried into a mesh's frame where they are world
+//! coordinates).
 
 use meshcast::glam::Vec3;
 use meshcast::{HitLists, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene};
@@ -11,7 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-use crate::arrays::{self, to_numpy, RowsView};
+use crate::arrays::{to_numpy, Answers, Reals, RowsView};
+use crate::ray_reading::{self, RayReading};
 
 /// The id of no geometry and no primitive: what a miss answers (Open3D's `INVALID_ID`).
 pub const INVALID_ID: u32 = u32::MAX;
@@ -44,6 +47,12 @@ impl Record {
             normal: triangle.map_or(Vec3::ZERO, |t| t.normal().normalize_or_zero()),
         }
     }
+
+    /// The record of triangle `primitive` of a mesh queried on its own.
+    pub fn on_mesh(mesh: &Mesh, primitive: u32, uv: [f32; 2]) -> Self {
+        let triangle = mesh.tri_mesh().triangle(primitive as usize);
+        Self::of(0, triangle, primitive, uv)
+    }
 }
 
 /// A mesh or a scene: what the Python classes query.
@@ -52,6 +61,9 @@ impl Record {
 /// ([`MeshState::normals`](crate::state::MeshState::normals)): a mesh reads a hit's normal
 /// there, one load where the triangle's corners would be four, most of them cache misses.
 pub trait Target: RayQueries + PointQueries {
+    /// The mesh whose frame world coordinates are carried into: a mesh's own; `None` for a
+    /// scene, which reads rays and points as they are, in `f32`.
+    fn frame(&self) -> Option<&Mesh>;
     /// What `hit` names.
     fn hit_record(&self, hit: &<Self as RayQueries>::Hit, normals: Option<&[Vec3]>) -> Record;
     /// The distance along the ray of `hit`, in units of its direction.
@@ -66,6 +78,10 @@ pub trait Target: RayQueries + PointQueries {
 }
 
 impl Target for Mesh {
+    fn frame(&self) -> Option<&Mesh> {
+        Some(self)
+    }
+
     fn acceleration_bytes(&self) -> usize {
         Mesh::acceleration_bytes(self)
     }
@@ -79,12 +95,7 @@ impl Target for Mesh {
                 uv,
                 normal,
             },
-            None => Record::of(
-                0,
-                self.tri_mesh().triangle(hit.triangle as usize),
-                hit.triangle,
-                uv,
-            ),
+            None => Record::on_mesh(self, hit.triangle, uv),
         }
     }
 
@@ -97,13 +108,16 @@ impl Target for Mesh {
     }
 
     fn closest_record(&self, closest: &meshcast::ClosestPoint) -> (Record, Vec3, f32) {
-        let triangle = self.tri_mesh().triangle(closest.triangle as usize);
-        let record = Record::of(0, triangle, closest.triangle, [closest.u, closest.v]);
+        let record = Record::on_mesh(self, closest.triangle, [closest.u, closest.v]);
         (record, closest.point, closest.distance)
     }
 }
 
 impl Target for Scene {
+    fn frame(&self) -> Option<&Mesh> {
+        None
+    }
+
     fn acceleration_bytes(&self) -> usize {
         Scene::acceleration_bytes(self)
     }
@@ -141,11 +155,45 @@ impl Target for Scene {
 
 /// The closest hit of each ray: Open3D's `cast_rays`.
 pub struct Cast {
-    pub t_hit: Vec<f32>,
+    pub t_hit: Reals,
     pub geometry_ids: Vec<u32>,
     pub primitive_ids: Vec<u32>,
     pub primitive_uvs: Vec<f32>,
     pub primitive_normals: Vec<f32>,
+}
+
+/// A [`Cast`] as the hits are laid out, `t` along the rays as they were cast.
+struct CastLayout {
+    t_hit: Vec<f32>,
+    geometry_ids: Vec<u32>,
+    primitive_ids: Vec<u32>,
+    primitive_uvs: Vec<f32>,
+    primitive_normals: Vec<f32>,
+}
+
+impl CastLayout {
+    /// The layout of `n` rays, zeroed.
+    fn zeroed(n: usize) -> Self {
+        Self {
+            t_hit: vec![0.0; n],
+            geometry_ids: vec![0; n],
+            primitive_ids: vec![0; n],
+            primitive_uvs: vec![0.0; 2 * n],
+            primitive_normals: vec![0.0; 3 * n],
+        }
+    }
+
+    /// The answers to the rays `reading` read, `shift(i)` that of ray `i`: `t` as the rows'
+    /// own ([`RayReading::carried_back`]).
+    fn answers(self, reading: &RayReading<'_>, shift: impl Fn(usize) -> f64 + Sync) -> Cast {
+        Cast {
+            t_hit: reading.carried_back(self.t_hit, shift),
+            geometry_ids: self.geometry_ids,
+            primitive_ids: self.primitive_ids,
+            primitive_uvs: self.primitive_uvs,
+            primitive_normals: self.primitive_normals,
+        }
+    }
 }
 
 impl Cast {
@@ -156,7 +204,7 @@ impl Cast {
         leading: &[usize],
     ) -> PyResult<Bound<'py, PyDict>> {
         let dict = PyDict::new(py);
-        dict.set_item("t_hit", to_numpy(py, self.t_hit, leading, &[])?)?;
+        dict.set_item("t_hit", self.t_hit.into_numpy(py, leading, &[])?)?;
         dict.set_item(
             "geometry_ids",
             to_numpy(py, self.geometry_ids, leading, &[])?,
@@ -177,8 +225,8 @@ impl Cast {
     }
 }
 
-/// Rays answered per task when the answers are laid out.
-const GRAIN: usize = 1024;
+/// Rays (or points) answered per task when the answers are laid out.
+pub const GRAIN: usize = 1024;
 
 /// Rays made, cast and laid out together, so that none of them leaves the cache between.
 const CHUNK: usize = 256;
@@ -204,9 +252,9 @@ pub fn cast_chunk(leading: &[usize]) -> usize {
     }
 }
 
-/// [`RayQueries::cast_batch_with`] with `options`, laid out: `t_hit` infinite, ids [`INVALID_ID`] and the rest
-/// zero on a miss. The rays are made from `rows` `chunk` at a time ([`cast_chunk`]) as they
-/// are cast, each with the closed range `range`.
+/// [`RayQueries::cast_batch_with`] with `options`, laid out: `t_hit` infinite, ids
+/// [`INVALID_ID`] and the rest zero on a miss. The rays are made from `rows` `chunk` at a
+/// time ([`cast_chunk`]) as they are cast, as `reading` reads them.
 ///
 /// # Errors
 /// `ValueError` naming the first ray with a NaN or infinite number.
@@ -215,22 +263,17 @@ pub fn cast<T: Target>(
     normals: Option<&[Vec3]>,
     rows: &RowsView<'_>,
     chunk: usize,
-    range: (f32, f32),
+    reading: &RayReading<'_>,
     options: &QueryOptions,
 ) -> PyResult<Cast> {
     let n = rows.len();
     if chunk == CHUNK && options.order.may_sort(n, target.acceleration_bytes()) {
-        return cast_whole(target, normals, rows, range, options);
+        return cast_whole(target, normals, rows, reading, options);
     }
-    let mut out = Cast {
-        t_hit: vec![0.0; n],
-        geometry_ids: vec![0; n],
-        primitive_ids: vec![0; n],
-        primitive_uvs: vec![0.0; 2 * n],
-        primitive_normals: vec![0.0; 3 * n],
-    };
+    let mut out = CastLayout::zeroed(n);
     let first_bad = AtomicUsize::new(usize::MAX);
-    (
+    // Each chunk's shifts, in order (none where the rays are not carried).
+    let shifts: Vec<Vec<f64>> = (
         rows.chunks(chunk),
         out.t_hit.par_chunks_mut(chunk),
         out.geometry_ids.par_chunks_mut(chunk),
@@ -240,12 +283,13 @@ pub fn cast<T: Target>(
     )
         .into_par_iter()
         .enumerate()
-        .for_each(|(k, (rows, t, geometry, primitive, uv, normal))| {
+        .map(|(k, (rows, t, geometry, primitive, uv, normal))| {
             let mut rays = vec![Ray::new(Vec3::ZERO, Vec3::ZERO); t.len()];
-            rows.fill_rays(&mut rays, Some(range));
-            if let Some(bad) = rays.iter().position(|ray| !arrays::is_finite(ray)) {
+            let mut shifts = Vec::new();
+            rows.fill_rays(&mut rays, &mut shifts, reading);
+            if let Some(bad) = rays.iter().position(|ray| !ray_reading::is_finite(ray)) {
                 first_bad.fetch_min(k * chunk + bad, Ordering::Relaxed);
-                return;
+                return shifts;
             }
             // Normals in a second loop: their loads (cache misses on a large mesh) are
             // independent of one another there, so they overlap, where after each ray's walk
@@ -255,9 +299,14 @@ pub fn cast<T: Target>(
             let mut hits = vec![None; rays.len()];
             target.cast_batch_serial_with(&rays, options, &mut hits);
             lay_out_hits(target, normals, &hits, (t, geometry, primitive, uv, normal));
-        });
+            shifts
+        })
+        .collect();
     match first_bad.into_inner() {
-        usize::MAX => Ok(out),
+        usize::MAX => {
+            let shifts = shifts.concat();
+            Ok(out.answers(reading, |ray| shifts[ray]))
+        }
         bad => Err(rows.not_finite(bad)),
     }
 }
@@ -281,40 +330,29 @@ fn cast_whole<T: Target>(
     target: &T,
     normals: Option<&[Vec3]>,
     rows: &RowsView<'_>,
-    range: (f32, f32),
+    reading: &RayReading<'_>,
     options: &QueryOptions,
 ) -> PyResult<Cast> {
-    let mut rays = vec![Ray::new(Vec3::ZERO, Vec3::ZERO); rows.len()];
-    rows.chunks(CHUNK)
-        .zip(rays.par_chunks_mut(CHUNK))
-        .for_each(|(rows, rays)| rows.fill_rays(rays, Some(range)));
-    if let Some(bad) = rays
-        .par_iter()
-        .position_first(|ray| !arrays::is_finite(ray))
-    {
-        return Err(rows.not_finite(bad));
-    }
-    let hits = target.cast_batch_with(&rays, options);
-    Ok(cast_answers(target, normals, &hits))
+    let read = ray_reading::rays(rows, reading)?;
+    let hits = target.cast_batch_with(&read.rays, options);
+    let shift = |ray: usize| read.shifts[ray];
+    Ok(cast_answers(target, normals, &hits, reading, shift))
 }
 
-/// Lays out closest hits found elsewhere (on the GPU) as [`cast`] does.
+/// Lays out closest hits found elsewhere (on the GPU, or in one batch) as [`cast`] does,
+/// the hits of the rays `reading` read, `shift(i)` that of ray `i`.
 pub fn cast_answers<T: Target + Sync>(
     target: &T,
     normals: Option<&[Vec3]>,
     hits: &[Option<<T as RayQueries>::Hit>],
+    reading: &RayReading<'_>,
+    shift: impl Fn(usize) -> f64 + Sync,
 ) -> Cast
 where
     <T as RayQueries>::Hit: Sync,
 {
     let n = hits.len();
-    let mut out = Cast {
-        t_hit: vec![0.0; n],
-        geometry_ids: vec![0; n],
-        primitive_ids: vec![0; n],
-        primitive_uvs: vec![0.0; 2 * n],
-        primitive_normals: vec![0.0; 3 * n],
-    };
+    let mut out = CastLayout::zeroed(n);
     (
         hits.par_chunks(CHUNK),
         out.t_hit.par_chunks_mut(CHUNK),
@@ -327,7 +365,7 @@ where
         .for_each(|(hits, t, geometry, primitive, uv, normal)| {
             lay_out_hits(target, normals, hits, (t, geometry, primitive, uv, normal));
         });
-    out
+    out.answers(reading, shift)
 }
 
 /// Writes `hits`, one per ray, into zeroed `slices`: `t` infinite and the ids
@@ -368,39 +406,53 @@ pub struct Intersections {
     pub geometry_ids: Vec<u32>,
     pub primitive_ids: Vec<u32>,
     pub primitive_uvs: Vec<f32>,
-    pub t_hit: Vec<f32>,
+    pub t_hit: Reals,
 }
 
 impl Intersections {
     /// The answers as Open3D's dict of flat arrays.
     pub fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+        let hits = self.ray_ids.len();
         let dict = PyDict::new(py);
         dict.set_item("ray_splits", PyArray1::from_vec(py, self.ray_splits))?;
         dict.set_item("ray_ids", PyArray1::from_vec(py, self.ray_ids))?;
         dict.set_item("geometry_ids", PyArray1::from_vec(py, self.geometry_ids))?;
         dict.set_item("primitive_ids", PyArray1::from_vec(py, self.primitive_ids))?;
-        let hits = self.t_hit.len();
         dict.set_item(
             "primitive_uvs",
             to_numpy(py, self.primitive_uvs, &[hits], &[2])?,
         )?;
-        dict.set_item("t_hit", PyArray1::from_vec(py, self.t_hit))?;
+        dict.set_item("t_hit", self.t_hit.into_numpy(py, &[hits], &[])?)?;
         Ok(dict)
     }
 }
 
-/// [`RayQueries::cast_all_batch`], laid out flat: ray `i`'s hits are
-/// `ray_splits[i]..ray_splits[i + 1]`, nearest first, at most `max_hits` of them.
-pub fn list<T: Target>(target: &T, rays: &[Ray], max_hits: usize) -> Intersections {
+/// [`RayQueries::cast_all_batch`] of the rays `reading` reads from `rows`, laid out flat:
+/// ray `i`'s hits are `ray_splits[i]..ray_splits[i + 1]`, nearest first, at most `max_hits`
+/// of them.
+///
+/// # Errors
+/// `ValueError` naming the first ray with a NaN or infinite number.
+pub fn list<T: Target>(
+    target: &T,
+    rows: &RowsView<'_>,
+    reading: &RayReading<'_>,
+    max_hits: usize,
+) -> PyResult<Intersections> {
+    let read = ray_reading::rays(rows, reading)?;
     let options = QueryOptions::new().with_max_hits(max_hits);
-    let lists = target.cast_all_batch_with(rays, &options);
-    list_answers(target, lists)
+    let lists = target.cast_all_batch_with(&read.rays, &options);
+    let shift = |ray: usize| read.shifts[ray];
+    Ok(list_answers(target, lists, reading, shift))
 }
 
-/// Lays out hit lists found elsewhere (on the GPU) as [`list`] does.
+/// Lays out hit lists found elsewhere (on the GPU) as [`list`] does, the hits of the rays
+/// `reading` read, `shift(i)` that of ray `i`.
 pub fn list_answers<T: Target>(
     target: &T,
     lists: HitLists<<T as RayQueries>::Hit>,
+    reading: &RayReading<'_>,
+    shift: impl Fn(usize) -> f64 + Sync,
 ) -> Intersections {
     let (ray_splits, hits) = lists.into_parts();
     let records: Vec<(Record, f32)> = hits
@@ -408,19 +460,20 @@ pub fn list_answers<T: Target>(
         .with_min_len(GRAIN)
         .map(|hit| (target.hit_record(hit, None), T::hit_t(hit)))
         .collect();
-    let ray_ids = ray_splits
+    let ray_ids: Vec<u32> = ray_splits
         .par_windows(2)
         .enumerate()
         .flat_map_iter(|(ray, range)| {
             std::iter::repeat_n(ray as u32, (range[1] - range[0]) as usize)
         })
         .collect();
+    let t_hit = records.iter().map(|&(_, t)| t).collect();
     Intersections {
+        t_hit: reading.carried_back(t_hit, |hit| shift(ray_ids[hit] as usize)),
         ray_ids,
         geometry_ids: records.iter().map(|(r, _)| r.geometry).collect(),
         primitive_ids: records.iter().map(|(r, _)| r.primitive).collect(),
         primitive_uvs: records.iter().flat_map(|(r, _)| r.uv).collect(),
-        t_hit: records.iter().map(|&(_, t)| t).collect(),
         ray_splits,
     }
 }
@@ -432,122 +485,5 @@ pub fn count<T: Target>(target: &T, rays: &[Ray]) -> Vec<i32> {
         .count_batch(rays)
         .into_iter()
         .map(|count| i32::try_from(count).unwrap_or(i32::MAX))
-        .collect()
-}
-
-/// The closest surface point of each query point: Open3D's `compute_closest_points`.
-pub struct Closest {
-    pub points: Vec<f32>,
-    pub geometry_ids: Vec<u32>,
-    pub primitive_ids: Vec<u32>,
-    pub primitive_uvs: Vec<f32>,
-    pub primitive_normals: Vec<f32>,
-    /// Not one of Open3D's: the distance to the point found (infinite when none).
-    pub distance: Vec<f32>,
-}
-
-/// How far a closest-point query looks: `max_distance` as the caller gave it (`f64`), held
-/// exactly against the distances answered.
-#[derive(Clone, Copy)]
-pub struct Reach {
-    max_distance: f64,
-}
-
-impl Reach {
-    /// Every point within `max_distance` (not NaN, at least 0; infinite: every point).
-    pub fn new(max_distance: f64) -> Self {
-        Self { max_distance }
-    }
-
-    /// The options of the search: a limit a few `f32` steps above `max_distance`. The
-    /// engine keeps a candidate whose squared distance in `f32` is within the square of its
-    /// limit, also rounded; six in a million more than the `f64` bound is more than those
-    /// roundings and `sqrt`'s together, so no distance at most `max_distance` is missed, and
-    /// [`Reach::keeps`] drops the few found beyond it.
-    fn options(self) -> QueryOptions {
-        let widened = (self.max_distance * (1.0 + 6e-6)) as f32;
-        QueryOptions::new().with_max_distance(widened.next_up())
-    }
-
-    /// Whether a point found at `distance` is within reach.
-    fn keeps(self, distance: f32) -> bool {
-        f64::from(distance) <= self.max_distance
-    }
-}
-
-/// [`PointQueries::closest_point_batch`] within `reach`, laid out: points NaN, ids
-/// [`INVALID_ID`] and distance infinite where there is no surface that near.
-pub fn closest<T: Target>(target: &T, points: &[Vec3], reach: Reach) -> Closest {
-    let found = target.closest_point_batch(points, &reach.options());
-    let n = points.len();
-    let mut out = Closest {
-        points: vec![0.0; 3 * n],
-        geometry_ids: vec![0; n],
-        primitive_ids: vec![0; n],
-        primitive_uvs: vec![0.0; 2 * n],
-        primitive_normals: vec![0.0; 3 * n],
-        distance: vec![0.0; n],
-    };
-    (
-        found.par_iter(),
-        out.points.par_chunks_exact_mut(3),
-        out.geometry_ids.par_iter_mut(),
-        out.primitive_ids.par_iter_mut(),
-        out.primitive_uvs.par_chunks_exact_mut(2),
-        out.primitive_normals.par_chunks_exact_mut(3),
-        out.distance.par_iter_mut(),
-    )
-        .into_par_iter()
-        .with_min_len(GRAIN)
-        .for_each(
-            |(found, point, geometry, primitive, uv, normal, distance)| {
-                let found = found
-                    .as_ref()
-                    .map(|found| target.closest_record(found))
-                    .filter(|&(_, _, d)| reach.keeps(d));
-                match found {
-                    Some((record, at, d)) => {
-                        point.copy_from_slice(&at.to_array());
-                        *geometry = record.geometry;
-                        *primitive = record.primitive;
-                        uv.copy_from_slice(&record.uv);
-                        normal.copy_from_slice(&record.normal.to_array());
-                        *distance = d;
-                    }
-                    None => {
-                        point.fill(f32::NAN);
-                        *geometry = INVALID_ID;
-                        *primitive = INVALID_ID;
-                        *distance = f32::INFINITY;
-                    }
-                }
-            },
-        );
-    out
-}
-
-/// The distance of each point to the surface within `reach`, infinite where there is none
-/// that near.
-pub fn distance<T: Target>(target: &T, points: &[Vec3], reach: Reach) -> Vec<f32> {
-    target
-        .closest_point_batch(points, &reach.options())
-        .par_iter()
-        .map(|found| {
-            found
-                .as_ref()
-                .map(|c| target.closest_record(c).2)
-                .filter(|&d| reach.keeps(d))
-                .unwrap_or(f32::INFINITY)
-        })
-        .collect()
-}
-
-/// The signed distance of each point, negative inside (infinite where there is no
-/// surface).
-pub fn signed_distance<T: Target>(target: &T, points: &[Vec3]) -> Vec<f32> {
-    target
-        .signed_distance_batch(points)
-        .into_par_iter()
-        .map(|d| d.unwrap_or(f32::INFINITY))
         .collect()
 }

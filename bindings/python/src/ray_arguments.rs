@@ -9,6 +9,7 @@ use pyo3::types::PyDict;
 
 use crate::arrays::Rows;
 use crate::keywords::Keywords;
+use crate::ray_reading::Interval;
 
 /// The ray queries, each with the keywords it takes beyond the common ones.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -38,8 +39,8 @@ impl RayQuery {
 pub struct RayArguments<'py> {
     /// The rays, `(..., 6)`.
     pub rows: Rows<'py>,
-    /// The closed `f32` range of `tnear < t <= tfar`.
-    pub range: (f32, f32),
+    /// `tnear < t <= tfar`.
+    pub interval: Interval,
     /// The threads to run on (None: every core).
     pub threads: Option<i64>,
     /// Whether a ray touching an edge or a vertex hits (closest and any hit; else true).
@@ -79,7 +80,7 @@ impl<'py> RayArguments<'py> {
         let rows = ray_rows(py, rays, origins.as_ref(), directions.as_ref())?;
         Ok(Self {
             rows,
-            range: range(tnear, tfar)?,
+            interval: Interval::new(tnear, tfar)?,
             threads,
             contacts,
             max_hits: hit_cap(max_hits)?,
@@ -118,34 +119,6 @@ pub fn ray_rows<'py>(
             "give either rays of shape (..., 6) or both origins and directions of shape (..., 3)",
         )),
     }
-}
-
-/// The interval `tnear < t <= tfar` of Open3D (and Embree) as a ray's closed range in
-/// `f32`: from the smallest `f32` above `tnear` to the largest not above `tfar`, so that
-/// the test is exact whatever the rounding of the `f64` bounds. The defaults, 0 and inf,
-/// are the range of [`meshcast::Ray::new`], every `t > 0`.
-///
-/// # Errors
-/// `ValueError` for a NaN bound.
-pub fn range(tnear: f64, tfar: f64) -> PyResult<(f32, f32)> {
-    if tnear.is_nan() || tfar.is_nan() {
-        return Err(PyValueError::new_err("tnear and tfar must not be NaN"));
-    }
-    // `as` rounds to the nearest `f32` (an infinity past its range), then a step up or down
-    // when that fell on the wrong side of the bound.
-    let near = tnear as f32;
-    let t_min = if f64::from(near) > tnear {
-        near
-    } else {
-        near.next_up()
-    };
-    let far = tfar as f32;
-    let t_max = if f64::from(far) > tfar {
-        far.next_down()
-    } else {
-        far
-    };
-    Ok((t_min, t_max))
 }
 
 /// A cap on the hits of each ray: `None` for every hit.

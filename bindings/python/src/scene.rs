@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
-use meshcast::glam::{Affine3A, DMat4, Mat4};
+use meshcast::glam::{DMat4, DVec3, Mat4};
 use meshcast::{Facing, Instance, InstanceId, QueryOptions, SceneFiles, ALL_LAYERS};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -11,13 +11,13 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use rayon::prelude::*;
 
 use crate::arrays::{to_numpy, Rows};
-use crate::building::build;
+use crate::building::{build, Frame};
 use crate::camera::{Camera, Clip};
 use crate::error::to_py;
 use crate::objects::{Geometry, Mesh};
 use crate::queries::INVALID_ID;
 use crate::state::{read, Level};
-use crate::transform::affine;
+use crate::transform::{affine, instance, matrix};
 use crate::{contact, threads, views};
 
 /// Instances of meshes, each placed by a 4x4 affine transform (mesh space to world space),
@@ -25,9 +25,13 @@ use crate::{contact, threads, views};
 /// `geometry_ids` naming the instance; and `pick` from a camera.
 ///
 /// `Scene.load(path)` reads a glTF file's default scene (one shared mesh per glTF mesh) or
-/// any other mesh file as one instance. A mesh added many times is stored once. Instance ids
-/// count from 0 in the order of `add` and are never reused. A scene pickles with its meshes'
-/// BVHs (each shared mesh once).
+/// any other mesh file as one instance. A scene computes in single precision, in world
+/// coordinates: `add_triangles` rounds `float64` vertices as given, and a transform places
+/// a mesh's `vertices`, so a `Mesh` with an origin of its own (`Mesh.origin`) is placed
+/// where it lies, the origin folded into its transform in double precision and rounded
+/// once. A mesh added many times is stored once. Instance ids count from 0 in the order of
+/// `add` and are never reused. A scene pickles with its meshes' BVHs (each shared mesh
+/// once).
 ///
 /// `add_triangles` also takes Open3D's names and meshes (`vertex_positions` and
 /// `triangle_indices`, or an Open3D `TriangleMesh`); `meshcast.RaycastingScene` wraps a
@@ -128,9 +132,8 @@ impl Scene {
         transform: Option<&Bound<'_, PyAny>>,
         layers: Option<u32>,
     ) -> PyResult<u32> {
-        let transform = affine(slf.py(), transform, "transform")?;
-        let mesh = Mesh::shared(mesh);
-        let instance = Instance::new(mesh, transform).map_err(to_py)?;
+        let matrix = matrix(slf.py(), transform, "transform")?;
+        let instance = instance(Mesh::shared(mesh), matrix, "transform")?;
         let instance = match layers {
             Some(layers) => instance.with_layers(layers),
             None => instance,
@@ -170,15 +173,15 @@ impl Scene {
         };
         let mesh = match (vertices.cast::<Mesh>(), faces) {
             (Ok(mesh), None) => Mesh::shared(mesh),
-            (_, Some(faces)) => build(py, vertices, faces, threads)?,
+            (_, Some(faces)) => build(py, vertices, faces, threads, Frame::World)?,
             (Err(_), None) => {
                 let Some((vertices, faces)) = mesh_arrays(vertices)? else {
                     return Err(usage());
                 };
-                build(py, &vertices, &faces, threads)?
+                build(py, &vertices, &faces, threads, Frame::World)?
             }
         };
-        let instance = Instance::new(mesh, Affine3A::IDENTITY).map_err(to_py)?;
+        let instance = instance(mesh, DMat4::IDENTITY, "transform")?;
         Self::change(slf, |scene| Ok(scene.add(instance).index()))
     }
 
@@ -197,13 +200,15 @@ impl Scene {
         })
     }
 
-    /// An instance's transform, 4x4 float64.
+    /// An instance's transform, 4x4 float64 (for a mesh with an origin of its own, the
+    /// scene's placement less the move from the origin: the transform given, to within
+    /// rounding).
     fn transform<'py>(slf: &Bound<'py, Self>, id: u32) -> PyResult<Bound<'py, PyAny>> {
         let scene = read(Self::lock(slf));
         let instance = scene
             .instance(InstanceId::from_index(id))
             .ok_or_else(|| PyKeyError::new_err(format!("the scene has no instance {id}")))?;
-        let matrix = Mat4::from(instance.transform()).as_dmat4().transpose();
+        let matrix = placement(instance).transpose();
         to_numpy(slf.py(), matrix.to_cols_array().to_vec(), &[4], &[4])
     }
 
@@ -441,7 +446,7 @@ impl Scene {
                         meshes.len() - 1
                     }
                 };
-                let matrix = Mat4::from(instance.transform()).as_dmat4().transpose();
+                let matrix = placement(instance).transpose();
                 slots.push(Some((
                     mesh,
                     matrix.to_cols_array().to_vec(),
@@ -494,15 +499,26 @@ impl Scene {
                 return Err(PyValueError::new_err("not a pickled meshcast scene"));
             };
             let matrix = DMat4::from_cols_slice(matrix).transpose();
-            let instance =
-                Instance::new(mesh, Affine3A::from_mat4(matrix.as_mat4())).map_err(to_py)?;
-            instances.push(instance.with_layers(layers));
+            instances.push(instance(mesh, matrix, "transform")?.with_layers(layers));
         }
         let mut scene = meshcast::Scene::from_instances(instances);
         for id in removed {
             scene.remove(id).map_err(to_py)?;
         }
         Self::object(py, scene)
+    }
+}
+
+/// The transform `instance` was placed by (mesh world coordinates to the scene's), as
+/// `Scene.add` takes it: the instance's own transform, less the move from the origin of a
+/// mesh that has one of its own.
+fn placement(instance: &Instance) -> DMat4 {
+    let matrix = Mat4::from(instance.transform()).as_dmat4();
+    let origin = instance.mesh().origin();
+    if origin == DVec3::ZERO {
+        matrix
+    } else {
+        matrix * DMat4::from_translation(-origin)
     }
 }
 

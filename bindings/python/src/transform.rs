@@ -1,15 +1,21 @@
 //! 4x4 (or 3x4) affine matrices from numpy, as the Rust library's `Affine3A`: the placement
-//! of a scene's instances and of the second mesh of the mesh-against-mesh queries.
+//! of a scene's instances and of the second mesh of the mesh-against-mesh queries. A
+//! transform places a mesh's world coordinates (its `vertices`): a mesh with an origin of
+//! its own (`Mesh.origin`) is placed by the transform after the move from that origin,
+//! composed in `f64` and rounded once (by the Rust library for a scene's instances).
 
-use meshcast::glam::{Affine3A, DMat4};
+use std::sync::Arc;
+
+use meshcast::glam::{Affine3A, DAffine3, DMat4, DVec3};
+use meshcast::Instance;
 use numpy::PyArrayMethods;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::error::MeshcastError;
+use crate::error::{to_py, MeshcastError};
 
-/// The affine map of a 4x4 (or 3x4) matrix whose last row is `0 0 0 1`; the identity for
-/// `None`. `name` is what the caller calls the matrix, for messages.
+/// The affine map of `transform`, a 4x4 (or 3x4) matrix whose last row is `0 0 0 1`; the
+/// identity for `None`. `name` is what the caller calls the matrix, for messages.
 ///
 /// # Errors
 /// `ValueError` for another shape or a last row other than `0 0 0 1`; `MeshcastError` for a
@@ -19,8 +25,59 @@ pub fn affine(
     transform: Option<&Bound<'_, PyAny>>,
     name: &str,
 ) -> PyResult<Affine3A> {
+    rounded(matrix(py, transform, name)?, name)
+}
+
+/// The map of `transform` (as [`affine`] reads it) carrying the coordinates of a mesh whose
+/// origin lies at `from` into a frame whose origin lies at `to`: `move(-to) * transform *
+/// move(from)`, composed in `f64` and rounded once (the map of `transform` itself for
+/// origins at zero): how the mesh-against-mesh queries, which take a map between the
+/// meshes' own coordinates, place a mesh.
+///
+/// # Errors
+/// As [`affine`], for the composed map.
+pub fn affine_between(
+    py: Python<'_>,
+    transform: Option<&Bound<'_, PyAny>>,
+    name: &str,
+    from: DVec3,
+    to: DVec3,
+) -> PyResult<Affine3A> {
+    let matrix = matrix(py, transform, name)?;
+    if from == DVec3::ZERO && to == DVec3::ZERO {
+        return rounded(matrix, name);
+    }
+    rounded(
+        DMat4::from_translation(-to) * matrix * DMat4::from_translation(from),
+        name,
+    )
+}
+
+/// `mesh` placed by `matrix` (as [`matrix`] reads it) as a scene's instance: by the matrix
+/// rounded to `float32` for a mesh at the world's origin (as ever), by the matrix in `f64`
+/// for a mesh with an origin of its own, which the Rust library folds into it before
+/// rounding ([`Instance::from_f64`]).
+///
+/// # Errors
+/// `MeshcastError` for a matrix that is not finite in `float32`, or a placement that is not
+/// invertible.
+pub fn instance(mesh: Arc<meshcast::Mesh>, matrix: DMat4, name: &str) -> PyResult<Instance> {
+    let affine = rounded(matrix, name)?;
+    if mesh.origin() == DVec3::ZERO {
+        Instance::new(mesh, affine).map_err(to_py)
+    } else {
+        Instance::from_f64(mesh, DAffine3::from_mat4(matrix)).map_err(to_py)
+    }
+}
+
+/// The 4x4 matrix of `transform` (4x4 or 3x4, last row `0 0 0 1`) in `f64`, as given; the
+/// identity for `None`.
+///
+/// # Errors
+/// `ValueError` for another shape or a last row other than `0 0 0 1`.
+pub fn matrix(py: Python<'_>, transform: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<DMat4> {
     let Some(transform) = transform else {
-        return Ok(Affine3A::IDENTITY);
+        return Ok(DMat4::IDENTITY);
     };
     let numpy = py.import("numpy")?;
     let matrix = numpy.call_method1("asarray", (transform, "float64"))?;
@@ -51,9 +108,17 @@ pub fn affine(
             rows[3]
         )));
     }
-    let matrix = DMat4::from_cols_array_2d(&rows).transpose();
+    Ok(DMat4::from_cols_array_2d(&rows).transpose())
+}
+
+/// `matrix` as the Rust library's `Affine3A`, rounded to `f32`.
+///
+/// # Errors
+/// `MeshcastError` for a matrix that is not finite in `float32`.
+fn rounded(matrix: DMat4, name: &str) -> PyResult<Affine3A> {
     let affine = Affine3A::from_mat4(matrix.as_mat4());
     if !affine.is_finite() {
+        let rows = matrix.transpose().to_cols_array_2d();
         return Err(MeshcastError::new_err(format!(
             "{name} must be finite (in float32), not {:?}",
             &rows[..3]

@@ -1,11 +1,12 @@
 //! What viewpoints see of a mesh and how open its surface is: the Rust library's `views`
 //! (visible vertices and triangles from eye points or a pinhole camera, lasso selection,
 //! ambient occlusion and thickness) with numpy at the edge. `Mesh`'s and `Scene`'s methods
-//! call these.
+//! call these. Eyes and cameras are world coordinates, carried into the frame of a mesh with
+//! an origin of its own (`Mesh.origin`).
 
 use std::sync::RwLock;
 
-use meshcast::glam::{Vec2, Vec3};
+use meshcast::glam::{DVec3, Vec2, Vec3};
 use meshcast::Thickness;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -18,12 +19,13 @@ use crate::fields;
 use crate::state::read;
 use crate::threads;
 
-/// The eye points of `eyes`, a `(3,)` point or a `(k, 3)` array of them, as given (a NaN or
+/// The eye points of `eyes`, a `(3,)` point or a `(k, 3)` array of them, carried into the
+/// frame of a mesh whose origin lies at `origin` (as given for an origin at zero; a NaN or
 /// infinite one is the Rust library's to refuse).
 ///
 /// # Errors
 /// `ValueError` for another shape.
-fn eyes_of(eyes: &Bound<'_, PyAny>) -> PyResult<Vec<Vec3>> {
+fn eyes_of(eyes: &Bound<'_, PyAny>, origin: DVec3) -> PyResult<Vec<Vec3>> {
     let rows = Rows::new(eyes, "eyes", 3)?;
     if rows.leading.len() > 1 {
         return Err(PyValueError::new_err(format!(
@@ -31,7 +33,7 @@ fn eyes_of(eyes: &Bound<'_, PyAny>) -> PyResult<Vec<Vec3>> {
             rows.array().getattr("shape")?
         )));
     }
-    Ok(rows.view().map_rows(Vec3::from_array))
+    Ok(rows.view().map_carried(origin, |eye| eye))
 }
 
 /// A count of rays per vertex, at least 1 (0 is the Rust library's to refuse).
@@ -53,7 +55,7 @@ pub fn visible_vertices<'py>(
     eyes: &Bound<'py, PyAny>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let eyes = eyes_of(eyes)?;
+    let eyes = eyes_of(eyes, mesh.origin())?;
     let visible = threads::run(py, threads, || mesh.visible_vertices(&eyes).map_err(to_py))?;
     bools(py, visible)
 }
@@ -66,7 +68,7 @@ pub fn visible_triangles<'py>(
     density: f64,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let eyes = eyes_of(eyes)?;
+    let eyes = eyes_of(eyes, mesh.origin())?;
     let density = fields::length(density, "density")?;
     let visible = threads::run(py, threads, || {
         mesh.visible_triangles(&eyes, density).map_err(to_py)
@@ -81,7 +83,7 @@ pub fn visible_vertices_in_view<'py>(
     camera: &Camera,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let viewport = camera.viewport()?;
+    let viewport = camera.in_frame(mesh.origin()).viewport()?;
     let visible = threads::run(py, threads, || Ok(mesh.visible_vertices_in_view(&viewport)))?;
     bools(py, visible)
 }
@@ -93,7 +95,7 @@ pub fn visible_triangles_in_view<'py>(
     camera: &Camera,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let viewport = camera.viewport()?;
+    let viewport = camera.in_frame(mesh.origin()).viewport()?;
     let visible = threads::run(
         py,
         threads,
@@ -123,7 +125,7 @@ pub fn mesh_lasso<'py>(
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let lasso = polygon_of(polygon)?;
-    let viewport = camera.viewport()?;
+    let viewport = camera.in_frame(mesh.origin()).viewport()?;
     let triangles = threads::run(py, threads, || {
         mesh.lasso_triangles(&viewport, &lasso, &meshcast::QueryOptions::new())
             .map_err(to_py)

@@ -74,5 +74,5 @@ def test_no_module_reaches_back_to_itself():
 def test_concept_modules_name_no_class_module():
     edges = graph()
     classes = {"mesh", "scene", "gpu", "geometry", "objects"}
-    for concept in ("contact", "fields", "views", "gpu_queries", "queries", "ray_arguments", "state"):
+    for concept in ("contact", "fields", "views", "gpu_queries", "queries", "point_queries", "ray_arguments", "ray_reading", "state"):
         assert not edges[concept] & classes, f"{concept} uses {edges[concept] & classes}"

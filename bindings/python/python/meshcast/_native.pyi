@@ -50,7 +50,10 @@ class Camera:
 
 class Geometry:
     """A `Mesh`, a `Scene` or a `GpuMesh`: the ray queries (traced on the GPU for a
-    `GpuMesh`) and the point queries (on the CPU mesh for a `GpuMesh`)."""
+    `GpuMesh`) and the point queries (on the CPU mesh for a `GpuMesh`). A mesh takes float64
+    rays and points as world coordinates, carried into its frame (`Mesh.origin`) in double
+    precision, and answers `t`, points and distances in float64; a scene reads every dtype
+    in single precision."""
 
     def cast_rays(
         self,
@@ -237,6 +240,8 @@ class Mesh(Geometry):
     ) -> Dict[str, np.ndarray]: ...
     @property
     def vertices(self) -> np.ndarray: ...
+    @property
+    def origin(self) -> np.ndarray: ...
     @property
     def faces(self) -> np.ndarray: ...
     @property

@@ -100,6 +100,7 @@ DEFAULT_CHUNK_RAYS = 1 << 20
 CACHE_SIZE = 4
 
 #: The answers of ``cast_rays``: name, dtype, and columns (None for one value per ray).
+#: ``t_hit`` is float64 where a ``Mesh`` is given float64 rays (``_t_dtype``).
 ANSWERS = (
     ("t_hit", np.float32, None),
     ("geometry_ids", np.uint32, None),
@@ -186,6 +187,14 @@ def _answer(hits: Dict[str, np.ndarray], name: str) -> np.ndarray:
     return hits[name]
 
 
+def _t_dtype(geometry: Geometry, rays: da.Array) -> np.dtype:
+    """The dtype of ``geometry.cast_rays(rays)["t_hit"]``: float64 for a ``Mesh`` given rays
+    numpy reads as float64 (float64 and integers: world coordinates, carried into the
+    mesh's frame), else float32."""
+    wide = rays.dtype.kind in "iu" or rays.dtype.itemsize >= 8
+    return np.dtype(np.float64 if wide and isinstance(geometry, Mesh) else np.float32)
+
+
 def _as_dask_rays(rays: Union[da.Array, np.ndarray], chunks: Optional[int]) -> da.Array:
     """``rays`` as a Dask array of shape (n, 6) whose 6 columns are one chunk."""
     if not isinstance(rays, da.Array):
@@ -236,7 +245,8 @@ def cast_rays(
 
     Returns
     -------
-    dict of Dask arrays, as ``geometry.cast_rays``: ``t_hit`` (n,) float32, inf on a miss;
+    dict of Dask arrays, as ``geometry.cast_rays``: ``t_hit`` (n,) float32 (float64 for a
+    ``Mesh`` given float64 rays), inf on a miss;
     ``geometry_ids`` and ``primitive_ids`` (n,) uint32, ``meshcast.INVALID_ID`` on a miss;
     ``primitive_uvs`` (n, 2) and ``primitive_normals`` (n, 3) float32. Computing several
     of them together (``dask.compute(*hits.values())``) casts each chunk once.
@@ -263,6 +273,8 @@ def cast_rays(
     )
     answers = {}
     for name, dtype, columns in ANSWERS:
+        if name == "t_hit":
+            dtype = _t_dtype(geometry, rays)
         if columns is None:
             shape = {"meta": np.empty((0,), dtype=dtype)}
         else:

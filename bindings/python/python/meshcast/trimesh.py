@@ -51,8 +51,10 @@ How the answers differ from trimesh's:
   (each hit costs it another pass over the rays); pass ``max_hits`` to keep at most that
   many nearest hits of each ray.
 * meshcast computes in single precision. The mesh is moved so that the centre of its box
-  is at the origin before its coordinates are rounded (and the rays are moved with it), so
-  a mesh far from the origin keeps its precision. Locations are computed in float64 from
+  is at the origin before its coordinates are rounded, and the rays are moved with it and
+  given to meshcast in float64, which carries each into the mesh's frame before rounding
+  it (a ray starting far away is first moved along itself), so a mesh far from the
+  origin, and a ray from far away, keep their precision. Locations are computed in float64 from
   the mesh's own vertices: where the ray meets the plane of the triangle hit, as trimesh
   computes them, or for a ray grazing the plane so closely that this point is off the
   triangle, the point meshcast found on the triangle (within rounding of the ray).

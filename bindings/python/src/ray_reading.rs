@@ -1,0 +1,259 @@
+//! Rows `(ox, oy, oz, dx, dy, dz)` read as the rays a query casts, in one place: the
+//! interval `tnear < t <= tfar` each accepts, and how a query of a mesh or a scene reads
+//! them ([`RayReading`]): as they are, in `f32`, or as rays in `f64` world coordinates
+//! carried into a mesh's frame ([`meshcast::Mesh::carry_ray`]), whose `t` are carried back.
+
+use meshcast::glam::{DVec3, Vec3};
+use meshcast::primitives::{f32_at_least, f32_at_most};
+use meshcast::{DRay, Mesh, Ray};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use rayon::prelude::*;
+
+use crate::arrays::{FloatSlice, Reals, RowsView};
+
+/// The interval `tnear < t <= tfar` of a ray query (Open3D's and Embree's), `t` in units of
+/// each ray's direction, as the caller gave it.
+#[derive(Clone, Copy, Debug)]
+pub struct Interval {
+    tnear: f64,
+    tfar: f64,
+}
+
+impl Interval {
+    /// Every `t > 0`: the range of [`Ray::new`] and [`DRay::new`].
+    pub const POSITIVE: Self = Self {
+        tnear: 0.0,
+        tfar: f64::INFINITY,
+    };
+
+    /// `tnear < t <= tfar`.
+    ///
+    /// # Errors
+    /// `ValueError` for a NaN bound.
+    pub fn new(tnear: f64, tfar: f64) -> PyResult<Self> {
+        if tnear.is_nan() || tfar.is_nan() {
+            return Err(PyValueError::new_err("tnear and tfar must not be NaN"));
+        }
+        Ok(Self { tnear, tfar })
+    }
+
+    /// The closed `f64` range of the interval: from the smallest `f64` above `tnear` to
+    /// `tfar` (the defaults, 0 and inf, are [`DRay::new`]'s range).
+    fn closed_f64(self) -> (f64, f64) {
+        (self.tnear.next_up(), self.tfar)
+    }
+
+    /// The closed `f32` range of the interval: from the smallest `f32` above `tnear` to the
+    /// largest not above `tfar`, so that the test is exact whatever the rounding of the
+    /// `f64` bounds (the defaults are [`Ray::new`]'s range, every `t > 0`).
+    fn closed_f32(self) -> (f32, f32) {
+        let (t_min, t_max) = self.closed_f64();
+        (f32_at_least(t_min), f32_at_most(t_max))
+    }
+}
+
+/// How a ray query reads rows `(ox, oy, oz, dx, dy, dz)` as the rays it casts, each
+/// accepting the `t` of an [`Interval`]: in the query's own space, rounded to `f32` (a
+/// scene's rays, and `float32` rays of a mesh at the origin, as they always were read), or
+/// as rays in `f64` world coordinates carried into a mesh's frame ([`Mesh::carry_ray`]), so
+/// that nothing far from the origin is rounded before it is near the mesh.
+#[derive(Clone, Copy)]
+pub struct RayReading<'a> {
+    /// The interval's closed `f32` range, for rays read as they are.
+    closed: (f32, f32),
+    /// The interval's closed `f64` range, for rays carried into a mesh's frame (which
+    /// [`Mesh::carry_ray`] rounds inwards).
+    closed_f64: (f64, f64),
+    /// The mesh the rays are carried into, if they are ([`RowsView::carried_into`]).
+    carried_into: Option<&'a Mesh>,
+    /// Whether `t` is answered in `f64`: `float64` rows carried into a mesh's frame.
+    wide: bool,
+}
+
+impl<'a> RayReading<'a> {
+    /// How a query of `frame` (a mesh's; `None` for a scene's) reads `rows`, each ray
+    /// accepting the `t` of `interval`.
+    pub fn new(rows: &RowsView<'_>, interval: Interval, frame: Option<&'a Mesh>) -> Self {
+        let carried_into = rows.carried_into(frame);
+        Self {
+            closed: interval.closed_f32(),
+            closed_f64: interval.closed_f64(),
+            carried_into,
+            wide: carried_into.is_some() && rows.is_wide(),
+        }
+    }
+
+    /// Whether the rays are carried into a mesh's frame, so that their `t` are to be
+    /// carried back ([`RayReading::carried_back`]).
+    pub fn carries(&self) -> bool {
+        self.carried_into.is_some()
+    }
+
+    /// `t` found along the rays this reading read, as the rows' own `t`: `shift(k)` (the
+    /// shift of the ray of `t[k]`, [`Mesh::carry_ray`]) added back, in `f64` where the
+    /// reading is wide; `t` itself where the rays were read as they are.
+    pub fn carried_back(&self, t: Vec<f32>, shift: impl Fn(usize) -> f64 + Sync) -> Reals {
+        if !self.carries() {
+            return Reals::F32(t);
+        }
+        let world = t
+            .par_iter()
+            .enumerate()
+            .map(|(k, &t)| f64::from(t) + shift(k))
+            .collect();
+        Reals::new(world, self.wide)
+    }
+
+    /// The ray of a row `(ox, oy, oz, dx, dy, dz)` given in `f32`, and the shift to add to a
+    /// `t` along it to get the row's own `t` (zero unless it was carried): read as it is, or
+    /// widened exactly and carried.
+    fn ray_f32(&self, row: [f32; 6]) -> (Ray, f64) {
+        match self.carried_into {
+            None => (ray_of(row, self.closed), 0.0),
+            Some(mesh) => self.carried(mesh, row.map(f64::from)),
+        }
+    }
+
+    /// [`RayReading::ray_f32`] of a row given in `f64`: rounded to `f32` as it is, or carried.
+    fn ray_f64(&self, row: [f64; 6]) -> (Ray, f64) {
+        match self.carried_into {
+            None => (ray_of(row.map(|x| x as f32), self.closed), 0.0),
+            Some(mesh) => self.carried(mesh, row),
+        }
+    }
+
+    /// The world ray of a row in `f64` carried into `mesh`'s frame, with its shift.
+    fn carried(&self, mesh: &Mesh, [ox, oy, oz, dx, dy, dz]: [f64; 6]) -> (Ray, f64) {
+        let (t_min, t_max) = self.closed_f64;
+        let world = DRay::new(DVec3::new(ox, oy, oz), DVec3::new(dx, dy, dz));
+        mesh.carry_ray(&world.with_range(t_min, t_max))
+    }
+}
+
+/// Rays as a [`RayReading`] read them: the rays, and the shift of each where they were
+/// carried (empty where they were not).
+pub struct ReadRays {
+    pub rays: Vec<Ray>,
+    pub shifts: Vec<f64>,
+}
+
+/// The rays of rows `(ox, oy, oz, dx, dy, dz)`, as `reading` reads them, with their shifts.
+///
+/// # Errors
+/// `ValueError` naming the first ray with a NaN or infinite number.
+pub fn rays(rows: &RowsView<'_>, reading: &RayReading<'_>) -> PyResult<ReadRays> {
+    let read = |index| rows.slice().ray(index, reading);
+    let (rays, shifts): (Vec<Ray>, Vec<f64>) = if reading.carries() {
+        (0..rows.len()).into_par_iter().map(read).unzip()
+    } else {
+        let rays = (0..rows.len()).into_par_iter().map(|i| read(i).0);
+        (rays.collect(), Vec::new())
+    };
+    match rays.par_iter().position_first(|ray| !is_finite(ray)) {
+        Some(index) => Err(rows.not_finite(index)),
+        None => Ok(ReadRays { rays, shifts }),
+    }
+}
+
+/// Rows `(ox, oy, oz, dx, dy, dz)` read as rays where numpy holds them: the GPU queries
+/// write them straight into the GPU's upload buffer, with no `Vec<Ray>` made first.
+pub struct RowRays<'a> {
+    slice: FloatSlice<'a>,
+    reading: RayReading<'a>,
+}
+
+impl meshcast::gpu::RaySource for RowRays<'_> {
+    fn len(&self) -> usize {
+        match self.slice {
+            FloatSlice::F32(s) => s.len() / 6,
+            FloatSlice::F64(s) => s.len() / 6,
+        }
+    }
+
+    fn ray(&self, index: usize) -> Ray {
+        self.slice.ray(index, &self.reading).0
+    }
+}
+
+/// The rays of rows `(ox, oy, oz, dx, dy, dz)` as [`rays`] reads them, without a copy.
+///
+/// # Errors
+/// `ValueError` naming the first ray with a NaN or infinite coordinate.
+pub fn row_rays<'a>(rows: &RowsView<'a>, reading: &RayReading<'a>) -> PyResult<RowRays<'a>> {
+    let (slice, reading) = (rows.slice(), *reading);
+    match (0..rows.len())
+        .into_par_iter()
+        .position_first(|index| !is_finite(&slice.ray(index, &reading).0))
+    {
+        Some(index) => Err(rows.not_finite(index)),
+        None => Ok(RowRays { slice, reading }),
+    }
+}
+
+/// The ray of a row `(ox, oy, oz, dx, dy, dz)`, accepting `t` in the closed `range`.
+fn ray_of([ox, oy, oz, dx, dy, dz]: [f32; 6], (t_min, t_max): (f32, f32)) -> Ray {
+    Ray::new(Vec3::new(ox, oy, oz), Vec3::new(dx, dy, dz)).with_range(t_min, t_max)
+}
+
+/// Whether a ray's origin and direction are finite.
+pub fn is_finite(ray: &Ray) -> bool {
+    ray.origin.is_finite() && ray.dir.is_finite()
+}
+
+impl RowsView<'_> {
+    /// The shift of the ray `reading` reads from row `index` ([`Mesh::carry_ray`]), for
+    /// rays that were read without keeping it (on the GPU).
+    pub fn shift(&self, index: usize, reading: &RayReading<'_>) -> f64 {
+        self.slice().ray(index, reading).1
+    }
+
+    /// The `ValueError` of the ray at `index`, which is not finite.
+    pub fn not_finite(&self, index: usize) -> PyErr {
+        let [ox, oy, oz, dx, dy, dz] = self.slice().row(index);
+        PyValueError::new_err(format!(
+            "{} is not finite: origin {} direction {}",
+            self.position(index),
+            Vec3::new(ox, oy, oz),
+            Vec3::new(dx, dy, dz)
+        ))
+    }
+}
+
+impl FloatSlice<'_> {
+    /// Fills `rays` from rows `(ox, oy, oz, dx, dy, dz)`, one ray per row, as `reading`
+    /// reads them, and `shifts` with the shift of each where they are carried (left empty
+    /// where not). The rows are walked in sixes (tried: by index through
+    /// [`FloatSlice::ray`], an 800 x 600 camera image of the bunny cast 28% slower on one
+    /// thread). The shifts are kept: carrying is about 15% of that image's time in `float64`
+    /// (perf), which carrying each ray again to carry its `t` back would double.
+    pub fn fill_rays(self, rays: &mut [Ray], shifts: &mut Vec<f64>, reading: &RayReading<'_>) {
+        let mut put = |ray: &mut Ray, (read, shift): (Ray, f64)| {
+            *ray = read;
+            if reading.carries() {
+                shifts.push(shift);
+            }
+        };
+        match self {
+            Self::F32(s) => {
+                for (ray, row) in rays.iter_mut().zip(s.chunks_exact(6)) {
+                    put(ray, reading.ray_f32(std::array::from_fn(|i| row[i])));
+                }
+            }
+            Self::F64(s) => {
+                for (ray, row) in rays.iter_mut().zip(s.chunks_exact(6)) {
+                    put(ray, reading.ray_f64(std::array::from_fn(|i| row[i])));
+                }
+            }
+        }
+    }
+
+    /// The ray of row `index` as `reading` reads it, and the shift to add to a `t` along it
+    /// to get the row's own `t` ([`RayReading::ray_f32`], [`RayReading::ray_f64`]).
+    fn ray(self, index: usize, reading: &RayReading<'_>) -> (Ray, f64) {
+        match self {
+            Self::F32(_) => reading.ray_f32(self.row(index)),
+            Self::F64(_) => reading.ray_f64(self.row_f64(index)),
+        }
+    }
+}
