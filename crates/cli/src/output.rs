@@ -120,8 +120,9 @@ pub fn containment(out: &mut String, inside: bool) {
     out.push_str(if inside { "inside\n" } else { "outside\n" });
 }
 
-/// Appends the signed distance line: the distance, or `none` (a mesh with no surface).
-pub fn distance(out: &mut String, distance: Option<f32>) {
+/// Appends the signed distance line: the distance (`f32`, or `f64` for a mesh far from the
+/// origin), or `none` (a mesh with no surface).
+pub fn distance(out: &mut String, distance: Option<impl std::fmt::Display>) {
     match distance {
         Some(distance) => {
             let _ = writeln!(out, "{distance}");
@@ -195,7 +196,7 @@ mod tests {
         for d in [0.1 + 0.2, -1.0 / 3.0, 1e-30, -0.0, 2.0] {
             distance(&mut out, Some(d));
         }
-        distance(&mut out, None);
+        distance(&mut out, None::<f32>);
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[..2], ["inside", "outside"]);
         assert_eq!(lines[5..], ["-0", "2", "none"]);

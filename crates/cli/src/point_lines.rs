@@ -1,7 +1,7 @@
 //! Point lines: `x y z`, three finite numbers.
 
-use anyhow::Result;
-use glam::Vec3;
+use anyhow::{bail, Result};
+use glam::{DVec3, Vec3};
 
 use crate::input;
 
@@ -14,6 +14,23 @@ use crate::input;
 pub fn parse_point(line: &str) -> Result<Option<Vec3>> {
     let numbers = input::numbers::<3, f32>(line, "x y z", input::finite_number)?;
     Ok(numbers.map(Vec3::from_array))
+}
+
+/// [`parse_point`] in `f64`, every digit kept: the points of a mesh far from the origin,
+/// which carries them into its frame before rounding ([`meshcast::Mesh::carry_point`]).
+///
+/// # Errors
+/// As [`parse_point`].
+pub fn parse_world_point(line: &str) -> Result<Option<DVec3>> {
+    let finite = |word: &str| {
+        let value = input::number_f64(word)?;
+        if !value.is_finite() {
+            bail!("`{word}` is not a finite number");
+        }
+        Ok(value)
+    };
+    let numbers = input::numbers::<3, f64>(line, "x y z", finite)?;
+    Ok(numbers.map(DVec3::from_array))
 }
 
 #[cfg(test)]
@@ -30,6 +47,14 @@ mod tests {
         );
         assert_eq!(parse_point("   \n").unwrap(), None);
         assert_eq!(parse_point("# 1 2 3").unwrap(), None);
+    }
+
+    #[test]
+    fn world_points_keep_every_digit() {
+        let point = parse_world_point("500123.37 5000456.71 100.25").unwrap();
+        assert_eq!(point, Some(DVec3::new(500_123.37, 5_000_456.71, 100.25)));
+        assert!(parse_world_point("1 2 nan").is_err());
+        assert!(parse_world_point("1 2").is_err());
     }
 
     #[test]

@@ -5,10 +5,11 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use meshcast::{Mesh, PointQueries};
 use meshcast_cli::input::LineReader;
-use meshcast_cli::point_lines::parse_point;
+use meshcast_cli::point_lines::{parse_point, parse_world_point};
+use rayon::prelude::*;
 
 use crate::{loading, output};
 
@@ -28,7 +29,9 @@ pub struct ContainsArgs {
 /// point (`none` for a mesh whose triangles all have zero area).
 ///
 /// Points are read one per line (`x y z`), in order; blank lines and lines starting with `#`
-/// are skipped. Distances print so that they read back to the same `f32`.
+/// are skipped. Distances print so that they read back to the same `f32`; for a mesh far
+/// from the origin (an OBJ or PLY file whose coordinates keep an origin of their own) the
+/// points are read in `f64`, every digit kept, and distances print in `f64`.
 #[derive(clap::Args, Debug)]
 pub struct DistanceArgs {
     #[command(flatten)]
@@ -48,30 +51,51 @@ struct PointsInput {
 }
 
 impl PointsInput {
-    /// Reads the points in chunks and writes `answer`'s lines for each chunk, in order.
+    /// Reads the points in chunks and writes the lines for each chunk, in order: `near`'s,
+    /// or for a mesh far from the origin (one with an origin of its own, [`Mesh::origin`])
+    /// `far`'s, whose points are read in `f64`, every digit kept.
     fn answer_each(
         &self,
         out: &mut impl Write,
-        answer: impl Fn(&Mesh, &[Vec3]) -> Vec<String>,
+        near: impl Fn(&Mesh, &[Vec3]) -> Vec<String>,
+        far: impl Fn(&Mesh, &[DVec3]) -> Vec<String>,
     ) -> Result<()> {
-        let reader = LineReader::open(&self.points, "points", parse_point)?;
         let mesh = loading::load(&self.mesh)?.mesh;
-        reader.answer_each(out, |points| answer(&mesh, points))
+        if mesh.origin() != DVec3::ZERO {
+            let reader = LineReader::open(&self.points, "points", parse_world_point)?;
+            return reader.answer_each(out, |points| far(&mesh, points));
+        }
+        let reader = LineReader::open(&self.points, "points", parse_point)?;
+        reader.answer_each(out, |points| near(&mesh, points))
     }
 }
 
 pub fn run_contains(args: &ContainsArgs, out: &mut impl Write) -> Result<()> {
-    args.input.answer_each(out, |mesh, points| {
-        output::lines(&mesh.contains_batch(points), |text, &inside| {
-            output::containment(text, inside)
-        })
-    })
+    let inside = |text: &mut String, &inside: &bool| output::containment(text, inside);
+    args.input.answer_each(
+        out,
+        |mesh, points| output::lines(&mesh.contains_batch(points), inside),
+        |mesh, points| {
+            let answers: Vec<bool> = points.par_iter().map(|&p| mesh.contains_f64(p)).collect();
+            output::lines(&answers, inside)
+        },
+    )
 }
 
 pub fn run_distance(args: &DistanceArgs, out: &mut impl Write) -> Result<()> {
-    args.input.answer_each(out, |mesh, points| {
-        output::lines(&mesh.signed_distance_batch(points), |text, distance| {
-            output::distance(text, *distance)
-        })
-    })
+    args.input.answer_each(
+        out,
+        |mesh, points| {
+            output::lines(&mesh.signed_distance_batch(points), |text, distance| {
+                output::distance(text, *distance)
+            })
+        },
+        |mesh, points| {
+            let answers: Vec<Option<f64>> = points
+                .par_iter()
+                .map(|&p| mesh.signed_distance_f64(p))
+                .collect();
+            output::lines(&answers, |text, distance| output::distance(text, *distance))
+        },
+    )
 }

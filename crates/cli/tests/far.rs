@@ -88,3 +88,52 @@ fn cast_answers_a_far_mesh_at_full_precision() {
         assert_eq!(line == "hit", mesh.occluded_f64(ray), "{line}");
     }
 }
+
+#[test]
+fn contains_and_distance_answer_a_far_mesh_at_full_precision() {
+    let sphere = icosphere(2);
+    let dir = scratch("far-points");
+    let obj = dir.join("far-sphere.obj");
+    let mut text = String::new();
+    for p in sphere.positions() {
+        let p = p.as_dvec3() + OFFSET;
+        text += &format!("v {:?} {:?} {:?}\n", p.x, p.y, p.z);
+    }
+    for [a, b, c] in sphere.indices() {
+        text += &format!("f {} {} {}\n", a + 1, b + 1, c + 1);
+    }
+    std::fs::write(&obj, text).unwrap();
+    let mesh = Mesh::from_path(&obj).unwrap();
+    assert_ne!(mesh.origin(), DVec3::ZERO);
+    let mut rng = rng(5757);
+    let cube = Aabb::new(Vec3::splat(-1.5), Vec3::splat(1.5));
+    let points: Vec<DVec3> = (0..200)
+        .map(|_| OFFSET + random_point_in(&mut rng, cube).as_dvec3())
+        .collect();
+    let lines: String = points
+        .iter()
+        .map(|p| format!("{:?} {:?} {:?}\n", p.x, p.y, p.z))
+        .collect();
+    let file = dir.join("points.txt");
+    std::fs::write(&file, lines).unwrap();
+
+    let contains = run(&["contains", arg(&obj), "--points", arg(&file)]);
+    assert!(contains.success, "{}", contains.stderr);
+    let distance = run(&["distance", arg(&obj), "--points", arg(&file)]);
+    assert!(distance.success, "{}", distance.stderr);
+    let mut inside = 0;
+    for ((point, line), distance_line) in points
+        .iter()
+        .zip(contains.stdout.lines())
+        .zip(distance.stdout.lines())
+    {
+        let expected = mesh.contains_f64(*point);
+        inside += usize::from(expected);
+        assert_eq!(line, if expected { "inside" } else { "outside" });
+        let printed: f64 = distance_line.parse().unwrap();
+        let expected = mesh.signed_distance_f64(*point).unwrap();
+        assert_eq!(printed.to_bits(), expected.to_bits(), "{point}");
+    }
+    assert_eq!(contains.stdout.lines().count(), points.len());
+    assert!(inside > 20, "only {inside} points inside");
+}
