@@ -167,6 +167,33 @@ pub fn check_world_rays(mesh: &Mesh, rays: &[DRay]) {
     );
 }
 
+/// Asks `mesh` (a mesh with an origin of its own) about each point in `f64` world
+/// coordinates: the answers are those of the point carried into its frame
+/// ([`Mesh::carry_point`]), which [`check_points`] holds to brute force, with the closest
+/// point's distance measured again in `f64`.
+///
+/// # Panics
+/// When an answer differs from the carried point's.
+pub fn check_world_points(mesh: &Mesh, points: &[DVec3]) {
+    let carried: Vec<Vec3> = points.iter().map(|&p| mesh.carry_point(p)).collect();
+    check_points(mesh, &carried);
+    for (&point, &local) in points.iter().zip(&carried) {
+        let closest = mesh.closest_point_f64(point, &Default::default());
+        let expected = mesh.closest_point(local, &Default::default());
+        assert_eq!(
+            closest.map(|c| c.triangle),
+            expected.map(|c| c.triangle),
+            "{point}"
+        );
+        if let Some(closest) = closest {
+            assert_eq!(closest.distance, closest.point.distance(point), "{point}");
+        }
+        assert_eq!(mesh.contains_f64(point), mesh.contains(local), "{point}");
+        let signed = mesh.signed_distance_f64(point);
+        assert_eq!(signed.is_some(), expected.is_some(), "{point}");
+    }
+}
+
 /// [`cube`] made from `f64` positions at a UTM position (500 km east, 5000 km north): what
 /// the command's ray lines are asked about in `f64` world coordinates.
 pub fn far_cube() -> &'static Mesh {
