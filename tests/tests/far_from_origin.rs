@@ -65,15 +65,7 @@ fn parallel_rays(height: f32) -> Vec<Ray> {
 #[test]
 fn far_meshes_answer_as_the_same_mesh_at_the_origin() {
     let sphere = icosphere(3);
-    let at_origin = Mesh::from_triangles(
-        &sphere
-            .positions()
-            .iter()
-            .map(|p| p.to_array())
-            .collect::<Vec<_>>(),
-        sphere.indices(),
-    )
-    .expect("a mesh");
+    let at_origin = Mesh::from_tri_mesh(sphere.clone(), &Default::default());
     // From 5 m away, as the table, and from 10 000 km away (the origin moved along
     // the ray before rounding): the same `t` less the 10 000 km.
     for (height, start) in [(5.0f32, 5.0f64), (5.0, 1e7)] {
@@ -133,15 +125,7 @@ fn far_meshes_answer_as_the_same_mesh_at_the_origin() {
 #[test]
 fn far_meshes_keep_inside_outside_and_signed_distance() {
     let sphere = icosphere(3);
-    let at_origin = Mesh::from_triangles(
-        &sphere
-            .positions()
-            .iter()
-            .map(|p| p.to_array())
-            .collect::<Vec<_>>(),
-        sphere.indices(),
-    )
-    .expect("a mesh");
+    let at_origin = Mesh::from_tri_mesh(sphere.clone(), &Default::default());
     assert!(at_origin.is_closed());
     let mut rng = rng(5757);
     let points: Vec<Vec3> = (0..500)

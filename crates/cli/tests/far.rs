@@ -4,6 +4,8 @@
 
 mod support;
 
+use std::path::{Path, PathBuf};
+
 use glam::{DVec3, Vec3};
 use meshcast::{Aabb, DRay, Mesh, MeshFiles};
 use meshcast_testkit::{icosphere, random_direction, random_point_in, rng};
@@ -12,10 +14,10 @@ use support::{arg, run, scratch};
 /// The UTM position of the sphere.
 const OFFSET: DVec3 = DVec3::new(500_123.37, 5_000_456.71, 100.0);
 
-#[test]
-fn cast_answers_a_far_mesh_at_full_precision() {
+/// A sphere of radius 1 at [`OFFSET`], written in `dir` as an OBJ file with every digit of
+/// its `f64` coordinates, and the mesh the library reads from it (which has an origin).
+fn far_sphere(dir: &Path) -> (PathBuf, Mesh) {
     let sphere = icosphere(2);
-    let dir = scratch("far");
     let obj = dir.join("far-sphere.obj");
     let mut text = String::new();
     for p in sphere.positions() {
@@ -28,6 +30,13 @@ fn cast_answers_a_far_mesh_at_full_precision() {
     std::fs::write(&obj, text).unwrap();
     let mesh = Mesh::from_path(&obj).unwrap();
     assert_ne!(mesh.origin(), DVec3::ZERO);
+    (obj, mesh)
+}
+
+#[test]
+fn cast_answers_a_far_mesh_at_full_precision() {
+    let dir = scratch("far");
+    let (obj, mesh) = far_sphere(&dir);
 
     let mut rng = rng(57);
     let rays: Vec<DRay> = (0..300)
@@ -91,20 +100,8 @@ fn cast_answers_a_far_mesh_at_full_precision() {
 
 #[test]
 fn contains_and_distance_answer_a_far_mesh_at_full_precision() {
-    let sphere = icosphere(2);
     let dir = scratch("far-points");
-    let obj = dir.join("far-sphere.obj");
-    let mut text = String::new();
-    for p in sphere.positions() {
-        let p = p.as_dvec3() + OFFSET;
-        text += &format!("v {:?} {:?} {:?}\n", p.x, p.y, p.z);
-    }
-    for [a, b, c] in sphere.indices() {
-        text += &format!("f {} {} {}\n", a + 1, b + 1, c + 1);
-    }
-    std::fs::write(&obj, text).unwrap();
-    let mesh = Mesh::from_path(&obj).unwrap();
-    assert_ne!(mesh.origin(), DVec3::ZERO);
+    let (obj, mesh) = far_sphere(&dir);
     let mut rng = rng(5757);
     let cube = Aabb::new(Vec3::splat(-1.5), Vec3::splat(1.5));
     let points: Vec<DVec3> = (0..200)
