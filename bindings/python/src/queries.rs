@@ -185,7 +185,7 @@ impl CastLayout {
 
     /// The answers to the rays `reading` read, `shift(i)` that of ray `i`: `t` as the rows'
     /// own ([`RayReading::carried_back`]).
-    fn answers(self, reading: &RayReading<'_>, shift: impl Fn(usize) -> f64 + Sync) -> Cast {
+    fn answers(self, reading: &RayReading, shift: impl Fn(usize) -> f64 + Sync) -> Cast {
         Cast {
             t_hit: reading.carried_back(self.t_hit, shift),
             geometry_ids: self.geometry_ids,
@@ -263,7 +263,7 @@ pub fn cast<T: Target>(
     normals: Option<&[Vec3]>,
     rows: &RowsView<'_>,
     chunk: usize,
-    reading: &RayReading<'_>,
+    reading: &RayReading,
     options: &QueryOptions,
 ) -> PyResult<Cast> {
     let n = rows.len();
@@ -330,7 +330,7 @@ fn cast_whole<T: Target>(
     target: &T,
     normals: Option<&[Vec3]>,
     rows: &RowsView<'_>,
-    reading: &RayReading<'_>,
+    reading: &RayReading,
     options: &QueryOptions,
 ) -> PyResult<Cast> {
     let read = ray_reading::rays(rows, reading)?;
@@ -345,7 +345,7 @@ pub fn cast_answers<T: Target + Sync>(
     target: &T,
     normals: Option<&[Vec3]>,
     hits: &[Option<<T as RayQueries>::Hit>],
-    reading: &RayReading<'_>,
+    reading: &RayReading,
     shift: impl Fn(usize) -> f64 + Sync,
 ) -> Cast
 where
@@ -436,7 +436,7 @@ impl Intersections {
 pub fn list<T: Target>(
     target: &T,
     rows: &RowsView<'_>,
-    reading: &RayReading<'_>,
+    reading: &RayReading,
     max_hits: usize,
 ) -> PyResult<Intersections> {
     let read = ray_reading::rays(rows, reading)?;
@@ -451,7 +451,7 @@ pub fn list<T: Target>(
 pub fn list_answers<T: Target>(
     target: &T,
     lists: HitLists<<T as RayQueries>::Hit>,
-    reading: &RayReading<'_>,
+    reading: &RayReading,
     shift: impl Fn(usize) -> f64 + Sync,
 ) -> Intersections {
     let (ray_splits, hits) = lists.into_parts();

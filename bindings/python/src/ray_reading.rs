@@ -5,7 +5,7 @@
 
 use meshcast::glam::{DVec3, Vec3};
 use meshcast::primitives::{f32_at_least, f32_at_most};
-use meshcast::{DRay, Mesh, Ray};
+use meshcast::{DFrame, DRay, Mesh, Ray};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -59,23 +59,24 @@ impl Interval {
 /// as rays in `f64` world coordinates carried into a mesh's frame ([`Mesh::carry_ray`]), so
 /// that nothing far from the origin is rounded before it is near the mesh.
 #[derive(Clone, Copy)]
-pub struct RayReading<'a> {
+pub struct RayReading {
     /// The interval's closed `f32` range, for rays read as they are.
     closed: (f32, f32),
     /// The interval's closed `f64` range, for rays carried into a mesh's frame (which
     /// [`Mesh::carry_ray`] rounds inwards).
     closed_f64: (f64, f64),
-    /// The mesh the rays are carried into, if they are ([`RowsView::carried_into`]).
-    carried_into: Option<&'a Mesh>,
+    /// The frame of the mesh the rays are carried into, if they are
+    /// ([`RowsView::carried_into`]): made once, not once per ray.
+    carried_into: Option<DFrame>,
     /// Whether `t` is answered in `f64`: `float64` rows carried into a mesh's frame.
     wide: bool,
 }
 
-impl<'a> RayReading<'a> {
+impl RayReading {
     /// How a query of `frame` (a mesh's; `None` for a scene's) reads `rows`, each ray
     /// accepting the `t` of `interval`.
-    pub fn new(rows: &RowsView<'_>, interval: Interval, frame: Option<&'a Mesh>) -> Self {
-        let carried_into = rows.carried_into(frame);
+    pub fn new(rows: &RowsView<'_>, interval: Interval, frame: Option<&Mesh>) -> Self {
+        let carried_into = rows.carried_into(frame).map(Mesh::world_frame);
         Self {
             closed: interval.closed_f32(),
             closed_f64: interval.closed_f64(),
@@ -111,7 +112,7 @@ impl<'a> RayReading<'a> {
     fn ray_f32(&self, row: [f32; 6]) -> (Ray, f64) {
         match self.carried_into {
             None => (ray_of(row, self.closed), 0.0),
-            Some(mesh) => self.carried(mesh, row.map(f64::from)),
+            Some(frame) => self.carried(&frame, row.map(f64::from)),
         }
     }
 
@@ -119,15 +120,15 @@ impl<'a> RayReading<'a> {
     fn ray_f64(&self, row: [f64; 6]) -> (Ray, f64) {
         match self.carried_into {
             None => (ray_of(row.map(|x| x as f32), self.closed), 0.0),
-            Some(mesh) => self.carried(mesh, row),
+            Some(frame) => self.carried(&frame, row),
         }
     }
 
-    /// The world ray of a row in `f64` carried into `mesh`'s frame, with its shift.
-    fn carried(&self, mesh: &Mesh, [ox, oy, oz, dx, dy, dz]: [f64; 6]) -> (Ray, f64) {
+    /// The world ray of a row in `f64` carried into a mesh's `frame`, with its shift.
+    fn carried(&self, frame: &DFrame, [ox, oy, oz, dx, dy, dz]: [f64; 6]) -> (Ray, f64) {
         let (t_min, t_max) = self.closed_f64;
         let world = DRay::new(DVec3::new(ox, oy, oz), DVec3::new(dx, dy, dz));
-        mesh.carry_ray(&world.with_range(t_min, t_max))
+        frame.carry(&world.with_range(t_min, t_max))
     }
 }
 
@@ -142,7 +143,7 @@ pub struct ReadRays {
 ///
 /// # Errors
 /// `ValueError` naming the first ray with a NaN or infinite number.
-pub fn rays(rows: &RowsView<'_>, reading: &RayReading<'_>) -> PyResult<ReadRays> {
+pub fn rays(rows: &RowsView<'_>, reading: &RayReading) -> PyResult<ReadRays> {
     let read = |index| rows.slice().ray(index, reading);
     let (rays, shifts): (Vec<Ray>, Vec<f64>) = if reading.carries() {
         (0..rows.len()).into_par_iter().map(read).unzip()
@@ -160,7 +161,7 @@ pub fn rays(rows: &RowsView<'_>, reading: &RayReading<'_>) -> PyResult<ReadRays>
 /// write them straight into the GPU's upload buffer, with no `Vec<Ray>` made first.
 pub struct RowRays<'a> {
     slice: FloatSlice<'a>,
-    reading: RayReading<'a>,
+    reading: RayReading,
 }
 
 impl meshcast::gpu::RaySource for RowRays<'_> {
@@ -180,7 +181,7 @@ impl meshcast::gpu::RaySource for RowRays<'_> {
 ///
 /// # Errors
 /// `ValueError` naming the first ray with a NaN or infinite coordinate.
-pub fn row_rays<'a>(rows: &RowsView<'a>, reading: &RayReading<'a>) -> PyResult<RowRays<'a>> {
+pub fn row_rays<'a>(rows: &RowsView<'a>, reading: &RayReading) -> PyResult<RowRays<'a>> {
     let (slice, reading) = (rows.slice(), *reading);
     match (0..rows.len())
         .into_par_iter()
@@ -204,7 +205,7 @@ pub fn is_finite(ray: &Ray) -> bool {
 impl RowsView<'_> {
     /// The shift of the ray `reading` reads from row `index` ([`Mesh::carry_ray`]), for
     /// rays that were read without keeping it (on the GPU).
-    pub fn shift(&self, index: usize, reading: &RayReading<'_>) -> f64 {
+    pub fn shift(&self, index: usize, reading: &RayReading) -> f64 {
         self.slice().ray(index, reading).1
     }
 
@@ -227,7 +228,7 @@ impl FloatSlice<'_> {
     /// [`FloatSlice::ray`], an 800 x 600 camera image of the bunny cast 28% slower on one
     /// thread). The shifts are kept: carrying is about 15% of that image's time in `float64`
     /// (perf), which carrying each ray again to carry its `t` back would double.
-    pub fn fill_rays(self, rays: &mut [Ray], shifts: &mut Vec<f64>, reading: &RayReading<'_>) {
+    pub fn fill_rays(self, rays: &mut [Ray], shifts: &mut Vec<f64>, reading: &RayReading) {
         let mut put = |ray: &mut Ray, (read, shift): (Ray, f64)| {
             *ray = read;
             if reading.carries() {
@@ -250,7 +251,7 @@ impl FloatSlice<'_> {
 
     /// The ray of row `index` as `reading` reads it, and the shift to add to a `t` along it
     /// to get the row's own `t` ([`RayReading::ray_f32`], [`RayReading::ray_f64`]).
-    fn ray(self, index: usize, reading: &RayReading<'_>) -> (Ray, f64) {
+    fn ray(self, index: usize, reading: &RayReading) -> (Ray, f64) {
         match self {
             Self::F32(_) => reading.ray_f32(self.row(index)),
             Self::F64(_) => reading.ray_f64(self.row_f64(index)),

@@ -201,8 +201,8 @@ pub use meshcast_primitives::{
     triangles_intersect_beyond_shared, TriangleDistance,
 };
 pub use meshcast_primitives::{
-    Aabb, Camera, CameraFrame, ClipPlanes, DHit, DRay, DepthConvention, Frustum, Hit, Ray, RayHit,
-    Sphere, Triangle, Viewport, Volume, FAR_SIZES,
+    Aabb, Camera, CameraFrame, ClipPlanes, DFrame, DHit, DRay, DepthConvention, Frustum, Hit, Ray,
+    RayHit, Sphere, Triangle, Viewport, Volume, FAR_SIZES,
 };
 
 /// The traits whose methods meshcast's types answer, to bring into scope at once:

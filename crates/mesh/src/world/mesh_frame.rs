@@ -8,7 +8,7 @@
 //! mesh's own scale is left, wherever the mesh lies.
 
 use glam::DVec3;
-use meshcast_primitives::{carry_point, DHit, DRay, Ray};
+use meshcast_primitives::{carry_point, DFrame, DHit, DRay, Ray};
 use rayon::prelude::*;
 
 use crate::mesh::Mesh;
@@ -42,7 +42,14 @@ impl Mesh {
     /// themselves.
     #[inline]
     pub fn carry_ray(&self, ray: &DRay) -> (Ray, f64) {
-        ray.carry(self.origin(), &self.bounds())
+        self.world_frame().carry(ray)
+    }
+
+    /// The mesh's frame ([`DFrame`]: its origin and its box), to carry many rays into it with
+    /// [`DFrame::carry`] as [`Mesh::carry_ray`] carries one.
+    #[inline]
+    pub fn world_frame(&self) -> DFrame {
+        DFrame::new(self.origin(), &self.bounds())
     }
 
     /// The closest hit of a ray in `f64` world coordinates ([`RayQueries::cast`] of the ray
@@ -103,9 +110,10 @@ impl Mesh {
 
     /// Each ray carried into the mesh's frame, and its shift, in parallel.
     fn carry_all(&self, rays: &[DRay]) -> (Vec<Ray>, Vec<f64>) {
+        let frame = self.world_frame();
         rays.par_iter()
             .with_min_len(BATCH_GRAIN)
-            .map(|ray| self.carry_ray(ray))
+            .map(|ray| frame.carry(ray))
             .unzip()
     }
 

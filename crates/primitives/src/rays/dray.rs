@@ -93,26 +93,7 @@ impl DRay {
     /// so queries miss it.
     #[inline]
     pub fn carry(&self, origin: DVec3, bounds: &Aabb) -> (Ray, f64) {
-        let local = self.origin - origin;
-        let (min, max) = (bounds.min.as_dvec3(), bounds.max.as_dvec3());
-        let centre = (min + max) * 0.5;
-        // Squared, so that no square root waits; never for an empty box, whose centre is NaN.
-        let reach_squared = FAR_SIZES * FAR_SIZES * (max - min).length_squared();
-        let shift = if (local - centre).length_squared() > reach_squared {
-            let nearest = (centre - local).dot(self.dir) / self.dir.length_squared();
-            // NaN (a zero or degenerate direction) is left at the range's start by `max`.
-            nearest.max(self.t_min).min(self.t_max)
-        } else {
-            0.0
-        };
-        let shift = if shift.is_finite() { shift } else { 0.0 };
-        let ray = Ray {
-            origin: (local + self.dir * shift).as_vec3(),
-            dir: self.dir.as_vec3(),
-            t_min: f32_at_least(self.t_min - shift),
-            t_max: f32_at_most(self.t_max - shift),
-        };
-        (ray, shift)
+        DFrame::new(origin, bounds).carry(self)
     }
 
     /// Whether any query can hit: finite origin and direction, a non-zero direction, and a
@@ -125,6 +106,63 @@ impl DRay {
             && self.t_min <= self.t_max
             && self.t_min < f64::INFINITY
             && self.t_max > f64::NEG_INFINITY
+    }
+}
+
+/// A frame of `f32` coordinates in the `f64` world: its origin, and the centre and reach of
+/// the box of its geometry, which decide the rays [`DFrame::carry`] moves along themselves.
+/// Made once for many rays ([`DRay::carry`] makes one per ray).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DFrame {
+    origin: DVec3,
+    /// The centre of the geometry's box, in frame coordinates (NaN for an empty box).
+    centre: DVec3,
+    /// The squared distance from the centre beyond which a ray moves along itself:
+    /// [`FAR_SIZES`] times the box's diagonal, squared.
+    reach_squared: f64,
+}
+
+impl DFrame {
+    /// The frame whose origin lies at `origin` in the world, around the geometry of box
+    /// `bounds` (in frame coordinates).
+    #[inline]
+    pub fn new(origin: DVec3, bounds: &Aabb) -> Self {
+        let (min, max) = (bounds.min.as_dvec3(), bounds.max.as_dvec3());
+        Self {
+            origin,
+            centre: (min + max) * 0.5,
+            // Squared, so that no square root waits.
+            reach_squared: FAR_SIZES * FAR_SIZES * (max - min).length_squared(),
+        }
+    }
+
+    /// Where the frame's origin lies in the world.
+    #[inline]
+    pub fn origin(&self) -> DVec3 {
+        self.origin
+    }
+
+    /// `ray` carried into this frame, with the shift to add to the carried ray's `t`: see
+    /// [`DRay::carry`].
+    #[inline]
+    pub fn carry(&self, ray: &DRay) -> (Ray, f64) {
+        let local = ray.origin - self.origin;
+        // Never for an empty box, whose centre is NaN.
+        let shift = if (local - self.centre).length_squared() > self.reach_squared {
+            let nearest = (self.centre - local).dot(ray.dir) / ray.dir.length_squared();
+            // NaN (a zero or degenerate direction) is left at the range's start by `max`.
+            nearest.max(ray.t_min).min(ray.t_max)
+        } else {
+            0.0
+        };
+        let shift = if shift.is_finite() { shift } else { 0.0 };
+        let carried = Ray {
+            origin: (local + ray.dir * shift).as_vec3(),
+            dir: ray.dir.as_vec3(),
+            t_min: f32_at_least(ray.t_min - shift),
+            t_max: f32_at_most(ray.t_max - shift),
+        };
+        (carried, shift)
     }
 }
 

@@ -14,6 +14,6 @@ pub use aabb::{
     bounded_slack, overflow_safe_reciprocal, slab, slab_reciprocal, slab_slack, Aabb, SLAB_SLACK,
     SLACK_FLOOR,
 };
-pub use dray::{carry_point, f32_at_least, f32_at_most, DRay, FAR_SIZES};
+pub use dray::{carry_point, f32_at_least, f32_at_most, DFrame, DRay, FAR_SIZES};
 pub use ray::{Ray, T_MIN_POSITIVE};
 pub use ray_packet::{lanes_like, RayClasses, RayPacket};
