@@ -21,6 +21,7 @@ use crate::source::excerpt;
 use crate::source::Source;
 use crate::{Error, IndexKind, Location, Place, Result};
 use meshcast_mesh::{frame_origin, TriMesh, VertexAttribute, Warning};
+use meshcast_primitives::carry_point;
 
 /// Which per-corner attributes a face gives for *all* of its corners.
 #[derive(Clone, Copy, Debug, Default)]
@@ -357,7 +358,7 @@ fn merge(
         positions.extend(
             mesh.positions
                 .chunks_exact(3)
-                .map(|p| (DVec3::new(p[0], p[1], p[2]) - origin).as_vec3()),
+                .map(|p| carry_point(DVec3::new(p[0], p[1], p[2]), origin)),
         );
         normals.extend(
             mesh.normals

@@ -18,6 +18,7 @@ use crate::polygon::triangulate;
 use crate::source::Source;
 use crate::{Error, Format, IndexKind, Place, Result};
 use meshcast_mesh::{frame_origin, TriMesh, VertexAttribute, Warning};
+use meshcast_primitives::carry_point;
 
 /// The element holding the vertices.
 const VERTEX: &str = "vertex";
@@ -347,7 +348,7 @@ impl Data {
         let positions: Vec<Vec3> = self
             .positions
             .iter()
-            .map(|&p| (p - origin).as_vec3())
+            .map(|&p| carry_point(p, origin))
             .collect();
         let mut indices: Vec<[u32; 3]> = Vec::with_capacity(self.arities.len());
         let mut concave: Option<(usize, usize)> = None;

@@ -10,7 +10,7 @@ mod walks;
 
 use glam::{DVec3, Vec3};
 use meshcast_bvh::{BuildOptions, Bvh, Kernel, Parallel, WideBvh, WideNode, PADDING_SLOT};
-use meshcast_primitives::{Aabb, Hit, Triangle, BLOCK_WIDTH};
+use meshcast_primitives::{carry_point, Aabb, Hit, Triangle, BLOCK_WIDTH};
 use rayon::prelude::*;
 
 use crate::triangles::LeafBlocks;
@@ -317,7 +317,7 @@ impl Mesh {
     pub fn set_positions_f64(&mut self, positions: &[[f64; 3]]) -> Result<()> {
         let local: Vec<[f32; 3]> = positions
             .iter()
-            .map(|&p| (DVec3::from(p) - self.origin()).as_vec3().to_array())
+            .map(|&p| carry_point(DVec3::from(p), self.origin()).to_array())
             .collect();
         self.set_positions(&local)
     }

@@ -2,7 +2,7 @@
 //! names, validated on construction. No BVH here (see [`crate::Mesh`]).
 
 use glam::{DVec3, Vec2, Vec3};
-use meshcast_primitives::{Aabb, Triangle, FAR_SIZES};
+use meshcast_primitives::{carry_point, Aabb, Triangle, FAR_SIZES};
 
 use rayon::prelude::*;
 
@@ -243,7 +243,7 @@ impl TriMesh {
         let origin = frame_origin(positions.iter().map(|&p| DVec3::from(p)));
         let local = positions
             .iter()
-            .map(|&p| (DVec3::from(p) - origin).as_vec3())
+            .map(|&p| carry_point(DVec3::from(p), origin))
             .collect();
         Ok(Self::new(local, indices.to_vec())?.with_frame_origin(origin))
     }
