@@ -22,6 +22,7 @@ const MESH: Rooms = Rooms {
     crate_dir: "crates/mesh",
     rooms: &[
         "error",
+        "batches",
         "queries",
         "volume",
         "triangles",

@@ -54,6 +54,7 @@
 // The rooms, each a concept with a module doc saying what it owns and what it may use.
 // Imports run one way, down the order in `tests/rooms.rs`: `views` may use any room
 // below it, `error` none.
+mod batches;
 mod contact;
 mod error;
 mod fields;
@@ -66,6 +67,7 @@ mod views;
 mod volume;
 mod world;
 
+pub use batches::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
 pub use contact::{DirectedHausdorff, HausdorffDistance, MeshDistance};
 pub use error::{Error, Result, Warning};
 pub use fields::{Grid, NearSurfaceSamples, SurfaceSamples, FINE_SIGMA_DIVISOR};
@@ -73,8 +75,7 @@ pub use mesh::Mesh;
 pub use meshcast_primitives::Contacts;
 pub use points::{ClosestPoint, Feature, PointQueries, SceneClosestPoint, CONTAINS_RAY_DIRECTION};
 pub use queries::{
-    BatchOrder, Culling, Facing, Filter, HitLists, InstanceId, KeepAll, QueryOptions, RayQueries,
-    ALL_LAYERS, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS,
+    Culling, Facing, Filter, HitLists, InstanceId, KeepAll, QueryOptions, RayQueries, ALL_LAYERS,
 };
 pub use scene::{Containment, Instance, Pick, Scene, SceneHit, SceneTriangle, SharedScene};
 pub use triangles::{frame_origin, LeafTest, SurfacePoint, TriMesh, VertexAttribute};

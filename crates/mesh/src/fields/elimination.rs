@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::neighbours::Neighbours;
 use super::sampling::AreaSums;
-use crate::queries::BATCH_GRAIN;
+use crate::batches::BATCH_GRAIN;
 use crate::{Error, Mesh, Result, SurfaceSamples};
 
 /// How many uniform candidates are drawn for each point asked (Yuksel's M / N).

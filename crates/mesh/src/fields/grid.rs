@@ -6,7 +6,7 @@ use glam::Vec3;
 use meshcast_primitives::Aabb;
 use rayon::prelude::*;
 
-use crate::queries::BATCH_GRAIN;
+use crate::batches::BATCH_GRAIN;
 
 /// The points of a regular grid over a box: `shape[0] × shape[1] × shape[2]` points, the
 /// corners of the box among them.

@@ -8,7 +8,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use super::sampling::uniform;
-use crate::queries::BATCH_GRAIN;
+use crate::batches::BATCH_GRAIN;
 use crate::{Error, Mesh, PointQueries, Result};
 
 /// Points with the signed distance at each: `distances[i]` is

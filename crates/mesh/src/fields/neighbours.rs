@@ -4,7 +4,7 @@
 use glam::{DVec3, Vec3};
 use rayon::prelude::*;
 
-use crate::queries::BATCH_GRAIN;
+use crate::batches::BATCH_GRAIN;
 
 /// For each point, the other points strictly nearer than a radius, in increasing index
 /// order: point `i`'s are `indices[offsets[i]..offsets[i + 1]]`.

@@ -4,7 +4,7 @@
 use glam::Vec3;
 use rayon::prelude::*;
 
-use crate::queries::BATCH_GRAIN;
+use crate::batches::BATCH_GRAIN;
 use crate::Mesh;
 
 /// Points sampled on a surface, with the triangle and the barycentric coordinates each

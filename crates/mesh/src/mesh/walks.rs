@@ -1,15 +1,14 @@
 //! [`Mesh`]'s ray walks: one ray's walk for every query kind, a packet's and packets' walked
 //! together, the counted walks of the benchmarks, and the [`RayQueries`] and
-//! `BatchWalks` implementations over them.
+//! `LevelWalks` implementations over them.
 
 use meshcast_bvh::TraversalCounts;
 use meshcast_primitives::{Hit, Ray, RayPacket, PACKET_WIDTH};
 
+use crate::batches::coherence::{PacketSpan, PACKET_MIN_RAYS};
+use crate::batches::{at_least, for_each_lane, BatchFrame};
 use crate::mesh::Mesh;
-use crate::queries::coherence::{PacketSpan, PACKET_MIN_RAYS};
-use crate::queries::{
-    at_least, for_each_lane, sealed, Any, BatchFrame, BatchWalks, Closest, HitRules, QueryKind,
-};
+use crate::queries::{sealed, Any, Closest, HitRules, LevelWalks, QueryKind};
 use crate::triangles::MeshLeaves;
 use crate::{Filter, QueryOptions, RayQueries};
 
@@ -39,7 +38,7 @@ impl Mesh {
     }
 
     /// Writes to `hits[p][i]` the closest hit of each ray `rays[p][i]` in `lanes[p]` (bits;
-    /// coherent as [`crate::queries::coherence::coherent`] groups them, degenerate rays among
+    /// coherent as [`crate::batches::coherence::coherent`] groups them, degenerate rays among
     /// them), as [`Mesh::walk_with_rules`] answers it: the `H` packets traced together when
     /// each has [`PACKET_MIN_RAYS`] rays, else ray by ray.
     pub(crate) fn closest_packets<const H: usize>(
@@ -120,7 +119,9 @@ impl sealed::Level for Mesh {}
 impl RayQueries for Mesh {
     type Hit = Hit;
     type Candidate = u32;
+}
 
+impl LevelWalks<Hit, u32> for Mesh {
     #[inline]
     fn walk<Q: QueryKind, F: Filter<u32>>(
         &self,
@@ -130,9 +131,7 @@ impl RayQueries for Mesh {
     ) -> Q::Answer<Hit> {
         self.walk_with_rules(ray, kind.rules(options), &options.filter, kind)
     }
-}
 
-impl BatchWalks for Mesh {
     #[inline]
     fn batch_frame(&self) -> BatchFrame {
         BatchFrame::new(self.bounds(), self.acceleration_bytes())

@@ -12,8 +12,8 @@ use glam::Vec3;
 use meshcast_primitives::Ray;
 use rayon::prelude::*;
 
-use crate::queries::{sealed, BATCH_GRAIN};
-use crate::queries::{Count, HitRules};
+use crate::batches::BATCH_GRAIN;
+use crate::queries::{sealed, Count, HitRules};
 use crate::{
     ClosestPoint, Filter, Instance, InstanceId, KeepAll, Mesh, QueryOptions, Scene,
     SceneClosestPoint,

@@ -3,35 +3,26 @@
 //! [`Culling`], `HitRules`), the handle of an instance that filters and answers carry
 //! (`instance_id.rs`), the ray query trait (`ray_queries.rs`: [`RayQueries`]), the kinds of
 //! query its one walk is generic over (`query_kinds.rs`: closest, any and every hit, and
-//! their count), its batch driver (`batches.rs`), the walks they ask of each level besides the trait's own
-//! (`batch_walks.rs`: `BatchWalks`, sealed), hit lists (`hit_lists.rs`: [`HitLists`]), sets of
-//! lanes as bits (`lane_bits.rs`), the order a batch is traced in (`batch_order.rs`:
-//! [`BatchOrder`]), batches that are camera images (`images.rs`), which rays of a chunk are
-//! coherent enough to walk together (`coherence.rs`), and the finding of a batch's packets,
-//! chunk after chunk (`packets.rs`).
+//! their count), what each level implements and every query is derived from
+//! (`level_walks.rs`: `LevelWalks`, sealed: its hit and candidate types, one ray's walk for
+//! every kind, the packet walks of batches), how the queries are derived from those walks
+//! (`batch_queries.rs`: the distance limit's cut, a level asked one kind as the batch
+//! driver's `PacketTrace`), and hit lists (`hit_lists.rs`: [`HitLists`]). How a batch is
+//! scheduled, sorted and cut into packets is the batches room's.
 //!
-//! May use: nothing else of the crate. Used by every room above it.
+//! May use: the batches room. Used by every room above it.
 
-mod batch_order;
-mod batch_walks;
-mod batches;
-pub(crate) mod coherence;
+mod batch_queries;
 mod hit_lists;
-mod images;
 mod instance_id;
-mod lane_bits;
+mod level_walks;
 mod options;
-mod packets;
 mod query_kinds;
 mod ray_queries;
 
-pub(crate) use batch_order::{sorted_order, BatchFrame};
-pub use batch_order::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
-pub(crate) use batch_walks::BatchWalks;
-pub(crate) use batches::BATCH_GRAIN;
 pub use hit_lists::HitLists;
 pub use instance_id::InstanceId;
-pub(crate) use lane_bits::{at_least, for_each_lane};
+pub(crate) use level_walks::LevelWalks;
 pub(crate) use options::HitRules;
 pub use options::{Culling, Facing, Filter, KeepAll, QueryOptions, ALL_LAYERS};
 pub(crate) use query_kinds::{All, Any, Closest, Count, QueryKind, RayLeaves};

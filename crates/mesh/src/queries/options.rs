@@ -4,7 +4,7 @@
 
 use meshcast_primitives::Contacts;
 
-use crate::queries::BatchOrder;
+use crate::batches::BatchOrder;
 use crate::InstanceId;
 
 /// The mask that matches every layer: the default of [`QueryOptions::mask`] and of

@@ -1,14 +1,14 @@
 //! The kinds of single-ray query ([`QueryKind`]: [`Closest`], [`Any`], [`All`], [`Count`]),
 //! each a value that every level's one walk is generic over. A level's walk forwards the kind
-//! down ([`crate::RayQueries::walk`]: scene, instance, mesh, leaf blocks); the kind itself
+//! down (`LevelWalks::walk`: scene, instance, mesh, leaf blocks); the kind itself
 //! says what differs, in one place: the hit rules it asks, the answer of a level the ray
 //! cannot reach, how an instance's answer becomes the scene's, and the two walks that really
 //! differ by kind, over the mesh's wide hierarchy ([`QueryKind::walk_wide`]) and over the
 //! scene's top level ([`QueryKind::walk_top_level`]). Adding a query is adding a kind here.
 //!
-//! The trait is public in this private module, as [`crate::queries::BatchWalks`] is: the
-//! required walk of the public [`crate::RayQueries`] names it, and users can neither name it
-//! nor implement it.
+//! The trait is public in this private module, as `LevelWalks` is: the walk of that sealed
+//! supertrait of the public [`crate::RayQueries`] names it, and users can neither name it nor
+//! implement it.
 
 use core::ops::Range;
 

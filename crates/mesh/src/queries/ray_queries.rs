@@ -1,8 +1,9 @@
 //! `RayQueries`: the ray queries that [`Mesh`], [`Instance`] and [`Scene`] all answer, written
-//! once over one walk per level, generic over the query's kind (`query_kinds.rs`). The batch
-//! drivers its batch queries call are in `batches.rs`, the packet walks they ask of a level
-//! (a sealed supertrait, out of the public trait's face) in `batch_walks.rs`, the flat answer
-//! of a batch of every-hit queries in `hit_lists.rs`.
+//! once over one walk per level, generic over the query's kind (`query_kinds.rs`). The walks
+//! each level implements (a sealed supertrait, out of the public trait's face) are in
+//! `level_walks.rs`; how the queries are derived from them, the batches through the batches
+//! room's driver, in `batch_queries.rs`; the flat answer of a batch of every-hit queries in
+//! `hit_lists.rs`.
 //!
 //! [`Mesh`]: crate::Mesh
 //! [`Instance`]: crate::Instance
@@ -11,10 +12,11 @@
 use core::fmt::Debug;
 
 use meshcast_primitives::{Ray, RayHit};
-use rayon::prelude::*;
 
-use crate::queries::batches::{parallel_batch, serial, serial_batch_in_order, BATCH_GRAIN};
-use crate::queries::{All, Any, BatchWalks, Closest, Count, HitLists, QueryKind};
+use crate::queries::batch_queries::{
+    batch, every_hit, every_hit_batch, serial_batch, walk_limited,
+};
+use crate::queries::{All, Any, Closest, Count, HitLists, LevelWalks};
 use crate::{Filter, QueryOptions};
 
 /// The ray queries every level answers, the same at each: a [`crate::Mesh`] in its own
@@ -77,26 +79,18 @@ use crate::{Filter, QueryOptions};
 /// assert!(!lifted.occluded_with(&down, &near));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub trait RayQueries: Sync + sealed::Level + BatchWalks {
+pub trait RayQueries:
+    Sync + sealed::Level + LevelWalks<<Self as RayQueries>::Hit, <Self as RayQueries>::Candidate>
+{
     /// What a hit names: [`meshcast_primitives::Hit`] on a mesh or an instance (`t`, the
     /// triangle, barycentrics), [`crate::SceneHit`] in a scene (the instance as well).
     type Hit: RayHit + Send + Sync + Debug + PartialEq;
 
     /// What a [`Filter`] is asked about each candidate: the triangle index (`u32`) on a mesh
     /// or an instance, the instance and the triangle (`(InstanceId, u32)`) in a scene.
+    ///
+    /// [`InstanceId`]: crate::InstanceId
     type Candidate;
-
-    /// The answer of the query `kind` (closest hit, any hit, every hit, their count: the
-    /// kinds of `query_kinds.rs`, which users cannot name) for a ray already cut to the
-    /// options' distance limit: the one walk every query is derived from. Every hit (`All`,
-    /// `Count`) is asked of valid rays only, `All` in any order.
-    #[doc(hidden)]
-    fn walk<Q: QueryKind, F: Filter<Self::Candidate>>(
-        &self,
-        ray: &Ray,
-        options: &QueryOptions<F>,
-        kind: Q,
-    ) -> Q::Answer<Self::Hit>;
 
     /// The closest hit within the ray's range (the first in [`RayHit::order`]), or `None`.
     #[inline]
@@ -187,13 +181,7 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
         options: &QueryOptions<F>,
     ) -> Vec<Option<Self::Hit>> {
         let mut hits = vec![None; rays.len()];
-        parallel_batch(
-            rays,
-            self.batch_frame(),
-            options,
-            &mut hits,
-            |rays, hits, width| serial(self, rays, options, hits, width, Closest),
-        );
+        batch(self, rays, options, Closest, &mut hits);
         hits
     }
 
@@ -217,13 +205,7 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
         hits: &mut [Option<Self::Hit>],
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
-        serial_batch_in_order(
-            rays,
-            self.batch_frame(),
-            options,
-            hits,
-            |rays, hits, width| serial(self, rays, options, hits, width, Closest),
-        );
+        serial_batch(self, rays, options, Closest, hits);
     }
 
     /// [`RayQueries::occluded`] for every ray, in parallel, in the order of `rays`, coherent
@@ -239,13 +221,7 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
         options: &QueryOptions<F>,
     ) -> Vec<bool> {
         let mut hits = vec![false; rays.len()];
-        parallel_batch(
-            rays,
-            self.batch_frame(),
-            options,
-            &mut hits,
-            |rays, hits, width| serial(self, rays, options, hits, width, Any),
-        );
+        batch(self, rays, options, Any, &mut hits);
         hits
     }
 
@@ -269,13 +245,7 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
         hits: &mut [bool],
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
-        serial_batch_in_order(
-            rays,
-            self.batch_frame(),
-            options,
-            hits,
-            |rays, hits, width| serial(self, rays, options, hits, width, Any),
-        );
+        serial_batch(self, rays, options, Any, hits);
     }
 
     /// [`RayQueries::cast_all`] for every ray, in parallel: ray `i`'s hits are
@@ -293,20 +263,15 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
         rays: &[Ray],
         options: &QueryOptions<F>,
     ) -> HitLists<Self::Hit> {
-        rays.par_chunks(BATCH_GRAIN)
-            .map(|chunk| {
-                let mut lists = HitLists::new();
-                for ray in chunk {
-                    lists.push(self.cast_all_with(ray, options));
-                }
-                lists
-            })
-            .collect::<Vec<_>>()
-            .into_iter()
-            .fold(HitLists::new(), |mut all, lists| {
-                all.append(lists);
-                all
-            })
+        let mut lists = vec![Vec::new(); rays.len()];
+        every_hit_batch(self.batch_frame(), rays, options, &mut lists, |ray| {
+            self.cast_all_with(ray, options)
+        });
+        let mut all = HitLists::new();
+        for list in lists {
+            all.push(list);
+        }
+        all
     }
 
     /// How many hits [`RayQueries::cast_all`] reports for `ray`, without keeping them: each
@@ -339,45 +304,11 @@ pub trait RayQueries: Sync + sealed::Level + BatchWalks {
         rays: &[Ray],
         options: &QueryOptions<F>,
     ) -> Vec<u32> {
-        rays.par_iter()
-            .with_min_len(BATCH_GRAIN)
-            .map(|ray| u32::try_from(self.count_with(ray, options)).unwrap_or(u32::MAX))
-            .collect()
-    }
-}
-
-/// The answer of `kind` to `ray` cut to the options' distance limit: nothing where the cut
-/// leaves no range. What [`RayQueries::cast_with`] and [`RayQueries::occluded_with`] answer,
-/// and a batch's rays that walk alone.
-#[inline]
-pub(super) fn walk_limited<L: RayQueries + ?Sized, F: Filter<L::Candidate>, Q: QueryKind>(
-    level: &L,
-    ray: &Ray,
-    options: &QueryOptions<F>,
-    kind: Q,
-) -> Q::Answer<L::Hit> {
-    // A ray with no limit to apply is walked where it lies: through `limit_ray`'s copy, a
-    // batch's rays that walk alone ran 20% slower (`batch_orders`, fans, bunny).
-    if options.max_distance == f32::INFINITY {
-        return level.walk(ray, options, kind);
-    }
-    match options.limit_ray(ray) {
-        Some(ray) => level.walk(&ray, options, kind),
-        None => Q::nothing(),
-    }
-}
-
-/// The answer of `kind` ([`All`], [`Count`]) to a ray cut to the options' distance limit: none
-/// for a ray the options leave invalid or for `max_hits` 0.
-fn every_hit<L: RayQueries + ?Sized, F: Filter<L::Candidate>, Q: QueryKind>(
-    level: &L,
-    ray: &Ray,
-    options: &QueryOptions<F>,
-    kind: Q,
-) -> Q::Answer<L::Hit> {
-    match options.limit_ray(ray).filter(Ray::is_valid) {
-        Some(ray) if options.max_hits > 0 => level.walk(&ray, options, kind),
-        _ => Q::nothing(),
+        let mut counts = vec![0; rays.len()];
+        every_hit_batch(self.batch_frame(), rays, options, &mut counts, |ray| {
+            u32::try_from(self.count_with(ray, options)).unwrap_or(u32::MAX)
+        });
+        counts
     }
 }
 

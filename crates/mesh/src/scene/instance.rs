@@ -5,9 +5,8 @@ use std::sync::Arc;
 use glam::{Affine3A, DAffine3, DVec3, Mat3A, Vec3, Vec3A};
 use meshcast_primitives::{Aabb, Hit, Portable, Ray, RayPacket, Triangle, PACKET_WIDTH};
 
-use crate::queries::coherence;
-use crate::queries::{for_each_lane, sealed, BatchWalks};
-use crate::queries::{BatchFrame, HitRules, QueryKind};
+use crate::batches::{coherence, for_each_lane, BatchFrame};
+use crate::queries::{sealed, HitRules, LevelWalks, QueryKind};
 use crate::{
     Error, Facing, Filter, Mesh, QueryOptions, RayQueries, Result, SurfacePoint, ALL_LAYERS,
 };
@@ -327,7 +326,9 @@ impl sealed::Level for Instance {}
 impl RayQueries for Instance {
     type Hit = Hit;
     type Candidate = u32;
+}
 
+impl LevelWalks<Hit, u32> for Instance {
     /// The answer of `kind`: nothing when the instance's layers miss the options' mask;
     /// culling sees fronts as the world does (mirroring included).
     #[inline]
@@ -342,9 +343,7 @@ impl RayQueries for Instance {
         }
         self.walk_with_rules(ray, kind.rules(options), &options.filter, kind)
     }
-}
 
-impl BatchWalks for Instance {
     #[inline]
     fn batch_frame(&self) -> BatchFrame {
         BatchFrame::new(self.bounds(), self.mesh().acceleration_bytes())

@@ -21,8 +21,8 @@ use core::cmp::Ordering;
 use meshcast_bvh::{BuildOptions, Bvh};
 use meshcast_primitives::{Aabb, Hit, Ray, RayHit, RayPacket, PACKET_WIDTH};
 
-use crate::queries::{for_each_lane, sealed, BatchWalks};
-use crate::queries::{BatchFrame, HitRules, QueryKind};
+use crate::batches::{for_each_lane, BatchFrame};
+use crate::queries::{sealed, HitRules, LevelWalks, QueryKind};
 use crate::{Error, Filter, InstanceId, QueryOptions, RayQueries, Result, SurfacePoint};
 
 /// A hit in a scene: which instance, and the hit on its mesh.
@@ -402,7 +402,9 @@ impl sealed::Level for Scene {}
 impl RayQueries for Scene {
     type Hit = SceneHit;
     type Candidate = (InstanceId, u32);
+}
 
+impl LevelWalks<SceneHit, (InstanceId, u32)> for Scene {
     /// The top level walked as `kind` says ([`QueryKind::walk_top_level`]), each instance
     /// it reaches answering `kind` for the range left, in its own space.
     fn walk<Q: QueryKind, F: Filter<(InstanceId, u32)>>(
@@ -424,9 +426,7 @@ impl RayQueries for Scene {
             Q::map(answer, |hit| SceneHit { instance: id, hit })
         })
     }
-}
 
-impl BatchWalks for Scene {
     #[inline]
     fn batch_frame(&self) -> BatchFrame {
         BatchFrame::new(self.bounds(), self.acceleration_bytes())

@@ -13,7 +13,8 @@ use meshcast_primitives::{
 
 use super::leaf_blocks::{LeafBlocks, MeshLeaves};
 use super::leaves::{LeafQuery, Leaves};
-use crate::queries::{for_each_lane, Any, Closest, HitRules};
+use crate::batches::for_each_lane;
+use crate::queries::{Any, Closest, HitRules};
 
 impl MeshLeaves<'_> {
     /// Writes to `hits[p][i]` the closest hit of each ray `rays[p][i]` in `lanes[p]` (bits;

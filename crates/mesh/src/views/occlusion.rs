@@ -5,8 +5,8 @@ use glam::{DVec3, Vec3};
 use meshcast_primitives::{Hit, Ray};
 use rayon::prelude::*;
 
+use crate::batches::BATCH_GRAIN;
 use crate::fields::uniform;
-use crate::queries::BATCH_GRAIN;
 use crate::views::directions::{around, cosine_hemisphere, uniform_cone};
 use crate::views::sight::sight_ray;
 use crate::{Error, Mesh, Result};

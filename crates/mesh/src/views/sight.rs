@@ -16,7 +16,7 @@ use glam::Vec3;
 use meshcast_primitives::{Hit, Ray, T_MIN_POSITIVE};
 use rayon::prelude::*;
 
-use crate::queries::BATCH_GRAIN;
+use crate::batches::BATCH_GRAIN;
 use crate::{LeafTest, Mesh, QueryOptions, RayQueries};
 
 /// The ray from `origin` along `dir` over `(0, t_max]`: `t = 0`, where the triangles with a

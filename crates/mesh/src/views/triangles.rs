@@ -6,7 +6,7 @@ use glam::Vec3;
 use meshcast_primitives::{Ray, Viewport};
 use rayon::prelude::*;
 
-use crate::queries::BATCH_GRAIN;
+use crate::batches::BATCH_GRAIN;
 use crate::{Error, Mesh, RayQueries, Result};
 
 /// Rows of pixels traced as one batch: a multiple of the packets' four-row tiles, few enough

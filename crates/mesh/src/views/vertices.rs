@@ -5,7 +5,7 @@ use glam::Vec3;
 use meshcast_primitives::{Ray, Viewport};
 use rayon::prelude::*;
 
-use crate::queries::BATCH_GRAIN;
+use crate::batches::BATCH_GRAIN;
 use crate::views::sight::sight_ray;
 use crate::views::triangles::check_eyes;
 use crate::{Mesh, Result};

@@ -11,8 +11,8 @@ use glam::DVec3;
 use meshcast_primitives::{carry_point, DFrame, DHit, DRay, Ray};
 use rayon::prelude::*;
 
+use crate::batches::BATCH_GRAIN;
 use crate::mesh::Mesh;
-use crate::queries::BATCH_GRAIN;
 use crate::{ClosestPoint, Feature, Filter, PointQueries, QueryOptions, RayQueries};
 
 /// The surface point nearest to a point given in `f64` world coordinates

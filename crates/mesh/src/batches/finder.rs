@@ -5,11 +5,11 @@
 //! lane. After chunks of random rays it passes over the next ones without a look, so that
 //! incoherent batches pay next to nothing for the search.
 //!
-//! [`coherent`]: crate::queries::coherence::coherent
+//! [`coherent`]: crate::batches::coherence::coherent
 
 use meshcast_primitives::{Portable, Ray, RayPacket, ALL_LANES, PACKET_WIDTH};
 
-use crate::queries::coherence::{coherent, near, near_lanes, PacketLanes, PacketSpan, RayClass};
+use crate::batches::coherence::{coherent, near, near_lanes, PacketLanes, PacketSpan, RayClass};
 
 /// Looks for packets in a batch, chunk after chunk ([`coherent`]), and keeps the rays of the
 /// last chunk that held any lane by lane ([`PacketFinder::rays`]).
@@ -40,7 +40,7 @@ pub(crate) const MAX_SKIPPED_CHUNKS: u32 = 16;
 
 impl PacketFinder {
     /// A finder for a batch through a level with `span`
-    /// ([`crate::queries::BatchWalks::packet_span`]).
+    /// ([`crate::batches::PacketTrace::span`]).
     pub(crate) fn new(span: Option<PacketSpan>) -> Self {
         Self {
             rays: [RayPacket::default(); 2],

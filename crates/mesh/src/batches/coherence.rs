@@ -20,13 +20,13 @@
 //! rays' paths: a batch of them ran at 0.04x-0.24x a loop of single rays (issue 44). Checking
 //! every ray and bounding the packet's width at the mesh ([`PacketSpan`]) keeps such rays apart.
 //!
-//! [`PacketFinder::image`]: crate::queries::packets::PacketFinder::image
+//! [`PacketFinder::image`]: crate::batches::finder::PacketFinder::image
 
 use glam::{Vec3, Vec3A};
 use meshcast_primitives::{Aabb, Lanes, Portable, Ray, RayPacket, ALL_LANES, PACKET_WIDTH};
 use smallvec::SmallVec;
 
-use crate::queries::at_least;
+use crate::batches::at_least;
 
 /// The packets of one chunk of a batch: bits per packet.
 pub(crate) type PacketLanes = SmallVec<[u32; 2]>;
@@ -266,7 +266,7 @@ impl NextLane for u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queries::packets::PacketFinder;
+    use crate::batches::finder::PacketFinder;
     use glam::Vec3;
 
     fn rays(dirs: [Vec3; PACKET_WIDTH]) -> [Ray; PACKET_WIDTH] {

@@ -1,0 +1,26 @@
+//! The batches room: how a batch of rays is traced, whatever is asked of each ray. The order
+//! a batch is traced in (`order.rs`: [`BatchOrder`], sorted by a Morton code of origin and
+//! direction when that pays), batches that are camera images and their tiles (`images.rs`),
+//! which rays of a chunk are coherent enough to walk a hierarchy together (`coherence.rs`),
+//! the finding of a batch's packets chunk after chunk (`finder.rs`), sets of a packet's lanes
+//! as bits (`lane_bits.rs`), and the driver every batch query runs through: tasks on the
+//! rayon pool, the sort and its undoing, the walk of packets and pairs of packets
+//! (`driver.rs`). What a ray or a packet is asked is handed in: a closure per task, or a
+//! [`PacketTrace`] for the queries that walk packets, which the queries room implements for
+//! each level and kind.
+//!
+//! May use: nothing else of the crate. Used by the queries room and every room above it.
+
+pub(crate) mod coherence;
+mod driver;
+mod finder;
+mod images;
+mod lane_bits;
+mod order;
+
+pub(crate) use driver::{
+    parallel_batch, serial_batch_in_order, trace_packets, PacketTrace, BATCH_GRAIN,
+};
+pub(crate) use lane_bits::{at_least, for_each_lane};
+pub(crate) use order::BatchFrame;
+pub use order::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
