@@ -32,11 +32,21 @@ pub enum FloatSlice<'a> {
     F64(&'a [f64]),
 }
 
+/// Where the numbers of [`Rows`] are.
+enum Numbers<'py> {
+    /// An array numpy holds.
+    Numpy(Floats<'py>),
+    /// Rows made here, never seen by Python (a camera's rays).
+    Made(Vec<f32>),
+}
+
 /// An array of shape `(..., width)`: rows of `width` numbers.
 pub struct Rows<'py> {
-    floats: Floats<'py>,
+    numbers: Numbers<'py>,
     /// The shape before the last axis: the answers' shape.
     pub leading: Vec<usize>,
+    /// The numbers in a row.
+    width: usize,
     /// What the caller called the array, for messages.
     pub name: &'static str,
 }
@@ -50,22 +60,41 @@ impl<'py> Rows<'py> {
     /// `TypeError` for something that is not an array of numbers, `ValueError` for a shape
     /// that does not end in `width`.
     pub fn new(array: &Bound<'py, PyAny>, name: &'static str, width: usize) -> PyResult<Self> {
-        let floats = floats(array, name)?;
-        let shape = match &floats {
-            Floats::F32(a) => a.shape().to_vec(),
-            Floats::F64(a) => a.shape().to_vec(),
-        };
-        match shape.split_last() {
-            Some((&last, leading)) if last == width => Ok(Self {
-                floats,
-                leading: leading.to_vec(),
-                name,
-            }),
-            _ => Err(PyValueError::new_err(format!(
-                "{name} must have shape (..., {width}), not {}",
-                python_shape(&shape)
-            ))),
+        let (floats, leading) = numpy_rows(array, name, width)?;
+        Ok(Self {
+            numbers: Numbers::Numpy(floats),
+            leading,
+            width,
+            name,
+        })
+    }
+
+    /// Rows of `width` numbers made here, `values` of the shape `leading + (width,)`: read
+    /// as numpy's `float32` rows are, without a numpy array.
+    pub fn made(values: Vec<f32>, leading: Vec<usize>, width: usize, name: &'static str) -> Self {
+        debug_assert_eq!(values.len(), leading.iter().product::<usize>() * width);
+        Self {
+            numbers: Numbers::Made(values),
+            leading,
+            width,
+            name,
         }
+    }
+
+    /// These rows if `fits` holds for their leading shape.
+    ///
+    /// # Errors
+    /// `ValueError` saying that the rows must have shape `expected`, and the shape they have.
+    pub fn shaped(self, fits: impl Fn(&[usize]) -> bool, expected: &str) -> PyResult<Self> {
+        if fits(&self.leading) {
+            return Ok(self);
+        }
+        let shape: Vec<usize> = self.leading.iter().copied().chain([self.width]).collect();
+        Err(PyValueError::new_err(format!(
+            "{} must have shape {expected}, not {}",
+            self.name,
+            python_shape(&shape)
+        )))
     }
 
     /// Reads `vertices` as an `(N, 3)` array of positions, one per vertex.
@@ -73,23 +102,17 @@ impl<'py> Rows<'py> {
     /// # Errors
     /// As [`Rows::new`], and `ValueError` for more or fewer than one leading axis.
     pub fn vertices(vertices: &Bound<'py, PyAny>) -> PyResult<Self> {
-        let rows = Self::new(vertices, "vertices", 3)?;
-        if rows.leading.len() != 1 {
-            return Err(PyValueError::new_err(format!(
-                "vertices must have shape (N, 3), not {}",
-                rows.array().getattr("shape")?
-            )));
-        }
-        Ok(rows)
+        Self::new(vertices, "vertices", 3)?.shaped(|leading| leading.len() == 1, "(N, 3)")
     }
 
     /// The numbers and their shape, for the threads that run without the GIL (a `Rows`
     /// holds Python references, which may not go there).
     pub fn view(&self) -> RowsView<'_> {
-        let slice = match &self.floats {
+        let slice = match &self.numbers {
             // Both arrays were made C-contiguous in `floats`.
-            Floats::F32(a) => FloatSlice::F32(a.as_slice().expect("C-contiguous")),
-            Floats::F64(a) => FloatSlice::F64(a.as_slice().expect("C-contiguous")),
+            Numbers::Numpy(Floats::F32(a)) => FloatSlice::F32(a.as_slice().expect("C-contiguous")),
+            Numbers::Numpy(Floats::F64(a)) => FloatSlice::F64(a.as_slice().expect("C-contiguous")),
+            Numbers::Made(values) => FloatSlice::F32(values),
         };
         RowsView {
             slice,
@@ -97,13 +120,45 @@ impl<'py> Rows<'py> {
             name: self.name,
         }
     }
+}
 
-    /// The numpy array the rows are read from.
-    pub fn array(&self) -> Bound<'py, PyAny> {
-        match &self.floats {
-            Floats::F32(a) => a.as_any().clone(),
-            Floats::F64(a) => a.as_any().clone(),
-        }
+/// `array` as [`Rows::new`] reads it: the numpy array of `float32` or `float64` the rows are
+/// read from.
+///
+/// # Errors
+/// As [`Rows::new`].
+pub fn rows_array<'py>(
+    array: &Bound<'py, PyAny>,
+    name: &'static str,
+    width: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match numpy_rows(array, name, width)?.0 {
+        Floats::F32(a) => a.as_any().clone(),
+        Floats::F64(a) => a.as_any().clone(),
+    })
+}
+
+/// `array` as C-contiguous `float32` or `float64` ([`floats`]), with the shape before its
+/// last axis, which must be `width`.
+///
+/// # Errors
+/// As [`Rows::new`].
+fn numpy_rows<'py>(
+    array: &Bound<'py, PyAny>,
+    name: &'static str,
+    width: usize,
+) -> PyResult<(Floats<'py>, Vec<usize>)> {
+    let floats = floats(array, name)?;
+    let shape = match &floats {
+        Floats::F32(a) => a.shape().to_vec(),
+        Floats::F64(a) => a.shape().to_vec(),
+    };
+    match shape.split_last() {
+        Some((&last, leading)) if last == width => Ok((floats, leading.to_vec())),
+        _ => Err(PyValueError::new_err(format!(
+            "{name} must have shape (..., {width}), not {}",
+            python_shape(&shape)
+        ))),
     }
 }
 

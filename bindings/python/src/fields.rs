@@ -16,8 +16,8 @@ use crate::threads;
 /// The points of a grid, as the Rust library's `Grid` names them: `shape` points over
 /// `bounds`, the box's corners the first and last.
 pub struct GridSpec {
-    pub bounds: Aabb,
-    pub shape: [usize; 3],
+    bounds: Aabb,
+    shape: [usize; 3],
 }
 
 impl GridSpec {
@@ -26,22 +26,17 @@ impl GridSpec {
     /// `origin` and rounded to float32), and `shape`, three counts `(nx, ny, nz)`.
     ///
     /// # Errors
-    /// `ValueError` for another shape of `bounds`, a coordinate that is not finite, a count
-    /// that is negative or not three of them, or a grid too large to store `item_size`
-    /// bytes per point.
+    /// `ValueError` for another shape of `bounds`, a coordinate that is not finite, or a
+    /// count that is negative or not three of them.
     pub fn new(
         bounds: &Bound<'_, PyAny>,
         shape: &Bound<'_, PyAny>,
-        item_size: usize,
         origin: DVec3,
     ) -> PyResult<Self> {
-        let rows = Rows::new(bounds, "bounds", 3)?;
-        if rows.leading != [2] {
-            return Err(PyValueError::new_err(format!(
-                "bounds must have shape (2, 3), [[min x, y, z], [max x, y, z]], not {}",
-                rows.array().getattr("shape")?
-            )));
-        }
+        let rows = Rows::new(bounds, "bounds", 3)?.shaped(
+            |leading| leading == [2],
+            "(2, 3), [[min x, y, z], [max x, y, z]]",
+        )?;
         let corners = arrays::points_in(&rows.view(), origin)?;
         let counts: Vec<i64> = shape.extract().map_err(|_| {
             PyValueError::new_err(format!(
@@ -57,31 +52,36 @@ impl GridSpec {
                 )))
             }
         };
-        let fits = shape
-            .iter()
-            .try_fold(item_size, |bytes, &n| bytes.checked_mul(n))
-            .is_some_and(|bytes| bytes <= isize::MAX as usize);
-        if !fits {
-            return Err(PyValueError::new_err(format!(
-                "a grid of shape {shape:?} is too large to store"
-            )));
-        }
         Ok(Self {
             bounds: Aabb::new(corners[0], corners[1]),
             shape,
         })
     }
 
-    /// The grid's values, one per point in the grid's order, computed by `values` on the
-    /// pool of `threads` threads with the GIL released, as an `(nx, ny, nz)` array: the
-    /// body of every grid query, after its arguments are checked.
+    /// The grid's values, one per point in the grid's order, computed by `values` of the
+    /// grid's bounds and shape on the pool of `threads` threads with the GIL released, as
+    /// an `(nx, ny, nz)` array: the body of every grid query (`Mesh.compute_*_grid`).
+    ///
+    /// # Errors
+    /// `ValueError` for a grid too large to store.
     pub fn compute<'py, T: numpy::Element + Send>(
         &self,
         py: Python<'py>,
         threads: Option<i64>,
-        values: impl FnOnce(&Self) -> Vec<T> + Send,
+        values: impl FnOnce(Aabb, [usize; 3]) -> Vec<T> + Send,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let values = threads::run(py, threads, || Ok(values(self)))?;
+        let fits = self
+            .shape
+            .iter()
+            .try_fold(size_of::<T>(), |bytes, &n| bytes.checked_mul(n))
+            .is_some_and(|bytes| bytes <= isize::MAX as usize);
+        if !fits {
+            return Err(PyValueError::new_err(format!(
+                "a grid of shape {:?} is too large to store",
+                self.shape
+            )));
+        }
+        let values = threads::run(py, threads, || Ok(values(self.bounds, self.shape)))?;
         to_numpy(py, values, &self.shape, &[])
     }
 }
@@ -176,48 +176,6 @@ fn samples(n: i128, item_size: usize) -> PyResult<usize> {
                 .is_some_and(|b| b <= isize::MAX as usize)
         })
         .ok_or_else(|| PyValueError::new_err(format!("n = {n} samples are too many to store")))
-}
-
-/// `Mesh.compute_signed_distance_grid`.
-pub fn signed_distance_grid<'py>(
-    py: Python<'py>,
-    mesh: &meshcast::Mesh,
-    bounds: &Bound<'py, PyAny>,
-    shape: &Bound<'py, PyAny>,
-    max_distance: Option<f64>,
-    threads: Option<i64>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let grid = GridSpec::new(bounds, shape, 4, mesh.origin())?;
-    let band = band(max_distance)?;
-    grid.compute(py, threads, |grid| {
-        mesh.signed_distance_grid(grid.bounds, grid.shape, band)
-    })
-}
-
-/// `Mesh.compute_occupancy_grid`.
-pub fn occupancy_grid<'py>(
-    py: Python<'py>,
-    mesh: &meshcast::Mesh,
-    bounds: &Bound<'py, PyAny>,
-    shape: &Bound<'py, PyAny>,
-    threads: Option<i64>,
-) -> PyResult<Bound<'py, PyAny>> {
-    GridSpec::new(bounds, shape, 1, mesh.origin())?.compute(py, threads, |grid| {
-        mesh.occupancy_grid(grid.bounds, grid.shape)
-    })
-}
-
-/// `Mesh.compute_winding_number_grid`.
-pub fn winding_number_grid<'py>(
-    py: Python<'py>,
-    mesh: &meshcast::Mesh,
-    bounds: &Bound<'py, PyAny>,
-    shape: &Bound<'py, PyAny>,
-    threads: Option<i64>,
-) -> PyResult<Bound<'py, PyAny>> {
-    GridSpec::new(bounds, shape, 4, mesh.origin())?.compute(py, threads, |grid| {
-        mesh.winding_number_grid(grid.bounds, grid.shape)
-    })
 }
 
 /// `Mesh.sample_surface`.

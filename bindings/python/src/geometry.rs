@@ -139,7 +139,7 @@ impl Geometry {
     /// `near < t <= far` (`t` the distance from the eye). The same dict as `cast_rays`, each
     /// array of leading shape `(height, width)`. `camera` is a `Camera`, or its keywords as
     /// `visible_triangles_in_view` takes them; `contacts` as for `cast_rays`.
-    #[pyo3(signature = (camera=None, *, threads=None, contacts=true, **camera_keywords), text_signature = "(camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, near=0.01, far=..., contacts=True, threads=None)")]
+    #[pyo3(signature = (camera=None, *, threads=None, contacts=true, **camera_keywords))]
     fn cast_camera<'py>(
         &self,
         py: Python<'py>,
@@ -153,9 +153,8 @@ impl Geometry {
         let viewport = camera.viewport()?;
         let leading = [camera.height as usize, camera.width as usize];
         let rows = threads::run(py, threads, || camera.pixel_rows(&viewport))?;
-        let rays = to_numpy(py, rows, &leading, &[6])?;
         let query = RayArguments {
-            rows: Rows::new(&rays, "rays", 6)?,
+            rows: Rows::made(rows, leading.to_vec(), 6, "rays"),
             interval: Interval::new(camera.near.into(), camera.far.into())?,
             threads,
             contacts,

@@ -3,7 +3,7 @@
 //! `fields` and `views` on the engine's mesh.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock, PoisonError};
+use std::sync::Arc;
 
 use meshcast::glam::DVec3;
 use meshcast::{MeshFiles, TriMeshFiles};
@@ -14,10 +14,11 @@ use crate::arrays::{self, to_numpy, Rows};
 use crate::building::{build, Frame};
 use crate::camera::{Camera, Clip};
 use crate::error::to_py;
+use crate::fields::{self, GridSpec};
 use crate::gpu::{self, GpuMesh};
 use crate::objects::Mesh;
-use crate::state::MeshState;
-use crate::{contact, fields, threads, views};
+use crate::state;
+use crate::{contact, threads, views};
 
 #[pymethods]
 impl Mesh {
@@ -83,23 +84,7 @@ impl Mesh {
         let state = Self::state(slf);
         threads::run(slf.py(), None, || {
             let positions = view.map_carried(origin, |position| position.to_array());
-            let mut now = state.write().unwrap_or_else(PoisonError::into_inner);
-            match Arc::get_mut(&mut now) {
-                // No query holds this state: refit in place, the mesh too unless a scene
-                // shares it.
-                Some(state) => {
-                    let mesh = Arc::make_mut(&mut state.mesh);
-                    mesh.set_positions(&positions).map_err(to_py)?;
-                    state.normals = OnceLock::new();
-                }
-                // Queries hold it: they keep it, and a refit copy takes its place.
-                None => {
-                    let mut mesh = meshcast::Mesh::clone(&now.mesh);
-                    mesh.set_positions(&positions).map_err(to_py)?;
-                    *now = Arc::new(MeshState::new(Arc::new(mesh)));
-                }
-            }
-            Ok(())
+            state::set_positions(state, &positions).map_err(to_py)
         })
     }
 
@@ -214,7 +199,11 @@ impl Mesh {
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let mesh = Self::shared(slf);
-        fields::signed_distance_grid(slf.py(), &mesh, bounds, shape, max_distance, threads)
+        let grid = GridSpec::new(bounds, shape, mesh.origin())?;
+        let band = fields::band(max_distance)?;
+        grid.compute(slf.py(), threads, |bounds, shape| {
+            mesh.signed_distance_grid(bounds, shape, band)
+        })
     }
 
     /// Whether each point of the grid (see `compute_signed_distance_grid`) is inside:
@@ -226,7 +215,10 @@ impl Mesh {
         shape: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        fields::occupancy_grid(slf.py(), &Self::shared(slf), bounds, shape, threads)
+        let mesh = Self::shared(slf);
+        GridSpec::new(bounds, shape, mesh.origin())?.compute(slf.py(), threads, |bounds, shape| {
+            mesh.occupancy_grid(bounds, shape)
+        })
     }
 
     /// The generalised winding number at each point of the grid (see
@@ -239,7 +231,10 @@ impl Mesh {
         shape: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        fields::winding_number_grid(slf.py(), &Self::shared(slf), bounds, shape, threads)
+        let mesh = Self::shared(slf);
+        GridSpec::new(bounds, shape, mesh.origin())?.compute(slf.py(), threads, |bounds, shape| {
+            mesh.winding_number_grid(bounds, shape)
+        })
     }
 
     /// `n` points on the surface, uniform by area, the same for a `seed` whatever the
@@ -321,7 +316,7 @@ impl Mesh {
 
     /// Whether the image of a pinhole camera (as `Scene.pick` takes it, with clip planes at
     /// `near` and `far`) shows each vertex unoccluded: (N,) bool.
-    #[pyo3(signature = (camera=None, *, threads=None, **camera_keywords), text_signature = "(camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, near=0.01, far=..., threads=None)")]
+    #[pyo3(signature = (camera=None, *, threads=None, **camera_keywords))]
     fn visible_vertices_in_view<'py>(
         slf: &Bound<'py, Self>,
         camera: Option<&Bound<'py, Camera>>,
@@ -334,12 +329,13 @@ impl Mesh {
             camera_keywords,
             Clip::Planes,
         )?;
-        views::visible_vertices_in_view(slf.py(), &Self::shared(slf), &camera, threads)
+        let seen = meshcast::Mesh::visible_vertices_in_view;
+        views::in_view(slf.py(), &Self::shared(slf), &camera, threads, seen)
     }
 
     /// Whether each triangle is the closest hit at the centre of some pixel of the camera's
     /// image (see `visible_vertices_in_view`): (M,) bool.
-    #[pyo3(signature = (camera=None, *, threads=None, **camera_keywords), text_signature = "(camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, near=0.01, far=..., threads=None)")]
+    #[pyo3(signature = (camera=None, *, threads=None, **camera_keywords))]
     fn visible_triangles_in_view<'py>(
         slf: &Bound<'py, Self>,
         camera: Option<&Bound<'py, Camera>>,
@@ -352,14 +348,15 @@ impl Mesh {
             camera_keywords,
             Clip::Planes,
         )?;
-        views::visible_triangles_in_view(slf.py(), &Self::shared(slf), &camera, threads)
+        let seen = meshcast::Mesh::visible_triangles_in_view;
+        views::in_view(slf.py(), &Self::shared(slf), &camera, threads, seen)
     }
 
     /// The triangles seen at the pixels of the camera's image (see
     /// `visible_vertices_in_view`) whose centres lie inside `polygon`, (n, 2) pixel
     /// coordinates from the top-left: (k,) uint32, sorted. `MeshcastError` for a polygon of
     /// fewer than three points, no area or a NaN coordinate.
-    #[pyo3(signature = (polygon, camera=None, *, threads=None, **camera_keywords), text_signature = "(polygon, camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, near=0.01, far=..., threads=None)")]
+    #[pyo3(signature = (polygon, camera=None, *, threads=None, **camera_keywords))]
     fn lasso_triangles<'py>(
         slf: &Bound<'py, Self>,
         polygon: &Bound<'py, PyAny>,

@@ -6,7 +6,6 @@
 
 use meshcast::glam::Vec3;
 use meshcast::{HitLists, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -228,7 +227,8 @@ impl Cast {
 /// Rays (or points) answered per task when the answers are laid out.
 pub const GRAIN: usize = 1024;
 
-/// Rays made, cast and laid out together, so that none of them leaves the cache between.
+/// Rays made, cast and laid out together, so that none of them leaves the cache between
+/// (see [`cast`]).
 const CHUNK: usize = 256;
 
 /// Image rows cast together when the rays come shaped as an image: a band of four rows is
@@ -241,8 +241,9 @@ const IMAGE_ROW_MAX: usize = 1 << 14;
 
 /// The rays [`cast`] makes, casts and lays out together, for rays of the shape `leading`
 /// (the array's shape less its last axis): for an image, `(..., H, W)`, bands of
-/// [`IMAGE_BAND_ROWS`] rows, so that [`RayQueries::cast_batch_serial`] finds the rows and
-/// traces a camera image (Open3D's `create_rays_pinhole`) in 4 x 4 tiles; else [`CHUNK`].
+/// [`IMAGE_BAND_ROWS`] rows, so that [`RayQueries::cast_batch_serial_with`] finds the rows
+/// and traces a camera image (Open3D's `create_rays_pinhole`, `cast_camera`) in 4 x 4
+/// tiles; else [`CHUNK`].
 pub fn cast_chunk(leading: &[usize]) -> usize {
     match leading {
         [.., height, width] if *height > 1 && (2..=IMAGE_ROW_MAX).contains(width) => {
@@ -252,9 +253,17 @@ pub fn cast_chunk(leading: &[usize]) -> usize {
     }
 }
 
-/// [`RayQueries::cast_batch_with`] with `options`, laid out: `t_hit` infinite, ids
-/// [`INVALID_ID`] and the rest zero on a miss. The rays are made from `rows` `chunk` at a
-/// time ([`cast_chunk`]) as they are cast, as `reading` reads them.
+/// [`RayQueries::cast_batch_with`] with `options` of the rays `reading` reads from `rows`,
+/// laid out: `t_hit` infinite, ids [`INVALID_ID`] and the rest zero on a miss.
+///
+/// The rays are read, cast and laid out `chunk` at a time ([`cast_chunk`]), each chunk one
+/// serial batch on this pool's threads, so that its rays and hits stay in the cache: on
+/// a `float32` camera image of 1M rays of the ogre (`create_rays_pinhole`), one batch of
+/// them all, its rays and hits two more passes over memory, took 55 to 58 ms against 31 to
+/// 36 ms, on one thread or two; 1M random rays took as long either way. A batch the engine may sort (large, through a hierarchy
+/// that outgrows the caches: [`meshcast::BatchOrder::may_sort`]) is cast whole, as the
+/// engine's sort needs every ray. That choice, and the chunks, are what the engine's own
+/// batch calls would take over to serve every caller.
 ///
 /// # Errors
 /// `ValueError` naming the first ray with a NaN or infinite number.
@@ -268,47 +277,26 @@ pub fn cast<T: Target>(
 ) -> PyResult<Cast> {
     let n = rows.len();
     if chunk == CHUNK && options.order.may_sort(n, target.acceleration_bytes()) {
-        return cast_whole(target, normals, rows, reading, options);
+        let read = ray_reading::rays(rows, reading)?;
+        let hits = target.cast_batch_with(&read.rays, options);
+        let shift = |ray: usize| read.shifts[ray];
+        return Ok(cast_answers(target, normals, &hits, reading, shift));
     }
     let mut out = CastLayout::zeroed(n);
-    let first_bad = AtomicUsize::new(usize::MAX);
-    // Each chunk's shifts, in order (none where the rays are not carried).
-    let shifts: Vec<Vec<f64>> = (
-        rows.chunks(chunk),
+    let outputs = (
         out.t_hit.par_chunks_mut(chunk),
         out.geometry_ids.par_chunks_mut(chunk),
         out.primitive_ids.par_chunks_mut(chunk),
         out.primitive_uvs.par_chunks_mut(2 * chunk),
         out.primitive_normals.par_chunks_mut(3 * chunk),
     )
-        .into_par_iter()
-        .enumerate()
-        .map(|(k, (rows, t, geometry, primitive, uv, normal))| {
-            let mut rays = vec![Ray::new(Vec3::ZERO, Vec3::ZERO); t.len()];
-            let mut shifts = Vec::new();
-            rows.fill_rays(&mut rays, &mut shifts, reading);
-            if let Some(bad) = rays.iter().position(|ray| !ray_reading::is_finite(ray)) {
-                first_bad.fetch_min(k * chunk + bad, Ordering::Relaxed);
-                return shifts;
-            }
-            // Normals in a second loop: their loads (cache misses on a large mesh) are
-            // independent of one another there, so they overlap, where after each ray's walk
-            // they would not.
-            // One serial batch per chunk: coherent neighbours (a camera image) are traced
-            // as packets, the threads being this pool's.
-            let mut hits = vec![None; rays.len()];
-            target.cast_batch_serial_with(&rays, options, &mut hits);
-            lay_out_hits(target, normals, &hits, (t, geometry, primitive, uv, normal));
-            shifts
-        })
-        .collect();
-    match first_bad.into_inner() {
-        usize::MAX => {
-            let shifts = shifts.concat();
-            Ok(out.answers(reading, |ray| shifts[ray]))
-        }
-        bad => Err(rows.not_finite(bad)),
-    }
+        .into_par_iter();
+    let shifts = ray_reading::read_chunks(rows, reading, chunk, outputs, |rays, slices| {
+        let mut hits = vec![None; rays.len()];
+        target.cast_batch_serial_with(rays, options, &mut hits);
+        lay_out_hits(target, normals, &hits, slices);
+    })?;
+    Ok(out.answers(reading, |ray| shifts[ray]))
 }
 
 /// Where [`lay_out_hits`] writes: `t`, geometry and primitive ids, uvs (two per hit) and
@@ -321,26 +309,8 @@ type CastSlices<'a> = (
     &'a mut [f32],
 );
 
-/// [`cast`] of rays that are not an image, through a hierarchy large enough that the engine
-/// may sort them ([`meshcast::BatchOrder`]): every ray made first, then one
-/// [`RayQueries::cast_batch_with`] over them all, then the answers laid out. Smaller batches
-/// and hierarchies are cast chunk by chunk, which keeps each chunk's rays and answers in the
-/// cache.
-fn cast_whole<T: Target>(
-    target: &T,
-    normals: Option<&[Vec3]>,
-    rows: &RowsView<'_>,
-    reading: &RayReading,
-    options: &QueryOptions,
-) -> PyResult<Cast> {
-    let read = ray_reading::rays(rows, reading)?;
-    let hits = target.cast_batch_with(&read.rays, options);
-    let shift = |ray: usize| read.shifts[ray];
-    Ok(cast_answers(target, normals, &hits, reading, shift))
-}
-
-/// Lays out closest hits found elsewhere (on the GPU, or in one batch) as [`cast`] does,
-/// the hits of the rays `reading` read, `shift(i)` that of ray `i`.
+/// Lays out the closest hits of the rays `reading` read, found by [`cast`] or on the GPU,
+/// `shift(i)` that of ray `i`.
 pub fn cast_answers<T: Target + Sync>(
     target: &T,
     normals: Option<&[Vec3]>,
@@ -351,15 +321,14 @@ pub fn cast_answers<T: Target + Sync>(
 where
     <T as RayQueries>::Hit: Sync,
 {
-    let n = hits.len();
-    let mut out = CastLayout::zeroed(n);
+    let mut out = CastLayout::zeroed(hits.len());
     (
-        hits.par_chunks(CHUNK),
-        out.t_hit.par_chunks_mut(CHUNK),
-        out.geometry_ids.par_chunks_mut(CHUNK),
-        out.primitive_ids.par_chunks_mut(CHUNK),
-        out.primitive_uvs.par_chunks_mut(2 * CHUNK),
-        out.primitive_normals.par_chunks_mut(3 * CHUNK),
+        hits.par_chunks(GRAIN),
+        out.t_hit.par_chunks_mut(GRAIN),
+        out.geometry_ids.par_chunks_mut(GRAIN),
+        out.primitive_ids.par_chunks_mut(GRAIN),
+        out.primitive_uvs.par_chunks_mut(2 * GRAIN),
+        out.primitive_normals.par_chunks_mut(3 * GRAIN),
     )
         .into_par_iter()
         .for_each(|(hits, t, geometry, primitive, uv, normal)| {
@@ -389,6 +358,8 @@ fn lay_out_hits<T: Target>(
             }
         }
     }
+    // Normals in a second loop: their loads (cache misses on a large mesh) are independent
+    // of one another there, so they overlap, where after each ray's walk they would not.
     for (i, hit) in hits.iter().enumerate() {
         if let Some(hit) = hit {
             let record = target.hit_record(hit, normals);

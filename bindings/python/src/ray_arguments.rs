@@ -7,7 +7,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::arrays::Rows;
+use crate::arrays::{rows_array, Rows};
 use crate::keywords::Keywords;
 use crate::ray_reading::Interval;
 
@@ -99,9 +99,8 @@ pub fn ray_rows<'py>(
         (Some(rays), None, None) => Rows::new(rays, "rays", 6),
         (None, Some(origins), Some(directions)) => {
             let numpy = py.import("numpy")?;
-            let origins = Rows::new(origins, "origins", 3)?;
-            let directions = Rows::new(directions, "directions", 3)?;
-            let (o, d) = (origins.array(), directions.array());
+            let o = rows_array(origins, "origins", 3)?;
+            let d = rows_array(directions, "directions", 3)?;
             let both =
                 numpy
                     .call_method1("broadcast_arrays", (&o, &d))

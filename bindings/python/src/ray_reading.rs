@@ -9,6 +9,7 @@ use meshcast::{DFrame, DRay, Mesh, Ray};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::arrays::{FloatSlice, Reals, RowsView};
 
@@ -139,22 +140,63 @@ pub struct ReadRays {
     pub shifts: Vec<f64>,
 }
 
-/// The rays of rows `(ox, oy, oz, dx, dy, dz)`, as `reading` reads them, with their shifts.
+/// Rows read and answered per task where a query does not say ([`read_chunks`]).
+pub const READ_GRAIN: usize = 1024;
+
+/// The one reader of ray rows: the rows `(ox, oy, oz, dx, dy, dz)` of `rows`, `chunk` at a
+/// time in parallel, read as `reading` reads them, each chunk's rays handed to `each` with
+/// the item of `outputs` (one per chunk, in order) while they are in the cache. Answers the
+/// shifts of every ray, in order, where `reading` carries them (else none).
+///
+/// # Errors
+/// `ValueError` naming the first ray with a NaN or infinite number; `each` is then not
+/// called for its chunk (nor, maybe, for others).
+pub fn read_chunks<O: Send>(
+    rows: &RowsView<'_>,
+    reading: &RayReading,
+    chunk: usize,
+    outputs: impl IndexedParallelIterator<Item = O>,
+    each: impl Fn(&[Ray], O) + Sync,
+) -> PyResult<Vec<f64>> {
+    let first_bad = AtomicUsize::new(usize::MAX);
+    let shifts: Vec<Vec<f64>> = rows
+        .chunks(chunk)
+        .zip(outputs)
+        .enumerate()
+        .map(|(k, (numbers, output))| {
+            let mut rays = Vec::with_capacity(chunk);
+            let mut shifts = Vec::new();
+            numbers.read_rays(&mut rays, &mut shifts, reading);
+            match rays
+                .iter()
+                .position(|ray| !(ray.origin.is_finite() && ray.dir.is_finite()))
+            {
+                Some(bad) => {
+                    first_bad.fetch_min(k * chunk + bad, Ordering::Relaxed);
+                }
+                None => each(&rays, output),
+            }
+            shifts
+        })
+        .collect();
+    match first_bad.into_inner() {
+        usize::MAX => Ok(shifts.concat()),
+        bad => Err(rows.not_finite(bad)),
+    }
+}
+
+/// The rays of rows `(ox, oy, oz, dx, dy, dz)`, as `reading` reads them, with their shifts
+/// ([`read_chunks`]).
 ///
 /// # Errors
 /// `ValueError` naming the first ray with a NaN or infinite number.
 pub fn rays(rows: &RowsView<'_>, reading: &RayReading) -> PyResult<ReadRays> {
-    let read = |index| rows.slice().ray(index, reading);
-    let (rays, shifts): (Vec<Ray>, Vec<f64>) = if reading.carries() {
-        (0..rows.len()).into_par_iter().map(read).unzip()
-    } else {
-        let rays = (0..rows.len()).into_par_iter().map(|i| read(i).0);
-        (rays.collect(), Vec::new())
-    };
-    match rays.par_iter().position_first(|ray| !is_finite(ray)) {
-        Some(index) => Err(rows.not_finite(index)),
-        None => Ok(ReadRays { rays, shifts }),
-    }
+    let mut rays = vec![Ray::new(Vec3::ZERO, Vec3::X); rows.len()];
+    let outputs = rays.par_chunks_mut(READ_GRAIN);
+    let shifts = read_chunks(rows, reading, READ_GRAIN, outputs, |read, out| {
+        out.copy_from_slice(read);
+    })?;
+    Ok(ReadRays { rays, shifts })
 }
 
 /// Rows `(ox, oy, oz, dx, dy, dz)` read as rays where numpy holds them: the GPU queries
@@ -177,29 +219,29 @@ impl meshcast::gpu::RaySource for RowRays<'_> {
     }
 }
 
-/// The rays of rows `(ox, oy, oz, dx, dy, dz)` as [`rays`] reads them, without a copy.
+/// The rays of rows `(ox, oy, oz, dx, dy, dz)` as [`rays`] reads them, without a copy
+/// (checked by [`read_chunks`], one chunk at a time).
 ///
 /// # Errors
 /// `ValueError` naming the first ray with a NaN or infinite coordinate.
 pub fn row_rays<'a>(rows: &RowsView<'a>, reading: &RayReading) -> PyResult<RowRays<'a>> {
-    let (slice, reading) = (rows.slice(), *reading);
-    match (0..rows.len())
-        .into_par_iter()
-        .position_first(|index| !is_finite(&slice.ray(index, &reading).0))
-    {
-        Some(index) => Err(rows.not_finite(index)),
-        None => Ok(RowRays { slice, reading }),
-    }
+    let chunks = rows.len().div_ceil(READ_GRAIN);
+    read_chunks(
+        rows,
+        reading,
+        READ_GRAIN,
+        rayon::iter::repeat_n((), chunks),
+        |_, ()| {},
+    )?;
+    Ok(RowRays {
+        slice: rows.slice(),
+        reading: *reading,
+    })
 }
 
 /// The ray of a row `(ox, oy, oz, dx, dy, dz)`, accepting `t` in the closed `range`.
 fn ray_of([ox, oy, oz, dx, dy, dz]: [f32; 6], (t_min, t_max): (f32, f32)) -> Ray {
     Ray::new(Vec3::new(ox, oy, oz), Vec3::new(dx, dy, dz)).with_range(t_min, t_max)
-}
-
-/// Whether a ray's origin and direction are finite.
-pub fn is_finite(ray: &Ray) -> bool {
-    ray.origin.is_finite() && ray.dir.is_finite()
 }
 
 impl RowsView<'_> {
@@ -222,28 +264,28 @@ impl RowsView<'_> {
 }
 
 impl FloatSlice<'_> {
-    /// Fills `rays` from rows `(ox, oy, oz, dx, dy, dz)`, one ray per row, as `reading`
-    /// reads them, and `shifts` with the shift of each where they are carried (left empty
+    /// Pushes onto `rays` the rays of rows `(ox, oy, oz, dx, dy, dz)`, one per row, as
+    /// `reading` reads them, and `shifts` with the shift of each where they are carried (left empty
     /// where not). The rows are walked in sixes (tried: by index through
     /// [`FloatSlice::ray`], an 800 x 600 camera image of the bunny cast 28% slower on one
     /// thread). The shifts are kept: carrying is about 15% of that image's time in `float64`
     /// (perf), which carrying each ray again to carry its `t` back would double.
-    pub fn fill_rays(self, rays: &mut [Ray], shifts: &mut Vec<f64>, reading: &RayReading) {
-        let mut put = |ray: &mut Ray, (read, shift): (Ray, f64)| {
-            *ray = read;
+    fn read_rays(self, rays: &mut Vec<Ray>, shifts: &mut Vec<f64>, reading: &RayReading) {
+        let mut put = |(ray, shift): (Ray, f64)| {
+            rays.push(ray);
             if reading.carries() {
                 shifts.push(shift);
             }
         };
         match self {
             Self::F32(s) => {
-                for (ray, row) in rays.iter_mut().zip(s.chunks_exact(6)) {
-                    put(ray, reading.ray_f32(std::array::from_fn(|i| row[i])));
+                for row in s.chunks_exact(6) {
+                    put(reading.ray_f32(std::array::from_fn(|i| row[i])));
                 }
             }
             Self::F64(s) => {
-                for (ray, row) in rays.iter_mut().zip(s.chunks_exact(6)) {
-                    put(ray, reading.ray_f64(std::array::from_fn(|i| row[i])));
+                for row in s.chunks_exact(6) {
+                    put(reading.ray_f64(std::array::from_fn(|i| row[i])));
                 }
             }
         }

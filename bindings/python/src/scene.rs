@@ -246,7 +246,7 @@ impl Scene {
     /// and `shading_normals` (..., 3; NaN), `front` (bool: the side the triangle's corners
     /// run counter-clockwise) and `groups` (a list of object or group names, None where
     /// there is none).
-    #[pyo3(signature = (pixels, camera=None, *, threads=None, **camera_keywords), text_signature = "(pixels, camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, threads=None)")]
+    #[pyo3(signature = (pixels, camera=None, *, threads=None, **camera_keywords))]
     fn pick<'py>(
         slf: &Bound<'py, Self>,
         pixels: &Bound<'py, PyAny>,
@@ -317,7 +317,7 @@ impl Scene {
     /// pixel coordinates from the top-left: (k, 2) uint32 rows of geometry id and triangle
     /// id, sorted. `MeshcastError` for a polygon of fewer than three points, no area or a
     /// NaN coordinate.
-    #[pyo3(signature = (polygon, camera=None, *, threads=None, **camera_keywords), text_signature = "(polygon, camera=None, *, eye=None, center=None, up=[0.0, 1.0, 0.0], fov_deg=60.0, width_px=None, height_px=None, near=0.01, far=..., threads=None)")]
+    #[pyo3(signature = (polygon, camera=None, *, threads=None, **camera_keywords))]
     fn lasso_triangles<'py>(
         slf: &Bound<'py, Self>,
         polygon: &Bound<'py, PyAny>,

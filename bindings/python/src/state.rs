@@ -33,20 +33,46 @@ impl Level {
 /// Where a [`MeshState`]'s mesh lives: on the CPU only (an `Arc<meshcast::Mesh>`, shared
 /// with the scenes it was added to), or on a GPU too (a `meshcast::gpu::GpuMesh`, which
 /// keeps the CPU mesh it was made from beside its buffers).
-pub trait Residence {
+pub trait Residence: Sized {
     /// The mesh on the CPU.
     fn cpu(&self) -> &Arc<meshcast::Mesh>;
+    /// Moves the vertices to `positions` (in the mesh's frame) and refits, in place.
+    fn refit(&mut self, positions: &[[f32; 3]]) -> meshcast::Result<()>;
+    /// A copy of the mesh, its vertices moved to `positions` and refit.
+    fn refit_copy(&self, positions: &[[f32; 3]]) -> meshcast::Result<Self>;
 }
 
 impl Residence for Arc<meshcast::Mesh> {
     fn cpu(&self) -> &Arc<meshcast::Mesh> {
         self
     }
+
+    /// The mesh itself unless a scene shares it, then a copy in its place.
+    fn refit(&mut self, positions: &[[f32; 3]]) -> meshcast::Result<()> {
+        Ok(Arc::make_mut(self).set_positions(positions)?)
+    }
+
+    fn refit_copy(&self, positions: &[[f32; 3]]) -> meshcast::Result<Self> {
+        let mut mesh = meshcast::Mesh::clone(self);
+        mesh.set_positions(positions)?;
+        Ok(Arc::new(mesh))
+    }
 }
 
 impl Residence for meshcast::gpu::GpuMesh {
     fn cpu(&self) -> &Arc<meshcast::Mesh> {
         self.mesh()
+    }
+
+    /// The CPU mesh refit and the GPU's copy rewritten.
+    fn refit(&mut self, positions: &[[f32; 3]]) -> meshcast::Result<()> {
+        Ok(self.set_positions(positions)?)
+    }
+
+    /// The copy uploaded anew.
+    fn refit_copy(&self, positions: &[[f32; 3]]) -> meshcast::Result<Self> {
+        let mesh = self.cpu().refit_copy(positions)?;
+        Ok(self.gpu().upload(mesh)?)
     }
 }
 
@@ -100,6 +126,29 @@ fn unit_normals(mesh: &meshcast::Mesh) -> Vec<Vec3> {
                 .map_or(Vec3::ZERO, |t| t.normal().normalize_or_zero())
         })
         .collect()
+}
+
+/// `Mesh.set_positions` and `GpuMesh.set_positions`: the mesh `state` holds, its vertices
+/// moved to `positions` (in its frame) and refit, in place when no query holds it, else a
+/// refit copy in its place (the queries that hold it finish on it). Its normals are made
+/// anew by the next query that needs them.
+///
+/// # Errors
+/// The engine's, for positions that are not one per vertex or not finite; the mesh is then
+/// as it was.
+pub fn set_positions<M: Residence>(
+    state: &RwLock<Arc<MeshState<M>>>,
+    positions: &[[f32; 3]],
+) -> meshcast::Result<()> {
+    let mut now = state.write().unwrap_or_else(PoisonError::into_inner);
+    match Arc::get_mut(&mut now) {
+        Some(state) => {
+            state.mesh.refit(positions)?;
+            state.normals = OnceLock::new();
+        }
+        None => *now = Arc::new(MeshState::new(now.mesh.refit_copy(positions)?)),
+    }
+    Ok(())
 }
 
 /// The mesh of a `Mesh` or `GpuMesh` object as it is now (a lock poisoned by a panic in

@@ -7,7 +7,7 @@
 use std::sync::RwLock;
 
 use meshcast::glam::{DVec3, Vec2, Vec3};
-use meshcast::Thickness;
+use meshcast::{Thickness, Viewport};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -26,13 +26,8 @@ use crate::threads;
 /// # Errors
 /// `ValueError` for another shape.
 fn eyes_of(eyes: &Bound<'_, PyAny>, origin: DVec3) -> PyResult<Vec<Vec3>> {
-    let rows = Rows::new(eyes, "eyes", 3)?;
-    if rows.leading.len() > 1 {
-        return Err(PyValueError::new_err(format!(
-            "eyes must have shape (3,) or (k, 3), not {}",
-            rows.array().getattr("shape")?
-        )));
-    }
+    let rows =
+        Rows::new(eyes, "eyes", 3)?.shaped(|leading| leading.len() <= 1, "(3,) or (k, 3)")?;
     Ok(rows.view().map_carried(origin, |eye| eye))
 }
 
@@ -76,43 +71,23 @@ pub fn visible_triangles<'py>(
     bools(py, visible)
 }
 
-/// `Mesh.visible_vertices_in_view`.
-pub fn visible_vertices_in_view<'py>(
+/// `Mesh.visible_vertices_in_view` and `Mesh.visible_triangles_in_view`: what `seen` (the
+/// mesh's query) answers for the viewport of `camera` in the mesh's frame, as bools.
+pub fn in_view<'py>(
     py: Python<'py>,
     mesh: &meshcast::Mesh,
     camera: &Camera,
     threads: Option<i64>,
+    seen: impl FnOnce(&meshcast::Mesh, &Viewport) -> Vec<bool> + Send,
 ) -> PyResult<Bound<'py, PyAny>> {
     let viewport = camera.in_frame(mesh.origin()).viewport()?;
-    let visible = threads::run(py, threads, || Ok(mesh.visible_vertices_in_view(&viewport)))?;
-    bools(py, visible)
-}
-
-/// `Mesh.visible_triangles_in_view`.
-pub fn visible_triangles_in_view<'py>(
-    py: Python<'py>,
-    mesh: &meshcast::Mesh,
-    camera: &Camera,
-    threads: Option<i64>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let viewport = camera.in_frame(mesh.origin()).viewport()?;
-    let visible = threads::run(
-        py,
-        threads,
-        || Ok(mesh.visible_triangles_in_view(&viewport)),
-    )?;
+    let visible = threads::run(py, threads, || Ok(seen(mesh, &viewport)))?;
     bools(py, visible)
 }
 
 /// The points of `polygon`, an `(n, 2)` array of pixel coordinates.
 fn polygon_of(polygon: &Bound<'_, PyAny>) -> PyResult<Vec<Vec2>> {
-    let rows = Rows::new(polygon, "polygon", 2)?;
-    if rows.leading.len() != 1 {
-        return Err(PyValueError::new_err(format!(
-            "polygon must have shape (n, 2), not {}",
-            rows.array().getattr("shape")?
-        )));
-    }
+    let rows = Rows::new(polygon, "polygon", 2)?.shaped(|leading| leading.len() == 1, "(n, 2)")?;
     Ok(rows.view().map_rows(Vec2::from_array))
 }
 

@@ -1,10 +1,11 @@
 """Type stubs of meshcast's native module (checked against it by tests/test_stubs.py)."""
 
 from os import PathLike
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import Required, Unpack
 
 ArrayLike = npt.ArrayLike
 StrPath = Union[str, "PathLike[str]"]
@@ -48,6 +49,25 @@ class Camera:
     @property
     def far(self) -> float: ...
 
+class _CameraKeywords(TypedDict, total=False):
+    """A camera given by keywords instead of a `Camera` (`up` by default (0, 1, 0),
+    `fov_deg`, the horizontal field of view in degrees, 60): `pick`'s, with no clip
+    planes."""
+
+    eye: Required[Sequence[float]]
+    center: Required[Sequence[float]]
+    up: Sequence[float]
+    fov_deg: float
+    width_px: Required[int]
+    height_px: Required[int]
+
+class _ClippedCameraKeywords(_CameraKeywords, total=False):
+    """`_CameraKeywords` and the clip planes (by default `near` 0.01, `far` inf):
+    `cast_camera`'s, `lasso_triangles`' and the `*_in_view` calls'."""
+
+    near: float
+    far: float
+
 class Geometry:
     """A `Mesh`, a `Scene` or a `GpuMesh`: the ray queries (traced on the GPU for a
     `GpuMesh`) and the point queries (on the CPU mesh for a `GpuMesh`). A mesh takes float64
@@ -70,16 +90,9 @@ class Geometry:
         self,
         camera: Optional[Camera] = None,
         *,
-        eye: Optional[Sequence[float]] = None,
-        center: Optional[Sequence[float]] = None,
-        up: Sequence[float] = ...,
-        fov_deg: float = 60.0,
-        width_px: Optional[int] = None,
-        height_px: Optional[int] = None,
-        near: float = 0.01,
-        far: float = ...,
-        contacts: bool = True,
         threads: Optional[int] = None,
+        contacts: bool = True,
+        **camera_keywords: Unpack[_ClippedCameraKeywords],
     ) -> Dict[str, np.ndarray]: ...
     def test_occlusions(
         self,
@@ -188,44 +201,23 @@ class Mesh(Geometry):
         self,
         camera: Optional[Camera] = None,
         *,
-        eye: Optional[Sequence[float]] = None,
-        center: Optional[Sequence[float]] = None,
-        up: Sequence[float] = ...,
-        fov_deg: float = 60.0,
-        width_px: Optional[int] = None,
-        height_px: Optional[int] = None,
-        near: float = 0.01,
-        far: float = ...,
         threads: Optional[int] = None,
+        **camera_keywords: Unpack[_ClippedCameraKeywords],
     ) -> np.ndarray: ...
     def visible_triangles_in_view(
         self,
         camera: Optional[Camera] = None,
         *,
-        eye: Optional[Sequence[float]] = None,
-        center: Optional[Sequence[float]] = None,
-        up: Sequence[float] = ...,
-        fov_deg: float = 60.0,
-        width_px: Optional[int] = None,
-        height_px: Optional[int] = None,
-        near: float = 0.01,
-        far: float = ...,
         threads: Optional[int] = None,
+        **camera_keywords: Unpack[_ClippedCameraKeywords],
     ) -> np.ndarray: ...
     def lasso_triangles(
         self,
         polygon: ArrayLike,
         camera: Optional[Camera] = None,
         *,
-        eye: Optional[Sequence[float]] = None,
-        center: Optional[Sequence[float]] = None,
-        up: Sequence[float] = ...,
-        fov_deg: float = 60.0,
-        width_px: Optional[int] = None,
-        height_px: Optional[int] = None,
-        near: float = 0.01,
-        far: float = ...,
         threads: Optional[int] = None,
+        **camera_keywords: Unpack[_ClippedCameraKeywords],
     ) -> np.ndarray: ...
     def ambient_occlusion(
         self, rays_per_vertex: int = 64, max_distance: float = ..., seed: int = 0, *, threads: Optional[int] = None
@@ -280,13 +272,8 @@ class Scene(Geometry):
         pixels: ArrayLike,
         camera: Optional[Camera] = None,
         *,
-        eye: Optional[Sequence[float]] = None,
-        center: Optional[Sequence[float]] = None,
-        up: Sequence[float] = ...,
-        fov_deg: float = 60.0,
-        width_px: Optional[int] = None,
-        height_px: Optional[int] = None,
         threads: Optional[int] = None,
+        **camera_keywords: Unpack[_CameraKeywords],
     ) -> Dict[str, Any]: ...
     def colliding_pairs(self, *, threads: Optional[int] = None) -> np.ndarray: ...
     def intersecting_instances(
@@ -321,15 +308,8 @@ class Scene(Geometry):
         polygon: ArrayLike,
         camera: Optional[Camera] = None,
         *,
-        eye: Optional[Sequence[float]] = None,
-        center: Optional[Sequence[float]] = None,
-        up: Sequence[float] = ...,
-        fov_deg: float = 60.0,
-        width_px: Optional[int] = None,
-        height_px: Optional[int] = None,
-        near: float = 0.01,
-        far: float = ...,
         threads: Optional[int] = None,
+        **camera_keywords: Unpack[_ClippedCameraKeywords],
     ) -> np.ndarray: ...
     def __reduce__(self) -> Any: ...
     @staticmethod
