@@ -186,9 +186,9 @@ pub use meshcast_io::{
 pub use meshcast_mesh::Error as MeshError;
 pub use meshcast_mesh::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
 pub use meshcast_mesh::{
-    ClosestPoint, Contacts, Containment, Culling, DClosestPoint, Facing, Feature, Filter, HitLists,
-    KeepAll, Pick, PointQueries, QueryOptions, RayQueries, SceneClosestPoint, SceneTriangle,
-    SharedScene, SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
+    ClosestPoint, Contacts, Containment, Culling, DClosestPoint, DSceneHit, Facing, Feature,
+    Filter, HitLists, KeepAll, Pick, PointQueries, QueryOptions, RayQueries, SceneClosestPoint,
+    SceneTriangle, SharedScene, SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
 pub use meshcast_mesh::{
     DirectedHausdorff, Grid, HausdorffDistance, Instance, InstanceId, LeafTest, Mesh, MeshDistance,

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, DAffine3, DVec3, Mat3A, Vec3, Vec3A};
-use meshcast_primitives::{Aabb, Hit, Portable, Ray, RayPacket, Triangle, PACKET_WIDTH};
+use meshcast_primitives::{Aabb, Hit, Portable, Ray, RayPacket, Triangle, FAR_SIZES, PACKET_WIDTH};
 
 use crate::batches::{coherence, for_each_lane, BatchFrame};
 use crate::queries::{sealed, HitRules, LevelWalks, QueryKind};
@@ -54,6 +54,10 @@ use crate::{
 #[derive(Clone, Debug)]
 pub struct Instance {
     mesh: Arc<Mesh>,
+    /// The transform given to [`Instance::from_f64`], from the mesh's world coordinates to
+    /// the scene's world, in `f64`.
+    placement: DAffine3,
+    /// The transform from mesh space to world space, rounded to `f32`.
     transform: Affine3A,
     /// The inverse transform in `f64`, so that a carried ray is the correctly rounded image
     /// of the world ray.
@@ -83,8 +87,11 @@ impl Instance {
     /// its [`TriMesh`](crate::TriMesh) at [`Mesh::origin`]` + p`) to the scene's world. For a
     /// mesh whose origin is zero, the transform takes its positions as they are. A far mesh
     /// (made from `f64` positions, read from a file of UTM coordinates) is placed where it
-    /// lies, the origin folded into the transform in `f64` before anything is rounded; the
-    /// scene's world coordinates and its queries stay `f32`.
+    /// lies, the origin folded into the transform in `f64` before anything is rounded. The
+    /// instance keeps the `f64` transform ([`Instance::transform_f64`]) beside its `f32`
+    /// rounding: `f32` queries use the rounding as they always have, and the `f64` queries
+    /// of the world ([`crate::Scene::cast_f64`], [`Instance::carry_ray`]) the `f64` one, so
+    /// that a mesh placed ten thousand kilometres away keeps its own precision.
     ///
     /// # Errors
     /// As [`Instance::new`].
@@ -117,6 +124,7 @@ impl Instance {
         let mirrored = forward.matrix3.determinant() < 0.0;
         Ok(Self {
             mesh,
+            placement: transform,
             transform: placed,
             to_local,
             normal_matrix,
@@ -191,6 +199,25 @@ impl Instance {
         self.transform
     }
 
+    /// The transform given to [`Instance::from_f64`] (or [`Instance::new`]), from the mesh's
+    /// world coordinates (its origin included) to the scene's world, in `f64`.
+    pub fn placement(&self) -> DAffine3 {
+        self.placement
+    }
+
+    /// The transform from mesh space (the mesh's [`TriMesh`](crate::TriMesh) positions) to
+    /// world space in `f64`: [`Instance::placement`] after the mesh's origin, unrounded
+    /// ([`Instance::transform`] is its `f32` rounding).
+    pub fn transform_f64(&self) -> DAffine3 {
+        self.placement * DAffine3::from_translation(self.mesh.origin())
+    }
+
+    /// The inverse of [`Instance::transform_f64`] in `f64`: world to mesh space.
+    #[inline]
+    pub(crate) fn to_local_f64(&self) -> &DAffine3 {
+        &self.to_local
+    }
+
     /// The box in world space around the instance (the transformed corners of the mesh's box,
     /// padded by a few float steps so that rounding never culls a hit).
     pub fn bounds(&self) -> Aabb {
@@ -203,7 +230,16 @@ impl Instance {
     /// # Errors
     /// As [`Instance::new`]; the instance is unchanged on error.
     pub fn set_transform(&mut self, transform: Affine3A) -> Result<()> {
-        *self = Self::new(Arc::clone(&self.mesh), transform)?.with_layers(self.layers);
+        self.set_transform_f64(transform.as_daffine3())
+    }
+
+    /// Moves the instance by an `f64` transform, as [`Instance::from_f64`] places it (within a
+    /// [`crate::Scene`], use [`crate::Scene::set_transform_f64`]).
+    ///
+    /// # Errors
+    /// As [`Instance::new`]; the instance is unchanged on error.
+    pub fn set_transform_f64(&mut self, transform: DAffine3) -> Result<()> {
+        *self = Self::from_f64(Arc::clone(&self.mesh), transform)?.with_layers(self.layers);
         Ok(())
     }
 
@@ -382,6 +418,68 @@ impl LevelWalks<Hit, u32> for Instance {
         }
         let rules = HitRules::first_hit(options);
         core::array::from_fn(|p| self.any_packet(&rays[p].rays(), lanes[p], rules, &options.filter))
+    }
+}
+
+/// How far from the exact world ray the `f64` queries of the world room
+/// ([`crate::Scene::cast_f64`]) may find an instance's hits, so that the scene's top level,
+/// widened by it, culls no instance those queries would hit.
+///
+/// A world ray is carried into the mesh's space in `f64` (the inverse transform, then
+/// [`meshcast_primitives::DRay::carry`] around the mesh's box) and rounded once to `f32`;
+/// the mesh answers that rounded ray exactly. Where the rounded ray can hit, its origin lies
+/// within [`FAR_SIZES`] diagonals `D` of the centre `c` of the mesh's box (closer only when
+/// it starts there; when it is moved along itself, it sits at the point of its range nearest
+/// `c`, no farther than any hit), and the hit within `D / 2` of `c`. Rounding the origin,
+/// the direction and the mesh's `t` (a few steps) moves the hit from the exact local ray by
+/// less than `2^-20 (|c| + (2 FAR_SIZES + 1) D)` per coordinate (max norm), sixteen float
+/// steps of the largest coordinate involved; the transform's linear part `M` carries that
+/// to the world, times `|M|` (max norm, its largest row sum). So [`FarReach::pad`] is
+/// `|M| 2^-20 (|c| + 129 D)`, plus `2^-46 |M| |M^-1| |t|` for the `f64` rounding of the
+/// transform's translation `t`. The rest of the `f64` rounding (carrying the ray's origin,
+/// moving it along the ray, the slab test) grows with the ray's origin and the box, by the
+/// condition number [`FarReach::condition`] `|M| |M^-1|` (a few `2^-52` of those each): a
+/// query widens a box by `pad + 2^-46 (condition + 1) (|origin| + |box|)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct FarReach {
+    /// The widening every ray needs, in world units.
+    pub(crate) pad: f64,
+    /// The condition number of the linear part (max norm).
+    pub(crate) condition: f64,
+}
+
+impl FarReach {
+    /// The larger of both, for many instances.
+    pub(crate) fn max(self, other: Self) -> Self {
+        Self {
+            pad: self.pad.max(other.pad),
+            condition: self.condition.max(other.condition),
+        }
+    }
+}
+
+impl Instance {
+    /// The instance's [`FarReach`] (zero for a mesh with no triangle).
+    pub(crate) fn far_reach(&self) -> FarReach {
+        let local = self.mesh.bounds();
+        if local.is_empty() || !local.is_finite() {
+            return FarReach::default();
+        }
+        let (min, max) = (local.min.as_dvec3(), local.max.as_dvec3());
+        let centre = ((min + max) * 0.5).abs().max_element();
+        let diagonal = (max - min).length();
+        let forward = self.transform_f64();
+        // The largest row sum of the absolute values: the max norm of a matrix.
+        let norm =
+            |m: glam::DMat3| (m.x_axis.abs() + m.y_axis.abs() + m.z_axis.abs()).max_element();
+        let (scale, inverse) = (norm(forward.matrix3), norm(self.to_local.matrix3));
+        let condition = scale * inverse;
+        let rounding = scale * 2f64.powi(-20) * (centre + (2.0 * FAR_SIZES + 1.0) * diagonal);
+        let translation = condition * 2f64.powi(-46) * forward.translation.abs().max_element();
+        FarReach {
+            pad: rounding + translation,
+            condition,
+        }
     }
 }
 

@@ -11,6 +11,7 @@ mod pick;
 mod selection;
 mod shared;
 
+pub(crate) use instance::FarReach;
 pub use instance::Instance;
 pub use pick::Pick;
 pub use selection::{Containment, SceneTriangle};
@@ -120,6 +121,9 @@ pub struct Scene {
     /// build kept it and a refit can move it.
     built: Vec<bool>,
     top_level: Bvh,
+    /// At least every held instance's [`FarReach`], for the `f64` queries of the world
+    /// room: the largest of those at the last build and of those moved since.
+    far_reach: FarReach,
 }
 
 impl Scene {
@@ -179,6 +183,15 @@ impl Scene {
     /// [`Error::UnknownInstance`] for an id the scene does not hold;
     /// [`Error::InvalidTransform`] as in [`Instance::new`] (the instance then stays put).
     pub fn set_transform(&mut self, id: InstanceId, transform: glam::Affine3A) -> Result<()> {
+        self.set_transform_f64(id, transform.as_daffine3())
+    }
+
+    /// Moves an instance by an `f64` transform ([`Instance::set_transform_f64`]: from its
+    /// mesh's world coordinates to the scene's), as [`Scene::set_transform`] moves it.
+    ///
+    /// # Errors
+    /// As [`Scene::set_transform`].
+    pub fn set_transform_f64(&mut self, id: InstanceId, transform: glam::DAffine3) -> Result<()> {
         let index = id.index() as usize;
         let instance =
             self.slots
@@ -187,8 +200,9 @@ impl Scene {
                 .ok_or(Error::UnknownInstance {
                     instance: id.index(),
                 })?;
-        instance.set_transform(transform)?;
+        instance.set_transform_f64(transform)?;
         let bounds = instance.bounds();
+        self.far_reach = self.far_reach.max(instance.far_reach());
         self.boxes[index] = bounds;
         let usable = !bounds.is_empty() && bounds.is_finite();
         if usable && self.built[index] && self.top_level.refit(&self.boxes).is_ok() {
@@ -239,6 +253,7 @@ impl Scene {
                 break;
             }
             let bounds = instance.bounds();
+            self.far_reach = self.far_reach.max(instance.far_reach());
             self.boxes[index] = bounds;
             rebuild |= bounds.is_empty() || !bounds.is_finite() || !self.built[index];
         }
@@ -265,7 +280,9 @@ impl Scene {
     }
 
     /// Gives an instance another mesh (a deformed copy, see [`crate::Mesh::set_positions`]),
-    /// keeping its transform and layers, and refits the top level to its new box.
+    /// keeping its placement ([`Instance::placement`], so that a mesh with an `f64` origin
+    /// lies where its own coordinates say) and layers, and refits the top level to its new
+    /// box.
     ///
     /// # Errors
     /// [`Error::UnknownInstance`] for an id the scene does not hold.
@@ -277,10 +294,10 @@ impl Scene {
             .ok_or(Error::UnknownInstance {
                 instance: id.index(),
             })?;
-        let replaced = Instance::new(mesh, instance.transform())?.with_layers(instance.layers());
-        let transform = replaced.transform();
+        let placement = instance.placement();
+        let replaced = Instance::from_f64(mesh, placement)?.with_layers(instance.layers());
         self.slots[id.index() as usize] = Some(replaced);
-        self.set_transform(id, transform)
+        self.set_transform_f64(id, placement)
     }
 
     /// Rebuilds the top level from the instances' current boxes.
@@ -288,6 +305,10 @@ impl Scene {
         for (slot, bounds) in self.slots.iter().zip(&mut self.boxes) {
             *bounds = slot.as_ref().map_or(Aabb::EMPTY, Instance::bounds);
         }
+        self.far_reach = self
+            .instances()
+            .map(|(_, instance)| instance.far_reach())
+            .fold(FarReach::default(), FarReach::max);
         self.built = self
             .boxes
             .iter()
@@ -343,6 +364,13 @@ impl Scene {
         &self.top_level
     }
 
+    /// At least every instance's [`FarReach`]: how far the world room's `f64` queries widen
+    /// the top level's boxes.
+    #[inline]
+    pub(crate) fn far_reach(&self) -> FarReach {
+        self.far_reach
+    }
+
     /// The instance in leaf slot `slot` of the top level, with its id, if the scene still
     /// holds it and its layers share a bit with `mask`: the one place where every scene
     /// query (rays, picks, closest points, selections) goes from the top level down.
@@ -380,9 +408,9 @@ impl Scene {
 }
 
 /// A scene filter asked about one instance's triangles: what an instance's walk is given.
-struct InstanceFilter<'f, F> {
-    id: InstanceId,
-    filter: &'f F,
+pub(crate) struct InstanceFilter<'f, F> {
+    pub(crate) id: InstanceId,
+    pub(crate) filter: &'f F,
 }
 
 impl<F: Filter<(InstanceId, u32)>> Filter<u32> for InstanceFilter<'_, F> {

@@ -2,9 +2,15 @@
 //! mesh keeps an `f64` origin of its own ([`crate::Mesh::origin`]); its `*_f64` queries carry
 //! rays ([`meshcast_primitives::DRay`]) and points into its frame in `f64`, round once, ask
 //! the mesh's own queries and give the answers back in world units (`mesh_frame.rs`).
+//! Instances keep their `f64` placement ([`crate::Instance::transform_f64`]); a scene's
+//! `*_f64` queries carry a world ray by each reached instance's `f64` inverse transform into
+//! its mesh's frame, so that each mesh answers at its own precision, and walk the top level
+//! with the exact ray, its `f32` boxes widened so that they only cull (`scene_frame.rs`).
 //!
-//! May use: `mesh`, `points`, `queries`. Used by nothing in the crate.
+//! May use: `mesh`, `points`, `queries`, `scene`. Used by nothing in the crate.
 
 mod mesh_frame;
+mod scene_frame;
 
 pub use mesh_frame::DClosestPoint;
+pub use scene_frame::DSceneHit;

@@ -1,0 +1,406 @@
+//! [`Instance`] and [`Scene`] queries in `f64` world coordinates: each world ray ([`DRay`])
+//! carried into every instance it reaches by the instance's `f64` inverse transform, then
+//! into the mesh's frame ([`DRay::carry`]), rounded once, asked as the mesh's own queries ask
+//! it, and its hits given back with `t` in `f64` world units ([`DSceneHit`]).
+//!
+//! The exactness contract is the mesh's, on the carried rays: a scene query answers exactly
+//! what a loop over every instance answers, each instance asked with its carried, rounded ray
+//! ([`Instance::carry_ray`]); the closest hit is the first by `t` in `f64`, then instance id,
+//! then triangle ([`DSceneHit::order`]). So only the rounding of coordinates at each mesh's
+//! own scale is left, wherever the instance lies: a scene spanning a city or a planet keeps
+//! each mesh's precision.
+//!
+//! The scene's top level (`f32` boxes in world coordinates) only culls. It is walked with the
+//! exact `f64` ray, each box widened by the scene's far reach (the largest instance's
+//! [`FarReach`], whose documentation derives it): how far from the exact ray the carried,
+//! rounded ray of an instance may hit. So no instance whose carried ray hits is culled.
+
+use core::cmp::Ordering;
+use core::ops::ControlFlow;
+
+use glam::DVec3;
+use meshcast_primitives::{f32_at_least, f32_at_most, Aabb, DFrame, DHit, DRay, Hit, Overlap, Ray};
+use rayon::prelude::*;
+
+use crate::queries::{All, Any, Closest, Count, HitRules, QueryKind, BATCH_GRAIN};
+use crate::scene::{FarReach, InstanceFilter};
+use crate::{Filter, Instance, InstanceId, QueryOptions, Scene};
+
+/// The relative slack of the top level's `f64` tests (ranges and boxes): `2^-46`, 64 times
+/// the few roundings of each `f64` step it covers.
+const SLACK: f64 = 1.0 / (1u64 << 46) as f64;
+
+/// A hit in a scene of a ray in `f64` world coordinates ([`Scene::cast_f64`]): which
+/// instance, and the hit on its mesh, `t` in `f64` in units of the world ray's direction.
+///
+/// Hits are ordered by [`DSceneHit::order`]: `t`, then the smaller instance id, then the
+/// smaller triangle index, as [`crate::SceneHit::order`] orders `f32` hits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DSceneHit {
+    /// The instance hit.
+    pub instance: InstanceId,
+    /// The hit on the instance's mesh: `t` the world ray's parameter, `triangle`, `u` and `v`
+    /// on the mesh.
+    pub hit: DHit,
+}
+
+impl DSceneHit {
+    /// The order of hits along a ray: by `t` (`-0.0` equal to `0.0`), then by instance id,
+    /// then by triangle index. [`Scene::cast_f64`] answers the first hit in this order and
+    /// [`Scene::cast_all_f64`] sorts by it.
+    #[inline]
+    pub fn order(&self, other: &Self) -> Ordering {
+        // Adding zero makes -0.0 into 0.0; t is never NaN.
+        (self.hit.t + 0.0)
+            .total_cmp(&(other.hit.t + 0.0))
+            .then(self.instance.cmp(&other.instance))
+            .then(self.hit.triangle.cmp(&other.hit.triangle))
+    }
+}
+
+impl Instance {
+    /// `ray` (`f64` world coordinates) carried into the mesh's space: its origin and direction
+    /// by the `f64` inverse of [`Instance::transform_f64`], then into the mesh's frame around
+    /// its box ([`DRay::carry`]: moved along itself when it starts farther than
+    /// [`meshcast_primitives::FAR_SIZES`] diagonals from the box), rounded once to `f32`;
+    /// with the shift to add to the carried ray's `t` to get the world ray's. What every
+    /// `f64` scene query asks each mesh with.
+    #[inline]
+    pub fn carry_ray(&self, ray: &DRay) -> (Ray, f64) {
+        let to_local = self.to_local_f64();
+        let local = DRay {
+            origin: to_local.transform_point3(ray.origin),
+            dir: to_local.transform_vector3(ray.dir),
+            ..*ray
+        };
+        DFrame::new(DVec3::ZERO, &self.mesh().bounds()).carry(&local)
+    }
+
+    /// The closest hit of a ray in `f64` world coordinates: the mesh's closest hit of the
+    /// carried ray ([`Instance::carry_ray`]), fronts as the world sees them, `t` in `f64` in
+    /// units of the world ray's direction.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::{DAffine3, DVec3};
+    /// use meshcast_mesh::{Instance, Mesh};
+    /// use meshcast_primitives::DRay;
+    ///
+    /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+    /// // Placed 6378 km east: an f32 placement would round it to half a metre.
+    /// let far = Instance::from_f64(tri, DAffine3::from_translation(DVec3::new(6_378_137.3, 0.0, 0.0)))?;
+    /// let down = DRay::new(DVec3::new(6_378_137.3 + 0.25, 0.25, 2.0), DVec3::NEG_Z);
+    /// assert_eq!(far.cast_f64(&down).map(|hit| hit.t), Some(2.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn cast_f64(&self, ray: &DRay) -> Option<DHit> {
+        let (local, shift) = self.carry_ray(ray);
+        let rules = HitRules::first_hit(&QueryOptions::new()).mirrored(self.is_mirrored());
+        let filter = crate::KeepAll;
+        let hit = self
+            .mesh()
+            .walk_with_rules(&local, rules, &filter, Closest)?;
+        Some(DHit::carried_back(hit, shift))
+    }
+}
+
+impl Scene {
+    /// The closest hit of a ray in `f64` world coordinates over every instance: each instance
+    /// it reaches asked with the ray carried into its mesh's space ([`Instance::carry_ray`]),
+    /// the first hit by [`DSceneHit::order`]. The exactness contract is restated for rays
+    /// far from the origin: exact on the rebased `f32` coordinates, what a loop over every
+    /// instance's [`Instance::cast_f64`] answers.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::{DAffine3, DVec3};
+    /// use meshcast_mesh::{Instance, Mesh, Scene};
+    /// use meshcast_primitives::DRay;
+    ///
+    /// let square = Arc::new(Mesh::from_triangles(
+    ///     &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
+    ///     &[[0, 1, 2], [0, 2, 3]],
+    /// )?);
+    /// // Two tiles a metre wide, 5000 km north, 3 km apart.
+    /// let at = |x: f64| DAffine3::from_translation(DVec3::new(500_123.37 + x, 5_000_456.71, 100.0));
+    /// let scene = Scene::from_instances([
+    ///     Instance::from_f64(square.clone(), at(0.0))?,
+    ///     Instance::from_f64(square, at(3000.0))?,
+    /// ]);
+    /// let down = DRay::new(DVec3::new(500_123.37 + 3000.5, 5_000_456.71 + 0.5, 110.0), DVec3::NEG_Z);
+    /// let hit = scene.cast_f64(&down).ok_or("miss")?;
+    /// assert_eq!((hit.instance.index(), hit.hit.t), (1, 10.0));
+    /// // A ray 2 cm beside the tile misses it, as it does at the origin.
+    /// let beside = DRay::new(DVec3::new(500_123.37 + 3001.02, 5_000_456.71 + 0.5, 110.0), DVec3::NEG_Z);
+    /// assert!(scene.cast_f64(&beside).is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn cast_f64(&self, ray: &DRay) -> Option<DSceneHit> {
+        self.cast_f64_with(ray, &QueryOptions::new())
+    }
+
+    /// [`Scene::cast_f64`] with [`QueryOptions`]: the layers, the filter (asked about
+    /// `(instance, triangle)`), culling and contacts as [`crate::RayQueries::cast_with`]
+    /// takes them, and the distance limit measured along the world ray.
+    pub fn cast_f64_with<F: Filter<(InstanceId, u32)>>(
+        &self,
+        ray: &DRay,
+        options: &QueryOptions<F>,
+    ) -> Option<DSceneHit> {
+        let ray = limited(ray, options)?;
+        let rules = HitRules::first_hit(options);
+        let reach = self.far_reach();
+        let mut best: Option<DSceneHit> = None;
+        // Nearest box first; a box is skipped once it starts past the best hit (both bounds
+        // rounded outwards to f32).
+        self.top_level().nearest(
+            f32::INFINITY,
+            |bounds| entry(&ray, bounds, reach).map_or(f32::NAN, f32_at_most),
+            |slot, bound| {
+                let Some((id, instance)) = self.searched(slot, options.mask) else {
+                    return bound;
+                };
+                let (mut local, shift) = instance.carry_ray(&ray);
+                if let Some(best) = best {
+                    // Cut at the best hit, a little beyond, so that a tie is still found
+                    // (the smaller instance id wins it); the carried ray is the same as
+                    // uncut, so each instance answers as it does alone.
+                    let cut = best.hit.t - shift + (best.hit.t.abs() + shift.abs()) * SLACK;
+                    local.t_max = local.t_max.min(f32_at_least(cut));
+                }
+                if let Some(hit) = walk(instance, id, &local, rules, &options.filter, Closest) {
+                    let hit = DSceneHit {
+                        instance: id,
+                        hit: DHit::carried_back(hit, shift),
+                    };
+                    if best.is_none_or(|best| hit.order(&best).is_lt()) {
+                        best = Some(hit);
+                    }
+                }
+                best.map_or(bound, |best| f32_at_least(best.hit.t).min(bound))
+            },
+        );
+        best
+    }
+
+    /// Whether anything is hit within the range of a ray in `f64` world coordinates: whether
+    /// any instance's carried ray hits ([`Scene::cast_f64`]).
+    pub fn occluded_f64(&self, ray: &DRay) -> bool {
+        self.occluded_f64_with(ray, &QueryOptions::new())
+    }
+
+    /// [`Scene::occluded_f64`] with [`QueryOptions`], as [`Scene::cast_f64_with`] takes them.
+    pub fn occluded_f64_with<F: Filter<(InstanceId, u32)>>(
+        &self,
+        ray: &DRay,
+        options: &QueryOptions<F>,
+    ) -> bool {
+        let Some(ray) = limited(ray, options) else {
+            return false;
+        };
+        let rules = HitRules::first_hit(options);
+        self.reached(&ray, options.mask, |id, instance| {
+            let (local, _) = instance.carry_ray(&ray);
+            if walk(instance, id, &local, rules, &options.filter, Any) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .is_break()
+    }
+
+    /// Every hit of a ray in `f64` world coordinates, sorted by [`DSceneHit::order`]: each
+    /// instance's every hit of its carried ray, each crossing once.
+    pub fn cast_all_f64(&self, ray: &DRay) -> Vec<DSceneHit> {
+        let mut hits = Vec::new();
+        let Some(ray) = limited(ray, &QueryOptions::new()) else {
+            return hits;
+        };
+        let options = QueryOptions::new();
+        let every = All {
+            max_hits: usize::MAX,
+        };
+        let _ = self.reached(&ray, options.mask, |id, instance| {
+            let (local, shift) = instance.carry_ray(&ray);
+            let found = walk(
+                instance,
+                id,
+                &local,
+                every.rules(&options),
+                &options.filter,
+                every,
+            );
+            hits.extend(found.into_iter().map(|hit| DSceneHit {
+                instance: id,
+                hit: DHit::carried_back(hit, shift),
+            }));
+            ControlFlow::<()>::Continue(())
+        });
+        hits.sort_unstable_by(DSceneHit::order);
+        hits
+    }
+
+    /// The number of hits [`Scene::cast_all_f64`] gives.
+    pub fn count_f64(&self, ray: &DRay) -> usize {
+        let options = QueryOptions::new();
+        let Some(ray) = limited(ray, &options) else {
+            return 0;
+        };
+        let count = Count {
+            max_hits: usize::MAX,
+        };
+        let mut total = 0;
+        let _ = self.reached(&ray, options.mask, |id, instance| {
+            let (local, _) = instance.carry_ray(&ray);
+            total += walk(
+                instance,
+                id,
+                &local,
+                count.rules(&options),
+                &options.filter,
+                count,
+            );
+            ControlFlow::<()>::Continue(())
+        });
+        total
+    }
+
+    /// [`Scene::cast_f64`] for every ray, in parallel, in the order of `rays`.
+    pub fn cast_batch_f64(&self, rays: &[DRay]) -> Vec<Option<DSceneHit>> {
+        rays.par_iter()
+            .with_min_len(BATCH_GRAIN)
+            .map(|ray| self.cast_f64(ray))
+            .collect()
+    }
+
+    /// [`Scene::occluded_f64`] for every ray, in parallel, in the order of `rays`.
+    pub fn occluded_batch_f64(&self, rays: &[DRay]) -> Vec<bool> {
+        rays.par_iter()
+            .with_min_len(BATCH_GRAIN)
+            .map(|ray| self.occluded_f64(ray))
+            .collect()
+    }
+
+    /// Calls `visit` with every instance on the layers of `mask` whose box, widened by the
+    /// scene's far reach, `ray` crosses within its range, until `visit` breaks.
+    fn reached<B>(
+        &self,
+        ray: &DRay,
+        mask: u32,
+        mut visit: impl FnMut(InstanceId, &Instance) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        let reach = self.far_reach();
+        self.top_level().overlap(
+            |bounds| match entry(ray, bounds, reach) {
+                Some(_) => Overlap::Crossing,
+                None => Overlap::Outside,
+            },
+            |slot, _| match self.searched(slot, mask) {
+                Some((id, instance)) => visit(id, instance),
+                None => ControlFlow::Continue(()),
+            },
+        )
+    }
+}
+
+/// The answer of `kind` to a ray carried into `instance`'s mesh (`local`), among the
+/// triangles the scene's `filter` keeps and `rules` accept as the world sees them.
+#[inline]
+fn walk<Q: QueryKind, F: Filter<(InstanceId, u32)>>(
+    instance: &Instance,
+    id: InstanceId,
+    local: &Ray,
+    rules: HitRules,
+    filter: &F,
+    kind: Q,
+) -> Q::Answer<Hit> {
+    let filter = InstanceFilter { id, filter };
+    let rules = rules.mirrored(instance.is_mirrored());
+    instance.mesh().walk_with_rules(local, rules, &filter, kind)
+}
+
+/// `ray` with its range cut to the options' distance limit (`t * |dir| <= max_distance`, in
+/// `f64`), or `None` when nothing can be found: a degenerate ray, a NaN or negative limit.
+fn limited<F>(ray: &DRay, options: &QueryOptions<F>) -> Option<DRay> {
+    let limit = f64::from(options.max_distance);
+    if !ray.is_valid() || limit.is_nan() || limit < 0.0 {
+        return None;
+    }
+    Some(ray.with_range(ray.t_min, ray.t_max.min(limit / ray.dir.length())))
+}
+
+/// The smallest `t` (a lower bound, within the range's slack) at which the valid `ray` lies
+/// in `bounds` widened by `reach` ([`FarReach`]: its pad, and its condition times the slack
+/// of the `f64` steps at the scale of the ray's origin and the box), or `None` where it
+/// never does within its range: the slab test in `f64`, on the exact ray.
+fn entry(ray: &DRay, bounds: &Aabb, reach: FarReach) -> Option<f64> {
+    let (min, max) = (bounds.min.as_dvec3(), bounds.max.as_dvec3());
+    if !(min.cmple(max).all() && min.is_finite() && max.is_finite()) {
+        return None;
+    }
+    let magnitude = ray.origin.abs().max_element() + min.abs().max(max.abs()).max_element();
+    let pad = reach.pad + SLACK * (reach.condition + 1.0) * magnitude;
+    let (low, high) = (min - pad, max + pad);
+    let mut near = ray.t_min - ray.t_min.abs() * SLACK;
+    let mut far = ray.t_max + ray.t_max.abs() * SLACK;
+    for axis in 0..3 {
+        let (origin, dir) = (ray.origin[axis], ray.dir[axis]);
+        if dir == 0.0 {
+            if origin < low[axis] || origin > high[axis] {
+                return None;
+            }
+        } else {
+            let (a, b) = ((low[axis] - origin) / dir, (high[axis] - origin) / dir);
+            near = near.max(a.min(b));
+            far = far.min(a.max(b));
+        }
+    }
+    (near <= far).then_some(near)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_widened_slab_test_finds_the_entry() {
+        let unit = Aabb::new(glam::Vec3::ZERO, glam::Vec3::ONE);
+        let ray = DRay::new(DVec3::new(0.5, 0.5, 5.0), DVec3::NEG_Z);
+        let t = entry(&ray, &unit, FarReach::default()).expect("crosses");
+        assert!((t - 4.0).abs() < 1e-9, "{t}");
+        // Beside the box by less than the pad: still crossing; by more: not.
+        let beside = DRay::new(DVec3::new(1.001, 0.5, 5.0), DVec3::NEG_Z);
+        let pad = |pad| FarReach {
+            pad,
+            condition: 1.0,
+        };
+        assert!(entry(&beside, &unit, pad(0.01)).is_some());
+        assert!(entry(&beside, &unit, pad(0.0001)).is_none());
+        // A range that ends before the box misses it.
+        assert!(entry(&ray.with_range(0.0, 3.0), &unit, pad(0.0)).is_none());
+        assert!(entry(&ray, &Aabb::EMPTY, pad(0.0)).is_none());
+    }
+
+    #[test]
+    fn hits_order_by_t_then_instance_then_triangle() {
+        let at = |t: f64, instance: u32, triangle: u32| DSceneHit {
+            instance: InstanceId::from_index(instance),
+            hit: DHit {
+                t,
+                u: 0.0,
+                v: 0.0,
+                triangle,
+            },
+        };
+        let mut hits = [at(1.0, 0, 0), at(0.0, 2, 0), at(-0.0, 1, 5), at(0.0, 1, 3)];
+        hits.sort_unstable_by(DSceneHit::order);
+        let order: Vec<(u32, u32)> = hits
+            .iter()
+            .map(|h| (h.instance.index(), h.hit.triangle))
+            .collect();
+        assert_eq!(order, [(1, 3), (1, 5), (2, 0), (0, 0)]);
+    }
+}
