@@ -22,7 +22,8 @@ use glam::DVec3;
 use meshcast_primitives::{f32_at_least, f32_at_most, Aabb, DFrame, DHit, DRay, Hit, Overlap, Ray};
 use rayon::prelude::*;
 
-use crate::queries::{All, Any, Closest, Count, HitRules, QueryKind, BATCH_GRAIN};
+use crate::batches::BATCH_GRAIN;
+use crate::queries::{All, Any, Closest, Count, HitRules, QueryKind};
 use crate::scene::{FarReach, InstanceFilter};
 use crate::{Filter, Instance, InstanceId, QueryOptions, Scene};
 
