@@ -4,8 +4,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::{Error, Result};
 
-use crate::kernel::GpuOptions;
-use crate::stream::profiling;
+use crate::kernel::{profiling, GpuOptions};
 use crate::{raw_device, unchecked};
 
 /// The environment variable that picks an adapter by name: the first adapter whose name

@@ -2,6 +2,8 @@
 //! that set them, so one binary can measure each choice on the GPU that matters) and the
 //! shader source specialised for one query kind.
 
+use std::sync::OnceLock;
+
 use crate::{Error, Result};
 
 /// The shader: traversal and the watertight test, with the bounds that decide which rays
@@ -350,4 +352,10 @@ mod tests {
         }
         assert!(GpuOptions::default().validate().is_ok());
     }
+}
+
+/// Whether [`PROFILE_VARIABLE`] asks for where a query's time goes (read once per process).
+pub fn profiling() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var(PROFILE_VARIABLE).is_ok_and(|v| v.trim() == "1"))
 }

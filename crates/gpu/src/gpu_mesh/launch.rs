@@ -12,7 +12,8 @@ use rayon::prelude::*;
 use super::{GpuMesh, GpuQuery};
 use crate::context::Shared;
 use crate::layout::{Params, FLAGGED, NO_TRIANGLE};
-use crate::stream::{profiling, RaySource, Shape, Source, Workspace};
+use crate::kernel::profiling;
+use crate::stream::{RaySource, Shape, Source, Workspace};
 
 impl GpuMesh {
     /// Fills the open answers on the CPU, counting them: `ray(i, data)` makes the ray of
