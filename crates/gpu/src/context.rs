@@ -61,7 +61,7 @@ pub(crate) struct Shared {
     pub(crate) info: AdapterInfo,
     pub(crate) options: GpuOptions,
     pub(crate) layout: wgpu::BindGroupLayout,
-    /// The pipeline of each kernel mode (`trace.wgsl`'s `MODE_*`), once compiled.
+    /// The pipeline of each kernel mode (`shader/inputs.wgsl`'s `MODE_*`), once compiled.
     pipelines: Mutex<[Option<wgpu::ComputePipeline>; MODES]>,
 }
 
