@@ -26,10 +26,7 @@ pub fn cast(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyRes
         let clock = std::time::Instant::now();
         let rays = row_rays(&view, &reading)?;
         let checked = clock.elapsed();
-        let hits = state
-            .mesh
-            .cast_batch_with(&rays, &options)
-            .map_err(to_py)?;
+        let hits = state.mesh.cast_batch_with(&rays, &options).map_err(to_py)?;
         let clock = std::time::Instant::now();
         let shift = |ray| view.shift(ray, &reading);
         let cast = queries::cast_answers(mesh, Some(state.normals()), &hits, &reading, shift);

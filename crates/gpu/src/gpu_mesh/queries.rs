@@ -89,25 +89,26 @@ impl GpuMesh {
     ) -> Result<Vec<bool>> {
         let rays = Rays::new(rays, options.max_distance);
         let rules = kernel_rules(options, 0);
-        let answers = if options.filter.keeps_everything() {
-            self.launch(
-                GpuQuery::Any,
-                rules,
-                Source::Rays(&rays),
-                |_, count| match count {
-                    0 => Done(false),
-                    1 => Done(true),
-                    _ => Open(()),
-                },
-            )?
-        } else {
-            self.launch(GpuQuery::Closest, rules, Source::Rays(&rays), |hits, _| {
-                match kept_closest(closest(hits[0], &self.triangle_ids), options) {
-                    Done(hit) => Done(hit.is_some()),
-                    Open(()) => Open(()),
-                }
-            })?
-        };
+        let answers =
+            if options.filter.keeps_everything() {
+                self.launch(
+                    GpuQuery::Any,
+                    rules,
+                    Source::Rays(&rays),
+                    |_, count| match count {
+                        0 => Done(false),
+                        1 => Done(true),
+                        _ => Open(()),
+                    },
+                )?
+            } else {
+                self.launch(GpuQuery::Closest, rules, Source::Rays(&rays), |hits, _| {
+                    match kept_closest(closest(hits[0], &self.triangle_ids), options) {
+                        Done(hit) => Done(hit.is_some()),
+                        Open(()) => Open(()),
+                    }
+                })?
+            };
         Ok(self.complete(
             answers,
             |i, ()| rays.ray(i),
@@ -301,10 +302,12 @@ impl GpuMesh {
             mode: RAYS_MODE,
             ..GpuQuery::Closest.shape(1)
         };
-        let (directions, _) =
-            self.launch_shape(shape, KernelRules::default(), Source::Camera(params, pixels), |hits, _| {
-                Done::<Vec3, ()>(direction(hits[0]))
-            })?;
+        let (directions, _) = self.launch_shape(
+            shape,
+            KernelRules::default(),
+            Source::Camera(params, pixels),
+            |hits, _| Done::<Vec3, ()>(direction(hits[0])),
+        )?;
         Ok(directions
             .into_iter()
             .map(|dir| Ray::new(camera.eye, dir))
