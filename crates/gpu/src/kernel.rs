@@ -297,6 +297,12 @@ fn invalid(message: String) -> Error {
     }
 }
 
+/// Whether [`PROFILE_VARIABLE`] asks for where a query's time goes (read once per process).
+pub fn profiling() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var(PROFILE_VARIABLE).is_ok_and(|v| v.trim() == "1"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,10 +366,4 @@ mod tests {
         }
         assert!(GpuOptions::default().validate().is_ok());
     }
-}
-
-/// Whether [`PROFILE_VARIABLE`] asks for where a query's time goes (read once per process).
-pub fn profiling() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var(PROFILE_VARIABLE).is_ok_and(|v| v.trim() == "1"))
 }
