@@ -106,7 +106,7 @@ fn occupancy(inside: Vec<bool>) -> Vec<f32> {
 }
 
 /// The options of a closest or any hit: whether a ray touching an edge or a vertex hits.
-fn first_hit_options(contacts: bool) -> QueryOptions {
+pub(crate) fn first_hit_options(contacts: bool) -> QueryOptions {
     QueryOptions::new().with_contacts(if contacts {
         Contacts::Hit
     } else {
@@ -415,8 +415,8 @@ impl Geometry {
     }
 }
 
-/// The ray queries of every level: a mesh on a GPU traces them there (`contacts=False`
-/// refused), a mesh or a scene on the CPU.
+/// The ray queries of every level: a mesh on a GPU traces them there, a mesh or a scene on
+/// the CPU.
 /// How each level answers the ray queries on checked arguments, with the GIL released: a
 /// mesh or a scene by the CPU engine, a mesh on a GPU by the GPU (`gpu_queries`).
 impl Geometry {

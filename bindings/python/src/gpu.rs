@@ -99,8 +99,8 @@ pub fn gpu_adapters(py: Python<'_>) -> Vec<String> {
 /// A mesh on the GPU, made by `Mesh.to_gpu()`: a `Geometry` whose ray queries
 /// (`cast_rays`, `cast_camera`, `test_occlusions`, `count_intersections`,
 /// `list_intersections`) take the same arguments as a `Mesh`'s and give the same answers: the
-/// same keys, dtypes and shapes, triangles, counts and hit lists; `contacts` must be True
-/// (the default: a ray touching an edge or a vertex hits).
+/// same keys, dtypes and shapes, triangles, counts and hit lists, with the same `contacts`
+/// and `max_hits` (passed down to the GPU's queries: `max_hits` up to 16 is kept on the GPU).
 /// `t_hit` and `primitive_uvs` are the shader's: the CPU's bit for bit where the driver
 /// rounds as the CPU does (llvmpipe), within a few units in the last place where it fuses
 /// multiply-adds. The GPU traces the rays; the few it cannot decide exactly (through or next

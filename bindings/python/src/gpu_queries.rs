@@ -3,32 +3,22 @@
 //! next to an edge or a vertex), and the answers are laid out as `queries` lays out the
 //! CPU's, so that every answer is the CPU's. Rays reach the GPU as the CPU mesh reads them
 //! (`ray_reading::RayReading`): world coordinates already carried into the mesh's frame.
+//! The options (`contacts`, `max_hits`) are the CPU's, passed down as `QueryOptions`.
 
-use meshcast::HitLists;
-use pyo3::exceptions::PyValueError;
+use meshcast::QueryOptions;
 use pyo3::prelude::*;
 
 use crate::error::to_py;
+use crate::geometry::first_hit_options;
 use crate::queries::{self, Cast, Intersections};
 use crate::ray_arguments::RayArguments;
 use crate::ray_reading::{row_rays, RayReading};
 use crate::state::GpuState;
 use crate::threads;
 
-/// The error of `contacts=False`, which the GPU does not answer.
-fn only_contacts(contacts: bool) -> PyResult<()> {
-    if contacts {
-        return Ok(());
-    }
-    Err(PyValueError::new_err(
-        "a GpuMesh answers closest and any hits with contacts=True only (a ray touching an \
-         edge or a vertex hits); ask the CPU Mesh for contacts=False",
-    ))
-}
-
-/// The closest hit of each ray (`contacts` must be true).
+/// The closest hit of each ray.
 pub fn cast(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyResult<Cast> {
-    only_contacts(query.contacts)?;
+    let options = first_hit_options(query.contacts);
     let view = query.rows.view();
     let mesh: &meshcast::Mesh = state.cpu();
     let reading = RayReading::new(&view, query.interval, Some(mesh));
@@ -36,7 +26,7 @@ pub fn cast(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyRes
         let clock = std::time::Instant::now();
         let rays = row_rays(&view, &reading)?;
         let checked = clock.elapsed();
-        let hits = state.mesh.cast_batch(&rays).map_err(to_py)?;
+        let hits = state.mesh.cast_batch_with(&rays, &options).map_err(to_py)?;
         let clock = std::time::Instant::now();
         let shift = |ray| view.shift(ray, &reading);
         let cast = queries::cast_answers(mesh, Some(state.normals()), &hits, &reading, shift);
@@ -51,14 +41,17 @@ pub fn cast(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyRes
     })
 }
 
-/// Whether each ray hits anything (`contacts` must be true).
+/// Whether each ray hits anything.
 pub fn occluded(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyResult<Vec<bool>> {
-    only_contacts(query.contacts)?;
+    let options = first_hit_options(query.contacts);
     let view = query.rows.view();
     let reading = RayReading::new(&view, query.interval, Some(state.cpu().as_ref()));
     threads::run(py, query.threads, || {
         let rays = row_rays(&view, &reading)?;
-        state.mesh.occluded_batch(&rays).map_err(to_py)
+        state
+            .mesh
+            .occluded_batch_with(&rays, &options)
+            .map_err(to_py)
     })
 }
 
@@ -84,14 +77,11 @@ pub fn list(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyRes
     let reading = RayReading::new(&view, query.interval, Some(mesh));
     threads::run(py, query.threads, || {
         let rays = row_rays(&view, &reading)?;
-        let mut lists = state.mesh.cast_all_batch(&rays).map_err(to_py)?;
-        if max_hits < usize::MAX {
-            // The capped list is the first `max_hits` of the whole one.
-            lists = lists
-                .iter()
-                .map(|hits| hits[..hits.len().min(max_hits)].to_vec())
-                .collect::<HitLists<meshcast::Hit>>();
-        }
+        let options = QueryOptions::new().with_max_hits(max_hits);
+        let lists = state
+            .mesh
+            .cast_all_batch_with(&rays, &options)
+            .map_err(to_py)?;
         let shift = |ray| view.shift(ray, &reading);
         Ok(queries::list_answers(mesh, lists, &reading, shift))
     })

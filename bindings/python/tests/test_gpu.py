@@ -154,12 +154,33 @@ def test_the_ray_interval_and_the_hit_cap_are_the_cpus():
         assert_same(gpu.count_intersections(rays, **options), mesh.count_intersections(rays, **options), bit_exact)
         assert_same(gpu.list_intersections(rays, **options), mesh.list_intersections(rays, **options), bit_exact)
         assert_same(gpu.test_occlusions(rays, **options), mesh.test_occlusions(rays, **options), bit_exact)
-    for cap in (0, 1, 2, 5):
+    for cap in (0, 1, 2, 5, 16, 17, 100):
         assert_same(
             gpu.list_intersections(rays, max_hits=cap, tnear=0.1),
             mesh.list_intersections(rays, max_hits=cap, tnear=0.1),
             bit_exact,
         )
+
+
+@pytest.mark.parametrize("name", ["spot.obj", "suzanne.obj"])
+def test_contacts_false_is_the_cpus_tie_rule(name):
+    # Rays through vertices and along edges: where the two rules differ.
+    mesh, gpu = loaded(name)
+    rays = np.concatenate([adversarial_rays(mesh, 2000, 31), rays_through_vertices(mesh, 2000, 32)])
+    bit_exact = exact(gpu)
+    for contacts in (False, True):
+        options = dict(contacts=contacts, tnear=0.05)
+        assert_same(gpu.cast_rays(rays, **options), mesh.cast_rays(rays, **options), bit_exact)
+        assert_same(gpu.test_occlusions(rays, **options), mesh.test_occlusions(rays, **options), bit_exact)
+    tie = mesh.cast_rays(rays, contacts=False)["primitive_ids"]
+    touch = mesh.cast_rays(rays, contacts=True)["primitive_ids"]
+    assert (tie != touch).any(), "the rays must tell the rules apart"
+    camera = dict(eye=[0.3, 0.2, 4.0], center=[0.0, 0.0, 0.0], width_px=64, height_px=48)
+    assert_same(
+        gpu.cast_camera(contacts=False, **camera)["primitive_ids"],
+        mesh.cast_camera(contacts=False, **camera)["primitive_ids"],
+        bit_exact,
+    )
 
 
 def test_no_rays_answer_empty_arrays_as_on_the_cpu():
@@ -214,11 +235,6 @@ def test_bad_arguments_raise_as_on_the_cpu():
         gpu.list_intersections(rays[:3], max_hits=-1)
     with pytest.raises(ValueError, match="NaN"):
         gpu.cast_rays(rays[:3], tnear=np.nan)
-    # The GPU answers contacts=True (the default) only.
-    with pytest.raises(ValueError, match="contacts=True"):
-        gpu.cast_rays(rays[:3], contacts=False)
-    with pytest.raises(ValueError, match="contacts=True"):
-        gpu.test_occlusions(rays[:3], contacts=False)
 
 
 def test_set_positions_moves_the_gpu_mesh_only():

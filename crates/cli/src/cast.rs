@@ -54,7 +54,7 @@ pub struct Args {
 
     /// Answer on the GPU: the same lines, the rays the GPU's rounding leaves open finished on
     /// the CPU. Takes the best adapter, or the first named like the MESHCAST_GPU environment
-    /// variable; not for glTF scenes or `--contacts tie-rule`.
+    /// variable; not for glTF scenes.
     #[arg(long)]
     gpu: bool,
 }
@@ -93,9 +93,6 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         _ => Query::Closest,
     };
     let options = QueryOptions::new().with_contacts(args.contacts.into());
-    if args.gpu && args.contacts == ContactsArg::TieRule && !matches!(query, Query::All) {
-        bail!("--contacts tie-rule is answered on the CPU only; leave out --gpu");
-    }
     let loaded = loading::load_target(&args.mesh)?;
     if let Loaded::Mesh(mesh) = &loaded {
         if mesh.origin() != DVec3::ZERO {
@@ -112,7 +109,7 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
             ),
         };
         let on_gpu = Gpu::new()?.upload(mesh)?;
-        return reader.try_answer_each(out, |rays| answer_on_gpu(&on_gpu, rays, query));
+        return reader.try_answer_each(out, |rays| answer_on_gpu(&on_gpu, rays, query, &options));
     }
     match loaded {
         Loaded::Mesh(mesh) => {
@@ -148,7 +145,7 @@ fn run_far(
         Ok(match query {
             Query::Closest => {
                 let hits = match &on_gpu {
-                    Some(on_gpu) => on_gpu.cast_batch(&local)?,
+                    Some(on_gpu) => on_gpu.cast_batch_with(&local, options)?,
                     None => mesh.cast_batch_with(&local, options),
                 };
                 let answers: Vec<_> = hits.iter().zip(&shifts).collect();
@@ -158,14 +155,14 @@ fn run_far(
             }
             Query::Any => {
                 let hits = match &on_gpu {
-                    Some(on_gpu) => on_gpu.occluded_batch(&local)?,
+                    Some(on_gpu) => on_gpu.occluded_batch_with(&local, options)?,
                     None => mesh.occluded_batch_with(&local, options),
                 };
                 lines(&hits, |text, &hit| output::any(text, hit))
             }
             Query::All => {
                 let lists = match &on_gpu {
-                    Some(on_gpu) => on_gpu.cast_all_batch(&local)?,
+                    Some(on_gpu) => on_gpu.cast_all_batch_with(&local, options)?,
                     None => mesh.cast_all_batch_with(&local, options),
                 };
                 let answers: Vec<_> = lists.iter().zip(&shifts).collect();
@@ -197,16 +194,21 @@ fn answer<T: Target>(mesh: &T, rays: &[Ray], query: Query, options: &QueryOption
 
 /// The answer lines for `rays` from the GPU: the same queries, so the same lines as
 /// [`answer`] on the mesh.
-fn answer_on_gpu(mesh: &GpuMesh, rays: &[Ray], query: Query) -> Result<Vec<String>> {
+fn answer_on_gpu(
+    mesh: &GpuMesh,
+    rays: &[Ray],
+    query: Query,
+    options: &QueryOptions,
+) -> Result<Vec<String>> {
     Ok(match query {
-        Query::Closest => lines(&mesh.cast_batch(rays)?, |text, hit| {
+        Query::Closest => lines(&mesh.cast_batch_with(rays, options)?, |text, hit| {
             output::closest(text, hit.as_ref())
         }),
-        Query::Any => lines(&mesh.occluded_batch(rays)?, |text, &hit| {
+        Query::Any => lines(&mesh.occluded_batch_with(rays, options)?, |text, &hit| {
             output::any(text, hit)
         }),
         Query::All => {
-            let lists = mesh.cast_all_batch(rays)?;
+            let lists = mesh.cast_all_batch_with(rays, options)?;
             let each: Vec<&[Hit]> = lists.iter().collect();
             lines(&each, |text, hits| output::all(text, hits))
         }

@@ -4,8 +4,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::{Error, Result};
 
-use crate::kernel::GpuOptions;
-use crate::stream::profiling;
+use crate::kernel::{profiling, GpuOptions};
 use crate::{raw_device, unchecked};
 
 /// The environment variable that picks an adapter by name: the first adapter whose name
@@ -62,7 +61,7 @@ pub(crate) struct Shared {
     pub(crate) info: AdapterInfo,
     pub(crate) options: GpuOptions,
     pub(crate) layout: wgpu::BindGroupLayout,
-    /// The pipeline of each kernel mode (`trace.wgsl`'s `MODE_*`), once compiled.
+    /// The pipeline of each kernel mode (`shader/inputs.wgsl`'s `MODE_*`), once compiled.
     pipelines: Mutex<[Option<wgpu::ComputePipeline>; MODES]>,
 }
 

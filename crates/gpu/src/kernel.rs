@@ -2,11 +2,21 @@
 //! that set them, so one binary can measure each choice on the GPU that matters) and the
 //! shader source specialised for one query kind.
 
+use std::sync::OnceLock;
+
 use crate::{Error, Result};
 
 /// The shader: traversal and the watertight test, with the bounds that decide which rays
 /// the host finishes.
-pub(crate) const SHADER: &str = include_str!("trace.wgsl");
+/// WGSL has no includes, so its files are joined here, each using those before it.
+pub(crate) const SHADER: &str = concat!(
+    include_str!("shader/inputs.wgsl"),
+    include_str!("shader/ray.wgsl"),
+    include_str!("shader/boxes.wgsl"),
+    include_str!("shader/triangle.wgsl"),
+    include_str!("shader/hits.wgsl"),
+    include_str!("shader/walk.wgsl"),
+);
 
 /// The environment variable that sets [`GpuOptions::stack`].
 pub const STACK_VARIABLE: &str = "MESHCAST_GPU_STACK";
@@ -26,7 +36,7 @@ pub const ORDER_VARIABLE: &str = "MESHCAST_GPU_ORDER";
 /// The environment variable that sets [`GpuOptions::robust_access`] (`1` or `0`).
 pub const ROBUST_VARIABLE: &str = "MESHCAST_GPU_ROBUST";
 
-/// The most hit slots per ray the every-hit kernel holds (`trace.wgsl`'s `LIST_SIZE` in that
+/// The most hit slots per ray the every-hit kernel holds (`shader/inputs.wgsl`'s `LIST_SIZE` in that
 /// pipeline).
 pub const MAX_HIT_CAPACITY: u32 = 64;
 
@@ -200,7 +210,7 @@ impl GpuOptions {
         Ok(())
     }
 
-    /// The shader specialised for the query of `mode` (`trace.wgsl`'s `MODE_*`).
+    /// The shader specialised for the query of `mode` (`shader/inputs.wgsl`'s `MODE_*`).
     pub(crate) fn source(&self, mode: u32) -> String {
         let list = if mode == 3 { MAX_HIT_CAPACITY } else { 1 };
         specialise(
@@ -285,6 +295,12 @@ fn invalid(message: String) -> Error {
         operation: "kernel options",
         message,
     }
+}
+
+/// Whether [`PROFILE_VARIABLE`] asks for where a query's time goes (read once per process).
+pub fn profiling() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var(PROFILE_VARIABLE).is_ok_and(|v| v.trim() == "1"))
 }
 
 #[cfg(test)]

@@ -14,18 +14,18 @@ use crate::quantization::{self, EMPTY_STEPS};
 
 /// The magnitude beyond which the shader's arithmetic could overflow (2^28): a mesh with a
 /// coordinate beyond it is answered on the CPU whole, a ray whose origin lies beyond it is
-/// handed to the CPU (`trace.wgsl`'s `COORD_LIMIT`).
+/// handed to the CPU (`shader/inputs.wgsl`'s `COORD_LIMIT`).
 pub(crate) const COORD_LIMIT: f32 = 268_435_456.0;
 
 /// The magnitude below which a non-zero coordinate could be flushed to zero by the GPU
-/// (2^-100; `trace.wgsl`'s `TINY`).
+/// (2^-100; `shader/inputs.wgsl`'s `TINY`).
 pub(crate) const COORD_FLOOR: f32 = 7.888_609e-31;
 
-/// How far a reported `t` may lie from the CPU's, relative to it (2^-12; `trace.wgsl`'s
+/// How far a reported `t` may lie from the CPU's, relative to it (2^-12; `shader/inputs.wgsl`'s
 /// `T_REPORT_BOUND`): a hit that cannot promise it is answered on the CPU.
 pub const T_ERROR_BOUND: f32 = 2.441_406_3e-4;
 
-/// How far a reported `u` or `v` may lie from the CPU's (2^-8; `trace.wgsl`'s `UV_BOUND`):
+/// How far a reported `u` or `v` may lie from the CPU's (2^-8; `shader/inputs.wgsl`'s `UV_BOUND`):
 /// a hit that cannot promise it, a grazing one, is answered on the CPU.
 pub const UV_ERROR_BOUND: f32 = 3.906_25e-3;
 
@@ -39,7 +39,7 @@ pub(crate) const NO_TRIANGLE: u32 = u32::MAX;
 /// The closest-hit answer of a ray the shader leaves to the host.
 pub(crate) const FLAGGED: u32 = u32::MAX - 1;
 
-/// One compressed node as the shader reads it (`trace.wgsl`'s `Node`): the lanes' boxes on a
+/// One compressed node as the shader reads it (`shader/inputs.wgsl`'s `Node`): the lanes' boxes on a
 /// grid of eight bits per axis (`quantization.rs`), and where the lanes' children and
 /// triangles are, relative to the node's first child and first triangle.
 #[repr(C)]
@@ -156,7 +156,7 @@ enum GpuLane {
     Empty,
 }
 
-/// One triangle as the shader reads it (`trace.wgsl`'s `tris`, nine floats): its corners.
+/// One triangle as the shader reads it (`shader/inputs.wgsl`'s `tris`, nine floats): its corners.
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub(crate) struct GpuTriangle {
@@ -184,7 +184,7 @@ impl GpuRay {
     }
 }
 
-/// The dispatch's parameters (`trace.wgsl`'s `Params`).
+/// The dispatch's parameters (`shader/inputs.wgsl`'s `Params`).
 #[repr(C)]
 #[derive(Clone, Copy, Default, Pod, Zeroable)]
 pub(crate) struct Params {
@@ -195,7 +195,11 @@ pub(crate) struct Params {
     pub(crate) height: u32,
     pub(crate) camera: u32,
     pub(crate) first: u32,
-    pub(crate) _pad: u32,
+    /// 1 when hits on back faces are skipped.
+    pub(crate) culling: u32,
+    /// Every hit: 0 to list every hit, or the first `keep` (at most `cap`) in hit order.
+    pub(crate) keep: u32,
+    pub(crate) _pad: [u32; 3],
     pub(crate) eye: [f32; 4],
     pub(crate) forward: [f32; 4],
     pub(crate) right: [f32; 4],

@@ -6,7 +6,10 @@
 //! tree is compressed and renumbered, nothing is rebuilt) and ask the [`GpuMesh`] the batch
 //! queries the CPU answers: [`GpuMesh::cast_batch`], [`GpuMesh::occluded_batch`],
 //! [`GpuMesh::count_batch`], [`GpuMesh::cast_all_batch`], and [`GpuMesh::cast_camera`],
-//! whose rays are made on the GPU.
+//! whose rays are made on the GPU. Each batch query has a `*_with` form that takes the
+//! CPU's [`QueryOptions`](meshcast_mesh::QueryOptions) (contacts, culling, a distance limit,
+//! `max_hits`, a filter) and answers as the CPU does with them: the shader applies what is
+//! cheap there (the range, culling, `max_hits`), the CPU's finish the rest.
 //!
 //! ```no_run
 //! use meshcast_gpu::Gpu;
@@ -128,8 +131,9 @@ pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
 pub use error::{Error, Result};
 pub use gpu_mesh::{GpuMesh, GpuQuery, GpuStats, KernelInputs, ResidentRays, DEFAULT_HIT_CAPACITY};
 pub use kernel::{
-    ChildOrder, GpuOptions, CHECKS_VARIABLE, CHUNK_VARIABLE, LEAF_VARIABLE, MAX_HIT_CAPACITY,
-    ORDER_VARIABLE, PROFILE_VARIABLE, ROBUST_VARIABLE, STACK_VARIABLE, WORKGROUP_VARIABLE,
+    profiling, ChildOrder, GpuOptions, CHECKS_VARIABLE, CHUNK_VARIABLE, LEAF_VARIABLE,
+    MAX_HIT_CAPACITY, ORDER_VARIABLE, PROFILE_VARIABLE, ROBUST_VARIABLE, STACK_VARIABLE,
+    WORKGROUP_VARIABLE,
 };
 pub use layout::{T_ERROR_BOUND, UV_ERROR_BOUND};
-pub use stream::{profiling, RaySource};
+pub use stream::RaySource;

@@ -4,7 +4,6 @@
 //! traces this one.
 
 use std::sync::mpsc::{channel, Receiver};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::Result;
@@ -13,7 +12,7 @@ use meshcast_primitives::Ray;
 use rayon::prelude::*;
 
 use crate::context::{checked, gpu_error, Shared};
-use crate::kernel::PROFILE_VARIABLE;
+use crate::kernel::profiling;
 use crate::layout::{GpuRay, Params};
 
 /// The most workgroups along one dimension of a dispatch.
@@ -370,12 +369,6 @@ impl Profile {
             ms(self.take)
         );
     }
-}
-
-/// Whether [`PROFILE_VARIABLE`] asks for where a query's time goes (read once per process).
-pub fn profiling() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var(PROFILE_VARIABLE).is_ok_and(|v| v.trim() == "1"))
 }
 
 /// The dispatch grid of `n` invocations: workgroups per row, rows, and invocations per row.

@@ -31,8 +31,9 @@ pub(crate) fn module(
     //   so that `9 * triangle + 8` does not wrap; the buffer holds nine floats per triangle.
     // - `rays[index]`, `hits[index]`, `counts[index]`: `index < params.ray_count`, which is at
     //   most the rays in the ray buffer and the answers in the output buffers (`GpuMesh::
-    //   stream` sizes them from the same count); `hits[out_index * cap + found]` has
-    //   `found < cap <= LIST_SIZE`, the hits buffer `cap` slots per ray.
+    //   stream` sizes them from the same count); `hits[out_index * cap + i]` has
+    //   `i = found < cap <= LIST_SIZE`, or, keeping the first `keep` hits, `i < found = keep
+    //   <= cap` (the host sends a `keep` of at most `cap`), the hits buffer `cap` slots per ray.
     // - the private arrays and the node's own: `stack_*[k]` with `k <= sp < STACK_SIZE`
     //   (checked before each push; the insertion moves entries within `first..=sp`),
     //   `list_*[i]` with `i < found <= cap`, `lane_near[lane]` with `lane < 8`

@@ -7,49 +7,22 @@
 //! Where no adapter exists the tests print why and pass, except in CI (`CI` set), where they
 //! fail: CI installs Mesa's llvmpipe so that they always run there.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
 use meshcast::{
     Camera, Contacts, Hit, Mesh, MeshFiles, PointQueries, Ray, RayQueries, TriMesh, TriMeshFiles,
     Triangle,
 };
-use meshcast_gpu::{ChildOrder, Gpu, GpuMesh, GpuOptions, T_ERROR_BOUND, UV_ERROR_BOUND};
+use meshcast_gpu::{ChildOrder, Gpu, GpuMesh, GpuOptions};
 use meshcast_testkit::{
     adversarial_rays, all_assets, asset, brute_force_cast_all, brute_force_cast_with, cube,
     icosphere, incoherent_rays, lattice_solids, random_rays, random_transform, rng, torus,
     transformed,
 };
 
-/// The GPU every test shares, or `None` (with the reason printed) where there is none.
-fn gpu() -> Option<&'static Gpu> {
-    static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
-    GPU.get_or_init(|| match Gpu::new() {
-        Ok(gpu) => {
-            eprintln!("GPU tests run on {}", gpu.adapter());
-            Some(gpu)
-        }
-        Err(error) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must run the GPU tests (install mesa-vulkan-drivers): {error}"
-            );
-            eprintln!("GPU tests skipped: {error}");
-            None
-        }
-    })
-    .as_ref()
-}
-
-fn upload(gpu: &Gpu, mesh: &Arc<Mesh>) -> GpuMesh {
-    gpu.upload(mesh.clone()).expect("upload")
-}
-
-/// Whether the adapter evaluates as the CPU does (no fused multiply-add, correctly rounded
-/// division): then `t`, `u`, `v` are the CPU's bit for bit.
-fn bit_exact(gpu: &Gpu) -> bool {
-    gpu.adapter().name.contains("llvmpipe")
-}
+mod common;
+use common::{bit_exact, gpu, upload, within_bounds};
 
 /// Checks every query on `rays` against the CPU engine.
 fn check(gpu: &Gpu, on_gpu: &GpuMesh, rays: &[Ray], what: &str) {
@@ -95,13 +68,6 @@ fn check(gpu: &Gpu, on_gpu: &GpuMesh, rays: &[Ray], what: &str) {
             assert_eq!(&lists[i], &all[..], "{what}: cast_all hits, ray {i}");
         }
     }
-}
-
-/// Whether a GPU hit's `t`, `u` and `v` lie within the documented bounds of the CPU's.
-fn within_bounds(gpu: &Hit, cpu: &Hit) -> bool {
-    (gpu.t - cpu.t).abs() <= T_ERROR_BOUND * cpu.t.abs() * 1.001
-        && (gpu.u - cpu.u).abs() <= UV_ERROR_BOUND
-        && (gpu.v - cpu.v).abs() <= UV_ERROR_BOUND
 }
 
 fn mesh_of(tri_mesh: TriMesh) -> Arc<Mesh> {

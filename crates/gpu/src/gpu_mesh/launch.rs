@@ -6,13 +6,15 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use crate::Result;
+use meshcast_mesh::Culling;
 use meshcast_primitives::Ray;
 use rayon::prelude::*;
 
 use super::{GpuMesh, GpuQuery};
 use crate::context::Shared;
+use crate::kernel::profiling;
 use crate::layout::{Params, FLAGGED, NO_TRIANGLE};
-use crate::stream::{profiling, RaySource, Shape, Source, Workspace};
+use crate::stream::{RaySource, Shape, Source, Workspace};
 
 impl GpuMesh {
     /// Fills the open answers on the CPU, counting them: `ray(i, data)` makes the ray of
@@ -49,19 +51,22 @@ impl GpuMesh {
     /// Runs `query` over the rays of `source` and answers each ray with `answer` of its hit
     /// slots and its count, in parallel, as the answers come back: the decided answers in
     /// place, the open ones as `T::default()` there and listed with what the CPU needs.
+    /// `rules` are what the query's options ask of the shader.
     pub(super) fn launch<T: Send + Default, O: Send>(
         &self,
         query: GpuQuery,
+        rules: KernelRules,
         source: Source<'_>,
         answer: impl Fn(&[[u32; 4]], u32) -> Answer<T, O> + Sync,
     ) -> Result<Answers<T, O>> {
-        self.launch_shape(query.shape(self.hit_capacity), source, answer)
+        self.launch_shape(query.shape(self.hit_capacity), rules, source, answer)
     }
 
     /// [`GpuMesh::launch`] with the kernel and answers of `shape`.
     pub(super) fn launch_shape<T: Send + Default, O: Send>(
         &self,
         shape: Shape,
+        rules: KernelRules,
         source: Source<'_>,
         answer: impl Fn(&[[u32; 4]], u32) -> Answer<T, O> + Sync,
     ) -> Result<Answers<T, O>> {
@@ -96,7 +101,7 @@ impl GpuMesh {
                     .map(|i| decide(i, &hits, ray_count)),
             );
         } else {
-            self.stream(shape, source, |start, hits, counts| {
+            self.stream(shape, rules, source, |start, hits, counts| {
                 let n = hits.len().checked_div(slots).unwrap_or(counts.len());
                 answers.par_extend((0..n).into_par_iter().map(|i| {
                     let count = counts.get(i).copied().unwrap_or(0);
@@ -113,6 +118,7 @@ impl GpuMesh {
     fn stream(
         &self,
         shape: Shape,
+        rules: KernelRules,
         source: Source<'_>,
         take: impl FnMut(usize, &[[u32; 4]], &[u32]),
     ) -> Result<()> {
@@ -147,6 +153,8 @@ impl GpuMesh {
         };
         let params = Params {
             cap: self.hit_capacity,
+            culling: u32::from(rules.culling == Culling::BackFaces),
+            keep: rules.keep.min(self.hit_capacity),
             ..base
         };
         workspace.stream(shared, shape, params, &source, take)
@@ -167,17 +175,54 @@ impl GpuMesh {
     }
 }
 
-/// The [`RaySource`] of a query's rays, sized so it can stand behind a `dyn` pointer.
-pub(super) struct Rays<'a, R: ?Sized>(pub(super) &'a R);
+/// What a query's options ask of the shader: back-face culling and, for every hit, how many
+/// hits to list.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct KernelRules {
+    pub(super) culling: Culling,
+    /// Every hit: the first `keep` hits in hit order (at most the hit capacity), or every
+    /// hit (0).
+    pub(super) keep: u32,
+}
+
+/// The [`RaySource`] of a query's rays, each cut to the options' distance limit as the CPU
+/// cuts it, sized so it can stand behind a `dyn` pointer.
+pub(super) struct Rays<'a, R: ?Sized> {
+    rays: &'a R,
+    max_distance: f32,
+}
+
+impl<'a, R: RaySource + ?Sized> Rays<'a, R> {
+    /// The rays of `rays` cut to `max_distance` ([`QueryOptions::max_distance`](meshcast_mesh::QueryOptions::max_distance)).
+    pub(super) fn new(rays: &'a R, max_distance: f32) -> Self {
+        Self { rays, max_distance }
+    }
+}
 
 impl<R: RaySource + ?Sized> RaySource for Rays<'_, R> {
     fn len(&self) -> usize {
-        self.0.len()
+        self.rays.len()
     }
 
     fn ray(&self, index: usize) -> Ray {
-        self.0.ray(index)
+        let ray = self.rays.ray(index);
+        if self.max_distance == f32::INFINITY {
+            return ray;
+        }
+        cut(&ray, self.max_distance)
     }
+}
+
+/// `ray` cut to a distance limit as the CPU cuts it (`QueryOptions::limit_ray`: `t * |dir|
+/// <= max_distance`, the same operations, so the same bits; cutting again changes nothing,
+/// so the CPU's finish may cut it again), or an empty range, which hits nothing, for a NaN
+/// or negative limit.
+fn cut(ray: &Ray, max_distance: f32) -> Ray {
+    if max_distance.is_nan() || max_distance < 0.0 {
+        return ray.with_range(1.0, 0.0);
+    }
+    let t_max = max_distance / ray.dir.length();
+    ray.with_range(ray.t_min, ray.t_max.min(t_max))
 }
 
 /// Every ray's answer (a placeholder for an open one) and the open rays, each with what the

@@ -3,16 +3,16 @@
 
 use crate::Result;
 use glam::Vec3;
-use meshcast_mesh::{HitLists, RayQueries};
+use meshcast_mesh::{Filter, HitLists, QueryOptions, RayQueries};
 use meshcast_primitives::{Camera, Hit, Ray};
 
-use super::launch::{Answer, Done, Open, Rays};
+use super::launch::{Answer, Done, KernelRules, Open, Rays};
 use super::{GpuMesh, GpuQuery};
 use crate::layout::{Params, FLAGGED, NO_TRIANGLE};
 use crate::stream::{RaySource, Shape, Source};
 
 /// The shader's mode that answers no query but hands back the rays it made
-/// (`trace.wgsl`'s `MODE_RAYS`), for [`GpuMesh::camera_rays`].
+/// (`shader/inputs.wgsl`'s `MODE_RAYS`), for [`GpuMesh::camera_rays`].
 const RAYS_MODE: u32 = 4;
 
 impl GpuMesh {
@@ -21,13 +21,49 @@ impl GpuMesh {
     /// # Errors
     /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
     pub fn cast_batch<R: RaySource + ?Sized>(&self, rays: &R) -> Result<Vec<Option<Hit>>> {
-        let answers = self.launch(GpuQuery::Closest, Source::Rays(&Rays(rays)), |hits, _| {
-            closest(hits[0], &self.triangle_ids)
-        })?;
+        self.cast_batch_with(rays, &QueryOptions::new())
+    }
+
+    /// The closest hit of each ray that the options keep, as [`RayQueries::cast_batch_with`]
+    /// answers on the CPU: the distance limit and culling are applied by the shader, the
+    /// contacts rule and the filter by the CPU (a ray through an edge or a vertex is always
+    /// finished there, and so is a ray whose closest hit the filter rejects). The mask and
+    /// the batch order do not apply to one mesh.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use meshcast_gpu::Gpu;
+    /// use meshcast_mesh::{Culling, Mesh, QueryOptions};
+    /// use meshcast_primitives::Ray;
+    ///
+    /// let mesh = Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?;
+    /// let on_gpu = Gpu::new()?.upload(mesh)?;
+    /// // The triangle faces +z: seen from below, it is a back face.
+    /// let up = [Ray::new(glam::Vec3::new(0.25, 0.25, -1.0), glam::Vec3::Z)];
+    /// let culled = QueryOptions::new().with_culling(Culling::BackFaces);
+    /// assert_eq!(on_gpu.cast_batch_with(&up, &culled)?[0], None);
+    /// assert!(on_gpu.cast_batch_with(&up, &QueryOptions::new().with_max_distance(2.0))?[0].is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn cast_batch_with<R: RaySource + ?Sized, F: Filter<u32> + Sync>(
+        &self,
+        rays: &R,
+        options: &QueryOptions<F>,
+    ) -> Result<Vec<Option<Hit>>> {
+        let rays = Rays::new(rays, options.max_distance);
+        let answers = self.launch(
+            GpuQuery::Closest,
+            kernel_rules(options, 0),
+            Source::Rays(&rays),
+            |hits, _| kept_closest(closest(hits[0], &self.triangle_ids), options),
+        )?;
         Ok(self.complete(
             answers,
             |i, ()| rays.ray(i),
-            |open| self.mesh.cast_batch(open),
+            |open| self.mesh.cast_batch_with(open, options),
         ))
     }
 
@@ -36,19 +72,47 @@ impl GpuMesh {
     /// # Errors
     /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
     pub fn occluded_batch<R: RaySource + ?Sized>(&self, rays: &R) -> Result<Vec<bool>> {
-        let answers = self.launch(
-            GpuQuery::Any,
-            Source::Rays(&Rays(rays)),
-            |_, count| match count {
-                0 => Done(false),
-                1 => Done(true),
-                _ => Open(()),
-            },
-        )?;
+        self.occluded_batch_with(rays, &QueryOptions::new())
+    }
+
+    /// Whether each ray hits anything that the options keep, as
+    /// [`RayQueries::occluded_batch_with`] answers (the options as for
+    /// [`GpuMesh::cast_batch_with`]). With a filter, the shader finds each ray's closest
+    /// hit, and a ray whose closest hit the filter rejects is finished on the CPU.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
+    pub fn occluded_batch_with<R: RaySource + ?Sized, F: Filter<u32> + Sync>(
+        &self,
+        rays: &R,
+        options: &QueryOptions<F>,
+    ) -> Result<Vec<bool>> {
+        let rays = Rays::new(rays, options.max_distance);
+        let rules = kernel_rules(options, 0);
+        let answers =
+            if options.filter.keeps_everything() {
+                self.launch(
+                    GpuQuery::Any,
+                    rules,
+                    Source::Rays(&rays),
+                    |_, count| match count {
+                        0 => Done(false),
+                        1 => Done(true),
+                        _ => Open(()),
+                    },
+                )?
+            } else {
+                self.launch(GpuQuery::Closest, rules, Source::Rays(&rays), |hits, _| {
+                    match kept_closest(closest(hits[0], &self.triangle_ids), options) {
+                        Done(hit) => Done(hit.is_some()),
+                        Open(()) => Open(()),
+                    }
+                })?
+            };
         Ok(self.complete(
             answers,
             |i, ()| rays.ray(i),
-            |open| self.mesh.occluded_batch(open),
+            |open| self.mesh.occluded_batch_with(open, options),
         ))
     }
 
@@ -59,19 +123,55 @@ impl GpuMesh {
     /// # Errors
     /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
     pub fn count_batch<R: RaySource + ?Sized>(&self, rays: &R) -> Result<Vec<u32>> {
-        let answers =
+        self.count_batch_with(rays, &QueryOptions::new())
+    }
+
+    /// The length of each ray's [`GpuMesh::cast_all_batch_with`] list, as
+    /// [`RayQueries::count_batch_with`] answers (the options as for
+    /// [`GpuMesh::cast_all_batch_with`]). With a filter, the shader lists each ray's hits
+    /// (up to [`GpuMesh::set_hit_capacity`]) and the filter counts them.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
+    pub fn count_batch_with<R: RaySource + ?Sized, F: Filter<u32> + Sync>(
+        &self,
+        rays: &R,
+        options: &QueryOptions<F>,
+    ) -> Result<Vec<u32>> {
+        let rays = Rays::new(rays, options.max_distance);
+        let max_hits = u32::try_from(options.max_hits).unwrap_or(u32::MAX);
+        let answers = if options.filter.keeps_everything() {
             self.launch(
                 GpuQuery::Count,
-                Source::Rays(&Rays(rays)),
+                kernel_rules(options, 0),
+                Source::Rays(&rays),
                 |_, count| match count {
                     FLAGGED => Open(()),
-                    count => Done(count),
+                    count => Done(count.min(max_hits)),
                 },
-            )?;
+            )?
+        } else {
+            // Every hit listed (no `keep`: the first hits may be rejected), then filtered.
+            self.launch(
+                GpuQuery::All,
+                kernel_rules(options, 0),
+                Source::Rays(&rays),
+                |hits, count| match count {
+                    FLAGGED => Open(()),
+                    count => {
+                        let kept = hits[..count as usize]
+                            .iter()
+                            .filter(|slot| options.filter.keep(self.triangle_ids[slot[3] as usize]))
+                            .count();
+                        Done(u32::try_from(kept).unwrap_or(u32::MAX).min(max_hits))
+                    }
+                },
+            )?
+        };
         Ok(self.complete(
             answers,
             |i, ()| rays.ray(i),
-            |open| self.mesh.count_batch(open),
+            |open| self.mesh.count_batch_with(open, options),
         ))
     }
 
@@ -82,28 +182,67 @@ impl GpuMesh {
     /// # Errors
     /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
     pub fn cast_all_batch<R: RaySource + ?Sized>(&self, rays: &R) -> Result<HitLists<Hit>> {
-        let answers =
-            self.launch(
-                GpuQuery::All,
-                Source::Rays(&Rays(rays)),
-                |hits, count| match count {
-                    FLAGGED => Open(()),
-                    count => {
-                        let mut list: Vec<Hit> = hits[..count as usize]
-                            .iter()
-                            .map(|&slot| hit(slot, &self.triangle_ids))
-                            .collect();
-                        list.sort_by(Hit::order);
-                        Done(list)
+        self.cast_all_batch_with(rays, &QueryOptions::new())
+    }
+
+    /// Every hit of each ray that the options keep, in hit order, as
+    /// [`RayQueries::cast_all_batch_with`] answers: the distance limit and culling are
+    /// applied by the shader, and so is [`QueryOptions::max_hits`] up to the hit capacity
+    /// (the shader keeps the first `max_hits` hits it meets in hit order and walks no
+    /// farther than the last of them, so a ray with more hits than the capacity stays on the
+    /// GPU); the filter is applied to the listed hits, and a ray whose first `max_hits` hits
+    /// it does not all keep is finished on the CPU. Every hit counts crossings by the tie
+    /// rule whatever [`QueryOptions::contacts`] says, as on the CPU.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
+    pub fn cast_all_batch_with<R: RaySource + ?Sized, F: Filter<u32> + Sync>(
+        &self,
+        rays: &R,
+        options: &QueryOptions<F>,
+    ) -> Result<HitLists<Hit>> {
+        let rays = Rays::new(rays, options.max_distance);
+        let max_hits = options.max_hits;
+        // The shader lists the first `max_hits` where they fit in its slots, or every hit.
+        let keep = u32::try_from(max_hits)
+            .ok()
+            .filter(|&keep| keep <= self.hit_capacity)
+            .unwrap_or(0);
+        let filtered = !options.filter.keeps_everything();
+        let answers = self.launch(
+            GpuQuery::All,
+            kernel_rules(options, keep),
+            Source::Rays(&rays),
+            |hits, count| {
+                if count == FLAGGED {
+                    return Open(());
+                }
+                let mut list: Vec<Hit> = hits[..count as usize]
+                    .iter()
+                    .map(|&slot| hit(slot, &self.triangle_ids))
+                    .collect();
+                list.sort_by(Hit::order);
+                if filtered {
+                    // A list of fewer than `keep` hits (or of every hit) is the ray's whole
+                    // list; a full one of the first `keep` is enough only if the filter keeps
+                    // all of it.
+                    let whole = keep == 0 || count < keep;
+                    let before = list.len();
+                    list.retain(|hit| options.filter.keep(hit.triangle));
+                    if !whole && list.len() < before {
+                        return Open(());
                     }
-                },
-            )?;
+                }
+                list.truncate(max_hits);
+                Done(list)
+            },
+        )?;
         Ok(self
             .complete(
                 answers,
                 |i, ()| rays.ray(i),
                 |open| {
-                    let lists = self.mesh.cast_all_batch(open);
+                    let lists = self.mesh.cast_all_batch_with(open, options);
                     lists.iter().map(<[Hit]>::to_vec).collect()
                 },
             )
@@ -131,6 +270,7 @@ impl GpuMesh {
         let params = camera_params(camera, width, height);
         let answers = self.launch(
             GpuQuery::Closest,
+            KernelRules::default(),
             Source::Camera(params, pixels),
             |hits, _| match closest(hits[0], &self.triangle_ids) {
                 Done(hit) => Done(hit),
@@ -162,10 +302,12 @@ impl GpuMesh {
             mode: RAYS_MODE,
             ..GpuQuery::Closest.shape(1)
         };
-        let (directions, _) =
-            self.launch_shape(shape, Source::Camera(params, pixels), |hits, _| {
-                Done::<Vec3, ()>(direction(hits[0]))
-            })?;
+        let (directions, _) = self.launch_shape(
+            shape,
+            KernelRules::default(),
+            Source::Camera(params, pixels),
+            |hits, _| Done::<Vec3, ()>(direction(hits[0])),
+        )?;
         Ok(directions
             .into_iter()
             .map(|dir| Ray::new(camera.eye, dir))
@@ -192,6 +334,26 @@ fn closest(slot: [u32; 4], triangle_ids: &[u32]) -> Answer<Option<Hit>, ()> {
         NO_TRIANGLE => Done(None),
         FLAGGED => Open(()),
         _ => Done(Some(hit(slot, triangle_ids))),
+    }
+}
+
+/// A decided closest hit that the options' filter rejects left open: the CPU finds the
+/// closest one it keeps.
+fn kept_closest<F: Filter<u32>>(
+    answer: Answer<Option<Hit>, ()>,
+    options: &QueryOptions<F>,
+) -> Answer<Option<Hit>, ()> {
+    match answer {
+        Done(Some(hit)) if !options.filter.keep(hit.triangle) => Open(()),
+        answer => answer,
+    }
+}
+
+/// What `options` ask of the shader, listing the first `keep` hits (0: every hit).
+fn kernel_rules<F>(options: &QueryOptions<F>, keep: u32) -> KernelRules {
+    KernelRules {
+        culling: options.culling,
+        keep,
     }
 }
 

@@ -45,7 +45,7 @@ impl ResidentRays {
 /// diagnosis in BENCHMARKS.md).
 #[derive(Clone, Debug)]
 pub struct KernelInputs {
-    /// The compressed nodes (`trace.wgsl`'s `Node`, 80 bytes each), the root first.
+    /// The compressed nodes (`shader/inputs.wgsl`'s `Node`, 80 bytes each), the root first.
     pub nodes: Vec<u8>,
     /// Nine `f32` per triangle, its corners, in the leaves' order.
     pub triangles: Vec<u8>,
@@ -74,7 +74,7 @@ impl KernelInputs {
         })
     }
 
-    /// `rays` as the kernel reads them (`trace.wgsl`'s `RayIn`: origin and `t_min`,
+    /// `rays` as the kernel reads them (`shader/inputs.wgsl`'s `RayIn`: origin and `t_min`,
     /// direction and `t_max`, 32 bytes each).
     pub fn rays(rays: &[Ray]) -> Vec<u8> {
         let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::of).collect();
