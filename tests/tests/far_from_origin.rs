@@ -222,6 +222,32 @@ fn a_far_mesh_keeps_its_origin_when_deformed() {
 }
 
 #[test]
+fn a_distance_limit_is_measured_along_the_world_ray_from_far_away() {
+    let sphere = icosphere(1);
+    let offset = DVec3::new(6_378_137.0, 0.0, 0.0);
+    let far =
+        Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh");
+    // From ten thousand kilometres above the top of the sphere: the hit is 1e7 m away, and
+    // the ray is moved along itself before it is carried into the mesh's frame.
+    let height = 1e7;
+    let down = DRay::new(offset + DVec3::new(0.01, 0.02, 1.0 + height), DVec3::NEG_Z);
+    let hit = far.cast_f64(&down).expect("a hit");
+    assert!((hit.t - height).abs() < TOLERANCE, "{}", hit.t);
+    let within = QueryOptions::new().with_max_distance((height + 1.0) as f32);
+    let short = QueryOptions::new().with_max_distance(100.0);
+    assert_eq!(
+        far.cast_f64_with(&down, &within).map(|h| h.triangle),
+        Some(hit.triangle)
+    );
+    assert!(far.cast_f64_with(&down, &short).is_none());
+    // The limit is a distance: twice as long a direction meets the same hit at half the t.
+    let doubled = DRay::new(down.origin, DVec3::NEG_Z * 2.0);
+    let halved = far.cast_f64_with(&doubled, &within).expect("a hit").t;
+    assert!((halved - height / 2.0).abs() < TOLERANCE, "{halved}");
+    assert!(far.cast_f64_with(&doubled, &short).is_none());
+}
+
+#[test]
 fn degenerate_f64_rays_and_points_miss() {
     let sphere = icosphere(1);
     let offset = DVec3::new(6_378_137.0, 0.0, 0.0);

@@ -60,13 +60,15 @@ impl Mesh {
         self.cast(&local).map(|hit| DHit::carried_back(hit, shift))
     }
 
-    /// [`Mesh::cast_f64`] with [`QueryOptions`].
+    /// [`Mesh::cast_f64`] with [`QueryOptions`]: the distance limit is measured along the
+    /// world ray, in `f64`, before the ray is carried (a ray from far away is moved along
+    /// itself first, and its carried `t` starts where it was moved to).
     pub fn cast_f64_with<F: Filter<u32>>(
         &self,
         ray: &DRay,
         options: &QueryOptions<F>,
     ) -> Option<DHit> {
-        let (local, shift) = self.carry_ray(ray);
+        let (local, shift) = self.carry_ray(&limited(ray, options)?);
         self.cast_with(&local, options)
             .map(|hit| DHit::carried_back(hit, shift))
     }
@@ -178,4 +180,14 @@ impl Mesh {
     pub fn to_world(&self, point: glam::Vec3) -> DVec3 {
         self.origin() + point.as_dvec3()
     }
+}
+
+/// `ray` with its range cut to the options' distance limit (`t * |dir| <= max_distance`, in
+/// `f64`), or `None` when nothing can be found: a degenerate ray, a NaN or negative limit.
+pub(super) fn limited<F>(ray: &DRay, options: &QueryOptions<F>) -> Option<DRay> {
+    let limit = f64::from(options.max_distance);
+    if !ray.is_valid() || limit.is_nan() || limit < 0.0 {
+        return None;
+    }
+    Some(ray.with_range(ray.t_min, ray.t_max.min(limit / ray.dir.length())))
 }

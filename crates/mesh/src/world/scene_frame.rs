@@ -23,6 +23,7 @@ use meshcast_primitives::{f32_at_least, f32_at_most, Aabb, DFrame, DHit, DRay, H
 use rayon::prelude::*;
 
 use crate::batches::BATCH_GRAIN;
+use crate::world::mesh_frame::limited;
 use crate::queries::{All, Any, Closest, Count, HitRules, QueryKind};
 use crate::scene::{FarReach, InstanceFilter};
 use crate::{Filter, Instance, InstanceId, QueryOptions, Scene};
@@ -321,16 +322,6 @@ fn walk<Q: QueryKind, F: Filter<(InstanceId, u32)>>(
     let filter = InstanceFilter { id, filter };
     let rules = rules.mirrored(instance.is_mirrored());
     instance.mesh().walk_with_rules(local, rules, &filter, kind)
-}
-
-/// `ray` with its range cut to the options' distance limit (`t * |dir| <= max_distance`, in
-/// `f64`), or `None` when nothing can be found: a degenerate ray, a NaN or negative limit.
-fn limited<F>(ray: &DRay, options: &QueryOptions<F>) -> Option<DRay> {
-    let limit = f64::from(options.max_distance);
-    if !ray.is_valid() || limit.is_nan() || limit < 0.0 {
-        return None;
-    }
-    Some(ray.with_range(ray.t_min, ray.t_max.min(limit / ray.dir.length())))
 }
 
 /// The smallest `t` (a lower bound, within the range's slack) at which the valid `ray` lies
