@@ -33,13 +33,13 @@ use meshcast_primitives::{
     SLAB_SLACK, SLACK_FLOOR,
 };
 
-use super::node::{WideNode, WIDE_WIDTH};
 use super::stack::{
     leaf_parent, push_in_lane_order, push_nearest_last, FixedStack, MAX_FIXED_STACK_DEPTH,
 };
 use crate::contracts::{
     near_far_planes, PacketLeaves, PacketWalk, Pending, Plane, TraversalStack, LEAF_REFERENCE,
 };
+use crate::layout::{WideNode, WIDE_WIDTH};
 use crate::simd::{self, SupportedKernel};
 use crate::WideBvh;
 
