@@ -1,9 +1,10 @@
 //! The wide room: the eight-wide tree. The tree itself (here: [`WideBvh`], its refit and
 //! invariant check), its collapse from a binary [`Bvh`] (`collapse.rs`, the SAH-optimal
 //! choice of nodes in `sah.rs`), its parts for storage (`parts.rs`), and its walks
-//! (`traverse.rs`, packets in `packet.rs`, their shared stack in `stack.rs`), written over the
-//! traversal contracts (`contracts.rs`) and run by the node kernels (`simd/`), over the node
-//! layout of `layout.rs` ([`WideNode`], [`WideLane`], the widths and the leaf slots).
+//! (`traverse.rs`, packets in `packet.rs` with their node test in `packet_interval.rs`, their
+//! shared stack in `stack.rs`), written over the traversal contracts (`contracts.rs`) and run
+//! by the node kernels (`simd/`), over the node layout of `layout.rs` ([`WideNode`],
+//! [`WideLane`], the widths and the leaf slots).
 //!
 //! May use: `layout.rs`, `contracts.rs`, `simd`, `error.rs`, `first_hits.rs`, `binary`,
 //! `builders` (options, SAH cost). Used by the shared walks at the crate root.
@@ -19,6 +20,7 @@
 
 mod collapse;
 mod packet;
+mod packet_interval;
 mod parts;
 mod sah;
 mod stack;
