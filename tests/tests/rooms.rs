@@ -1,8 +1,8 @@
-//! A crate's rooms import one way (ARCHITECTURE.md, "Inside meshcast-mesh" and "Inside
-//! meshcast-primitives"): a room may use the rooms below it in its crate's list, never one
-//! above. Read from the sources: every `crate::room` path, and every name a room takes
-//! through the crate root (`crate::Mesh`, `use crate::{Scene, ...}`), mapped to the room
-//! that defines it by the root's re-exports. Comments and test modules are left out (a doc
+//! A crate's rooms import one way (ARCHITECTURE.md, "Inside meshcast-mesh", "Inside
+//! meshcast-primitives" and "Inside meshcast-bvh"): a room may use the rooms below it in its
+//! crate's list, never one above. Read from the sources: every `crate::room` path, and every
+//! name a room takes through the crate root (`crate::Mesh`, `use crate::{Scene, ...}`),
+//! mapped to the room that defines it by the root's re-exports. Comments and test modules are left out (a doc
 //! link may point anywhere; tests may use the whole crate).
 
 use std::collections::HashMap;
@@ -51,6 +51,26 @@ const PRIMITIVES: Rooms = Rooms {
         "view",
     ],
     loose: &["lib", "test_rng"],
+};
+
+/// The bvh crate's rooms.
+const BVH: Rooms = Rooms {
+    crate_dir: "crates/bvh",
+    rooms: &[
+        "layout",
+        "contracts",
+        "simd",
+        "error",
+        "first_hits",
+        "binary",
+        "builders",
+        "primitive",
+        "wide",
+        "nearest",
+        "overlap",
+        "stats",
+    ],
+    loose: &["lib"],
 };
 
 /// The code of a file without comments and without its test module.
@@ -208,10 +228,16 @@ impl Rooms {
 fn rooms_import_only_the_rooms_below_them() {
     MESH.assert_imports_point_down(&[("Mesh", "mesh"), ("Scene", "scene")]);
     PRIMITIVES.assert_imports_point_down(&[("Ray", "rays"), ("Triangle", "triangles")]);
+    BVH.assert_imports_point_down(&[
+        ("WideNode", "layout"),
+        ("WideBvh", "wide"),
+        ("Kernel", "simd"),
+    ]);
 }
 
 #[test]
 fn every_module_is_in_a_room() {
     MESH.assert_every_module_is_in_a_room();
     PRIMITIVES.assert_every_module_is_in_a_room();
+    BVH.assert_every_module_is_in_a_room();
 }

@@ -5,7 +5,8 @@
 //! kernel's dispatch as a [`RayWalk`] or a [`PacketWalk`], which the dispatch compiles with
 //! the kernel's instruction set.
 //!
-//! Uses only the node layout (`wide/node.rs`): neither the kernels nor the walks.
+//! The contracts room: uses only the node layout (`layout.rs`), neither the kernels (`simd/`)
+//! nor the trees and their walks (`wide/`).
 
 use core::ops::Range;
 
@@ -15,10 +16,8 @@ use meshcast_primitives::{
 };
 
 #[cfg(doc)]
-use crate::wide::WideNode;
-use crate::wide::LEAF_ALIGNMENT;
-#[cfg(doc)]
-use crate::WideBvh;
+use crate::layout::WideNode;
+use crate::layout::{LEAF_ALIGNMENT, WIDE_WIDTH};
 
 /// What every kernel's per-ray set-up is made from: the origin, the reciprocal direction, the
 /// widening and the near and far plane of each axis.
@@ -229,12 +228,19 @@ pub(crate) trait PacketWalk<const H: usize> {
 /// A type whose methods are `#[inline(always)]` is compiled into each kernel's traversal loop
 /// ([`WideBvh::cast_leaves`], [`WideBvh::occluded_leaves`]), and so gets that kernel's
 /// instruction set too; a closure given to [`WideBvh::cast`] is usually called out of line.
+///
+/// [`WideBvh`]: crate::WideBvh
+/// [`WideBvh::cast_leaves`]: crate::WideBvh::cast_leaves
+/// [`WideBvh::occluded_leaves`]: crate::WideBvh::occluded_leaves
+/// [`WideBvh::cast`]: crate::WideBvh::cast
 pub trait LeafIntersector {
     /// The closest hit among the primitives in leaf slots `slots` (a range of
     /// [`WideBvh::primitive_order`], padding included) within `ray`'s range, ties to the
     /// smaller primitive index, with `triangle` set to the primitive's index.
     ///
     /// `simd` is the walk's instruction set, for leaf tests over eight lanes.
+    ///
+    /// [`WideBvh::primitive_order`]: crate::WideBvh::primitive_order
     fn closest<S: Simd>(&mut self, simd: S, slots: Range<u32>, ray: &Ray) -> Option<Hit>;
 
     /// Whether any primitive in leaf slots `slots` is hit within `ray`'s range.
@@ -245,11 +251,15 @@ pub trait LeafIntersector {
 ///
 /// Implementations whose methods are `#[inline(always)]` are compiled into each kernel's
 /// packet walk, with that kernel's instruction set.
+///
+/// [`WideBvh`]: crate::WideBvh
 pub trait PacketLeaves {
     /// Tests the rays in `lanes` (bits) against the primitives in leaf slots `slots` (a range
     /// of [`WideBvh::primitive_order`], padding included): ray `i` accepts hits with `t` in
     /// `[t_min, t_max[i]]` (inclusive), keeps the closest by its own order and lowers
     /// `t_max[i]` to it. The lanes are in the walk's instruction set `S`.
+    ///
+    /// [`WideBvh::primitive_order`]: crate::WideBvh::primitive_order
     fn closest<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &mut Lanes<S>);
 
     /// The rays among `lanes` that hit any primitive in leaf slots `slots` with `t` in
@@ -272,12 +282,15 @@ pub(crate) struct Pending {
 pub(crate) trait TraversalStack: Default {
     fn push(&mut self, pending: Pending);
     /// Pushes the first `count` entries of `block`.
-    fn push_block(&mut self, block: &[Pending; crate::WIDE_WIDTH], count: usize);
+    fn push_block(&mut self, block: &[Pending; WIDE_WIDTH], count: usize);
     fn pop(&mut self) -> Option<Pending>;
 }
 
 /// What a traversal did, summed over rays: from [`WideBvh::cast_counted`] and
 /// [`WideBvh::occluded_counted`], so that optimisation can follow counts as well as times.
+///
+/// [`WideBvh::cast_counted`]: crate::WideBvh::cast_counted
+/// [`WideBvh::occluded_counted`]: crate::WideBvh::occluded_counted
 ///
 /// # Examples
 /// ```

@@ -1,4 +1,6 @@
 //! The crate's error: a hierarchy that breaks an invariant, or input of the wrong size.
+//!
+//! The error room, above the kernels (`simd/`) whose [`Kernel`](crate::Kernel) it names.
 
 /// What [`crate::Bvh::validate`] and [`crate::Bvh::refit`] report.
 ///

@@ -34,11 +34,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// The rooms; each may use only the rooms below it in ARCHITECTURE.md's "Inside
+// meshcast-bvh" (layout, contracts, simd, error, first_hits, binary, builders, primitive,
+// wide; nearest, overlap and stats on top).
 mod binary;
 mod builders;
 mod contracts;
 mod error;
 mod first_hits;
+mod layout;
 mod nearest;
 mod overlap;
 mod primitive;
@@ -54,7 +58,8 @@ pub use builders::{
 };
 pub use contracts::{LeafIntersector, PacketLeaves, TraversalCounts};
 pub use error::Error;
+pub use layout::{WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
 pub use primitive::{PreparedRay, Primitive};
 pub use simd::{Kernel, UnknownKernel, KERNEL_ENV};
 pub use stats::{BvhStats, SAH_TRAVERSAL_COST};
-pub use wide::{WideBvh, WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
+pub use wide::WideBvh;

@@ -17,9 +17,9 @@
 //! test rounds once per plane where the instruction set fuses and twice where it does not;
 //! its widening covers either, so every instruction set keeps every box a ray enters.
 //!
-//! Uses only the contracts (`contracts.rs`: `RaySetup`, `Plane`, [`RayWalk`],
-//! [`PacketWalk`]) and the node layout (`wide/node.rs`); it knows nothing of the walks
-//! themselves. This module holds the crate's only `unsafe` code: the calls into the functions
+//! The simd room: uses only the contracts (`contracts.rs`: `RaySetup`, `Plane`, [`RayWalk`],
+//! [`PacketWalk`]) and the node layout (`layout.rs`); it knows nothing of the trees and their
+//! walks (`wide/`), which are above it. This module holds the crate's only `unsafe` code: the calls into the functions
 //! compiled for an instruction set the CPU was checked to have, and the proofs of AVX2 made
 //! inside them.
 
@@ -234,7 +234,7 @@ pub(crate) fn walk_packets<W: PacketWalk<H>, const H: usize>(
 mod tests {
     use super::*;
     use crate::contracts::{Plane, RaySetup};
-    use crate::wide::WideNode;
+    use crate::layout::WideNode;
     use glam::Vec3;
     use meshcast_primitives::Aabb;
     use rand::{Rng, SeedableRng};

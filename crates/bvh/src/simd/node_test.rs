@@ -16,7 +16,7 @@
 use meshcast_primitives::{Lanes, Simd};
 
 use crate::contracts::{Plane, RaySetup};
-use crate::wide::WideNode;
+use crate::layout::WideNode;
 
 /// A node test made once per ray: the lanes of `node` whose box the ray enters within
 /// `[t_min, t_max]`, as bits, and every lane's entry distance (meaningful for those lanes).

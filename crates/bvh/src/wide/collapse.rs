@@ -11,9 +11,9 @@
 
 use rayon::prelude::*;
 
-use super::node::PADDING_SLOT;
 use super::sah::{Lane, Lanes, SahCollapse};
 use super::MAX_NODES;
+use crate::layout::PADDING_SLOT;
 use crate::simd::SupportedKernel;
 use crate::{BuildOptions, Bvh, Node, Parallel, WideBvh, WideNode, LEAF_ALIGNMENT, WIDE_WIDTH};
 
@@ -333,7 +333,7 @@ impl WideNode {
         for (offset, &count) in self.offset.iter_mut().zip(&self.count) {
             match count {
                 0 => *offset += nodes,
-                super::node::EMPTY_LANE => {}
+                crate::layout::EMPTY_LANE => {}
                 _ => *offset += slots,
             }
         }

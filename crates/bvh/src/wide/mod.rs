@@ -1,13 +1,13 @@
-//! The wide room: the eight-wide tree. The node layout (`node.rs`: [`WideNode`],
-//! [`WideLane`], the widths and the leaf-slot layout), the tree itself (here: [`WideBvh`], its
-//! refit and invariant check), its collapse from a binary [`Bvh`] (`collapse.rs`, the
-//! SAH-optimal choice of nodes in `sah.rs`), its parts for storage (`parts.rs`), and its walks
-//! (`traverse.rs`, packets in `packet.rs`, their shared stack in `stack.rs`), written over the
-//! traversal contracts (`contracts.rs`) and run by the node kernels (`simd/`).
+//! The wide room: the eight-wide tree. The tree itself (here: [`WideBvh`], its refit and
+//! invariant check), its collapse from a binary [`Bvh`] (`collapse.rs`, the SAH-optimal
+//! choice of nodes in `sah.rs`), its parts for storage (`parts.rs`), and its walks
+//! (`traverse.rs`, packets in `packet.rs` with their node test in `packet_interval.rs`, their
+//! shared stack in `stack.rs`), written over the traversal contracts (`contracts.rs`) and run
+//! by the node kernels (`simd/`), over the node layout of `layout.rs` ([`WideNode`],
+//! [`WideLane`], the widths and the leaf slots).
 //!
-//! May use: `simd`, `contracts`, `first_hits.rs`, `binary`, `builders` (options, SAH cost),
-//! `error.rs`. Used by the shared walks at the crate root. The node layout is the one part
-//! below `simd/` and `contracts.rs`, which read it.
+//! May use: `layout.rs`, `contracts.rs`, `simd`, `error.rs`, `first_hits.rs`, `binary`,
+//! `builders` (options, SAH cost). Used by the shared walks at the crate root.
 //!
 //! The wide hierarchy: a binary [`Bvh`] collapsed so that every node holds up to eight
 //! children, their boxes stored coordinate by coordinate so that one ray tests them four at
@@ -19,8 +19,8 @@
 //! pipeline while the tree is about half as deep), for 51 -> 56 bytes per triangle.
 
 mod collapse;
-mod node;
 mod packet;
+mod packet_interval;
 mod parts;
 mod sah;
 mod stack;
@@ -30,8 +30,7 @@ use core::ops::Range;
 
 use meshcast_primitives::Aabb;
 
-pub use node::{WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
-
+use crate::layout::{WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
 use crate::simd::SupportedKernel;
 #[cfg(doc)]
 use crate::Bvh;
@@ -241,8 +240,8 @@ impl WideBvh {
 
 #[cfg(test)]
 mod tests {
-    use super::node::EMPTY_LANE;
     use super::*;
+    use crate::layout::EMPTY_LANE;
     use crate::{BuildOptions, Bvh};
     use glam::Vec3;
 

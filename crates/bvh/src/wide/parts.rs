@@ -7,8 +7,8 @@ use core::ops::Range;
 use glam::{Vec3, Vec4};
 use meshcast_primitives::Aabb;
 
-use super::node::{EMPTY_LANE, HALVES};
 use super::MAX_NODES;
+use crate::layout::{EMPTY_LANE, HALVES};
 use crate::simd::SupportedKernel;
 use crate::{Error, WideBvh, WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
 

@@ -26,8 +26,8 @@ use core::ops::Range;
 use arrayvec::ArrayVec;
 use meshcast_primitives::{Lanes, Simd};
 
-use super::node::{WideNode, WIDE_WIDTH};
 use crate::contracts::{Pending, TraversalStack, LEAF_REFERENCE};
+use crate::layout::{WideNode, WIDE_WIDTH};
 use crate::WideBvh;
 
 /// Entries of the fixed traversal stack: enough for trees of [`MAX_FIXED_STACK_DEPTH`] levels.

@@ -11,7 +11,6 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use meshcast::gpu::Gpu;
 use meshcast::{Camera, Kernel, LeafTest, Mesh, Quality, Ray, RayQueries, TraversalCounts};
-use meshcast_testkit::incoherent_rays;
 use rayon::prelude::*;
 
 use crate::camera_options::DEFAULT_FOV_DEGREES;
@@ -20,9 +19,11 @@ use crate::progress::Progress;
 use crate::timing::{median, median_of, timed};
 
 mod gpu;
+mod rays;
 mod report;
 
 use gpu::{bench_gpu, GpuBench};
+use rays::incoherent_rays;
 use report::{write_json, write_table};
 
 /// The most triangles `--subdivide` may produce: about 10 GB of mesh and hierarchy.

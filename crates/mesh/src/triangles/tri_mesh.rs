@@ -1,76 +1,19 @@
 //! `TriMesh`: an indexed triangle mesh with optional normals, texture coordinates and group
-//! names, validated on construction. No BVH here (see [`crate::Mesh`]).
+//! names, validated on construction. No BVH here (see [`crate::Mesh`]). Its attributes'
+//! type is in `vertex_attribute.rs`, its frame in the world (`f64` positions) in `frame.rs`.
 
 use glam::{DVec3, Vec2, Vec3};
-use meshcast_primitives::{carry_point, Aabb, Triangle, FAR_SIZES};
+use meshcast_primitives::{Aabb, Triangle};
 
 use rayon::prelude::*;
 
+use super::vertex_attribute::VertexAttribute;
 use super::vertex_normals::VertexNormalCache;
 use crate::volume::{is_degenerate, ClosednessCache};
 use crate::{Error, Result, Warning};
 
 /// Vertices or triangles one rayon task checks at least.
 const PARALLEL_GRAIN: usize = 1 << 14;
-
-/// A per-corner attribute stored the OBJ way: a list of values, and for each triangle the
-/// indices of its three corners' values, or `None` for a triangle that has none.
-///
-/// # Examples
-/// ```
-/// use glam::Vec3;
-/// use meshcast_mesh::VertexAttribute;
-///
-/// let normals = VertexAttribute::new(vec![Vec3::Z], vec![Some([0, 0, 0]), None]);
-/// assert_eq!(normals.corners(0), Some([Vec3::Z; 3]));
-/// assert_eq!(normals.corners(1), None);
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-pub struct VertexAttribute<T> {
-    values: Vec<T>,
-    indices: Vec<Option<[u32; 3]>>,
-}
-
-impl<T: Copy> VertexAttribute<T> {
-    /// The attribute with these values and per-triangle corner indices (checked when attached
-    /// to a mesh, by [`TriMesh::with_normals`] or [`TriMesh::with_uvs`]).
-    pub fn new(mut values: Vec<T>, mut indices: Vec<Option<[u32; 3]>>) -> Self {
-        values.shrink_to_fit();
-        indices.shrink_to_fit();
-        Self { values, indices }
-    }
-
-    /// One value per mesh vertex: each triangle's corners use the triangle's vertex indices.
-    pub fn per_vertex(values: Vec<T>, triangles: &[[u32; 3]]) -> Self {
-        Self::new(values, triangles.iter().copied().map(Some).collect())
-    }
-
-    /// The values and the per-triangle corner indices, taken apart.
-    pub fn into_parts(self) -> (Vec<T>, Vec<Option<[u32; 3]>>) {
-        (self.values, self.indices)
-    }
-
-    /// The values.
-    pub fn values(&self) -> &[T] {
-        &self.values
-    }
-
-    /// The corner indices of every triangle.
-    pub fn indices(&self) -> &[Option<[u32; 3]>] {
-        &self.indices
-    }
-
-    /// The three corner values of `triangle`, or `None` if it has none or is out of range.
-    #[inline]
-    pub fn corners(&self, triangle: usize) -> Option<[T; 3]> {
-        let [a, b, c] = (*self.indices.get(triangle)?)?;
-        Some([
-            *self.values.get(a as usize)?,
-            *self.values.get(b as usize)?,
-            *self.values.get(c as usize)?,
-        ])
-    }
-}
 
 /// An indexed triangle mesh: positions, triangles as vertex index triples, and optional
 /// normals, texture coordinates and object/group names.
@@ -226,44 +169,6 @@ impl TriMesh {
         )
     }
 
-    /// The mesh of these `f64` positions and index triples, stored as `f32` coordinates
-    /// relative to an origin of its own ([`TriMesh::origin`]) when the positions lie far from
-    /// the world's origin, so that they keep their precision wherever they lie (UTM or
-    /// Earth-centred coordinates, say). The origin is the centre of the positions' box when
-    /// the box lies farther from the world's origin than [`FAR_SIZES`] times its diagonal,
-    /// zero otherwise: a mesh near the origin is stored as [`TriMesh::from_triangles`] stores
-    /// the same positions rounded to `f32`, and answers every query in world coordinates.
-    /// A mesh with an origin answers its `f32` queries in its own frame (world coordinates
-    /// less the origin); its `*_f64` queries ([`crate::Mesh::cast_f64`] and the rest) take
-    /// world coordinates.
-    ///
-    /// # Errors
-    /// As [`TriMesh::new`].
-    pub fn from_f64_triangles(positions: &[[f64; 3]], indices: &[[u32; 3]]) -> Result<Self> {
-        let origin = frame_origin(positions.iter().map(|&p| DVec3::from(p)));
-        let local = positions
-            .iter()
-            .map(|&p| carry_point(DVec3::from(p), origin))
-            .collect();
-        Ok(Self::new(local, indices.to_vec())?.with_frame_origin(origin))
-    }
-
-    /// The same mesh with the origin of its frame at `origin` in the world: its positions are
-    /// then read as relative to that point ([`TriMesh::origin`]). For readers that store the
-    /// origin (the cache) and loaders that rebase positions as they read them.
-    ///
-    /// # Errors
-    /// [`Error::InvalidAttribute`] for an origin that is not finite.
-    pub fn with_origin(self, origin: DVec3) -> Result<Self> {
-        if !origin.is_finite() {
-            return Err(Error::InvalidAttribute {
-                attribute: "origin",
-                problem: format!("the origin {origin} is not finite"),
-            });
-        }
-        Ok(self.with_frame_origin(origin))
-    }
-
     /// The mesh with its frame's origin at `origin`, finite.
     pub(crate) fn with_frame_origin(mut self, origin: DVec3) -> Self {
         self.origin = origin;
@@ -284,7 +189,7 @@ impl TriMesh {
     /// [`Error::InvalidAttribute`] if there is not one entry per triangle, an index is out of
     /// range, or a value is not finite.
     pub fn with_normals(mut self, normals: VertexAttribute<Vec3>) -> Result<Self> {
-        self.check_attribute("normals", &normals, Vec3::is_finite)?;
+        normals.check("normals", self.indices.len(), Vec3::is_finite)?;
         self.normals = Some(normals);
         Ok(self)
     }
@@ -294,7 +199,7 @@ impl TriMesh {
     /// # Errors
     /// As [`TriMesh::with_normals`].
     pub fn with_uvs(mut self, uvs: VertexAttribute<Vec2>) -> Result<Self> {
-        self.check_attribute("uvs", &uvs, Vec2::is_finite)?;
+        uvs.check("uvs", self.indices.len(), Vec2::is_finite)?;
         self.uvs = Some(uvs);
         Ok(self)
     }
@@ -331,34 +236,6 @@ impl TriMesh {
         self.triangle_groups = triangle_groups;
         self.triangle_groups.shrink_to_fit();
         Ok(self)
-    }
-
-    fn check_attribute<T: Copy>(
-        &self,
-        attribute: &'static str,
-        values: &VertexAttribute<T>,
-        is_finite: impl Fn(T) -> bool,
-    ) -> Result<()> {
-        let invalid = |problem: String| Error::InvalidAttribute { attribute, problem };
-        if values.indices.len() != self.indices.len() {
-            return Err(invalid(format!(
-                "{} index triples for {} triangles",
-                values.indices.len(),
-                self.indices.len()
-            )));
-        }
-        if let Some(i) = values.values.iter().position(|&v| !is_finite(v)) {
-            return Err(invalid(format!("value {i} is not finite")));
-        }
-        let count = values.values.len();
-        for (triangle, corners) in values.indices.iter().enumerate() {
-            if let Some(&index) = corners.iter().flatten().find(|&&i| i as usize >= count) {
-                return Err(invalid(format!(
-                    "triangle {triangle} refers to value {index}, but there are only {count}"
-                )));
-            }
-        }
-        Ok(())
     }
 
     /// Sets the warnings a reader gave ([`TriMesh::warnings`]): for `meshcast-io`'s readers.
@@ -500,11 +377,8 @@ impl TriMesh {
     /// warnings not counted; see [`crate::Mesh::acceleration_bytes`] for the hierarchy).
     pub fn bytes(&self) -> usize {
         use core::mem::size_of;
-        fn attribute<T>(attribute: Option<&VertexAttribute<T>>) -> usize {
-            attribute.map_or(0, |a| {
-                a.values.capacity() * size_of::<T>()
-                    + a.indices.capacity() * size_of::<Option<[u32; 3]>>()
-            })
+        fn attribute<T: Copy>(attribute: Option<&VertexAttribute<T>>) -> usize {
+            attribute.map_or(0, VertexAttribute::bytes)
         }
         self.positions.capacity() * size_of::<Vec3>()
             + self.indices.capacity() * size_of::<[u32; 3]>()
@@ -522,24 +396,6 @@ impl TriMesh {
             .iter()
             .flatten()
             .fold(Aabb::EMPTY, |b, &i| b.grow(self.positions[i as usize]))
-    }
-}
-
-/// The origin [`TriMesh::from_f64_triangles`] gives a mesh of `positions`: the centre of
-/// their box when the box lies farther from the world's origin than [`FAR_SIZES`] times its
-/// diagonal, zero otherwise (or when a position is not finite, which the mesh's checks then
-/// report).
-pub fn frame_origin(positions: impl IntoIterator<Item = DVec3>) -> DVec3 {
-    let (min, max) = positions
-        .into_iter()
-        .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(min, max), p| {
-            (min.min(p), max.max(p))
-        });
-    let centre = (min + max) * 0.5;
-    if centre.is_finite() && centre.length() > FAR_SIZES * (max - min).length() {
-        centre
-    } else {
-        DVec3::ZERO
     }
 }
 

@@ -1,6 +1,7 @@
-//! One node of the [`WideBvh`](crate::WideBvh): eight child boxes stored plane by plane,
-//! and what each lane holds; with the widths and the leaf-slot layout every module of the
-//! wide tree shares. Uses nothing of the crate (the node kernels in `simd/` read it).
+//! The layout room, the lowest: one node of the [`WideBvh`](crate::WideBvh), eight child
+//! boxes stored plane by plane, and what each lane holds; with the widths and the leaf-slot
+//! layout that the contracts (`contracts.rs`), the node kernels (`simd/`) and the wide tree
+//! (`wide/`) share. Uses nothing of the crate.
 
 use core::ops::Range;
 
