@@ -7,7 +7,7 @@
 //! as they are read (`ray_reading::RayReading`), points answered by its `*_f64` queries.
 
 use meshcast::glam::{DVec3, Vec3};
-use meshcast::{Contacts, PointQueries, QueryOptions, RayQueries};
+use meshcast::{PointQueries, RayQueries};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -103,15 +103,6 @@ fn occupancy(inside: Vec<bool>) -> Vec<f32> {
         .into_iter()
         .map(|inside| if inside { 1.0 } else { 0.0 })
         .collect()
-}
-
-/// The options of a closest or any hit: whether a ray touching an edge or a vertex hits.
-pub(crate) fn first_hit_options(contacts: bool) -> QueryOptions {
-    QueryOptions::new().with_contacts(if contacts {
-        Contacts::Hit
-    } else {
-        Contacts::TieRule
-    })
 }
 
 #[pymethods]
@@ -428,7 +419,7 @@ impl Geometry {
         let view = query.rows.view();
         let chunk = queries::cast_chunk(&query.rows.leading);
         let interval = query.interval;
-        let options = first_hit_options(query.contacts);
+        let options = query.first_hit_options();
         on_target!(self, py, query.threads, |target, normals| {
             let reading = RayReading::new(&view, interval, target.frame());
             queries::cast(target, normals, &view, chunk, &reading, &options)
@@ -442,7 +433,7 @@ impl Geometry {
         }
         let view = query.rows.view();
         let interval = query.interval;
-        let options = first_hit_options(query.contacts);
+        let options = query.first_hit_options();
         on_target!(self, py, query.threads, |target| {
             let reading = RayReading::new(&view, interval, target.frame());
             let read = ray_reading::rays(&view, &reading)?;

@@ -9,7 +9,6 @@ use meshcast::QueryOptions;
 use pyo3::prelude::*;
 
 use crate::error::to_py;
-use crate::geometry::first_hit_options;
 use crate::queries::{self, Cast, Intersections};
 use crate::ray_arguments::RayArguments;
 use crate::ray_reading::{row_rays, RayReading};
@@ -18,7 +17,7 @@ use crate::threads;
 
 /// The closest hit of each ray.
 pub fn cast(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyResult<Cast> {
-    let options = first_hit_options(query.contacts);
+    let options = query.first_hit_options();
     let view = query.rows.view();
     let mesh: &meshcast::Mesh = state.cpu();
     let reading = RayReading::new(&view, query.interval, Some(mesh));
@@ -43,7 +42,7 @@ pub fn cast(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyRes
 
 /// Whether each ray hits anything.
 pub fn occluded(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyResult<Vec<bool>> {
-    let options = first_hit_options(query.contacts);
+    let options = query.first_hit_options();
     let view = query.rows.view();
     let reading = RayReading::new(&view, query.interval, Some(state.cpu().as_ref()));
     threads::run(py, query.threads, || {

@@ -3,6 +3,7 @@
 //! (`threads`) and the query's own option. Open3D's spellings (`nthreads`, `tnear` and
 //! `tfar` by position) are `meshcast.RaycastingScene`'s, in Python.
 
+use meshcast::{Contacts, QueryOptions};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -50,6 +51,16 @@ pub struct RayArguments<'py> {
 }
 
 impl<'py> RayArguments<'py> {
+    /// The options of a closest or any hit: whether a ray touching an edge or a vertex hits
+    /// (`contacts`).
+    pub fn first_hit_options(&self) -> QueryOptions {
+        QueryOptions::new().with_contacts(if self.contacts {
+            Contacts::Hit
+        } else {
+            Contacts::TieRule
+        })
+    }
+
     /// The arguments of `query`: `rays` as given by position, the rest from `keywords`.
     ///
     /// # Errors

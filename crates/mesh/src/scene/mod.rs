@@ -1,17 +1,19 @@
 //! The scene room: many [`Instance`]s of shared meshes placed by affine transforms
-//! (`instance.rs`) under a top-level BVH over their world boxes, the [`Scene`] (here: a
-//! two-level hierarchy, the same BVH over instances and in each mesh over triangles); what a
+//! (`instance/`: the instance in `mod.rs`, its walks in `walks.rs`; `far_reach.rs`: how far
+//! the `f64` queries widen its box) under a top-level BVH over their world boxes, the
+//! [`Scene`] (here: a two-level hierarchy, the same BVH over instances and in each mesh over triangles); what a
 //! ray picks (`pick.rs`), what a box, sphere or frustum selects (`selection.rs`), and a scene
 //! shared between readers and writers (`shared.rs`).
 //!
 //! May use: `mesh`, `triangles`, `queries`, `error`. Used by `points`.
 
+mod far_reach;
 mod instance;
 mod pick;
 mod selection;
 mod shared;
 
-pub(crate) use instance::FarReach;
+pub(crate) use far_reach::FarReach;
 pub use instance::Instance;
 pub use pick::Pick;
 pub use selection::{Containment, SceneTriangle};

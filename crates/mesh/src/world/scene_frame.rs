@@ -23,9 +23,9 @@ use meshcast_primitives::{f32_at_least, f32_at_most, Aabb, DFrame, DHit, DRay, H
 use rayon::prelude::*;
 
 use crate::batches::BATCH_GRAIN;
-use crate::world::mesh_frame::limited;
 use crate::queries::{All, Any, Closest, Count, HitRules, QueryKind};
 use crate::scene::{FarReach, InstanceFilter};
+use crate::world::mesh_frame::limited;
 use crate::{Filter, Instance, InstanceId, QueryOptions, Scene};
 
 /// The relative slack of the top level's `f64` tests (ranges and boxes): `2^-46`, 64 times

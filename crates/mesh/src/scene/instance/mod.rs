@@ -3,13 +3,9 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, DAffine3, DVec3, Mat3A, Vec3, Vec3A};
-use meshcast_primitives::{Aabb, Hit, Portable, Ray, RayPacket, Triangle, FAR_SIZES, PACKET_WIDTH};
+use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
 
-use crate::batches::{coherence, for_each_lane, BatchFrame};
-use crate::queries::{sealed, HitRules, LevelWalks, QueryKind};
-use crate::{
-    Error, Facing, Filter, Mesh, QueryOptions, RayQueries, Result, SurfacePoint, ALL_LAYERS,
-};
+use crate::{Error, Facing, Mesh, Result, SurfacePoint, ALL_LAYERS};
 
 /// A [`Mesh`] (shared through an [`Arc`], so many instances cost one mesh and one BVH) placed
 /// in the world by an affine transform: rotation, non-uniform scale (mirroring included),
@@ -71,6 +67,8 @@ pub struct Instance {
     /// The layers the instance is on.
     layers: u32,
 }
+
+mod walks;
 
 impl Instance {
     /// `mesh` placed by `transform` (mesh space to world space): [`Instance::from_f64`] of
@@ -264,63 +262,6 @@ impl Instance {
         self.to_local.transform_point3(point.as_dvec3())
     }
 
-    /// The answer of `kind` for a world ray (cut to its distance limit) among the triangles
-    /// that `filter` keeps and `rules` accept, as seen in the world (culling sees fronts as
-    /// the world does, mirroring included): the instance's walk, for [`RayQueries`] on
-    /// instances and scenes.
-    #[inline]
-    pub(crate) fn walk_with_rules<Q: QueryKind>(
-        &self,
-        ray: &Ray,
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-        kind: Q,
-    ) -> Q::Answer<Hit> {
-        let rules = rules.mirrored(self.mirrored);
-        self.mesh
-            .walk_with_rules(&self.to_local(ray), rules, filter, kind)
-    }
-
-    /// Writes to `hits[i]` the closest hit of each world ray `rays[i]` in `lanes` (bits;
-    /// degenerate rays miss), as [`Instance::walk_with_rules`] answers it: the rays are carried into
-    /// the mesh's space together and traced there as packets, one per [`coherence::RayClass`]
-    /// they fall into.
-    pub(crate) fn closest_packet(
-        &self,
-        rays: &[Ray; PACKET_WIDTH],
-        lanes: u32,
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-        hits: &mut [Option<Hit>; PACKET_WIDTH],
-    ) {
-        let rules = rules.mirrored(self.mirrored);
-        let local = RayPacket::new(&rays.map(|ray| self.to_local(&ray)));
-        // A world ray carried into the mesh's space can overflow (a huge direction through a
-        // shrinking transform), and then hits nothing, as the single-ray walk answers.
-        let valid = local.valid(Portable) & lanes;
-        for_each_lane(lanes & !valid, |lane| hits[lane] = None);
-        for class in coherence::by_class(&local, valid) {
-            self.mesh
-                .closest_packets([&local], [class], rules, filter, [&mut *hits]);
-        }
-    }
-
-    /// Which world rays of `rays` in `lanes` hit the instance (as [`Instance::closest_packet`]),
-    /// as bits.
-    pub(crate) fn any_packet(
-        &self,
-        rays: &[Ray; PACKET_WIDTH],
-        lanes: u32,
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-    ) -> u32 {
-        let rules = rules.mirrored(self.mirrored);
-        let local = RayPacket::new(&rays.map(|ray| self.to_local(&ray)));
-        coherence::by_class(&local, local.valid(Portable) & lanes)
-            .map(|class| self.mesh.any_packets([&local], [class], rules, filter)[0])
-            .fold(0, |hit, class_hit| hit | class_hit)
-    }
-
     /// Which side of its triangle a hit of a world ray `ray` on this instance is on; `None`
     /// when the mesh has no triangle `hit.triangle`.
     pub fn facing(&self, ray: &Ray, hit: &Hit) -> Option<Facing> {
@@ -354,132 +295,6 @@ impl Instance {
         } else {
             surface
         })
-    }
-}
-
-impl sealed::Level for Instance {}
-
-impl RayQueries for Instance {
-    type Hit = Hit;
-    type Candidate = u32;
-}
-
-impl LevelWalks<Hit, u32> for Instance {
-    /// The answer of `kind`: nothing when the instance's layers miss the options' mask;
-    /// culling sees fronts as the world does (mirroring included).
-    #[inline]
-    fn walk<Q: QueryKind, F: Filter<u32>>(
-        &self,
-        ray: &Ray,
-        options: &QueryOptions<F>,
-        kind: Q,
-    ) -> Q::Answer<Hit> {
-        if !options.matches_layers(self.layers) {
-            return Q::nothing();
-        }
-        self.walk_with_rules(ray, kind.rules(options), &options.filter, kind)
-    }
-
-    #[inline]
-    fn batch_frame(&self) -> BatchFrame {
-        BatchFrame::new(self.bounds(), self.mesh().acceleration_bytes())
-    }
-
-    /// Each packet carried into the mesh's space and traced there
-    /// ([`Instance::closest_packet`]); none when the instance's layers miss the options' mask.
-    fn walk_closest_packets<F: Filter<u32>, const H: usize>(
-        &self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
-        options: &QueryOptions<F>,
-        hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
-    ) {
-        let (layers, rules) = (
-            options.matches_layers(self.layers),
-            HitRules::first_hit(options),
-        );
-        for ((rays, lanes), hits) in rays.into_iter().zip(lanes).zip(hits) {
-            if layers {
-                self.closest_packet(&rays.rays(), lanes, rules, &options.filter, hits);
-            } else {
-                for_each_lane(lanes, |lane| hits[lane] = None);
-            }
-        }
-    }
-
-    fn walk_any_packets<F: Filter<u32>, const H: usize>(
-        &self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
-        options: &QueryOptions<F>,
-    ) -> [u32; H] {
-        if !options.matches_layers(self.layers) {
-            return [0; H];
-        }
-        let rules = HitRules::first_hit(options);
-        core::array::from_fn(|p| self.any_packet(&rays[p].rays(), lanes[p], rules, &options.filter))
-    }
-}
-
-/// How far from the exact world ray the `f64` queries of the world room
-/// ([`crate::Scene::cast_f64`]) may find an instance's hits, so that the scene's top level,
-/// widened by it, culls no instance those queries would hit.
-///
-/// A world ray is carried into the mesh's space in `f64` (the inverse transform, then
-/// [`meshcast_primitives::DRay::carry`] around the mesh's box) and rounded once to `f32`;
-/// the mesh answers that rounded ray exactly. Where the rounded ray can hit, its origin lies
-/// within [`FAR_SIZES`] diagonals `D` of the centre `c` of the mesh's box (closer only when
-/// it starts there; when it is moved along itself, it sits at the point of its range nearest
-/// `c`, no farther than any hit), and the hit within `D / 2` of `c`. Rounding the origin,
-/// the direction and the mesh's `t` (a few steps) moves the hit from the exact local ray by
-/// less than `2^-20 (|c| + (2 FAR_SIZES + 1) D)` per coordinate (max norm), sixteen float
-/// steps of the largest coordinate involved; the transform's linear part `M` carries that
-/// to the world, times `|M|` (max norm, its largest row sum). So [`FarReach::pad`] is
-/// `|M| 2^-20 (|c| + 129 D)`, plus `2^-46 |M| |M^-1| |t|` for the `f64` rounding of the
-/// transform's translation `t`. The rest of the `f64` rounding (carrying the ray's origin,
-/// moving it along the ray, the slab test) grows with the ray's origin and the box, by the
-/// condition number [`FarReach::condition`] `|M| |M^-1|` (a few `2^-52` of those each): a
-/// query widens a box by `pad + 2^-46 (condition + 1) (|origin| + |box|)`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct FarReach {
-    /// The widening every ray needs, in world units.
-    pub(crate) pad: f64,
-    /// The condition number of the linear part (max norm).
-    pub(crate) condition: f64,
-}
-
-impl FarReach {
-    /// The larger of both, for many instances.
-    pub(crate) fn max(self, other: Self) -> Self {
-        Self {
-            pad: self.pad.max(other.pad),
-            condition: self.condition.max(other.condition),
-        }
-    }
-}
-
-impl Instance {
-    /// The instance's [`FarReach`] (zero for a mesh with no triangle).
-    pub(crate) fn far_reach(&self) -> FarReach {
-        let local = self.mesh.bounds();
-        if local.is_empty() || !local.is_finite() {
-            return FarReach::default();
-        }
-        let (min, max) = (local.min.as_dvec3(), local.max.as_dvec3());
-        let centre = ((min + max) * 0.5).abs().max_element();
-        let diagonal = (max - min).length();
-        let forward = self.transform_f64();
-        // The largest row sum of the absolute values: the max norm of a matrix.
-        let norm =
-            |m: glam::DMat3| (m.x_axis.abs() + m.y_axis.abs() + m.z_axis.abs()).max_element();
-        let (scale, inverse) = (norm(forward.matrix3), norm(self.to_local.matrix3));
-        let condition = scale * inverse;
-        let rounding = scale * 2f64.powi(-20) * (centre + (2.0 * FAR_SIZES + 1.0) * diagonal);
-        let translation = condition * 2f64.powi(-46) * forward.translation.abs().max_element();
-        FarReach {
-            pad: rounding + translation,
-            condition,
-        }
     }
 }
 
@@ -578,6 +393,7 @@ fn carried_box(transform: &Affine3A, local: &Aabb) -> Aabb {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::RayQueries;
     use glam::{Quat, Vec3};
 
     fn unit_square() -> Arc<Mesh> {
