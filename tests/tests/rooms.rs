@@ -129,7 +129,7 @@ impl Rooms {
         names
     }
 
-    /// Every `.rs` file of a room, with the room.
+    /// Every `.rs` file of a room (its folders' included), with the room.
     fn room_files(&self) -> Vec<(&'static str, PathBuf)> {
         let mut files = Vec::new();
         for &room in self.rooms {
@@ -138,12 +138,18 @@ impl Rooms {
                 files.push((room, file));
                 continue;
             }
-            let folder = self.source_dir().join(room);
-            let entries = fs::read_dir(&folder).expect("every room is a file or a folder");
-            for entry in entries {
-                let path = entry.expect("listable").path();
-                assert_eq!(path.extension().and_then(|e| e.to_str()), Some("rs"));
-                files.push((room, path));
+            let mut folders = vec![self.source_dir().join(room)];
+            while let Some(folder) = folders.pop() {
+                let entries = fs::read_dir(&folder).expect("every room is a file or a folder");
+                for entry in entries {
+                    let path = entry.expect("listable").path();
+                    if path.is_dir() {
+                        folders.push(path);
+                        continue;
+                    }
+                    assert_eq!(path.extension().and_then(|e| e.to_str()), Some("rs"));
+                    files.push((room, path));
+                }
             }
         }
         files

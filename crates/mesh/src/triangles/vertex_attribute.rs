@@ -23,7 +23,7 @@ pub struct VertexAttribute<T> {
 
 impl<T: Copy> VertexAttribute<T> {
     /// The attribute with these values and per-triangle corner indices (checked when attached
-    /// to a mesh, by [`TriMesh::with_normals`] or [`TriMesh::with_uvs`]).
+    /// to a mesh, by [`crate::TriMesh::with_normals`] or [`crate::TriMesh::with_uvs`]).
     pub fn new(mut values: Vec<T>, mut indices: Vec<Option<[u32; 3]>>) -> Self {
         values.shrink_to_fit();
         indices.shrink_to_fit();

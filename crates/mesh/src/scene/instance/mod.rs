@@ -11,7 +11,7 @@ use crate::{Error, Facing, Mesh, Result, SurfacePoint, ALL_LAYERS};
 /// in the world by an affine transform: rotation, non-uniform scale (mirroring included),
 /// translation.
 ///
-/// Queries ([`RayQueries`]) take world rays and carry them into the mesh's space by the inverse transform
+/// Queries ([`crate::RayQueries`]) take world rays and carry them into the mesh's space by the inverse transform
 /// ([`Instance::to_local`]). The direction is not renormalised, so a hit's `t` is the world
 /// ray's own parameter, and its barycentrics `u`, `v` and `triangle` are the same in both
 /// spaces. [`Instance::surface`] carries the hit point back by the transform and normals by
@@ -23,7 +23,7 @@ use crate::{Error, Facing, Mesh, Result, SurfacePoint, ALL_LAYERS};
 /// ([`crate::PointQueries`]) are the mesh's at the point carried into its space, the winding
 /// number turned over by a mirroring transform. Each instance is on a set
 /// of layers, a 32-bit mask ([`Instance::layers`], every layer by default), that a query's
-/// [`QueryOptions::mask`] selects.
+/// [`crate::QueryOptions::mask`] selects.
 ///
 /// # Examples
 /// ```
@@ -133,7 +133,7 @@ impl Instance {
     }
 
     /// The same instance on these layers (a 32-bit mask; a query sees it when the mask
-    /// shares a bit with [`QueryOptions::mask`]).
+    /// shares a bit with [`crate::QueryOptions::mask`]).
     #[must_use]
     pub fn with_layers(self, layers: u32) -> Self {
         Self { layers, ..self }
