@@ -14,7 +14,7 @@
 
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
 use meshcast::TriMeshFiles;
-use meshcast_bvh::{BuildOptions, Bvh, Kernel, PreparedRay, Primitive, Quality};
+use meshcast_bvh::{Any, BuildOptions, Bvh, Closest, Kernel, PreparedRay, Primitive, Quality};
 use meshcast_mesh::{LeafTest, Mesh, RayQueries, TriMesh};
 use meshcast_primitives::{Camera, Hit, Ray, Triangle};
 use meshcast_testkit::incoherent_rays;
@@ -50,7 +50,7 @@ impl Scene {
     fn cast(&self, ray: &Ray) -> Option<Hit> {
         let prepared = PreparedRay::new(ray);
         let order = self.bvh.primitive_order();
-        self.bvh.cast(ray, |slot, range| {
+        self.bvh.walk(ray, Closest, |slot, range| {
             let hit = self.leaves[slot as usize]
                 .intersect_prepared(&prepared.with_range(range.t_min, range.t_max))?;
             Some(hit.with_triangle(order[slot as usize]))
@@ -59,7 +59,7 @@ impl Scene {
 
     fn occluded(&self, ray: &Ray) -> bool {
         let prepared = PreparedRay::new(ray);
-        self.bvh.occluded(ray, |slot, _| {
+        self.bvh.walk::<_, Hit>(ray, Any, |slot, _| {
             self.leaves[slot as usize]
                 .intersect_prepared(&prepared)
                 .is_some()

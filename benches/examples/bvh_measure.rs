@@ -8,9 +8,9 @@ use std::time::Instant;
 
 use glam::Vec3;
 use meshcast::TriMeshFiles;
-use meshcast_bvh::{BuildOptions, Bvh, Parallel, PreparedRay, Primitive, Quality};
+use meshcast_bvh::{Any, BuildOptions, Bvh, Closest, Parallel, PreparedRay, Primitive, Quality};
 use meshcast_mesh::TriMesh;
-use meshcast_primitives::{Aabb, Camera, Ray, Triangle};
+use meshcast_primitives::{Aabb, Camera, Hit, Ray, Triangle};
 use meshcast_testkit::incoherent_rays;
 use rayon::prelude::*;
 
@@ -183,7 +183,7 @@ fn main() {
             for (k, pool) in pools.iter().enumerate() {
                 let closest = |ray: &Ray| {
                     let prepared = PreparedRay::new(ray);
-                    bvh.cast(ray, |slot, r| {
+                    bvh.walk(ray, Closest, |slot, r| {
                         let hit = leaf[slot as usize]
                             .intersect_prepared(&prepared.with_range(r.t_min, r.t_max))?;
                         Some(hit.with_triangle(order[slot as usize]))
@@ -191,7 +191,7 @@ fn main() {
                 };
                 let any = |ray: &Ray| {
                     let prepared = PreparedRay::new(ray);
-                    bvh.occluded(ray, |slot, _| {
+                    bvh.walk::<_, Hit>(ray, Any, |slot, _| {
                         leaf[slot as usize].intersect_prepared(&prepared).is_some()
                     })
                 };

@@ -62,6 +62,7 @@ const BVH: Rooms = Rooms {
         "simd",
         "error",
         "first_hits",
+        "query",
         "binary",
         "builders",
         "primitive",

@@ -15,12 +15,31 @@ def stub_tree():
     return ast.parse(STUBS.read_text())
 
 
+def typed_dict_fields(name: str) -> list:
+    """The fields of the stubs' TypedDict `name`, its bases' first."""
+    classes = {node.name: node for node in stub_tree().body if isinstance(node, ast.ClassDef)}
+    node = classes[name]
+    fields = []
+    for base in node.bases:
+        if isinstance(base, ast.Name) and base.id in classes:
+            fields += typed_dict_fields(base.id)
+    return fields + [item.target.id for item in node.body if isinstance(item, ast.AnnAssign)]
+
+
 def parameters(node: ast.FunctionDef) -> list:
+    """The parameter names of a stub, its `**keywords: Unpack[_Rays...]` spelled out as the
+    ray keywords the native signature lists (camera keywords stay `**camera_keywords`, as
+    the native signature has them)."""
     args = node.args
     names = [a.arg for a in args.posonlyargs + args.args]
     names += [args.vararg.arg] if args.vararg else []
     names += [a.arg for a in args.kwonlyargs]
-    names += [args.kwarg.arg] if args.kwarg else []
+    kwarg = args.kwarg
+    if kwarg is not None and kwarg.arg == "keywords":
+        unpacked = kwarg.annotation.slice.id
+        names += typed_dict_fields(unpacked)
+    elif kwarg is not None:
+        names.append(kwarg.arg)
     return [n for n in names if n not in ("self", "cls")]
 
 

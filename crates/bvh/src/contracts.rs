@@ -184,8 +184,10 @@ pub(crate) enum Plane {
 pub(crate) trait RayWalk {
     /// The hierarchy walked.
     type Tree;
-    /// The leaf test.
+    /// The leaf test, asked one kind of query.
     type Leaf;
+    /// What the walk holds while it goes, and returns.
+    type Found;
     /// What the walk counts.
     type Counters;
 
@@ -197,7 +199,7 @@ pub(crate) trait RayWalk {
         ray: &Ray,
         leaf: &mut Self::Leaf,
         counters: &mut Self::Counters,
-    ) -> Option<Hit>;
+    ) -> Self::Found;
 }
 
 /// A walk of `H` packets of rays written once over its lanes: what the packet dispatch
@@ -222,17 +224,16 @@ pub(crate) trait PacketWalk<const H: usize> {
     ) -> [u32; H];
 }
 
-/// The primitives of a [`WideBvh`]'s leaves, as its traversals test them: a whole leaf at a
-/// time, so that they can be tested several at once.
+/// The primitives of a [`WideBvh`]'s leaves, as its walks test them: a whole leaf at a time,
+/// so that they can be tested several at once, asked what the walk's kind of query asks
+/// ([`crate::Query`]).
 ///
 /// A type whose methods are `#[inline(always)]` is compiled into each kernel's traversal loop
-/// ([`WideBvh::cast_leaves`], [`WideBvh::occluded_leaves`]), and so gets that kernel's
-/// instruction set too; a closure given to [`WideBvh::cast`] is usually called out of line.
+/// ([`WideBvh::walk`]), and so gets that kernel's instruction set too; [`LeafHits`] makes one
+/// from a closure, usually called out of line.
 ///
 /// [`WideBvh`]: crate::WideBvh
-/// [`WideBvh::cast_leaves`]: crate::WideBvh::cast_leaves
-/// [`WideBvh::occluded_leaves`]: crate::WideBvh::occluded_leaves
-/// [`WideBvh::cast`]: crate::WideBvh::cast
+/// [`WideBvh::walk`]: crate::WideBvh::walk
 pub trait LeafIntersector {
     /// The closest hit among the primitives in leaf slots `slots` (a range of
     /// [`WideBvh::primitive_order`], padding included) within `ray`'s range, ties to the
@@ -245,6 +246,61 @@ pub trait LeafIntersector {
 
     /// Whether any primitive in leaf slots `slots` is hit within `ray`'s range.
     fn any<S: Simd>(&mut self, simd: S, slots: Range<u32>, ray: &Ray) -> bool;
+
+    /// Appends to `hits` every hit of the primitives in leaf slots `slots` within `ray`'s
+    /// range (hits outside it are dropped by the walk), each with `triangle` set.
+    fn all(&mut self, slots: Range<u32>, ray: &Ray, hits: &mut Vec<Hit>);
+
+    /// The number of hits [`LeafIntersector::all`] would append within `ray`'s range.
+    fn count(&mut self, slots: Range<u32>, ray: &Ray) -> usize;
+}
+
+/// A leaf test written as a closure that appends the hits of a leaf's primitives:
+/// `hits(slots, ray, hits)` appends every hit of the primitives in leaf slots `slots` (a range
+/// of [`WideBvh::primitive_order`], padding included) within `ray`'s range, with `triangle`
+/// set, and every question of [`LeafIntersector`] is answered from that list.
+///
+/// [`WideBvh::primitive_order`]: crate::WideBvh::primitive_order
+/// [`WideBvh`]: crate::WideBvh
+pub struct LeafHits<F> {
+    hits: F,
+    scratch: Vec<Hit>,
+}
+
+impl<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)> LeafHits<F> {
+    /// The leaf test of `hits`.
+    pub fn new(hits: F) -> Self {
+        Self {
+            hits,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The leaf's hits within `ray`'s range, in `scratch`.
+    fn within(&mut self, slots: Range<u32>, ray: &Ray) -> &[Hit] {
+        self.scratch.clear();
+        (self.hits)(slots, ray, &mut self.scratch);
+        self.scratch.retain(|hit| ray.contains_t(hit.t));
+        &self.scratch
+    }
+}
+
+impl<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)> LeafIntersector for LeafHits<F> {
+    fn closest<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
+        self.within(slots, ray).iter().copied().min_by(Hit::order)
+    }
+
+    fn any<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> bool {
+        !self.within(slots, ray).is_empty()
+    }
+
+    fn all(&mut self, slots: Range<u32>, ray: &Ray, hits: &mut Vec<Hit>) {
+        (self.hits)(slots, ray, hits);
+    }
+
+    fn count(&mut self, slots: Range<u32>, ray: &Ray) -> usize {
+        self.within(slots, ray).len()
+    }
 }
 
 /// The leaves of a [`WideBvh`] as a packet walk tests them: a whole leaf against several rays.
@@ -286,33 +342,27 @@ pub(crate) trait TraversalStack: Default {
     fn pop(&mut self) -> Option<Pending>;
 }
 
-/// What a traversal did, summed over rays: from [`WideBvh::cast_counted`] and
-/// [`WideBvh::occluded_counted`], so that optimisation can follow counts as well as times.
+/// What a traversal did, summed over rays: from [`WideBvh::walk_counted`], so that
+/// optimisation can follow counts as well as times.
 ///
-/// [`WideBvh::cast_counted`]: crate::WideBvh::cast_counted
-/// [`WideBvh::occluded_counted`]: crate::WideBvh::occluded_counted
+/// [`WideBvh::walk_counted`]: crate::WideBvh::walk_counted
 ///
 /// # Examples
 /// ```
 /// use glam::Vec3;
 /// use core::ops::Range;
-/// use meshcast_bvh::{BuildOptions, Bvh, LeafIntersector, TraversalCounts, WideBvh};
-/// use meshcast_primitives::{Aabb, Hit, Ray, Simd};
+/// use meshcast_bvh::{Any, BuildOptions, Bvh, LeafHits, TraversalCounts, WideBvh};
+/// use meshcast_primitives::{Aabb, Hit, Ray};
 ///
 /// let boxes = [Aabb::new(Vec3::ZERO, Vec3::ONE)];
 /// let wide = WideBvh::from_binary(&Bvh::build(&boxes, &BuildOptions::default()));
 /// let mut counts = TraversalCounts::default();
 /// let ray = Ray::new(Vec3::new(0.5, 0.5, -1.0), Vec3::Z);
-/// struct Everything;
-/// impl LeafIntersector for Everything {
-///     fn closest<S: Simd>(&mut self, _: S, _: Range<u32>, ray: &Ray) -> Option<Hit> {
-///         Some(Hit::new(ray.t_max.min(1.0), 0.0, 0.0))
-///     }
-///     fn any<S: Simd>(&mut self, _: S, _: Range<u32>, _: &Ray) -> bool {
-///         true
-///     }
-/// }
-/// assert!(wide.occluded_counted(&ray, Everything, &mut counts));
+/// // Every leaf holds one hit, at t = 1.
+/// let everything = LeafHits::new(|_: Range<u32>, _: &Ray, hits: &mut Vec<Hit>| {
+///     hits.push(Hit::new(1.0, 0.0, 0.0))
+/// });
+/// assert!(wide.walk_counted(&ray, Any, everything, &mut counts));
 /// assert_eq!((counts.rays, counts.nodes, counts.leaves, counts.blocks), (1, 1, 1, 1));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -1,5 +1,5 @@
-//! The first hits of a ray, capped: what [`crate::Bvh::cast_first`] and
-//! [`crate::WideBvh::cast_first`] keep while they walk.
+//! The first hits of a ray, capped: what a walk asked for [`crate::All`] hits keeps while it
+//! goes (public in this private module, as the kind's [`crate::Query::Found`]).
 //!
 //! Leaves are reached out of hit order, so a capped walk cannot stop at its `max_hits`-th
 //! hit. It keeps the first `max_hits` hits found so far instead, and once it holds that many
@@ -10,7 +10,7 @@
 use meshcast_primitives::{Ray, RayHit};
 
 /// At most `max_hits` hits, the first in [`RayHit::order`] of those offered.
-pub(crate) struct FirstHits<H> {
+pub struct FirstHits<H> {
     hits: Vec<H>,
     max_hits: usize,
 }

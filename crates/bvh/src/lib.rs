@@ -35,8 +35,8 @@
 //! ```
 
 // The rooms; each may use only the rooms below it in ARCHITECTURE.md's "Inside
-// meshcast-bvh" (layout, contracts, simd, error, first_hits, binary, builders, primitive,
-// wide; nearest, overlap and stats on top).
+// meshcast-bvh" (layout, contracts, simd, error, first_hits, query, binary, builders,
+// primitive, wide; nearest, overlap and stats on top).
 mod binary;
 mod builders;
 mod contracts;
@@ -46,6 +46,7 @@ mod layout;
 mod nearest;
 mod overlap;
 mod primitive;
+mod query;
 #[allow(unsafe_code)]
 mod simd;
 mod stats;
@@ -56,10 +57,11 @@ pub use builders::{
     BuildOptions, Parallel, Quality, DEFAULT_BINS, DEFAULT_MAX_LEAF_PRIMITIVES,
     DEFAULT_TRAVERSAL_COST, MAX_BINS, MIN_BINS,
 };
-pub use contracts::{LeafIntersector, PacketLeaves, TraversalCounts};
+pub use contracts::{LeafHits, LeafIntersector, PacketLeaves, TraversalCounts};
 pub use error::Error;
 pub use layout::{WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
 pub use primitive::{PreparedRay, Primitive};
+pub use query::{All, Any, Closest, Count, PacketQuery, Query, Step};
 pub use simd::{Kernel, UnknownKernel, KERNEL_ENV};
 pub use stats::{BvhStats, SAH_TRAVERSAL_COST};
 pub use wide::WideBvh;

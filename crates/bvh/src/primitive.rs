@@ -4,7 +4,7 @@
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle, WatertightRay};
 use rayon::prelude::*;
 
-use crate::{BuildOptions, Bvh, Parallel};
+use crate::{All, Any, BuildOptions, Bvh, Closest, Parallel};
 
 /// Inputs with fewer primitives compute their boxes without rayon.
 const PARALLEL_BOUNDS_PRIMITIVES: usize = 1 << 14;
@@ -170,7 +170,7 @@ impl Bvh {
     ) -> Option<Hit> {
         let prepared = PreparedRay::new(ray);
         let order = self.order.as_slice();
-        self.cast(ray, |slot, range| {
+        self.walk(ray, Closest, |slot, range| {
             let index = order[slot as usize];
             if !filter(index) {
                 return None;
@@ -196,7 +196,7 @@ impl Bvh {
     ) -> bool {
         let prepared = PreparedRay::new(ray);
         let order = self.order.as_slice();
-        self.occluded(ray, |slot, _| {
+        self.walk::<_, Hit>(ray, Any, |slot, _| {
             let index = order[slot as usize];
             filter(index)
                 && primitives
@@ -219,15 +219,16 @@ impl Bvh {
     ) -> Vec<Hit> {
         let prepared = PreparedRay::new(ray);
         let order = self.order.as_slice();
-        self.cast_all(ray, |slot, _| {
+        self.walk(ray, All::EVERY, |slot, _| {
             let index = order[slot as usize];
-            if !filter(index) {
-                return None;
-            }
-            let hit = primitives
-                .get(index as usize)?
-                .intersect_prepared(&prepared)?;
-            Some(hit.with_triangle(index))
+            let hit = filter(index)
+                .then(|| {
+                    primitives
+                        .get(index as usize)?
+                        .intersect_prepared(&prepared)
+                })
+                .flatten();
+            Vec::from_iter(hit.map(|hit| hit.with_triangle(index)))
         })
     }
 }

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use glam::Vec3;
-use meshcast_bvh::BuildOptions;
+use meshcast_bvh::{All, Any, BuildOptions, Closest};
 use meshcast_primitives::{Hit, Ray, Triangle};
 use rand::Rng;
 
@@ -282,17 +282,17 @@ fn nan_infinite_and_degenerate_rays_miss_without_testing_leaves() {
             assert!(!bvh.occluded_primitives(&mesh, ray), "{ray:?}");
             assert!(bvh.cast_all_primitives(&mesh, ray).is_empty(), "{ray:?}");
             let mut calls = 0;
-            bvh.cast(ray, |_, _| {
+            bvh.walk(ray, Closest, |_, _| {
                 calls += 1;
                 None::<Hit>
             });
-            bvh.occluded(ray, |_, _| {
+            bvh.walk::<_, Hit>(ray, Any, |_, _| {
                 calls += 1;
                 false
             });
-            bvh.cast_all(ray, |_, _| {
+            bvh.walk(ray, All::EVERY, |_, _| {
                 calls += 1;
-                None::<Hit>
+                Vec::<Hit>::new()
             });
             assert_eq!(calls, 0, "{ray:?}");
             assert_eq!(brute_closest(&mesh, ray), None);

@@ -1,4 +1,4 @@
-//! The binary tree's packet walks ([`Bvh::cast_packet`], [`Bvh::occluded_packet`]) give each
+//! The binary tree's packet walk ([`Bvh::walk_packet`], closest and any hit) gives each
 //! ray of the packet its single-ray answer ([`Bvh::cast`], [`Bvh::occluded`]) bit for bit, on
 //! random triangles and boxes, coherent and incoherent packets, mixed direction signs,
 //! degenerate rays among the lanes and empty trees.
@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Bvh};
+use meshcast_bvh::{Any, BuildOptions, Bvh, Closest};
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle, ALL_LANES, PACKET_WIDTH};
 use rand::Rng;
 use rand_pcg::Pcg64;
@@ -32,7 +32,7 @@ fn check_packet(
         .fold(0, |bits, lane| bits | 1 << lane);
 
     let mut best = [None::<Hit>; PACKET_WIDTH];
-    bvh.cast_packet(rays, mask, |slot, lanes, t_max| {
+    bvh.walk_packet(rays, mask, Closest, |slot, lanes, t_max| {
         assert!(lanes != 0, "{case}: leaf called with no ray");
         assert_eq!(
             lanes & !valid,
@@ -49,10 +49,11 @@ fn check_packet(
                 t_max[lane] = hit.t;
             }
         }
+        0
     });
 
     let mut answered = 0;
-    let occluded = bvh.occluded_packet(rays, mask, |slot, lanes| {
+    let occluded = bvh.walk_packet(rays, mask, Any, |slot, lanes, _| {
         assert!(lanes != 0, "{case}: leaf called with no ray");
         assert_eq!(
             lanes & !valid,
@@ -70,13 +71,13 @@ fn check_packet(
 
     for (lane, ray) in rays.iter().enumerate() {
         let in_packet = mask & (1 << lane) != 0;
-        let expected = in_packet.then(|| bvh.cast(ray, test)).flatten();
+        let expected = in_packet.then(|| bvh.walk(ray, Closest, test)).flatten();
         assert_eq!(
             best[lane].as_ref().map(key),
             expected.as_ref().map(key),
             "{case}: closest hit of lane {lane} (mask {mask:#b}) differs for {ray:?}"
         );
-        let expected = in_packet && bvh.occluded(ray, |slot, r| test(slot, r).is_some());
+        let expected = in_packet && bvh.walk::<_, Hit>(ray, Any, |slot, r| test(slot, r).is_some());
         assert_eq!(
             occluded & (1 << lane) != 0,
             expected,
@@ -290,9 +291,9 @@ fn packet_walks_of_an_empty_tree_call_nothing() {
     let rays: [Ray; PACKET_WIDTH] =
         core::array::from_fn(|lane| Ray::new(Vec3::X * lane as f32, Vec3::Z));
     for bvh in [Bvh::empty(), Bvh::build(&[], &BuildOptions::default())] {
-        bvh.cast_packet(&rays, ALL_LANES, |_, _, _| unreachable!());
+        bvh.walk_packet(&rays, ALL_LANES, Closest, |_, _, _| unreachable!());
         assert_eq!(
-            bvh.occluded_packet(&rays, ALL_LANES, |_, _| unreachable!()),
+            bvh.walk_packet(&rays, ALL_LANES, Any, |_, _, _| unreachable!()),
             0
         );
     }
@@ -304,13 +305,13 @@ fn packet_walks_of_degenerate_rays_call_nothing() {
     let bvh = Bvh::build_primitives(&triangles, &BuildOptions::default());
     let through = Ray::new(Vec3::new(0.2, 0.2, -1.0), Vec3::Z);
     let rays: [Ray; PACKET_WIDTH] = core::array::from_fn(|lane| degenerate(through, lane));
-    bvh.cast_packet(&rays, ALL_LANES, |_, _, _| unreachable!());
+    bvh.walk_packet(&rays, ALL_LANES, Closest, |_, _, _| unreachable!());
     assert_eq!(
-        bvh.occluded_packet(&rays, ALL_LANES, |_, _| unreachable!()),
+        bvh.walk_packet(&rays, ALL_LANES, Any, |_, _, _| unreachable!()),
         0
     );
     // No lanes at all, or only lanes beyond the packet.
     let rays = [through; PACKET_WIDTH];
-    bvh.cast_packet(&rays, !ALL_LANES, |_, _, _| unreachable!());
-    assert_eq!(bvh.occluded_packet(&rays, 0, |_, _| unreachable!()), 0);
+    bvh.walk_packet(&rays, !ALL_LANES, Closest, |_, _, _| unreachable!());
+    assert_eq!(bvh.walk_packet(&rays, 0, Any, |_, _, _| unreachable!()), 0);
 }

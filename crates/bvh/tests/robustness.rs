@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Bvh, Error, Quality};
+use meshcast_bvh::{All, Any, BuildOptions, Bvh, Closest, Error, Quality};
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
 use rand::Rng;
 
@@ -27,12 +27,12 @@ fn no_primitives_gives_an_empty_hierarchy_that_misses() {
         assert!(bvh.is_empty());
         assert_eq!(bvh.bounds(), Aabb::EMPTY);
         assert_eq!(
-            bvh.cast(&ray, |_, _| -> Option<Hit> { unreachable!() }),
+            bvh.walk(&ray, Closest, |_, _| -> Option<Hit> { unreachable!() }),
             None
         );
-        assert!(!bvh.occluded(&ray, |_, _| unreachable!()));
+        assert!(!bvh.walk::<_, Hit>(&ray, Any, |_, _| unreachable!()));
         assert!(bvh
-            .cast_all(&ray, |_, _| -> Option<Hit> { unreachable!() })
+            .walk(&ray, All::EVERY, |_, _| -> Vec<Hit> { unreachable!() })
             .is_empty());
         let stats = bvh.stats();
         assert_eq!(
@@ -175,9 +175,9 @@ fn huge_boxes_and_exponential_spacing_build_valid_trees() {
         let bvh = build_boxes(&deep, &options);
         let ray = Ray::new(Vec3::new(-1.0, 0.5, 0.5), Vec3::X);
         assert_eq!(
-            bvh.cast_all(&ray, |slot, r| Some(
+            bvh.walk(&ray, All::EVERY, |slot, r| vec![
                 meshcast_primitives::Hit::new(r.t_min.max(1.0), 0.0, 0.0).with_triangle(slot)
-            ))
+            ])
             .len(),
             250
         );

@@ -68,6 +68,35 @@ class _ClippedCameraKeywords(_CameraKeywords, total=False):
     near: float
     far: float
 
+class _Rays(TypedDict, total=False):
+    """The rays of a ray query given by keywords instead of `rays` ((..., 6) rows of origin
+    and direction): `origins` and `directions` (..., 3), each ray's range `tnear < t <= tfar`
+    (by default 0.0 and inf)."""
+
+    origins: ArrayLike
+    directions: ArrayLike
+    tnear: float
+    tfar: float
+
+class _FirstHitKeywords(_Rays, total=False):
+    """`cast_rays`' and `test_occlusions`' keywords: the rays, `contacts` (True: hits that
+    only touch count) and `threads`."""
+
+    contacts: bool
+    threads: Optional[int]
+
+class _CountKeywords(_Rays, total=False):
+    """`count_intersections`' keywords: the rays and `threads`."""
+
+    threads: Optional[int]
+
+class _ListKeywords(_Rays, total=False):
+    """`list_intersections`' keywords: the rays, `max_hits` (each ray's first hits only) and
+    `threads`."""
+
+    max_hits: Optional[int]
+    threads: Optional[int]
+
 class Geometry:
     """A `Mesh`, a `Scene` or a `GpuMesh`: the ray queries (traced on the GPU for a
     `GpuMesh`) and the point queries (on the CPU mesh for a `GpuMesh`). A mesh takes float64
@@ -76,15 +105,7 @@ class Geometry:
     in single precision."""
 
     def cast_rays(
-        self,
-        rays: Optional[ArrayLike] = None,
-        *,
-        origins: Optional[ArrayLike] = None,
-        directions: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        contacts: bool = True,
-        threads: Optional[int] = None,
+        self, rays: Optional[ArrayLike] = None, **keywords: Unpack[_FirstHitKeywords]
     ) -> Dict[str, np.ndarray]: ...
     def cast_camera(
         self,
@@ -95,36 +116,13 @@ class Geometry:
         **camera_keywords: Unpack[_ClippedCameraKeywords],
     ) -> Dict[str, np.ndarray]: ...
     def test_occlusions(
-        self,
-        rays: Optional[ArrayLike] = None,
-        *,
-        origins: Optional[ArrayLike] = None,
-        directions: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        contacts: bool = True,
-        threads: Optional[int] = None,
+        self, rays: Optional[ArrayLike] = None, **keywords: Unpack[_FirstHitKeywords]
     ) -> np.ndarray: ...
     def count_intersections(
-        self,
-        rays: Optional[ArrayLike] = None,
-        *,
-        origins: Optional[ArrayLike] = None,
-        directions: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        threads: Optional[int] = None,
+        self, rays: Optional[ArrayLike] = None, **keywords: Unpack[_CountKeywords]
     ) -> np.ndarray: ...
     def list_intersections(
-        self,
-        rays: Optional[ArrayLike] = None,
-        *,
-        origins: Optional[ArrayLike] = None,
-        directions: Optional[ArrayLike] = None,
-        tnear: float = 0.0,
-        tfar: float = ...,
-        max_hits: Optional[int] = None,
-        threads: Optional[int] = None,
+        self, rays: Optional[ArrayLike] = None, **keywords: Unpack[_ListKeywords]
     ) -> Dict[str, np.ndarray]: ...
     def compute_closest_points(
         self,

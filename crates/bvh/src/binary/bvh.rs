@@ -8,7 +8,7 @@ use crate::{Error, Node};
 /// A bounding volume hierarchy over primitive boxes, in a flat array of 32-byte [`Node`]s.
 ///
 /// The hierarchy never sees the primitives: it is built from their boxes ([`Bvh::build`]) and
-/// traversed with a leaf closure ([`Bvh::cast`], [`Bvh::occluded`], [`Bvh::cast_all`]) or over
+/// traversed with a leaf closure ([`Bvh::walk`], for every kind of query) or over
 /// a slice of [`crate::Primitive`]s ([`Bvh::cast_primitives`]). Primitives whose box is empty
 /// or not finite are dropped at build time and never reported.
 ///

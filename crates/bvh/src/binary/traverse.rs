@@ -1,15 +1,15 @@
-//! Traversal over a leaf closure: closest hit, any hit and all hits, with an explicit stack
-//! and no recursion. Node boxes are tested with a conservative slab test (after Ize, *Robust
+//! Traversal over a leaf closure: one walk for every kind of query ([`crate::Query`]), with
+//! an explicit stack and no recursion. Node boxes are tested with a conservative slab test (after Ize, *Robust
 //! BVH Ray Traversal*, 2013; see `SlabRay::test`), and a node is skipped only when its entry
 //! distance exceeds its exit distance, so the answers equal a brute-force loop over every
 //! primitive, ties included. Coherent rays can walk together as a packet
-//! ([`Bvh::cast_packet`]), each ray still tested exactly as it is alone.
+//! ([`Bvh::walk_packet`]), each ray still tested exactly as it is alone.
 
 use glam::Vec3A;
 use meshcast_primitives::{slab, slab_reciprocal, Hit, Ray, RayHit, ALL_LANES, PACKET_WIDTH};
 use smallvec::SmallVec;
 
-use crate::first_hits::FirstHits;
+use crate::query::{Count, PacketQuery, Query, Step};
 use crate::{Bvh, Node};
 
 /// Stack entries kept inline before a traversal allocates (deeper trees still work).
@@ -60,116 +60,27 @@ impl SlabRay {
 }
 
 impl Bvh {
-    /// The closest hit: the first in the ray's range by the hits' order ([`Hit::order`]: the
-    /// smallest `t`, ties going to the smaller primitive index).
+    /// The answer of `kind` ([`Closest`](crate::Closest), [`Any`](crate::Any),
+    /// [`All`](crate::All), [`Count`](crate::Count)) for `ray`, each leaf slot answering the
+    /// same kind for itself: the one walk of every single-ray query.
     ///
-    /// `leaf(slot, ray)` tests the primitive in leaf slot `slot` (see
-    /// [`Bvh::primitive_order`]) against `ray`, whose `t_max` shrinks to the closest hit found
-    /// so far (inclusive, so that an equal-`t` hit with a smaller index can still win). It
-    /// returns a [`Hit`] whose `triangle` field is the primitive's original index, or any
-    /// other [`RayHit`] (a scene's hit names its instance); hits outside the ray's range are
-    /// ignored. Children are visited near-first and subtrees beyond the
-    /// closest hit are skipped. A degenerate ray ([`Ray::is_valid`]) or an empty hierarchy
-    /// gives `None` without calling `leaf`.
-    ///
-    /// # Examples
-    /// ```
-    /// use glam::Vec3;
-    /// use meshcast_bvh::{BuildOptions, Bvh};
-    /// use meshcast_primitives::{Ray, Triangle};
-    ///
-    /// let triangles = [
-    ///     Triangle::new(Vec3::Z, Vec3::Z + Vec3::X, Vec3::Z + Vec3::Y),
-    ///     Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y),
-    /// ];
-    /// let bvh = Bvh::build_primitives(&triangles, &BuildOptions::default());
-    /// // Keep the triangles in leaf order, as a mesh would.
-    /// let leaf_order: Vec<Triangle> =
-    ///     bvh.primitive_order().iter().map(|&i| triangles[i as usize]).collect();
-    /// let ray = Ray::new(Vec3::new(0.2, 0.2, -1.0), Vec3::Z);
-    /// let hit = bvh
-    ///     .cast(&ray, |slot, ray| {
-    ///         let index = bvh.primitive_order()[slot as usize];
-    ///         Some(leaf_order[slot as usize].intersect(ray)?.with_triangle(index))
-    ///     })
-    ///     .ok_or("miss")?;
-    /// assert_eq!((hit.triangle, hit.t), (1, 1.0));
-    /// # Ok::<(), &str>(())
-    /// ```
-    pub fn cast<H: RayHit, F: FnMut(u32, &Ray) -> Option<H>>(
-        &self,
-        ray: &Ray,
-        mut leaf: F,
-    ) -> Option<H> {
-        self.walk::<false, H>(ray, &mut leaf)
-    }
-
-    /// Whether any primitive is hit in the ray's range (occlusion, shadow rays): stops at the
-    /// first hit that `leaf` reports (`leaf` as in [`Bvh::cast`], returning whether slot
-    /// `slot` is hit). A degenerate ray or an empty hierarchy gives `false`.
+    /// `leaf(slot, ray)` answers `kind` for the primitive in leaf slot `slot` (see
+    /// [`Bvh::primitive_order`]; a slot may hold a whole instance) within `ray`'s range, with
+    /// hits whose `triangle` is the primitive's original index, or any other [`RayHit`] (a
+    /// scene's hit names its instance); hits outside the range are ignored. The closest hit
+    /// is the first in the ray's range by the hits' order ([`Hit::order`]: the smallest `t`,
+    /// ties going to the smaller primitive index); every hit comes in that order. For the
+    /// closest hit and the first `max_hits` of all, children are visited near first, and the
+    /// range `leaf` is given shrinks to the best hit so far (the last of the first hits),
+    /// inclusively, so that an equal-`t` hit with a smaller index still gets in and
+    /// subtrees beyond it are skipped; any hit stops at the first slot that reports one. A
+    /// degenerate ray ([`Ray::is_valid`]) or an empty hierarchy gives [`Query::nothing`]
+    /// without calling `leaf`.
     ///
     /// # Examples
     /// ```
     /// use glam::Vec3;
-    /// use meshcast_bvh::{BuildOptions, Bvh};
-    /// use meshcast_primitives::{Ray, Triangle};
-    ///
-    /// let triangles = [Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y)];
-    /// let bvh = Bvh::build_primitives(&triangles, &BuildOptions::default());
-    /// let leaf = |slot: u32, ray: &Ray| triangles[slot as usize].intersect(ray).is_some();
-    /// let blocked = Ray::segment(Vec3::new(0.2, 0.2, -1.0), Vec3::new(0.2, 0.2, 1.0));
-    /// let clear = Ray::segment(Vec3::new(0.2, 0.2, -1.0), Vec3::new(0.2, 0.2, -0.5));
-    /// assert!(bvh.occluded(&blocked, leaf));
-    /// assert!(!bvh.occluded(&clear, leaf));
-    /// ```
-    pub fn occluded<F: FnMut(u32, &Ray) -> bool>(&self, ray: &Ray, mut leaf: F) -> bool {
-        let mut found = |slot, ray: &Ray| leaf(slot, ray).then_some(Hit::new(ray.t_min, 0.0, 0.0));
-        self.walk::<true, Hit>(ray, &mut found).is_some()
-    }
-
-    /// Every hit in the ray's range, sorted by their order ([`Hit::order`]: `t`, then
-    /// primitive index; `leaf` as in [`Bvh::cast`], and the range it is given never shrinks). A degenerate ray or an empty
-    /// hierarchy gives no hit.
-    ///
-    /// # Examples
-    /// ```
-    /// use glam::Vec3;
-    /// use meshcast_bvh::{BuildOptions, Bvh};
-    /// use meshcast_primitives::{Ray, Triangle};
-    ///
-    /// let triangles = [
-    ///     Triangle::new(Vec3::Z, Vec3::Z + Vec3::X, Vec3::Z + Vec3::Y),
-    ///     Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y),
-    /// ];
-    /// let bvh = Bvh::build_primitives(&triangles, &BuildOptions::default());
-    /// let hits = bvh.cast_all_primitives(&triangles, &Ray::new(Vec3::new(0.2, 0.2, -1.0), Vec3::Z));
-    /// let order: Vec<(u32, f32)> = hits.iter().map(|h| (h.triangle, h.t)).collect();
-    /// assert_eq!(order, [(1, 1.0), (0, 2.0)]);
-    /// ```
-    pub fn cast_all<H: RayHit, F: FnMut(u32, &Ray) -> Option<H>>(
-        &self,
-        ray: &Ray,
-        mut leaf: F,
-    ) -> Vec<H> {
-        let mut hits = Vec::new();
-        self.visit(ray, |slot, ray| {
-            hits.extend(leaf(slot, ray).filter(|h| ray.contains_t(h.t())));
-        });
-        hits.sort_unstable_by(H::order);
-        hits
-    }
-
-    /// The first `max_hits` hits in the ray's range, sorted by their order ([`RayHit::order`]),
-    /// as the first `max_hits` of [`Bvh::cast_all`]: `leaf(slot, ray, hits)` appends the hits
-    /// in leaf slot `slot` within `ray`'s range (any number: a slot may hold a whole
-    /// instance), and once `max_hits` are found the range shrinks to the last of them,
-    /// inclusively, so that the walk skips what lies beyond (children near first, as
-    /// [`Bvh::cast`]). A degenerate ray, an empty hierarchy or `max_hits == 0` gives no hit.
-    ///
-    /// # Examples
-    /// ```
-    /// use glam::Vec3;
-    /// use meshcast_bvh::{BuildOptions, Bvh};
+    /// use meshcast_bvh::{All, Any, BuildOptions, Bvh, Closest};
     /// use meshcast_primitives::{Hit, Ray, Triangle};
     ///
     /// // Ten parallel triangles, one above the other.
@@ -177,30 +88,35 @@ impl Bvh {
     ///     .map(|i| Triangle::new(Vec3::Z * i as f32, Vec3::Z * i as f32 + Vec3::X, Vec3::Z * i as f32 + Vec3::Y))
     ///     .collect();
     /// let bvh = Bvh::build_primitives(&triangles, &BuildOptions::default());
-    /// let down = Ray::new(Vec3::new(0.2, 0.2, 20.0), Vec3::NEG_Z);
-    /// let first = bvh.cast_first(&down, 2, |slot, ray, hits: &mut Vec<Hit>| {
+    /// let hit_in = |slot: u32, ray: &Ray| {
     ///     let index = bvh.primitive_order()[slot as usize];
-    ///     hits.extend(triangles[index as usize].intersect(ray).map(|h| h.with_triangle(index)));
-    /// });
+    ///     Some(triangles[index as usize].intersect(ray)?.with_triangle(index))
+    /// };
+    /// let down = Ray::new(Vec3::new(0.2, 0.2, 20.0), Vec3::NEG_Z);
+    /// let hit = bvh.walk(&down, Closest, hit_in).ok_or("miss")?;
+    /// assert_eq!(hit.triangle, 9);
+    /// // Any hit: the answer is a `bool`, whatever the hits' type, which is named.
+    /// assert!(bvh.walk::<_, Hit>(&down, Any, |slot, ray| hit_in(slot, ray).is_some()));
     /// // The two nearest, the top two triangles, in hit order.
+    /// let first = bvh.walk(&down, All { max_hits: 2 }, |slot, ray| Vec::from_iter(hit_in(slot, ray)));
     /// assert_eq!(first.iter().map(|h| h.triangle).collect::<Vec<_>>(), [9, 8]);
+    /// # Ok::<(), &str>(())
     /// ```
-    pub fn cast_first<H: RayHit, F: FnMut(u32, &Ray, &mut Vec<H>)>(
+    pub fn walk<Q: Query, H: RayHit>(
         &self,
         ray: &Ray,
-        max_hits: usize,
-        mut leaf: F,
-    ) -> Vec<H> {
-        if max_hits == 0 {
-            return Vec::new();
+        kind: Q,
+        mut leaf: impl FnMut(u32, &Ray) -> Q::Answer<H>,
+    ) -> Q::Answer<H> {
+        let found = if kind.nearest_first() {
+            self.walk_loop::<true, Q, H>(ray, kind, &mut leaf)
+        } else {
+            self.walk_loop::<false, Q, H>(ray, kind, &mut leaf)
+        };
+        match found {
+            Some(found) => kind.finish(found),
+            None => Q::nothing(),
         }
-        let mut first = FirstHits::new(max_hits);
-        self.walk::<false, H>(ray, &mut |slot, range: &Ray| {
-            let start = first.len();
-            leaf(slot, range, first.hits_mut());
-            first.settle(start, range)
-        });
-        first.into_sorted()
     }
 
     /// Calls `leaf(slot, ray)` for every leaf slot whose boxes the ray's range enters, in the
@@ -226,20 +142,22 @@ impl Bvh {
     /// assert_eq!(reached, [0]);
     /// ```
     pub fn visit<F: FnMut(u32, &Ray)>(&self, ray: &Ray, mut leaf: F) {
-        // The any-hit walk with a leaf that reports nothing visits every leaf the ray enters.
-        self.walk::<true, Hit>(ray, &mut |slot, ray: &Ray| {
+        // A count walk visits every leaf the ray enters.
+        self.walk::<Count, Hit>(ray, Count::EVERY, |slot, ray| {
             leaf(slot, ray);
-            None
+            0
         });
     }
 
-    /// The traversal loop: closest hit (children near first, the range shrinking to the best
-    /// hit), or with `ANY` the first hit `leaf` reports (children in order, the range fixed).
-    fn walk<const ANY: bool, H: RayHit>(
+    /// The traversal loop: children near first with the range shrinking as `kind` says, or
+    /// with `NEAREST` false in order with the range fixed; what `kind` holds at the end, or
+    /// `None` for a degenerate ray or an empty tree.
+    fn walk_loop<const NEAREST: bool, Q: Query, H: RayHit>(
         &self,
         ray: &Ray,
-        leaf: &mut impl FnMut(u32, &Ray) -> Option<H>,
-    ) -> Option<H> {
+        kind: Q,
+        leaf: &mut impl FnMut(u32, &Ray) -> Q::Answer<H>,
+    ) -> Option<Q::Found<H>> {
         let nodes = self.nodes.as_slice();
         if nodes.is_empty() || !ray.is_valid() {
             return None;
@@ -247,10 +165,10 @@ impl Bvh {
         let slab_ray = SlabRay::new(ray, &nodes[0]);
         let mut t_max = ray.t_max;
         let (entry, exit) = slab_ray.test(&nodes[0], t_max);
+        let mut found = kind.start();
         if entry > exit {
-            return None;
+            return Some(found);
         }
-        let mut best: Option<H> = None;
         let mut stack: SmallVec<[(u32, f32); STACK_INLINE_CAPACITY]> = SmallVec::new();
         let mut current = 0usize;
         loop {
@@ -258,16 +176,13 @@ impl Bvh {
             if node.is_leaf() {
                 let mut range = ray.with_range(ray.t_min, t_max);
                 for slot in node.offset()..node.offset() + node.count() {
-                    let Some(hit) = leaf(slot, &range) else {
-                        continue;
-                    };
-                    if ANY {
-                        return Some(hit);
-                    }
-                    if best.is_none_or(|b| hit.is_closer_than(&b)) && range.contains_t(hit.t()) {
-                        best = Some(hit);
-                        t_max = hit.t();
-                        range.t_max = t_max;
+                    match kind.take(&mut found, leaf(slot, &range), &range) {
+                        Step::Go => {}
+                        Step::Shrink(t) => {
+                            t_max = t;
+                            range.t_max = t;
+                        }
+                        Step::Stop => return Some(found),
                     }
                 }
             } else {
@@ -277,8 +192,8 @@ impl Bvh {
                 let (entry_b, exit_b) = slab_ray.test(b, t_max);
                 match (entry_a <= exit_a, entry_b <= exit_b) {
                     (true, true) => {
-                        // Near first (closest hit): the other child waits with its entry.
-                        if !ANY && entry_b < entry_a {
+                        // Near first: the other child waits with its entry.
+                        if NEAREST && entry_b < entry_a {
                             stack.push((first as u32, entry_a));
                             current = first + 1;
                         } else {
@@ -298,11 +213,11 @@ impl Bvh {
                     (false, false) => {}
                 }
             }
-            // Pop the next subtree that may still hold a hit no farther than the best.
+            // Pop the next subtree that may still hold a hit no farther than the range's end.
             loop {
                 match stack.pop() {
-                    None => return best,
-                    Some((index, entry)) if ANY || entry <= t_max => {
+                    None => return Some(found),
+                    Some((index, entry)) if !NEAREST || entry <= t_max => {
                         current = index as usize;
                         break;
                     }
@@ -359,29 +274,34 @@ impl Entered {
 }
 
 impl Bvh {
-    /// The closest hits of several rays walked together as a packet (Wald, Slusallek, Benthin,
-    /// Wagner, *Interactive Rendering with Coherent Ray Tracing*, 2001): the rays of `rays` in
-    /// `lanes` (bits; other lanes are never touched).
+    /// The rays of `rays` in `lanes` (bits; other lanes are never touched) walked together as
+    /// a packet (Wald, Slusallek, Benthin, Wagner, *Interactive Rendering with Coherent Ray
+    /// Tracing*, 2001), asked `kind`: closest hits ([`Closest`](crate::Closest)) or which
+    /// rays hit anything ([`Any`](crate::Any)).
     ///
     /// `leaf(slot, lanes, t_max)` tests the primitive in leaf slot `slot` against the rays in
     /// its `lanes` (those that entered the leaf), ray `i` with the range
-    /// `[rays[i].t_min, t_max[i]]`, inclusive as in [`Bvh::cast`]; it keeps each ray's closest
-    /// hit itself and lowers `t_max[i]` to it. `t_max` starts at each ray's `t_max`.
+    /// `[rays[i].t_min, t_max[i]]`, inclusive as in [`Bvh::walk`], and answers which of them
+    /// it hit, as bits. For closest hits it keeps each ray's closest hit itself and lowers
+    /// `t_max[i]` to it (`t_max` starts at each ray's `t_max`); for any hit the rays it hit
+    /// leave the walk, which ends when none is left. The walk answers the bits `leaf`
+    /// reported, ORed.
     ///
     /// Each ray's node tests are its single-ray walk's (the same set-up and slab test at its
     /// own `t_max`), so it enters every box that holds a hit no farther than its best so far,
-    /// and a `leaf` that answers each ray as the [`Bvh::cast`] closure would leaves each ray
+    /// and a `leaf` that answers each ray as the [`Bvh::walk`] closure would leaves each ray
     /// with its single-ray answer, bit for bit, ties included. What the rays share is the
     /// walk: one fetch, one ordering and one stack entry per node for all of them, and one
     /// call of `leaf` per slot (which can then test its primitive against the rays together).
-    /// Rays need not share direction signs; children are visited nearer first by the smallest
-    /// entry among the rays. Degenerate rays ([`Ray::is_valid`]) are left out and `leaf`
-    /// never sees them; an empty hierarchy calls nothing.
+    /// Rays need not share direction signs; for closest hits children are visited nearer
+    /// first by the smallest entry among the rays, for any hit in order. Degenerate rays
+    /// ([`Ray::is_valid`]) are left out and `leaf` never sees them; an empty hierarchy calls
+    /// nothing and answers 0.
     ///
     /// # Examples
     /// ```
     /// use glam::Vec3;
-    /// use meshcast_bvh::{BuildOptions, Bvh};
+    /// use meshcast_bvh::{Any, BuildOptions, Bvh, Closest};
     /// use meshcast_primitives::{Hit, Ray, RayHit, Triangle, PACKET_WIDTH};
     ///
     /// let triangles = [
@@ -393,73 +313,43 @@ impl Bvh {
     ///     Ray::new(Vec3::new(0.1 + 0.05 * i as f32, 0.2, -1.0), Vec3::Z)
     /// });
     /// let mut best: [Option<Hit>; PACKET_WIDTH] = [None; PACKET_WIDTH];
-    /// bvh.cast_packet(&rays, 0b1011, |slot, lanes, t_max| {
+    /// let hit_bits = |slot: u32, lanes: u32, t_max: &mut [f32; PACKET_WIDTH], best: &mut [Option<Hit>; PACKET_WIDTH]| {
     ///     let index = bvh.primitive_order()[slot as usize];
+    ///     let mut bits = 0;
     ///     for lane in (0..PACKET_WIDTH).filter(|lane| lanes & (1 << lane) != 0) {
     ///         let range = rays[lane].with_range(rays[lane].t_min, t_max[lane]);
     ///         let Some(hit) = triangles[index as usize].intersect(&range) else { continue };
     ///         let hit = hit.with_triangle(index);
+    ///         bits |= 1 << lane;
     ///         if best[lane].is_none_or(|b| hit.is_closer_than(&b)) {
     ///             best[lane] = Some(hit);
     ///             t_max[lane] = hit.t;
     ///         }
     ///     }
-    /// });
+    ///     bits
+    /// };
+    /// bvh.walk_packet(&rays, 0b1011, Closest, |slot, lanes, t_max| hit_bits(slot, lanes, t_max, &mut best));
     /// assert_eq!(best[0].map(|h| (h.triangle, h.t)), Some((1, 1.0)));
     /// assert!(best[2].is_none()); // not in the packet's lanes
+    /// // Any hit: rays that stop short of both triangles miss.
+    /// let mut scratch = [None; PACKET_WIDTH];
+    /// let hit = bvh.walk_packet(&rays, 0b1011, Any, |slot, lanes, t_max| hit_bits(slot, lanes, t_max, &mut scratch));
+    /// assert_eq!(hit, 0b1011);
     /// ```
-    pub fn cast_packet<F: FnMut(u32, u32, &mut [f32; PACKET_WIDTH])>(
+    pub fn walk_packet<Q: PacketQuery>(
         &self,
         rays: &[Ray; PACKET_WIDTH],
         lanes: u32,
-        mut leaf: F,
-    ) {
-        self.walk_packet::<false>(rays, lanes, &mut |slot, lanes, t_max| {
-            leaf(slot, lanes, t_max);
-            0
-        });
-    }
-
-    /// Which of the rays of `rays` in `lanes` (bits) hit anything, walked together as in
-    /// [`Bvh::cast_packet`], as bits: `leaf(slot, lanes)` answers which rays of its `lanes`
-    /// hit the primitive in leaf slot `slot` within their own ranges, and those rays leave
-    /// the walk, which ends when none is left. Each ray's answer is its [`Bvh::occluded`]
-    /// answer; degenerate rays are left out (never hit), and an empty hierarchy gives 0.
-    ///
-    /// # Examples
-    /// ```
-    /// use glam::Vec3;
-    /// use meshcast_bvh::{BuildOptions, Bvh};
-    /// use meshcast_primitives::{Ray, Triangle, PACKET_WIDTH};
-    ///
-    /// let triangles = [Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y)];
-    /// let bvh = Bvh::build_primitives(&triangles, &BuildOptions::default());
-    /// let rays: [Ray; PACKET_WIDTH] = core::array::from_fn(|i| {
-    ///     // Even rays cross the triangle, odd ones stop short of it.
-    ///     let to = if i % 2 == 0 { 1.0 } else { -0.5 };
-    ///     Ray::segment(Vec3::new(0.2, 0.2, -1.0), Vec3::new(0.2, 0.2, to))
-    /// });
-    /// let hit = bvh.occluded_packet(&rays, 0b1111, |slot, lanes| {
-    ///     (0..PACKET_WIDTH)
-    ///         .filter(|&lane| lanes & (1 << lane) != 0)
-    ///         .filter(|&lane| triangles[slot as usize].intersect(&rays[lane]).is_some())
-    ///         .fold(0, |bits, lane| bits | 1 << lane)
-    /// });
-    /// assert_eq!(hit, 0b0101);
-    /// ```
-    pub fn occluded_packet<F: FnMut(u32, u32) -> u32>(
-        &self,
-        rays: &[Ray; PACKET_WIDTH],
-        lanes: u32,
-        mut leaf: F,
+        _kind: Q,
+        mut leaf: impl FnMut(u32, u32, &mut [f32; PACKET_WIDTH]) -> u32,
     ) -> u32 {
-        self.walk_packet::<true>(rays, lanes, &mut |slot, lanes, _| leaf(slot, lanes))
+        self.walk_packet_loop::<Q>(rays, lanes, &mut leaf)
     }
 
     /// The packet walk: closest hits (each ray's range shrinking as `leaf` lowers its
-    /// `t_max`, children nearer first), or with `ANY` which rays hit (returned as bits, the
-    /// ranges fixed, children in order as in the single-ray walk).
-    fn walk_packet<const ANY: bool>(
+    /// `t_max`, children nearer first), or with [`PacketQuery::ANY`] which rays hit (the
+    /// ranges fixed, children in order as in the single-ray walk, rays that hit leaving).
+    fn walk_packet_loop<Q: PacketQuery>(
         &self,
         rays: &[Ray; PACKET_WIDTH],
         lanes: u32,
@@ -490,11 +380,10 @@ impl Bvh {
             let node = &nodes[current];
             if node.is_leaf() {
                 for slot in node.offset()..node.offset() + node.count() {
-                    let found = leaf(slot, inside, &mut t_max);
-                    if ANY {
+                    let found = leaf(slot, inside, &mut t_max) & inside;
+                    hit |= found;
+                    if Q::ANY {
                         // The rays that hit are answered: they leave the walk.
-                        let found = found & inside;
-                        hit |= found;
                         left &= !found;
                         inside &= !found;
                         if inside == 0 {
@@ -502,7 +391,7 @@ impl Bvh {
                         }
                     }
                 }
-                if ANY && left == 0 {
+                if Q::ANY && left == 0 {
                     return hit;
                 }
             } else {
@@ -512,12 +401,12 @@ impl Bvh {
                 match (a.lanes != 0, b.lanes != 0) {
                     (true, true) => {
                         // Near first (closest hits): the other child waits with its rays.
-                        let ((near, near_node), (far, far_node)) = if !ANY && b.nearest < a.nearest
-                        {
-                            ((b, first + 1), (a, first))
-                        } else {
-                            ((a, first), (b, first + 1))
-                        };
+                        let ((near, near_node), (far, far_node)) =
+                            if !Q::ANY && b.nearest < a.nearest {
+                                ((b, first + 1), (a, first))
+                            } else {
+                                ((a, first), (b, first + 1))
+                            };
                         stack.push(PacketPending {
                             node: far_node as u32,
                             lanes: far.lanes,
@@ -544,7 +433,7 @@ impl Bvh {
                     return hit;
                 };
                 let mut lanes = pending.lanes & left;
-                if !ANY {
+                if !Q::ANY {
                     for_each_lane(lanes, |lane| {
                         if pending.entry[lane] > t_max[lane] {
                             lanes &= !(1 << lane);

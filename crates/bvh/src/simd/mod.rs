@@ -26,7 +26,7 @@
 use core::fmt;
 use std::sync::OnceLock;
 
-use meshcast_primitives::{Hit, Ray, RayPacket};
+use meshcast_primitives::{Ray, RayPacket};
 
 use crate::contracts::{PacketWalk, RayWalk};
 
@@ -195,7 +195,7 @@ pub(crate) fn walk<W: RayWalk>(
     ray: &Ray,
     leaf: &mut W::Leaf,
     counters: &mut W::Counters,
-) -> Option<Hit> {
+) -> W::Found {
     match kernel.0 {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a `SupportedKernel` holds only a kernel that `is_supported` confirmed this

@@ -1,7 +1,7 @@
 //! The x86-64 entry points: the functions that compile a walk (a [`RayWalk`] or a
 //! [`PacketWalk`]) in AVX2's eight lanes, with AVX2 and with AVX-512 enabled.
 
-use meshcast_primitives::{Hit, Ray, RayPacket};
+use meshcast_primitives::{Ray, RayPacket};
 
 use crate::contracts::{PacketWalk, RayWalk};
 
@@ -32,7 +32,7 @@ macro_rules! walk_compiled_for {
             ray: &Ray,
             leaf: &mut W::Leaf,
             counters: &mut W::Counters,
-        ) -> Option<Hit> {
+        ) -> W::Found {
             // SAFETY: this function runs only where the CPU has AVX2 and FMA (its callers
             // check the kernel with `is_supported`), which is what `Avx2::new_unchecked`
             // requires.

@@ -1,16 +1,17 @@
-//! Traversal of the [`WideBvh`]: closest hit, any hit and every hit over a leaf closure that
-//! gets a whole leaf at a time (so that it can test its primitives several at once).
+//! Traversal of the [`WideBvh`]: one walk ([`WideBvh::walk`]) for every kind of query
+//! ([`crate::Query`]) over a leaf test that gets a whole leaf at a time (so that it can test
+//! its primitives several at once).
 //!
-//! One loop serves every query: closest hit visits the entered children nearest first and
-//! skips those that start beyond the best hit so far; any hit and every hit (a const flag)
-//! take the children in lane order and never shrink the range; the first `max_hits` hits
-//! ([`WideBvh::cast_first`]) walk as closest hit, the range shrinking to the last of them.
-//! Each node's eight boxes are tested by the hierarchy's [`Kernel`] (`simd/`), with the same
-//! arithmetic and widening as the binary tree's slab test, so no box that holds a hit is
-//! culled and the answers equal a brute-force loop, ties included, whichever kernel runs.
-//! The loop is written once over the contracts (`contracts.rs`) and handed to the kernel
-//! dispatch (`simd::walk`) as a [`RayWalk`], which compiles it for the kernel's instruction
-//! set.
+//! One loop serves every kind: closest hit and the first `max_hits` hits visit the entered
+//! children nearest first and skip those that start beyond the end of the range, which
+//! shrinks to the best hit (the last of the first hits) as the kind says; any hit, every hit
+//! and their count take the children in lane order and never shrink the range (a const
+//! flag, from [`crate::Query::nearest_first`]). Each node's eight boxes are tested by the
+//! hierarchy's [`Kernel`] (`simd/`), with the same arithmetic and widening as the binary
+//! tree's slab test, so no box that holds a hit is culled and the answers equal a brute-force
+//! loop, ties included, whichever kernel runs. The loop is written once over the contracts
+//! (`contracts.rs`) and the kind (`query.rs`) and handed to the kernel dispatch
+//! (`simd::walk`) as a [`RayWalk`], which compiles it for the kernel's instruction set.
 //!
 //! Measured dead ends (bunny, one thread, best of interleaved runs): one copy of the loop per
 //! direction octant, picking the near planes at compile time, was 2-5% faster with the SSE2
@@ -18,9 +19,8 @@
 //! code once kernels multiply it; near-first order for any hit made random occlusion rays
 //! slower (4.0 -> 3.65 Mrays/s). The stack and the child ordering are in `stack.rs`.
 //!
-//! Uses the contracts, the stack (`stack.rs`) and the kernel dispatch (`simd::walk`).
-
-use core::ops::Range;
+//! Uses the contracts, the kinds (`query.rs`), the stack (`stack.rs`) and the kernel dispatch
+//! (`simd::walk`).
 
 use core::marker::PhantomData;
 
@@ -31,194 +31,45 @@ use crate::contracts::{
     Counters, LeafIntersector, Pending, RaySetup, RayWalk, TraversalCounts, TraversalStack,
     LEAF_REFERENCE,
 };
-use crate::first_hits::FirstHits;
+use crate::query::{Query, QueryLeaves, Step};
 use crate::simd::{self, FusedLaneRay, LaneRay, NodeTest, SupportedKernel};
 use crate::{Kernel, WideBvh};
 
-/// What an any-hit walk returns when a leaf is hit: only its presence matters.
-const FOUND: Hit = Hit {
-    t: 0.0,
-    u: 0.0,
-    v: 0.0,
-    triangle: 0,
-};
-
-/// [`WideBvh::cast`]'s closure as a [`LeafIntersector`].
-struct ClosestLeaf<F>(F);
-
-impl<F: FnMut(Range<u32>, &Ray) -> Option<Hit>> LeafIntersector for ClosestLeaf<F> {
-    #[inline(always)]
-    fn closest<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
-        (self.0)(slots, ray)
-    }
-
-    #[inline(always)]
-    fn any<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> bool {
-        (self.0)(slots, ray).is_some()
-    }
-}
-
-/// [`WideBvh::occluded`]'s closure as a [`LeafIntersector`].
-struct AnyLeaf<F>(F);
-
-impl<F: FnMut(Range<u32>, &Ray) -> bool> LeafIntersector for AnyLeaf<F> {
-    #[inline(always)]
-    fn closest<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
-        (self.0)(slots, ray).then_some(FOUND)
-    }
-
-    #[inline(always)]
-    fn any<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> bool {
-        (self.0)(slots, ray)
-    }
-}
-
-/// [`WideBvh::cast_all`]'s closure as a [`LeafIntersector`]: every hit of a leaf appended, none
-/// reported, so that the any-hit walk visits every leaf the ray enters.
-struct AppendAll<'h, F> {
-    leaf: F,
-    hits: &'h mut Vec<Hit>,
-}
-
-impl<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)> LeafIntersector for AppendAll<'_, F> {
-    #[inline(always)]
-    fn closest<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
-        (self.leaf)(slots, ray, self.hits);
-        None
-    }
-
-    #[inline(always)]
-    fn any<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> bool {
-        (self.leaf)(slots, ray, self.hits);
-        false
-    }
-}
-
-/// [`WideBvh::cast_first`]'s closure as a [`LeafIntersector`]: each leaf's hits appended to
-/// the first hits so far, and the last of those reported once there are enough, so that the
-/// closest-hit walk shrinks the range to it.
-struct AppendFirst<'h, F> {
-    leaf: F,
-    first: &'h mut FirstHits<Hit>,
-}
-
-impl<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)> LeafIntersector for AppendFirst<'_, F> {
-    #[inline(always)]
-    fn closest<S: Simd>(&mut self, _: S, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
-        let start = self.first.len();
-        (self.leaf)(slots, ray, self.first.hits_mut());
-        self.first.settle(start, ray)
-    }
-
-    /// Not asked: [`WideBvh::cast_first`] runs the closest-hit walk.
-    #[inline(always)]
-    fn any<S: Simd>(&mut self, simd: S, slots: Range<u32>, ray: &Ray) -> bool {
-        self.closest(simd, slots, ray);
-        false
-    }
-}
-
 impl WideBvh {
-    /// The closest hit: the smallest `t` in the ray's range, ties going to the smaller
-    /// primitive index ([`Hit::order`]), as [`crate::Bvh::cast`] answers.
+    /// The answer of `kind` ([`Closest`](crate::Closest), [`Any`](crate::Any),
+    /// [`All`](crate::All), [`Count`](crate::Count)) for `ray` over the leaf test `leaves`,
+    /// as a brute-force loop over every primitive answers it, ties included: the one walk of
+    /// every single-ray query.
     ///
-    /// `leaf(slots, ray)` returns the closest hit among the primitives in leaf slots `slots`
-    /// (a range of [`WideBvh::primitive_order`], padding included) within `ray`'s range,
-    /// whose `t_max` shrinks to the best hit so far (inclusive), with `triangle` set to the
-    /// primitive's index. Nodes are visited nearest first. A degenerate ray or an empty
-    /// hierarchy gives `None` without calling `leaf`.
-    pub fn cast<F: FnMut(Range<u32>, &Ray) -> Option<Hit>>(
+    /// The closest hit is the smallest `t` in the ray's range, ties going to the smaller
+    /// primitive index ([`Hit::order`]), as [`crate::Bvh::walk`] answers; every hit comes
+    /// sorted in that order. Closest hits and the first `max_hits` of all visit children
+    /// nearest first, skipping those that start beyond the best hit so far (the last of the
+    /// first hits); any hit stops at the first leaf that reports one. A degenerate ray or an
+    /// empty hierarchy gives [`Query::nothing`] without asking `leaves`.
+    ///
+    /// `leaves` is compiled into the loop of the hierarchy's kernel when its methods are
+    /// `#[inline(always)]` ([`LeafIntersector`]; [`crate::LeafHits`] for a closure).
+    #[inline(always)]
+    pub fn walk<Q: Query>(
         &self,
         ray: &Ray,
-        leaf: F,
-    ) -> Option<Hit> {
-        self.run::<false, _, _>(ray, &mut ClosestLeaf(leaf), &mut ())
+        kind: Q,
+        leaves: impl LeafIntersector,
+    ) -> Q::Answer<Hit> {
+        self.run(ray, kind, leaves, &mut ())
     }
 
-    /// [`WideBvh::cast`] with a [`LeafIntersector`] compiled into the traversal loop.
-    pub fn cast_leaves(&self, ray: &Ray, mut leaf: impl LeafIntersector) -> Option<Hit> {
-        self.run::<false, _, _>(ray, &mut leaf, &mut ())
-    }
-
-    /// [`WideBvh::cast_leaves`], adding what it visited to `counts` (a separate path: the
-    /// other queries count nothing and pay nothing for it).
-    pub fn cast_counted(
+    /// [`WideBvh::walk`], adding what it visited to `counts` (a separate path: the plain walk
+    /// counts nothing and pays nothing for it).
+    pub fn walk_counted<Q: Query>(
         &self,
         ray: &Ray,
-        mut leaf: impl LeafIntersector,
+        kind: Q,
+        leaves: impl LeafIntersector,
         counts: &mut TraversalCounts,
-    ) -> Option<Hit> {
-        self.run::<false, _, _>(ray, &mut leaf, counts)
-    }
-
-    /// Whether any primitive is hit in the ray's range: stops at the first leaf for which
-    /// `leaf(slots, ray)` is true. A degenerate ray or an empty hierarchy gives `false`.
-    pub fn occluded<F: FnMut(Range<u32>, &Ray) -> bool>(&self, ray: &Ray, leaf: F) -> bool {
-        self.run::<true, _, _>(ray, &mut AnyLeaf(leaf), &mut ())
-            .is_some()
-    }
-
-    /// [`WideBvh::occluded`] with a [`LeafIntersector`] compiled into the traversal loop.
-    pub fn occluded_leaves(&self, ray: &Ray, mut leaf: impl LeafIntersector) -> bool {
-        self.run::<true, _, _>(ray, &mut leaf, &mut ()).is_some()
-    }
-
-    /// [`WideBvh::occluded_leaves`], adding what it visited to `counts`.
-    pub fn occluded_counted(
-        &self,
-        ray: &Ray,
-        mut leaf: impl LeafIntersector,
-        counts: &mut TraversalCounts,
-    ) -> bool {
-        self.run::<true, _, _>(ray, &mut leaf, counts).is_some()
-    }
-
-    /// Every hit in the ray's range, sorted by [`Hit::order`] (`t`, then primitive index), as
-    /// [`crate::Bvh::cast_all`] answers: `leaf(slots, ray, hits)` appends the hits of the
-    /// primitives in leaf slots `slots` (the range it is given never shrinks).
-    pub fn cast_all<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)>(
-        &self,
-        ray: &Ray,
-        leaf: F,
-    ) -> Vec<Hit> {
-        let mut hits = Vec::new();
-        self.run::<true, _, _>(
-            ray,
-            &mut AppendAll {
-                leaf,
-                hits: &mut hits,
-            },
-            &mut (),
-        );
-        hits.retain(|h| ray.contains_t(h.t));
-        hits.sort_unstable_by(Hit::order);
-        hits
-    }
-
-    /// The first `max_hits` hits of [`WideBvh::cast_all`], sorted by [`Hit::order`]: `leaf`
-    /// as there, with `ray`'s range shrinking, inclusively, to the last of the first
-    /// `max_hits` hits once that many are found, so that the walk (the closest-hit walk,
-    /// nearest children first) skips the subtrees beyond it. A degenerate ray, an empty
-    /// hierarchy or `max_hits == 0` gives no hit.
-    pub fn cast_first<F: FnMut(Range<u32>, &Ray, &mut Vec<Hit>)>(
-        &self,
-        ray: &Ray,
-        max_hits: usize,
-        leaf: F,
-    ) -> Vec<Hit> {
-        if max_hits == 0 {
-            return Vec::new();
-        }
-        let mut first = FirstHits::new(max_hits);
-        self.run::<false, _, _>(
-            ray,
-            &mut AppendFirst {
-                leaf,
-                first: &mut first,
-            },
-            &mut (),
-        );
-        first.into_sorted()
+    ) -> Q::Answer<Hit> {
+        self.run(ray, kind, leaves, counts)
     }
 
     /// The kernel this hierarchy's traversals run ([`Kernel::preferred`] unless set).
@@ -238,40 +89,62 @@ impl WideBvh {
         Ok(())
     }
 
-    /// Runs the loop with the fixed stack and the hierarchy's kernel, or for a tree too deep
-    /// for that stack, with a heap stack and the portable kernel: the fused node test
+    /// Runs `kind`'s loop with the fixed stack and the hierarchy's kernel, or for a tree too
+    /// deep for that stack, with a heap stack and the portable kernel: the fused node test
     /// ([`RaySetup::fused`]), which hands the rays it does not serve to [`WideBvh::run_plain`].
+    /// The loop takes children nearest first or as they come, as `kind` says
+    /// ([`Query::nearest_first`]; a constant for every kind but a capped [`crate::All`]).
     #[inline(always)]
-    fn run<const ANY: bool, L, C>(&self, ray: &Ray, leaf: &mut L, counters: &mut C) -> Option<Hit>
-    where
-        L: LeafIntersector,
-        C: Counters,
-    {
+    fn run<Q: Query, L: LeafIntersector, C: Counters>(
+        &self,
+        ray: &Ray,
+        kind: Q,
+        mut leaves: L,
+        counters: &mut C,
+    ) -> Q::Answer<Hit> {
         counters.ray();
         if self.nodes.is_empty() {
-            return None;
+            return Q::nothing();
         }
-        self.run_with::<ANY, FUSED, L, C>(ray, leaf, counters)
+        let mut leaves = QueryLeaves {
+            kind,
+            leaves: &mut leaves,
+        };
+        let found = if kind.nearest_first() {
+            self.run_with::<true, FUSED, Q, L, C>(ray, &mut leaves, counters)
+        } else {
+            self.run_with::<false, FUSED, Q, L, C>(ray, &mut leaves, counters)
+        };
+        kind.finish(found)
     }
 
     /// The walk with node test `SETUP`: the fixed stack and the hierarchy's kernel, or for a
     /// tree too deep for that stack, a heap stack and the portable kernel.
     #[inline(always)]
-    fn run_with<const ANY: bool, const SETUP: u8, L, C>(
+    fn run_with<const NEAREST: bool, const SETUP: u8, Q, L, C>(
         &self,
         ray: &Ray,
-        leaf: &mut L,
+        leaves: &mut QueryLeaves<'_, Q, L>,
         counters: &mut C,
-    ) -> Option<Hit>
+    ) -> Q::Found<Hit>
     where
+        Q: Query,
         L: LeafIntersector,
         C: Counters,
     {
         if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
-            simd::walk::<Walk<FixedStack, C, L, ANY, SETUP>>(self.kernel, self, ray, leaf, counters)
+            simd::walk::<Walk<FixedStack, C, Q, L, NEAREST, SETUP>>(
+                self.kernel,
+                self,
+                ray,
+                leaves,
+                counters,
+            )
         } else {
             let kernel = SupportedKernel::PORTABLE;
-            simd::walk::<Walk<Vec<Pending>, C, L, ANY, SETUP>>(kernel, self, ray, leaf, counters)
+            simd::walk::<Walk<Vec<Pending>, C, Q, L, NEAREST, SETUP>>(
+                kernel, self, ray, leaves, counters,
+            )
         }
     }
 
@@ -280,17 +153,18 @@ impl WideBvh {
     /// node test, in a walk of its own, so that other rays pay only for the test.
     #[cold]
     #[inline(never)]
-    fn run_plain<const ANY: bool, L, C>(
+    fn run_plain<const NEAREST: bool, Q, L, C>(
         &self,
         ray: &Ray,
-        leaf: &mut L,
+        leaves: &mut QueryLeaves<'_, Q, L>,
         counters: &mut C,
-    ) -> Option<Hit>
+    ) -> Q::Found<Hit>
     where
+        Q: Query,
         L: LeafIntersector,
         C: Counters,
     {
-        self.run_with::<ANY, PLAIN, L, C>(ray, leaf, counters)
+        self.run_with::<NEAREST, PLAIN, Q, L, C>(ray, leaves, counters)
     }
 
     /// [`WideBvh::run`] for a ray with a non-zero direction component whose reciprocal
@@ -299,38 +173,42 @@ impl WideBvh {
     /// kernel, so that other rays pay only for the test.
     #[cold]
     #[inline(never)]
-    fn run_overflow_safe<const ANY: bool, L, C>(
+    fn run_overflow_safe<const NEAREST: bool, Q, L, C>(
         &self,
         ray: &Ray,
-        leaf: &mut L,
+        leaves: &mut QueryLeaves<'_, Q, L>,
         counters: &mut C,
-    ) -> Option<Hit>
+    ) -> Q::Found<Hit>
     where
+        Q: Query,
         L: LeafIntersector,
         C: Counters,
     {
         let kernel = SupportedKernel::PORTABLE;
-        simd::walk::<Walk<Vec<Pending>, C, L, ANY, SAFE>>(kernel, self, ray, leaf, counters)
+        simd::walk::<Walk<Vec<Pending>, C, Q, L, NEAREST, SAFE>>(
+            kernel, self, ray, leaves, counters,
+        )
     }
 
-    /// The traversal loop, for kernel `K` and the node test `SETUP` names: closest hit, or
-    /// with `ANY` the first leaf that reports a hit (every leaf, for a closure that never
-    /// does). A degenerate ray misses.
+    /// The traversal loop, for kernel `V` and the node test `SETUP` names: children nearest
+    /// first with the range shrinking, or with `NEAREST` false in lane order with the range
+    /// fixed; each leaf asked what `leaves`' kind asks. A degenerate ray finds nothing.
     ///
     /// Everything a ray costs before its first node test, the validity check included, is
     /// compiled here, in the kernel's instruction set.
     #[inline(always)]
-    fn walk<V, S, C, L, const ANY: bool, const SETUP: u8>(
+    fn walk_ray<V, S, C, Q, L, const NEAREST: bool, const SETUP: u8>(
         &self,
         simd: V,
         ray: &Ray,
-        leaf: &mut L,
+        leaves: &mut QueryLeaves<'_, Q, L>,
         counters: &mut C,
-    ) -> Option<Hit>
+    ) -> Q::Found<Hit>
     where
         V: Simd,
         S: TraversalStack,
         C: Counters,
+        Q: Query,
         L: LeafIntersector,
     {
         if SETUP == FUSED {
@@ -338,45 +216,48 @@ impl WideBvh {
             // checks the others.
             let set_up = RaySetup::new(ray, &self.bounds);
             if !set_up.fused {
-                return self.run_plain::<ANY, L, C>(ray, leaf, counters);
+                return self.run_plain::<NEAREST, Q, L, C>(ray, leaves, counters);
             }
-            return self
-                .walk_with::<FusedLaneRay<V>, V, S, C, L, ANY>(simd, ray, &set_up, leaf, counters);
+            return self.walk_loop::<FusedLaneRay<V>, V, S, C, Q, L, NEAREST>(
+                simd, ray, &set_up, leaves, counters,
+            );
         }
         if !ray.is_valid() {
-            return None;
+            return leaves.start();
         }
         let set_up = RaySetup::new(ray, &self.bounds);
         if SETUP == SAFE {
             let set_up = set_up.overflow_safe(ray.dir);
-            return self
-                .walk_with::<LaneRay<V>, V, S, C, L, ANY>(simd, ray, &set_up, leaf, counters);
+            return self.walk_loop::<LaneRay<V>, V, S, C, Q, L, NEAREST>(
+                simd, ray, &set_up, leaves, counters,
+            );
         }
         if set_up.overflowed {
-            return self.run_overflow_safe::<ANY, L, C>(ray, leaf, counters);
+            return self.run_overflow_safe::<NEAREST, Q, L, C>(ray, leaves, counters);
         }
-        self.walk_with::<LaneRay<V>, V, S, C, L, ANY>(simd, ray, &set_up, leaf, counters)
+        self.walk_loop::<LaneRay<V>, V, S, C, Q, L, NEAREST>(simd, ray, &set_up, leaves, counters)
     }
 
-    /// [`WideBvh::walk`]'s loop with the node test `T` of `set_up`.
+    /// [`WideBvh::walk_ray`]'s loop with the node test `T` of `set_up`.
     #[inline(always)]
-    fn walk_with<T, V, S, C, L, const ANY: bool>(
+    fn walk_loop<T, V, S, C, Q, L, const NEAREST: bool>(
         &self,
         simd: V,
         ray: &Ray,
         set_up: &RaySetup,
-        leaf: &mut L,
+        leaves: &mut QueryLeaves<'_, Q, L>,
         counters: &mut C,
-    ) -> Option<Hit>
+    ) -> Q::Found<Hit>
     where
         T: NodeTest<V>,
         V: Simd,
         S: TraversalStack,
         C: Counters,
+        Q: Query,
         L: LeafIntersector,
     {
         let lane_ray = T::new(simd, set_up);
-        let mut best: Option<Hit> = None;
+        let mut found = leaves.start();
         let mut t_max = ray.t_max;
         let mut stack = S::default();
         let mut current = 0u32;
@@ -386,34 +267,26 @@ impl WideBvh {
                 counters.node();
                 let (mask, entries) = lane_ray.test(node, t_max);
                 if mask != 0 {
-                    current = if ANY {
-                        push_in_lane_order(current, node, mask, &mut stack)
-                    } else {
+                    current = if NEAREST {
                         push_nearest_last(simd, current, node, mask, &entries, &mut stack)
+                    } else {
+                        push_in_lane_order(current, node, mask, &mut stack)
                     };
                     continue;
                 }
             } else {
                 let slots = self.leaf_slots(current);
                 counters.leaf(slots.end - slots.start);
-                if ANY {
-                    if leaf.any(simd, slots, ray) {
-                        return Some(FOUND);
-                    }
-                } else {
-                    let range = ray.with_range(ray.t_min, t_max);
-                    if let Some(hit) = leaf.closest(simd, slots, &range) {
-                        if range.contains_t(hit.t) && best.is_none_or(|b| hit.is_closer_than(&b)) {
-                            best = Some(hit);
-                            t_max = hit.t;
-                        }
-                    }
+                match leaves.visit(&mut found, simd, slots, ray, t_max) {
+                    Step::Go => {}
+                    Step::Shrink(t) => t_max = t,
+                    Step::Stop => return found,
                 }
             }
             loop {
                 match stack.pop() {
-                    None => return best,
-                    Some(next) if ANY || next.entry <= t_max => {
+                    None => return found,
+                    Some(next) if !NEAREST || next.entry <= t_max => {
                         current = next.reference;
                         break;
                     }
@@ -424,24 +297,30 @@ impl WideBvh {
     }
 }
 
-/// The walk's node test and set-up ([`WideBvh::walk`]'s `SETUP`): the fused test, the plain
-/// one, or the plain one with the set-up made safe for reciprocals that overflow.
+/// The walk's node test and set-up ([`WideBvh::walk_ray`]'s `SETUP`): the fused test, the
+/// plain one, or the plain one with the set-up made safe for reciprocals that overflow.
 const FUSED: u8 = 0;
 const PLAIN: u8 = 1;
 const SAFE: u8 = 2;
 
-/// One ray's walk, [`WideBvh::walk`] with stack `S`, the query `ANY` and the node test
-/// `SETUP`, as the kernel dispatch runs it: the dispatch picks the instruction set.
-struct Walk<S, C, L, const ANY: bool, const SETUP: u8>(PhantomData<(S, C, L)>);
+/// One ray's walk, [`WideBvh::walk_ray`] with stack `S`, the kind `Q` in the order `NEAREST`
+/// and the node test `SETUP`, as the kernel dispatch runs it: the dispatch picks the
+/// instruction set.
+struct Walk<'l, S, C, Q, L, const NEAREST: bool, const SETUP: u8>(
+    PhantomData<(&'l (), S, C, Q, L)>,
+);
 
-impl<S, C, L, const ANY: bool, const SETUP: u8> RayWalk for Walk<S, C, L, ANY, SETUP>
+impl<'l, S, C, Q, L, const NEAREST: bool, const SETUP: u8> RayWalk
+    for Walk<'l, S, C, Q, L, NEAREST, SETUP>
 where
     S: TraversalStack,
     C: Counters,
-    L: LeafIntersector,
+    Q: Query,
+    L: LeafIntersector + 'l,
 {
     type Tree = WideBvh;
-    type Leaf = L;
+    type Leaf = QueryLeaves<'l, Q, L>;
+    type Found = Q::Found<Hit>;
     type Counters = C;
 
     #[inline(always)]
@@ -449,30 +328,46 @@ where
         simd: V,
         bvh: &WideBvh,
         ray: &Ray,
-        leaf: &mut L,
+        leaves: &mut QueryLeaves<'l, Q, L>,
         counters: &mut C,
-    ) -> Option<Hit> {
-        bvh.walk::<V, S, C, L, ANY, SETUP>(simd, ray, leaf, counters)
+    ) -> Q::Found<Hit> {
+        bvh.walk_ray::<V, S, C, Q, L, NEAREST, SETUP>(simd, ray, leaves, counters)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{BuildOptions, Bvh};
+    use crate::{Any, BuildOptions, Bvh, Closest};
+    use core::ops::Range;
     use glam::Vec3;
     use meshcast_primitives::Portable;
     use meshcast_primitives::Triangle;
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
 
-    /// The portable walk with stack `S`, the query `ANY` and the node test `SETUP`.
-    fn walk_as<S: TraversalStack, const ANY: bool, const SETUP: u8>(
+    /// The portable walk of `kind` with stack `S`, the order `NEAREST` and the node test
+    /// `SETUP`, over a leaf test that finds each leaf's closest hit.
+    fn walk_as<S: TraversalStack, Q: Query, const NEAREST: bool, const SETUP: u8>(
         wide: &WideBvh,
         ray: &Ray,
-        leaf: impl FnMut(Range<u32>, &Ray) -> Option<Hit>,
-    ) -> Option<Hit> {
-        wide.walk::<Portable, S, _, _, ANY, SETUP>(Portable, ray, &mut ClosestLeaf(leaf), &mut ())
+        kind: Q,
+        mut closest_in: impl FnMut(Range<u32>, &Ray) -> Option<Hit>,
+    ) -> Q::Answer<Hit> {
+        let mut leaves = crate::LeafHits::new(|slots, ray: &Ray, hits: &mut Vec<Hit>| {
+            hits.extend(closest_in(slots, ray))
+        });
+        let mut leaves = QueryLeaves {
+            kind,
+            leaves: &mut leaves,
+        };
+        let found = wide.walk_ray::<Portable, S, (), Q, _, NEAREST, SETUP>(
+            Portable,
+            ray,
+            &mut leaves,
+            &mut (),
+        );
+        kind.finish(found)
     }
 
     #[test]
@@ -512,20 +407,20 @@ mod tests {
             // Every stack and node test, the plain one forced (the fused one hands it only
             // the rays it does not serve).
             let answers = [
-                walk_as::<FixedStack, false, FUSED>(&wide, &ray, closest_in),
-                walk_as::<Vec<Pending>, false, FUSED>(&wide, &ray, closest_in),
-                walk_as::<FixedStack, false, PLAIN>(&wide, &ray, closest_in),
-                walk_as::<Vec<Pending>, false, PLAIN>(&wide, &ray, closest_in),
+                walk_as::<FixedStack, _, true, FUSED>(&wide, &ray, Closest, closest_in),
+                walk_as::<Vec<Pending>, _, true, FUSED>(&wide, &ray, Closest, closest_in),
+                walk_as::<FixedStack, _, true, PLAIN>(&wide, &ray, Closest, closest_in),
+                walk_as::<Vec<Pending>, _, true, PLAIN>(&wide, &ray, Closest, closest_in),
             ];
             let any = [
-                walk_as::<FixedStack, true, FUSED>(&wide, &ray, closest_in),
-                walk_as::<Vec<Pending>, true, FUSED>(&wide, &ray, closest_in),
-                walk_as::<FixedStack, true, PLAIN>(&wide, &ray, closest_in),
-                walk_as::<Vec<Pending>, true, PLAIN>(&wide, &ray, closest_in),
+                walk_as::<FixedStack, _, false, FUSED>(&wide, &ray, Any, closest_in),
+                walk_as::<Vec<Pending>, _, false, FUSED>(&wide, &ray, Any, closest_in),
+                walk_as::<FixedStack, _, false, PLAIN>(&wide, &ray, Any, closest_in),
+                walk_as::<Vec<Pending>, _, false, PLAIN>(&wide, &ray, Any, closest_in),
             ];
             for (walk, (answer, any)) in answers.into_iter().zip(any).enumerate() {
                 assert_eq!(bits(answer), bits(expected), "{ray:?} walk {walk}");
-                assert_eq!(any.is_some(), expected.is_some(), "{ray:?} walk {walk}");
+                assert_eq!(any, expected.is_some(), "{ray:?} walk {walk}");
             }
         }
         assert!(hits > 200, "{hits}");

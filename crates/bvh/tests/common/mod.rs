@@ -3,7 +3,10 @@
 #![allow(dead_code)]
 
 use glam::Vec3;
-use meshcast_bvh::{BuildOptions, Bvh, Kernel, Parallel, Quality, WideBvh, PADDING_SLOT};
+use meshcast_bvh::{
+    All, Any, BuildOptions, Bvh, Closest, Count, Kernel, LeafHits, Parallel, Quality, WideBvh,
+    PADDING_SLOT,
+};
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -199,14 +202,14 @@ impl Reference {
                 bvh.occluded_primitives(triangles, ray),
                 Some(bvh.cast_all_primitives(triangles, ray)),
             );
-            let closest = bvh.cast(ray, |slot, r| {
+            let closest = bvh.walk(ray, Closest, |slot, r| {
                 Some(
                     leaf_order[slot as usize]
                         .intersect(r)?
                         .with_triangle(order[slot as usize]),
                 )
             });
-            let occluded = bvh.occluded(ray, |slot, r| {
+            let occluded = bvh.walk::<_, Hit>(ray, Any, |slot, r| {
                 leaf_order[slot as usize].intersect(r).is_some()
             });
             self.expect(
@@ -217,11 +220,15 @@ impl Reference {
                 None,
             );
             for max_hits in FIRST_HITS_CAPS {
-                let first = bvh.cast_first(ray, max_hits, |slot, r, hits| {
+                let first = bvh.walk(ray, All { max_hits }, |slot, r| {
                     let hit = leaf_order[slot as usize].intersect(r);
-                    hits.extend(hit.map(|h| h.with_triangle(order[slot as usize])));
+                    Vec::from_iter(hit.map(|h| h.with_triangle(order[slot as usize])))
                 });
                 self.expect_first(i, &format!("{case}: cast_first"), max_hits, &first);
+                let count = bvh.walk::<_, Hit>(ray, Count { max_hits }, |slot, r| {
+                    usize::from(leaf_order[slot as usize].intersect(r).is_some())
+                });
+                self.expect_count(i, case, max_hits, count);
             }
             self.check_wide(triangles, &wides, i, case);
             if let Some(first) = self.all[i].first() {
@@ -254,25 +261,41 @@ impl Reference {
                 .filter_map(|&p| Some(triangles[p as usize].intersect(r)?.with_triangle(p)))
                 .collect::<Vec<Hit>>()
         };
-        let closest = wide.cast(ray, |slots, r| {
-            leaf_hits(slots, r)
-                .into_iter()
-                .reduce(|a, b| if b.is_closer_than(&a) { b } else { a })
-        });
-        let occluded = wide.occluded(ray, |slots, r| !leaf_hits(slots, r).is_empty());
-        let all = wide.cast_all(ray, |slots, r, hits| hits.extend(leaf_hits(slots, r)));
+        let leaves = || {
+            LeafHits::new(|slots, r: &Ray, hits: &mut Vec<Hit>| hits.extend(leaf_hits(slots, r)))
+        };
+        let closest = wide.walk(ray, Closest, leaves());
+        let occluded = wide.walk(ray, Any, leaves());
+        let all = wide.walk(ray, All::EVERY, leaves());
         for max_hits in FIRST_HITS_CAPS {
-            let first = wide.cast_first(ray, max_hits, |slots, r, hits| {
-                hits.extend(leaf_hits(slots, r));
-            });
+            let first = wide.walk(ray, All { max_hits }, leaves());
             self.expect_first(i, &format!("{case}: wide cast_first"), max_hits, &first);
+            self.expect_count(
+                i,
+                case,
+                max_hits,
+                wide.walk(ray, Count { max_hits }, leaves()),
+            );
         }
+        let count = wide.walk(ray, Count::EVERY, leaves());
+        self.expect_count(i, case, usize::MAX, count);
         self.expect(
             i,
             &format!("{case}: wide tree"),
             closest,
             occluded,
             Some(all),
+        );
+    }
+
+    /// Asserts that `count` is the number of the reference's hits for ray `i`, at most
+    /// `max_hits`.
+    fn expect_count(&self, i: usize, case: &str, max_hits: usize, count: usize) {
+        assert_eq!(
+            count,
+            self.all[i].len().min(max_hits),
+            "{case}: the count of at most {max_hits} hits differs for ray {i} {:?}",
+            self.rays[i]
         );
     }
 

@@ -1,14 +1,14 @@
-//! [`Mesh`]'s ray walks: one ray's walk for every query kind, a packet's and packets' walked
-//! together, the counted walks of the benchmarks, and the [`RayQueries`] and
-//! `LevelWalks` implementations over them.
+//! [`Mesh`]'s ray walks, each for every query kind: one ray's, and packets' walked together;
+//! the counted walks of the benchmarks; and the [`RayQueries`] and `LevelWalks`
+//! implementations over them.
 
 use meshcast_bvh::TraversalCounts;
 use meshcast_primitives::{Hit, Ray, RayPacket, PACKET_WIDTH};
 
-use crate::batches::coherence::{PacketSpan, PACKET_MIN_RAYS};
-use crate::batches::{at_least, for_each_lane, BatchFrame};
+use crate::batches::coherence::PacketSpan;
+use crate::batches::BatchFrame;
 use crate::mesh::Mesh;
-use crate::queries::{sealed, Any, Closest, HitRules, LevelWalks, QueryKind};
+use crate::queries::{sealed, Any, Closest, HitRules, LevelWalks, PacketKind, QueryKind};
 use crate::triangles::MeshLeaves;
 use crate::{Filter, QueryOptions, RayQueries};
 
@@ -35,54 +35,6 @@ impl Mesh {
     ) -> Q::Answer<Hit> {
         let keep = |triangle| filter.keep(triangle);
         self.leaves().walk(ray, rules, keep, kind, None)
-    }
-
-    /// Writes to `hits[p][i]` the closest hit of each ray `rays[p][i]` in `lanes[p]` (bits;
-    /// coherent as [`crate::batches::coherence::coherent`] groups them, degenerate rays among
-    /// them), as [`Mesh::walk_with_rules`] answers it: the `H` packets traced together when
-    /// each has [`PACKET_MIN_RAYS`] rays, else ray by ray.
-    pub(crate) fn closest_packets<const H: usize>(
-        &self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-        hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
-    ) {
-        if !enough_rays(lanes) {
-            for ((rays, lanes), hits) in rays.into_iter().zip(lanes).zip(hits) {
-                for_each_lane(lanes, |lane| {
-                    hits[lane] = self.walk_with_rules(&rays.ray(lane), rules, filter, Closest)
-                });
-            }
-            return;
-        }
-        let keep = |triangle| filter.keep(triangle);
-        self.leaves().cast_packets(rays, lanes, rules, &keep, hits);
-    }
-
-    /// Which rays of `rays[p]` in `lanes[p]` hit anything (as [`Mesh::closest_packets`]), as
-    /// bits per packet.
-    pub(crate) fn any_packets<const H: usize>(
-        &self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-    ) -> [u32; H] {
-        if !enough_rays(lanes) {
-            return core::array::from_fn(|p| {
-                let mut hit = 0;
-                for_each_lane(lanes[p], |lane| {
-                    if self.walk_with_rules(&rays[p].ray(lane), rules, filter, Any) {
-                        hit |= 1 << lane;
-                    }
-                });
-                hit
-            });
-        }
-        let keep = |triangle| filter.keep(triangle);
-        self.leaves().occluded_packets(rays, lanes, rules, &keep)
     }
 
     /// [`RayQueries::cast`], adding the nodes, leaves and triangle blocks it visited to `counts`
@@ -137,34 +89,20 @@ impl LevelWalks<Hit, u32> for Mesh {
         BatchFrame::new(self.bounds(), self.acceleration_bytes())
     }
 
-    fn walk_closest_packets<F: Filter<u32>, const H: usize>(
+    fn walk_packets<Q: PacketKind, F: Filter<u32>, const P: usize>(
         &self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
+        rays: [&RayPacket; P],
+        lanes: [u32; P],
         options: &QueryOptions<F>,
-        hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
+        kind: Q,
+        answers: [&mut [Q::Answer<Hit>; PACKET_WIDTH]; P],
     ) {
-        let rules = HitRules::first_hit(options);
-        self.closest_packets(rays, lanes, rules, &options.filter, hits);
-    }
-
-    fn walk_any_packets<F: Filter<u32>, const H: usize>(
-        &self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
-        options: &QueryOptions<F>,
-    ) -> [u32; H] {
-        let rules = HitRules::first_hit(options);
-        self.any_packets(rays, lanes, rules, &options.filter)
+        let keep = |triangle| options.filter.keep(triangle);
+        self.leaves()
+            .walk_packets(rays, lanes, kind.rules(options), &keep, kind, answers);
     }
 
     fn packet_span(&self) -> Option<PacketSpan> {
         Some(PacketSpan::of_mesh(self.bounds(), self.triangle_count()))
     }
-}
-
-/// Whether every packet has enough rays to share a walk ([`PACKET_MIN_RAYS`]).
-#[inline]
-fn enough_rays<const H: usize>(lanes: [u32; H]) -> bool {
-    lanes.iter().all(|&lanes| at_least(lanes, PACKET_MIN_RAYS))
 }

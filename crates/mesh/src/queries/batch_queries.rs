@@ -12,57 +12,10 @@ use meshcast_primitives::{Ray, RayPacket, PACKET_WIDTH};
 
 use crate::batches::coherence::PacketSpan;
 use crate::batches::{
-    for_each_lane, parallel_batch, serial_batch_in_order, trace_packets, BatchFrame, PacketTrace,
+    parallel_batch, serial_batch_in_order, trace_packets, BatchFrame, PacketTrace,
 };
-use crate::queries::{Any, Closest, LevelWalks, QueryKind};
+use crate::queries::{LevelWalks, PacketKind, QueryKind};
 use crate::{Filter, QueryOptions};
-
-/// A kind of query a batch traces as packets where its rays are coherent: the closest hit
-/// or whether anything is hit, each answer one `Copy` value per ray.
-pub(super) trait PacketKind: QueryKind {
-    /// Writes to `answers[p][i]` the answer of the ray in each lane `i` of `rays[p]` in
-    /// `lanes[p]` at `level`, the `P` packets walked together ([`LevelWalks`]).
-    fn walk_packets<L: LevelWalks<H, C> + ?Sized, H, C, F: Filter<C>, const P: usize>(
-        self,
-        level: &L,
-        rays: [&RayPacket; P],
-        lanes: [u32; P],
-        options: &QueryOptions<F>,
-        answers: [&mut [Self::Answer<H>; PACKET_WIDTH]; P],
-    );
-}
-
-impl PacketKind for Closest {
-    #[inline(always)]
-    fn walk_packets<L: LevelWalks<H, C> + ?Sized, H, C, F: Filter<C>, const P: usize>(
-        self,
-        level: &L,
-        rays: [&RayPacket; P],
-        lanes: [u32; P],
-        options: &QueryOptions<F>,
-        answers: [&mut [Option<H>; PACKET_WIDTH]; P],
-    ) {
-        level.walk_closest_packets(rays, lanes, options, answers);
-    }
-}
-
-impl PacketKind for Any {
-    /// The walk answers bits per packet, spread here over the packet's lanes.
-    #[inline(always)]
-    fn walk_packets<L: LevelWalks<H, C> + ?Sized, H, C, F: Filter<C>, const P: usize>(
-        self,
-        level: &L,
-        rays: [&RayPacket; P],
-        lanes: [u32; P],
-        options: &QueryOptions<F>,
-        answers: [&mut [bool; PACKET_WIDTH]; P],
-    ) {
-        let hit = level.walk_any_packets(rays, lanes, options);
-        for ((hit, lanes), answers) in hit.into_iter().zip(lanes).zip(answers) {
-            for_each_lane(lanes, |lane| answers[lane] = hit & (1 << lane) != 0);
-        }
-    }
-}
 
 /// `level` asked `kind` under `options`: what the batch driver walks
 /// ([`crate::batches::trace_packets`]), its answers of hits `H`, its filter asked about
@@ -134,8 +87,8 @@ where
         lanes: [u32; P],
         answers: [&mut [Self::Answer; PACKET_WIDTH]; P],
     ) {
-        self.kind
-            .walk_packets(self.level, rays, lanes, self.options, answers);
+        self.level
+            .walk_packets(rays, lanes, self.options, self.kind, answers);
     }
 }
 

@@ -1,7 +1,7 @@
 //! `LevelWalks`: what each level (`Mesh`, `Instance`, `Scene`) implements for the ray
 //! queries, over its hits and the candidates its filters are asked about: the walk of one ray
-//! for every kind of query, and what the batch driver asks besides: packets of rays, one or a
-//! pair at once, how wide a packet may be and the frame a batch's order is chosen by. Every
+//! and of packets of rays (one or a pair at once), each generic over the kind of query, and
+//! what the batch driver asks besides: how wide a packet may be and the frame a batch's order is chosen by. Every
 //! query of [`RayQueries`] is derived from these (`ray_queries.rs`, `batch_queries.rs`).
 //!
 //! The trait is public in this private module, a supertrait of [`RayQueries`] that users can
@@ -14,15 +14,15 @@ use meshcast_primitives::{Ray, RayPacket, PACKET_WIDTH};
 
 use crate::batches::coherence::PacketSpan;
 use crate::batches::{for_each_lane, BatchFrame};
-use crate::queries::{Any, Closest, QueryKind};
+use crate::queries::{PacketKind, QueryKind};
 use crate::{Filter, QueryOptions};
 
 /// A level's walks, over its hits `H` and the candidates `C` its filters are asked about
-/// ([`crate::RayQueries::Hit`] and [`crate::RayQueries::Candidate`]): one ray's for every kind
-/// of query ([`LevelWalks::walk`]), and those a batch of rays takes besides
-/// ([`crate::RayQueries::cast_batch`], [`crate::RayQueries::occluded_batch`]): `P` packets of
-/// rays at once (one packet, or a pair of whole packets of neighbouring rays). The packet walks' defaults answer a packet ray by
-/// ray; levels that trace packets override them.
+/// ([`crate::RayQueries::Hit`] and [`crate::RayQueries::Candidate`]): one walk per ray shape,
+/// each generic over the kind of query: one ray's ([`LevelWalks::walk`]), and `P` packets of
+/// rays at once for a batch ([`LevelWalks::walk_packets`]: one packet, or a pair of whole
+/// packets of neighbouring rays, for [`crate::RayQueries::cast_batch`] and
+/// [`crate::RayQueries::occluded_batch`]).
 pub trait LevelWalks<H, C> {
     /// The answer of the query `kind` (closest hit, any hit, every hit, their count: the
     /// kinds of `query_kinds.rs`) for a ray already cut to the options' distance limit: the
@@ -35,43 +35,22 @@ pub trait LevelWalks<H, C> {
         kind: Q,
     ) -> Q::Answer<H>;
 
-    /// Writes to `hits[p][i]` the closest hit of the ray in each lane `i` of `rays[p]` in
-    /// `lanes[p]` (bits; rays already cut to the options' distance limit, coherent as
-    /// [`crate::batches::coherence::coherent`] groups them, degenerate ones among them), as
-    /// [`LevelWalks::walk`] answers it, whatever their directions.
+    /// Leaves in `answers[p][i]` the answer of `kind` (closest hit, or whether anything is
+    /// hit) for the ray in each lane `i` of `rays[p]` in `lanes[p]` (bits; rays already cut
+    /// to the options' distance limit, coherent as [`crate::batches::coherence::coherent`]
+    /// groups them, degenerate ones among them), as [`LevelWalks::walk`] answers it, whatever
+    /// their directions: the one packet walk of every level. This default answers ray by
+    /// ray ([`walk_rays`]); levels that trace packets override it.
     #[inline]
-    fn walk_closest_packets<F: Filter<C>, const P: usize>(
+    fn walk_packets<Q: PacketKind, F: Filter<C>, const P: usize>(
         &self,
         rays: [&RayPacket; P],
         lanes: [u32; P],
         options: &QueryOptions<F>,
-        hits: [&mut [Option<H>; PACKET_WIDTH]; P],
+        kind: Q,
+        answers: [&mut [Q::Answer<H>; PACKET_WIDTH]; P],
     ) {
-        for ((rays, lanes), hits) in rays.into_iter().zip(lanes).zip(hits) {
-            for_each_lane(lanes, |lane| {
-                hits[lane] = self.walk(&rays.ray(lane), options, Closest)
-            });
-        }
-    }
-
-    /// Which rays of `rays[p]` in `lanes[p]` hit anything (as
-    /// [`LevelWalks::walk_closest_packets`] takes them), as bits per packet.
-    #[inline]
-    fn walk_any_packets<F: Filter<C>, const P: usize>(
-        &self,
-        rays: [&RayPacket; P],
-        lanes: [u32; P],
-        options: &QueryOptions<F>,
-    ) -> [u32; P] {
-        core::array::from_fn(|p| {
-            let mut hit = 0;
-            for_each_lane(lanes[p], |lane| {
-                if self.walk(&rays[p].ray(lane), options, Any) {
-                    hit |= 1 << lane;
-                }
-            });
-            hit
-        })
+        walk_rays(rays, lanes, answers, |ray| self.walk(ray, options, kind));
     }
 
     /// How wide a packet of a batch may be at this level ([`PacketSpan`]). Levels that give a
@@ -86,4 +65,18 @@ pub trait LevelWalks<H, C> {
     /// What a batch's order is chosen by ([`crate::BatchOrder`]): the box around everything
     /// the level's rays may hit and the bytes of hierarchy and triangles they walk.
     fn batch_frame(&self) -> BatchFrame;
+}
+
+/// Leaves in `answers[p][i]` the answer `walk` gives the ray in each lane `i` of `rays[p]` in
+/// `lanes[p]`: a packet walked ray by ray.
+#[inline(always)]
+pub(crate) fn walk_rays<A, const P: usize>(
+    rays: [&RayPacket; P],
+    lanes: [u32; P],
+    answers: [&mut [A; PACKET_WIDTH]; P],
+    mut walk: impl FnMut(&Ray) -> A,
+) {
+    for ((rays, lanes), answers) in rays.into_iter().zip(lanes).zip(answers) {
+        for_each_lane(lanes, |lane| answers[lane] = walk(&rays.ray(lane)));
+    }
 }

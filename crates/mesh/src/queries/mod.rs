@@ -2,8 +2,8 @@
 //! takes and the rules they become at the leaves (`options.rs`: [`QueryOptions`], [`Filter`],
 //! [`Culling`], `HitRules`), the handle of an instance that filters and answers carry
 //! (`instance_id.rs`), the ray query trait (`ray_queries.rs`: [`RayQueries`]), the kinds of
-//! query its one walk is generic over (`query_kinds.rs`: closest, any and every hit, and
-//! their count), what each level implements and every query is derived from
+//! query its one walk is generic over (`query_kinds.rs`: the bvh's closest, any and every
+//! hit, and their count, with the hit rules each asks and a packet's answers), what each level implements and every query is derived from
 //! (`level_walks.rs`: `LevelWalks`, sealed: its hit and candidate types, one ray's walk for
 //! every kind, the packet walks of batches), how the queries are derived from those walks
 //! (`batch_queries.rs`: the distance limit's cut, a level asked one kind as the batch
@@ -22,9 +22,9 @@ mod ray_queries;
 
 pub use hit_lists::HitLists;
 pub use instance_id::InstanceId;
-pub(crate) use level_walks::LevelWalks;
+pub(crate) use level_walks::{walk_rays, LevelWalks};
 pub(crate) use options::HitRules;
 pub use options::{Culling, Facing, Filter, KeepAll, QueryOptions, ALL_LAYERS};
-pub(crate) use query_kinds::{All, Any, Closest, Count, QueryKind, RayLeaves};
+pub(crate) use query_kinds::{All, Any, Closest, Count, PacketKind, QueryKind};
 pub(crate) use ray_queries::sealed;
 pub use ray_queries::RayQueries;

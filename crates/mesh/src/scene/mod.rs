@@ -21,11 +21,11 @@ pub use shared::SharedScene;
 
 use core::cmp::Ordering;
 
-use meshcast_bvh::{BuildOptions, Bvh};
+use meshcast_bvh::{BuildOptions, Bvh, Step};
 use meshcast_primitives::{Aabb, Hit, Ray, RayHit, RayPacket, PACKET_WIDTH};
 
 use crate::batches::{for_each_lane, BatchFrame};
-use crate::queries::{sealed, HitRules, LevelWalks, QueryKind};
+use crate::queries::{sealed, LevelWalks, PacketKind, QueryKind};
 use crate::{Error, Filter, InstanceId, QueryOptions, RayQueries, Result, SurfacePoint};
 
 /// A hit in a scene: which instance, and the hit on its mesh.
@@ -435,8 +435,8 @@ impl RayQueries for Scene {
 }
 
 impl LevelWalks<SceneHit, (InstanceId, u32)> for Scene {
-    /// The top level walked as `kind` says ([`QueryKind::walk_top_level`]), each instance
-    /// it reaches answering `kind` for the range left, in its own space.
+    /// The top level walked as `kind` says ([`meshcast_bvh::Bvh::walk`]), each instance it
+    /// reaches answering `kind` for the range left, in its own space.
     fn walk<Q: QueryKind, F: Filter<(InstanceId, u32)>>(
         &self,
         ray: &Ray,
@@ -444,7 +444,7 @@ impl LevelWalks<SceneHit, (InstanceId, u32)> for Scene {
         kind: Q,
     ) -> Q::Answer<SceneHit> {
         let rules = kind.rules(options);
-        kind.walk_top_level(&self.top_level, ray, |slot, range| {
+        self.top_level.walk(ray, kind, |slot, range| {
             let Some((id, instance)) = self.searched(slot, options.mask) else {
                 return Q::nothing();
             };
@@ -462,47 +462,42 @@ impl LevelWalks<SceneHit, (InstanceId, u32)> for Scene {
         BatchFrame::new(self.bounds(), self.acceleration_bytes())
     }
 
-    /// Each packet walked through the top level ([`Scene::closest_packet`]).
-    fn walk_closest_packets<F: Filter<(InstanceId, u32)>, const H: usize>(
+    /// Each packet walked through the top level ([`Scene::walk_packet`]).
+    fn walk_packets<Q: PacketKind, F: Filter<(InstanceId, u32)>, const P: usize>(
         &self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
+        rays: [&RayPacket; P],
+        lanes: [u32; P],
         options: &QueryOptions<F>,
-        hits: [&mut [Option<SceneHit>; PACKET_WIDTH]; H],
+        kind: Q,
+        answers: [&mut [Q::Answer<SceneHit>; PACKET_WIDTH]; P],
     ) {
-        for ((rays, lanes), hits) in rays.into_iter().zip(lanes).zip(hits) {
-            self.closest_packet(rays, lanes, options, hits);
+        for ((rays, lanes), answers) in rays.into_iter().zip(lanes).zip(answers) {
+            self.walk_packet(rays, lanes, options, kind, answers);
         }
-    }
-
-    fn walk_any_packets<F: Filter<(InstanceId, u32)>, const H: usize>(
-        &self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
-        options: &QueryOptions<F>,
-    ) -> [u32; H] {
-        core::array::from_fn(|p| self.any_packet(rays[p], lanes[p], options))
     }
 }
 
 impl Scene {
-    /// The top-level walk of [`Bvh::cast_packet`]: each instance that some rays reach
-    /// traces them as a packet ([`Instance::closest_packet`]), each ray in its own range up to
-    /// its best hit so far; each ray keeps its first hit by [`SceneHit::order`], as
-    /// [`RayQueries::walk`] does for one ray.
-    fn closest_packet<F: Filter<(InstanceId, u32)>>(
+    /// The top-level packet walk ([`Bvh::walk_packet`]) of `kind`: each instance that some
+    /// rays reach answers them as a packet ([`Instance::walk_packet`]), each ray in its own
+    /// range, and each answer joins the ray's as the kind joins a slot's answer in one ray's
+    /// walk ([`meshcast_bvh::Query::take`]): the first hit by [`SceneHit::order`], the range
+    /// shrinking to it, or for any hit the ray leaving the walk.
+    fn walk_packet<Q: PacketKind, F: Filter<(InstanceId, u32)>>(
         &self,
         rays: &RayPacket,
         lanes: u32,
         options: &QueryOptions<F>,
-        hits: &mut [Option<SceneHit>; PACKET_WIDTH],
+        kind: Q,
+        answers: &mut [Q::Answer<SceneHit>; PACKET_WIDTH],
     ) {
         let rays = &rays.rays();
-        let mut best: [Option<SceneHit>; PACKET_WIDTH] = [None; PACKET_WIDTH];
+        let rules = kind.rules(options);
+        let mut found: [Q::Found<SceneHit>; PACKET_WIDTH] = core::array::from_fn(|_| kind.start());
         self.top_level
-            .cast_packet(rays, lanes, |slot, lanes, t_max| {
+            .walk_packet(rays, lanes, kind, |slot, lanes, t_max| {
                 let Some((id, instance)) = self.searched(slot, options.mask) else {
-                    return;
+                    return 0;
                 };
                 let filter = InstanceFilter {
                     id,
@@ -511,49 +506,24 @@ impl Scene {
                 let ranges: [Ray; PACKET_WIDTH] = core::array::from_fn(|lane| {
                     rays[lane].with_range(rays[lane].t_min, t_max[lane])
                 });
-                let mut found = [None; PACKET_WIDTH];
-                instance.closest_packet(
-                    &ranges,
-                    lanes,
-                    HitRules::first_hit(options),
-                    &filter,
-                    &mut found,
-                );
+                let mut slot_answers = core::array::from_fn(|_| Q::nothing());
+                instance.walk_packet(&ranges, lanes, rules, &filter, kind, &mut slot_answers);
+                let mut hit = 0;
                 for_each_lane(lanes, |lane| {
-                    let Some(hit) = found[lane] else {
-                        return;
-                    };
-                    let hit = SceneHit { instance: id, hit };
-                    if best[lane].is_none_or(|b| hit.is_closer_than(&b))
-                        && ranges[lane].contains_t(hit.t())
-                    {
-                        best[lane] = Some(hit);
-                        t_max[lane] = hit.t();
+                    let answer = core::mem::replace(&mut slot_answers[lane], Q::nothing());
+                    let answer = Q::map(answer, |hit| SceneHit { instance: id, hit });
+                    match kind.take(&mut found[lane], answer, &ranges[lane]) {
+                        Step::Go => {}
+                        Step::Shrink(t) => t_max[lane] = t,
+                        Step::Stop => hit |= 1 << lane,
                     }
                 });
+                hit
             });
-        for_each_lane(lanes, |lane| hits[lane] = best[lane]);
-    }
-
-    /// The top-level walk of [`Bvh::occluded_packet`]: each instance that some rays reach
-    /// tests them as a packet ([`Instance::any_packet`]), and the rays that hit leave the
-    /// walk.
-    fn any_packet<F: Filter<(InstanceId, u32)>>(
-        &self,
-        rays: &RayPacket,
-        lanes: u32,
-        options: &QueryOptions<F>,
-    ) -> u32 {
-        let rays = &rays.rays();
-        self.top_level.occluded_packet(rays, lanes, |slot, lanes| {
-            self.searched(slot, options.mask)
-                .map_or(0, |(id, instance)| {
-                    let filter = InstanceFilter {
-                        id,
-                        filter: &options.filter,
-                    };
-                    instance.any_packet(rays, lanes, HitRules::first_hit(options), &filter) & lanes
-                })
-        })
+        for (lane, found) in found.into_iter().enumerate() {
+            if lanes & (1 << lane) != 0 {
+                answers[lane] = kind.finish(found);
+            }
+        }
     }
 }

@@ -3,7 +3,7 @@
 use glam::Vec3;
 use meshcast_primitives::{Hit, Ray};
 
-use crate::queries::{Closest, QueryKind};
+use crate::queries::{All, Closest, QueryKind};
 use crate::{Facing, Filter, InstanceId, QueryOptions, RayQueries, Scene, SceneHit, SurfacePoint};
 
 /// What a ray picked: the instance, the hit on its mesh, the world distance, the side hit
@@ -103,11 +103,15 @@ impl Scene {
         let Some(limited) = options.limit_ray(ray) else {
             return Vec::new();
         };
-        let nearest_of_each = self.top_level().cast_all(&limited, |slot, range| {
-            let (id, instance) = self.searched(slot, options.mask)?;
+        // Every instance's nearest hit: every slot's answer kept, each the closest hit of its
+        // instance.
+        let nearest_of_each = self.top_level().walk(&limited, All::EVERY, |slot, range| {
+            let Some((id, instance)) = self.searched(slot, options.mask) else {
+                return Vec::new();
+            };
             let keep = |triangle| options.filter.keep((id, triangle));
-            let hit = instance.walk_with_rules(range, Closest.rules(options), &keep, Closest)?;
-            Some(SceneHit { instance: id, hit })
+            let hit = instance.walk_with_rules(range, Closest.rules(options), &keep, Closest);
+            Vec::from_iter(hit.map(|hit| SceneHit { instance: id, hit }))
         });
         nearest_of_each
             .into_iter()

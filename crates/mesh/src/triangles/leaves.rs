@@ -7,7 +7,7 @@ use meshcast_bvh::{LeafIntersector, TraversalCounts, WideBvh};
 use meshcast_primitives::{Contacts, Hit, Ray, Simd, BLOCK_WIDTH};
 
 use super::lane_test::{LaneHits, LaneTest};
-use crate::queries::{HitRules, QueryKind, RayLeaves};
+use crate::queries::{HitRules, QueryKind};
 use crate::TriMesh;
 
 /// One layout's blocks with what the walks need besides them.
@@ -66,9 +66,7 @@ impl<B, T: LaneTest<Block = B>, K: FnMut(u32) -> bool> LeafIntersector
     fn any<S: Simd>(&mut self, simd: S, slots: Range<u32>, ray: &Ray) -> bool {
         self.leaves.any(simd, slots, ray.t_max, &mut self.query)
     }
-}
 
-impl<B, T: LaneTest<Block = B>, K: FnMut(u32) -> bool> RayLeaves for BlockLeaf<'_, '_, B, T, K> {
     fn all(&mut self, slots: Range<u32>, ray: &Ray, hits: &mut Vec<Hit>) {
         self.leaves
             .every_hit(slots, ray.t_max, &mut self.query, |hit| hits.push(hit))
@@ -128,7 +126,10 @@ impl<'a, B> Leaves<'a, B> {
             leaves: self,
             query: Self::query::<T, K>(ray, rules, keep),
         };
-        kind.walk_wide(self.wide, ray, leaf, counts)
+        match counts {
+            None => self.wide.walk(ray, kind, leaf),
+            Some(counts) => self.wide.walk_counted(ray, kind, leaf, counts),
+        }
     }
 
     /// Calls `found(hit)` for every hit lane of the blocks of `slots` within

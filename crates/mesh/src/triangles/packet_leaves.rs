@@ -13,82 +13,45 @@ use meshcast_primitives::{
 
 use super::leaf_blocks::{LeafBlocks, MeshLeaves};
 use super::leaves::{LeafQuery, Leaves};
-use crate::batches::for_each_lane;
-use crate::queries::{Any, Closest, HitRules};
+use crate::batches::coherence::PACKET_MIN_RAYS;
+use crate::batches::{at_least, for_each_lane};
+use crate::queries::{walk_rays, HitRules, PacketKind};
 
 impl MeshLeaves<'_> {
-    /// Writes to `hits[p][i]` the closest hit of each ray `rays[p][i]` in `lanes[p]` (bits;
-    /// degenerate rays miss), as [`MeshLeaves::walk`] answers it, the rays of the `H` packets
-    /// traced together ([`WideBvh::cast_packets`], which splits them by direction octant).
-    pub(crate) fn cast_packets<const H: usize>(
+    /// Leaves in `answers[p][i]` the answer of `kind` (closest hit, or whether anything is
+    /// hit) for each ray `rays[p][i]` in `lanes[p]` (bits; coherent as
+    /// [`crate::batches::coherence::coherent`] groups them, degenerate rays among them), as
+    /// [`MeshLeaves::walk`] answers it: the rays of the `P` packets traced together
+    /// ([`WideBvh::walk_packets`], which splits them by direction octant) when each has
+    /// [`PACKET_MIN_RAYS`] rays and the blocks have a packet test, else ray by ray.
+    pub(crate) fn walk_packets<Q: PacketKind, const P: usize>(
         self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
+        rays: [&RayPacket; P],
+        lanes: [u32; P],
         rules: HitRules,
         keep: &impl Fn(u32) -> bool,
-        hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
+        kind: Q,
+        answers: [&mut [Q::Answer<Hit>; PACKET_WIDTH]; P],
     ) {
-        match self.blocks {
-            LeafBlocks::Watertight(blocks) => {
-                let leaves = Leaves::new(blocks, self.wide, self.tri_mesh);
-                let mut p = 0;
-                let mut packets = hits.map(|hits| {
-                    let best = BestHits::clear(lanes[p], hits);
-                    let leaf = PacketLeaf::new(&leaves, rays[p], lanes[p], rules, keep, best);
-                    p += 1;
-                    leaf
-                });
-                self.wide.cast_packets(rays, lanes, &mut packets);
-            }
-            // The transform test has no packet form: each ray walks alone.
-            LeafBlocks::Transform(_) => {
-                for (p, hits) in hits.into_iter().enumerate() {
-                    for_each_lane(lanes[p], |lane| {
-                        let ray = rays[p].ray(lane);
-                        hits[lane] = self.walk(&ray, rules, keep, Closest, None);
-                    });
-                }
-            }
-        }
-    }
-
-    /// Which rays of `rays[p]` in `lanes[p]` (bits) hit anything, as [`MeshLeaves::walk`]
-    /// answers each, the rays of the `H` packets traced together
-    /// ([`WideBvh::occluded_packets`]), as bits per packet.
-    pub(crate) fn occluded_packets<const H: usize>(
-        self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
-        rules: HitRules,
-        keep: &impl Fn(u32) -> bool,
-    ) -> [u32; H] {
-        match self.blocks {
-            LeafBlocks::Watertight(blocks) => {
-                let leaves = Leaves::new(blocks, self.wide, self.tri_mesh);
-                // An any-hit walk keeps no hits.
-                let mut none = [[None; PACKET_WIDTH]; H];
-                let mut p = 0;
-                let mut packets = none.each_mut().map(|none| {
-                    let best = BestHits::clear(0, none);
-                    let leaf = PacketLeaf::new(&leaves, rays[p], lanes[p], rules, keep, best);
-                    p += 1;
-                    leaf
-                });
-                self.wide.occluded_packets(rays, lanes, &mut packets)
-            }
-            LeafBlocks::Transform(_) => {
-                let mut hit = [0; H];
-                for (p, hit) in hit.iter_mut().enumerate() {
-                    for_each_lane(lanes[p], |lane| {
-                        let ray = rays[p].ray(lane);
-                        if self.walk(&ray, rules, keep, Any, None) {
-                            *hit |= 1 << lane;
-                        }
-                    });
-                }
-                hit
-            }
-        }
+        let enough = lanes.iter().all(|&lanes| at_least(lanes, PACKET_MIN_RAYS));
+        // The transform test has no packet form.
+        let (true, LeafBlocks::Watertight(blocks)) = (enough, self.blocks) else {
+            walk_rays(rays, lanes, answers, |ray| {
+                self.walk(ray, rules, keep, kind, None)
+            });
+            return;
+        };
+        let leaves = Leaves::new(blocks, self.wide, self.tri_mesh);
+        Q::with_hit_slots(answers, lanes, |hits| {
+            let mut p = 0;
+            let mut packets = hits.map(|hits| {
+                let best = BestHits::clear(lanes[p], hits);
+                let leaf = PacketLeaf::new(&leaves, rays[p], lanes[p], rules, keep, best);
+                p += 1;
+                leaf
+            });
+            self.wide.walk_packets(rays, lanes, kind, &mut packets)
+        });
     }
 }
 
@@ -99,7 +62,7 @@ impl MeshLeaves<'_> {
 /// [`MeshLeaves::walk`]'s.
 ///
 /// The walk hands it only the rays whose own test enters the leaf's box
-/// ([`WideBvh::cast_packets`]): on a camera image about three of eight, as leaves are about a
+/// ([`WideBvh::walk_packets`]): on a camera image about three of eight, as leaves are about a
 /// pixel wide there. Two rays per test make a block cost one test per pair of those rays
 /// rather than one per triangle, as testing each triangle against all eight lanes did
 /// (bunny, 512 x 512 camera image, one thread: 548 to 481 instructions per ray).

@@ -1,11 +1,11 @@
-//! [`Instance`]'s ray walks: one ray's for every query kind, carried into the mesh's space;
-//! packets carried as packets of rays; and the [`RayQueries`] and `LevelWalks`
+//! [`Instance`]'s ray walks, each for every query kind: one ray's, carried into the mesh's
+//! space, and packets', carried as packets of rays; and the [`RayQueries`] and `LevelWalks`
 //! implementations over them.
 
 use meshcast_primitives::{Hit, Portable, Ray, RayPacket, PACKET_WIDTH};
 
 use crate::batches::{coherence, for_each_lane, BatchFrame};
-use crate::queries::{sealed, HitRules, LevelWalks, QueryKind};
+use crate::queries::{sealed, HitRules, LevelWalks, PacketKind, QueryKind};
 use crate::{Filter, Instance, QueryOptions, RayQueries};
 
 impl Instance {
@@ -26,44 +26,31 @@ impl Instance {
             .walk_with_rules(&self.to_local(ray), rules, filter, kind)
     }
 
-    /// Writes to `hits[i]` the closest hit of each world ray `rays[i]` in `lanes` (bits;
-    /// degenerate rays miss), as [`Instance::walk_with_rules`] answers it: the rays are carried into
-    /// the mesh's space together and traced there as packets, one per [`coherence::RayClass`]
-    /// they fall into.
-    pub(crate) fn closest_packet(
+    /// Leaves in `answers[i]` the answer of `kind` for each world ray `rays[i]` in `lanes`
+    /// (bits; degenerate rays miss), as [`Instance::walk_with_rules`] answers it: the rays
+    /// are carried into the mesh's space together and traced there as packets, one per
+    /// [`coherence::RayClass`] they fall into.
+    pub(crate) fn walk_packet<Q: PacketKind>(
         &self,
         rays: &[Ray; PACKET_WIDTH],
         lanes: u32,
         rules: HitRules,
         filter: &impl Filter<u32>,
-        hits: &mut [Option<Hit>; PACKET_WIDTH],
+        kind: Q,
+        answers: &mut [Q::Answer<Hit>; PACKET_WIDTH],
     ) {
         let rules = rules.mirrored(self.mirrored);
         let local = RayPacket::new(&rays.map(|ray| self.to_local(&ray)));
         // A world ray carried into the mesh's space can overflow (a huge direction through a
         // shrinking transform), and then hits nothing, as the single-ray walk answers.
         let valid = local.valid(Portable) & lanes;
-        for_each_lane(lanes & !valid, |lane| hits[lane] = None);
+        for_each_lane(lanes & !valid, |lane| answers[lane] = Q::nothing());
+        let keep = |triangle| filter.keep(triangle);
         for class in coherence::by_class(&local, valid) {
             self.mesh
-                .closest_packets([&local], [class], rules, filter, [&mut *hits]);
+                .leaves()
+                .walk_packets([&local], [class], rules, &keep, kind, [&mut *answers]);
         }
-    }
-
-    /// Which world rays of `rays` in `lanes` hit the instance (as [`Instance::closest_packet`]),
-    /// as bits.
-    pub(crate) fn any_packet(
-        &self,
-        rays: &[Ray; PACKET_WIDTH],
-        lanes: u32,
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-    ) -> u32 {
-        let rules = rules.mirrored(self.mirrored);
-        let local = RayPacket::new(&rays.map(|ray| self.to_local(&ray)));
-        coherence::by_class(&local, local.valid(Portable) & lanes)
-            .map(|class| self.mesh.any_packets([&local], [class], rules, filter)[0])
-            .fold(0, |hit, class_hit| hit | class_hit)
     }
 }
 
@@ -95,38 +82,23 @@ impl LevelWalks<Hit, u32> for Instance {
         BatchFrame::new(self.bounds(), self.mesh().acceleration_bytes())
     }
 
-    /// Each packet carried into the mesh's space and traced there
-    /// ([`Instance::closest_packet`]); none when the instance's layers miss the options' mask.
-    fn walk_closest_packets<F: Filter<u32>, const H: usize>(
+    /// Each packet carried into the mesh's space and traced there ([`Instance::walk_packet`]);
+    /// none when the instance's layers miss the options' mask.
+    fn walk_packets<Q: PacketKind, F: Filter<u32>, const P: usize>(
         &self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
+        rays: [&RayPacket; P],
+        lanes: [u32; P],
         options: &QueryOptions<F>,
-        hits: [&mut [Option<Hit>; PACKET_WIDTH]; H],
+        kind: Q,
+        answers: [&mut [Q::Answer<Hit>; PACKET_WIDTH]; P],
     ) {
-        let (layers, rules) = (
-            options.matches_layers(self.layers),
-            HitRules::first_hit(options),
-        );
-        for ((rays, lanes), hits) in rays.into_iter().zip(lanes).zip(hits) {
+        let (layers, rules) = (options.matches_layers(self.layers), kind.rules(options));
+        for ((rays, lanes), answers) in rays.into_iter().zip(lanes).zip(answers) {
             if layers {
-                self.closest_packet(&rays.rays(), lanes, rules, &options.filter, hits);
+                self.walk_packet(&rays.rays(), lanes, rules, &options.filter, kind, answers);
             } else {
-                for_each_lane(lanes, |lane| hits[lane] = None);
+                for_each_lane(lanes, |lane| answers[lane] = Q::nothing());
             }
         }
-    }
-
-    fn walk_any_packets<F: Filter<u32>, const H: usize>(
-        &self,
-        rays: [&RayPacket; H],
-        lanes: [u32; H],
-        options: &QueryOptions<F>,
-    ) -> [u32; H] {
-        if !options.matches_layers(self.layers) {
-            return [0; H];
-        }
-        let rules = HitRules::first_hit(options);
-        core::array::from_fn(|p| self.any_packet(&rays[p].rays(), lanes[p], rules, &options.filter))
     }
 }
