@@ -13,7 +13,8 @@
 //! `cast_batch_f64`) on `--threads` threads (every core without it); each the median of runs
 //! of at least a second, the two kinds interleaved three times so that a load on the machine
 //! falls on both. The hit counts agree to a thousandth of the rays. A measurement, not a
-//! benchmark.
+//! benchmark. `FAR_PROBE=cast|cast_f64|occluded|occluded_f64|skip` runs one pass of one
+//! query, untimed, for callgrind (subtract `skip` to count the queries alone).
 
 use std::sync::Arc;
 
@@ -74,6 +75,19 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         mesh.triangle_count(),
         places.len(),
     );
+    if let Ok(probe) = std::env::var("FAR_PROBE") {
+        // One pass of one query, untimed, for callgrind (`FAR_PROBE=skip` traces nothing:
+        // subtract it to count the queries alone).
+        let hits = match probe.as_str() {
+            "cast" => rays.iter().filter(|r| near.cast(r).is_some()).count(),
+            "cast_f64" => moved.iter().filter(|r| far.cast_f64(r).is_some()).count(),
+            "occluded" => rays.iter().filter(|r| near.occluded(r)).count(),
+            "occluded_f64" => moved.iter().filter(|r| far.occluded_f64(r)).count(),
+            _ => 0,
+        };
+        println!("{probe}: {hits} hits");
+        return Ok(());
+    }
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
     let lines: [(&str, Query, Query); 3] = [
         (

@@ -24,7 +24,8 @@ use crate::Instance;
 /// transform's translation `t`. The rest of the `f64` rounding (carrying the ray's origin,
 /// moving it along the ray, the slab test) grows with the ray's origin and the box, by the
 /// condition number [`FarReach::condition`] `|M| |M^-1|` (a few `2^-52` of those each): a
-/// query widens a box by `pad + 2^-46 (condition + 1) (|origin| + |box|)`.
+/// query widens a box by `pad + 2^-46 (condition + 1) (|origin| + |box|)`, `|box|` bounded by
+/// the top level's root box.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct FarReach {
     /// The widening every ray needs, in world units.
