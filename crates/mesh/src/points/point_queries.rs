@@ -238,10 +238,7 @@ impl Mesh {
     /// The number of crossings of the ray from `point` along [`CONTAINS_RAY_DIRECTION`].
     fn crossings(&self, point: Vec3) -> usize {
         let ray = Ray::new(point, CONTAINS_RAY_DIRECTION);
-        let every_crossing = Count {
-            max_hits: usize::MAX,
-        };
-        self.walk_with_rules(&ray, HitRules::CROSSINGS, &KeepAll, every_crossing)
+        self.walk_with_rules(&ray, HitRules::CROSSINGS, &KeepAll, Count::EVERY)
     }
 }
 

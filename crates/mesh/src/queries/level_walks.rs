@@ -1,8 +1,9 @@
 //! `LevelWalks`: what each level (`Mesh`, `Instance`, `Scene`) implements for the ray
 //! queries, over its hits and the candidates its filters are asked about: the walk of one ray
 //! and of packets of rays (one or a pair at once), each generic over the kind of query, and
-//! what the batch driver asks besides: how wide a packet may be and the frame a batch's order is chosen by. Every
-//! query of [`RayQueries`] is derived from these (`ray_queries.rs`, `batch_queries.rs`).
+//! what the batch driver asks besides: how wide a packet may be and the frame a batch's
+//! order is chosen by. Every query of [`RayQueries`] is derived from these
+//! (`ray_queries.rs`, `batch_queries.rs`).
 //!
 //! The trait is public in this private module, a supertrait of [`RayQueries`] that users can
 //! neither name nor implement, so that [`RayQueries`] shows the queries alone; it is below

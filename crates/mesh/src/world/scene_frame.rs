@@ -222,9 +222,7 @@ impl Scene {
             return hits;
         };
         let options = QueryOptions::new();
-        let every = All {
-            max_hits: usize::MAX,
-        };
+        let every = All::EVERY;
         let _ = self.reached(&ray, options.mask, |id, instance| {
             let (local, shift) = instance.carry_ray(&ray);
             let found = walk(
@@ -251,9 +249,7 @@ impl Scene {
         let Some(ray) = limited(ray, &options) else {
             return 0;
         };
-        let count = Count {
-            max_hits: usize::MAX,
-        };
+        let count = Count::EVERY;
         let mut total = 0;
         let _ = self.reached(&ray, options.mask, |id, instance| {
             let (local, _) = instance.carry_ray(&ray);
