@@ -22,7 +22,7 @@ use meshcast_testkit::{
 };
 
 mod common;
-use common::{bit_exact, gpu, upload, within_bounds};
+use common::{assets_of_each_kind, bit_exact, gpu, upload, within_bounds};
 
 /// Checks every query on `rays` against the CPU engine.
 fn check(gpu: &Gpu, on_gpu: &GpuMesh, rays: &[Ray], what: &str) {
@@ -536,7 +536,7 @@ fn the_other_child_order_answers_as_the_cpu() {
         GpuOptions { order, ..options },
     )
     .expect("the same adapter");
-    for path in all_assets() {
+    for path in assets_of_each_kind() {
         let mesh = Arc::new(Mesh::from_path(&path).expect("asset"));
         let on_gpu = upload(&gpu, &mesh);
         let bounds = mesh.bounds();
