@@ -218,21 +218,14 @@ impl Scene {
     /// instance's every hit of its carried ray, each crossing once.
     pub fn cast_all_f64(&self, ray: &DRay) -> Vec<DSceneHit> {
         let mut hits = Vec::new();
-        let Some(ray) = limited(ray, &QueryOptions::new()) else {
+        let options = QueryOptions::new();
+        let Some(ray) = limited(ray, &options) else {
             return hits;
         };
-        let options = QueryOptions::new();
-        let every = All::EVERY;
+        let rules = All::EVERY.rules(&options);
         let _ = self.reached(&ray, options.mask, |id, instance| {
             let (local, shift) = instance.carry_ray(&ray);
-            let found = walk(
-                instance,
-                id,
-                &local,
-                every.rules(&options),
-                &options.filter,
-                every,
-            );
+            let found = walk(instance, id, &local, rules, &options.filter, All::EVERY);
             hits.extend(found.into_iter().map(|hit| DSceneHit {
                 instance: id,
                 hit: DHit::carried_back(hit, shift),
@@ -249,18 +242,11 @@ impl Scene {
         let Some(ray) = limited(ray, &options) else {
             return 0;
         };
-        let count = Count::EVERY;
+        let rules = Count::EVERY.rules(&options);
         let mut total = 0;
         let _ = self.reached(&ray, options.mask, |id, instance| {
             let (local, _) = instance.carry_ray(&ray);
-            total += walk(
-                instance,
-                id,
-                &local,
-                count.rules(&options),
-                &options.filter,
-                count,
-            );
+            total += walk(instance, id, &local, rules, &options.filter, Count::EVERY);
             ControlFlow::<()>::Continue(())
         });
         total
