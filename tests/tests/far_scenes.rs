@@ -409,3 +409,76 @@ fn f32_queries_of_a_scene_placed_by_f64_transforms_are_unchanged() {
         }
     }
 }
+
+#[test]
+fn far_instances_meet_and_part_as_at_the_origin() {
+    let sphere = Arc::new(Mesh::from_tri_mesh(icosphere(2), &Default::default()));
+    // Pairs of spheres side by side along x: crossing, a centimetre apart, a millimetre
+    // apart. An `f32` placement rounds these offsets by up to half a metre.
+    let gaps = [-0.05f64, 0.01, 0.001];
+    let pair_at = |offset: DVec3, gap: f64| {
+        let place = |x: f64| {
+            let at = DAffine3::from_translation(offset + DVec3::new(x, 0.0, 0.0));
+            Instance::from_f64(Arc::clone(&sphere), at).expect("placed")
+        };
+        // The icosphere's widest points along x lie at +-1 (a vertex pair): `gap` apart.
+        (place(0.0), place(2.0 + gap))
+    };
+    let at_origin: Vec<(bool, Option<f64>)> = gaps
+        .iter()
+        .map(|&gap| {
+            let (a, b) = pair_at(DVec3::ZERO, gap);
+            (
+                a.intersects(&b),
+                a.mesh_distance_f64(&b, None).map(|d| d.distance),
+            )
+        })
+        .collect();
+    assert_eq!(at_origin.iter().filter(|(meet, _)| *meet).count(), 1);
+    for offset in OFFSETS.map(DVec3::from) {
+        for (&gap, &(meet, distance)) in gaps.iter().zip(&at_origin) {
+            let (a, b) = pair_at(offset, gap);
+            assert_eq!(a.intersects(&b), meet, "offset {offset}, gap {gap}");
+            assert_eq!(a.intersecting_pairs(&b).is_empty(), !meet);
+            let far = a.mesh_distance_f64(&b, None).expect("both have triangles");
+            let distance = distance.expect("both have triangles");
+            assert!(
+                (far.distance - distance).abs() <= TOLERANCE,
+                "offset {offset}, gap {gap}: {} against {distance}",
+                far.distance
+            );
+            // The points lie on the spheres, in world coordinates at the offset.
+            for (point, centre) in [(far.point_on_self, 0.0), (far.point_on_other, 2.0 + gap)] {
+                let radius = (point - offset - DVec3::new(centre, 0.0, 0.0)).length();
+                assert!((radius - 1.0).abs() < 0.02, "offset {offset}: {point}");
+            }
+            // The scene's forms: the pair's collision, the nearest pair, a probe placed by
+            // an f64 transform where the second sphere is.
+            let scene = Scene::from_instances([a, b]);
+            let pairs = scene.colliding_pairs();
+            assert_eq!(pairs.len(), usize::from(meet), "offset {offset}, gap {gap}");
+            let (first, second, nearest) = scene
+                .nearest_instances_f64(None, None)
+                .expect("no unknown instance")
+                .expect("a pair");
+            assert_eq!((first.index(), second.index()), (0, 1));
+            assert_eq!(nearest.distance, far.distance);
+            let probe_at = DAffine3::from_translation(offset + DVec3::new(2.0 + gap, 0.0, 0.0));
+            let hit = scene.intersecting_instances_f64(&sphere, &probe_at, meshcast::ALL_LAYERS);
+            assert_eq!(
+                hit.len(),
+                1 + usize::from(meet),
+                "offset {offset}, gap {gap}"
+            );
+            let (nearest_id, probe_gap) = scene
+                .mesh_distance_f64(&sphere, &probe_at, meshcast::ALL_LAYERS, Some(1.0))
+                .expect("within a metre");
+            // Both touch the probe when they meet: the smaller id is answered.
+            let nearest_expected = if meet { 0 } else { 1 };
+            assert_eq!(
+                (nearest_id.index(), probe_gap.distance),
+                (nearest_expected, 0.0)
+            );
+        }
+    }
+}

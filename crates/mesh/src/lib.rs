@@ -68,7 +68,7 @@ mod volume;
 mod world;
 
 pub use batches::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
-pub use contact::{DirectedHausdorff, HausdorffDistance, MeshDistance};
+pub use contact::{DMeshDistance, DirectedHausdorff, HausdorffDistance, MeshDistance};
 pub use error::{Error, Result, Warning};
 pub use fields::{Grid, NearSurfaceSamples, SurfaceSamples, FINE_SIGMA_DIVISOR};
 pub use mesh::Mesh;

@@ -191,8 +191,8 @@ pub use meshcast_mesh::{
     SceneTriangle, SharedScene, SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
 pub use meshcast_mesh::{
-    DirectedHausdorff, Grid, HausdorffDistance, Instance, InstanceId, LeafTest, Mesh, MeshDistance,
-    Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning,
+    DMeshDistance, DirectedHausdorff, Grid, HausdorffDistance, Instance, InstanceId, LeafTest,
+    Mesh, MeshDistance, Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning,
 };
 pub use meshcast_mesh::{NearSurfaceSamples, FINE_SIGMA_DIVISOR};
 pub use meshcast_mesh::{Thickness, MAX_SIDE_SAMPLES};

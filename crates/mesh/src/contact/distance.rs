@@ -47,6 +47,42 @@ pub struct MeshDistance {
     pub triangle_other: u32,
 }
 
+/// The nearest points of two placed meshes' surfaces in `f64`: what
+/// [`crate::Instance::mesh_distance_f64`] and the scene's `*_f64` distance queries answer,
+/// for meshes far from the origin, whose world points an `f32` would round to the metre.
+/// [`MeshDistance`] is its rounding ([`DMeshDistance::rounded`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DMeshDistance {
+    /// The distance between the surfaces: `0.0` exactly when they meet, otherwise positive.
+    pub distance: f64,
+    /// The point of the first surface nearest to the other.
+    pub point_on_self: DVec3,
+    /// The point of the other surface nearest to the first, in the same space.
+    pub point_on_other: DVec3,
+    /// The triangle of the first mesh that holds `point_on_self`.
+    pub triangle_self: u32,
+    /// The triangle of the other mesh that holds `point_on_other`.
+    pub triangle_other: u32,
+}
+
+impl DMeshDistance {
+    /// Rounded to `f32`: the points to the nearest, the distance too, but never from positive
+    /// to zero (apart stays apart).
+    pub fn rounded(&self) -> MeshDistance {
+        MeshDistance {
+            distance: if self.distance == 0.0 {
+                0.0
+            } else {
+                (self.distance as f32).max(f32::from_bits(1))
+            },
+            point_on_self: self.point_on_self.as_vec3(),
+            point_on_other: self.point_on_other.as_vec3(),
+            triangle_self: self.triangle_self,
+            triangle_other: self.triangle_other,
+        }
+    }
+}
+
 impl Mesh {
     /// The smallest distance between this mesh's surface and that of `other`, placed by
     /// `other_to_self` (from `other`'s space into this mesh's), with the nearest points and
@@ -92,27 +128,28 @@ impl Mesh {
         other_to_self: &Affine3A,
         max_distance: Option<f32>,
     ) -> Option<MeshDistance> {
-        let limit = distance_limit(max_distance)?;
+        let limit = distance_limit(max_distance.map(f64::from))?;
         if !other_to_self.is_finite() {
             return None;
         }
         nearest_pair(
             &Side::new(self, None),
-            &Side::new(other, Some(other_to_self)),
+            &Side::new(other, Some(&other_to_self.as_daffine3())),
             limit,
         )
+        .map(|gap| gap.rounded())
     }
 }
 
 /// The limit a `max_distance` sets (none: no limit); `None` for a NaN or negative one.
-pub(super) fn distance_limit(max_distance: Option<f32>) -> Option<f64> {
-    let limit = max_distance.map_or(f64::INFINITY, f64::from);
+pub(super) fn distance_limit(max_distance: Option<f64>) -> Option<f64> {
+    let limit = max_distance.unwrap_or(f64::INFINITY);
     (limit >= 0.0).then_some(limit)
 }
 
 /// The nearest pair of triangles of `a` and `b` within `limit` (inclusive): a best-first
 /// walk down both trees, nearest boxes first.
-pub(super) fn nearest_pair(a: &Side, b: &Side, limit: f64) -> Option<MeshDistance> {
+pub(super) fn nearest_pair(a: &Side, b: &Side, limit: f64) -> Option<DMeshDistance> {
     let slack = a.extent.max(b.extent) * BOUND_SLACK;
     let mut nearest = Nearest {
         limit,
@@ -176,14 +213,10 @@ pub(super) fn nearest_pair(a: &Side, b: &Side, limit: f64) -> Option<MeshDistanc
         }
     }
     let (gap, triangle_self, triangle_other) = nearest.best?;
-    Some(MeshDistance {
-        distance: if gap.distance == 0.0 {
-            0.0
-        } else {
-            (gap.distance as f32).max(f32::from_bits(1))
-        },
-        point_on_self: gap.on_a.as_vec3(),
-        point_on_other: gap.on_b.as_vec3(),
+    Some(DMeshDistance {
+        distance: gap.distance,
+        point_on_self: gap.on_a,
+        point_on_other: gap.on_b,
         triangle_self,
         triangle_other,
     })

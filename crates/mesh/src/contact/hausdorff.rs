@@ -132,7 +132,10 @@ impl Mesh {
         {
             return None;
         }
-        let (a, b) = (Side::new(self, None), Side::new(other, Some(other_to_self)));
+        let (a, b) = (
+            Side::new(self, None),
+            Side::new(other, Some(&other_to_self.as_daffine3())),
+        );
         let error = f64::from(relative_error).max(MIN_RELATIVE_ERROR);
         let slack = a.extent.max(b.extent) * BOUND_SLACK;
         if !slack.is_finite() {

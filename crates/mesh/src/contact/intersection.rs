@@ -47,7 +47,7 @@ impl Mesh {
     pub fn intersects(&self, other: &Mesh, other_to_self: &Affine3A) -> bool {
         meet(
             &Side::new(self, None),
-            &Side::new(other, Some(other_to_self)),
+            &Side::new(other, Some(&other_to_self.as_daffine3())),
         )
     }
 
@@ -74,7 +74,7 @@ impl Mesh {
     pub fn intersecting_pairs(&self, other: &Mesh, other_to_self: &Affine3A) -> Vec<(u32, u32)> {
         crossing_pairs(
             &Side::new(self, None),
-            &Side::new(other, Some(other_to_self)),
+            &Side::new(other, Some(&other_to_self.as_daffine3())),
         )
     }
 

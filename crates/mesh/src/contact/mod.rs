@@ -17,5 +17,5 @@ mod placed;
 mod side;
 mod walk;
 
-pub use distance::MeshDistance;
+pub use distance::{DMeshDistance, MeshDistance};
 pub use hausdorff::{DirectedHausdorff, HausdorffDistance};

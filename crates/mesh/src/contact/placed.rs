@@ -1,12 +1,12 @@
 //! The contact queries between placed meshes, in world space: an instance against another,
 //! and a scene's instances against each other or against a mesh placed in the world.
 
-use glam::{Affine3A, Vec3};
+use glam::{Affine3A, DAffine3, Vec3};
 use meshcast_primitives::{Aabb, Overlap, Volume};
 use rayon::prelude::*;
 use std::ops::ControlFlow;
 
-use super::distance::{distance_limit, nearest_pair, BOUND_SLACK};
+use super::distance::{distance_limit, nearest_pair, DMeshDistance, BOUND_SLACK};
 use super::intersection::{crossing_pairs, meet};
 use super::side::{Bounds, Side};
 use crate::{Error, Instance, InstanceId, Mesh, MeshDistance, Result, Scene};
@@ -18,9 +18,10 @@ const CANDIDATE_BOX_SLACK: f32 = 1.0 / (1u32 << 20) as f32;
 
 impl Instance {
     /// This instance's mesh as the contact walks see it: its vertices carried into world
-    /// space in `f64`.
+    /// space in `f64` by the `f64` transform ([`Instance::transform_f64`]), so that
+    /// instances far from the origin meet and part as they do near it.
     fn side(&self) -> Side<'_> {
-        Side::new(self.mesh(), Some(&self.transform()))
+        Side::new(self.mesh(), Some(&self.transform_f64()))
     }
 
     /// Whether this instance's surface and `other`'s share a point in world space: as
@@ -85,6 +86,34 @@ impl Instance {
         other: &Instance,
         max_distance: Option<f32>,
     ) -> Option<MeshDistance> {
+        self.mesh_distance_f64(other, max_distance.map(f64::from))
+            .map(|gap| gap.rounded())
+    }
+
+    /// [`Instance::mesh_distance`] in `f64`: the distance and the world points unrounded,
+    /// for instances far from the origin, where an `f32` world point rounds to the metre.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use glam::{DAffine3, DVec3};
+    /// use meshcast_mesh::{Instance, Mesh};
+    ///
+    /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+    /// // Two tiles a centimetre apart, 5000 km north.
+    /// let at = |z: f64| DAffine3::from_translation(DVec3::new(500_123.37, 5_000_456.71, 100.0 + z));
+    /// let (low, high) = (Instance::from_f64(tri.clone(), at(0.0))?, Instance::from_f64(tri, at(0.01))?);
+    /// assert!(!low.intersects(&high));
+    /// let gap = low.mesh_distance_f64(&high, None).ok_or("empty")?;
+    /// assert!((gap.distance - 0.01).abs() < 1e-9);
+    /// assert!((gap.point_on_self.y - 5_000_456.71).abs() < 1.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn mesh_distance_f64(
+        &self,
+        other: &Instance,
+        max_distance: Option<f64>,
+    ) -> Option<DMeshDistance> {
         nearest_pair(&self.side(), &other.side(), distance_limit(max_distance)?)
     }
 }
@@ -165,8 +194,9 @@ impl Scene {
     }
 
     /// The instances on a layer of `mask` whose surface meets `mesh`'s, placed in the world
-    /// by `mesh_to_world`: as [`Instance::intersects`] decides it, `mesh` carried as an
-    /// instance's mesh is. Sorted; tested on rayon's threads.
+    /// by `mesh_to_world` (as [`Instance::new`] places a mesh): as [`Instance::intersects`]
+    /// decides it, `mesh` carried as an instance's mesh is. Sorted; tested on rayon's
+    /// threads.
     ///
     /// # Examples
     /// ```
@@ -188,7 +218,19 @@ impl Scene {
         mesh_to_world: &Affine3A,
         mask: u32,
     ) -> Vec<InstanceId> {
-        let probe = Side::new(mesh, Some(mesh_to_world));
+        self.intersecting_instances_f64(mesh, &mesh_to_world.as_daffine3(), mask)
+    }
+
+    /// [`Scene::intersecting_instances`] of `mesh` placed by an `f64` transform, from the
+    /// mesh's world coordinates (its [`Mesh::origin`] included) as [`Instance::from_f64`]
+    /// places a mesh: a probe far from the origin keeps its precision.
+    pub fn intersecting_instances_f64(
+        &self,
+        mesh: &Mesh,
+        mesh_to_world: &DAffine3,
+        mask: u32,
+    ) -> Vec<InstanceId> {
+        let probe = Side::new(mesh, Some(&placed(mesh, mesh_to_world)));
         let Some(reach) = world_box(&probe) else {
             return Vec::new();
         };
@@ -232,8 +274,27 @@ impl Scene {
         mask: u32,
         max_distance: Option<f32>,
     ) -> Option<(InstanceId, MeshDistance)> {
+        let found = self.mesh_distance_f64(
+            mesh,
+            &mesh_to_world.as_daffine3(),
+            mask,
+            max_distance.map(f64::from),
+        );
+        found.map(|(id, gap)| (id, gap.rounded()))
+    }
+
+    /// [`Scene::mesh_distance`] of `mesh` placed by an `f64` transform (as
+    /// [`Scene::intersecting_instances_f64`] places it), the distance and the world points
+    /// in `f64` ([`Instance::mesh_distance_f64`]).
+    pub fn mesh_distance_f64(
+        &self,
+        mesh: &Mesh,
+        mesh_to_world: &DAffine3,
+        mask: u32,
+        max_distance: Option<f64>,
+    ) -> Option<(InstanceId, DMeshDistance)> {
         let limit = distance_limit(max_distance)?;
-        let probe = Side::new(mesh, Some(mesh_to_world));
+        let probe = Side::new(mesh, Some(&placed(mesh, mesh_to_world)));
         let reach = probe_bounds(&probe)?;
         let sides: Vec<(InstanceId, Side)> = self
             .instances()
@@ -282,6 +343,20 @@ impl Scene {
         of: Option<InstanceId>,
         max_distance: Option<f32>,
     ) -> Result<Option<(InstanceId, InstanceId, MeshDistance)>> {
+        let found = self.nearest_instances_f64(of, max_distance.map(f64::from))?;
+        Ok(found.map(|(a, b, gap)| (a, b, gap.rounded())))
+    }
+
+    /// [`Scene::nearest_instances`], the distance and the world points in `f64`
+    /// ([`Instance::mesh_distance_f64`]).
+    ///
+    /// # Errors
+    /// As [`Scene::nearest_instances`].
+    pub fn nearest_instances_f64(
+        &self,
+        of: Option<InstanceId>,
+        max_distance: Option<f64>,
+    ) -> Result<Option<(InstanceId, InstanceId, DMeshDistance)>> {
         if let Some(of) = of {
             if self.instance(of).is_none() {
                 return Err(Error::UnknownInstance {
@@ -346,9 +421,9 @@ impl Scene {
 fn nearest_candidate<K: Ord + Copy>(
     mut candidates: Vec<(f64, K, &Side, &Side)>,
     mut limit: f64,
-) -> Option<(K, MeshDistance)> {
+) -> Option<(K, DMeshDistance)> {
     candidates.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-    let mut best: Option<(K, MeshDistance)> = None;
+    let mut best: Option<(K, DMeshDistance)> = None;
     for (bound, key, a, b) in candidates {
         if bound > limit + a.extent.max(b.extent) * BOUND_SLACK {
             continue;
@@ -360,11 +435,17 @@ fn nearest_candidate<K: Ord + Copy>(
             gap.distance < found.distance || (gap.distance == found.distance && key < best_key)
         });
         if better {
-            limit = f64::from(gap.distance);
+            limit = gap.distance;
             best = Some((key, gap));
         }
     }
     best
+}
+
+/// The transform from `mesh`'s own space (its [`crate::TriMesh`] positions) to the world, for
+/// a placement from the mesh's world coordinates: as [`Instance::transform_f64`] makes it.
+fn placed(mesh: &Mesh, mesh_to_world: &DAffine3) -> DAffine3 {
+    *mesh_to_world * DAffine3::from_translation(mesh.origin())
 }
 
 /// A box grown by [`CANDIDATE_BOX_SLACK`] of its largest coordinate.

@@ -2,7 +2,7 @@
 //! in `f64`, a box around the carried corners for each lane of its wide tree, and the
 //! degenerate triangles the tree leaves out, each an item of its own.
 
-use glam::{Affine3A, DAffine3, DMat3, DVec3};
+use glam::{DAffine3, DMat3, DVec3};
 use meshcast_bvh::{WideLane, PADDING_SLOT, WIDE_WIDTH};
 use meshcast_primitives::Aabb;
 use smallvec::SmallVec;
@@ -151,8 +151,8 @@ struct Carried {
 }
 
 impl Carried {
-    fn new(transform: &Affine3A) -> Self {
-        let transform = transform.as_daffine3();
+    fn new(transform: &DAffine3) -> Self {
+        let transform = *transform;
         let m = transform.matrix3;
         let normals = [
             m.y_axis.cross(m.z_axis),
@@ -224,11 +224,11 @@ impl<'a> Side<'a> {
     /// `mesh` with its vertices carried by `transform` in `f64` (none, or the identity: as
     /// they are, which is what carrying by the identity gives). Costs nothing per vertex:
     /// vertices and boxes are carried as the walks reach them.
-    pub(super) fn new(mesh: &'a Mesh, transform: Option<&Affine3A>) -> Self {
+    pub(super) fn new(mesh: &'a Mesh, transform: Option<&DAffine3>) -> Self {
         let mut side = Self {
             mesh,
             carried: transform
-                .filter(|t| **t != Affine3A::IDENTITY)
+                .filter(|t| **t != DAffine3::IDENTITY)
                 .map(Carried::new),
             left_out: left_out(mesh),
             starts: Vec::new(),
