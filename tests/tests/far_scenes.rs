@@ -482,3 +482,43 @@ fn far_instances_meet_and_part_as_at_the_origin() {
         }
     }
 }
+
+#[test]
+fn far_picks_give_world_points_in_f64() {
+    let sphere = icosphere(3);
+    let mesh = Arc::new(Mesh::from_tri_mesh(sphere.clone(), &Default::default()));
+    let mut rng = rng(5758);
+    let options = QueryOptions::new();
+    for offset in OFFSETS.map(DVec3::from) {
+        let scene = scene_at(&mesh, offset);
+        for k in 0..300 {
+            let i = k % PLACES.len();
+            let p = DVec3::new(rng.gen_range(-1.1..1.1), rng.gen_range(-1.1..1.1), 5.0);
+            let ray = DRay::new(placement(offset, i).transform_point3(p), DVec3::NEG_Z);
+            let pick = scene.pick_f64(&ray, &options);
+            assert_eq!(pick.map(|p| p.scene_hit()), scene.cast_f64(&ray), "{ray:?}");
+            let Some(pick) = pick else { continue };
+            assert_eq!(pick.instance.index() as usize, i);
+            assert_eq!(pick.distance, pick.hit.t);
+            // The point lies on the ray and on the sphere, at full precision.
+            let on_ray = ray.origin + ray.dir * pick.hit.t;
+            assert!(pick.point.distance(on_ray) <= TOLERANCE, "offset {offset}");
+            let centre = placement(offset, i).translation;
+            assert!((pick.point.distance(centre) - 1.0).abs() < 0.02);
+            // Rays from above meet the sphere's outside.
+            assert_eq!(pick.facing, meshcast::Facing::Front);
+            let outwards = (pick.point - centre).as_vec3();
+            assert!(pick.surface.geometric_normal.dot(outwards) > 0.9);
+            let every = scene.pick_instances_f64(&ray, &options);
+            assert_eq!(every.len(), 1);
+            assert_eq!(every[0], pick);
+        }
+        // A ray along the row of instances 0 and 1 (3 km apart on x) picks both, nearest
+        // first.
+        let along = DRay::new(offset + DVec3::new(-10.0, 0.0, 0.0), DVec3::X);
+        let picks = scene.pick_instances_f64(&along, &options);
+        let order: Vec<u32> = picks.iter().map(|p| p.instance.index()).collect();
+        assert_eq!(order, [0, 1], "offset {offset}");
+        assert!((picks[1].point.x - (offset.x + 2999.0)).abs() < 0.02);
+    }
+}

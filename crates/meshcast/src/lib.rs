@@ -186,7 +186,7 @@ pub use meshcast_io::{
 pub use meshcast_mesh::Error as MeshError;
 pub use meshcast_mesh::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
 pub use meshcast_mesh::{
-    ClosestPoint, Contacts, Containment, Culling, DClosestPoint, DSceneHit, Facing, Feature,
+    ClosestPoint, Contacts, Containment, Culling, DClosestPoint, DPick, DSceneHit, Facing, Feature,
     Filter, HitLists, KeepAll, Pick, PointQueries, QueryOptions, RayQueries, SceneClosestPoint,
     SceneTriangle, SharedScene, SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };

@@ -5,12 +5,15 @@
 //! Instances keep their `f64` placement ([`crate::Instance::transform_f64`]); a scene's
 //! `*_f64` queries carry a world ray by each reached instance's `f64` inverse transform into
 //! its mesh's frame, so that each mesh answers at its own precision, and walk the top level
-//! with the exact ray, its `f32` boxes widened so that they only cull (`scene_frame.rs`).
+//! with the exact ray, its `f32` boxes widened so that they only cull (`scene_frame.rs`), and
+//! pick with world points in `f64` (`picks.rs`).
 //!
 //! May use: `mesh`, `points`, `queries`, `scene`. Used by nothing in the crate.
 
 mod mesh_frame;
+mod picks;
 mod scene_frame;
 
 pub use mesh_frame::DClosestPoint;
+pub use picks::DPick;
 pub use scene_frame::DSceneHit;

@@ -275,7 +275,7 @@ impl Scene {
 
     /// Calls `visit` with every instance on the layers of `mask` whose box, widened by the
     /// scene's far reach, `ray` crosses within its range, until `visit` breaks.
-    fn reached<B>(
+    pub(super) fn reached<B>(
         &self,
         ray: &DRay,
         mask: u32,
@@ -298,7 +298,7 @@ impl Scene {
 /// The answer of `kind` to a ray carried into `instance`'s mesh (`local`), among the
 /// triangles the scene's `filter` keeps and `rules` accept as the world sees them.
 #[inline]
-fn walk<Q: QueryKind, F: Filter<(InstanceId, u32)>>(
+pub(super) fn walk<Q: QueryKind, F: Filter<(InstanceId, u32)>>(
     instance: &Instance,
     id: InstanceId,
     local: &Ray,
