@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, DAffine3, DVec3, Vec2, Vec3};
 use meshcast::{
-    DRay, Format, Instance, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene, TriMesh,
-    TriMeshFiles,
+    Aabb, DRay, Format, Instance, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene,
+    TriMesh, TriMeshFiles,
 };
 use meshcast_testkit::{icosphere, rng};
 use rand::Rng;
@@ -380,4 +380,59 @@ fn instances_place_a_far_mesh_where_it_lies() {
             }
         }
     }
+}
+
+#[test]
+fn far_meshes_see_and_lay_fields_as_at_the_origin() {
+    let sphere = icosphere(3);
+    let at_origin = Mesh::from_tri_mesh(sphere.clone(), &Default::default());
+    let eyes = [
+        Vec3::new(0.0, 0.0, 5.0),
+        Vec3::new(3.0, -2.0, 0.5),
+        Vec3::new(0.0, 1e4, 0.0),
+    ];
+    let seen = at_origin.visible_vertices(&eyes).expect("finite eyes");
+    let seen_triangles = at_origin
+        .visible_triangles(&eyes, 4.0)
+        .expect("finite eyes");
+    let count = seen.iter().filter(|&&s| s).count();
+    assert!(count > 300 && count < seen.len(), "{count} seen");
+    let bounds = Aabb::new(Vec3::splat(-1.5), Vec3::splat(1.5));
+    let shape = [9, 8, 7];
+    let distances = at_origin.signed_distance_grid(bounds, shape, None);
+    let inside = at_origin.occupancy_grid(bounds, shape);
+    let winding = at_origin.winding_number_grid(bounds, shape);
+    for offset in OFFSETS.map(DVec3::from) {
+        let far = Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices())
+            .expect("a far mesh");
+        let world_eyes = eyes.map(|eye| eye.as_dvec3() + offset);
+        let far_seen = far.visible_vertices_f64(&world_eyes).expect("finite eyes");
+        let differing = seen.iter().zip(&far_seen).filter(|(a, b)| a != b).count();
+        assert!(
+            differing <= 2,
+            "offset {offset}: {differing} vertices differ"
+        );
+        let far_triangles = far.visible_triangles_f64(&world_eyes, 4.0).expect("finite");
+        let differing = (seen_triangles.iter().zip(&far_triangles))
+            .filter(|(a, b)| a != b)
+            .count();
+        assert!(
+            differing <= 2,
+            "offset {offset}: {differing} triangles differ"
+        );
+        let world_box = [bounds.min, bounds.max].map(|corner| corner.as_dvec3() + offset);
+        let far_distances = far.signed_distance_grid_f64(world_box, shape, None);
+        for (near, far) in distances.iter().zip(&far_distances) {
+            assert!(
+                (f64::from(*near) - f64::from(*far)).abs() <= TOLERANCE,
+                "{offset}"
+            );
+        }
+        assert_eq!(far.occupancy_grid_f64(world_box, shape), inside, "{offset}");
+        let far_winding = far.winding_number_grid_f64(world_box, shape);
+        for (near, far) in winding.iter().zip(&far_winding) {
+            assert!((near - far).abs() < 1e-3, "{offset}");
+        }
+    }
+    assert!(at_origin.visible_vertices_f64(&[DVec3::NAN]).is_err());
 }

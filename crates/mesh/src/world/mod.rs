@@ -1,7 +1,8 @@
 //! The world room: queries in `f64` world coordinates for geometry far from the origin. A
 //! mesh keeps an `f64` origin of its own ([`crate::Mesh::origin`]); its `*_f64` queries carry
 //! rays ([`meshcast_primitives::DRay`]) and points into its frame in `f64`, round once, ask
-//! the mesh's own queries and give the answers back in world units (`mesh_frame.rs`).
+//! the mesh's own queries and give the answers back in world units (`mesh_frame.rs`; its
+//! fields and views from world eyes and boxes, `fields_and_views.rs`).
 //! Instances keep their `f64` placement ([`crate::Instance::transform_f64`]); a scene's
 //! `*_f64` queries carry a world ray by each reached instance's `f64` inverse transform into
 //! its mesh's frame, so that each mesh answers at its own precision, and walk the top level
@@ -10,6 +11,7 @@
 //!
 //! May use: `mesh`, `points`, `queries`, `scene`. Used by nothing in the crate.
 
+mod fields_and_views;
 mod mesh_frame;
 mod picks;
 mod scene_frame;
