@@ -384,3 +384,36 @@ fn a_flattened_scene_holds_every_instance_in_world_space() {
         );
     }
 }
+
+#[test]
+fn a_georeferenced_node_keeps_its_translation_in_f64() {
+    use meshcast::glam::{DAffine3, DMat4, DVec3};
+    use meshcast::{DRay, Mesh};
+    // A unit triangle placed 5000 km north by its node's translation (as a matrix too): read
+    // as f32, the translation would move by up to half a metre.
+    let offset = DVec3::new(500_123.37, 5_000_456.71, 100.25);
+    let by_trs = json!({"mesh": 0, "translation": offset.to_array()});
+    let matrix = DMat4::from(DAffine3::from_translation(offset));
+    let by_matrix = json!({"mesh": 0, "matrix": matrix.to_cols_array()});
+    for node in [by_trs, by_matrix] {
+        let mut document = unit_triangle();
+        document["nodes"] = json!([node]);
+        for bytes in [text(&document), to_glb(&document)] {
+            let scene = Scene::from_bytes(&bytes, Some(Format::Gltf)).expect("loads");
+            let (_, instance) = scene.instances().next().expect("an instance");
+            assert_eq!(instance.transform_f64().translation, offset);
+            let down = DRay::new(offset + DVec3::new(0.25, 0.25, 2.0), DVec3::NEG_Z);
+            let hit = scene.cast_f64(&down).expect("a hit");
+            assert_eq!(hit.hit.t, 2.0);
+            // A centimetre beside the triangle's edge misses, as at the origin.
+            let beside = DRay::new(offset + DVec3::new(-0.01, 0.25, 2.0), DVec3::NEG_Z);
+            assert!(scene.cast_f64(&beside).is_none());
+            // Flattened, the mesh keeps the translation as its origin.
+            let flat = TriMesh::from_bytes(&bytes, Some(Format::Gltf)).expect("loads");
+            let mesh = Mesh::from_tri_mesh(flat, &Default::default());
+            assert!((mesh.origin() - offset).length() < 1.0, "{}", mesh.origin());
+            assert_eq!(mesh.cast_f64(&down).map(|hit| hit.t), Some(2.0));
+            assert!(mesh.cast_f64(&beside).is_none());
+        }
+    }
+}

@@ -21,6 +21,19 @@ pub(super) struct Document {
     pub(super) root: json::Root,
     /// Buffer `i`'s bytes, exactly its declared `byteLength` of them.
     pub(super) buffers: Vec<Vec<u8>>,
+    /// Node `i`'s transform as the JSON writes it, in `f64`: the `gltf` crate reads the
+    /// numbers as `f32`, which rounds a georeferenced node's translation (Earth-centred,
+    /// millions of metres) to half a metre.
+    pub(super) transforms: Vec<NodeTransform>,
+}
+
+/// A node's transform numbers, read from the JSON in `f64` (glTF 2.0, section 5.25).
+#[derive(Clone, Debug, Default)]
+pub(super) struct NodeTransform {
+    pub(super) matrix: Option<Vec<f64>>,
+    pub(super) translation: Option<Vec<f64>>,
+    pub(super) rotation: Option<Vec<f64>>,
+    pub(super) scale: Option<Vec<f64>>,
 }
 
 impl Document {
@@ -35,6 +48,7 @@ impl Document {
         let parsed = ::gltf::Gltf::from_slice_without_validation(bytes)
             .map_err(|error| parse_error(error, bytes, source))?;
         let root = parsed.document.into_json();
+        let transforms = node_transforms(bytes, source)?;
         if let Some(name) = root.extensions_required.first() {
             return Err(Error::Unsupported {
                 at: source.at(Place::File),
@@ -48,8 +62,42 @@ impl Document {
             .enumerate()
             .map(|(index, buffer)| load_buffer(index, buffer, &mut blob, source))
             .collect::<Result<_>>()?;
-        Ok(Self { root, buffers })
+        Ok(Self {
+            root,
+            buffers,
+            transforms,
+        })
     }
+}
+
+/// Every node's transform numbers in `f64`, from the JSON of `bytes` (a `.gltf` file or the
+/// JSON chunk of a `.glb`, which the `gltf` crate has parsed already). A field that is not
+/// an array of numbers is left out here; the `gltf` crate's reading of it stands.
+fn node_transforms(bytes: &[u8], source: Source) -> Result<Vec<NodeTransform>> {
+    let json = if bytes.starts_with(b"glTF") {
+        ::gltf::binary::Glb::from_slice(bytes)
+            .map_err(|error| malformed(source.at(Place::File), error.to_string()))?
+            .json
+    } else {
+        std::borrow::Cow::Borrowed(bytes)
+    };
+    let value: serde_json::Value = serde_json::from_slice(&json)
+        .map_err(|error| malformed(source.at(Place::File), error.to_string()))?;
+    let numbers = |node: &serde_json::Value, field: &str| {
+        let values = node.get(field)?.as_array()?;
+        values.iter().map(serde_json::Value::as_f64).collect()
+    };
+    let nodes = value.get("nodes").and_then(serde_json::Value::as_array);
+    Ok(nodes
+        .into_iter()
+        .flatten()
+        .map(|node| NodeTransform {
+            matrix: numbers(node, "matrix"),
+            translation: numbers(node, "translation"),
+            rotation: numbers(node, "rotation"),
+            scale: numbers(node, "scale"),
+        })
+        .collect())
 }
 
 /// The bytes of a GLB file that its header counts (the whole slice for JSON), after checking

@@ -5,7 +5,8 @@ use glam::{DAffine3, DMat3, Vec2, Vec3};
 
 use super::node::Placement;
 use crate::{Error, Result};
-use meshcast_mesh::{TriMesh, VertexAttribute};
+use meshcast_mesh::{frame_origin, TriMesh, VertexAttribute};
+use meshcast_primitives::carry_point;
 
 /// A per-corner attribute being appended to, one placed mesh after another.
 #[derive(Default)]
@@ -65,7 +66,8 @@ fn turned([a, b, c]: [u32; 3], mirrored: bool) -> [u32; 3] {
 
 /// The meshes (`meshes[m]` is glTF mesh `m`, present for every placed one) placed by
 /// `placements`, merged into one mesh in world space. Positions are carried in `f64` and
-/// rounded once; normals by the inverse transpose, renormalized; texture coordinates as they
+/// rounded once, relative to the mesh's own origin when they lie far from the world's
+/// ([`frame_origin`], as the OBJ and PLY readers keep decimals); normals by the inverse transpose, renormalized; texture coordinates as they
 /// are. A mesh's groups and warnings appear once however many times it is placed.
 pub(super) fn flatten(meshes: &[Option<TriMesh>], placements: &[Placement]) -> Result<TriMesh> {
     let mut positions = Vec::new();
@@ -90,7 +92,7 @@ pub(super) fn flatten(meshes: &[Option<TriMesh>], placements: &[Placement]) -> R
         positions.extend(
             mesh.positions()
                 .iter()
-                .map(|p| world.transform_point3(p.as_dvec3()).as_vec3()),
+                .map(|p| world.transform_point3(p.as_dvec3())),
         );
         triangles.extend(
             mesh.indices()
@@ -116,7 +118,15 @@ pub(super) fn flatten(meshes: &[Option<TriMesh>], placements: &[Placement]) -> R
         groups.extend((0..count).map(|t| first_group + mesh.triangle_group(t).unwrap_or(0)));
     }
 
-    let mut flat = TriMesh::new(positions, triangles)?.with_groups(group_names, groups)?;
+    // Rounded once, in the mesh's own frame when they lie far from the origin.
+    let origin = frame_origin(positions.iter().copied());
+    let positions = positions
+        .into_iter()
+        .map(|p| carry_point(p, origin))
+        .collect();
+    let mut flat = TriMesh::new(positions, triangles)?
+        .with_origin(origin)?
+        .with_groups(group_names, groups)?;
     if let Some(normals) = normals.into_attribute() {
         flat = flat.with_normals(normals)?;
     }

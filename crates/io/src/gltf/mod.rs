@@ -38,7 +38,7 @@ fn read_placed_meshes(
     source: Source,
 ) -> Result<(Vec<Option<TriMesh>>, Vec<node::Placement>)> {
     let document = Document::parse(bytes, source)?;
-    let placements = node::placements(&document.root, source)?;
+    let placements = node::placements(&document.root, &document.transforms, source)?;
     let mut meshes: Vec<Option<TriMesh>> = vec![None; document.root.meshes.len()];
     for placement in &placements {
         if meshes[placement.mesh].is_none() {
@@ -77,13 +77,16 @@ pub(crate) fn read_scene(bytes: &[u8], source: Source) -> Result<Scene> {
         let Some(mesh) = built.get(placement.mesh).and_then(Option::as_ref) else {
             continue;
         };
-        // The walk checked the transform in f64; rounding to f32 can still make it singular.
-        let transform = placement.world.as_affine3a();
-        let instance = Instance::new(Arc::clone(mesh), transform).map_err(|_| {
+        // Placed in f64, so that a georeferenced node keeps its precision. The walk checked the
+        // transform in f64; rounding to f32 can still make it singular.
+        let instance = Instance::from_f64(Arc::clone(mesh), placement.world).map_err(|_| {
             node::invalid(
                 source,
                 placement.node,
-                format!("its world transform is not invertible in f32: {transform:?}"),
+                format!(
+                    "its world transform is not invertible in f32: {:?}",
+                    placement.world
+                ),
             )
         })?;
         instances.push(instance);

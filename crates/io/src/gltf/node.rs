@@ -1,9 +1,10 @@
 //! The node hierarchy of a glTF scene, walked to where each mesh is placed and with which
-//! world transform (composed in `f64`).
+//! world transform (read and composed in `f64`).
 
 use ::gltf::json;
 use glam::{DAffine3, DMat4, DQuat, DVec3};
 
+use super::document::NodeTransform;
 use super::malformed;
 use crate::source::Source;
 use crate::{Error, Place, Result};
@@ -47,7 +48,11 @@ pub(super) fn invalid(source: Source, index: usize, problem: String) -> Error {
 /// [`Error::Malformed`] at the node for a missing child or mesh, a node reached twice, a
 /// transform that is not finite or not affine, or a mesh placed by a singular transform;
 /// at the file for a missing scene.
-pub(super) fn placements(root: &json::Root, source: Source) -> Result<Vec<Placement>> {
+pub(super) fn placements(
+    root: &json::Root,
+    transforms: &[NodeTransform],
+    source: Source,
+) -> Result<Vec<Placement>> {
     let roots = scene_roots(root, source)?;
     let mut reached = vec![false; root.nodes.len()];
     let mut stack: Vec<(usize, DAffine3)> = roots
@@ -70,7 +75,8 @@ pub(super) fn placements(root: &json::Root, source: Source) -> Result<Vec<Placem
                 "reached twice: the node hierarchy has a cycle or a node with two parents".into(),
             ));
         }
-        let world = parent * local_transform(node).map_err(|p| invalid(source, index, p))?;
+        let local = local_transform(node, transforms.get(index));
+        let world = parent * local.map_err(|p| invalid(source, index, p))?;
         if let Some(mesh) = node.mesh {
             let mesh = mesh.value();
             if mesh >= root.meshes.len() {
@@ -140,10 +146,21 @@ fn scene_roots(root: &json::Root, source: Source) -> Result<Vec<usize>> {
     Ok((0..root.nodes.len()).filter(|&n| !is_child[n]).collect())
 }
 
-/// A node's own transform: its matrix (column-major), or translation × rotation × scale.
-fn local_transform(node: &json::Node) -> std::result::Result<DAffine3, String> {
-    if let Some(matrix) = node.matrix {
-        let matrix = DMat4::from_cols_array(&matrix.map(f64::from));
+/// A node's own transform: its matrix (column-major), or translation × rotation × scale;
+/// each from `exact`, the JSON's numbers in `f64`, where it holds them, else as the `gltf`
+/// crate read them.
+fn local_transform(
+    node: &json::Node,
+    exact: Option<&NodeTransform>,
+) -> std::result::Result<DAffine3, String> {
+    let exact = exact.cloned().unwrap_or_default();
+    let numbers = |exact: Option<Vec<f64>>, read: Option<&[f32]>, len: usize| {
+        exact
+            .filter(|numbers| numbers.len() == len)
+            .or_else(|| read.map(|read| read.iter().map(|&x| f64::from(x)).collect()))
+    };
+    if let Some(matrix) = numbers(exact.matrix, node.matrix.as_ref().map(|m| &m[..]), 16) {
+        let matrix = DMat4::from_cols_slice(&matrix);
         if !matrix.is_finite() {
             return Err(format!("its matrix is not finite: {matrix:?}"));
         }
@@ -153,11 +170,16 @@ fn local_transform(node: &json::Node) -> std::result::Result<DAffine3, String> {
         }
         return Ok(DAffine3::from_mat4(matrix));
     }
-    let translation = DVec3::from(node.translation.unwrap_or([0.0; 3]).map(f64::from));
-    let scale = DVec3::from(node.scale.unwrap_or([1.0; 3]).map(f64::from));
-    let rotation = node
-        .rotation
-        .map_or(DQuat::IDENTITY, |r| DQuat::from_array(r.0.map(f64::from)));
+    let translation = numbers(
+        exact.translation,
+        node.translation.as_ref().map(|t| &t[..]),
+        3,
+    )
+    .map_or(DVec3::ZERO, |t| DVec3::from_slice(&t));
+    let scale = numbers(exact.scale, node.scale.as_ref().map(|s| &s[..]), 3)
+        .map_or(DVec3::ONE, |s| DVec3::from_slice(&s));
+    let rotation = numbers(exact.rotation, node.rotation.as_ref().map(|r| &r.0[..]), 4)
+        .map_or(DQuat::IDENTITY, |r| DQuat::from_slice(&r));
     if !translation.is_finite() || !scale.is_finite() || !rotation.is_finite() {
         return Err(format!(
             "its translation, rotation or scale is not finite: {translation}, {rotation}, {scale}"
