@@ -3,7 +3,7 @@
 use std::str::FromStr;
 
 use anyhow::{bail, Result};
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use meshcast::Camera;
 
 use crate::target::Target;
@@ -70,12 +70,23 @@ impl FromStr for Size {
 
 /// Parses `x,y,z` into a finite vector.
 pub fn parse_vec3(text: &str) -> Result<Vec3, String> {
+    let point = parse_dvec3(text)?.as_vec3();
+    if point.is_finite() {
+        Ok(point)
+    } else {
+        Err(format!("`{text}` is beyond the range of f32"))
+    }
+}
+
+/// Parses `x,y,z` into a finite vector in `f64`, every digit kept: a point in world
+/// coordinates, which may lie far from the origin.
+pub fn parse_dvec3(text: &str) -> Result<DVec3, String> {
     let numbers = text
         .split(',')
-        .map(|word| word.trim().parse::<f32>().ok().filter(|n| n.is_finite()))
-        .collect::<Option<Vec<f32>>>();
+        .map(|word| word.trim().parse::<f64>().ok().filter(|n| n.is_finite()))
+        .collect::<Option<Vec<f64>>>();
     match numbers.as_deref() {
-        Some(&[x, y, z]) => Ok(Vec3::new(x, y, z)),
+        Some(&[x, y, z]) => Ok(DVec3::new(x, y, z)),
         _ => Err(format!(
             "expected three finite numbers x,y,z such as 0,1.5,-2, found `{text}`"
         )),
@@ -89,13 +100,15 @@ pub struct CameraOptions {
     #[arg(long, value_name = "WxH", default_value_t = Size::DEFAULT)]
     pub size: Size,
 
-    /// Camera position (default: framing the whole mesh from the front right, a little above)
-    #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true)]
-    pub eye: Option<Vec3>,
+    /// Camera position in world coordinates, every digit kept (default: framing the whole
+    /// mesh from the front right, a little above)
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse_dvec3, allow_hyphen_values = true)]
+    pub eye: Option<DVec3>,
 
-    /// The point at the centre of the image (default: the framed mesh's centre)
-    #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true)]
-    pub target: Option<Vec3>,
+    /// The point at the centre of the image, in world coordinates (default: the framed
+    /// mesh's centre)
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse_dvec3, allow_hyphen_values = true)]
+    pub target: Option<DVec3>,
 
     /// The direction that is up in the image.
     #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true,
@@ -108,12 +121,14 @@ pub struct CameraOptions {
 }
 
 impl CameraOptions {
-    /// The camera for `mesh`: the options given, the rest from the default camera, which
-    /// fits the mesh's vertices in the image.
+    /// The camera for `mesh`, in the frame whose origin lies at `origin` in the world (the
+    /// mesh's own, [`meshcast::Mesh::origin`], or a far scene's): the options given, their
+    /// points carried into the frame in `f64`, the rest from the default camera, which fits
+    /// the mesh's vertices in the image.
     ///
     /// # Errors
     /// A field of view outside (0, 180) degrees, a zero `up`, or an eye on the target.
-    pub fn camera(&self, mesh: &impl Target) -> Result<Camera> {
+    pub fn camera(&self, mesh: &impl Target, origin: DVec3) -> Result<Camera> {
         if !(self.fov > 0.0 && self.fov < 180.0) {
             bail!("--fov {} is not between 0 and 180 degrees", self.fov);
         }
@@ -123,13 +138,15 @@ impl CameraOptions {
         let aspect = self.size.width as f32 / self.size.height as f32;
         let framing = default_camera(mesh, self.fov, aspect);
         let bounds = mesh.bounds();
-        let target = match (self.eye, self.target) {
+        let carried = |point: Option<DVec3>| point.map(|p| (p - origin).as_vec3());
+        let (eye, target) = (carried(self.eye), carried(self.target));
+        let target = match (eye, target) {
             (_, Some(target)) => target,
             // A chosen eye looks at the middle of the mesh.
             (Some(_), None) if !bounds.is_empty() => bounds.centroid(),
             _ => framing.target,
         };
-        let eye = self.eye.unwrap_or(framing.eye);
+        let eye = eye.unwrap_or(framing.eye);
         if eye == target {
             bail!("the camera's eye and target are the same point {eye}");
         }

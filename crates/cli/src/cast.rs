@@ -7,13 +7,13 @@ use std::sync::Arc;
 use anyhow::{bail, Result};
 use glam::DVec3;
 use meshcast::gpu::{Gpu, GpuMesh};
-use meshcast::{Contacts, Hit, Mesh, QueryOptions, Ray, RayQueries};
+use meshcast::{Contacts, DFrame, Hit, QueryOptions, Ray};
 use meshcast_cli::input::LineReader;
 use meshcast_cli::rays;
 
 use crate::loading::{self, Loaded};
 use crate::output::{self, lines};
-use crate::target::Target;
+use crate::target::{HitFields, Target};
 
 /// Cast rays read one per line (`ox oy oz dx dy dz`) and print one answer line per ray.
 ///
@@ -94,39 +94,59 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
     };
     let options = QueryOptions::new().with_contacts(args.contacts.into());
     let loaded = loading::load_target(&args.mesh)?;
-    if let Loaded::Mesh(mesh) = &loaded {
-        if mesh.origin() != DVec3::ZERO {
-            return run_far(args, mesh, range, query, &options, out);
-        }
+    let on_gpu = match (&loaded, args.gpu) {
+        (_, false) => None,
+        (Loaded::Mesh(mesh), true) => Some(Gpu::new()?.upload(Arc::clone(mesh))?),
+        (Loaded::Scene { .. }, true) => bail!(
+            "--gpu casts on one mesh; {} is a glTF scene of instances (leave out --gpu)",
+            args.mesh.display()
+        ),
+    };
+    if loaded.origin() != DVec3::ZERO {
+        return match &loaded {
+            Loaded::Mesh(mesh) => {
+                let frame = mesh.world_frame();
+                run_far(
+                    args,
+                    mesh.as_ref(),
+                    frame,
+                    on_gpu.as_ref(),
+                    range,
+                    query,
+                    &options,
+                    out,
+                )
+            }
+            Loaded::Scene { scene, origin } => {
+                let frame = DFrame::new(*origin, &scene.bounds());
+                run_far(args, scene, frame, None, range, query, &options, out)
+            }
+        };
     }
     let reader = LineReader::open(&args.rays, "rays", |line| rays::parse_ray(line, range))?;
-    if args.gpu {
-        let mesh = match loaded {
-            Loaded::Mesh(mesh) => Arc::<Mesh>::from(mesh),
-            Loaded::Scene(_) => bail!(
-                "--gpu casts on one mesh; {} is a glTF scene of instances (leave out --gpu)",
-                args.mesh.display()
-            ),
-        };
-        let on_gpu = Gpu::new()?.upload(mesh)?;
-        return reader.try_answer_each(out, |rays| answer_on_gpu(&on_gpu, rays, query, &options));
+    if let Some(on_gpu) = &on_gpu {
+        return reader.try_answer_each(out, |rays| answer_on_gpu(on_gpu, rays, query, &options));
     }
-    match loaded {
+    match &loaded {
         Loaded::Mesh(mesh) => {
             reader.answer_each(out, |rays| answer(mesh.as_ref(), rays, query, &options))
         }
-        Loaded::Scene(scene) => {
-            reader.answer_each(out, |rays| answer(&scene, rays, query, &options))
+        Loaded::Scene { scene, .. } => {
+            reader.answer_each(out, |rays| answer(scene, rays, query, &options))
         }
     }
 }
 
-/// [`run`] for a mesh far from the origin (one with an origin of its own,
-/// [`Mesh::origin`]): the rays read in `f64`, every digit kept, carried into the mesh's frame
-/// before rounding ([`Mesh::carry_ray`]), and `T` printed in `f64`; on the CPU or the GPU.
-fn run_far(
+/// [`run`] for a mesh or scene far from the origin (whose frame, [`Loaded::origin`], lies
+/// away from the world's): the rays read in `f64`, every digit kept, carried into the frame
+/// before rounding ([`DFrame::carry`]), and `T` printed in `f64`; on the CPU or, for a mesh,
+/// the GPU.
+#[allow(clippy::too_many_arguments)]
+fn run_far<T: Target>(
     args: &Args,
-    mesh: &Mesh,
+    mesh: &T,
+    frame: DFrame,
+    on_gpu: Option<&GpuMesh>,
     range: rays::Range,
     query: Query,
     options: &QueryOptions,
@@ -135,42 +155,48 @@ fn run_far(
     let reader = LineReader::open(&args.rays, "rays", |line| {
         rays::parse_world_ray(line, range)
     })?;
-    let on_gpu = match args.gpu {
-        true => Some(Gpu::new()?.upload(Arc::new(mesh.clone()))?),
-        false => None,
-    };
     reader.try_answer_each(out, |rays| {
-        let (local, shifts): (Vec<Ray>, Vec<f64>) =
-            rays.iter().map(|ray| mesh.carry_ray(ray)).unzip();
-        Ok(match query {
-            Query::Closest => {
-                let hits = match &on_gpu {
-                    Some(on_gpu) => on_gpu.cast_batch_with(&local, options)?,
-                    None => mesh.cast_batch_with(&local, options),
-                };
-                let answers: Vec<_> = hits.iter().zip(&shifts).collect();
-                lines(&answers, |text, &(hit, &shift)| {
-                    output::closest_carried(text, hit.as_ref(), shift)
-                })
+        let (local, shifts): (Vec<Ray>, Vec<f64>) = rays.iter().map(|ray| frame.carry(ray)).unzip();
+        Ok(match (query, on_gpu) {
+            (Query::Closest, Some(on_gpu)) => {
+                closest_carried(&on_gpu.cast_batch_with(&local, options)?, &shifts)
             }
-            Query::Any => {
-                let hits = match &on_gpu {
-                    Some(on_gpu) => on_gpu.occluded_batch_with(&local, options)?,
-                    None => mesh.occluded_batch_with(&local, options),
-                };
+            (Query::Closest, None) => {
+                closest_carried(&mesh.cast_batch_with(&local, options), &shifts)
+            }
+            (Query::Any, Some(on_gpu)) => {
+                let hits = on_gpu.occluded_batch_with(&local, options)?;
                 lines(&hits, |text, &hit| output::any(text, hit))
             }
-            Query::All => {
-                let lists = match &on_gpu {
-                    Some(on_gpu) => on_gpu.cast_all_batch_with(&local, options)?,
-                    None => mesh.cast_all_batch_with(&local, options),
-                };
-                let answers: Vec<_> = lists.iter().zip(&shifts).collect();
-                lines(&answers, |text, &(hits, &shift)| {
-                    output::all_carried(text, hits, shift)
-                })
+            (Query::Any, None) => {
+                let hits = mesh.occluded_batch_with(&local, options);
+                lines(&hits, |text, &hit| output::any(text, hit))
+            }
+            (Query::All, Some(on_gpu)) => {
+                let lists = on_gpu.cast_all_batch_with(&local, options)?;
+                all_carried(&lists.iter().collect::<Vec<&[Hit]>>(), &shifts)
+            }
+            (Query::All, None) => {
+                let lists = mesh.cast_all_batch_with(&local, options);
+                all_carried(&lists.iter().collect::<Vec<&[T::Hit]>>(), &shifts)
             }
         })
+    })
+}
+
+/// The closest-hit lines of carried rays, each `T` shifted back to the world ray's.
+fn closest_carried<H: HitFields + Sync>(hits: &[Option<H>], shifts: &[f64]) -> Vec<String> {
+    let answers: Vec<_> = hits.iter().zip(shifts).collect();
+    lines(&answers, |text, &(hit, &shift)| {
+        output::closest_carried(text, hit.as_ref(), shift)
+    })
+}
+
+/// The every-hit lines of carried rays, each `T` shifted back to the world ray's.
+fn all_carried<H: HitFields + Sync>(lists: &[&[H]], shifts: &[f64]) -> Vec<String> {
+    let answers: Vec<_> = lists.iter().zip(shifts).collect();
+    lines(&answers, |text, &(hits, &shift)| {
+        output::all_carried(text, hits, shift)
     })
 }
 

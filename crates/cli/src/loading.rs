@@ -5,9 +5,13 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use anyhow::{Context, Result};
+use glam::{DAffine3, DVec3};
 use meshcast::{
-    BuildOptions, Format, Mesh, MeshFiles, Quality, Scene, SceneFiles, TriMesh, TriMeshFiles,
+    frame_origin, BuildOptions, Format, Instance, Mesh, MeshError, MeshFiles, Quality, Scene,
+    SceneFiles, TriMesh, TriMeshFiles,
 };
 
 use crate::timing::timed;
@@ -71,8 +75,25 @@ pub fn load(path: &Path) -> Result<LoadedMesh> {
 /// What the commands that cast rays look at: a glTF file's scene, its nodes placing shared
 /// meshes, or the mesh of any other file.
 pub enum Loaded {
-    Mesh(Box<Mesh>),
-    Scene(Scene),
+    Mesh(Arc<Mesh>),
+    /// A glTF file's scene. One far from the world's origin (a georeferenced file) is placed
+    /// relative to `origin`, the centre of its box, so that the commands' `f32` queries keep
+    /// their precision at the scene's own scale; zero for the rest.
+    Scene {
+        scene: Scene,
+        origin: DVec3,
+    },
+}
+
+impl Loaded {
+    /// Where the frame of the commands' `f32` queries lies in the world: the mesh's origin
+    /// ([`Mesh::origin`]) or the scene's.
+    pub fn origin(&self) -> DVec3 {
+        match self {
+            Self::Mesh(mesh) => mesh.origin(),
+            Self::Scene { origin, .. } => *origin,
+        }
+    }
 }
 
 /// Loads a file for the commands that cast rays: a glTF file (by its content) as a scene,
@@ -82,11 +103,35 @@ pub enum Loaded {
 /// As [`read_mesh`].
 pub fn load_target(path: &Path) -> Result<Loaded> {
     if detected(path)? != Some(Format::Gltf) {
-        return Ok(Loaded::Mesh(Box::new(load(path)?.mesh)));
+        return Ok(Loaded::Mesh(Arc::new(load(path)?.mesh)));
     }
-    Scene::from_path(path)
-        .map(Loaded::Scene)
-        .map_err(|err| with_path(err, path))
+    let scene = Scene::from_path(path).map_err(|err| with_path(err, path))?;
+    let (scene, origin) = rebased(scene).map_err(|err| with_path(err, path))?;
+    Ok(Loaded::Scene { scene, origin })
+}
+
+/// `scene`, if it lies far from the world's origin ([`frame_origin`] of its box), with each
+/// instance placed relative to the centre of its box instead (in `f64`, before rounding), and
+/// that centre; else `scene` as it is and zero.
+fn rebased(scene: Scene) -> Result<(Scene, DVec3), MeshError> {
+    let bounds = scene.bounds();
+    if bounds.is_empty() {
+        return Ok((scene, DVec3::ZERO));
+    }
+    let origin = frame_origin([bounds.min.as_dvec3(), bounds.max.as_dvec3()]);
+    if origin == DVec3::ZERO {
+        return Ok((scene, origin));
+    }
+    let back = DAffine3::from_translation(-origin);
+    let instances = scene
+        .instances()
+        .map(|(_, instance)| {
+            let placed =
+                Instance::from_f64(Arc::clone(instance.mesh()), back * instance.placement());
+            Ok(placed?.with_layers(instance.layers()))
+        })
+        .collect::<Result<Vec<Instance>, MeshError>>()?;
+    Ok((Scene::from_instances(instances), origin))
 }
 
 /// The format a file's first bytes show, for the choices only the content decides: a

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
+use glam::DVec3;
 
 use crate::camera_options::CameraOptions;
 use crate::loading::{self, Loaded};
@@ -41,18 +42,22 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
     if column >= size.width || row >= size.height {
         bail!("--pixel {column},{row} is outside the {size} image");
     }
-    match loading::load_target(&args.mesh)? {
-        Loaded::Mesh(mesh) => pick(mesh.as_ref(), args, out),
-        Loaded::Scene(scene) => pick(&scene, args, out),
+    let loaded = loading::load_target(&args.mesh)?;
+    let origin = loaded.origin();
+    match &loaded {
+        Loaded::Mesh(mesh) => pick(mesh.as_ref(), origin, args, out),
+        Loaded::Scene { scene, .. } => pick(scene, origin, args, out),
     }
 }
 
-/// Prints what the pixel's ray hits first in `mesh`: the triangle (and instance, in a scene),
-/// its group, the point, the normals and the distance.
-fn pick(mesh: &impl Target, args: &Args, out: &mut impl Write) -> Result<()> {
+/// Prints what the pixel's ray hits first in `mesh`, whose frame lies at `origin` in the
+/// world: the triangle (and instance, in a scene), its group, the world point (in `f64`
+/// with every digit it needs, for a frame away from the world's origin), the normals and the
+/// distance.
+fn pick(mesh: &impl Target, origin: DVec3, args: &Args, out: &mut impl Write) -> Result<()> {
     let size = args.camera.size;
     let (column, row) = args.pixel;
-    let camera = args.camera.camera(mesh)?;
+    let camera = args.camera.camera(mesh, origin)?;
     let ray = camera.ray_through_pixel(column, row, size.width, size.height);
     let Some((hit, surface)) = mesh
         .cast(&ray)
@@ -72,7 +77,12 @@ fn pick(mesh: &impl Target, args: &Args, out: &mut impl Write) -> Result<()> {
     }
     writeln!(out, "triangle  {}", hit.mesh_hit().triangle)?;
     writeln!(out, "group     {}", surface.group.unwrap_or("-"))?;
-    writeln!(out, "point     {} {} {}", point.x, point.y, point.z)?;
+    if origin == DVec3::ZERO {
+        writeln!(out, "point     {} {} {}", point.x, point.y, point.z)?;
+    } else {
+        let world = origin + point.as_dvec3();
+        writeln!(out, "point     {} {} {}", world.x, world.y, world.z)?;
+    }
     writeln!(
         out,
         "normal    {} {} {} ({side} face)",

@@ -101,9 +101,11 @@ impl RenderReport {
 }
 
 pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
-    let report = match loading::load_target(&args.mesh)? {
-        Loaded::Mesh(mesh) => render_with_options(mesh.as_ref(), args)?,
-        Loaded::Scene(scene) => render_with_options(&scene, args)?,
+    let loaded = loading::load_target(&args.mesh)?;
+    let origin = loaded.origin();
+    let report = match &loaded {
+        Loaded::Mesh(mesh) => render_with_options(mesh.as_ref(), origin, args)?,
+        Loaded::Scene { scene, .. } => render_with_options(scene, origin, args)?,
     };
     report.image.write_png(&args.output)?;
     writeln!(out, "{}", report.summary(args.mode))?;
@@ -111,9 +113,14 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-/// Renders a mesh or a scene through the camera the options choose.
-fn render_with_options(target: &impl Target, args: &Args) -> Result<RenderReport> {
-    let camera = args.camera.camera(target)?;
+/// Renders a mesh or a scene, whose frame lies at `origin` in the world, through the camera
+/// the options choose.
+fn render_with_options(
+    target: &impl Target,
+    origin: glam::DVec3,
+    args: &Args,
+) -> Result<RenderReport> {
+    let camera = args.camera.camera(target, origin)?;
     Ok(render(target, &camera, args.camera.size, args.mode))
 }
 

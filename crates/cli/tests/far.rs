@@ -134,3 +134,106 @@ fn contains_and_distance_answer_a_far_mesh_at_full_precision() {
     assert_eq!(contains.stdout.lines().count(), points.len());
     assert!(inside > 20, "only {inside} points inside");
 }
+
+#[test]
+fn pick_takes_and_prints_world_points_at_full_precision() {
+    let dir = scratch("far-pick");
+    let (obj, mesh) = far_sphere(&dir);
+    // Straight down onto the sphere's top from 5 m above, the camera placed in world
+    // coordinates: the image's centre pixel looks along the axis.
+    let eye = OFFSET + DVec3::new(0.0, 0.0, 5.0);
+    let world = |p: DVec3| format!("{:?},{:?},{:?}", p.x, p.y, p.z);
+    let (eye_arg, target_arg) = (world(eye), world(OFFSET));
+    let out = run(&[
+        "pick",
+        arg(&obj),
+        "--pixel",
+        "400,300",
+        "--eye",
+        &eye_arg,
+        "--target",
+        &target_arg,
+        "--up",
+        "0,1,0",
+    ]);
+    assert!(out.success, "{}", out.stderr);
+    let point_line = out.stdout.lines().find(|l| l.starts_with("point")).unwrap();
+    let point: Vec<f64> = point_line
+        .split_whitespace()
+        .skip(1)
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let point = DVec3::new(point[0], point[1], point[2]);
+    // The centre pixel's ray is the library's, through the same camera in the mesh's frame.
+    let down = DRay::new(eye, DVec3::NEG_Z);
+    let top = down.origin + down.dir * mesh.cast_f64(&down).expect("the top").t;
+    assert!(point.distance(top) < 0.01, "{point} against {top}");
+    assert!((point - OFFSET).truncate().length() < 0.01, "{point}");
+}
+
+#[test]
+fn a_georeferenced_gltf_scene_is_cast_and_picked_at_full_precision() {
+    let dir = scratch("far-gltf");
+    // The two triangles of the Khronos sample, their nodes moved to the UTM position.
+    let text = std::fs::read_to_string(meshcast_testkit::asset("gltf/SimpleMeshes.gltf")).unwrap();
+    let mut document: serde_json::Value = serde_json::from_str(&text).unwrap();
+    document["nodes"][0]["translation"] = serde_json::json!(OFFSET.to_array());
+    document["nodes"][1]["translation"] = serde_json::json!((OFFSET + DVec3::X).to_array());
+    let path = dir.join("far.gltf");
+    std::fs::write(&path, document.to_string()).unwrap();
+
+    // Down onto each triangle, and 1 cm beside the first one's edge.
+    let rays: Vec<DRay> = [(0.25, 0.25), (1.25, 0.25), (-0.01, 0.25)]
+        .iter()
+        .map(|&(x, y)| DRay::new(OFFSET + DVec3::new(x, y, 2.5), DVec3::NEG_Z))
+        .collect();
+    let lines: String = rays
+        .iter()
+        .map(|r| {
+            format!(
+                "{:?} {:?} {:?} 0 0 -1\n",
+                r.origin.x, r.origin.y, r.origin.z
+            )
+        })
+        .collect();
+    let file = dir.join("rays.txt");
+    std::fs::write(&file, lines).unwrap();
+    let out = run(&["cast", arg(&path), "--rays", arg(&file)]);
+    assert!(out.success, "{}", out.stderr);
+    let answers: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(answers.len(), 3);
+    for (line, instance) in answers[..2].iter().zip(["0", "1"]) {
+        let words: Vec<&str> = line.split(' ').collect();
+        assert_eq!(
+            (words[0], words[1], words[5]),
+            ("hit", "2.5", instance),
+            "{line}"
+        );
+    }
+    assert_eq!(answers[2], "miss");
+
+    let eye = OFFSET + DVec3::new(0.25, 0.25, 5.0);
+    let target = OFFSET + DVec3::new(0.25, 0.25, 0.0);
+    let world = |p: DVec3| format!("{:?},{:?},{:?}", p.x, p.y, p.z);
+    let out = run(&[
+        "pick",
+        arg(&path),
+        "--pixel",
+        "400,300",
+        "--eye",
+        &world(eye),
+        "--target",
+        &world(target),
+    ]);
+    assert!(out.success, "{}", out.stderr);
+    let point_line = out.stdout.lines().find(|l| l.starts_with("point")).unwrap();
+    let point: Vec<f64> = point_line
+        .split_whitespace()
+        .skip(1)
+        .map(|w| w.parse().unwrap())
+        .collect();
+    // The pixel's centre lies half a pixel (3 mm here) from the image's.
+    let point = DVec3::new(point[0], point[1], point[2]);
+    assert!(point.distance(target) < 0.01, "{point_line}");
+    assert_eq!(point.z, OFFSET.z, "{point_line}");
+}

@@ -184,6 +184,7 @@ pub use meshcast_io::{
     TriMeshFiles, CACHE_EXTENSION,
 };
 pub use meshcast_mesh::Error as MeshError;
+pub use meshcast_mesh::{frame_origin, NearSurfaceSamples, FINE_SIGMA_DIVISOR};
 pub use meshcast_mesh::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
 pub use meshcast_mesh::{
     ClosestPoint, Contacts, Containment, Culling, DClosestPoint, DPick, DSceneHit, Facing, Feature,
@@ -194,7 +195,6 @@ pub use meshcast_mesh::{
     DMeshDistance, DirectedHausdorff, Grid, HausdorffDistance, Instance, InstanceId, LeafTest,
     Mesh, MeshDistance, Scene, SceneHit, SurfacePoint, TriMesh, VertexAttribute, Warning,
 };
-pub use meshcast_mesh::{NearSurfaceSamples, FINE_SIGMA_DIVISOR};
 pub use meshcast_mesh::{Thickness, MAX_SIDE_SAMPLES};
 pub use meshcast_primitives::{
     closest_point_on_triangle, triangles_distance, triangles_intersect,
