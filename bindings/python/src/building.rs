@@ -48,32 +48,21 @@ fn faces_of(py: Python<'_>, faces: &Bound<'_, PyAny>) -> PyResult<Vec<[u32; 3]>>
     Ok(faces)
 }
 
-/// Where a built mesh's `f32` coordinates are measured from.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Frame {
-    /// The world's origin: the positions rounded to `f32` as given, as a scene needs its
-    /// meshes (it places them by `f32` transforms).
-    World,
-    /// An origin of the mesh's own where `float64` positions lie far from the world's
-    /// origin ([`meshcast::Mesh::from_f64_triangles`]), so that they keep their precision;
-    /// `float32` positions as given.
-    Own,
-}
-
-/// Builds the mesh of `vertices`, an `(N, 3)` array of positions, and `faces`, in `frame`,
-/// with the GIL released.
+/// Builds the mesh of `vertices`, an `(N, 3)` array of positions, and `faces`, with the GIL
+/// released: `float64` positions far from the world's origin around an origin of the mesh's
+/// own ([`meshcast::Mesh::from_f64_triangles`]), so that they keep their precision (a scene
+/// places such a mesh where it lies, by its `f64` transform); `float32` positions as given.
 pub fn build(
     py: Python<'_>,
     vertices: &Bound<'_, PyAny>,
     faces: &Bound<'_, PyAny>,
     threads: Option<i64>,
-    frame: Frame,
 ) -> PyResult<Arc<meshcast::Mesh>> {
     let rows = Rows::vertices(vertices)?;
     let faces = faces_of(py, faces)?;
     let view = rows.view();
     threads::run(py, threads, || {
-        let mesh = if frame == Frame::Own && view.is_wide() {
+        let mesh = if view.is_wide() {
             meshcast::Mesh::from_f64_triangles(&view.map_rows_f64(|row: [f64; 3]| row), &faces)
         } else {
             meshcast::Mesh::from_triangles(&view.map_rows(|row: [f32; 3]| row), &faces)

@@ -9,7 +9,7 @@
 use std::sync::{Arc, RwLock};
 
 use meshcast::glam::{Affine3A, DAffine3, DVec3};
-use meshcast::{Instance, InstanceId};
+use meshcast::{DMeshDistance, Instance, InstanceId};
 use numpy::PyArrayMethods;
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
@@ -19,8 +19,8 @@ use rayon::prelude::*;
 use crate::arrays::{frame_points, to_numpy};
 use crate::error::to_py;
 use crate::state::read;
-use crate::threads;
 use crate::transform::{self, affine_between};
+use crate::{threads, world_queries};
 
 /// Below this many candidate pairs, a scene's collisions are tested on the calling thread:
 /// handing them to the pool would wake a thread and wait for it, which costs about as much
@@ -150,28 +150,55 @@ pub fn distance_dict(
     max_distance: Option<f64>,
     origin: DVec3,
 ) -> PyResult<Option<Bound<'_, PyDict>>> {
-    distance_dict_of(py, found, max_distance, &[], origin)
+    let found = found.map(|gap| DMeshDistance {
+        distance: f64::from(gap.distance),
+        point_on_self: origin + gap.point_on_self.as_dvec3(),
+        point_on_other: origin + gap.point_on_other.as_dvec3(),
+        triangle_self: gap.triangle_self,
+        triangle_other: gap.triangle_other,
+    });
+    distance_dict_of(py, found, max_distance, &[], origin != DVec3::ZERO)
 }
 
-/// [`distance_dict`], with `geometry_ids` (the instances of the two points), when given,
-/// as `geometry_ids` (2,) uint32.
+/// [`distance_dict`] of a distance found in `f64` world coordinates, its distance and
+/// points in `float64` where `wide` (else rounded to `float32`, as they are answered near
+/// the origin), with `geometry_ids` (the instances of the two
+/// points), when given, as `geometry_ids` (2,) uint32.
 fn distance_dict_of<'py>(
     py: Python<'py>,
-    found: Option<meshcast::MeshDistance>,
+    found: Option<DMeshDistance>,
     max_distance: Option<f64>,
     geometry_ids: &[InstanceId],
-    origin: DVec3,
+    wide: bool,
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
     let Some(found) = found else {
         return Ok(None);
     };
-    if max_distance.is_some_and(|m| f64::from(found.distance) > m) {
+    let rounded = found.rounded();
+    let distance = if wide {
+        found.distance
+    } else {
+        f64::from(rounded.distance)
+    };
+    if max_distance.is_some_and(|m| distance > m) {
         return Ok(None);
     }
     let dict = PyDict::new(py);
-    dict.set_item("distance", f64::from(found.distance))?;
-    let points = [found.point_on_self, found.point_on_other];
-    dict.set_item("points", frame_points(py, &points, origin)?)?;
+    dict.set_item("distance", distance)?;
+    let points = if wide {
+        let points = [found.point_on_self, found.point_on_other];
+        to_numpy(
+            py,
+            points.iter().flat_map(|p| p.to_array()).collect(),
+            &[2],
+            &[3],
+        )?
+    } else {
+        let points = [rounded.point_on_self, rounded.point_on_other];
+        let flat = points.iter().flat_map(|p| p.to_array()).collect();
+        to_numpy::<f32>(py, flat, &[2], &[3])?
+    };
+    dict.set_item("points", points)?;
     let ids = vec![found.triangle_self, found.triangle_other];
     dict.set_item("primitive_ids", to_numpy(py, ids, &[2], &[])?)?;
     if !geometry_ids.is_empty() {
@@ -179,6 +206,22 @@ fn distance_dict_of<'py>(
         dict.set_item("geometry_ids", to_numpy(py, ids, &[2], &[])?)?;
     }
     Ok(Some(dict))
+}
+
+/// The transform of a mesh placed in a scene by `transform` (from the mesh's world
+/// coordinates, its origin included; the identity for `None`), in `f64`, as
+/// `Scene.add` places it.
+fn scene_placement(py: Python<'_>, transform: Option<&Bound<'_, PyAny>>) -> PyResult<DAffine3> {
+    transform::placement(transform::matrix(py, transform, "transform")?, "transform")
+}
+
+/// The largest distance a scene's `f64` distance queries look to, from `max_distance` as
+/// [`distance_bound`] reads it.
+///
+/// # Errors
+/// As [`distance_bound`].
+fn scene_distance_bound(max_distance: Option<f64>) -> PyResult<Option<f64>> {
+    Ok(distance_bound(max_distance)?.map(f64::from))
 }
 
 /// `relative_error` as the Rust library's `f32`.
@@ -241,22 +284,29 @@ pub fn triangle_distances<'py>(
     transform: Option<&Bound<'py, PyAny>>,
     mesh_transform: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    // In `mesh`'s own frame, whose origin is added back to the points; with
-    // `mesh_transform`, in the world.
-    let (mesh_carry, frame) = match mesh_transform {
+    // In `mesh`'s own frame, whose origin is added back to the points, `other` placed as the
+    // mesh-against-mesh queries place it (rounded to `f32`); with `mesh_transform`, both in
+    // the world, each placed as a scene places an instance (in `f64`, from its world
+    // coordinates).
+    let (mesh_carry, transform, frame) = match mesh_transform {
         Some(_) => {
-            let carry = affine_between(
-                py,
-                mesh_transform,
-                "mesh_transform",
-                this.origin(),
+            let placed = |transform, mesh: &meshcast::Mesh, name| -> PyResult<DAffine3> {
+                let matrix = transform::matrix(py, transform, name)?;
+                let placement = transform::placement(matrix, name)?;
+                Ok(placement * DAffine3::from_translation(mesh.origin()))
+            };
+            let mesh_carry = placed(mesh_transform, &this, "mesh_transform")?;
+            (
+                Some(mesh_carry),
+                placed(transform, &other, "transform")?,
                 DVec3::ZERO,
-            )?;
-            (Some(carry.as_daffine3()), DVec3::ZERO)
+            )
         }
-        None => (None, this.origin()),
+        None => {
+            let transform = placement(py, transform, &other, this.origin())?;
+            (None, transform.as_daffine3(), this.origin())
+        }
     };
-    let transform = placement(py, transform, &other, frame)?;
     let numpy = py.import("numpy")?;
     let pairs = numpy.call_method1("asarray", (pairs, "int64"))?;
     let shape: Vec<usize> = pairs.getattr("shape")?.extract()?;
@@ -280,7 +330,7 @@ pub fn triangle_distances<'py>(
         }
     }
     let answers: Vec<meshcast::TriangleDistance> = threads::run(py, None, || {
-        let carry = Some(transform.as_daffine3());
+        let carry = Some(transform);
         let corners = |mesh: &meshcast::Mesh, t: i64, carry: Option<DAffine3>| -> [DVec3; 3] {
             let tri_mesh = mesh.tri_mesh();
             tri_mesh.indices()[t as usize].map(|v| {
@@ -362,9 +412,9 @@ pub fn scene_intersecting_instances<'py>(
     mask: u32,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let transform = placement(py, transform, &mesh, DVec3::ZERO)?;
+    let transform = scene_placement(py, transform)?;
     let ids = threads::run(py, threads, || {
-        Ok(read(scene).intersecting_instances(&mesh, &transform, mask))
+        Ok(read(scene).intersecting_instances_f64(&mesh, &transform, mask))
     })?;
     let count = ids.len();
     to_numpy(
@@ -429,15 +479,17 @@ pub fn scene_distance_to_mesh<'py>(
     max_distance: Option<f64>,
     mask: u32,
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let transform = placement(py, transform, &mesh, DVec3::ZERO)?;
-    let bound = distance_bound(max_distance)?;
-    let found = threads::run_here(py, || {
-        read(scene).mesh_distance(&mesh, &transform, mask, bound)
+    let transform = scene_placement(py, transform)?;
+    let bound = scene_distance_bound(max_distance)?;
+    let (found, wide) = threads::run_here(py, || {
+        let scene = read(scene);
+        let found = scene.mesh_distance_f64(&mesh, &transform, mask, bound);
+        (found, world_queries::is_far(&scene))
     });
     let Some((id, gap)) = found else {
         return Ok(None);
     };
-    let dict = distance_dict(py, Some(gap), max_distance, DVec3::ZERO)?;
+    let dict = distance_dict_of(py, Some(gap), max_distance, &[], wide)?;
     if let Some(dict) = &dict {
         dict.set_item("geometry_id", id.index())?;
     }
@@ -452,11 +504,17 @@ pub fn scene_nearest_instances<'py>(
     id: Option<u32>,
     max_distance: Option<f64>,
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let bound = distance_bound(max_distance)?;
+    let bound = scene_distance_bound(max_distance)?;
     let of = id.map(InstanceId::from_index);
-    let found = threads::run_here(py, || read(scene).nearest_instances(of, bound));
+    let (found, wide) = threads::run_here(py, || {
+        let scene = read(scene);
+        (
+            scene.nearest_instances_f64(of, bound),
+            world_queries::is_far(&scene),
+        )
+    });
     let Some((a, b, gap)) = found.map_err(to_py)? else {
         return Ok(None);
     };
-    distance_dict_of(py, Some(gap), max_distance, &[a, b], DVec3::ZERO)
+    distance_dict_of(py, Some(gap), max_distance, &[a, b], wide)
 }

@@ -12,7 +12,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::arrays::{self, to_numpy, Answers, Reals, Rows};
+use crate::arrays::{self, to_numpy, Answers, Reals, Rows, RowsView};
 use crate::camera::{Camera, Clip};
 use crate::objects::Geometry;
 use crate::queries::Target;
@@ -20,7 +20,7 @@ use crate::ray_arguments::{RayArguments, RayQuery};
 use crate::ray_reading::{self, Interval, RayReading};
 use crate::state::{current, read, Level};
 use crate::threads;
-use crate::{gpu_queries, point_queries, queries};
+use crate::{gpu_queries, point_queries, queries, world_queries};
 
 /// Runs `$body` with `$target` bound to the mesh or the scene, on the pool of `$threads`
 /// threads with the GIL released (the body is compiled once for each level). A mesh on a
@@ -95,6 +95,14 @@ fn reach(max_distance: f64) -> PyResult<point_queries::Reach> {
         )));
     }
     Ok(point_queries::Reach::new(max_distance))
+}
+
+/// The scene that answers `rows` in `f64` ([`world_queries::answers`]): a scene far from the
+/// origin asked with `float64` rays; `None` otherwise.
+fn world_scene<'t>(target: &'t impl Target, rows: &RowsView<'_>) -> Option<&'t meshcast::Scene> {
+    target
+        .world_scene()
+        .filter(|scene| world_queries::answers(scene, rows))
 }
 
 /// 1.0 for each point inside, 0.0 outside: `compute_occupancy`'s answers.
@@ -421,6 +429,9 @@ impl Geometry {
         let interval = query.interval;
         let options = query.first_hit_options();
         on_target!(self, py, query.threads, |target, normals| {
+            if let Some(scene) = world_scene(target, &view) {
+                return world_queries::cast(scene, &view, interval, &options);
+            }
             let reading = RayReading::new(&view, interval, target.frame());
             queries::cast(target, normals, &view, chunk, &reading, &options)
         })
@@ -435,6 +446,9 @@ impl Geometry {
         let interval = query.interval;
         let options = query.first_hit_options();
         on_target!(self, py, query.threads, |target| {
+            if let Some(scene) = world_scene(target, &view) {
+                return world_queries::occluded(scene, &view, interval, &options);
+            }
             let reading = RayReading::new(&view, interval, target.frame());
             let read = ray_reading::rays(&view, &reading)?;
             Ok(target.occluded_batch_with(&read.rays, &options))
@@ -449,6 +463,9 @@ impl Geometry {
         let view = query.rows.view();
         let interval = query.interval;
         on_target!(self, py, query.threads, |target| {
+            if let Some(scene) = world_scene(target, &view) {
+                return world_queries::count(scene, &view, interval);
+            }
             let reading = RayReading::new(&view, interval, target.frame());
             let read = ray_reading::rays(&view, &reading)?;
             Ok(queries::count(target, &read.rays))
@@ -463,6 +480,9 @@ impl Geometry {
         let view = query.rows.view();
         let (interval, max_hits) = (query.interval, query.max_hits);
         on_target!(self, py, query.threads, |target| {
+            if let Some(scene) = world_scene(target, &view) {
+                return world_queries::list(scene, &view, interval, max_hits);
+            }
             let reading = RayReading::new(&view, interval, target.frame());
             queries::list(target, &view, &reading, max_hits)
         })

@@ -9,6 +9,7 @@
 //!     ray_reading                            numpy's rows read as rays (carried to a mesh)
 //!     transform, camera, state, building     values read from Python; what an object holds
 //!     queries, ray_arguments                 the ray queries, written once for every level
+//!     world_queries                          a far scene's ray queries on float64 rays, in f64
 //!     point_queries                          the point queries, written once
 //!     contact, fields, views, gpu_queries    the concepts' work, on engine values only
 //!     objects                                the `Geometry` and `Mesh` classes' layouts
@@ -42,6 +43,7 @@ mod state;
 mod threads;
 mod transform;
 mod views;
+mod world_queries;
 
 use pyo3::prelude::*;
 

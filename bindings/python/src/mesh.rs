@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 use crate::arrays::{self, to_numpy, Rows};
-use crate::building::{build, Frame};
+use crate::building::build;
 use crate::camera::{Camera, Clip};
 use crate::error::to_py;
 use crate::fields::{self, GridSpec};
@@ -28,13 +28,7 @@ impl Mesh {
         vertices: &Bound<'_, PyAny>,
         faces: &Bound<'_, PyAny>,
     ) -> PyResult<PyClassInitializer<Self>> {
-        Ok(Self::initializer(build(
-            py,
-            vertices,
-            faces,
-            None,
-            Frame::Own,
-        )?))
+        Ok(Self::initializer(build(py, vertices, faces, None)?))
     }
 
     /// Reads a mesh file (OBJ, glTF, PLY, STL, the format from the extension or the content)

@@ -74,6 +74,11 @@ pub trait Target: RayQueries + PointQueries {
     /// The bytes of hierarchy and triangles a ray walks, as the engine's batch order weighs
     /// them ([`meshcast::BatchOrder::may_sort`]).
     fn acceleration_bytes(&self) -> usize;
+    /// The scene whose `float64` world rays `world_queries` may answer in `f64`: a scene's
+    /// own; `None` for a mesh, whose rays are carried into its frame instead.
+    fn world_scene(&self) -> Option<&Scene> {
+        None
+    }
 }
 
 impl Target for Mesh {
@@ -115,6 +120,10 @@ impl Target for Mesh {
 impl Target for Scene {
     fn frame(&self) -> Option<&Mesh> {
         None
+    }
+
+    fn world_scene(&self) -> Option<&Scene> {
+        Some(self)
     }
 
     fn acceleration_bytes(&self) -> usize {

@@ -41,7 +41,7 @@ impl Interval {
 
     /// The closed `f64` range of the interval: from the smallest `f64` above `tnear` to
     /// `tfar` (the defaults, 0 and inf, are [`DRay::new`]'s range).
-    fn closed_f64(self) -> (f64, f64) {
+    pub fn closed_f64(self) -> (f64, f64) {
         (self.tnear.next_up(), self.tfar)
     }
 

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
-use meshcast::glam::{DMat4, DVec3, Mat4};
+use meshcast::glam::DMat4;
 use meshcast::{Facing, Instance, InstanceId, QueryOptions, SceneFiles, ALL_LAYERS};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -11,13 +11,13 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use rayon::prelude::*;
 
 use crate::arrays::{to_numpy, Rows};
-use crate::building::{build, Frame};
+use crate::building::build;
 use crate::camera::{Camera, Clip};
 use crate::error::to_py;
 use crate::objects::{Geometry, Mesh};
 use crate::queries::INVALID_ID;
 use crate::state::{read, Level};
-use crate::transform::{affine, instance, matrix};
+use crate::transform::{instance, matrix, placement};
 use crate::{contact, threads, views};
 
 /// Instances of meshes, each placed by a 4x4 affine transform (mesh space to world space),
@@ -25,11 +25,12 @@ use crate::{contact, threads, views};
 /// `geometry_ids` naming the instance; and `pick` from a camera.
 ///
 /// `Scene.load(path)` reads a glTF file's default scene (one shared mesh per glTF mesh) or
-/// any other mesh file as one instance. A scene computes in single precision, in world
-/// coordinates: `add_triangles` rounds `float64` vertices as given, and a transform places
-/// a mesh's `vertices`, so a `Mesh` with an origin of its own (`Mesh.origin`) is placed
-/// where it lies, the origin folded into its transform in double precision and rounded
-/// once. A mesh added many times is stored once. Instance ids count from 0 in the order of
+/// any other mesh file as one instance. A transform places a mesh's `vertices`, so a `Mesh`
+/// with an origin of its own (`Mesh.origin`, from `float64` vertices far from the origin, as
+/// `add_triangles` builds them too) is placed where it lies, in double precision. A scene far
+/// from the origin answers `float64` rays through each instance in double precision, `t` in
+/// float64, so that georeferenced meshes keep their precision; `float32` rays, and scenes
+/// near the origin, are answered in single precision in world coordinates. A mesh added many times is stored once. Instance ids count from 0 in the order of
 /// `add` and are never reused. A scene pickles with its meshes' BVHs (each shared mesh
 /// once).
 ///
@@ -173,12 +174,12 @@ impl Scene {
         };
         let mesh = match (vertices.cast::<Mesh>(), faces) {
             (Ok(mesh), None) => Mesh::shared(mesh),
-            (_, Some(faces)) => build(py, vertices, faces, threads, Frame::World)?,
+            (_, Some(faces)) => build(py, vertices, faces, threads)?,
             (Err(_), None) => {
                 let Some((vertices, faces)) = mesh_arrays(vertices)? else {
                     return Err(usage());
                 };
-                build(py, &vertices, &faces, threads, Frame::World)?
+                build(py, &vertices, &faces, threads)?
             }
         };
         let instance = instance(mesh, DMat4::IDENTITY, "transform")?;
@@ -194,21 +195,21 @@ impl Scene {
 
     /// Moves an instance to `transform` (4x4 or 3x4).
     fn set_transform(slf: &Bound<'_, Self>, id: u32, transform: &Bound<'_, PyAny>) -> PyResult<()> {
-        let transform = affine(slf.py(), Some(transform), "transform")?;
+        let matrix = matrix(slf.py(), Some(transform), "transform")?;
+        let transform = placement(matrix, "transform")?;
         Self::change(slf, |scene| {
-            scene.set_transform(InstanceId::from_index(id), transform)
+            scene.set_transform_f64(InstanceId::from_index(id), transform)
         })
     }
 
-    /// An instance's transform, 4x4 float64 (for a mesh with an origin of its own, the
-    /// scene's placement less the move from the origin: the transform given, to within
-    /// rounding).
+    /// An instance's transform, 4x4 float64: the transform given (for a mesh with an origin
+    /// of its own, from its world coordinates), in double precision.
     fn transform<'py>(slf: &Bound<'py, Self>, id: u32) -> PyResult<Bound<'py, PyAny>> {
         let scene = read(Self::lock(slf));
         let instance = scene
             .instance(InstanceId::from_index(id))
             .ok_or_else(|| PyKeyError::new_err(format!("the scene has no instance {id}")))?;
-        let matrix = placement(instance).transpose();
+        let matrix = given_transform(instance).transpose();
         to_numpy(slf.py(), matrix.to_cols_array().to_vec(), &[4], &[4])
     }
 
@@ -446,7 +447,7 @@ impl Scene {
                         meshes.len() - 1
                     }
                 };
-                let matrix = placement(instance).transpose();
+                let matrix = given_transform(instance).transpose();
                 slots.push(Some((
                     mesh,
                     matrix.to_cols_array().to_vec(),
@@ -510,16 +511,9 @@ impl Scene {
 }
 
 /// The transform `instance` was placed by (mesh world coordinates to the scene's), as
-/// `Scene.add` takes it: the instance's own transform, less the move from the origin of a
-/// mesh that has one of its own.
-fn placement(instance: &Instance) -> DMat4 {
-    let matrix = Mat4::from(instance.transform()).as_dmat4();
-    let origin = instance.mesh().origin();
-    if origin == DVec3::ZERO {
-        matrix
-    } else {
-        matrix * DMat4::from_translation(-origin)
-    }
+/// `Scene.add` took it, in `f64`.
+fn given_transform(instance: &Instance) -> DMat4 {
+    DMat4::from(instance.placement())
 }
 
 /// A pickled instance: its mesh (an index into the pickled meshes), its 4x4 transform row

@@ -14,21 +14,7 @@ use pyo3::prelude::*;
 
 use crate::error::{to_py, MeshcastError};
 
-/// The affine map of `transform`, a 4x4 (or 3x4) matrix whose last row is `0 0 0 1`; the
-/// identity for `None`. `name` is what the caller calls the matrix, for messages.
-///
-/// # Errors
-/// `ValueError` for another shape or a last row other than `0 0 0 1`; `MeshcastError` for a
-/// matrix that is not finite in `float32` (NaN, infinite, or beyond its range).
-pub fn affine(
-    py: Python<'_>,
-    transform: Option<&Bound<'_, PyAny>>,
-    name: &str,
-) -> PyResult<Affine3A> {
-    rounded(matrix(py, transform, name)?, name)
-}
-
-/// The map of `transform` (as [`affine`] reads it) carrying the coordinates of a mesh whose
+/// The map of `transform` (as [`matrix`] reads it, rounded to `float32`) carrying the coordinates of a mesh whose
 /// origin lies at `from` into a frame whose origin lies at `to`: `move(-to) * transform *
 /// move(from)`, composed in `f64` and rounded once (the map of `transform` itself for
 /// origins at zero): how the mesh-against-mesh queries, which take a map between the
@@ -53,21 +39,26 @@ pub fn affine_between(
     )
 }
 
-/// `mesh` placed by `matrix` (as [`matrix`] reads it) as a scene's instance: by the matrix
-/// rounded to `float32` for a mesh at the world's origin (as ever), by the matrix in `f64`
-/// for a mesh with an origin of its own, which the Rust library folds into it before
-/// rounding ([`Instance::from_f64`]).
+/// `mesh` placed by `matrix` (as [`matrix`] reads it) as a scene's instance, in `f64`
+/// ([`Instance::from_f64`]): the scene's `float32` queries use its rounding to `float32`,
+/// its `float64` ones the matrix itself, so that a mesh placed far from the origin keeps its
+/// precision (a mesh with an origin of its own has it folded in before rounding).
 ///
 /// # Errors
 /// `MeshcastError` for a matrix that is not finite in `float32`, or a placement that is not
 /// invertible.
 pub fn instance(mesh: Arc<meshcast::Mesh>, matrix: DMat4, name: &str) -> PyResult<Instance> {
-    let affine = rounded(matrix, name)?;
-    if mesh.origin() == DVec3::ZERO {
-        Instance::new(mesh, affine).map_err(to_py)
-    } else {
-        Instance::from_f64(mesh, DAffine3::from_mat4(matrix)).map_err(to_py)
-    }
+    Instance::from_f64(mesh, placement(matrix, name)?).map_err(to_py)
+}
+
+/// `matrix` as an `f64` placement, checked to be finite in `float32` as every placement's
+/// rounding must be.
+///
+/// # Errors
+/// `MeshcastError` for a matrix that is not finite in `float32`.
+pub fn placement(matrix: DMat4, name: &str) -> PyResult<DAffine3> {
+    rounded(matrix, name)?;
+    Ok(DAffine3::from_mat4(matrix))
 }
 
 /// The 4x4 matrix of `transform` (4x4 or 3x4, last row `0 0 0 1`) in `f64`, as given; the

@@ -217,15 +217,29 @@ impl Scene {
     /// Every hit of a ray in `f64` world coordinates, sorted by [`DSceneHit::order`]: each
     /// instance's every hit of its carried ray, each crossing once.
     pub fn cast_all_f64(&self, ray: &DRay) -> Vec<DSceneHit> {
+        self.cast_all_f64_with(ray, &QueryOptions::new())
+    }
+
+    /// [`Scene::cast_all_f64`] with [`QueryOptions`], as [`crate::RayQueries::cast_all_with`]
+    /// takes them: the layers, the filter, culling, the distance limit along the world ray
+    /// and `max_hits`, the first hits in [`DSceneHit::order`].
+    pub fn cast_all_f64_with<F: Filter<(InstanceId, u32)>>(
+        &self,
+        ray: &DRay,
+        options: &QueryOptions<F>,
+    ) -> Vec<DSceneHit> {
         let mut hits = Vec::new();
-        let options = QueryOptions::new();
-        let Some(ray) = limited(ray, &options) else {
+        let Some(ray) = limited(ray, options) else {
             return hits;
         };
-        let rules = All::EVERY.rules(&options);
+        // Each instance's first `max_hits` hold the scene's first `max_hits`.
+        let kind = All {
+            max_hits: options.max_hits,
+        };
+        let rules = kind.rules(options);
         let _ = self.reached(&ray, options.mask, |id, instance| {
             let (local, shift) = instance.carry_ray(&ray);
-            let found = walk(instance, id, &local, rules, &options.filter, All::EVERY);
+            let found = walk(instance, id, &local, rules, &options.filter, kind);
             hits.extend(found.into_iter().map(|hit| DSceneHit {
                 instance: id,
                 hit: DHit::carried_back(hit, shift),
@@ -233,38 +247,72 @@ impl Scene {
             ControlFlow::<()>::Continue(())
         });
         hits.sort_unstable_by(DSceneHit::order);
+        hits.truncate(options.max_hits);
         hits
     }
 
     /// The number of hits [`Scene::cast_all_f64`] gives.
     pub fn count_f64(&self, ray: &DRay) -> usize {
-        let options = QueryOptions::new();
-        let Some(ray) = limited(ray, &options) else {
+        self.count_f64_with(ray, &QueryOptions::new())
+    }
+
+    /// The number of hits [`Scene::cast_all_f64_with`] gives with these options.
+    pub fn count_f64_with<F: Filter<(InstanceId, u32)>>(
+        &self,
+        ray: &DRay,
+        options: &QueryOptions<F>,
+    ) -> usize {
+        let Some(ray) = limited(ray, options) else {
             return 0;
         };
-        let rules = Count::EVERY.rules(&options);
-        let mut total = 0;
+        let kind = Count {
+            max_hits: options.max_hits,
+        };
+        let rules = kind.rules(options);
+        let mut total = 0usize;
         let _ = self.reached(&ray, options.mask, |id, instance| {
             let (local, _) = instance.carry_ray(&ray);
-            total += walk(instance, id, &local, rules, &options.filter, Count::EVERY);
-            ControlFlow::<()>::Continue(())
+            total += walk(instance, id, &local, rules, &options.filter, kind);
+            if total >= options.max_hits {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
         });
-        total
+        total.min(options.max_hits)
     }
 
     /// [`Scene::cast_f64`] for every ray, in parallel, in the order of `rays`.
     pub fn cast_batch_f64(&self, rays: &[DRay]) -> Vec<Option<DSceneHit>> {
+        self.cast_batch_f64_with(rays, &QueryOptions::new())
+    }
+
+    /// [`Scene::cast_f64_with`] for every ray, in parallel, in the order of `rays`.
+    pub fn cast_batch_f64_with<F: Filter<(InstanceId, u32)> + Sync>(
+        &self,
+        rays: &[DRay],
+        options: &QueryOptions<F>,
+    ) -> Vec<Option<DSceneHit>> {
         rays.par_iter()
             .with_min_len(BATCH_GRAIN)
-            .map(|ray| self.cast_f64(ray))
+            .map(|ray| self.cast_f64_with(ray, options))
             .collect()
     }
 
     /// [`Scene::occluded_f64`] for every ray, in parallel, in the order of `rays`.
     pub fn occluded_batch_f64(&self, rays: &[DRay]) -> Vec<bool> {
+        self.occluded_batch_f64_with(rays, &QueryOptions::new())
+    }
+
+    /// [`Scene::occluded_f64_with`] for every ray, in parallel, in the order of `rays`.
+    pub fn occluded_batch_f64_with<F: Filter<(InstanceId, u32)> + Sync>(
+        &self,
+        rays: &[DRay],
+        options: &QueryOptions<F>,
+    ) -> Vec<bool> {
         rays.par_iter()
             .with_min_len(BATCH_GRAIN)
-            .map(|ray| self.occluded_f64(ray))
+            .map(|ray| self.occluded_f64_with(ray, options))
             .collect()
     }
 

@@ -273,6 +273,18 @@ impl Instance {
         ))
     }
 
+    /// The unit geometric normal of triangle `index` in world space, as
+    /// [`Instance::surface`] gives it (the mesh's normal by the inverse transpose, turned
+    /// over under a mirroring transform) without the rest of the surface: computed from the
+    /// mesh's own corners, so that an instance far from the origin gets it at full precision
+    /// where its [`Instance::world_triangle`]'s `f32` corners would be rounded. `None` past
+    /// the last triangle; zero for a degenerate one.
+    pub fn world_normal(&self, index: usize) -> Option<Vec3> {
+        let local = self.mesh.tri_mesh().triangle(index)?.normal();
+        let normal = (self.normal_matrix * local).normalize_or_zero();
+        Some(if self.mirrored { -normal } else { normal })
+    }
+
     /// The surface at a hit of this instance, in world space: the point carried by the
     /// transform, the normals by its inverse transpose (renormalised), texture coordinates
     /// and group name as in the mesh. Under a mirroring transform the geometric normal is
