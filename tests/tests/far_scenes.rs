@@ -228,6 +228,15 @@ fn options_layers_and_limits_are_kept() {
     assert_eq!(first.instance.index(), 0);
     assert!((first.hit.t - 9.0).abs() < 0.1, "{first:?}");
     assert_eq!(scene.count_f64(&ray), 4);
+    // Every hit, and the first three: the scene's first three in hit order, across instances.
+    let every = scene.cast_all_f64(&ray);
+    assert_eq!(every.len(), 4);
+    let three = QueryOptions::new().with_max_hits(3);
+    assert_eq!(scene.cast_all_f64_with(&ray, &three), every[..3]);
+    assert_eq!(scene.count_f64_with(&ray, &three), 3);
+    assert_eq!(scene.count_f64_with(&ray, &QueryOptions::new().with_max_hits(0)), 0);
+    let batch = scene.cast_batch_f64_with(&[ray, ray.with_range(0.0, 5.0)], &three);
+    assert_eq!(batch, [Some(first), None]);
     // The second one beyond a distance limit, behind a filter, off the mask.
     let skip_first =
         QueryOptions::new().with_filter(|instance: InstanceId, _| instance.index() != 0);
