@@ -234,7 +234,10 @@ fn options_layers_and_limits_are_kept() {
     let three = QueryOptions::new().with_max_hits(3);
     assert_eq!(scene.cast_all_f64_with(&ray, &three), every[..3]);
     assert_eq!(scene.count_f64_with(&ray, &three), 3);
-    assert_eq!(scene.count_f64_with(&ray, &QueryOptions::new().with_max_hits(0)), 0);
+    assert_eq!(
+        scene.count_f64_with(&ray, &QueryOptions::new().with_max_hits(0)),
+        0
+    );
     let batch = scene.cast_batch_f64_with(&[ray, ray.with_range(0.0, 5.0)], &three);
     assert_eq!(batch, [Some(first), None]);
     // The second one beyond a distance limit, behind a filter, off the mask.
@@ -530,4 +533,43 @@ fn far_picks_give_world_points_in_f64() {
         assert_eq!(order, [0, 1], "offset {offset}");
         assert!((picks[1].point.x - (offset.x + 2999.0)).abs() < 0.02);
     }
+}
+
+#[test]
+fn far_scenes_tell_inside_from_outside_as_at_the_origin() {
+    let sphere = Arc::new(Mesh::from_tri_mesh(icosphere(3), &Default::default()));
+    let mut rng = rng(5759);
+    let points: Vec<(usize, DVec3)> = (0..400)
+        .map(|k| {
+            let p = DVec3::new(
+                rng.gen_range(-1.3..1.3),
+                rng.gen_range(-1.3..1.3),
+                rng.gen_range(-1.3..1.3),
+            );
+            (k % PLACES.len(), p)
+        })
+        .collect();
+    let near = scene_at(&sphere, DVec3::ZERO);
+    for offset in OFFSETS.map(DVec3::from) {
+        let scene = scene_at(&sphere, offset);
+        let mut inside = 0;
+        for &(i, p) in &points {
+            let at_origin = placement(DVec3::ZERO, i).transform_point3(p);
+            let world = placement(offset, i).transform_point3(p);
+            let expected = near.contains_f64(at_origin);
+            inside += usize::from(expected);
+            // Within rounding of the surface either answer is right.
+            if (p.length() - 1.0).abs() > 0.02 {
+                assert_eq!(scene.contains_f64(world), expected, "{offset} {p}");
+                let winding = scene.winding_number_f64(world);
+                assert!(
+                    (winding - f64::from(u8::from(expected))).abs() < 1e-3,
+                    "{winding}"
+                );
+            }
+        }
+        assert!(inside > 50, "{inside} inside");
+    }
+    assert!(!near.contains_f64(DVec3::NAN));
+    assert!(near.winding_number_f64(DVec3::INFINITY).is_nan());
 }

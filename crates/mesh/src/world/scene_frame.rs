@@ -26,7 +26,7 @@ use crate::batches::BATCH_GRAIN;
 use crate::queries::{All, Any, Closest, Count, HitRules, QueryKind};
 use crate::scene::{FarReach, InstanceFilter};
 use crate::world::mesh_frame::limited;
-use crate::{Filter, Instance, InstanceId, QueryOptions, Scene};
+use crate::{Filter, Instance, InstanceId, PointQueries, QueryOptions, Scene};
 
 /// The relative slack of the top level's `f64` tests (ranges and boxes): `2^-46`, 64 times
 /// the few roundings of each `f64` step it covers.
@@ -61,6 +61,13 @@ impl DSceneHit {
 }
 
 impl Instance {
+    /// `point` (`f64` world coordinates) carried into the mesh's space by the `f64` inverse
+    /// of [`Instance::transform_f64`], rounded once.
+    #[inline]
+    pub fn carry_point(&self, point: DVec3) -> glam::Vec3 {
+        self.to_local_f64().transform_point3(point).as_vec3()
+    }
+
     /// `ray` (`f64` world coordinates) carried into the mesh's space: its origin and direction
     /// by the `f64` inverse of [`Instance::transform_f64`], then into the mesh's frame around
     /// its box ([`DRay::carry`]: moved along itself when it starts farther than
@@ -314,6 +321,39 @@ impl Scene {
             .with_min_len(BATCH_GRAIN)
             .map(|ray| self.occluded_f64_with(ray, options))
             .collect()
+    }
+
+    /// Whether `point` (`f64` world coordinates) is inside any instance, as
+    /// [`crate::PointQueries::contains`] decides it on a scene: each instance asked with the
+    /// point carried into its mesh's frame in `f64` ([`Instance::carry_point`]), so that a
+    /// far instance decides at its own precision. `false` for a point that is not finite.
+    pub fn contains_f64(&self, point: DVec3) -> bool {
+        point.is_finite()
+            && self
+                .instances()
+                .any(|(_, instance)| instance.mesh().contains(instance.carry_point(point)))
+    }
+
+    /// The scene's winding number at `point` (`f64` world coordinates), in `f64`: the sum of
+    /// the instances' (each at the point carried into its mesh's frame, unrounded, turned
+    /// over by a mirroring transform), as [`crate::PointQueries::winding_number`] sums them;
+    /// NaN for a point that is not finite.
+    pub fn winding_number_f64(&self, point: DVec3) -> f64 {
+        if !point.is_finite() {
+            return f64::NAN;
+        }
+        self.instances()
+            .map(|(_, instance)| {
+                let winding = instance
+                    .mesh()
+                    .winding_at(instance.to_local_f64().transform_point3(point));
+                if instance.is_mirrored() {
+                    -winding
+                } else {
+                    winding
+                }
+            })
+            .sum()
     }
 
     /// `ray` made ready for the top level's slab tests ([`TopLevelRay`]).
