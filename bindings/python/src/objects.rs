@@ -21,7 +21,10 @@ use crate::state::{current, Level, MeshState};
 /// rounded to single precision, so geometry far from the origin keeps its precision, and
 /// `t_hit`, points and distances come back in `float64` (winding numbers too). `float32`
 /// rays and points are answered in `float32`, as they are given (carried too when the mesh
-/// has an origin of its own). A `Scene` reads every dtype in single precision. A ray hits
+/// has an origin of its own). A `Scene` with an instance far from the origin carries
+/// `float64` rays into each instance it reaches in double precision (`t_hit` in `float64`);
+/// otherwise, and for its point queries, a `Scene` reads every dtype in single precision.
+/// A ray hits
 /// where `tnear < t <= tfar` (every ray query takes them; by default every `t > 0`), `t` in
 /// units of its direction as in Open3D: a direction of length 2 reaches `t = 1` two units
 /// from its origin. Every answer is exact: rays through shared edges and vertices never

@@ -101,8 +101,9 @@ class Geometry:
     """A `Mesh`, a `Scene` or a `GpuMesh`: the ray queries (traced on the GPU for a
     `GpuMesh`) and the point queries (on the CPU mesh for a `GpuMesh`). A mesh takes float64
     rays and points as world coordinates, carried into its frame (`Mesh.origin`) in double
-    precision, and answers `t`, points and distances in float64; a scene reads every dtype
-    in single precision."""
+    precision, and answers `t`, points and distances in float64; a scene far from the origin
+    carries float64 rays into each instance in double precision (`t` in float64), and reads
+    the rest in single precision."""
 
     def cast_rays(
         self, rays: Optional[ArrayLike] = None, **keywords: Unpack[_FirstHitKeywords]
