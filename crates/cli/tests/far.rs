@@ -135,6 +135,22 @@ fn contains_and_distance_answer_a_far_mesh_at_full_precision() {
     assert!(inside > 20, "only {inside} points inside");
 }
 
+/// A point as `--eye` and `--target` take it, every digit kept.
+fn world_arg(p: DVec3) -> String {
+    format!("{:?},{:?},{:?}", p.x, p.y, p.z)
+}
+
+/// The world point of `meshcast pick`'s `point` line.
+fn picked_point(stdout: &str) -> DVec3 {
+    let line = stdout.lines().find(|l| l.starts_with("point")).unwrap();
+    let numbers: Vec<f64> = line
+        .split_whitespace()
+        .skip(1)
+        .map(|w| w.parse().unwrap())
+        .collect();
+    DVec3::new(numbers[0], numbers[1], numbers[2])
+}
+
 #[test]
 fn pick_takes_and_prints_world_points_at_full_precision() {
     let dir = scratch("far-pick");
@@ -142,8 +158,7 @@ fn pick_takes_and_prints_world_points_at_full_precision() {
     // Straight down onto the sphere's top from 5 m above, the camera placed in world
     // coordinates: the image's centre pixel looks along the axis.
     let eye = OFFSET + DVec3::new(0.0, 0.0, 5.0);
-    let world = |p: DVec3| format!("{:?},{:?},{:?}", p.x, p.y, p.z);
-    let (eye_arg, target_arg) = (world(eye), world(OFFSET));
+    let (eye_arg, target_arg) = (world_arg(eye), world_arg(OFFSET));
     let out = run(&[
         "pick",
         arg(&obj),
@@ -157,13 +172,7 @@ fn pick_takes_and_prints_world_points_at_full_precision() {
         "0,1,0",
     ]);
     assert!(out.success, "{}", out.stderr);
-    let point_line = out.stdout.lines().find(|l| l.starts_with("point")).unwrap();
-    let point: Vec<f64> = point_line
-        .split_whitespace()
-        .skip(1)
-        .map(|w| w.parse().unwrap())
-        .collect();
-    let point = DVec3::new(point[0], point[1], point[2]);
+    let point = picked_point(&out.stdout);
     // The centre pixel's ray is the library's, through the same camera in the mesh's frame.
     let down = DRay::new(eye, DVec3::NEG_Z);
     let top = down.origin + down.dir * mesh.cast_f64(&down).expect("the top").t;
@@ -214,26 +223,19 @@ fn a_georeferenced_gltf_scene_is_cast_and_picked_at_full_precision() {
 
     let eye = OFFSET + DVec3::new(0.25, 0.25, 5.0);
     let target = OFFSET + DVec3::new(0.25, 0.25, 0.0);
-    let world = |p: DVec3| format!("{:?},{:?},{:?}", p.x, p.y, p.z);
     let out = run(&[
         "pick",
         arg(&path),
         "--pixel",
         "400,300",
         "--eye",
-        &world(eye),
+        &world_arg(eye),
         "--target",
-        &world(target),
+        &world_arg(target),
     ]);
     assert!(out.success, "{}", out.stderr);
-    let point_line = out.stdout.lines().find(|l| l.starts_with("point")).unwrap();
-    let point: Vec<f64> = point_line
-        .split_whitespace()
-        .skip(1)
-        .map(|w| w.parse().unwrap())
-        .collect();
     // The pixel's centre lies half a pixel (3 mm here) from the image's.
-    let point = DVec3::new(point[0], point[1], point[2]);
-    assert!(point.distance(target) < 0.01, "{point_line}");
-    assert_eq!(point.z, OFFSET.z, "{point_line}");
+    let point = picked_point(&out.stdout);
+    assert!(point.distance(target) < 0.01, "{point}");
+    assert_eq!(point.z, OFFSET.z, "{point}");
 }

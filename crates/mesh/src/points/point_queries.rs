@@ -292,18 +292,11 @@ impl PointQueries for Instance {
 
     /// Whether the mesh contains the point carried into its space (rounded to `f32`).
     fn contains_finite(&self, point: Vec3) -> bool {
-        self.mesh().contains(self.local_point(point).as_vec3())
+        self.mesh().contains(self.carry_point(point.as_dvec3()))
     }
 
-    /// The mesh's winding number at the carried point, turned over by a mirroring
-    /// transform.
     fn winding_finite(&self, point: Vec3) -> f64 {
-        let winding = self.mesh().winding_at(self.local_point(point));
-        if self.is_mirrored() {
-            -winding
-        } else {
-            winding
-        }
+        self.winding_at_world(point.as_dvec3())
     }
 }
 

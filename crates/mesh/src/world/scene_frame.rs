@@ -68,6 +68,20 @@ impl Instance {
         self.to_local_f64().transform_point3(point).as_vec3()
     }
 
+    /// The mesh's winding number at `point` (`f64` world coordinates) carried into its space
+    /// in `f64`, unrounded, turned over by a mirroring transform: what the instance's and the
+    /// scene's winding numbers and `f64` winding numbers sum.
+    pub(crate) fn winding_at_world(&self, point: DVec3) -> f64 {
+        let winding = self
+            .mesh()
+            .winding_at(self.to_local_f64().transform_point3(point));
+        if self.is_mirrored() {
+            -winding
+        } else {
+            winding
+        }
+    }
+
     /// `ray` (`f64` world coordinates) carried into the mesh's space: its origin and direction
     /// by the `f64` inverse of [`Instance::transform_f64`], then into the mesh's frame around
     /// its box ([`DRay::carry`]: moved along itself when it starts farther than
@@ -343,16 +357,7 @@ impl Scene {
             return f64::NAN;
         }
         self.instances()
-            .map(|(_, instance)| {
-                let winding = instance
-                    .mesh()
-                    .winding_at(instance.to_local_f64().transform_point3(point));
-                if instance.is_mirrored() {
-                    -winding
-                } else {
-                    winding
-                }
-            })
+            .map(|(_, instance)| instance.winding_at_world(point))
             .sum()
     }
 

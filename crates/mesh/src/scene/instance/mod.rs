@@ -255,13 +255,6 @@ impl Instance {
         }
     }
 
-    /// A world point carried into the mesh's space by the inverse transform, in `f64` (round
-    /// it once to `f32` where a mesh query needs one).
-    #[inline]
-    pub(crate) fn local_point(&self, point: Vec3) -> DVec3 {
-        self.to_local.transform_point3(point.as_dvec3())
-    }
-
     /// Which side of its triangle a hit of a world ray `ray` on this instance is on; `None`
     /// when the mesh has no triangle `hit.triangle`.
     pub fn facing(&self, ray: &Ray, hit: &Hit) -> Option<Facing> {
