@@ -69,16 +69,14 @@ pub fn cast(
     options: &QueryOptions,
 ) -> PyResult<Cast> {
     let hits = scene.cast_batch_f64_with(&world_rays(rows, interval)?, options);
-    let mut cast = Cast {
-        t_hit: Reals::F64(Vec::with_capacity(hits.len())),
-        geometry_ids: Vec::with_capacity(hits.len()),
-        primitive_ids: Vec::with_capacity(hits.len()),
-        primitive_uvs: Vec::with_capacity(2 * hits.len()),
-        primitive_normals: Vec::with_capacity(3 * hits.len()),
-    };
-    let Reals::F64(t_hit) = &mut cast.t_hit else {
-        unreachable!("made as F64 above")
-    };
+    let n = hits.len();
+    let (mut t_hit, mut geometry_ids, mut primitive_ids) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let (mut primitive_uvs, mut primitive_normals) =
+        (Vec::with_capacity(2 * n), Vec::with_capacity(3 * n));
     for hit in &hits {
         let (t, geometry, primitive, uv, normal) = match hit {
             Some(hit) => (
@@ -91,12 +89,18 @@ pub fn cast(
             None => (f64::INFINITY, INVALID_ID, INVALID_ID, [0.0; 2], Vec3::ZERO),
         };
         t_hit.push(t);
-        cast.geometry_ids.push(geometry);
-        cast.primitive_ids.push(primitive);
-        cast.primitive_uvs.extend(uv);
-        cast.primitive_normals.extend(normal.to_array());
+        geometry_ids.push(geometry);
+        primitive_ids.push(primitive);
+        primitive_uvs.extend(uv);
+        primitive_normals.extend(normal.to_array());
     }
-    Ok(cast)
+    Ok(Cast {
+        t_hit: Reals::F64(t_hit),
+        geometry_ids,
+        primitive_ids,
+        primitive_uvs,
+        primitive_normals,
+    })
 }
 
 /// Whether each ray hits anything.
