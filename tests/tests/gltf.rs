@@ -2,15 +2,13 @@
 //! twice, a primitive without indices), the same documents as GLB and with external buffers,
 //! TRS against matrices, strips and fans, and the flattened mesh against the scene.
 
-mod gltf_builder;
-
 use std::sync::Arc;
 
-use glam::{Affine3A, Mat3, Quat, Vec3};
-use gltf_builder::{
+use crate::gltf_builder::{
     embedded_buffer, one_primitive, text, to_glb, unit_triangle, Builder, UNSIGNED_BYTE,
     UNSIGNED_INT, UNSIGNED_SHORT,
 };
+use glam::{Affine3A, Mat3, Quat, Vec3};
 use meshcast::io::{Error, Format, Place};
 use meshcast::{SceneFiles, TriMeshFiles};
 use meshcast_mesh::{RayQueries, Scene, SceneHit, TriMesh, Warning};

@@ -1,9 +1,7 @@
 //! Truncated, garbled and hostile glTF files: each a typed error naming the place at fault,
 //! never a panic.
 
-mod gltf_builder;
-
-use gltf_builder::{one_primitive, text, to_glb, unit_triangle};
+use crate::gltf_builder::{one_primitive, text, to_glb, unit_triangle};
 use meshcast::io::{Error, Format, IndexKind, Place};
 use meshcast::{SceneFiles, TriMeshFiles};
 use meshcast_mesh::{Scene, TriMesh};
@@ -144,7 +142,7 @@ fn a_buffer_shorter_than_declared_is_truncated() {
 fn indices_out_of_range_name_the_index_accessor() {
     let document = one_primitive(
         &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
-        Some((&[0, 1, 3], gltf_builder::UNSIGNED_SHORT)),
+        Some((&[0, 1, 3], crate::gltf_builder::UNSIGNED_SHORT)),
         4,
     );
     match error_of(&document) {

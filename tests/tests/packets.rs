@@ -14,8 +14,7 @@ use std::sync::Arc;
 use meshcast::glam::{Affine3A, Vec3};
 use meshcast::{Camera, Instance, PointQueries, QueryOptions, Ray};
 
-mod packet_checks;
-use packet_checks::*;
+use crate::packet_checks::*;
 
 #[test]
 fn camera_images_on_meshes_match_single_rays() {

@@ -10,8 +10,7 @@ use meshcast::glam::{Affine3A, Quat, Vec3};
 use meshcast::{BuildOptions, Instance, InstanceId, Mesh, Ray, RayQueries, Scene, TriMesh};
 use meshcast_testkit::{cube, icosphere};
 
-mod packet_checks;
-use packet_checks::*;
+use crate::packet_checks::*;
 
 /// The grid on the faces of `cube(1.0, 3)`: coordinate `i` of 0..=8, exact in `f32`.
 fn grid(i: i32) -> f32 {

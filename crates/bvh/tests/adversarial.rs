@@ -2,9 +2,7 @@
 //! boxes and on surfaces, through shared vertices and edges, grazing, far from the origin or
 //! tiny, with extreme direction lengths, clipped ranges, and NaN or infinite input.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glam::Vec3;
 use meshcast_bvh::{All, Any, BuildOptions, Closest};
 use meshcast_primitives::{Hit, Ray, Triangle};

@@ -1,9 +1,7 @@
 //! Every query of every build option equals the brute-force loop, bit for bit, on the assets
 //! and on random soups.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 fn check_mesh(triangles: &[meshcast_primitives::Triangle], seed: u64, rays: usize, name: &str) {
     let reference = Reference::new(triangles, mixed_rays(triangles, seed, rays));

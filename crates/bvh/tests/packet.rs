@@ -3,9 +3,7 @@
 //! random triangles and boxes, coherent and incoherent packets, mixed direction signs,
 //! degenerate rays among the lanes and empty trees.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glam::Vec3;
 use meshcast_bvh::{Any, BuildOptions, Bvh, Closest};
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle, ALL_LANES, PACKET_WIDTH};

@@ -2,11 +2,9 @@
 //! [`Quality::High`]'s reinsertion never makes the tree costlier than [`Quality::Balanced`]'s,
 //! on meshes, random soups and the worst inputs.
 
-mod common;
-
 use std::cmp::Ordering;
 
-use common::*;
+use crate::common::*;
 use glam::Vec3;
 use meshcast_bvh::{BuildOptions, Bvh, Parallel, Quality};
 use meshcast_primitives::Aabb;

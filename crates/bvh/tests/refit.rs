@@ -1,8 +1,6 @@
 //! Refitting after the vertices move keeps every query equal to brute force.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glam::Vec3;
 use meshcast_bvh::BuildOptions;
 use meshcast_primitives::Triangle;

@@ -3,9 +3,7 @@
 //! size, statistics). Determinism across thread counts is tested on pinned pools, with
 //! inputs large enough for every parallel path, in `tests/tests/determinism.rs`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glam::Vec3;
 use meshcast_bvh::{All, Any, BuildOptions, Bvh, Closest, Error, Quality};
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle};

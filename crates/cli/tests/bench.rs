@@ -1,11 +1,9 @@
 //! `meshcast bench` on bundled meshes: every figure of its JSON report, every node kernel
 //! this CPU runs and every build quality.
 
-mod support;
-
+use crate::support::{arg, run};
 use meshcast::{Mesh, MeshFiles};
 use meshcast_testkit::asset;
-use support::{arg, run};
 
 /// `meshcast bench` on the cow with `rays` rays per set, one run, `options` and `--json`: its
 /// report, once the command is asserted to have succeeded (`label` names the case).

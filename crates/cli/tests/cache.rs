@@ -1,11 +1,9 @@
 //! `meshcast build` writes a cache that every command takes in place of the mesh, with the
 //! same answers and no build.
 
-mod support;
-
+use crate::support::{arg, assert_clean_failure, run, scratch};
 use meshcast::{Mesh, MeshFiles, Quality, RayQueries};
 use meshcast_testkit::{asset, incoherent_rays};
-use support::{arg, assert_clean_failure, run, scratch};
 
 #[test]
 fn build_writes_a_cache_that_commands_load_without_a_build() {

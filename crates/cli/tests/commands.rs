@@ -1,13 +1,11 @@
 //! Every subcommand on a bundled mesh, its output checked against the library.
 
-mod support;
-
 use std::fmt::Write as _;
 
+use crate::support::{arg, ray_lines, run, run_in, scratch};
 use glam::Vec3;
 use meshcast::{Camera, Mesh, MeshFiles, Ray, RayQueries};
 use meshcast_testkit::{asset, incoherent_rays};
-use support::{arg, ray_lines, run, run_in, scratch};
 
 /// The camera `pick` and `render` use by default for a `width` x `height` image.
 fn default_camera(mesh: &Mesh, width: u32, height: u32) -> Camera {

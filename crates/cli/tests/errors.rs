@@ -1,9 +1,7 @@
 //! Bad input ends with one clear line on stderr and a non-zero exit, never a panic.
 
-mod support;
-
+use crate::support::{arg, assert_clean_failure, run, run_in, scratch};
 use meshcast_testkit::asset;
-use support::{arg, assert_clean_failure, run, run_in, scratch};
 
 #[test]
 fn missing_mesh_file() {

@@ -2,14 +2,12 @@
 //! are read with every digit, carried into the mesh's frame in `f64`, and `T` is printed in
 //! `f64`: the lines equal the library's `f64` queries bit for bit, on the CPU.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
+use crate::support::{arg, run, scratch};
 use glam::{DVec3, Vec3};
 use meshcast::{Aabb, DRay, Mesh, MeshFiles};
 use meshcast_testkit::{icosphere, random_direction, random_point_in, rng};
-use support::{arg, run, scratch};
 
 /// The UTM position of the sphere.
 const OFFSET: DVec3 = DVec3::new(500_123.37, 5_000_456.71, 100.0);

@@ -1,12 +1,10 @@
 //! `meshcast sdf` and `meshcast sample`: their files and lines hold what the library
 //! answers, and bad arguments end with one `error:` line.
 
-mod support;
-
+use crate::support::{arg, assert_clean_failure, run, scratch};
 use meshcast::glam::Vec3;
 use meshcast::{Aabb, Mesh, MeshFiles};
 use meshcast_testkit::asset;
-use support::{arg, assert_clean_failure, run, scratch};
 
 /// An NPY file's shape and `<f4` values, read by its documented layout (format 1.0).
 fn read_npy(bytes: &[u8]) -> (Vec<usize>, Vec<f32>) {

@@ -1,12 +1,10 @@
 //! A glTF file on the command line: `cast`, `pick` and `render` see its scene of instances,
 //! the commands that take one mesh see the scene flattened.
 
-mod support;
-
+use crate::support::{arg, run, run_in, scratch};
 use glam::Vec3;
 use meshcast::{Camera, RayQueries, Scene, SceneFiles};
 use meshcast_testkit::asset;
-use support::{arg, run, run_in, scratch};
 
 fn simple_meshes() -> std::path::PathBuf {
     asset("gltf/SimpleMeshes.gltf")

@@ -3,13 +3,11 @@
 //! A test that needs a GPU adapter skips, saying why, where there is none, unless the
 //! environment variable `CI` is set: then it fails.
 
-mod support;
-
+use crate::support::{arg, assert_clean_failure, ray_lines, run_with_env};
 use glam::Vec3;
 use meshcast::gpu::Gpu;
 use meshcast::{Camera, Mesh, MeshFiles, Ray};
 use meshcast_testkit::{asset, incoherent_rays};
-use support::{arg, assert_clean_failure, ray_lines, run_with_env};
 
 /// The GPU, or `None` (with the reason printed) where there is none and `CI` is not set.
 fn gpu_or_skip(test: &str) -> Option<Gpu> {

@@ -1,13 +1,11 @@
 //! `meshcast contains` and `meshcast distance` end to end: a cube written as OBJ, points read
 //! from a file and from standard input, every answer the library's, in order.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
+use crate::support::{arg, run, run_in, scratch, Run};
 use meshcast::glam::Vec3;
 use meshcast::{Mesh, MeshFiles, PointQueries};
-use support::{arg, run, run_in, scratch, Run};
 
 /// A cube from -1 to 1, six quads wound outwards (triangulated on load).
 const CUBE: &str = "\

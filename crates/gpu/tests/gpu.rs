@@ -21,8 +21,7 @@ use meshcast_testkit::{
     transformed,
 };
 
-mod common;
-use common::{assets_of_each_kind, bit_exact, gpu, upload, within_bounds};
+use crate::common::{assets_of_each_kind, bit_exact, gpu, upload, within_bounds};
 
 /// Checks every query on `rays` against the CPU engine.
 fn check(gpu: &Gpu, on_gpu: &GpuMesh, rays: &[Ray], what: &str) {

@@ -14,8 +14,7 @@ use meshcast::{
 use meshcast_gpu::{Gpu, GpuMesh};
 use meshcast_testkit::{adversarial_rays, asset, cube, icosphere, incoherent_rays, random_rays};
 
-mod common;
-use common::{assets_of_each_kind, bit_exact, gpu, upload, within_bounds};
+use crate::common::{assets_of_each_kind, bit_exact, gpu, upload, within_bounds};
 
 /// Checks every query with `options` on `rays` against the CPU engine with the same options.
 fn check_with<F: Filter<u32> + Sync>(

@@ -1,9 +1,7 @@
 //! The polygon test (convex, concave, points on edges and vertices, polygons sharing edges) and
 //! the triangulation (fan for convex faces, exact cover for concave ones).
 
-mod common;
-
-use common::config;
+use crate::common::config;
 use glam::{DVec2, Quat, Vec3};
 use meshcast_primitives::{triangulate, Polygon, Ray};
 use proptest::prelude::*;
@@ -185,7 +183,7 @@ proptest! {
         level in prop_oneof![Just(0.0f32), Just(-1.5), -100.0f32..100.0],
         grid in (1u32..32, 1u32..16),
         jitter in prop_oneof![Just((0.0f32, 0.0f32)), (0.0f32..0.125, 0.0f32..0.125)],
-        from in common::point(50.0),
+        from in crate::common::point(50.0),
     ) {
         let (a, b) = (grid.0 as f32 / 8.0 + jitter.0, grid.1 as f32 / 8.0 + jitter.1);
         prop_assume!(a < 4.0 && b < 2.0);
@@ -210,8 +208,8 @@ proptest! {
     #[test]
     fn triangulation_covers_the_polygon_exactly(
         steps in prop::collection::vec((0.05f32..1.0, 0.2f32..1.0), 4..16),
-        rotation in (common::point(1.0), -3.2f32..3.2),
-        offset in common::point(10.0),
+        rotation in (crate::common::point(1.0), -3.2f32..3.2),
+        offset in crate::common::point(10.0),
         samples in prop::collection::vec((-1.0f32..1.0, -1.0f32..1.0), 40),
     ) {
         let total: f32 = steps.iter().map(|s| s.0).sum();
@@ -264,7 +262,7 @@ proptest! {
     fn convex_polygons_get_the_fan(
         steps in prop::collection::vec(0.05f32..1.0, 3..24),
         radii in (0.1f32..5.0, 0.1f32..5.0),
-        rotation in (common::point(1.0), -3.2f32..3.2),
+        rotation in (crate::common::point(1.0), -3.2f32..3.2),
         reverse in any::<bool>(),
     ) {
         let total: f32 = steps.iter().sum();

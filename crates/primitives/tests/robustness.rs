@@ -2,9 +2,7 @@
 //! and primitives (no hit, no panic), and rays through the shared edges and vertices of a
 //! triangle fan (the watertight test never lets one through).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glam::Vec3;
 use meshcast_primitives::{
     Aabb, Error, Plane, Polygon, Ray, Sphere, Triangle, TriangleTransform, WatertightRay,

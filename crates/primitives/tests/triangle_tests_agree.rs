@@ -2,9 +2,7 @@
 //! random triangles and rays: near the origin, from far away, far from the world origin, and
 //! along the axes; plus the back-face culled test against the two-sided one.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glam::Vec3;
 use meshcast_primitives::{Ray, Triangle};
 use proptest::prelude::*;

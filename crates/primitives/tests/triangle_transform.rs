@@ -1,9 +1,7 @@
 //! The precomputed-transform test composed with an object's transform equals the test of the
 //! transformed triangle.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glam::{Affine3A, Quat, Vec3};
 use meshcast_primitives::{Ray, Triangle, TriangleTransform};
 use proptest::prelude::*;

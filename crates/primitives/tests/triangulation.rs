@@ -2,9 +2,7 @@
 //! are covered exactly (n - 2 triangles, none wound backwards, each inside, areas adding up),
 //! and degenerate, self-intersecting and non-finite ones still get n - 2 valid triangles.
 
-mod common;
-
-use common::config;
+use crate::common::config;
 use glam::{DVec2, Vec3};
 use meshcast_primitives::triangulate;
 use proptest::prelude::*;

@@ -1,8 +1,6 @@
 //! Small glTF documents written by test code: a binary buffer with its views and accessors,
 //! the JSON around it, the buffer embedded as a base64 data URI, and the same document as GLB.
 
-#![allow(dead_code)]
-
 use base64::Engine as _;
 use serde_json::{json, Value};
 

@@ -2,8 +2,6 @@
 //! hold every batch answer to its single ray, and the meshes, scenes, views and transforms
 //! they run on.
 
-#![allow(dead_code)]
-
 use std::ops::Range;
 use std::sync::Arc;
 

@@ -1,7 +1,5 @@
 //! Shared support of the BVH tests: meshes from the assets, seeded ray generators, the
 //! brute-force reference, and the comparison of every query against it.
-#![allow(dead_code)]
-
 use glam::Vec3;
 use meshcast_bvh::{
     All, Any, BuildOptions, Bvh, Closest, Count, Kernel, LeafHits, Parallel, Quality, WideBvh,

@@ -1,6 +1,4 @@
 //! Running the `meshcast` binary in tests.
-#![allow(dead_code)]
-
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};

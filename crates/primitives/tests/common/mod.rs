@@ -1,8 +1,6 @@
 //! Shared support of the primitives' property tests: fixed-seed configuration, strategies, the
 //! list of triangle tests, and an `f64` reference.
 
-#![allow(dead_code)] // each test file uses its own part
-
 use glam::{DVec3, Vec3};
 use meshcast_primitives::{Hit, Polygon, Ray, Triangle, TriangleTransform, WatertightRay};
 use proptest::prelude::*;

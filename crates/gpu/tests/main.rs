@@ -1,0 +1,6 @@
+//! The GPU path's tests, built as one test binary.
+
+mod common;
+
+mod gpu;
+mod options;
