@@ -10,9 +10,10 @@ use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, DAffine3, DQuat, DVec3, Vec2, Vec3};
 use meshcast::{
-    DHit, DRay, DSceneHit, Instance, InstanceId, Mesh, QueryOptions, Ray, RayQueries, Scene,
-    TriMesh,
+    DHit, DRay, DSceneHit, Feature, Instance, InstanceId, Mesh, QueryOptions, Ray, RayQueries,
+    Scene, TriMesh,
 };
+use meshcast_primitives::{distance_squared, Triangle};
 use meshcast_testkit::{icosphere, rng};
 use rand::Rng;
 
@@ -572,4 +573,122 @@ fn far_scenes_tell_inside_from_outside_as_at_the_origin() {
     }
     assert!(!near.contains_f64(DVec3::NAN));
     assert!(near.winding_number_f64(DVec3::INFINITY).is_nan());
+}
+
+/// What a loop over every instance's every triangle answers for the closest point to `q`:
+/// each triangle carried to `q` as the engine carries it (`T(-q) M` rounded to `f32` once),
+/// the nearest by squared distance in `f32`, then instance, then triangle.
+fn brute_force_closest(scene: &Scene, q: DVec3) -> Option<(InstanceId, u32, f32)> {
+    let mut best: Option<(f32, InstanceId, u32)> = None;
+    for (id, instance) in scene.instances() {
+        let carry = (DAffine3::from_translation(-q) * instance.transform_f64()).as_affine3a();
+        for (index, local) in instance.mesh().tri_mesh().triangles().enumerate() {
+            let carried = Triangle::new(
+                carry.transform_point3(local.v0),
+                carry.transform_point3(local.v1),
+                carry.transform_point3(local.v2),
+            );
+            if carried.is_degenerate() {
+                continue;
+            }
+            let d = distance_squared(carried.closest_point(Vec3::ZERO).point, Vec3::ZERO);
+            let candidate = (d, id, index as u32);
+            if best.is_none_or(|b| {
+                (candidate.0, candidate.1.index(), candidate.2) < (b.0, b.1.index(), b.2)
+            }) {
+                best = Some(candidate);
+            }
+        }
+    }
+    best.map(|(d, id, index)| (id, index, d.sqrt()))
+}
+
+#[test]
+fn far_scenes_find_closest_points_as_at_the_origin() {
+    let sphere = Arc::new(Mesh::from_tri_mesh(icosphere(3), &Default::default()));
+    let mut rng = rng(5760);
+    // Around each instance: inside, near the surface, a few metres out; and far from all.
+    let points: Vec<(usize, DVec3)> = (0..240)
+        .map(|k| {
+            let reach = [1.3, 4.0, 900.0][k % 3];
+            let p = DVec3::new(
+                rng.gen_range(-reach..reach),
+                rng.gen_range(-reach..reach),
+                rng.gen_range(-reach..reach),
+            );
+            (k % PLACES.len(), p)
+        })
+        .collect();
+    let near = scene_at(&sphere, DVec3::ZERO);
+    let options = QueryOptions::new();
+    for offset in OFFSETS.map(DVec3::from) {
+        let scene = scene_at(&sphere, offset);
+        for &(i, p) in &points {
+            let world = placement(offset, i).transform_point3(p);
+            let found = scene.closest_point_f64(world, &options).expect("a point");
+            // Bit for bit what the loop over every carried triangle finds: the top level
+            // culled no instance it should keep.
+            let (instance, triangle, distance) =
+                brute_force_closest(&scene, world).expect("a triangle");
+            assert_eq!(
+                (found.instance, found.closest.triangle),
+                (instance, triangle),
+                "{offset} {p}"
+            );
+            assert!(
+                (found.closest.distance - f64::from(distance)).abs()
+                    <= 1e-6 * found.closest.distance.max(1.0)
+            );
+            // And what the same scene at the origin finds, up to the rounding at the
+            // sphere's scale: the same distance, the same point relative to the instance.
+            let expected = near
+                .closest_point_f64(placement(DVec3::ZERO, i).transform_point3(p), &options)
+                .expect("a point");
+            assert_eq!(found.instance, expected.instance, "{offset} {p}");
+            let tolerance = TOLERANCE * (1.0 + p.length() * 1e-3);
+            assert!(
+                (found.closest.distance - expected.closest.distance).abs() <= tolerance,
+                "{offset} {p}: {} against {}",
+                found.closest.distance,
+                expected.closest.distance
+            );
+            let relative = found.closest.point - offset;
+            assert!(
+                relative.distance(expected.closest.point) <= tolerance,
+                "{offset} {p}: {relative} against {}",
+                expected.closest.point
+            );
+            if expected.closest.feature == Feature::Face
+                && (p.length() - 1.0).abs() > 0.05
+                && p.length() < 10.0
+            {
+                assert_eq!(
+                    found.closest.triangle, expected.closest.triangle,
+                    "{offset} {p}"
+                );
+            }
+            // Signed: negative inside, as the scene at the origin says.
+            let signed = scene.signed_distance_f64(world).expect("a distance");
+            if (p.length() - 1.0).abs() > 0.02 {
+                assert_eq!(signed < 0.0, p.length() < 1.0, "{offset} {p}: {signed}");
+            }
+        }
+        // Limits, layers and filters are kept.
+        let (i, p) = points[1];
+        let world = placement(offset, i).transform_point3(p);
+        let found = scene.closest_point_f64(world, &options).expect("a point");
+        let short = QueryOptions::new().with_max_distance((found.closest.distance * 0.99) as f32);
+        assert_eq!(scene.closest_point_f64(world, &short), None);
+        let other = scene
+            .closest_point_f64(
+                world,
+                &QueryOptions::new().with_filter(|id: InstanceId, _: u32| id != found.instance),
+            )
+            .expect("another instance");
+        assert_ne!(other.instance, found.instance);
+        assert!(other.closest.distance >= found.closest.distance);
+    }
+    assert_eq!(near.closest_point_f64(DVec3::NAN, &options), None);
+    assert_eq!(near.signed_distance_f64(DVec3::INFINITY), None);
+    assert_eq!(Scene::new().closest_point_f64(DVec3::ZERO, &options), None);
 }

@@ -4,7 +4,9 @@
 //!
 //! A mesh's queries take `float64` rays and points as world coordinates in `f64` (and any
 //! when the mesh has an origin of its own, `Mesh.origin`): rays are carried into its frame
-//! as they are read (`ray_reading::RayReading`), points answered by its `*_f64` queries.
+//! as they are read (`ray_reading::RayReading`), points answered by its `*_f64` queries. A
+//! scene far from the origin answers `float64` rays (`world_queries`) and points
+//! (`point_queries::World`) by the engine's `f64` scene queries.
 
 use meshcast::glam::{DVec3, Vec3};
 use meshcast::{PointQueries, RayQueries};
@@ -15,6 +17,7 @@ use pyo3::types::{PyDict, PyTuple};
 use crate::arrays::{self, to_numpy, Answers, Reals, Rows, RowsView};
 use crate::camera::{Camera, Clip};
 use crate::objects::Geometry;
+use crate::point_queries::World;
 use crate::queries::Target;
 use crate::ray_arguments::{RayArguments, RayQuery};
 use crate::ray_reading::{self, Interval, RayReading};
@@ -58,21 +61,21 @@ macro_rules! on_target {
 
 /// One answer per point of `$points` (an array of shape `(..., 3)` the caller calls
 /// `$name`): the body of every point query that answers one array. `$answer` computes them
-/// with `$target` the mesh or scene and `$found` the points in `f32`; for points that are
-/// world coordinates of a mesh (`RowsView::carried_into`), `$world_answer` computes them
-/// (the same type) with `$mesh` the mesh, `$world` the points in `f64` and `$wide` whether
-/// they came as `float64`.
+/// with `$target` the mesh or scene and `$found` the points in `f32`; for points in world
+/// coordinates (a far mesh or scene, or a mesh asked with `float64` points: [`World::of`]),
+/// `$world_answer` computes them (the same type) with `$answerer` the [`World`], `$world`
+/// the points in `f64` and `$wide` whether they came as `float64`.
 macro_rules! per_point {
-    ($geometry:expr, $py:expr, $points:expr, $name:literal, $threads:expr, |$target:ident, $found:ident| $answer:expr, |$mesh:ident, $world:ident, $wide:ident| $world_answer:expr) => {{
+    ($geometry:expr, $py:expr, $points:expr, $name:literal, $threads:expr, |$target:ident, $found:ident| $answer:expr, |$answerer:ident, $world:ident, $wide:ident| $world_answer:expr) => {{
         let rows = Rows::new($points, $name, 3)?;
         let view = rows.view();
         let answers = on_target!($geometry, $py, $threads, |$target| {
-            match view.carried_into($target.frame()) {
+            match World::of($target, &view) {
                 None => {
                     let $found = arrays::points(&view)?;
                     Ok($answer)
                 }
-                Some($mesh) => {
+                Some($answerer) => {
                     let $world = arrays::world_points(&view)?;
                     let $wide = view.is_wide();
                     Ok($world_answer)
@@ -208,8 +211,8 @@ impl Geometry {
     /// The nearest surface point to each point: Open3D's `compute_closest_points`, a dict
     /// of `points` (..., 3), `geometry_ids`, `primitive_ids`, `primitive_uvs` (..., 2) and
     /// `primitive_normals` (..., 3), Open3D's keys; with `with_distance`, also `distance`.
-    /// `points` and `distance` are float32, float64 world coordinates and distances for a
-    /// mesh's float64 points. Where no surface is within `max_distance` (or none at all):
+    /// `points` and `distance` are float32, float64 world coordinates and distances for
+    /// float64 points of a mesh or of a scene far from the origin. Where no surface is within `max_distance` (or none at all):
     /// points NaN, ids `INVALID_ID`, uvs and normals 0, distance inf.
     #[pyo3(signature = (query_points, *, max_distance=f64::INFINITY, with_distance=false, threads=None))]
     fn compute_closest_points<'py>(
@@ -224,16 +227,16 @@ impl Geometry {
         let view = rows.view();
         let reach = reach(max_distance)?;
         let closest = on_target!(self, py, threads, |target| {
-            match view.carried_into(target.frame()) {
+            match World::of(target, &view) {
                 None => Ok(point_queries::closest(
                     target,
                     &arrays::points(&view)?,
                     reach,
                 )),
-                Some(mesh) => {
+                Some(world) => {
                     let points = arrays::world_points(&view)?;
                     Ok(point_queries::closest_world(
-                        mesh,
+                        world,
                         &points,
                         reach,
                         view.is_wide(),
@@ -266,8 +269,8 @@ impl Geometry {
         Ok(dict)
     }
 
-    /// The distance from each point to the surface (float32, float64 for a mesh's float64
-    /// points; inf where there is none within `max_distance`).
+    /// The distance from each point to the surface (float32, float64 for the float64 points
+    /// of a mesh or a far scene; inf where there is none within `max_distance`).
     #[pyo3(signature = (query_points, *, max_distance=f64::INFINITY, threads=None))]
     fn compute_distance<'py>(
         &self,
@@ -284,12 +287,12 @@ impl Geometry {
             "query_points",
             threads,
             |target, points| Reals::F32(point_queries::distance(target, &points, reach)),
-            |mesh, points, wide| point_queries::distance_world(mesh, &points, reach, wide)
+            |world, points, wide| point_queries::distance_world(world, &points, reach, wide)
         )
     }
 
     /// The signed distance from each point to the surface, negative inside (float32,
-    /// float64 for a mesh's float64 points): inside is exact on closed meshes (the parity
+    /// float64 for the float64 points of a mesh or a far scene): inside is exact on closed meshes (the parity
     /// of one ray's crossings) and the generalised winding number elsewhere.
     #[pyo3(signature = (query_points, *, threads=None))]
     fn compute_signed_distance<'py>(
@@ -305,9 +308,9 @@ impl Geometry {
             "query_points",
             threads,
             |target, points| Reals::F32(point_queries::signed_distance(target, &points)),
-            |mesh, points, wide| {
+            |world, points, wide| {
                 let distances = point_queries::each_world_point(&points, |point| {
-                    mesh.signed_distance_f64(point).unwrap_or(f64::INFINITY)
+                    world.signed_distance(point).unwrap_or(f64::INFINITY)
                 });
                 Reals::new(distances, wide)
             }
@@ -330,9 +333,9 @@ impl Geometry {
             "query_points",
             threads,
             |target, points| occupancy(target.contains_batch(&points)),
-            |mesh, points, _wide| {
+            |world, points, _wide| {
                 occupancy(point_queries::each_world_point(&points, |p| {
-                    mesh.contains_f64(p)
+                    world.contains(p)
                 }))
             }
         )
@@ -354,13 +357,12 @@ impl Geometry {
             "points",
             threads,
             |target, points| target.contains_batch(&points),
-            |mesh, points, _wide| point_queries::each_world_point(&points, |p| mesh
-                .contains_f64(p))
+            |world, points, _wide| point_queries::each_world_point(&points, |p| world.contains(p))
         )
     }
 
-    /// The generalised winding number at each point (float32, float64 for a mesh's float64
-    /// points; Jacobson et al. 2013): about 1
+    /// The generalised winding number at each point (float32, float64 for the float64 points
+    /// of a mesh or a far scene; Jacobson et al. 2013): about 1
     /// inside a closed, outward-facing surface and 0 outside.
     #[pyo3(signature = (points, *, threads=None))]
     fn winding_number<'py>(
@@ -376,9 +378,8 @@ impl Geometry {
             "points",
             threads,
             |target, points| Reals::F32(target.winding_number_batch(&points)),
-            |mesh, points, wide| {
-                let winding =
-                    point_queries::each_world_point(&points, |p| mesh.winding_number_f64(p));
+            |world, points, wide| {
+                let winding = point_queries::each_world_point(&points, |p| world.winding_number(p));
                 Reals::new(winding, wide)
             }
         )

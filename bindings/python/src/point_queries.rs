@@ -1,14 +1,89 @@
 //! The point queries of a mesh or a scene (closest points, distances, signed distances),
 //! laid out as Open3D's `RaycastingScene` lays them out, over `queries::Target` for both
-//! levels; points given as world coordinates in `f64` are answered by a mesh's `*_f64`
-//! queries (the `*_world` functions), in world units.
+//! levels; points given as world coordinates in `f64` are answered by the engine's `*_f64`
+//! queries ([`World`], the `*_world` functions), in world units.
 
 use meshcast::glam::{DVec3, Vec3};
-use meshcast::{Mesh, PointQueries, QueryOptions};
+use meshcast::{Mesh, PointQueries, QueryOptions, Scene};
 use rayon::prelude::*;
 
-use crate::arrays::Reals;
+use crate::arrays::{Reals, RowsView};
 use crate::queries::{Record, Target, GRAIN, INVALID_ID};
+use crate::world_queries;
+
+/// What answers points given as `f64` world coordinates, in world units, by the engine's
+/// `*_f64` queries: a mesh with an origin of its own or asked with `float64` points
+/// ([`RowsView::carried_into`]), or a scene far from the origin asked with `float64` points
+/// ([`world_queries::answers`]). Other points are read as they are, in `f32`.
+#[derive(Clone, Copy)]
+pub enum World<'a> {
+    Mesh(&'a Mesh),
+    Scene(&'a Scene),
+}
+
+impl<'a> World<'a> {
+    /// What answers `rows` of points for `target` in world coordinates, if anything does.
+    pub fn of<T: Target>(target: &'a T, rows: &RowsView<'_>) -> Option<Self> {
+        match (target.frame(), target.world_scene()) {
+            (Some(mesh), _) => rows.carried_into(Some(mesh)).map(Self::Mesh),
+            (None, Some(scene)) => {
+                world_queries::answers(scene, rows).then_some(Self::Scene(scene))
+            }
+            (None, None) => None,
+        }
+    }
+
+    /// The surface point nearest to `point` within `reach`, what it names, where it is and
+    /// how far, in `f64`.
+    fn nearest(self, point: DVec3, reach: Reach) -> Option<Nearest> {
+        match self {
+            Self::Mesh(mesh) => {
+                let found = mesh.closest_point_f64(point, &reach.options_from(mesh, point))?;
+                let record = Record::on_mesh(mesh, found.triangle, [found.u, found.v]);
+                Some((record, found.point, found.distance))
+            }
+            Self::Scene(scene) => {
+                let found = scene.closest_point_f64(point, &reach.options())?;
+                let on = found.closest;
+                let instance = scene.instance(found.instance)?;
+                let record = Record {
+                    geometry: found.instance.index(),
+                    primitive: on.triangle,
+                    uv: [on.u, on.v],
+                    // Not from the rounded world corners, far from the origin.
+                    normal: instance
+                        .world_normal(on.triangle as usize)
+                        .unwrap_or(Vec3::ZERO),
+                };
+                Some((record, on.point, on.distance))
+            }
+        }
+    }
+
+    /// Whether `point` is inside.
+    pub fn contains(self, point: DVec3) -> bool {
+        match self {
+            Self::Mesh(mesh) => mesh.contains_f64(point),
+            Self::Scene(scene) => scene.contains_f64(point),
+        }
+    }
+
+    /// The winding number at `point`, in `f64`.
+    pub fn winding_number(self, point: DVec3) -> f64 {
+        match self {
+            Self::Mesh(mesh) => mesh.winding_number_f64(point),
+            Self::Scene(scene) => scene.winding_number_f64(point),
+        }
+    }
+
+    /// The signed distance from `point` to the surface, negative inside.
+    pub fn signed_distance(self, point: DVec3) -> Option<f64> {
+        match self {
+            Self::Mesh(mesh) => mesh.signed_distance_f64(point),
+            Self::Scene(scene) => scene.signed_distance_f64(point),
+        }
+    }
+}
 
 /// The closest surface point of each query point: Open3D's `compute_closest_points`.
 pub struct Closest {
@@ -75,17 +150,11 @@ pub fn closest<T: Target>(target: &T, points: &[Vec3], reach: Reach) -> Closest 
     lay_out_closest(&found, nearest, reach, false)
 }
 
-/// [`closest`] of points in `f64` world coordinates, by [`Mesh::closest_point_f64`]: the
-/// points and distances in world units, in `f64` where `wide`.
-pub fn closest_world(mesh: &Mesh, points: &[DVec3], reach: Reach, wide: bool) -> Closest {
-    let found = each_world_point(points, |point| {
-        mesh.closest_point_f64(point, &reach.options_from(mesh, point))
-    });
-    let nearest = |found: &meshcast::DClosestPoint| {
-        let record = Record::on_mesh(mesh, found.triangle, [found.u, found.v]);
-        (record, found.point, found.distance)
-    };
-    lay_out_closest(&found, nearest, reach, wide)
+/// [`closest`] of points in `f64` world coordinates, by the engine's `closest_point_f64`:
+/// the points and distances in world units, in `f64` where `wide`.
+pub fn closest_world(world: World<'_>, points: &[DVec3], reach: Reach, wide: bool) -> Closest {
+    let found = each_world_point(points, |point| world.nearest(point, reach));
+    lay_out_closest(&found, |&nearest| nearest, reach, wide)
 }
 
 /// Lays out the closest points `found`, `nearest` of each, as [`closest`] answers them,
@@ -162,12 +231,13 @@ pub fn distance<T: Target>(target: &T, points: &[Vec3], reach: Reach) -> Vec<f32
         .collect()
 }
 
-/// [`distance`] of points in `f64` world coordinates, by [`Mesh::closest_point_f64`], in
-/// `f64` where `wide`.
-pub fn distance_world(mesh: &Mesh, points: &[DVec3], reach: Reach, wide: bool) -> Reals {
+/// [`distance`] of points in `f64` world coordinates, by the engine's `closest_point_f64`,
+/// in `f64` where `wide`.
+pub fn distance_world(world: World<'_>, points: &[DVec3], reach: Reach, wide: bool) -> Reals {
     let distances = each_world_point(points, |point| {
-        mesh.closest_point_f64(point, &reach.options_from(mesh, point))
-            .map(|found| found.distance)
+        world
+            .nearest(point, reach)
+            .map(|(_, _, distance)| distance)
             .filter(|&d| reach.keeps(d))
             .unwrap_or(f64::INFINITY)
     });
@@ -184,7 +254,7 @@ pub fn signed_distance<T: Target>(target: &T, points: &[Vec3]) -> Vec<f32> {
         .collect()
 }
 
-/// `answer` of each point in `f64` world coordinates (a mesh's `*_f64` query), in parallel,
+/// `answer` of each point in `f64` world coordinates (a [`World`] query), in parallel,
 /// in order.
 pub fn each_world_point<T: Send>(points: &[DVec3], answer: impl Fn(DVec3) -> T + Sync) -> Vec<T> {
     points

@@ -357,6 +357,40 @@ def test_a_far_scene_answers_float64_rays_through_each_instance_in_float64(offse
     assert scene.cast_rays(rays.astype(np.float32))["t_hit"].dtype == np.float32
 
 
+@pytest.mark.parametrize("offset", OFFSETS)
+def test_a_far_scene_answers_float64_points_in_float64(offset):
+    # Two copies of the far sphere 30 m apart: the scene's point queries answer what the
+    # sphere at the origin answers, in float64, each point near the copy it was made for.
+    offset = np.array(offset)
+    here, far = meshcast.Mesh(VERTICES, FACES), meshcast.Mesh(VERTICES + offset, FACES)
+    scene = meshcast.Scene()
+    first, second = scene.add(far), scene.add(far, translation(30.0))
+    points = random_points(600, 12)
+    expected = here.compute_signed_distance(points)
+    surface = np.abs(expected) <= PRECISION
+    for shift, instance in (((0.0, 0.0, 0.0), first), ((30.0, 0.0, 0.0), second)):
+        world = points + offset + shift
+        signed = scene.compute_signed_distance(world)
+        assert signed.dtype == np.float64
+        np.testing.assert_allclose(signed, expected, rtol=0, atol=PRECISION)
+        closest = scene.compute_closest_points(world, with_distance=True)
+        assert closest["points"].dtype == np.float64 and closest["distance"].dtype == np.float64
+        assert (closest["geometry_ids"] == instance).all()
+        np.testing.assert_allclose(
+            closest["points"] - offset - shift, here.compute_closest_points(points)["points"], rtol=0, atol=PRECISION
+        )
+        np.testing.assert_allclose(closest["distance"], np.abs(expected), rtol=0, atol=PRECISION)
+        np.testing.assert_allclose(scene.compute_distance(world), np.abs(expected), rtol=0, atol=PRECISION)
+        inside = scene.contains(world)
+        assert (inside[~surface] == (expected < 0)[~surface]).all()
+        assert (scene.compute_occupancy(world) == inside).all()
+        winding = scene.winding_number(world)
+        assert winding.dtype == np.float64
+        np.testing.assert_allclose(winding[~surface], here.winding_number(points)[~surface], atol=1e-4)
+    # float32 points are read in single precision in the world, as they always were.
+    assert scene.compute_signed_distance(points.astype(np.float32)).dtype == np.float32
+
+
 def test_a_scene_near_the_origin_answers_float64_rays_in_float32():
     scene = meshcast.Scene()
     scene.add(meshcast.Mesh(VERTICES, FACES), translation(30.0))

@@ -80,4 +80,4 @@ pub use queries::{
 pub use scene::{Containment, Instance, Pick, Scene, SceneHit, SceneTriangle, SharedScene};
 pub use triangles::{frame_origin, LeafTest, SurfacePoint, TriMesh, VertexAttribute};
 pub use views::{Thickness, MAX_SIDE_SAMPLES};
-pub use world::{DClosestPoint, DPick, DSceneHit};
+pub use world::{DClosestPoint, DPick, DSceneClosestPoint, DSceneHit};

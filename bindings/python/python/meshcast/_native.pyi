@@ -102,8 +102,8 @@ class Geometry:
     `GpuMesh`) and the point queries (on the CPU mesh for a `GpuMesh`). A mesh takes float64
     rays and points as world coordinates, carried into its frame (`Mesh.origin`) in double
     precision, and answers `t`, points and distances in float64; a scene far from the origin
-    carries float64 rays into each instance in double precision (`t` in float64), and reads
-    the rest in single precision."""
+    carries float64 rays and points into each instance in double precision (`t`, points and
+    distances in float64), and reads float32 ones in single precision."""
 
     def cast_rays(
         self, rays: Optional[ArrayLike] = None, **keywords: Unpack[_FirstHitKeywords]

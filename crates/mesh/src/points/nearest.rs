@@ -2,9 +2,10 @@
 //! within a distance, for snapping, measuring and placing objects on surfaces; the walks
 //! behind [`crate::PointQueries::closest_point`].
 
-use glam::Vec3;
-use meshcast_primitives::{box_distance_squared, distance_squared, Hit, Triangle};
+use glam::{Affine3A, DAffine3, DVec3, Vec3};
+use meshcast_primitives::{box_distance_squared, distance_squared, Aabb, Hit, Triangle};
 
+use crate::scene::{carried_box, carried_triangle};
 use crate::volume::PointBox;
 use crate::{Filter, Instance, InstanceId, Mesh, QueryOptions, Scene, SceneHit};
 
@@ -238,7 +239,12 @@ impl Instance {
             return None;
         }
         let mut best = None;
-        instance_nearest(self, 0, query, bound, &mut best, |triangle| {
+        let placed = Placed {
+            instance: self,
+            carry: self.transform(),
+            query,
+        };
+        placed.search(0, bound, &mut best, |triangle| {
             options.filter.keep(triangle)
         });
         best.map(|b| closest_of(&b, self.mesh()))
@@ -253,20 +259,73 @@ impl Scene {
         query: Vec3,
         options: &QueryOptions<F>,
     ) -> Option<SceneClosestPoint> {
-        let bound = options.squared_limit().filter(|_| query.is_finite())?;
-        let mut best = None;
-        self.top_level().nearest(
-            bound,
+        if !query.is_finite() {
+            return None;
+        }
+        self.nearest_by(
+            options,
             |bounds| box_distance_squared(query, bounds),
-            |slot, bound| {
-                if let Some((id, instance)) = self.searched(slot, options.mask) {
-                    instance_nearest(instance, id.index(), query, bound, &mut best, |triangle| {
-                        options.filter.keep((id, triangle))
-                    });
-                }
-                bound_of(&best, bound)
+            |instance| Placed {
+                instance,
+                carry: instance.transform(),
+                query,
             },
-        );
+        )
+    }
+
+    /// The closest point to `query` (`f64` world coordinates), as
+    /// [`crate::PointQueries::closest_point`] finds it with every instance's triangles carried
+    /// to the query point, by `T(-query) M` (its `f64` transform `M`) rounded to `f32` once:
+    /// the point and distance are relative to `query`, at the precision of the distance,
+    /// wherever the scene lies. The top level's `f32` world boxes only cull, measured in
+    /// `f64` and brought nearer by the slack that [`crate::scene::FarReach::span`] derives,
+    /// so that they cull no instance with a nearer carried point.
+    pub(crate) fn nearest_f64<F: Filter<(InstanceId, u32)>>(
+        &self,
+        query: DVec3,
+        options: &QueryOptions<F>,
+    ) -> Option<SceneClosestPoint> {
+        if !query.is_finite() {
+            return None;
+        }
+        let slack = 2f64.powi(-18) * self.far_reach().span;
+        self.nearest_by(
+            options,
+            |bounds| {
+                let (min, max) = (bounds.min.as_dvec3(), bounds.max.as_dvec3());
+                let gap = (min - query).max(query - max).max(DVec3::ZERO).length();
+                let lower = (gap * (1.0 - 2f64.powi(-19)) - slack).max(0.0);
+                // Squared and rounded to f32 below the f64 value (a relative 2⁻²⁴ at most).
+                (lower * lower) as f32 * (1.0 - 1e-6)
+            },
+            |instance| Placed {
+                instance,
+                carry: (DAffine3::from_translation(-query) * instance.transform_f64())
+                    .as_affine3a(),
+                query: Vec3::ZERO,
+            },
+        )
+    }
+
+    /// The scene's nearest-point search: the top level nearest box first, `lower` bounding
+    /// the squared distance to anything under a box, each instance searched as `place`
+    /// carries it.
+    fn nearest_by<'a, F: Filter<(InstanceId, u32)>>(
+        &'a self,
+        options: &QueryOptions<F>,
+        lower: impl Fn(&Aabb) -> f32,
+        place: impl Fn(&'a Instance) -> Placed<'a>,
+    ) -> Option<SceneClosestPoint> {
+        let bound = options.squared_limit()?;
+        let mut best = None;
+        self.top_level().nearest(bound, lower, |slot, bound| {
+            if let Some((id, instance)) = self.searched(slot, options.mask) {
+                place(instance).search(id.index(), bound, &mut best, |triangle| {
+                    options.filter.keep((id, triangle))
+                });
+            }
+            bound_of(&best, bound)
+        });
         let best = best?;
         let instance = InstanceId::from_index(best.key.0);
         let mesh = self.instance(instance)?.mesh();
@@ -277,26 +336,30 @@ impl Scene {
     }
 }
 
-/// Searches one instance's mesh for a point nearer than `bound` (squared), in world space,
-/// among the triangles `keep` accepts; `id` is the instance's number in the tie key.
-fn instance_nearest(
-    instance: &Instance,
-    id: u32,
+/// An instance's triangles as a nearest-point search sees them: carried by `carry`, and
+/// measured from `query` in that space.
+struct Placed<'a> {
+    instance: &'a Instance,
+    carry: Affine3A,
     query: Vec3,
-    bound: f32,
-    best: &mut Option<Best>,
-    keep: impl Fn(u32) -> bool,
-) {
-    let mesh = instance.mesh();
-    mesh.bvh().nearest(
-        bound,
-        |local| box_distance_squared(query, &instance.world_box(local)),
-        |slot, bound| {
-            let (local, index) = mesh.leaf_triangle(slot);
-            if keep(index) {
-                offer(best, bound, &instance.carry(&local), query, (id, index));
-            }
-            bound_of(best, bound)
-        },
-    );
+}
+
+impl Placed<'_> {
+    /// Searches the instance's mesh for a point nearer than `bound` (squared) among the
+    /// triangles `keep` accepts; `id` is the instance's number in the tie key.
+    fn search(&self, id: u32, bound: f32, best: &mut Option<Best>, keep: impl Fn(u32) -> bool) {
+        let mesh = self.instance.mesh();
+        mesh.bvh().nearest(
+            bound,
+            |local| box_distance_squared(self.query, &carried_box(&self.carry, local)),
+            |slot, bound| {
+                let (local, index) = mesh.leaf_triangle(slot);
+                if keep(index) {
+                    let triangle = carried_triangle(&self.carry, &local);
+                    offer(best, bound, &triangle, self.query, (id, index));
+                }
+                bound_of(best, bound)
+            },
+        );
+    }
 }

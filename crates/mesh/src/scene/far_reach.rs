@@ -1,6 +1,7 @@
 //! [`FarReach`]: how far from the exact world ray an instance's hits may lie when the world
 //! room's `f64` queries carry the ray into the instance's mesh, the widening the scene's top
-//! level takes for those queries so that it culls no instance they would hit.
+//! level takes for those queries so that it culls no instance they would hit, and the
+//! slack its nearest-point search keeps for the same reason.
 
 use meshcast_primitives::FAR_SIZES;
 
@@ -32,6 +33,20 @@ pub(crate) struct FarReach {
     pub(crate) pad: f64,
     /// The condition number of the linear part (max norm).
     pub(crate) condition: f64,
+    /// The largest `|M| (|c| + D)`: the world size of an instance's mesh coordinates, `|c|`
+    /// the largest coordinate of its box's centre (max norm) and `D` its diagonal.
+    ///
+    /// The `f64` closest-point queries ([`crate::Scene::closest_point_f64`]) carry each
+    /// instance's triangles to the query point `q` by the transform `T(-q) M` rounded to
+    /// `f32` once, and measure there. A carried corner `M x + t - q` is rounded by less than
+    /// `2^-21 (|M| |x| + |t - q|)` per coordinate (the transform's rounding and the three
+    /// products and sums of carrying, six float steps), and `|t - q|` is at most the
+    /// distance from `q` to the exact corner plus `sqrt 3 |M| |x|`: so a carried point lies
+    /// within `2^-18 span + 2^-19 d` of the exact one, `d` its distance from `q`. The top
+    /// level's boxes hold the exact surface (their pad is sixteen steps of the coordinates),
+    /// so a box at distance `d` holds nothing carried nearer than
+    /// `d (1 - 2^-19) - 2^-18 span`.
+    pub(crate) span: f64,
 }
 
 impl FarReach {
@@ -40,6 +55,7 @@ impl FarReach {
         Self {
             pad: self.pad.max(other.pad),
             condition: self.condition.max(other.condition),
+            span: self.span.max(other.span),
         }
     }
 }
@@ -65,6 +81,7 @@ impl Instance {
         FarReach {
             pad: rounding + translation,
             condition,
+            span: scale * (centre + diagonal),
         }
     }
 }

@@ -15,6 +15,7 @@ mod shared;
 
 pub(crate) use far_reach::FarReach;
 pub use instance::Instance;
+pub(crate) use instance::{carried_box, carried_triangle};
 pub use pick::Pick;
 pub use selection::{Containment, SceneTriangle};
 pub use shared::SharedScene;

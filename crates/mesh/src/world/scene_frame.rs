@@ -26,7 +26,7 @@ use crate::batches::BATCH_GRAIN;
 use crate::queries::{All, Any, Closest, Count, HitRules, QueryKind};
 use crate::scene::{FarReach, InstanceFilter};
 use crate::world::mesh_frame::limited;
-use crate::{Filter, Instance, InstanceId, PointQueries, QueryOptions, Scene};
+use crate::{Filter, Instance, InstanceId, QueryOptions, Scene};
 
 /// The relative slack of the top level's `f64` tests (ranges and boxes): `2^-46`, 64 times
 /// the few roundings of each `f64` step it covers.
@@ -337,30 +337,6 @@ impl Scene {
             .collect()
     }
 
-    /// Whether `point` (`f64` world coordinates) is inside any instance, as
-    /// [`crate::PointQueries::contains`] decides it on a scene: each instance asked with the
-    /// point carried into its mesh's frame in `f64` ([`Instance::carry_point`]), so that a
-    /// far instance decides at its own precision. `false` for a point that is not finite.
-    pub fn contains_f64(&self, point: DVec3) -> bool {
-        point.is_finite()
-            && self
-                .instances()
-                .any(|(_, instance)| instance.mesh().contains(instance.carry_point(point)))
-    }
-
-    /// The scene's winding number at `point` (`f64` world coordinates), in `f64`: the sum of
-    /// the instances' (each at the point carried into its mesh's frame, unrounded, turned
-    /// over by a mirroring transform), as [`crate::PointQueries::winding_number`] sums them;
-    /// NaN for a point that is not finite.
-    pub fn winding_number_f64(&self, point: DVec3) -> f64 {
-        if !point.is_finite() {
-            return f64::NAN;
-        }
-        self.instances()
-            .map(|(_, instance)| instance.winding_at_world(point))
-            .sum()
-    }
-
     /// `ray` made ready for the top level's slab tests ([`TopLevelRay`]).
     fn top_level_ray(&self, ray: &DRay) -> TopLevelRay {
         TopLevelRay::new(ray, &self.top_level().bounds(), self.far_reach())
@@ -480,6 +456,7 @@ mod tests {
         let pad = |pad| FarReach {
             pad,
             condition: 1.0,
+            span: 1.0,
         };
         assert!(entry(&beside, &unit, pad(0.01)).is_some());
         assert!(entry(&beside, &unit, pad(0.0001)).is_none());

@@ -170,12 +170,7 @@ impl Instance {
     /// A triangle of the mesh carried to the world.
     #[inline]
     pub(crate) fn carry(&self, local: &Triangle) -> Triangle {
-        let t = &self.transform;
-        Triangle::new(
-            t.transform_point3(local.v0),
-            t.transform_point3(local.v1),
-            t.transform_point3(local.v2),
-        )
+        carried_triangle(&self.transform, local)
     }
 
     /// A world box around `local` (a box in the mesh's space) that holds every corner that
@@ -361,10 +356,21 @@ fn world_bounds(local: Aabb, forward: &DAffine3, to_local: &DAffine3) -> Aabb {
     }
 }
 
+/// `local` with each corner carried by `transform`, in `f32`.
+#[inline]
+pub(crate) fn carried_triangle(transform: &Affine3A, local: &Triangle) -> Triangle {
+    Triangle::new(
+        transform.transform_point3(local.v0),
+        transform.transform_point3(local.v1),
+        transform.transform_point3(local.v2),
+    )
+}
+
 /// Arvo's box transform (*Transforming Axis-Aligned Bounding Boxes*, Graphics Gems, 1990):
 /// the centre by the transform and the half-size by the absolute linear part, padded by a
-/// bound on the rounding of `transform_point3` for any point of `local`.
-fn carried_box(transform: &Affine3A, local: &Aabb) -> Aabb {
+/// bound on the rounding of `transform_point3` for any point of `local`: it holds every
+/// corner [`carried_triangle`] carries from inside `local`.
+pub(crate) fn carried_box(transform: &Affine3A, local: &Aabb) -> Aabb {
     if local.is_empty() {
         return Aabb::EMPTY;
     }
