@@ -52,6 +52,15 @@ fn scene_at(sphere: &Arc<Mesh>, offset: DVec3) -> Scene {
     )
 }
 
+/// A random point of the cube `[-half, half]^3`.
+fn in_cube(rng: &mut impl Rng, half: f64) -> DVec3 {
+    DVec3::new(
+        rng.gen_range(-half..half),
+        rng.gen_range(-half..half),
+        rng.gen_range(-half..half),
+    )
+}
+
 /// The distance in the plane z = 0 from `p` to the nearest edge of triangle `triangle`.
 fn distance_to_edges(sphere: &TriMesh, triangle: u32, p: Vec2) -> f32 {
     let corners = sphere
@@ -183,12 +192,7 @@ fn oblique_and_grazing_rays_equal_a_loop_over_the_instances() {
             // kilometres to another.
             let i = k % PLACES.len();
             let centre = placement(offset, i).transform_point3(DVec3::ZERO);
-            let direction = DVec3::new(
-                rng.gen_range(-1.0..1.0),
-                rng.gen_range(-1.0..1.0),
-                rng.gen_range(-1.0..1.0),
-            )
-            .normalize();
+            let direction = in_cube(&mut rng, 1.0).normalize();
             let side = direction.any_orthonormal_vector();
             let target = centre + side * rng.gen_range(0.85..1.0001);
             let ray = if k % 5 == 4 {
@@ -542,11 +546,7 @@ fn far_scenes_tell_inside_from_outside_as_at_the_origin() {
     let mut rng = rng(5759);
     let points: Vec<(usize, DVec3)> = (0..400)
         .map(|k| {
-            let p = DVec3::new(
-                rng.gen_range(-1.3..1.3),
-                rng.gen_range(-1.3..1.3),
-                rng.gen_range(-1.3..1.3),
-            );
+            let p = in_cube(&mut rng, 1.3);
             (k % PLACES.len(), p)
         })
         .collect();
@@ -611,11 +611,7 @@ fn far_scenes_find_closest_points_as_at_the_origin() {
     let points: Vec<(usize, DVec3)> = (0..240)
         .map(|k| {
             let reach = [1.3, 4.0, 900.0][k % 3];
-            let p = DVec3::new(
-                rng.gen_range(-reach..reach),
-                rng.gen_range(-reach..reach),
-                rng.gen_range(-reach..reach),
-            );
+            let p = in_cube(&mut rng, reach);
             (k % PLACES.len(), p)
         })
         .collect();

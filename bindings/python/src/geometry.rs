@@ -212,8 +212,9 @@ impl Geometry {
     /// of `points` (..., 3), `geometry_ids`, `primitive_ids`, `primitive_uvs` (..., 2) and
     /// `primitive_normals` (..., 3), Open3D's keys; with `with_distance`, also `distance`.
     /// `points` and `distance` are float32, float64 world coordinates and distances for
-    /// float64 points of a mesh or of a scene far from the origin. Where no surface is within `max_distance` (or none at all):
-    /// points NaN, ids `INVALID_ID`, uvs and normals 0, distance inf.
+    /// float64 points of a mesh or of a scene far from the origin. Where no surface is
+    /// within `max_distance` (or none at all): points NaN, ids `INVALID_ID`, uvs and normals
+    /// 0, distance inf.
     #[pyo3(signature = (query_points, *, max_distance=f64::INFINITY, with_distance=false, threads=None))]
     fn compute_closest_points<'py>(
         &self,
@@ -292,8 +293,9 @@ impl Geometry {
     }
 
     /// The signed distance from each point to the surface, negative inside (float32,
-    /// float64 for the float64 points of a mesh or a far scene): inside is exact on closed meshes (the parity
-    /// of one ray's crossings) and the generalised winding number elsewhere.
+    /// float64 for the float64 points of a mesh or a far scene): inside is exact on closed
+    /// meshes (the parity of one ray's crossings) and the generalised winding number
+    /// elsewhere.
     #[pyo3(signature = (query_points, *, threads=None))]
     fn compute_signed_distance<'py>(
         &self,

@@ -45,15 +45,11 @@ impl<'a> World<'a> {
             Self::Scene(scene) => {
                 let found = scene.closest_point_f64(point, &reach.options())?;
                 let on = found.closest;
-                let instance = scene.instance(found.instance)?;
                 let record = Record {
                     geometry: found.instance.index(),
                     primitive: on.triangle,
                     uv: [on.u, on.v],
-                    // Not from the rounded world corners, far from the origin.
-                    normal: instance
-                        .world_normal(on.triangle as usize)
-                        .unwrap_or(Vec3::ZERO),
+                    normal: world_queries::normal(scene, found.instance, on.triangle),
                 };
                 Some((record, on.point, on.distance))
             }

@@ -6,7 +6,7 @@
 //! (`queries`), as they always were.
 
 use meshcast::glam::{DVec3, Vec3};
-use meshcast::{frame_origin, DRay, DSceneHit, QueryOptions, Scene};
+use meshcast::{frame_origin, DRay, DSceneHit, InstanceId, QueryOptions, Scene};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
@@ -50,11 +50,13 @@ fn world_rays(rows: &RowsView<'_>, interval: Interval) -> PyResult<Vec<DRay>> {
     }
 }
 
-/// The unit geometric normal of a hit, in world space ([`meshcast::Instance::world_normal`]).
-fn normal(scene: &Scene, hit: &DSceneHit) -> Vec3 {
+/// The unit geometric normal of triangle `triangle` of instance `instance`, in world space
+/// ([`meshcast::Instance::world_normal`]: not from the rounded world corners, which lie far
+/// from the origin here); zero for a stale instance or triangle.
+pub fn normal(scene: &Scene, instance: InstanceId, triangle: u32) -> Vec3 {
     scene
-        .instance(hit.instance)
-        .and_then(|instance| instance.world_normal(hit.hit.triangle as usize))
+        .instance(instance)
+        .and_then(|placed| placed.world_normal(triangle as usize))
         .unwrap_or(Vec3::ZERO)
 }
 
@@ -84,7 +86,7 @@ pub fn cast(
                 hit.instance.index(),
                 hit.hit.triangle,
                 [hit.hit.u, hit.hit.v],
-                normal(scene, hit),
+                normal(scene, hit.instance, hit.hit.triangle),
             ),
             None => (f64::INFINITY, INVALID_ID, INVALID_ID, [0.0; 2], Vec3::ZERO),
         };
