@@ -17,7 +17,10 @@
 //! CPU's `Mesh::cast_batch`: a variant of the kernel under test must print 0.
 //!
 //! Prints one line per mesh, ray set and query: `wgpu MESH SET QUERY MRAYS_PER_S` (the best
-//! of K launches, submission to completion). Files per mesh under `DIR/NAME/`: `nodes.bin`,
+//! of K launches, submission to completion), then the whole call from the host's rays to
+//! the answers (`GpuMesh::cast_batch`, `occluded_batch`, open rays finished on the CPU), best
+//! of K: `e2e BACKEND MESH SET QUERY MRAYS_PER_S`, for wgpu alone and, where the CUDA back end
+//! opens, for it (`MESHCAST_GPU_PROFILE=1` adds its kernel's own time per launch). Files per mesh under `DIR/NAME/`: `nodes.bin`,
 //! `triangles.bin`, `ids.bin` (the mesh's triangle of each kernel triangle, `u32`), and per
 //! ray set `SET.rays` (32 bytes a ray), `SET.closest` (the CPU's triangle as `u32`, `u32::MAX`
 //! for a miss, then its `t` as `f32`, per ray) and `SET.any` (one byte per ray).
@@ -28,7 +31,7 @@ use std::sync::Arc;
 
 use glam::Vec3;
 use meshcast::{Hit, Mesh, RayQueries, TriMesh, TriMeshFiles};
-use meshcast_gpu::{Gpu, GpuMesh, GpuOptions, GpuQuery, KernelInputs};
+use meshcast_gpu::{Backend, Gpu, GpuMesh, GpuOptions, GpuQuery, KernelInputs};
 use meshcast_primitives::Ray;
 use rand::{Rng, SeedableRng};
 
@@ -166,10 +169,21 @@ fn main() {
     let args = args();
     // The inputs are laid out without an adapter, so that the CUDA side runs even where
     // wgpu finds none.
-    let gpu = Gpu::new()
+    let gpu = Gpu::with_options(None, wgpu_alone())
         .inspect(|gpu| eprintln!("adapter {}; {}", gpu.adapter(), gpu.kernel_options()))
         .inspect_err(|error| eprintln!("no GPU adapter, nothing timed: {error}"))
         .ok();
+    // The CUDA back end beside it, where it opens.
+    let cuda = Gpu::with_options(
+        None,
+        GpuOptions {
+            backend: Backend::Auto,
+            ..GpuOptions::from_env().expect("options")
+        },
+    )
+    .ok()
+    .filter(|gpu| gpu.cuda_device().is_some())
+    .inspect(|gpu| eprintln!("CUDA back end on {:?}", gpu.cuda_device()));
     let options = gpu.as_ref().map_or_else(
         || GpuOptions::from_env().expect("options"),
         Gpu::kernel_options,
@@ -217,6 +231,57 @@ fn main() {
                 name.clone()
             };
             time(&args, &mut out, &name, &on_gpu, &sets);
+            if let Some(cuda) = &cuda {
+                let on_cuda = cuda.upload(Arc::clone(&mesh)).expect("upload");
+                end_to_end(&args, &mut out, &name, &on_cuda, &sets);
+            }
+        }
+    }
+}
+
+/// The options of the environment, with wgpu tracing every query.
+fn wgpu_alone() -> GpuOptions {
+    GpuOptions {
+        backend: Backend::Wgpu,
+        ..GpuOptions::from_env().expect("options")
+    }
+}
+
+/// Times whole calls, rays from the host to answers, on every ray set: the best of K, after
+/// one call that makes the buffers; with `--check`, counts answers that differ from the CPU's.
+fn end_to_end(args: &Args, out: &mut impl Write, name: &str, on_gpu: &GpuMesh, sets: &[RaySet]) {
+    let backend = on_gpu.gpu().cuda_device().map_or("wgpu", |_| "cuda");
+    for set in sets {
+        let best = |call: &dyn Fn()| {
+            call();
+            (0..args.repeat)
+                .map(|_| {
+                    let clock = std::time::Instant::now();
+                    call();
+                    clock.elapsed().as_secs_f64()
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        let closest = best(&|| drop(on_gpu.cast_batch(&set.rays).expect("cast_batch")));
+        let any = best(&|| drop(on_gpu.occluded_batch(&set.rays).expect("occluded_batch")));
+        for (query, seconds) in [("closest", closest), ("any", any)] {
+            let mrays = set.rays.len() as f64 / seconds / 1e6;
+            writeln!(out, "e2e {backend} {name} {} {query} {mrays:.1}", set.name).expect("stdout");
+        }
+        if args.check {
+            let answers = on_gpu.cast_batch(&set.rays).expect("cast_batch");
+            let differ = set
+                .closest
+                .iter()
+                .zip(&answers)
+                .filter(|(a, b)| a.map(|h| h.triangle) != b.map(|h| h.triangle))
+                .count();
+            writeln!(
+                out,
+                "check {backend} {name} {} closest: {differ} answers differ",
+                set.name
+            )
+            .expect("stdout");
         }
     }
 }
@@ -224,20 +289,9 @@ fn main() {
 /// Checks and times one upload on every ray set.
 fn time(args: &Args, out: &mut impl Write, name: &str, on_gpu: &GpuMesh, sets: &[RaySet]) {
     for RaySet {
-        name: set,
-        rays,
-        closest,
+        name: set, rays, ..
     } in sets
     {
-        if args.check {
-            let gpu_answers = on_gpu.cast_batch(rays).expect("cast_batch");
-            let differ = closest
-                .iter()
-                .zip(&gpu_answers)
-                .filter(|(a, b)| a.map(|h| h.triangle) != b.map(|h| h.triangle))
-                .count();
-            writeln!(out, "check {name} {set} closest: {differ} answers differ").expect("stdout");
-        }
         for (query, kind) in [("closest", GpuQuery::Closest), ("any", GpuQuery::Any)] {
             let resident = on_gpu.resident_rays(rays, kind).expect("resident rays");
             let best = on_gpu.time(&resident, kind, args.repeat).expect("timing");
@@ -245,4 +299,5 @@ fn time(args: &Args, out: &mut impl Write, name: &str, on_gpu: &GpuMesh, sets: &
             writeln!(out, "wgpu {name} {set} {query} {mrays:.1}").expect("stdout");
         }
     }
+    end_to_end(args, out, name, on_gpu, sets);
 }

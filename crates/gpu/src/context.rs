@@ -4,6 +4,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::{Error, Result};
 
+use crate::cuda::Cuda;
 use crate::kernel::{profiling, GpuOptions};
 use crate::{raw_device, unchecked};
 
@@ -61,6 +62,8 @@ pub(crate) struct Shared {
     pub(crate) info: AdapterInfo,
     pub(crate) options: GpuOptions,
     pub(crate) layout: wgpu::BindGroupLayout,
+    /// The CUDA back end, where [`GpuOptions::backend`] chose it and it opened.
+    pub(crate) cuda: Option<Cuda>,
     /// The pipeline of each kernel mode (`shader/inputs.wgsl`'s `MODE_*`), once compiled.
     pipelines: Mutex<[Option<wgpu::ComputePipeline>; MODES]>,
 }
@@ -200,6 +203,15 @@ impl Gpu {
             }
         }
         let layout = bind_group_layout(&device);
+        let cuda = Cuda::open(options.backend)?;
+        if profiling() {
+            if let Some(cuda) = &cuda {
+                eprintln!(
+                    "meshcast gpu: closest and any-hit batches through CUDA on {}",
+                    cuda.name()
+                );
+            }
+        }
         Ok(Self {
             shared: Arc::new(Shared {
                 device,
@@ -207,6 +219,7 @@ impl Gpu {
                 info,
                 options,
                 layout,
+                cuda,
                 pipelines: Mutex::new(Default::default()),
             }),
         })
@@ -220,6 +233,12 @@ impl Gpu {
     /// How the kernels are built.
     pub fn kernel_options(&self) -> GpuOptions {
         self.shared.options
+    }
+
+    /// The CUDA device that traces closest-hit and any-hit batches, if the CUDA back end
+    /// opened ([`GpuOptions::backend`]); every other query runs on [`Gpu::adapter`].
+    pub fn cuda_device(&self) -> Option<String> {
+        self.shared.cuda.as_ref().map(Cuda::name)
     }
 }
 

@@ -35,6 +35,9 @@ pub const CHUNK_VARIABLE: &str = "MESHCAST_GPU_CHUNK";
 pub const ORDER_VARIABLE: &str = "MESHCAST_GPU_ORDER";
 /// The environment variable that sets [`GpuOptions::robust_access`] (`1` or `0`).
 pub const ROBUST_VARIABLE: &str = "MESHCAST_GPU_ROBUST";
+/// The environment variable that sets [`GpuOptions::backend`] (`auto`, `wgpu`, `cuda` or
+/// `cuda-host`).
+pub const BACKEND_VARIABLE: &str = "MESHCAST_GPU_BACKEND";
 
 /// The most hit slots per ray the every-hit kernel holds (`shader/inputs.wgsl`'s `LIST_SIZE` in that
 /// pipeline).
@@ -91,6 +94,10 @@ pub struct GpuOptions {
     ///
     /// [`runtime_checks`]: GpuOptions::runtime_checks
     pub robust_access: bool,
+    /// What traces closest-hit and any-hit batches ([`BACKEND_VARIABLE`]): wgpu by default;
+    /// [`Backend::Auto`] takes the CUDA kernel where the crate is built with `cuda` and an
+    /// NVIDIA driver is found.
+    pub backend: Backend,
 }
 
 impl Default for GpuOptions {
@@ -103,8 +110,39 @@ impl Default for GpuOptions {
             leaf: 0,
             order: ChildOrder::Distance,
             robust_access: true,
+            backend: Backend::Wgpu,
         }
     }
+}
+
+/// What traces closest-hit and any-hit batches ([`GpuOptions::backend`]). Every other query
+/// (counts, hit lists, camera rays made on the GPU, back-face culling) runs through wgpu
+/// whatever the choice, and every choice gives the same answers.
+///
+/// The CUDA kernel (crate feature `cuda`) is the WGSL kernel's traversal written line for line
+/// in CUDA C++, with the same bounds, over the same bytes, loaded as PTX through the NVIDIA
+/// driver (no CUDA toolkit needed). On an H200 the same traversal ran 1.5 times as fast on
+/// closest hits and 1.65 to 2.4 times on any hit through CUDA as through WGSL and Vulkan
+/// (BENCHMARKS.md, "Where the GPU's time goes"). It runs with a stack of 32 and blocks of 128
+/// (compiled in), children in distance order; [`GpuOptions::stack`], `workgroup`, `order`
+/// and the checks apply to wgpu's kernels, [`GpuOptions::leaf`] and `chunk` to both.
+///
+/// wgpu stays the default until the CUDA back end has answered and been timed on an NVIDIA
+/// GPU: its kernel is held to the CPU on the host here ([`Backend::CudaHost`]), and the run
+/// that checks and times it on the device is prepared (`benches/gpu_cuda/backend.sh`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// CUDA where built in and a CUDA device is found, else wgpu.
+    Auto,
+    /// wgpu alone (the default).
+    #[default]
+    Wgpu,
+    /// The CUDA kernel on device 0; opening a [`Gpu`](crate::Gpu) fails without one.
+    Cuda,
+    /// The CUDA kernel built as host C++ and run on the CPU's cores (feature
+    /// `host-kernel`): the tests' way of holding the kernel's source to the CPU where there
+    /// is no NVIDIA GPU. Not a way to go fast.
+    CudaHost,
 }
 
 /// The order in which the kernel visits the children of a node it enters. Either way every
@@ -165,6 +203,18 @@ impl GpuOptions {
         }
         if let Some(robust) = variable(ROBUST_VARIABLE)? {
             options.robust_access = robust != 0;
+        }
+        match std::env::var(BACKEND_VARIABLE).as_deref().map(str::trim) {
+            Ok("auto") => options.backend = Backend::Auto,
+            Ok("wgpu") => options.backend = Backend::Wgpu,
+            Ok("cuda") => options.backend = Backend::Cuda,
+            Ok("cuda-host") => options.backend = Backend::CudaHost,
+            Ok("") | Err(_) => {}
+            Ok(other) => {
+                return Err(invalid(format!(
+                    "{BACKEND_VARIABLE}={other}: `auto`, `wgpu`, `cuda` or `cuda-host`"
+                )))
+            }
         }
         match std::env::var(ORDER_VARIABLE).as_deref().map(str::trim) {
             Ok("distance") => options.order = ChildOrder::Distance,
@@ -230,8 +280,9 @@ impl std::fmt::Display for GpuOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "stack {}, workgroup {}, runtime checks {}, robust access {}, chunks of {} rays, \
-             {} order, ",
+            "{:?} back end, stack {}, workgroup {}, runtime checks {}, robust access {}, \
+             chunks of {} rays, {} order, ",
+            self.backend,
             self.stack,
             self.workgroup,
             if self.runtime_checks { "on" } else { "off" },
@@ -321,6 +372,7 @@ mod tests {
                 leaf: 2,
                 order: ChildOrder::Octant,
                 robust_access: false,
+                backend: Backend::Wgpu,
             },
         ];
         for options in options {
@@ -360,7 +412,7 @@ mod tests {
                 chunk,
                 leaf,
                 order: ChildOrder::Distance,
-                robust_access: true,
+                ..GpuOptions::default()
             };
             assert!(options.validate().is_err(), "{options}");
         }

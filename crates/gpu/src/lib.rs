@@ -1,6 +1,7 @@
 //! meshcast on the GPU: the CPU engine's exact ray queries, traced by WGSL compute shaders
 //! through [wgpu] on Vulkan, Metal, DX12 or OpenGL (NVIDIA, AMD, Intel and Apple GPUs, and
-//! software drivers such as Mesa's llvmpipe).
+//! software drivers such as Mesa's llvmpipe), and with the `cuda` feature by the same
+//! traversal in CUDA on NVIDIA GPUs (see "Back ends").
 //!
 //! Open a [`Gpu`], upload a [`Mesh`](meshcast_mesh::Mesh) to it ([`Gpu::upload`]: the CPU's
 //! tree is compressed and renumbered, nothing is rebuilt) and ask the [`GpuMesh`] the batch
@@ -112,12 +113,30 @@
 //! [`RaySource`] can be asked, so the Python package hands numpy rows over without a
 //! `Vec<Ray>`.
 //!
+//! # Back ends
+//! Everything above runs through wgpu on any GPU. Built with the `cuda` feature, closest-hit
+//! and any-hit batches take a shorter path on NVIDIA GPUs: the same traversal written line
+//! for line in CUDA C++ (`src/cuda/kernel.cu`, the same bounds, the same bytes, the same
+//! finish on the CPU), embedded as PTX and loaded through the NVIDIA driver at run time, so
+//! that neither building nor running needs a CUDA toolkit, and a machine without the driver
+//! simply uses wgpu. [`GpuOptions::backend`] (`MESHCAST_GPU_BACKEND=auto|wgpu|cuda`) chooses,
+//! wgpu by default until the CUDA kernel has been checked and timed on an NVIDIA GPU (see
+//! [`Backend`]); [`Gpu::cuda_device`] says which device answered. The other queries (counts, hit lists,
+//! cameras made on the GPU, back-face culling) run through wgpu either way. The tests hold
+//! the kernel's very source to the CPU on machines with no NVIDIA GPU: the `host-kernel`
+//! feature builds it as host C++ ([`Backend::CudaHost`]), which answers as the CPU does, bit
+//! for bit. The mesh's nodes and triangles are then held twice, once per back end
+//! ([`GpuMesh::gpu_bytes`]).
+//!
 //! The triangles live in one storage buffer, which must fit the adapter's largest binding
 //! (`max_storage_buffer_binding_size`): 128 MiB on llvmpipe, about 3.7 million triangles at
 //! 36 bytes per triangle; discrete GPUs allow gigabytes. [`Gpu::upload`] refuses a larger
 //! mesh with [`Error::Gpu`].
 
 mod context;
+// The CUDA back end, or its empty place without the `cuda` feature.
+#[cfg_attr(not(feature = "cuda"), path = "cuda_absent.rs")]
+mod cuda;
 mod error;
 mod gpu_mesh;
 mod kernel;
@@ -128,12 +147,14 @@ mod stream;
 mod unchecked;
 
 pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
+#[cfg(feature = "cuda")]
+pub use cuda::PTX_VARIABLE;
 pub use error::{Error, Result};
 pub use gpu_mesh::{GpuMesh, GpuQuery, GpuStats, KernelInputs, ResidentRays, DEFAULT_HIT_CAPACITY};
 pub use kernel::{
-    profiling, ChildOrder, GpuOptions, CHECKS_VARIABLE, CHUNK_VARIABLE, LEAF_VARIABLE,
-    MAX_HIT_CAPACITY, ORDER_VARIABLE, PROFILE_VARIABLE, ROBUST_VARIABLE, STACK_VARIABLE,
-    WORKGROUP_VARIABLE,
+    profiling, Backend, ChildOrder, GpuOptions, BACKEND_VARIABLE, CHECKS_VARIABLE, CHUNK_VARIABLE,
+    LEAF_VARIABLE, MAX_HIT_CAPACITY, ORDER_VARIABLE, PROFILE_VARIABLE, ROBUST_VARIABLE,
+    STACK_VARIABLE, WORKGROUP_VARIABLE,
 };
 pub use layout::{T_ERROR_BOUND, UV_ERROR_BOUND};
 pub use stream::RaySource;

@@ -425,7 +425,7 @@ fn every_kernel_option_answers_as_the_cpu() {
             chunk: 5000,
             leaf: 1,
             order: ChildOrder::Octant,
-            robust_access: true,
+            ..GpuOptions::default()
         },
         GpuOptions {
             leaf: 4,

@@ -2,5 +2,6 @@
 
 mod common;
 
+mod cuda;
 mod gpu;
 mod options;

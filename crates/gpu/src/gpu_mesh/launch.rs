@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use super::{GpuMesh, GpuQuery};
 use crate::context::Shared;
+use crate::cuda::Mode as CudaMode;
 use crate::kernel::profiling;
 use crate::layout::{Params, FLAGGED, NO_TRIANGLE};
 use crate::stream::{RaySource, Shape, Source, Workspace};
@@ -122,6 +123,12 @@ impl GpuMesh {
         source: Source<'_>,
         take: impl FnMut(usize, &[[u32; 4]], &[u32]),
     ) -> Result<()> {
+        if let (Some(cuda), Some(mode), Source::Rays(rays)) =
+            (&self.cuda, cuda_mode(shape, rules), &source)
+        {
+            let chunk = self.gpu.shared.options.chunk as usize;
+            return cuda.stream(mode, *rays, chunk, take);
+        }
         let count = source.len();
         // Buffers for one call's rays, up to a whole chunk, grown when a call needs more.
         let chunk = self
@@ -139,9 +146,10 @@ impl GpuMesh {
             // Dropped first: the old buffers go before the new ones are made.
             *workspace = None;
             let slots_per_ray = shape.slots.max(1);
+            let copy = self.wgpu_copy()?;
             *workspace = Some(Workspace::new(
                 shared,
-                (&self.nodes, &self.triangles),
+                (&copy.nodes, &copy.triangles),
                 chunk,
                 slots_per_ray,
             )?);
@@ -172,6 +180,18 @@ impl GpuMesh {
         let per_ray = 32u64.max(16 * shape.slots);
         let chunk = self.gpu.shared.options.chunk as usize;
         ((limit / per_ray) as usize).clamp(1, chunk)
+    }
+}
+
+/// The CUDA kernel's mode for a launch it can run: closest or any hit, without culling (which
+/// the kernel does not implement).
+fn cuda_mode(shape: Shape, rules: KernelRules) -> Option<CudaMode> {
+    let closest = GpuQuery::Closest.mode();
+    let any = GpuQuery::Any.mode();
+    match (shape.mode, rules.culling) {
+        (mode, Culling::Off) if mode == closest => Some(CudaMode::Closest),
+        (mode, Culling::Off) if mode == any => Some(CudaMode::Any),
+        _ => None,
     }
 }
 

@@ -4,11 +4,12 @@
 //! rays in `launch.rs`, rays kept on the GPU for timing in `resident.rs`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use meshcast_mesh::Mesh;
 
 use crate::context::Gpu;
+use crate::cuda::CudaMesh;
 use crate::kernel::MAX_HIT_CAPACITY;
 use crate::stream::{Shape, Workspace};
 
@@ -70,6 +71,12 @@ impl GpuQuery {
     }
 }
 
+/// A mesh's nodes and triangles in wgpu's storage buffers.
+struct WgpuCopy {
+    nodes: wgpu::Buffer,
+    triangles: wgpu::Buffer,
+}
+
 /// How many rays the GPU answered and how many it left to the CPU, since the mesh was
 /// uploaded ([`GpuMesh::stats`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -94,8 +101,11 @@ pub struct GpuMesh {
     /// The mesh whose tree the GPU walks: `mesh`, or its triangles in a tree built for the
     /// GPU ([`GpuOptions::leaf`](crate::GpuOptions::leaf)).
     traced: Arc<Mesh>,
-    nodes: wgpu::Buffer,
-    triangles: wgpu::Buffer,
+    /// The nodes and triangles in wgpu's buffers: made at upload where wgpu answers every
+    /// query, and where the CUDA back end is open only when a query it does not answer comes.
+    wgpu_copy: OnceLock<WgpuCopy>,
+    /// The same nodes and triangles where the CUDA back end reads them, if it is open.
+    cuda: Option<CudaMesh>,
     /// The mesh's triangle of each GPU triangle: the shader reports GPU triangles.
     triangle_ids: Vec<u32>,
     /// Whether the shader can trace the mesh at all ([`layout::traceable`](crate::layout::traceable)).
@@ -129,9 +139,28 @@ impl GpuMesh {
     }
 
     /// Bytes of GPU memory the mesh takes: 80 per node and 36 per triangle (the bunny's
-    /// 69,451 triangles take 38.4 bytes each).
+    /// 69,451 triangles take 38.4 bytes each) for each copy it holds: wgpu's, and where the
+    /// CUDA back end is open its own (wgpu's then only once a query only wgpu answers has
+    /// been asked: counts, hit lists, cameras, culling).
     pub fn gpu_bytes(&self) -> u64 {
-        self.nodes.size() + self.triangles.size()
+        let wgpu = self
+            .wgpu_copy
+            .get()
+            .map_or(0, |copy| copy.nodes.size() + copy.triangles.size());
+        wgpu + self.cuda.as_ref().map_or(0, CudaMesh::bytes)
+    }
+
+    /// wgpu's copy of the mesh, made now if the CUDA back end answered every query so far.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`](crate::Error::Gpu) if the buffers cannot be made.
+    fn wgpu_copy(&self) -> crate::Result<&WgpuCopy> {
+        if let Some(copy) = self.wgpu_copy.get() {
+            return Ok(copy);
+        }
+        let layout = crate::layout::of(&self.traced, self.gpu.shared.options.order)?;
+        let copy = self.gpu.buffers_of(&layout)?;
+        Ok(self.wgpu_copy.get_or_init(|| copy))
     }
 
     /// Rays asked and rays finished on the CPU since the upload.

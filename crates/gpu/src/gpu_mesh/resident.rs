@@ -173,6 +173,7 @@ impl GpuMesh {
             cap: self.hit_capacity,
             ..rays.camera.unwrap_or_default()
         };
+        let copy = self.wgpu_copy()?;
         let (bind_group, _params) = checked(&shared.device, "dispatch", || {
             let uniform = shared
                 .device
@@ -183,7 +184,7 @@ impl GpuMesh {
                 });
             let group = bind_group(
                 shared,
-                (&self.nodes, &self.triangles),
+                (&copy.nodes, &copy.triangles),
                 &uniform,
                 &rays.rays,
                 (&rays.hits, &rays.counts),

@@ -2,15 +2,16 @@
 //! ([`GpuMesh::set_positions`]).
 
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::{Error, Result};
 use meshcast_bvh::BuildOptions;
 use meshcast_mesh::{LeafTest, Mesh};
 use wgpu::util::DeviceExt;
 
-use super::{GpuMesh, DEFAULT_HIT_CAPACITY};
+use super::{GpuMesh, WgpuCopy, DEFAULT_HIT_CAPACITY};
 use crate::context::{checked, Gpu};
+use crate::cuda::CudaMesh;
 use crate::kernel::GpuOptions;
 use crate::layout::{self, Layout};
 
@@ -34,14 +35,20 @@ impl Gpu {
         }
         let traced = traced(&mesh, &self.shared.options);
         let layout = layout::of(&traced, self.shared.options.order)?;
-        let (nodes, triangles) = self.buffers_of(&layout)?;
+        let cuda = self.cuda_copy(&layout)?;
+        // wgpu's copy now where wgpu answers everything, so that a mesh too large for the
+        // adapter is refused here; with CUDA, at the first query only wgpu answers.
+        let wgpu_copy = OnceLock::new();
+        if cuda.is_none() {
+            let _ = wgpu_copy.set(self.buffers_of(&layout)?);
+        }
         Ok(GpuMesh {
             gpu: self.clone(),
             traceable: layout::traceable(&mesh),
             mesh,
             traced,
-            nodes,
-            triangles,
+            wgpu_copy,
+            cuda,
             triangle_ids: layout.triangle_ids,
             hit_capacity: DEFAULT_HIT_CAPACITY,
             workspace: Mutex::new(None),
@@ -51,11 +58,20 @@ impl Gpu {
     }
 
     /// The node and triangle buffers holding `layout`.
-    fn buffers_of(&self, layout: &Layout) -> Result<(wgpu::Buffer, wgpu::Buffer)> {
-        Ok((
-            self.storage("nodes", bytemuck::cast_slice(&layout.nodes))?,
-            self.storage("triangles", bytemuck::cast_slice(&layout.triangles))?,
-        ))
+    pub(super) fn buffers_of(&self, layout: &Layout) -> Result<WgpuCopy> {
+        Ok(WgpuCopy {
+            nodes: self.storage("nodes", bytemuck::cast_slice(&layout.nodes))?,
+            triangles: self.storage("triangles", bytemuck::cast_slice(&layout.triangles))?,
+        })
+    }
+
+    /// The layout where the CUDA back end reads it, if it is open.
+    fn cuda_copy(&self, layout: &Layout) -> Result<Option<CudaMesh>> {
+        self.shared
+            .cuda
+            .as_ref()
+            .map(|cuda| cuda.upload(layout))
+            .transpose()
     }
 
     /// A read-only storage buffer holding `bytes` (at least 32, one ray, so that empty data
@@ -111,20 +127,23 @@ impl GpuMesh {
         let layout = layout::of(&self.traced, self.gpu.shared.options.order)?;
         let node_bytes: &[u8] = bytemuck::cast_slice(&layout.nodes);
         let triangle_bytes: &[u8] = bytemuck::cast_slice(&layout.triangles);
-        if node_bytes.len() as u64 == self.nodes.size()
-            && triangle_bytes.len() as u64 == self.triangles.size()
-        {
-            // Refitted: the same sizes, written in place.
-            queue.write_buffer(&self.nodes, 0, node_bytes);
-            queue.write_buffer(&self.triangles, 0, triangle_bytes);
-        } else {
-            (self.nodes, self.triangles) = self.gpu.buffers_of(&layout)?;
-            // The workspace's bindings name the old buffers.
-            *self
-                .workspace
-                .get_mut()
-                .unwrap_or_else(PoisonError::into_inner) = None;
+        if let Some(copy) = self.wgpu_copy.get_mut() {
+            if node_bytes.len() as u64 == copy.nodes.size()
+                && triangle_bytes.len() as u64 == copy.triangles.size()
+            {
+                // Refitted: the same sizes, written in place.
+                queue.write_buffer(&copy.nodes, 0, node_bytes);
+                queue.write_buffer(&copy.triangles, 0, triangle_bytes);
+            } else {
+                *copy = self.gpu.buffers_of(&layout)?;
+                // The workspace's bindings name the old buffers.
+                *self
+                    .workspace
+                    .get_mut()
+                    .unwrap_or_else(PoisonError::into_inner) = None;
+            }
         }
+        self.cuda = self.gpu.cuda_copy(&layout)?;
         self.triangle_ids = layout.triangle_ids;
         self.traceable = layout::traceable(&self.mesh);
         Ok(())

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The CUDA back end on the GPU machine, in one call (BENCHMARKS.md, "The CUDA back end"): its
+# tests on the device, then closest and any-hit batches through wgpu and through CUDA (the
+# embedded PTX, clang's, beside nvcc's from the same kernel.cu), kernel alone and end to end,
+# from Rust and from numpy, processes interleaved.
+#
+# Prepared here (the machine has no network and no Rust):
+#   cargo test -p meshcast-gpu --test gpu --no-run            (the GPU tests, CUDA's among them)
+#   cargo build --release -p meshcast-gpu --features cuda --example kernel_inputs
+#   (cd bindings/python && maturin build --release)           (the wheel, with the CUDA back end)
+#   mkdir -p .diag && for each: strip, then xz -T0 into .diag/{gpu_tests,kernel_inputs}.xz,
+#   the wheel into .diag/; the Vulkan loader's .deb files in .gl/ (../shared/DEVICE.md)
+# Then, on the machine: bash benches/gpu_cuda/backend.sh [ROUNDS], with .gl and .diag carried.
+set -u
+rounds=${1:-2}
+out=${OUT:-/tmp/backend}
+mkdir -p "$out"
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+export XDG_RUNTIME_DIR=/tmp
+export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
+# The CUDA back end where it opens (wgpu is the default); `wgpu` below where wgpu is measured.
+export MESHCAST_GPU_BACKEND=auto
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+for archive in .diag/*.xz; do
+    binary=/tmp/$(basename "$archive" .xz)
+    xz -dc "$archive" > "$binary" && chmod +x "$binary"
+done
+# The test binary finds the assets where it was built.
+built=$(strings /tmp/gpu_tests | grep -o -m1 '/[^ ]*/crates/testkit' | head -1)
+root=$(dirname "$(dirname "$built")")
+if [ -n "$built" ] && [ ! -e "$root" ]; then
+    mkdir -p "$(dirname "$root")"
+    ln -sfn "$PWD" "$root"
+fi
+nvcc --version | tail -1
+nvcc -ptx -O3 -arch=compute_90 -o /tmp/kernel_nvcc.ptx crates/gpu/src/cuda/kernel.cu
+# Registers and local memory of each PTX, as the driver's compiler (ptxas) builds it for this GPU.
+for ptx in crates/gpu/src/cuda/kernel.ptx /tmp/kernel_nvcc.ptx; do
+    echo "ptxas $ptx:"
+    ptxas -arch=sm_90 -v -o /dev/null "$ptx" 2>&1 | grep -E "Compiling|registers|stack|spill"
+done
+python3 -m pip install -q --no-index --no-deps --target /tmp/site .diag/*.whl
+
+echo "== tests: the CUDA back end on the device and the host, every GPU test with CUDA answering"
+timeout 200 /tmp/gpu_tests --test-threads 8 2>&1 | grep -E "^test |test result|panicked|CUDA|GPU tests run|open|differ" \
+    | tee "$out/tests.txt"
+
+meshes="assets/stanford-bunny.obj assets/ogre.obj assets/stanford-bunny.obj:2"
+echo "== the CUDA kernel alone, one launch of every set (CUDA events)"
+for ptx in embedded nvcc; do
+    [ $ptx = nvcc ] && export MESHCAST_CUDA_PTX=/tmp/kernel_nvcc.ptx
+    MESHCAST_GPU_PROFILE=1 MESHCAST_GPU_CHUNK=4194304 /tmp/kernel_inputs --repeat 3 $meshes 2>&1 \
+        | grep -E "^e2e cuda|CUDA kernel, 4194304" | sed "s/^/[$ptx] /"
+    unset MESHCAST_CUDA_PTX
+done
+for round in $(seq "$rounds"); do
+    echo "== round $round: end to end from Rust (wgpu's kernel alone on its lines)"
+    /tmp/kernel_inputs --repeat 5 $([ "$round" = 1 ] && echo --check) $meshes 2>&1 | grep -E "^(wgpu|e2e|check)"
+    MESHCAST_CUDA_PTX=/tmp/kernel_nvcc.ptx /tmp/kernel_inputs --repeat 5 $meshes 2>&1 | grep "^e2e cuda" \
+        | sed "s/^/[nvcc ptx] /"
+    echo "== round $round: from numpy"
+    (cd bindings/python/benchmarks && PYTHONPATH=/tmp/site python3 gpu_vs_cpu.py --repeat 3)
+    (cd bindings/python/benchmarks && MESHCAST_GPU_BACKEND=wgpu PYTHONPATH=/tmp/site python3 gpu_vs_cpu.py --repeat 3)
+done

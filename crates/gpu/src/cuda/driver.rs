@@ -1,0 +1,337 @@
+//! The CUDA back end's `unsafe` code: the driver loaded at run time, kernel launches, pinned
+//! host memory, and the host build of the kernel called through C. Everything else of the back
+//! end is safe code in `mod.rs`.
+#![allow(unsafe_code)]
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PinnedHostSlice,
+    PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+
+use rayon::prelude::*;
+
+use super::{blocks, Mode, BLOCK};
+use crate::kernel::profiling;
+use crate::layout::GpuRay;
+#[cfg(feature = "host-kernel")]
+use crate::layout::{GpuNode, GpuTriangle};
+use crate::stream::RaySource;
+use crate::{Error, Result};
+
+/// Words of one ray as the kernel reads it (`GpuRay`, 32 bytes).
+const RAY_WORDS: usize = size_of::<GpuRay>() / 4;
+
+/// An NVIDIA GPU with the kernel loaded: its context, one stream, and the two entry points.
+pub(crate) struct Device {
+    stream: Arc<CudaStream>,
+    closest: CudaFunction,
+    any: CudaFunction,
+    name: String,
+}
+
+fn cuda_error(operation: &'static str) -> impl Fn(DriverError) -> Error {
+    move |error| Error::Gpu {
+        operation,
+        message: format!("CUDA: {error}"),
+    }
+}
+
+impl Device {
+    /// Device 0 with `ptx` loaded, or why not (no driver, no device, a PTX the driver refuses).
+    pub(crate) fn open(ptx: String) -> std::result::Result<Self, String> {
+        // SAFETY: only looks for the driver's library (libloading, no symbol called); without
+        // it every other call into cudarc would panic, so it is asked first.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err("no NVIDIA driver (libcuda) found".into());
+        }
+        let context = CudaContext::new(0).map_err(|error| error.to_string())?;
+        let name = context.name().map_err(|error| error.to_string())?;
+        let module = context
+            .load_module(Ptx::from_src(ptx))
+            .map_err(|error| format!("{name} refused the kernel's PTX: {error}"))?;
+        let function = |entry: &str| {
+            module
+                .load_function(entry)
+                .map_err(|error| format!("no `{entry}` in the PTX: {error}"))
+        };
+        Ok(Self {
+            stream: context.default_stream(),
+            closest: function("meshcast_closest")?,
+            any: function("meshcast_any")?,
+            name,
+        })
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The node and triangle bytes copied to the device.
+    pub(crate) fn upload(&self, nodes: &[u8], triangles: &[u8]) -> Result<DeviceMesh> {
+        let upload = cuda_error("upload");
+        // At least one word each, so that an empty mesh still has buffers to bind.
+        let copy = |bytes: &[u8]| -> Result<CudaSlice<u8>> {
+            let bytes = if bytes.is_empty() {
+                &[0u8; 4][..]
+            } else {
+                bytes
+            };
+            self.stream.clone_htod(bytes).map_err(&upload)
+        };
+        Ok(DeviceMesh {
+            stream: Arc::clone(&self.stream),
+            closest: self.closest.clone(),
+            any: self.any.clone(),
+            nodes: copy(nodes)?,
+            triangles: copy(triangles)?,
+            buffers: Mutex::new(None),
+        })
+    }
+}
+
+/// A mesh on the device, with the buffers its rays and answers pass through.
+pub(crate) struct DeviceMesh {
+    stream: Arc<CudaStream>,
+    closest: CudaFunction,
+    any: CudaFunction,
+    nodes: CudaSlice<u8>,
+    triangles: CudaSlice<u8>,
+    /// Made at the first query and remade larger when a call needs more.
+    buffers: Mutex<Option<Buffers>>,
+}
+
+/// One chunk's rays and answers, on the host (pinned, so copies run at the bus's speed) and
+/// on the device.
+struct Buffers {
+    rays: usize,
+    host_rays: PinnedHostSlice<u32>,
+    host_answers: PinnedHostSlice<u32>,
+    device_rays: CudaSlice<u32>,
+    /// Four words per ray: a closest hit's slot, or an any-hit count in the first quarter.
+    device_answers: CudaSlice<u32>,
+}
+
+impl DeviceMesh {
+    pub(crate) fn bytes(&self) -> u64 {
+        (self.nodes.len() + self.triangles.len()) as u64
+    }
+
+    /// Traces the rays of `rays` for `mode`, `chunk` at a time, handing `take` each chunk's
+    /// first ray and its hit slots (closest) or counts (any hit). The rays are written on
+    /// every core straight into pinned memory, and the answers read from there.
+    pub(crate) fn stream(
+        &self,
+        mode: Mode,
+        rays: &dyn RaySource,
+        chunk: usize,
+        mut take: impl FnMut(usize, &[[u32; 4]], &[u32]),
+    ) -> Result<()> {
+        let count = rays.len();
+        if count == 0 {
+            return Ok(());
+        }
+        let chunk = chunk.min(count);
+        let mut buffers = self.buffers.lock().unwrap_or_else(PoisonError::into_inner);
+        if buffers.as_ref().is_none_or(|b| b.rays < chunk) {
+            *buffers = None;
+            *buffers = Some(self.buffers_for(chunk)?);
+        }
+        let b = buffers.as_mut().expect("made above");
+        for start in (0..count).step_by(chunk) {
+            let n = chunk.min(count - start);
+            self.trace_chunk(mode, b, n, |converted| {
+                converted
+                    .par_iter_mut()
+                    .enumerate()
+                    .with_min_len(4096)
+                    .for_each(|(i, ray)| *ray = GpuRay::of(&rays.ray(start + i)));
+            })?;
+            let answers = &b.host_answers.as_slice().map_err(cuda_error("readback"))?;
+            match mode {
+                Mode::Closest => take(start, bytemuck::cast_slice(&answers[..4 * n]), &[]),
+                Mode::Any => take(start, &[], &answers[..n]),
+            }
+        }
+        Ok(())
+    }
+
+    /// Traces `n` rays, written into the pinned buffer by `fill`, leaving their answers in
+    /// the pinned answer buffer.
+    fn trace_chunk(
+        &self,
+        mode: Mode,
+        b: &mut Buffers,
+        n: usize,
+        fill: impl FnOnce(&mut [GpuRay]),
+    ) -> Result<()> {
+        let dispatch = cuda_error("dispatch");
+        let words = n * RAY_WORDS;
+        let host_rays = &mut b.host_rays.as_mut_slice().map_err(&dispatch)?[..words];
+        fill(bytemuck::cast_slice_mut(host_rays));
+        let host_rays = &b.host_rays.as_slice().map_err(&dispatch)?[..words];
+        self.stream
+            .memcpy_htod(host_rays, &mut b.device_rays.slice_mut(..words))
+            .map_err(&dispatch)?;
+        let count = n as u32;
+        let function = match mode {
+            Mode::Closest => &self.closest,
+            Mode::Any => &self.any,
+        };
+        let mut launch = self.stream.launch_builder(function);
+        launch
+            .arg(&self.nodes)
+            .arg(&self.triangles)
+            .arg(&b.device_rays)
+            .arg(&mut b.device_answers)
+            .arg(&count);
+        let config = LaunchConfig {
+            grid_dim: (blocks(n), 1, 1),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let timing = profiling()
+            .then(|| {
+                let context = self.stream.context();
+                let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+                Ok::<_, DriverError>((context.new_event(flags)?, context.new_event(flags)?))
+            })
+            .transpose()
+            .map_err(&dispatch)?;
+        if let Some((start, _)) = &timing {
+            start.record(&self.stream).map_err(&dispatch)?;
+        }
+        // SAFETY: the arguments are the kernel's (`kernel.cu`'s `meshcast_closest` and
+        // `meshcast_any`: nodes, triangles, rays, answers, count), in order and of its types
+        // (device pointers and a `u32`). Every index the kernel takes stays in its buffer: rays
+        // and answers below `count`, which both buffers hold (`rays >= n`, four answer words per
+        // ray); nodes and triangles as the layout's bounds check proves for the WGSL kernel,
+        // whose indices are the same (`unchecked.rs`), on the same bytes (`layout::of`).
+        unsafe { launch.launch(config) }.map_err(&dispatch)?;
+        if let Some((start, end)) = &timing {
+            end.record(&self.stream).map_err(&dispatch)?;
+            end.synchronize().map_err(&dispatch)?;
+            let ms = start.elapsed_ms(end).map_err(&dispatch)?;
+            eprintln!(
+                "meshcast gpu: CUDA kernel, {n} rays: {ms:.3} ms ({:.1} Mrays/s)",
+                n as f64 / f64::from(ms) / 1e3
+            );
+        }
+        let readback = cuda_error("readback");
+        let answer_words = match mode {
+            Mode::Closest => 4 * n,
+            Mode::Any => n,
+        };
+        let host_answers = &mut b.host_answers.as_mut_slice().map_err(&readback)?[..answer_words];
+        self.stream
+            .memcpy_dtoh(&b.device_answers.slice(..answer_words), host_answers)
+            .map_err(&readback)?;
+        self.stream.synchronize().map_err(&readback)?;
+        Ok(())
+    }
+
+    fn buffers_for(&self, rays: usize) -> Result<Buffers> {
+        let upload = cuda_error("upload");
+        let context = self.stream.context();
+        // SAFETY: pinned host memory of `u32`s, any bits a valid `u32`; every word is written
+        // (a chunk's rays, or the device's answers) before it is read.
+        let (host_rays, host_answers) = unsafe {
+            (
+                context.alloc_pinned::<u32>(rays * RAY_WORDS),
+                context.alloc_pinned::<u32>(rays * 4),
+            )
+        };
+        // SAFETY: device memory the kernel writes before the host copies it back, for the
+        // rays the launch covers; the rays are copied in before every launch.
+        let (device_rays, device_answers) = unsafe {
+            (
+                self.stream.alloc::<u32>(rays * RAY_WORDS),
+                self.stream.alloc::<u32>(rays * 4),
+            )
+        };
+        Ok(Buffers {
+            rays,
+            host_rays: host_rays.map_err(&upload)?,
+            host_answers: host_answers.map_err(&upload)?,
+            device_rays: device_rays.map_err(&upload)?,
+            device_answers: device_answers.map_err(&upload)?,
+        })
+    }
+}
+
+#[cfg(feature = "host-kernel")]
+mod host {
+    use super::{GpuNode, GpuRay, GpuTriangle};
+
+    // `kernel.cu`'s host entry points (`host_kernel.cpp`, built by `build.rs`).
+    unsafe extern "C" {
+        fn meshcast_closest_host(
+            nodes: *const GpuNode,
+            triangles: *const f32,
+            rays: *const GpuRay,
+            hits: *mut [u32; 4],
+            first: u32,
+            end: u32,
+        );
+        fn meshcast_any_host(
+            nodes: *const GpuNode,
+            triangles: *const f32,
+            rays: *const GpuRay,
+            counts: *mut u32,
+            first: u32,
+            end: u32,
+        );
+    }
+
+    /// The closest-hit kernel over `rays`, run on the host into `hits`.
+    pub(crate) fn closest_on_host(
+        nodes: &[GpuNode],
+        triangles: &[GpuTriangle],
+        rays: &[GpuRay],
+        hits: &mut [[u32; 4]],
+    ) {
+        assert_eq!(rays.len(), hits.len());
+        let end = u32::try_from(rays.len()).expect("a chunk of rays");
+        // SAFETY: the kernel reads rays and writes hits `0..end`, both that long (above), as
+        // the `Buffers` of `kernel.cu` it builds from these pointers; nodes and triangles are
+        // a layout's whole buffers (`layout::of`, bounds checked), `#[repr(C)]` as the kernel
+        // declares them (`Node` 80 bytes, triangles nine floats).
+        unsafe {
+            meshcast_closest_host(
+                nodes.as_ptr(),
+                triangles.as_ptr().cast(),
+                rays.as_ptr(),
+                hits.as_mut_ptr(),
+                0,
+                end,
+            );
+        }
+    }
+
+    /// The any-hit kernel over `rays`, run on the host into `counts`.
+    pub(crate) fn any_on_host(
+        nodes: &[GpuNode],
+        triangles: &[GpuTriangle],
+        rays: &[GpuRay],
+        counts: &mut [u32],
+    ) {
+        assert_eq!(rays.len(), counts.len());
+        let end = u32::try_from(rays.len()).expect("a chunk of rays");
+        // SAFETY: as in `closest_on_host`, with one count per ray.
+        unsafe {
+            meshcast_any_host(
+                nodes.as_ptr(),
+                triangles.as_ptr().cast(),
+                rays.as_ptr(),
+                counts.as_mut_ptr(),
+                0,
+                end,
+            );
+        }
+    }
+}
+
+#[cfg(feature = "host-kernel")]
+pub(crate) use host::{any_on_host, closest_on_host};

@@ -1,0 +1,56 @@
+//! The CUDA back end's place when the crate is built without the `cuda` feature: no value of
+//! these types exists, so every query goes through wgpu.
+
+use crate::kernel::{Backend, BACKEND_VARIABLE};
+use crate::layout::Layout;
+use crate::stream::RaySource;
+use crate::{Error, Result};
+
+/// The queries the CUDA kernel answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Closest,
+    Any,
+}
+
+/// No CUDA back end.
+pub(crate) enum Cuda {}
+
+impl Cuda {
+    /// `None` for wgpu and [`Backend::Auto`], an error for the CUDA back ends.
+    pub(crate) fn open(backend: Backend) -> Result<Option<Self>> {
+        match backend {
+            Backend::Auto | Backend::Wgpu => Ok(None),
+            Backend::Cuda | Backend::CudaHost => Err(Error::NoGpu {
+                reason: format!("{BACKEND_VARIABLE}: meshcast-gpu was built without `cuda`"),
+            }),
+        }
+    }
+
+    pub(crate) fn name(&self) -> String {
+        match *self {}
+    }
+
+    pub(crate) fn upload(&self, _: &Layout) -> Result<CudaMesh> {
+        match *self {}
+    }
+}
+
+/// No mesh on a CUDA device.
+pub(crate) enum CudaMesh {}
+
+impl CudaMesh {
+    pub(crate) fn bytes(&self) -> u64 {
+        match *self {}
+    }
+
+    pub(crate) fn stream(
+        &self,
+        _: Mode,
+        _: &dyn RaySource,
+        _: usize,
+        _: impl FnMut(usize, &[[u32; 4]], &[u32]),
+    ) -> Result<()> {
+        match *self {}
+    }
+}

@@ -1,0 +1,236 @@
+//! The CUDA back end answers what the CPU engine answers, ray for ray, closest hits and any
+//! hits: its kernel built as host C++ (`Backend::CudaHost`, on every machine, so CI holds
+//! the very source the PTX is made from to the CPU bit for bit) and, where an NVIDIA driver
+//! and GPU are present, the PTX on the device (`Backend::Cuda`, `t`, `u`, `v` within the
+//! documented bounds). On every asset, on random, incoherent and adversarial rays (through
+//! vertices and edges, grazing), at every scale, on degenerate and out-of-range rays, through
+//! distance limits, across chunks, on deforming and empty meshes.
+
+use std::sync::Arc;
+
+use glam::Vec3;
+use meshcast::{Mesh, MeshFiles, QueryOptions, Ray, RayQueries, TriMesh, Triangle};
+use meshcast_gpu::{Backend, Gpu, GpuMesh, GpuOptions};
+use meshcast_testkit::{
+    adversarial_rays, all_assets, icosphere, incoherent_rays, lattice_solids, random_rays, torus,
+};
+
+use crate::common::{bit_exact, gpu, upload, within_bounds};
+
+/// The CUDA back ends this machine runs: the host build always, the device where present.
+fn back_ends() -> Vec<Gpu> {
+    let Some(shared) = gpu() else {
+        return Vec::new();
+    };
+    let open = |backend| {
+        Gpu::with_options(
+            Some(&shared.adapter().name),
+            GpuOptions {
+                backend,
+                ..GpuOptions::default()
+            },
+        )
+    };
+    let mut back_ends = vec![open(Backend::CudaHost).expect("the host build of the kernel")];
+    match open(Backend::Cuda) {
+        Ok(device) => {
+            eprintln!("CUDA tests run on {:?}", device.cuda_device());
+            back_ends.push(device);
+        }
+        Err(error) => eprintln!("CUDA device tests skipped: {error}"),
+    }
+    back_ends
+}
+
+/// Whether `gpu` runs the kernel on the host, where it rounds as the CPU does.
+fn on_host(gpu: &Gpu) -> bool {
+    gpu.kernel_options().backend == Backend::CudaHost
+}
+
+/// Checks closest and any hits on `rays` against the CPU engine, with the default options
+/// and with a distance limit.
+fn check(gpu: &Gpu, on_gpu: &GpuMesh, rays: &[Ray], what: &str) {
+    let mesh = on_gpu.mesh();
+    let exact = on_host(gpu);
+    for limit in [f32::INFINITY, 0.7] {
+        let options = QueryOptions::new().with_max_distance(limit);
+        let closest = on_gpu.cast_batch_with(rays, &options).expect("cast_batch");
+        let occluded = on_gpu
+            .occluded_batch_with(rays, &options)
+            .expect("occluded_batch");
+        let want_closest = mesh.cast_batch_with(rays, &options);
+        let want_occluded = mesh.occluded_batch_with(rays, &options);
+        for (i, ray) in rays.iter().enumerate() {
+            let (got, want) = (closest[i], want_closest[i]);
+            let same = match (got, want) {
+                (Some(g), Some(w)) if exact => g == w,
+                (Some(g), Some(w)) => g.triangle == w.triangle && within_bounds(&g, &w),
+                (None, None) => true,
+                _ => false,
+            };
+            assert!(
+                same,
+                "{what}, limit {limit}: ray {i} {ray:?}: CUDA {got:?}, CPU {want:?}"
+            );
+            assert_eq!(
+                occluded[i], want_occluded[i],
+                "{what}, limit {limit}: occluded, ray {i} {ray:?}"
+            );
+        }
+    }
+}
+
+fn mesh_of(tri_mesh: TriMesh) -> Arc<Mesh> {
+    Arc::new(Mesh::from_tri_mesh(tri_mesh, &Default::default()))
+}
+
+#[test]
+fn the_cuda_kernel_answers_every_asset_as_the_cpu() {
+    let Some(shared) = gpu() else { return };
+    let wgpu_alone = Gpu::with_options(
+        Some(&shared.adapter().name),
+        GpuOptions {
+            backend: Backend::Wgpu,
+            ..GpuOptions::default()
+        },
+    )
+    .expect("the same adapter");
+    for gpu in back_ends() {
+        assert!(gpu.kernel_options().backend != Backend::Wgpu);
+        for path in all_assets() {
+            let mesh = Arc::new(Mesh::from_path(&path).expect("asset"));
+            let on_gpu = upload(&gpu, &mesh);
+            let bounds = mesh.bounds();
+            let triangles: Vec<Triangle> = mesh.tri_mesh().triangles().collect();
+            let mut rays = random_rays(bounds, 1500, 1);
+            rays.extend(incoherent_rays(bounds, 1500, 2));
+            rays.extend(adversarial_rays(&triangles, 2000, 3));
+            check(&gpu, &on_gpu, &rays, &path.display().to_string());
+            // The kernel leaves open the rays the WGSL kernel leaves open: the same bounds (on
+            // the host, rounded as llvmpipe rounds, the very same rays).
+            let open = |gpu: &Gpu| {
+                let fresh = upload(gpu, &mesh);
+                fresh.cast_batch(&rays[..1500]).expect("cast_batch");
+                fresh.occluded_batch(&rays[..1500]).expect("occluded_batch");
+                fresh.stats().finished_on_cpu
+            };
+            let (cuda, wgpu) = (open(&gpu), open(&wgpu_alone));
+            if on_host(&gpu) && bit_exact(&wgpu_alone) {
+                assert_eq!(cuda, wgpu, "{}: open rays", path.display());
+            } else {
+                assert!(
+                    cuda <= 2 * wgpu + 10,
+                    "{}: {cuda} open, wgpu {wgpu}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+/// The lattice solids from `2^-140` (subnormal coordinates, left to the CPU) to `2^60`, and
+/// rays the kernel must refuse or decide with care.
+#[test]
+fn the_cuda_kernel_answers_every_scale_and_degenerate_rays_as_the_cpu() {
+    for gpu in back_ends() {
+        for k in [-140, -100, 0, 60] {
+            let s = 2f64.powi(k) as f32;
+            for solid in lattice_solids() {
+                let positions: Vec<Vec3> = solid.mesh.positions().iter().map(|&p| p * s).collect();
+                let scaled =
+                    TriMesh::new(positions, solid.mesh.indices().to_vec()).expect("scaled");
+                let on_gpu = upload(&gpu, &mesh_of(scaled));
+                let rays: Vec<Ray> = solid
+                    .rays(5)
+                    .iter()
+                    .flat_map(|r| {
+                        [
+                            Ray::new(r.origin * s, r.dir * s),
+                            Ray::new(r.origin * s, r.dir),
+                        ]
+                    })
+                    .collect();
+                check(&gpu, &on_gpu, &rays, &format!("{} at 2^{k}", solid.name));
+            }
+        }
+        let on_gpu = upload(&gpu, &mesh_of(icosphere(2)));
+        let o = Vec3::new(0.1, 0.2, 3.0);
+        let rays = [
+            Ray::new(o, Vec3::NEG_Z),
+            Ray::new(o, Vec3::ZERO),
+            Ray::new(o, Vec3::new(f32::NAN, 0.0, -1.0)),
+            Ray::new(Vec3::new(f32::INFINITY, 0.0, 0.0), Vec3::NEG_Z),
+            Ray::new(o, Vec3::NEG_Z).with_range(2.0, 1.0),
+            Ray::new(o, Vec3::NEG_Z).with_range(f32::NAN, 1.0),
+            Ray::new(o, Vec3::NEG_Z).with_range(f32::INFINITY, f32::INFINITY),
+            Ray::new(o, Vec3::NEG_Z).with_range(-10.0, 10.0),
+            Ray::new(o, Vec3::NEG_Z * 1e-35),
+            Ray::new(o, Vec3::NEG_Z * 1e35),
+            Ray::new(o * 1e30, -o),
+            Ray::new(o, Vec3::new(1e-40, 0.0, -1.0)),
+            Ray::new(o, Vec3::NEG_Z).with_range(1e-45, f32::INFINITY),
+            Ray::new(Vec3::new(0.0, 0.0, 1.0), Vec3::NEG_Z).with_range(-1e-45, 1e-45),
+        ];
+        check(&gpu, &on_gpu, &rays, "degenerate rays");
+    }
+}
+
+/// Rays in many chunks land in their places; a deformed mesh is copied again; empty and
+/// one-triangle meshes answer.
+#[test]
+fn the_cuda_kernel_streams_chunks_and_follows_deformations() {
+    for gpu in back_ends() {
+        let chunked = Gpu::with_options(
+            Some(&gpu.adapter().name),
+            GpuOptions {
+                chunk: 4096,
+                ..gpu.kernel_options()
+            },
+        )
+        .expect("the same back end");
+        let mesh = mesh_of(torus(1.0, 0.4, 32, 16));
+        let mut on_gpu = upload(&chunked, &mesh);
+        let rays = random_rays(mesh.bounds(), 10_000, 4);
+        check(&chunked, &on_gpu, &rays, "chunks of 4096");
+        // One copy of the mesh while CUDA answers everything; wgpu's made for the first
+        // query only wgpu answers, and both kept up to date by `set_positions` below.
+        let cuda_bytes = on_gpu.gpu_bytes();
+        assert!(cuda_bytes as f64 <= 40.0 * mesh.triangle_count() as f64);
+        on_gpu.count_batch(&rays[..10]).expect("count_batch");
+        assert_eq!(on_gpu.gpu_bytes(), 2 * cuda_bytes);
+        for step in 1..3 {
+            let moved: Vec<[f32; 3]> = mesh
+                .tri_mesh()
+                .positions()
+                .iter()
+                .map(|p| (*p * (1.0 + 0.1 * step as f32) + Vec3::Y * p.x * 0.2).to_array())
+                .collect();
+            on_gpu.set_positions(&moved).expect("set_positions");
+            let rays = random_rays(on_gpu.mesh().bounds(), 800, step);
+            check(&chunked, &on_gpu, &rays, &format!("deformed, step {step}"));
+            let counts = on_gpu.count_batch(&rays).expect("count_batch");
+            assert_eq!(
+                counts,
+                on_gpu.mesh().count_batch(&rays),
+                "deformed, step {step}"
+            );
+        }
+        let empty = Arc::new(Mesh::from_triangles(&[], &[]).expect("empty"));
+        let single = Arc::new(
+            Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])
+                .expect("one"),
+        );
+        let rays = random_rays(
+            meshcast::Aabb::new(Vec3::splat(-1.0), Vec3::splat(2.0)),
+            300,
+            9,
+        );
+        for (name, mesh) in [("empty", empty), ("one", single)] {
+            check(&gpu, &upload(&gpu, &mesh), &rays, name);
+            assert!(upload(&gpu, &mesh)
+                .cast_batch(&[])
+                .expect("none")
+                .is_empty());
+        }
+    }
+}
