@@ -35,6 +35,9 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
     let gpu = if args.gpu {
         let gpu = Gpu::new()?;
         writeln!(out, "gpu            {}", gpu.adapter())?;
+        if let Some(device) = gpu.cuda_device() {
+            writeln!(out, "gpu cuda       {device} (closest and any-hit batches)")?;
+        }
         for adapter in Gpu::adapters() {
             writeln!(out, "gpu adapter    {adapter}")?;
         }

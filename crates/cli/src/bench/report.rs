@@ -94,6 +94,9 @@ fn write_gpu_table(
     measured: &GpuBench,
 ) -> Result<()> {
     writeln!(out, "  gpu    {}", gpu.adapter())?;
+    if let Some(device) = gpu.cuda_device() {
+        writeln!(out, "  cuda   {device} (closest and any-hit batches)")?;
+    }
     writeln!(out, "  kernel {}", gpu.kernel_options())?;
     writeln!(
         out,
