@@ -168,6 +168,14 @@ impl GpuMesh {
         Self::current(slf).mesh.gpu().adapter().name.clone()
     }
 
+    /// The CUDA device that answers closest and any-hit batches (`cast_rays`,
+    /// `test_occlusions`), or `None` where wgpu answers them (no NVIDIA driver, or
+    /// `MESHCAST_GPU_BACKEND=wgpu`).
+    #[getter]
+    fn cuda_device(slf: &Bound<'_, Self>) -> Option<String> {
+        Self::current(slf).mesh.gpu().cuda_device()
+    }
+
     /// Bytes of GPU memory the mesh takes.
     #[getter]
     fn gpu_bytes(slf: &Bound<'_, Self>) -> u64 {

@@ -410,3 +410,40 @@ def test_kernel_options_from_the_environment_keep_every_answer():
     bad = subprocess.run([sys.executable, "-c", KERNEL_OPTIONS_CHILD], cwd=here, env=env,
                          capture_output=True, text=True, check=False)
     assert bad.returncode != 0 and "MESHCAST_GPU_STACK" in bad.stderr
+
+
+CUDA_CHILD = """
+import numpy as np
+import meshcast
+from conftest import asset, random_rays
+mesh = meshcast.Mesh.load(asset("suzanne.obj"))
+gpu = mesh.to_gpu()
+rays = random_rays(mesh, 2000, 7)
+assert np.array_equal(gpu.cast_rays(rays)["primitive_ids"], mesh.cast_rays(rays)["primitive_ids"])
+assert np.array_equal(gpu.test_occlusions(rays), mesh.test_occlusions(rays))
+print(gpu.cuda_device)
+"""
+
+
+def test_the_cuda_back_end_answers_only_where_asked_and_found():
+    # wgpu answers by default; MESHCAST_GPU_BACKEND=auto takes CUDA where an NVIDIA driver
+    # and device are found, and `cuda` insists on it, failing with one clear error elsewhere.
+    mesh, _ = loaded("suzanne.obj")
+    assert mesh.to_gpu().cuda_device is None
+    here = os.path.dirname(os.path.abspath(__file__))
+
+    def child(backend):
+        env = dict(os.environ, MESHCAST_GPU_BACKEND=backend)
+        return subprocess.run([sys.executable, "-c", CUDA_CHILD], cwd=here, env=env,
+                              capture_output=True, text=True, check=False)
+
+    auto = child("auto")
+    assert auto.returncode == 0, auto.stderr
+    found = auto.stdout.strip()
+    insisted = child("cuda")
+    if found == "None":
+        assert insisted.returncode != 0 and "no CUDA device" in insisted.stderr
+    else:
+        assert insisted.returncode == 0 and insisted.stdout.strip() == found
+    bad = child("metal-please")
+    assert bad.returncode != 0 and "MESHCAST_GPU_BACKEND" in bad.stderr
