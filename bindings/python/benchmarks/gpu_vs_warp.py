@@ -12,7 +12,9 @@ image), this prints, closest hit unless said, best of --repeat:
   and meshcast's CPU `Mesh.cast_rays` on every core;
 * how many rays meshcast's GPU and Warp name different triangles on.
 
-Interleaves the peers and repeats, as GPU clocks move between runs. Needs a CUDA GPU with
+meshcast's from-numpy figures follow `MESHCAST_GPU_BACKEND` (`auto` takes the CUDA back end
+where the wheel has it and a driver is found; wgpu by default); its kernel-alone figures are
+wgpu's kernel. Interleaves the peers and repeats, as GPU clocks move between runs. Needs a CUDA GPU with
 `pip install warp-lang`; without Warp or a GPU it says so and exits 0.
 
     python benchmarks/gpu_vs_warp.py [--rays N] [--image W] [--repeat K] [--meshes a.obj ...]
@@ -220,7 +222,8 @@ def main() -> int:
             "warp cubql leaf 1": WarpPeer(wp, vertices, faces, "cubql", 1),
         }
         print(
-            f"\n{name}{' x' + str(4 ** int(times)) if times else ''}: {n_tris} triangles on {gpu.adapter}; "
+            f"\n{name}{' x' + str(4 ** int(times)) if times else ''}: {n_tris} triangles on {gpu.adapter} "
+            f"(CUDA: {gpu.cuda_device}); "
             f"meshcast {gpu.gpu_bytes / n_tris:.1f} bytes/triangle, upload {upload * 1e3:.0f} ms; "
             + ", ".join(f"{k} build {p.build * 1e3:.0f} ms" for k, p in peers.items())
         )
