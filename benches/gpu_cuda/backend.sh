@@ -15,18 +15,10 @@ set -u
 rounds=${1:-2}
 out=${OUT:-/tmp/backend}
 mkdir -p "$out"
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
-export XDG_RUNTIME_DIR=/tmp
-export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
+. benches/gpu_cuda/setup.sh
 # The CUDA back end where it opens (wgpu is the default); `wgpu` below where wgpu is measured.
 export MESHCAST_GPU_BACKEND=auto
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
-for archive in .diag/*.xz; do
-    binary=/tmp/$(basename "$archive" .xz)
-    xz -dc "$archive" > "$binary" && chmod +x "$binary"
-done
 # The test binary finds the assets where it was built.
 built=$(strings /tmp/gpu_tests | grep -o -m1 '/[^ ]*/crates/testkit' | head -1)
 root=$(dirname "$(dirname "$built")")

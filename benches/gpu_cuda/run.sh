@@ -13,12 +13,7 @@ set -u
 rounds=${1:-2}
 out=${OUT:-/tmp/diagnosis}
 mkdir -p "$out"
-# The Vulkan loader and glvnd's libraries, as the machine's README prescribes.
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
-export XDG_RUNTIME_DIR=/tmp
-export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
+. benches/gpu_cuda/setup.sh
 # Smaller sets for a dry run elsewhere: DIAG_ARGS="--rays 20000 --image 128".
 args=${DIAG_ARGS:-}
 meshes="assets/stanford-bunny.obj assets/ogre.obj assets/stanford-bunny.obj:2"
@@ -28,10 +23,6 @@ smi() {
         --format=csv,noheader
 }
 smi
-for archive in .diag/*.xz; do
-    binary=/tmp/$(basename "$archive" .xz)
-    xz -dc "$archive" > "$binary" && chmod +x "$binary"
-done
 # Find the environment under which wgpu sees the GPU through Vulkan (machines differ), and say
 # why not where none does: the CUDA side runs either way.
 probe() {

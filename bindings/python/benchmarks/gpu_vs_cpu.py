@@ -14,23 +14,11 @@ found it says so and exits 0.
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
 import meshcast
-from gpu_vs_warp import add_arguments, camera_rays, load, random_rays
-
-
-def best(fn, repeat):
-    """The shortest of `repeat` calls, after one that warms up."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+from gpu_vs_warp import add_arguments, best, camera_rays, load, random_rays
 
 
 def main():

@@ -9,13 +9,15 @@
 use std::sync::Arc;
 
 use glam::Vec3;
-use meshcast::{Mesh, MeshFiles, QueryOptions, Ray, RayQueries, TriMesh, Triangle};
+use meshcast::{Mesh, MeshFiles, QueryOptions, Ray, RayQueries, Triangle};
 use meshcast_gpu::{Backend, Gpu, GpuMesh, GpuOptions};
 use meshcast_testkit::{
-    adversarial_rays, all_assets, icosphere, incoherent_rays, lattice_solids, random_rays, torus,
+    adversarial_rays, all_assets, icosphere, incoherent_rays, random_rays, torus,
 };
 
-use crate::common::{bit_exact, gpu, upload, within_bounds};
+use crate::common::{
+    bit_exact, degenerate_rays, gpu, mesh_of, same_closest, scaled_lattice_solids, upload,
+};
 
 /// The CUDA back ends this machine runs: the host build always, the device where present.
 fn back_ends() -> Vec<Gpu> {
@@ -62,14 +64,8 @@ fn check(gpu: &Gpu, on_gpu: &GpuMesh, rays: &[Ray], what: &str) {
         let want_occluded = mesh.occluded_batch_with(rays, &options);
         for (i, ray) in rays.iter().enumerate() {
             let (got, want) = (closest[i], want_closest[i]);
-            let same = match (got, want) {
-                (Some(g), Some(w)) if exact => g == w,
-                (Some(g), Some(w)) => g.triangle == w.triangle && within_bounds(&g, &w),
-                (None, None) => true,
-                _ => false,
-            };
             assert!(
-                same,
+                same_closest(got, want, exact),
                 "{what}, limit {limit}: ray {i} {ray:?}: CUDA {got:?}, CPU {want:?}"
             );
             assert_eq!(
@@ -78,10 +74,6 @@ fn check(gpu: &Gpu, on_gpu: &GpuMesh, rays: &[Ray], what: &str) {
             );
         }
     }
-}
-
-fn mesh_of(tri_mesh: TriMesh) -> Arc<Mesh> {
-    Arc::new(Mesh::from_tri_mesh(tri_mesh, &Default::default()))
 }
 
 #[test]
@@ -134,43 +126,12 @@ fn the_cuda_kernel_answers_every_asset_as_the_cpu() {
 fn the_cuda_kernel_answers_every_scale_and_degenerate_rays_as_the_cpu() {
     for gpu in back_ends() {
         for k in [-140, -100, 0, 60] {
-            let s = 2f64.powi(k) as f32;
-            for solid in lattice_solids() {
-                let positions: Vec<Vec3> = solid.mesh.positions().iter().map(|&p| p * s).collect();
-                let scaled =
-                    TriMesh::new(positions, solid.mesh.indices().to_vec()).expect("scaled");
-                let on_gpu = upload(&gpu, &mesh_of(scaled));
-                let rays: Vec<Ray> = solid
-                    .rays(5)
-                    .iter()
-                    .flat_map(|r| {
-                        [
-                            Ray::new(r.origin * s, r.dir * s),
-                            Ray::new(r.origin * s, r.dir),
-                        ]
-                    })
-                    .collect();
-                check(&gpu, &on_gpu, &rays, &format!("{} at 2^{k}", solid.name));
+            for (name, mesh, rays) in scaled_lattice_solids(k) {
+                check(&gpu, &upload(&gpu, &mesh), &rays, &name);
             }
         }
         let on_gpu = upload(&gpu, &mesh_of(icosphere(2)));
-        let o = Vec3::new(0.1, 0.2, 3.0);
-        let rays = [
-            Ray::new(o, Vec3::NEG_Z),
-            Ray::new(o, Vec3::ZERO),
-            Ray::new(o, Vec3::new(f32::NAN, 0.0, -1.0)),
-            Ray::new(Vec3::new(f32::INFINITY, 0.0, 0.0), Vec3::NEG_Z),
-            Ray::new(o, Vec3::NEG_Z).with_range(2.0, 1.0),
-            Ray::new(o, Vec3::NEG_Z).with_range(f32::NAN, 1.0),
-            Ray::new(o, Vec3::NEG_Z).with_range(f32::INFINITY, f32::INFINITY),
-            Ray::new(o, Vec3::NEG_Z).with_range(-10.0, 10.0),
-            Ray::new(o, Vec3::NEG_Z * 1e-35),
-            Ray::new(o, Vec3::NEG_Z * 1e35),
-            Ray::new(o * 1e30, -o),
-            Ray::new(o, Vec3::new(1e-40, 0.0, -1.0)),
-            Ray::new(o, Vec3::NEG_Z).with_range(1e-45, f32::INFINITY),
-            Ray::new(Vec3::new(0.0, 0.0, 1.0), Vec3::NEG_Z).with_range(-1e-45, 1e-45),
-        ];
+        let rays = degenerate_rays();
         check(&gpu, &on_gpu, &rays, "degenerate rays");
     }
 }

@@ -21,7 +21,10 @@ use meshcast_testkit::{
     transformed,
 };
 
-use crate::common::{assets_of_each_kind, bit_exact, gpu, upload, within_bounds};
+use crate::common::{
+    assets_of_each_kind, bit_exact, degenerate_rays, gpu, mesh_of, same_closest,
+    scaled_lattice_solids, upload, within_bounds,
+};
 
 /// Checks every query on `rays` against the CPU engine.
 fn check(gpu: &Gpu, on_gpu: &GpuMesh, rays: &[Ray], what: &str) {
@@ -30,13 +33,10 @@ fn check(gpu: &Gpu, on_gpu: &GpuMesh, rays: &[Ray], what: &str) {
     let closest = on_gpu.cast_batch(rays).expect("cast_batch");
     for (i, (ray, got)) in rays.iter().zip(&closest).enumerate() {
         let want = mesh.cast(ray);
-        let same = match (got, want) {
-            (Some(g), Some(w)) if exact => *g == w,
-            (Some(g), Some(w)) => g.triangle == w.triangle && within_bounds(g, &w),
-            (None, None) => true,
-            _ => false,
-        };
-        assert!(same, "{what}: ray {i} {ray:?}: GPU {got:?}, CPU {want:?}");
+        assert!(
+            same_closest(*got, want, exact),
+            "{what}: ray {i} {ray:?}: GPU {got:?}, CPU {want:?}"
+        );
     }
     let occluded = on_gpu.occluded_batch(rays).expect("occluded_batch");
     let counts = on_gpu.count_batch(rays).expect("count_batch");
@@ -67,10 +67,6 @@ fn check(gpu: &Gpu, on_gpu: &GpuMesh, rays: &[Ray], what: &str) {
             assert_eq!(&lists[i], &all[..], "{what}: cast_all hits, ray {i}");
         }
     }
-}
-
-fn mesh_of(tri_mesh: TriMesh) -> Arc<Mesh> {
-    Arc::new(Mesh::from_tri_mesh(tri_mesh, &Default::default()))
 }
 
 #[test]
@@ -164,22 +160,8 @@ fn rays_touching_at_oblique_angles_answer_as_the_cpu() {
 fn every_scale_and_subnormal_directions_answer_as_the_cpu() {
     let Some(gpu) = gpu() else { return };
     for k in [-140, -126, -100, 60] {
-        let s = 2f64.powi(k) as f32;
-        for solid in lattice_solids() {
-            let positions: Vec<Vec3> = solid.mesh.positions().iter().map(|&p| p * s).collect();
-            let scaled = TriMesh::new(positions, solid.mesh.indices().to_vec()).expect("scaled");
-            let on_gpu = upload(gpu, &mesh_of(scaled));
-            let rays: Vec<Ray> = solid
-                .rays(5)
-                .iter()
-                .flat_map(|r| {
-                    [
-                        Ray::new(r.origin * s, r.dir * s),
-                        Ray::new(r.origin * s, r.dir),
-                    ]
-                })
-                .collect();
-            check(gpu, &on_gpu, &rays, &format!("{} at 2^{k}", solid.name));
+        for (name, mesh, rays) in scaled_lattice_solids(k) {
+            check(gpu, &upload(gpu, &mesh), &rays, &name);
         }
     }
     let on_gpu = upload(gpu, &mesh_of(meshcast_testkit::cube(1.0, 1)));
@@ -223,25 +205,7 @@ fn degenerate_and_out_of_range_rays_answer_as_the_cpu() {
     let Some(gpu) = gpu() else { return };
     let mesh = mesh_of(icosphere(2));
     let on_gpu = upload(gpu, &mesh);
-    let o = Vec3::new(0.1, 0.2, 3.0);
-    let rays = [
-        Ray::new(o, Vec3::NEG_Z),
-        Ray::new(o, Vec3::ZERO),
-        Ray::new(o, Vec3::new(f32::NAN, 0.0, -1.0)),
-        Ray::new(Vec3::new(f32::INFINITY, 0.0, 0.0), Vec3::NEG_Z),
-        Ray::new(o, Vec3::NEG_Z).with_range(2.0, 1.0),
-        Ray::new(o, Vec3::NEG_Z).with_range(f32::NAN, 1.0),
-        Ray::new(o, Vec3::NEG_Z).with_range(f32::INFINITY, f32::INFINITY),
-        Ray::new(o, Vec3::NEG_Z).with_range(0.0, 2.0),
-        Ray::new(o, Vec3::NEG_Z).with_range(-10.0, 10.0),
-        Ray::new(o, Vec3::NEG_Z * 1e-35),
-        Ray::new(o, Vec3::NEG_Z * 1e35),
-        Ray::new(o * 1e30, -o),
-        Ray::new(o, Vec3::new(1e-40, 0.0, -1.0)),
-        Ray::new(Vec3::new(1e-40, 0.0, 3.0), Vec3::NEG_Z),
-        Ray::new(o, Vec3::NEG_Z).with_range(1e-45, f32::INFINITY),
-        Ray::new(Vec3::new(0.0, 0.0, 1.0), Vec3::NEG_Z).with_range(-1e-45, 1e-45),
-    ];
+    let rays = degenerate_rays();
     check(gpu, &on_gpu, &rays, "degenerate rays");
 }
 

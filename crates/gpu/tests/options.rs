@@ -14,7 +14,7 @@ use meshcast::{
 use meshcast_gpu::{Gpu, GpuMesh};
 use meshcast_testkit::{adversarial_rays, asset, cube, icosphere, incoherent_rays, random_rays};
 
-use crate::common::{assets_of_each_kind, bit_exact, gpu, upload, within_bounds};
+use crate::common::{assets_of_each_kind, bit_exact, gpu, same_closest, upload, within_bounds};
 
 /// Checks every query with `options` on `rays` against the CPU engine with the same options.
 fn check_with<F: Filter<u32> + Sync>(
@@ -41,14 +41,8 @@ fn check_with<F: Filter<u32> + Sync>(
     assert_eq!(lists.len(), rays.len());
     for (i, ray) in rays.iter().enumerate() {
         let want = mesh.cast_with(ray, options);
-        let same = match (closest[i], want) {
-            (Some(g), Some(w)) if exact => g == w,
-            (Some(g), Some(w)) => g.triangle == w.triangle && within_bounds(&g, &w),
-            (None, None) => true,
-            _ => false,
-        };
         assert!(
-            same,
+            same_closest(closest[i], want, exact),
             "{what}: cast, ray {i} {ray:?}: GPU {:?}, CPU {want:?}",
             closest[i]
         );

@@ -13,13 +13,16 @@ use cudarc::nvrtc::Ptx;
 
 use rayon::prelude::*;
 
-use super::{blocks, Mode, BLOCK};
+use super::Mode;
 use crate::kernel::profiling;
 use crate::layout::GpuRay;
 #[cfg(feature = "host-kernel")]
 use crate::layout::{GpuNode, GpuTriangle};
 use crate::stream::RaySource;
 use crate::{Error, Result};
+
+/// The kernel's rays per block (`kernel.cu`'s `WORKGROUP`, its launch bound).
+const BLOCK: u32 = 128;
 
 /// Words of one ray as the kernel reads it (`GpuRay`, 32 bytes).
 const RAY_WORDS: usize = size_of::<GpuRay>() / 4;
@@ -188,7 +191,7 @@ impl DeviceMesh {
             .arg(&mut b.device_answers)
             .arg(&count);
         let config = LaunchConfig {
-            grid_dim: (blocks(n), 1, 1),
+            grid_dim: ((n as u32).div_ceil(BLOCK), 1, 1),
             block_dim: (BLOCK, 1, 1),
             shared_mem_bytes: 0,
         };

@@ -38,9 +38,6 @@ const PTX: &str = include_str!("kernel.ptx");
 /// one binary can measure both.
 pub const PTX_VARIABLE: &str = "MESHCAST_CUDA_PTX";
 
-/// The kernel's rays per block (`kernel.cu`'s `WORKGROUP`, its launch bound).
-const BLOCK: u32 = 128;
-
 /// The queries the CUDA kernel answers (`kernel.cu`'s `MODE_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -200,11 +197,6 @@ fn on_host(
             }
         }
     }
-}
-
-/// The CUDA back end's blocks for `n` rays.
-fn blocks(n: usize) -> u32 {
-    (n as u32).div_ceil(BLOCK)
 }
 
 #[cfg(test)]

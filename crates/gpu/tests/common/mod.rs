@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use meshcast::{Hit, Mesh};
+use glam::Vec3;
+use meshcast::{Hit, Mesh, Ray, TriMesh};
 use meshcast_gpu::{Gpu, GpuMesh, T_ERROR_BOUND, UV_ERROR_BOUND};
 use meshcast_testkit::asset;
 
@@ -36,6 +37,71 @@ pub fn upload(gpu: &Gpu, mesh: &Arc<Mesh>) -> GpuMesh {
 /// division): then `t`, `u`, `v` are the CPU's bit for bit.
 pub fn bit_exact(gpu: &Gpu) -> bool {
     gpu.adapter().name.contains("llvmpipe")
+}
+
+/// Whether a GPU's closest hit is the CPU's: the same triangle or miss, and `t`, `u`, `v`
+/// the CPU's bit for bit where `exact`, else within the documented bounds.
+pub fn same_closest(gpu: Option<Hit>, cpu: Option<Hit>, exact: bool) -> bool {
+    match (gpu, cpu) {
+        (Some(g), Some(w)) if exact => g == w,
+        (Some(g), Some(w)) => g.triangle == w.triangle && within_bounds(&g, &w),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// `tri_mesh` built with the default options.
+pub fn mesh_of(tri_mesh: TriMesh) -> Arc<Mesh> {
+    Arc::new(Mesh::from_tri_mesh(tri_mesh, &Default::default()))
+}
+
+/// Each lattice solid scaled by `2^k`, with its rays scaled with it and, beside them, the
+/// same origins with the unscaled directions: named, meshed, and the rays.
+pub fn scaled_lattice_solids(k: i32) -> Vec<(String, Arc<Mesh>, Vec<Ray>)> {
+    let s = 2f64.powi(k) as f32;
+    meshcast_testkit::lattice_solids()
+        .into_iter()
+        .map(|solid| {
+            let positions: Vec<Vec3> = solid.mesh.positions().iter().map(|&p| p * s).collect();
+            let scaled = TriMesh::new(positions, solid.mesh.indices().to_vec()).expect("scaled");
+            let rays = solid
+                .rays(5)
+                .iter()
+                .flat_map(|r| {
+                    [
+                        Ray::new(r.origin * s, r.dir * s),
+                        Ray::new(r.origin * s, r.dir),
+                    ]
+                })
+                .collect();
+            (format!("{} at 2^{k}", solid.name), mesh_of(scaled), rays)
+        })
+        .collect()
+}
+
+/// Degenerate and out-of-range rays at `icosphere(2)`: no direction, NaN and infinite
+/// coordinates, empty, NaN and infinite ranges, tiny and huge directions, origins far away,
+/// subnormal components, ranges of a subnormal.
+pub fn degenerate_rays() -> Vec<Ray> {
+    let o = Vec3::new(0.1, 0.2, 3.0);
+    vec![
+        Ray::new(o, Vec3::NEG_Z),
+        Ray::new(o, Vec3::ZERO),
+        Ray::new(o, Vec3::new(f32::NAN, 0.0, -1.0)),
+        Ray::new(Vec3::new(f32::INFINITY, 0.0, 0.0), Vec3::NEG_Z),
+        Ray::new(o, Vec3::NEG_Z).with_range(2.0, 1.0),
+        Ray::new(o, Vec3::NEG_Z).with_range(f32::NAN, 1.0),
+        Ray::new(o, Vec3::NEG_Z).with_range(f32::INFINITY, f32::INFINITY),
+        Ray::new(o, Vec3::NEG_Z).with_range(0.0, 2.0),
+        Ray::new(o, Vec3::NEG_Z).with_range(-10.0, 10.0),
+        Ray::new(o, Vec3::NEG_Z * 1e-35),
+        Ray::new(o, Vec3::NEG_Z * 1e35),
+        Ray::new(o * 1e30, -o),
+        Ray::new(o, Vec3::new(1e-40, 0.0, -1.0)),
+        Ray::new(Vec3::new(1e-40, 0.0, 3.0), Vec3::NEG_Z),
+        Ray::new(o, Vec3::NEG_Z).with_range(1e-45, f32::INFINITY),
+        Ray::new(Vec3::new(0.0, 0.0, 1.0), Vec3::NEG_Z).with_range(-1e-45, 1e-45),
+    ]
 }
 
 /// Whether a GPU hit's `t`, `u` and `v` lie within the documented bounds of the CPU's.
