@@ -492,11 +492,11 @@ impl Scene {
         kind: Q,
         answers: &mut [Q::Answer<SceneHit>; PACKET_WIDTH],
     ) {
-        let rays = &rays.rays();
+        let world = &rays.rays();
         let rules = kind.rules(options);
         let mut found: [Q::Found<SceneHit>; PACKET_WIDTH] = core::array::from_fn(|_| kind.start());
         self.top_level
-            .walk_packet(rays, lanes, kind, |slot, lanes, t_max| {
+            .walk_packet(world, lanes, kind, |slot, lanes, t_max| {
                 let Some((id, instance)) = self.searched(slot, options.mask) else {
                     return 0;
                 };
@@ -504,16 +504,18 @@ impl Scene {
                     id,
                     filter: &options.filter,
                 };
-                let ranges: [Ray; PACKET_WIDTH] = core::array::from_fn(|lane| {
-                    rays[lane].with_range(rays[lane].t_min, t_max[lane])
-                });
+                // The packet with the ranges the walk has left.
+                let ranges = RayPacket {
+                    t_max: *t_max,
+                    ..*rays
+                };
                 let mut slot_answers = core::array::from_fn(|_| Q::nothing());
                 instance.walk_packet(&ranges, lanes, rules, &filter, kind, &mut slot_answers);
                 let mut hit = 0;
                 for_each_lane(lanes, |lane| {
                     let answer = core::mem::replace(&mut slot_answers[lane], Q::nothing());
                     let answer = Q::map(answer, |hit| SceneHit { instance: id, hit });
-                    match kind.take(&mut found[lane], answer, &ranges[lane]) {
+                    match kind.take(&mut found[lane], answer, &ranges.ray(lane)) {
                         Step::Go => {}
                         Step::Shrink(t) => t_max[lane] = t,
                         Step::Stop => hit |= 1 << lane,

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, DAffine3, DVec3, Mat3A, Vec3, Vec3A};
-use meshcast_primitives::{Aabb, Hit, Ray, Triangle};
+use meshcast_primitives::{Aabb, Hit, Ray, RayPacket, Triangle, PACKET_WIDTH};
 
 use crate::{Error, Facing, Mesh, Result, SurfacePoint, ALL_LAYERS};
 
@@ -250,6 +250,34 @@ impl Instance {
         }
     }
 
+    /// The world rays of `packet` carried into the mesh's space, lane by lane as
+    /// [`Instance::to_local`] carries one ray (the same `f64` products and sums in the same
+    /// order, rounded once, so bit for bit), without leaving the packet's layout: a packet
+    /// that reaches an instance is carried as a packet, one axis of eight lanes at a time.
+    #[inline]
+    pub(crate) fn packet_to_local(&self, packet: &RayPacket) -> RayPacket {
+        let m = &self.to_local;
+        let columns = [m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis];
+        // Row `row` of the linear part times each lane's vector, summed as glam's
+        // `transform_vector3` sums (x, then y, then z), in `f64`.
+        let linear = |from: &[[f32; PACKET_WIDTH]; 3], row: usize, lane: usize| {
+            columns[0][row] * f64::from(from[0][lane])
+                + columns[1][row] * f64::from(from[1][lane])
+                + columns[2][row] * f64::from(from[2][lane])
+        };
+        RayPacket {
+            origin: core::array::from_fn(|row| {
+                core::array::from_fn(|lane| {
+                    (linear(&packet.origin, row, lane) + m.translation[row]) as f32
+                })
+            }),
+            dir: core::array::from_fn(|row| {
+                core::array::from_fn(|lane| linear(&packet.dir, row, lane) as f32)
+            }),
+            ..*packet
+        }
+    }
+
     /// Which side of its triangle a hit of a world ray `ray` on this instance is on; `None`
     /// when the mesh has no triangle `hit.triangle`.
     pub fn facing(&self, ray: &Ray, hit: &Hit) -> Option<Facing> {
@@ -461,6 +489,63 @@ mod tests {
         assert!(surface.geometric_normal.dot(ex).abs() < 1e-6);
         assert!(surface.geometric_normal.dot(ey).abs() < 1e-6);
         assert!((surface.geometric_normal.length() - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_packet_is_carried_as_each_of_its_rays_is() {
+        // Every sign of zero, subnormal, huge, infinite and NaN components among ordinary
+        // ones, through a mirroring, shearing, far transform and the identity.
+        let parts = [
+            0.0,
+            -0.0,
+            1.0e-40,
+            -3.5,
+            0.1,
+            7.0e30,
+            -2.0e38,
+            f32::INFINITY,
+            f32::NAN,
+            1234.5678,
+        ];
+        let at = |i: usize| parts[i % parts.len()];
+        let sheared = DAffine3::from_cols_array(&[
+            -1.5,
+            0.25,
+            0.0,
+            0.3,
+            2.0,
+            -0.1,
+            0.0,
+            0.7,
+            0.9,
+            500_123.37,
+            -5_000_456.71,
+            100.0,
+        ]);
+        let turned = DAffine3::from_rotation_y(0.3) * DAffine3::from_scale(DVec3::splat(1e-3));
+        for transform in [sheared, turned, DAffine3::IDENTITY] {
+            let instance = Instance::from_f64(unit_square(), transform).expect("invertible");
+            for start in 0..40 {
+                let rays: [Ray; PACKET_WIDTH] = core::array::from_fn(|lane| {
+                    let k = start + 7 * lane;
+                    Ray {
+                        origin: Vec3::new(at(k), at(k + 1), at(k + 3)),
+                        dir: Vec3::new(at(k + 4), at(k + 2), at(k + 5)),
+                        t_min: lane as f32,
+                        t_max: at(k + 6),
+                    }
+                });
+                let carried = instance.packet_to_local(&RayPacket::new(&rays));
+                for (lane, ray) in rays.iter().enumerate() {
+                    let (one, lanes) = (instance.to_local(ray), carried.ray(lane));
+                    let bits = |ray: Ray| {
+                        let [o, d] = [ray.origin, ray.dir].map(|v| v.to_array().map(f32::to_bits));
+                        (o, d, ray.t_min.to_bits(), ray.t_max.to_bits())
+                    };
+                    assert_eq!(bits(lanes), bits(one), "lane {lane} of packet {start}");
+                }
+            }
+        }
     }
 
     #[test]

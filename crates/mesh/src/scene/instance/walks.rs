@@ -26,13 +26,14 @@ impl Instance {
             .walk_with_rules(&self.to_local(ray), rules, filter, kind)
     }
 
-    /// Leaves in `answers[i]` the answer of `kind` for each world ray `rays[i]` in `lanes`
-    /// (bits; degenerate rays miss), as [`Instance::walk_with_rules`] answers it: the rays
-    /// are carried into the mesh's space together and traced there as packets, one per
-    /// [`coherence::RayClass`] they fall into.
+    /// Leaves in `answers[i]` the answer of `kind` for the world ray in each lane `i` of
+    /// `rays` in `lanes` (bits; degenerate rays miss), as [`Instance::walk_with_rules`]
+    /// answers it: the packet is carried into the mesh's space as a packet
+    /// ([`Instance::packet_to_local`]) and traced there, one packet per
+    /// [`coherence::RayClass`] its rays fall into.
     pub(crate) fn walk_packet<Q: PacketKind>(
         &self,
-        rays: &[Ray; PACKET_WIDTH],
+        rays: &RayPacket,
         lanes: u32,
         rules: HitRules,
         filter: &impl Filter<u32>,
@@ -40,7 +41,7 @@ impl Instance {
         answers: &mut [Q::Answer<Hit>; PACKET_WIDTH],
     ) {
         let rules = rules.mirrored(self.mirrored);
-        let local = RayPacket::new(&rays.map(|ray| self.to_local(&ray)));
+        let local = self.packet_to_local(rays);
         // A world ray carried into the mesh's space can overflow (a huge direction through a
         // shrinking transform), and then hits nothing, as the single-ray walk answers.
         let valid = local.valid(Portable) & lanes;
@@ -95,7 +96,7 @@ impl LevelWalks<Hit, u32> for Instance {
         let (layers, rules) = (options.matches_layers(self.layers), kind.rules(options));
         for ((rays, lanes), answers) in rays.into_iter().zip(lanes).zip(answers) {
             if layers {
-                self.walk_packet(&rays.rays(), lanes, rules, &options.filter, kind, answers);
+                self.walk_packet(rays, lanes, rules, &options.filter, kind, answers);
             } else {
                 for_each_lane(lanes, |lane| answers[lane] = Q::nothing());
             }
