@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, DAffine3, DQuat, DVec3, Vec2, Vec3};
 use meshcast::{
-    DHit, DRay, DSceneHit, Feature, Instance, InstanceId, Mesh, QueryOptions, Ray, RayQueries,
-    Scene, TriMesh,
+    BatchOrder, DHit, DRay, DSceneHit, Feature, Instance, InstanceId, Mesh, QueryOptions, Ray,
+    RayQueries, Scene, TriMesh, MIN_SORTED_RAYS,
 };
 use meshcast_primitives::{distance_squared, Triangle};
 use meshcast_testkit::{icosphere, rng};
@@ -217,6 +217,53 @@ fn oblique_and_grazing_rays_equal_a_loop_over_the_instances() {
                 "offset {offset}: {ray:?}"
             );
             assert_eq!(scene.count_f64(&ray), all.len());
+        }
+    }
+}
+
+#[test]
+fn far_scene_batches_in_every_order_answer_as_single_rays() {
+    // Enough scattered rays for a sorted batch to be sorted (`MIN_SORTED_RAYS`): each aimed
+    // from 10 m to 10 km away at a point near a random instance, some of them cut short.
+    let mesh = Arc::new(Mesh::from_tri_mesh(icosphere(2), &Default::default()));
+    let mut rng = rng(57575);
+    for offset in [OFFSETS[0], OFFSETS[2]].map(DVec3::from) {
+        let scene = scene_at(&mesh, offset);
+        let rays: Vec<DRay> = (0..MIN_SORTED_RAYS + 300)
+            .map(|k| {
+                let centre = placement(offset, k % PLACES.len()).transform_point3(DVec3::ZERO);
+                let target = centre + in_cube(&mut rng, 1.2);
+                let direction = in_cube(&mut rng, 1.0);
+                let from = target - direction * 10f64.powf(rng.gen_range(1.0..4.0));
+                let ray = DRay::new(from, direction);
+                if k % 7 == 3 {
+                    ray.with_range(0.0, rng.gen_range(0.0..20.0))
+                } else {
+                    ray
+                }
+            })
+            .collect();
+        let closest: Vec<_> = rays.iter().map(|ray| scene.cast_f64(ray)).collect();
+        let any: Vec<_> = rays.iter().map(|ray| scene.occluded_f64(ray)).collect();
+        let hits = closest.iter().flatten().count();
+        assert!(hits > rays.len() / 4 && hits < rays.len(), "{hits} hits");
+        for order in [BatchOrder::Caller, BatchOrder::Sorted, BatchOrder::Auto] {
+            let options = QueryOptions::new().with_order(order);
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("a thread pool");
+                let (batch, occluded) = pool.install(|| {
+                    (
+                        scene.cast_batch_f64_with(&rays, &options),
+                        scene.occluded_batch_f64_with(&rays, &options),
+                    )
+                });
+                let context = format!("offset {offset}, {order:?}, {threads} threads");
+                assert_eq!(batch, closest, "{context}");
+                assert_eq!(occluded, any, "{context}");
+            }
         }
     }
 }

@@ -9,6 +9,7 @@
 use meshcast_primitives::{prefetch, Ray, RayPacket, ALL_LANES, PACKET_WIDTH};
 use rayon::prelude::*;
 
+use crate::batches::batch_ray::BatchRay;
 use crate::batches::coherence::PacketSpan;
 use crate::batches::finder::PacketFinder;
 use crate::batches::images::{image_width, TILE_SIDE};
@@ -72,7 +73,7 @@ pub(crate) trait PacketTrace {
 /// ([`image_width`]), found once for all tasks: an eighth of each thread's share, within
 /// [`BATCH_GRAIN`] and [`MAX_RAY_GRAIN`], or for an image whole bands of [`TILE_SIDE`] rows,
 /// so that each task traces tiles.
-fn batch_grain(rays: &[Ray]) -> (usize, Option<usize>) {
+fn batch_grain<R: BatchRay>(rays: &[R]) -> (usize, Option<usize>) {
     let width = image_width(rays);
     let grain = (rays.len() / (8 * rayon::current_num_threads())).clamp(BATCH_GRAIN, MAX_RAY_GRAIN);
     let grain = match width {
@@ -85,18 +86,18 @@ fn batch_grain(rays: &[Ray]) -> (usize, Option<usize>) {
     (grain, width)
 }
 
-/// Every batch query's driver: `answers[i]` is `trace`'s answer for `rays[i]`, traced on the
-/// current rayon pool in tasks of [`batch_grain`] rays, `trace` being handed each task's rays
-/// and answers and the width of the image the batch is, if it is one (then each task holds
-/// whole bands of tiles). A batch that `order` sorts through a level with `frame`
-/// ([`BatchOrder::sorts`]; never an image) is traced in the order of [`sorted_order`], its
-/// answers put back in the caller's order.
-pub(crate) fn parallel_batch<A: Clone + Default + Send + Sync>(
-    rays: &[Ray],
+/// Every batch query's driver: `answers[i]` is `trace`'s answer for `rays[i]` (rays in `f32`
+/// or `f64`, [`BatchRay`]), traced on the current rayon pool in tasks of [`batch_grain`] rays,
+/// `trace` being handed each task's rays and answers and the width of the image the batch is,
+/// if it is one (then each task holds whole bands of tiles). A batch that `order` sorts
+/// through a level with `frame` ([`BatchOrder::sorts`]; never an image) is traced in the
+/// order of [`sorted_order`], its answers put back in the caller's order.
+pub(crate) fn parallel_batch<R: BatchRay, A: Clone + Default + Send + Sync>(
+    rays: &[R],
     frame: BatchFrame,
     order: BatchOrder,
     answers: &mut [A],
-    trace: impl Fn(&[Ray], &mut [A], Option<usize>) + Sync,
+    trace: impl Fn(&[R], &mut [A], Option<usize>) + Sync,
 ) {
     let (grain, width) = batch_grain(rays);
     if width.is_some() || !order.sorts(rays, &frame) {
@@ -111,7 +112,7 @@ pub(crate) fn parallel_batch<A: Clone + Default + Send + Sync>(
         .par_chunks(grain)
         .zip(sorted_answers.par_chunks_mut(grain))
         .for_each(|(indices, answers)| {
-            let rays: Vec<Ray> = indices.iter().map(|&i| rays[i as usize]).collect();
+            let rays: Vec<R> = indices.iter().map(|&i| rays[i as usize]).collect();
             trace(&rays, answers, None)
         });
     let mut place = vec![0u32; rays.len()];
@@ -125,12 +126,12 @@ pub(crate) fn parallel_batch<A: Clone + Default + Send + Sync>(
 }
 
 /// [`parallel_batch`] on the calling thread, for the serial batch calls.
-pub(crate) fn serial_batch_in_order<A: Default>(
-    rays: &[Ray],
+pub(crate) fn serial_batch_in_order<R: BatchRay, A: Default>(
+    rays: &[R],
     frame: BatchFrame,
     order: BatchOrder,
     answers: &mut [A],
-    mut trace: impl FnMut(&[Ray], &mut [A], Option<usize>),
+    mut trace: impl FnMut(&[R], &mut [A], Option<usize>),
 ) {
     let width = image_width(rays);
     if width.is_some() || !order.sorts(rays, &frame) {
@@ -138,7 +139,7 @@ pub(crate) fn serial_batch_in_order<A: Default>(
         return;
     }
     let order = sorted_order(rays, &frame, false);
-    let sorted: Vec<Ray> = order.iter().map(|&i| rays[i as usize]).collect();
+    let sorted: Vec<R> = order.iter().map(|&i| rays[i as usize]).collect();
     let mut sorted_answers: Vec<A> = sorted.iter().map(|_| A::default()).collect();
     trace(&sorted, &mut sorted_answers, None);
     for (&i, answer) in order.iter().zip(sorted_answers) {

@@ -5,6 +5,8 @@
 use glam::Vec3;
 use meshcast_primitives::Ray;
 
+use crate::batches::batch_ray::BatchRay;
+
 /// The side of the square tiles an image is traced in: a tile's sixteen rays are the two
 /// chunks of a packet pair, its top two rows and its bottom two.
 pub(crate) const TILE_SIDE: usize = 4;
@@ -20,8 +22,8 @@ const MAX_IMAGE_WIDTH: usize = 1 << 16;
 ///
 /// The answer only chooses which rays are traced together, in square tiles rather than
 /// along rows, never what any ray's answer is, so a few rows are checked rather than all.
-pub(crate) fn image_width(rays: &[Ray]) -> Option<usize> {
-    let step = |a: usize, b: usize| RayStep::between(&rays[a], &rays[b]);
+pub(crate) fn image_width<R: BatchRay>(rays: &[R]) -> Option<usize> {
+    let step = |a: usize, b: usize| RayStep::between(&rays[a].seen(), &rays[b].seen());
     if rays.len() < TILE_SIDE * TILE_SIDE {
         return None;
     }

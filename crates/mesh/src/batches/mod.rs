@@ -1,7 +1,8 @@
 //! The batches room: how a batch of rays is traced, whatever is asked of each ray. The order
 //! a batch is traced in (`order.rs`: [`BatchOrder`], sorted by a Morton code of origin and
 //! direction when that pays), batches that are camera images and their tiles (`images.rs`),
-//! which rays of a chunk are coherent enough to walk a hierarchy together (`coherence.rs`),
+//! what the driver reads of a batch's rays, `f32` or `f64` (`batch_ray.rs`), which rays of
+//! a chunk are coherent enough to walk a hierarchy together (`coherence.rs`),
 //! the finding of a batch's packets chunk after chunk (`finder.rs`), sets of a packet's lanes
 //! as bits (`lane_bits.rs`), and the driver every batch query runs through: tasks on the
 //! rayon pool, the sort and its undoing, the walk of packets and pairs of packets
@@ -11,6 +12,7 @@
 //!
 //! May use: nothing else of the crate. Used by the queries room and every room above it.
 
+mod batch_ray;
 pub(crate) mod coherence;
 mod driver;
 mod finder;
@@ -18,6 +20,7 @@ mod images;
 mod lane_bits;
 mod order;
 
+pub(crate) use batch_ray::BatchRay;
 pub(crate) use driver::{
     parallel_batch, serial_batch_in_order, trace_packets, PacketTrace, BATCH_GRAIN,
 };

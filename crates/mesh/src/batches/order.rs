@@ -17,6 +17,8 @@ use glam::Vec3;
 use meshcast_primitives::{Aabb, Ray};
 use rayon::prelude::*;
 
+use crate::batches::batch_ray::BatchRay;
+
 /// The environment variable that fixes the order of every batch whose options leave it to the
 /// engine ([`BatchOrder::Auto`]): `caller` or `sorted`.
 pub const BATCH_ORDER_ENV: &str = "MESHCAST_BATCH_ORDER";
@@ -88,7 +90,7 @@ impl BatchOrder {
     }
 
     /// Whether `rays` are traced sorted through a level with `frame`.
-    pub(crate) fn sorts(self, rays: &[Ray], frame: &BatchFrame) -> bool {
+    pub(crate) fn sorts<R: BatchRay>(self, rays: &[R], frame: &BatchFrame) -> bool {
         self.may_sort(rays.len(), frame.bytes)
             && (self.resolved() != Self::Auto || !frame.local_in_order(rays))
     }
@@ -135,15 +137,15 @@ impl BatchFrame {
     /// from shared points, rays sorted by origin) or pass the box's centre within a
     /// thirty-second of it (rays sorted by where they pass, as the sort leaves them). Random
     /// rays in the order they were made fail.
-    fn local_in_order(&self, rays: &[Ray]) -> bool {
+    fn local_in_order<R: BatchRay>(&self, rays: &[R]) -> bool {
         let frame = KeyFrame::new(self.bounds);
         let diagonal_squared = self.bounds.extent().length_squared();
         let step = (rays.len() - 1) / SAMPLES;
         let local = (0..SAMPLES)
-            .map(|i| (&rays[i * step], &rays[i * step + 1]))
+            .map(|i| (rays[i * step].seen(), rays[i * step + 1].seen()))
             .filter(|(a, b)| {
                 (b.origin - a.origin).length_squared() <= 1e-4 * diagonal_squared
-                    || (frame.pass(b) - frame.pass(a)).length_squared()
+                    || (frame.pass(&b) - frame.pass(&a)).length_squared()
                         <= diagonal_squared / (32.0 * 32.0)
             })
             .count();
@@ -154,9 +156,13 @@ impl BatchFrame {
 /// The indices of `rays` in the order they are traced through a level with `frame`:
 /// sorted by [`KeyFrame::key`] (stably, so equal keys keep the caller's order), on the current
 /// rayon pool if `parallel`.
-pub(crate) fn sorted_order(rays: &[Ray], frame: &BatchFrame, parallel: bool) -> Vec<u32> {
+pub(crate) fn sorted_order<R: BatchRay>(
+    rays: &[R],
+    frame: &BatchFrame,
+    parallel: bool,
+) -> Vec<u32> {
     let frame = KeyFrame::new(frame.bounds);
-    let keyed = |(i, ray): (usize, &Ray)| u64::from(frame.key(ray)) << 32 | i as u64;
+    let keyed = |(i, ray): (usize, &R)| u64::from(frame.key(&ray.seen())) << 32 | i as u64;
     let keyed: Vec<u64> = if parallel {
         rays.par_iter().enumerate().map(keyed).collect()
     } else {

@@ -12,7 +12,7 @@ use meshcast_primitives::{Ray, RayPacket, PACKET_WIDTH};
 
 use crate::batches::coherence::PacketSpan;
 use crate::batches::{
-    parallel_batch, serial_batch_in_order, trace_packets, BatchFrame, PacketTrace,
+    parallel_batch, serial_batch_in_order, trace_packets, BatchFrame, BatchRay, PacketTrace,
 };
 use crate::queries::{LevelWalks, PacketKind, QueryKind};
 use crate::{Filter, QueryOptions};
@@ -141,15 +141,16 @@ pub(super) fn serial_batch<L, H, C, F, Q>(
     );
 }
 
-/// The answers `answer` gives each ray of a batch of every-hit queries through a level with
-/// `frame`, in parallel, through the batch driver ([`parallel_batch`]: sorted where the
-/// options' order says), ray by ray.
-pub(super) fn every_hit_batch<F, A: Clone + Default + Send + Sync>(
+/// The answers `answer` gives each ray of a batch (rays in `f32` or `f64`, [`BatchRay`])
+/// through a level with `frame`, in parallel, through the batch driver ([`parallel_batch`]:
+/// sorted where the options' order says), ray by ray: the queries that walk no packets
+/// (every hit and their count, and a far scene's `f64` rays).
+pub(crate) fn batch_ray_by_ray<R: BatchRay, F, A: Clone + Default + Send + Sync>(
     frame: BatchFrame,
-    rays: &[Ray],
+    rays: &[R],
     options: &QueryOptions<F>,
     answers: &mut [A],
-    answer: impl Fn(&Ray) -> A + Sync,
+    answer: impl Fn(&R) -> A + Sync,
 ) {
     parallel_batch(rays, frame, options.order, answers, |rays, answers, _| {
         for (ray, slot) in rays.iter().zip(answers) {

@@ -20,6 +20,7 @@ mod options;
 mod query_kinds;
 mod ray_queries;
 
+pub(crate) use batch_queries::batch_ray_by_ray;
 pub use hit_lists::HitLists;
 pub use instance_id::InstanceId;
 pub(crate) use level_walks::{walk_rays, LevelWalks};

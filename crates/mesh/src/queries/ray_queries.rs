@@ -14,7 +14,7 @@ use core::fmt::Debug;
 use meshcast_primitives::{Ray, RayHit};
 
 use crate::queries::batch_queries::{
-    batch, every_hit, every_hit_batch, serial_batch, walk_limited,
+    batch, batch_ray_by_ray, every_hit, serial_batch, walk_limited,
 };
 use crate::queries::{All, Any, Closest, Count, HitLists, LevelWalks};
 use crate::{Filter, QueryOptions};
@@ -264,7 +264,7 @@ pub trait RayQueries:
         options: &QueryOptions<F>,
     ) -> HitLists<Self::Hit> {
         let mut lists = vec![Vec::new(); rays.len()];
-        every_hit_batch(self.batch_frame(), rays, options, &mut lists, |ray| {
+        batch_ray_by_ray(self.batch_frame(), rays, options, &mut lists, |ray| {
             self.cast_all_with(ray, options)
         });
         let mut all = HitLists::new();
@@ -305,7 +305,7 @@ pub trait RayQueries:
         options: &QueryOptions<F>,
     ) -> Vec<u32> {
         let mut counts = vec![0; rays.len()];
-        every_hit_batch(self.batch_frame(), rays, options, &mut counts, |ray| {
+        batch_ray_by_ray(self.batch_frame(), rays, options, &mut counts, |ray| {
             u32::try_from(self.count_with(ray, options)).unwrap_or(u32::MAX)
         });
         counts

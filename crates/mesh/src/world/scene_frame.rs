@@ -20,10 +20,8 @@ use core::ops::ControlFlow;
 
 use glam::DVec3;
 use meshcast_primitives::{f32_at_least, f32_at_most, Aabb, DFrame, DHit, DRay, Hit, Overlap, Ray};
-use rayon::prelude::*;
 
-use crate::batches::BATCH_GRAIN;
-use crate::queries::{All, Any, Closest, Count, HitRules, QueryKind};
+use crate::queries::{batch_ray_by_ray, All, Any, Closest, Count, HitRules, LevelWalks, QueryKind};
 use crate::scene::{FarReach, InstanceFilter};
 use crate::world::mesh_frame::limited;
 use crate::{Filter, Instance, InstanceId, QueryOptions, Scene};
@@ -308,16 +306,20 @@ impl Scene {
         self.cast_batch_f64_with(rays, &QueryOptions::new())
     }
 
-    /// [`Scene::cast_f64_with`] for every ray, in parallel, in the order of `rays`.
+    /// [`Scene::cast_f64_with`] for every ray, in parallel, in the order of `rays`, through
+    /// the batch driver every batch query runs through: sorted where the options' order says
+    /// ([`crate::BatchOrder`], as [`crate::RayQueries::cast_batch_with`] sorts), each ray walked
+    /// alone.
     pub fn cast_batch_f64_with<F: Filter<(InstanceId, u32)> + Sync>(
         &self,
         rays: &[DRay],
         options: &QueryOptions<F>,
     ) -> Vec<Option<DSceneHit>> {
-        rays.par_iter()
-            .with_min_len(BATCH_GRAIN)
-            .map(|ray| self.cast_f64_with(ray, options))
-            .collect()
+        let mut hits = vec![None; rays.len()];
+        batch_ray_by_ray(self.batch_frame(), rays, options, &mut hits, |ray| {
+            self.cast_f64_with(ray, options)
+        });
+        hits
     }
 
     /// [`Scene::occluded_f64`] for every ray, in parallel, in the order of `rays`.
@@ -325,16 +327,18 @@ impl Scene {
         self.occluded_batch_f64_with(rays, &QueryOptions::new())
     }
 
-    /// [`Scene::occluded_f64_with`] for every ray, in parallel, in the order of `rays`.
+    /// [`Scene::occluded_f64_with`] for every ray, in parallel, in the order of `rays`, through
+    /// the batch driver ([`Scene::cast_batch_f64_with`]).
     pub fn occluded_batch_f64_with<F: Filter<(InstanceId, u32)> + Sync>(
         &self,
         rays: &[DRay],
         options: &QueryOptions<F>,
     ) -> Vec<bool> {
-        rays.par_iter()
-            .with_min_len(BATCH_GRAIN)
-            .map(|ray| self.occluded_f64_with(ray, options))
-            .collect()
+        let mut hits = vec![false; rays.len()];
+        batch_ray_by_ray(self.batch_frame(), rays, options, &mut hits, |ray| {
+            self.occluded_f64_with(ray, options)
+        });
+        hits
     }
 
     /// `ray` made ready for the top level's slab tests ([`TopLevelRay`]).
