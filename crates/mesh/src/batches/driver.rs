@@ -195,11 +195,27 @@ pub(crate) fn trace_packets<T: PacketTrace>(
     };
     let mut start = 0;
     if let Some(width) = width {
+        // Each band of TILE_SIDE rows: its square tiles, gathered row by row and their
+        // answers put back, then the rays left at the band's right end a row at a time.
+        let mut tile_rays = [PLACEHOLDER_RAY; PAIR_WIDTH];
+        let mut tile_answers = [T::Answer::default(); PAIR_WIDTH];
+        let whole = width / TILE_SIDE * TILE_SIDE;
         let band = TILE_SIDE * width;
         for (rays, answers) in rays.chunks_exact(band).zip(answers.chunks_mut(band)) {
-            for_each_tile(rays, answers, width, |rays, answers| {
-                sixteen(&mut finder, rays, answers)
-            });
+            for column in (0..whole).step_by(TILE_SIDE) {
+                let row = |row: usize| row * width + column..row * width + column + TILE_SIDE;
+                for (i, tile_row) in tile_rays.chunks_exact_mut(TILE_SIDE).enumerate() {
+                    tile_row.copy_from_slice(&rays[row(i)]);
+                }
+                sixteen(&mut finder, &tile_rays, &mut tile_answers);
+                for (i, tile_row) in tile_answers.chunks_exact(TILE_SIDE).enumerate() {
+                    answers[row(i)].copy_from_slice(tile_row);
+                }
+            }
+            for row in 0..TILE_SIDE {
+                let edge = row * width + whole..(row + 1) * width;
+                sixteen(&mut finder, &rays[edge.clone()], &mut answers[edge]);
+            }
         }
         start = rays.len() / band * band;
     }
@@ -233,35 +249,6 @@ fn halves(pair: &[Ray; PAIR_WIDTH]) -> (&[Ray; PACKET_WIDTH], &[Ray; PACKET_WIDT
         front.try_into().expect("half a pair"),
         back.try_into().expect("half a pair"),
     )
-}
-
-/// Hands `walk` the rays and answers of each [`TILE_SIDE`]-square tile of a band of
-/// [`TILE_SIDE`] image rows `width` rays wide, row by row within a tile, then the rays left at
-/// the band's right end a row at a time; writes the answers back in the rays' order.
-#[inline(always)]
-fn for_each_tile<A: Copy + Default>(
-    rays: &[Ray],
-    answers: &mut [A],
-    width: usize,
-    mut walk: impl FnMut(&[Ray], &mut [A]),
-) {
-    let mut tile_rays = [PLACEHOLDER_RAY; PAIR_WIDTH];
-    let mut tile_answers = [A::default(); PAIR_WIDTH];
-    let whole = width / TILE_SIDE * TILE_SIDE;
-    for column in (0..whole).step_by(TILE_SIDE) {
-        let place = |row: usize| row * width + column..row * width + column + TILE_SIDE;
-        for row in 0..TILE_SIDE {
-            tile_rays[row * TILE_SIDE..][..TILE_SIDE].copy_from_slice(&rays[place(row)]);
-        }
-        walk(&tile_rays, &mut tile_answers);
-        for row in 0..TILE_SIDE {
-            answers[place(row)].copy_from_slice(&tile_answers[row * TILE_SIDE..][..TILE_SIDE]);
-        }
-    }
-    for row in 0..TILE_SIDE {
-        let edge = row * width + whole..(row + 1) * width;
-        walk(&rays[edge.clone()], &mut answers[edge]);
-    }
 }
 
 /// The answers for a chunk of up to [`PACKET_WIDTH`] rays of a batch, in `answers`, as
