@@ -19,7 +19,7 @@ use core::cmp::Ordering;
 use core::ops::ControlFlow;
 
 use glam::DVec3;
-use meshcast_primitives::{f32_at_least, f32_at_most, Aabb, DFrame, DHit, DRay, Hit, Overlap, Ray};
+use meshcast_primitives::{f32_at_least, Aabb, DFrame, DHit, DRay, Hit, Overlap, Ray};
 
 use crate::queries::{batch_ray_by_ray, All, Any, Closest, Count, HitRules, LevelWalks, QueryKind};
 use crate::scene::{FarReach, InstanceFilter};
@@ -174,11 +174,11 @@ impl Scene {
         let rules = HitRules::first_hit(options);
         let top_level_ray = self.top_level_ray(&ray);
         let mut best: Option<DSceneHit> = None;
-        // Nearest box first; a box is skipped once it starts past the best hit (both bounds
-        // rounded outwards to f32).
+        // Nearest box first; a box is skipped once it starts past the best hit, both in
+        // `f64` (rounding them outwards to `f32` cost 4% of the instructions of a ray).
         self.top_level().nearest(
-            f32::INFINITY,
-            |bounds| top_level_ray.entry(bounds).map_or(f32::NAN, f32_at_most),
+            f64::INFINITY,
+            |bounds| top_level_ray.entry(bounds).unwrap_or(f64::NAN),
             |slot, bound| {
                 let Some((id, instance)) = self.searched(slot, options.mask) else {
                     return bound;
@@ -200,7 +200,7 @@ impl Scene {
                         best = Some(hit);
                     }
                 }
-                best.map_or(bound, |best| f32_at_least(best.hit.t).min(bound))
+                best.map_or(bound, |best| best.hit.t.min(bound))
             },
         );
         best
