@@ -55,9 +55,11 @@ impl Bvh {
         if nodes.is_empty() {
             return ControlFlow::Continue(());
         }
+        // The first child is taken at once and the second waits on the stack: the order of
+        // pushing both and popping the first, with half the stack's work.
         let mut stack: SmallVec<[(u32, Overlap); STACK_INLINE_CAPACITY]> = SmallVec::new();
-        stack.push((0, Overlap::Crossing));
-        while let Some((index, parent)) = stack.pop() {
+        let mut next = Some((0, Overlap::Crossing));
+        while let Some((index, parent)) = next.take().or_else(|| stack.pop()) {
             let node = &nodes[index as usize];
             let overlap = match parent {
                 Overlap::Inside => Overlap::Inside,
@@ -69,7 +71,7 @@ impl Bvh {
             match node.children() {
                 Some([a, b]) => {
                     stack.push((b, overlap));
-                    stack.push((a, overlap));
+                    next = Some((a, overlap));
                 }
                 None => {
                     for slot in node.offset()..node.offset() + node.count() {
