@@ -145,7 +145,7 @@ impl BatchFrame {
             .map(|i| (rays[i * step].seen(), rays[i * step + 1].seen()))
             .filter(|(a, b)| {
                 (b.origin - a.origin).length_squared() <= 1e-4 * diagonal_squared
-                    || (frame.pass(&b) - frame.pass(&a)).length_squared()
+                    || (frame.pass(b) - frame.pass(a)).length_squared()
                         <= diagonal_squared / (32.0 * 32.0)
             })
             .count();
