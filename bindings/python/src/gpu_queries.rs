@@ -9,7 +9,7 @@ use meshcast::QueryOptions;
 use pyo3::prelude::*;
 
 use crate::error::to_py;
-use crate::queries::{self, Cast, Intersections};
+use crate::queries::{self, Cast, GpuCastLayout, Intersections};
 use crate::ray_arguments::RayArguments;
 use crate::ray_reading::{row_rays, RayReading};
 use crate::state::GpuState;
@@ -25,13 +25,16 @@ pub fn cast(py: Python<'_>, state: &GpuState, query: &RayArguments<'_>) -> PyRes
         let clock = std::time::Instant::now();
         let rays = row_rays(&view, &reading)?;
         let checked = clock.elapsed();
-        let hits = state.mesh.cast_batch_with(&rays, &options).map_err(to_py)?;
+        let mut layout = GpuCastLayout::new(mesh, state.normals(), view.len());
+        state
+            .mesh
+            .cast_batch_into_with(&rays, &options, &mut layout)
+            .map_err(to_py)?;
         let clock = std::time::Instant::now();
-        let shift = |ray| view.shift(ray, &reading);
-        let cast = queries::cast_answers(mesh, Some(state.normals()), &hits, &reading, shift);
+        let cast = layout.answers(&reading, |ray| view.shift(ray, &reading));
         if meshcast::gpu::profiling() {
             eprintln!(
-                "meshcast python: rays checked {:.2} ms, answers laid out {:.2} ms",
+                "meshcast python: rays checked {:.2} ms, t carried back {:.2} ms",
                 checked.as_secs_f64() * 1e3,
                 clock.elapsed().as_secs_f64() * 1e3
             );

@@ -4,6 +4,8 @@
 //! `ray_reading::RayReading` reads them (carried into a mesh's frame where they are world
 //! coordinates).
 
+use std::ops::Range;
+
 use meshcast::glam::Vec3;
 use meshcast::{HitLists, Mesh, PointQueries, QueryOptions, Ray, RayQueries, Scene};
 
@@ -191,6 +193,35 @@ impl CastLayout {
         }
     }
 
+    /// Where rays `rays` are laid out.
+    fn slices(&mut self, rays: Range<usize>) -> CastSlices<'_> {
+        let Range { start, end } = rays;
+        (
+            &mut self.t_hit[start..end],
+            &mut self.geometry_ids[start..end],
+            &mut self.primitive_ids[start..end],
+            &mut self.primitive_uvs[2 * start..2 * end],
+            &mut self.primitive_normals[3 * start..3 * end],
+        )
+    }
+
+    /// Where rays `rays` are laid out, `per_task` rays at a time.
+    fn par_runs(
+        &mut self,
+        rays: Range<usize>,
+        per_task: usize,
+    ) -> impl IndexedParallelIterator<Item = CastSlices<'_>> {
+        let (t, geometry, primitive, uv, normal) = self.slices(rays);
+        (
+            t.par_chunks_mut(per_task),
+            geometry.par_chunks_mut(per_task),
+            primitive.par_chunks_mut(per_task),
+            uv.par_chunks_mut(2 * per_task),
+            normal.par_chunks_mut(3 * per_task),
+        )
+            .into_par_iter()
+    }
+
     /// The answers to the rays `reading` read, `shift(i)` that of ray `i`: `t` as the rows'
     /// own ([`RayReading::carried_back`]).
     fn answers(self, reading: &RayReading, shift: impl Fn(usize) -> f64 + Sync) -> Cast {
@@ -292,14 +323,7 @@ pub fn cast<T: Target>(
         return Ok(cast_answers(target, normals, &hits, reading, shift));
     }
     let mut out = CastLayout::zeroed(n);
-    let outputs = (
-        out.t_hit.par_chunks_mut(chunk),
-        out.geometry_ids.par_chunks_mut(chunk),
-        out.primitive_ids.par_chunks_mut(chunk),
-        out.primitive_uvs.par_chunks_mut(2 * chunk),
-        out.primitive_normals.par_chunks_mut(3 * chunk),
-    )
-        .into_par_iter();
+    let outputs = out.par_runs(0..n, chunk);
     let shifts = ray_reading::read_chunks(rows, reading, chunk, outputs, |rays, slices| {
         let mut hits = vec![None; rays.len()];
         target.cast_batch_serial_with(rays, options, &mut hits);
@@ -318,8 +342,8 @@ type CastSlices<'a> = (
     &'a mut [f32],
 );
 
-/// Lays out the closest hits of the rays `reading` read, found by [`cast`] or on the GPU,
-/// `shift(i)` that of ray `i`.
+/// Lays out the closest hits of the rays `reading` read, found by [`cast`] in one batch the
+/// engine sorts, `shift(i)` that of ray `i`.
 pub fn cast_answers<T: Target + Sync>(
     target: &T,
     normals: Option<&[Vec3]>,
@@ -331,19 +355,55 @@ where
     <T as RayQueries>::Hit: Sync,
 {
     let mut out = CastLayout::zeroed(hits.len());
-    (
-        hits.par_chunks(GRAIN),
-        out.t_hit.par_chunks_mut(GRAIN),
-        out.geometry_ids.par_chunks_mut(GRAIN),
-        out.primitive_ids.par_chunks_mut(GRAIN),
-        out.primitive_uvs.par_chunks_mut(2 * GRAIN),
-        out.primitive_normals.par_chunks_mut(3 * GRAIN),
-    )
+    (hits.par_chunks(GRAIN), out.par_runs(0..hits.len(), GRAIN))
         .into_par_iter()
-        .for_each(|(hits, t, geometry, primitive, uv, normal)| {
-            lay_out_hits(target, normals, hits, (t, geometry, primitive, uv, normal));
-        });
+        .for_each(|(hits, slices)| lay_out_hits(target, normals, hits, slices));
     out.answers(reading, shift)
+}
+
+/// Closest hits laid out as a mesh on the GPU decides them
+/// ([`meshcast::gpu::GpuMesh::cast_batch_into_with`]): straight from its hit slots into
+/// the answers' arrays, [`GRAIN`] rays per task, with no `Vec` of hits between.
+pub struct GpuCastLayout<'a> {
+    mesh: &'a Mesh,
+    normals: &'a [Vec3],
+    out: CastLayout,
+}
+
+impl<'a> GpuCastLayout<'a> {
+    /// The layout of `n` rays' hits on `mesh`, whose triangles' unit normals are `normals`.
+    pub fn new(mesh: &'a Mesh, normals: &'a [Vec3], n: usize) -> Self {
+        Self {
+            mesh,
+            normals,
+            out: CastLayout::zeroed(n),
+        }
+    }
+
+    /// The answers to the rays `reading` read, `shift(i)` that of ray `i`.
+    pub fn answers(self, reading: &RayReading, shift: impl Fn(usize) -> f64 + Sync) -> Cast {
+        self.out.answers(reading, shift)
+    }
+}
+
+impl meshcast::gpu::AnswerSink<Option<meshcast::Hit>> for GpuCastLayout<'_> {
+    fn take<I: IndexedParallelIterator<Item = Option<meshcast::Hit>>>(
+        &mut self,
+        first: usize,
+        hits: I,
+    ) {
+        let (mesh, normals) = (self.mesh, Some(self.normals));
+        let rays = first..first + hits.len();
+        (hits.chunks(GRAIN), self.out.par_runs(rays, GRAIN))
+            .into_par_iter()
+            .for_each(|(hits, slices)| lay_out_hits(mesh, normals, &hits, slices));
+    }
+
+    /// Over the placeholder's miss: a hit writes every number a miss wrote.
+    fn put(&mut self, ray: usize, hit: Option<meshcast::Hit>) {
+        let slices = self.out.slices(ray..ray + 1);
+        lay_out_hits(self.mesh, Some(self.normals), &[hit], slices);
+    }
 }
 
 /// Writes `hits`, one per ray, into zeroed `slices`: `t` infinite and the ids

@@ -150,7 +150,9 @@ pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
 #[cfg(feature = "cuda")]
 pub use cuda::PTX_VARIABLE;
 pub use error::{Error, Result};
-pub use gpu_mesh::{GpuMesh, GpuQuery, GpuStats, KernelInputs, ResidentRays, DEFAULT_HIT_CAPACITY};
+pub use gpu_mesh::{
+    AnswerSink, GpuMesh, GpuQuery, GpuStats, KernelInputs, ResidentRays, DEFAULT_HIT_CAPACITY,
+};
 pub use kernel::{
     profiling, Backend, ChildOrder, GpuOptions, BACKEND_VARIABLE, CHECKS_VARIABLE, CHUNK_VARIABLE,
     LEAF_VARIABLE, MAX_HIT_CAPACITY, ORDER_VARIABLE, PROFILE_VARIABLE, ROBUST_VARIABLE,

@@ -11,15 +11,16 @@ use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
 use meshcast::{
-    Camera, Contacts, Hit, Mesh, MeshFiles, PointQueries, Ray, RayQueries, TriMesh, TriMeshFiles,
-    Triangle,
+    Camera, Contacts, Hit, Mesh, MeshFiles, PointQueries, QueryOptions, Ray, RayQueries, TriMesh,
+    TriMeshFiles, Triangle,
 };
-use meshcast_gpu::{ChildOrder, Gpu, GpuMesh, GpuOptions};
+use meshcast_gpu::{AnswerSink, Backend, ChildOrder, Gpu, GpuMesh, GpuOptions};
 use meshcast_testkit::{
     adversarial_rays, all_assets, asset, brute_force_cast_all, brute_force_cast_with, cube,
     icosphere, incoherent_rays, lattice_solids, random_rays, random_transform, rng, torus,
     transformed,
 };
+use rayon::prelude::*;
 
 use crate::common::{
     assets_of_each_kind, bit_exact, degenerate_rays, gpu, mesh_of, same_closest,
@@ -523,5 +524,88 @@ fn the_other_child_order_answers_as_the_cpu() {
             got.map(|h| h.triangle),
             sphere.mesh().cast(ray).map(|h| h.triangle)
         );
+    }
+}
+
+/// Closest hits handed to a sink of the caller's own: each ray's hit where it lands, and
+/// what the sink was given.
+#[derive(Default)]
+struct RecordingSink {
+    hits: Vec<Option<Hit>>,
+    runs: Vec<std::ops::Range<usize>>,
+    put: Vec<usize>,
+}
+
+impl AnswerSink<Option<Hit>> for RecordingSink {
+    fn take<I: IndexedParallelIterator<Item = Option<Hit>>>(&mut self, first: usize, hits: I) {
+        self.runs.push(first..first + hits.len());
+        let run = &mut self.hits[first..first + hits.len()];
+        run.par_iter_mut()
+            .zip(hits)
+            .for_each(|(slot, hit)| *slot = hit);
+    }
+
+    fn put(&mut self, ray: usize, hit: Option<Hit>) {
+        self.put.push(ray);
+        self.hits[ray] = hit;
+    }
+}
+
+#[test]
+fn a_sink_of_the_callers_takes_every_answer_once_in_order() {
+    let Some(shared) = gpu() else { return };
+    // Chunks of 4096 rays, so that the answers come in several runs; through wgpu and
+    // through the CUDA kernel's host build, whose streams hand answers on alike.
+    for backend in [Backend::Wgpu, Backend::CudaHost] {
+        let options = GpuOptions {
+            backend,
+            chunk: 4096,
+            ..GpuOptions::default()
+        };
+        let gpu = Gpu::with_options(Some(&shared.adapter().name), options).expect("options");
+        // Woody is flat: the random rays that start in its plane, on the surface, are left
+        // open, as are some of the adversarial ones (through edges and vertices).
+        for name in ["woody.obj", "suzanne.obj"] {
+            let mesh = Arc::new(Mesh::from_path(asset(name)).expect("asset"));
+            let on_gpu = upload(&gpu, &mesh);
+            let triangles: Vec<Triangle> = mesh.tri_mesh().triangles().collect();
+            let mut rays = random_rays(mesh.bounds(), 5000, 11);
+            rays.extend(adversarial_rays(&triangles, 2000, 12));
+            let query = QueryOptions::new();
+            let mut sink = RecordingSink {
+                hits: vec![None; rays.len()],
+                ..RecordingSink::default()
+            };
+            on_gpu
+                .cast_batch_into_with(&rays, &query, &mut sink)
+                .expect("cast_batch_into_with");
+            let what = format!("{name}, {backend:?}");
+            // The runs cover the rays once, in order, in more than one run.
+            assert!(sink.runs.len() > 1, "{what}: {:?}", sink.runs);
+            let mut next = 0;
+            for run in &sink.runs {
+                assert_eq!(run.start, next, "{what}: runs {:?}", sink.runs);
+                next = run.end;
+            }
+            assert_eq!(next, rays.len(), "{what}");
+            // Every open ray is put once, and only those.
+            let open = on_gpu.stats().finished_on_cpu;
+            assert!(open > 0, "{what}: no open ray to put");
+            assert_eq!(sink.put.len() as u64, open, "{what}");
+            sink.put.sort_unstable();
+            sink.put.dedup();
+            assert_eq!(sink.put.len() as u64, open, "{what}: a ray put twice");
+            // The answers are the CPU's, and the `Vec` the batch query returns.
+            let exact = bit_exact(&gpu);
+            for (i, (ray, got)) in rays.iter().zip(&sink.hits).enumerate() {
+                let want = mesh.cast(ray);
+                assert!(
+                    same_closest(*got, want, exact),
+                    "{what}: ray {i} {ray:?}: sink {got:?}, CPU {want:?}"
+                );
+            }
+            let batch = on_gpu.cast_batch_with(&rays, &query).expect("cast_batch");
+            assert_eq!(batch, sink.hits, "{what}");
+        }
     }
 }

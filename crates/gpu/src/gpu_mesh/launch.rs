@@ -10,7 +10,7 @@ use meshcast_mesh::Culling;
 use meshcast_primitives::Ray;
 use rayon::prelude::*;
 
-use super::{GpuMesh, GpuQuery};
+use super::{AnswerSink, GpuMesh, GpuQuery};
 use crate::context::Shared;
 use crate::cuda::Mode as CudaMode;
 use crate::kernel::profiling;
@@ -28,9 +28,22 @@ impl GpuMesh {
         ray: impl Fn(usize, O) -> Ray + Sync,
         batch: impl FnOnce(&[Ray]) -> Vec<T>,
     ) -> Vec<T> {
+        self.finish(answers.len(), open, ray, batch, &mut answers);
+        answers
+    }
+
+    /// [`GpuMesh::complete`] into `sink`, whose `count` rays' answers were taken.
+    pub(super) fn finish<T: Send, O: Send>(
+        &self,
+        count: usize,
+        open: Vec<(usize, O)>,
+        ray: impl Fn(usize, O) -> Ray + Sync,
+        batch: impl FnOnce(&[Ray]) -> Vec<T>,
+        sink: &mut impl AnswerSink<T>,
+    ) {
         let clock = Instant::now();
         let opened = open.len();
-        self.rays.fetch_add(answers.len() as u64, Ordering::Relaxed);
+        self.rays.fetch_add(count as u64, Ordering::Relaxed);
         self.finished_on_cpu
             .fetch_add(opened as u64, Ordering::Relaxed);
         let (indices, rays): (Vec<usize>, Vec<Ray>) = open
@@ -38,7 +51,7 @@ impl GpuMesh {
             .map(|(i, data)| (i, ray(i, data)))
             .unzip();
         for (i, value) in indices.into_iter().zip(batch(&rays)) {
-            answers[i] = value;
+            sink.put(i, value);
         }
         if profiling() {
             eprintln!(
@@ -46,7 +59,6 @@ impl GpuMesh {
                 clock.elapsed().as_secs_f64() * 1e3
             );
         }
-        answers
     }
 
     /// Runs `query` over the rays of `source` and answers each ray with `answer` of its hit
@@ -60,20 +72,24 @@ impl GpuMesh {
         source: Source<'_>,
         answer: impl Fn(&[[u32; 4]], u32) -> Answer<T, O> + Sync,
     ) -> Result<Answers<T, O>> {
-        self.launch_shape(query.shape(self.hit_capacity), rules, source, answer)
+        let mut answers = Vec::with_capacity(source.len());
+        let shape = query.shape(self.hit_capacity);
+        let open = self.launch_into(shape, rules, source, answer, &mut answers)?;
+        Ok((answers, open))
     }
 
-    /// [`GpuMesh::launch`] with the kernel and answers of `shape`.
-    pub(super) fn launch_shape<T: Send + Default, O: Send>(
+    /// [`GpuMesh::launch`] with the kernel and answers of `shape`, each run of answers handed
+    /// to `sink` as it is decided; returns the open rays.
+    pub(super) fn launch_into<T: Send + Default, O: Send>(
         &self,
         shape: Shape,
         rules: KernelRules,
         source: Source<'_>,
         answer: impl Fn(&[[u32; 4]], u32) -> Answer<T, O> + Sync,
-    ) -> Result<Answers<T, O>> {
+        sink: &mut impl AnswerSink<T>,
+    ) -> Result<Vec<(usize, O)>> {
         let count = source.len();
         let slots = shape.slots as usize;
-        let mut answers = Vec::with_capacity(count);
         // Open rays are few (a few in ten thousand): a lock costs nothing.
         let open = Mutex::new(Vec::new());
         let decide = |i: usize, hits: &[[u32; 4]], ray_count: u32| match answer(hits, ray_count) {
@@ -96,7 +112,8 @@ impl GpuMesh {
         };
         if let Some((slot, ray_count)) = fixed {
             let hits = vec![slot; slots.max(1)];
-            answers.par_extend(
+            sink.take(
+                0,
                 (0..count)
                     .into_par_iter()
                     .map(|i| decide(i, &hits, ray_count)),
@@ -104,14 +121,16 @@ impl GpuMesh {
         } else {
             self.stream(shape, rules, source, |start, hits, counts| {
                 let n = hits.len().checked_div(slots).unwrap_or(counts.len());
-                answers.par_extend((0..n).into_par_iter().map(|i| {
-                    let count = counts.get(i).copied().unwrap_or(0);
-                    decide(start + i, &hits[i * slots..(i + 1) * slots], count)
-                }));
+                sink.take(
+                    start,
+                    (0..n).into_par_iter().map(|i| {
+                        let count = counts.get(i).copied().unwrap_or(0);
+                        decide(start + i, &hits[i * slots..(i + 1) * slots], count)
+                    }),
+                );
             })?;
         }
-        let open = open.into_inner().unwrap_or_else(PoisonError::into_inner);
-        Ok((answers, open))
+        Ok(open.into_inner().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// Streams the rays of `source` through the mesh's workspace (made, or remade larger,

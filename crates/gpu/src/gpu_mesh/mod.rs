@@ -1,7 +1,8 @@
 //! [`GpuMesh`]: a mesh on the GPU and its ray queries, each ray the shader leaves open
 //! finished on the CPU. The mesh and what it answers about itself are here; copying it to the
 //! GPU is in `upload.rs`, the queries in `queries.rs`, running the shader and finishing open
-//! rays in `launch.rs`, rays kept on the GPU for timing in `resident.rs`.
+//! rays in `launch.rs`, where the answers go in `sink.rs`, rays kept on the GPU for timing in
+//! `resident.rs`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -16,9 +17,11 @@ use crate::stream::{Shape, Workspace};
 mod launch;
 mod queries;
 mod resident;
+mod sink;
 mod upload;
 
 pub use resident::{KernelInputs, ResidentRays};
+pub use sink::AnswerSink;
 
 /// Hit slots per ray that [`GpuMesh::cast_all_batch`] keeps on the GPU unless
 /// [`GpuMesh::set_hit_capacity`] says otherwise; a ray with more hits is answered on the CPU.

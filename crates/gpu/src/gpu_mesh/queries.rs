@@ -7,7 +7,7 @@ use meshcast_mesh::{Filter, HitLists, QueryOptions, RayQueries};
 use meshcast_primitives::{Camera, Hit, Ray};
 
 use super::launch::{Answer, Done, KernelRules, Open, Rays};
-use super::{GpuMesh, GpuQuery};
+use super::{AnswerSink, GpuMesh, GpuQuery};
 use crate::layout::{Params, FLAGGED, NO_TRIANGLE};
 use crate::stream::{RaySource, Shape, Source};
 
@@ -53,18 +53,68 @@ impl GpuMesh {
         rays: &R,
         options: &QueryOptions<F>,
     ) -> Result<Vec<Option<Hit>>> {
+        let mut hits = Vec::with_capacity(rays.len());
+        self.cast_batch_into_with(rays, options, &mut hits)?;
+        Ok(hits)
+    }
+
+    /// [`GpuMesh::cast_batch_with`], each hit handed to `sink` as it is decided rather than
+    /// gathered in a `Vec`: for a caller who lays the hits out in arrays of its own.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`](crate::Error::Gpu) if the GPU fails.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// use meshcast_gpu::{AnswerSink, Gpu};
+    /// use meshcast_mesh::{Mesh, QueryOptions};
+    /// use meshcast_primitives::{Hit, Ray};
+    /// use rayon::prelude::*;
+    ///
+    /// /// Each ray's distance to its closest hit, infinite on a miss.
+    /// struct Distances(Vec<f32>);
+    ///
+    /// impl AnswerSink<Option<Hit>> for Distances {
+    ///     fn take<I: IndexedParallelIterator<Item = Option<Hit>>>(&mut self, first: usize, hits: I) {
+    ///         let run = &mut self.0[first..first + hits.len()];
+    ///         run.par_iter_mut().zip(hits).for_each(|(t, hit)| *t = hit.map_or(f32::INFINITY, |h| h.t));
+    ///     }
+    ///
+    ///     fn put(&mut self, ray: usize, hit: Option<Hit>) {
+    ///         self.0[ray] = hit.map_or(f32::INFINITY, |h| h.t);
+    ///     }
+    /// }
+    ///
+    /// let mesh = Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?;
+    /// let on_gpu = Gpu::new()?.upload(mesh)?;
+    /// let rays = [Ray::new(glam::Vec3::new(0.25, 0.25, -1.0), glam::Vec3::Z)];
+    /// let mut distances = Distances(vec![0.0; rays.len()]);
+    /// on_gpu.cast_batch_into_with(&rays, &QueryOptions::new(), &mut distances)?;
+    /// assert_eq!(distances.0, [1.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn cast_batch_into_with<R: RaySource + ?Sized, F: Filter<u32> + Sync>(
+        &self,
+        rays: &R,
+        options: &QueryOptions<F>,
+        sink: &mut impl AnswerSink<Option<Hit>>,
+    ) -> Result<()> {
         let rays = Rays::new(rays, options.max_distance);
-        let answers = self.launch(
-            GpuQuery::Closest,
+        let open = self.launch_into(
+            GpuQuery::Closest.shape(self.hit_capacity),
             kernel_rules(options, 0),
             Source::Rays(&rays),
             |hits, _| kept_closest(closest(hits[0], &self.triangle_ids), options),
+            sink,
         )?;
-        Ok(self.complete(
-            answers,
+        self.finish(
+            rays.len(),
+            open,
             |i, ()| rays.ray(i),
             |open| self.mesh.cast_batch_with(open, options),
-        ))
+            sink,
+        );
+        Ok(())
     }
 
     /// Whether each ray hits anything, as [`RayQueries::occluded_batch`] answers.
@@ -302,11 +352,13 @@ impl GpuMesh {
             mode: RAYS_MODE,
             ..GpuQuery::Closest.shape(1)
         };
-        let (directions, _) = self.launch_shape(
+        let mut directions = Vec::with_capacity(pixels);
+        self.launch_into(
             shape,
             KernelRules::default(),
             Source::Camera(params, pixels),
             |hits, _| Done::<Vec3, ()>(direction(hits[0])),
+            &mut directions,
         )?;
         Ok(directions
             .into_iter()
