@@ -6,21 +6,27 @@ image), this prints, closest hit unless said, best of --repeat:
 
 * the kernel with rays already on the GPU (Grays/s): Warp with its default SAH tree, Warp with
   the tree its docs suggest for ray queries (cuBQL, one triangle per leaf), meshcast's kernel
-  (`GpuMesh._kernel_seconds`), closest and any hit;
+  of the back end in use (`GpuMesh._kernel_seconds`: CUDA's, timed by CUDA events, where the
+  wheel has it and a driver is found) and wgpu's beside it, closest and any hit;
 * from numpy to numpy (Mrays/s): Warp returning t and the triangle, Warp returning t, the
   triangle, u, v and the normal (what `cast_rays` returns), meshcast's `GpuMesh.cast_rays`,
   and meshcast's CPU `Mesh.cast_rays` on every core;
 * how many rays meshcast's GPU and Warp name different triangles on.
 
-meshcast's from-numpy figures follow `MESHCAST_GPU_BACKEND` (`auto` takes the CUDA back end
-where the wheel has it and a driver is found; wgpu by default); its kernel-alone figures are
-wgpu's kernel. Interleaves the peers and repeats, as GPU clocks move between runs. Needs a CUDA GPU with
-`pip install warp-lang`; without Warp or a GPU it says so and exits 0.
+The back end follows `MESHCAST_GPU_BACKEND` (`auto`, the default, takes the CUDA back end
+where the wheel has it and a driver is found) and meshcast's tree `--leaf` (at most N triangles
+per leaf; by default the back end's choice, `MESHCAST_GPU_LEAF`). Each mesh's line gives the
+GPU memory of both libraries per triangle: meshcast's one copy of nodes and triangles
+(`GpuMesh.gpu_bytes` at upload), Warp's points, indices and tree (its memory pool's bytes in
+use, or the device's free memory where the pool does not say). Interleaves the peers and
+repeats, as GPU clocks move between runs. Needs a CUDA GPU with `pip install warp-lang`;
+without Warp or a GPU it says so and exits 0.
 
-    python benchmarks/gpu_vs_warp.py [--rays N] [--image W] [--repeat K] [--meshes a.obj ...]
+    python benchmarks/gpu_vs_warp.py [--rays N] [--image W] [--repeat K] [--leaf N] [--meshes a.obj ...]
 """
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -99,17 +105,29 @@ def best(fn, repeat):
     return min(times)
 
 
+def warp_bytes_in_use(wp):
+    """Bytes of GPU memory Warp holds now: its memory pool's, else the device's in use."""
+    device = wp.get_device()
+    wp.synchronize()
+    if hasattr(wp, "get_mempool_used_mem_current") and wp.is_mempool_enabled(device):
+        return wp.get_mempool_used_mem_current(device)
+    return device.total_memory - device.free_memory
+
+
 class WarpPeer:
     """Warp's mesh queries as its users write them: a kernel per query, one ray per thread."""
 
     def __init__(self, wp, vertices, faces, constructor, leaf_size):
         self.wp = wp
+        before = warp_bytes_in_use(wp)
         points = wp.array(vertices, dtype=wp.vec3)
         indices = wp.array(faces.astype(np.int32).reshape(-1), dtype=wp.int32)
         start = time.perf_counter()
         self.mesh = wp.Mesh(points=points, indices=indices, bvh_constructor=constructor, bvh_leaf_size=leaf_size)
         wp.synchronize()
         self.build = time.perf_counter() - start
+        # The mesh's points, indices and tree, the build's temporaries freed.
+        self.bytes = warp_bytes_in_use(wp) - before
 
     def resident(self, rays):
         wp = self.wp
@@ -194,7 +212,11 @@ def define_kernels(wp):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
+    parser.add_argument("--leaf", type=int, help="meshcast's GPU tree: at most N triangles per leaf (0: the mesh's)")
     args = parser.parse_args()
+    if args.leaf is not None:
+        # Read when meshcast opens its GPU, before the first upload below.
+        os.environ["MESHCAST_GPU_LEAF"] = str(args.leaf)
     try:
         import warp as wp
     except ImportError:
@@ -221,12 +243,17 @@ def main() -> int:
             "warp sah": WarpPeer(wp, vertices, faces, "sah", None),
             "warp cubql leaf 1": WarpPeer(wp, vertices, faces, "cubql", 1),
         }
+        # One copy's bytes, before timing wgpu's kernel makes wgpu's copy beside CUDA's.
+        ours_bytes = gpu.gpu_bytes
         print(
             f"\n{name}{' x' + str(4 ** int(times)) if times else ''}: {n_tris} triangles on {gpu.adapter} "
             f"(CUDA: {gpu.cuda_device}); "
-            f"meshcast {gpu.gpu_bytes / n_tris:.1f} bytes/triangle, upload {upload * 1e3:.0f} ms; "
-            + ", ".join(f"{k} build {p.build * 1e3:.0f} ms" for k, p in peers.items())
+            f"meshcast {ours_bytes / n_tris:.1f} bytes/triangle, upload {upload * 1e3:.0f} ms; "
+            + ", ".join(f"{k} {p.bytes / n_tris:.1f} bytes/triangle, build {p.build * 1e3:.0f} ms" for k, p in peers.items())
         )
+        ours_kernels = {"meshcast": "in use"}
+        if gpu.cuda_device is not None:
+            ours_kernels["meshcast wgpu"] = "wgpu"
         low, high = cpu.bounds.astype(np.float64)
         sets = {"random": random_rays(low, high, args.rays), "camera": camera_rays(low, high, args.image)}
         for set_name, rays in sets.items():
@@ -238,15 +265,19 @@ def main() -> int:
                 for key, peer in peers.items():
                     kernel[f"{key} closest"] = min(kernel.get(f"{key} closest", 1e9), best(peer.closest, args.repeat))
                     kernel[f"{key} any"] = min(kernel.get(f"{key} any", 1e9), best(peer.any, args.repeat))
-                for query in ("closest", "any"):
-                    seconds = gpu._kernel_seconds(rays, query, args.repeat)
-                    kernel[f"meshcast {query}"] = min(kernel.get(f"meshcast {query}", 1e9), seconds)
+                for key, backend in ours_kernels.items():
+                    for query in ("closest", "any"):
+                        seconds = gpu._kernel_seconds(rays, query, args.repeat, backend)
+                        kernel[f"{key} {query}"] = min(kernel.get(f"{key} {query}", 1e9), seconds)
             print(f"  {set_name}, {n} rays, kernel with rays on the GPU (Grays/s):")
             for query in ("closest", "any"):
-                ours = n / kernel[f"meshcast {query}"] / 1e9
                 line = ", ".join(f"{k} {n / kernel[f'{k} {query}'] / 1e9:.3f}" for k in peers)
                 best_peer = max(n / kernel[f"{k} {query}"] / 1e9 for k in peers)
-                print(f"    {query:<8} {line}, meshcast {ours:.3f} ({ours / best_peer:.2f}x the best Warp)")
+                ours = ", ".join(
+                    f"{k} {n / kernel[f'{k} {query}'] / 1e9:.3f} ({n / kernel[f'{k} {query}'] / 1e9 / best_peer:.2f}x)"
+                    for k in ours_kernels
+                )
+                print(f"    {query:<8} {line}, {ours} (x the best Warp)")
             sah = peers["warp sah"]
             numpy_times = {"warp t, triangle": [], "warp full": [], "meshcast gpu": [], "meshcast cpu": []}
             for _ in range(args.repeat):

@@ -169,8 +169,9 @@ impl GpuMesh {
     }
 
     /// The CUDA device that answers closest and any-hit batches (`cast_rays`,
-    /// `test_occlusions`), or `None` where wgpu answers them (no NVIDIA driver, or
-    /// `MESHCAST_GPU_BACKEND=wgpu`).
+    /// `test_occlusions`), with the build of the kernel it runs (for example
+    /// `"NVIDIA H200 (sm_90 machine code)"`), or `None` where wgpu answers them (no NVIDIA
+    /// driver, a GPU older than Turing, or `MESHCAST_GPU_BACKEND=wgpu`).
     #[getter]
     fn cuda_device(slf: &Bound<'_, Self>) -> Option<String> {
         Self::current(slf).mesh.gpu().cuda_device()
@@ -196,15 +197,27 @@ impl GpuMesh {
 
     /// The traversal kernel's best time, in seconds, over `repeat` launches on `rays` (an
     /// `(N, 6)` array) copied to the GPU once, with nothing read back: `query` is
-    /// `"closest"` or `"any"`. For benchmarks (`benchmarks/gpu_vs_warp.py`), beside peers
-    /// timed with their rays on the GPU.
-    #[pyo3(signature = (rays, query="closest", repeat=7))]
+    /// `"closest"` or `"any"`; `backend` `"in use"` times the kernel that answers the query
+    /// (CUDA's, timed by CUDA events, where `cuda_device` names a device), `"wgpu"` wgpu's
+    /// whatever answers. For benchmarks (`benchmarks/gpu_vs_warp.py`), beside peers timed
+    /// with their rays on the GPU.
+    #[pyo3(signature = (rays, query="closest", repeat=7, backend="in use"))]
     fn _kernel_seconds(
         slf: &Bound<'_, Self>,
         rays: &Bound<'_, PyAny>,
         query: &str,
         repeat: usize,
+        backend: &str,
     ) -> PyResult<f64> {
+        let wgpu = match backend {
+            "in use" => false,
+            "wgpu" => true,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "backend must be \"in use\" or \"wgpu\", not {other:?}"
+                )))
+            }
+        };
         let query = match query {
             "closest" => meshcast::gpu::GpuQuery::Closest,
             "any" => meshcast::gpu::GpuQuery::Any,
@@ -222,10 +235,12 @@ impl GpuMesh {
             let reading = RayReading::new(&view, Interval::POSITIVE, Some(state.cpu().as_ref()));
             let rays = ray_reading::rays(&view, &reading)?.rays;
             let resident_rays = state.mesh.resident_rays(&rays, query).map_err(to_py)?;
-            let best = state
-                .mesh
-                .time(&resident_rays, query, repeat)
-                .map_err(to_py)?;
+            let best = if wgpu {
+                state.mesh.time_wgpu(&resident_rays, query, repeat)
+            } else {
+                state.mesh.time(&resident_rays, query, repeat)
+            }
+            .map_err(to_py)?;
             Ok(best.as_secs_f64())
         })
     }

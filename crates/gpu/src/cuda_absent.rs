@@ -1,6 +1,10 @@
 //! The CUDA back end's place when the crate is built without the `cuda` feature: no value of
 //! these types exists, so every query goes through wgpu.
 
+use std::time::Duration;
+
+use meshcast_primitives::Ray;
+
 use crate::kernel::{Backend, BACKEND_VARIABLE};
 use crate::layout::Layout;
 use crate::stream::RaySource;
@@ -39,8 +43,19 @@ impl Cuda {
 /// No mesh on a CUDA device.
 pub(crate) enum CudaMesh {}
 
+/// No rays on a CUDA device.
+pub(crate) enum CudaRays {}
+
 impl CudaMesh {
     pub(crate) fn bytes(&self) -> u64 {
+        match *self {}
+    }
+
+    pub(crate) fn resident(&self, _: &[Ray]) -> Result<CudaRays> {
+        match *self {}
+    }
+
+    pub(crate) fn time(&self, _: &CudaRays, _: Mode, _: usize) -> Result<Duration> {
         match *self {}
     }
 

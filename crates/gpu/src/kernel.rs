@@ -10,6 +10,7 @@ use crate::{Error, Result};
 /// the host finishes.
 /// WGSL has no includes, so its files are joined here, each using those before it.
 pub(crate) const SHADER: &str = concat!(
+    include_str!("shader/shared.wgsl"),
     include_str!("shader/inputs.wgsl"),
     include_str!("shader/ray.wgsl"),
     include_str!("shader/boxes.wgsl"),
@@ -75,11 +76,17 @@ pub struct GpuOptions {
     /// The buffers of two chunks stay on the GPU between calls (about 100 bytes per ray of
     /// a chunk for closest hits).
     pub chunk: u32,
-    /// The GPU's tree: 0 for the mesh's own (copied, no build), or at most this many
-    /// triangles per leaf (1 to 8; [`LEAF_VARIABLE`]), a tree built for the GPU at upload
-    /// with the mesh's other build options. GPUs, whose neighbouring rays run in lockstep,
-    /// may favour smaller leaves than the CPU's.
-    pub leaf: u32,
+    /// The GPU's tree ([`LEAF_VARIABLE`]): `Some(0)` for the mesh's own (copied, no build),
+    /// `Some(n)` for at most `n` triangles per leaf (1 to 8), a tree built for the GPU at
+    /// upload with the mesh's other build options, kept on the host beside the mesh's own for
+    /// [`GpuMesh::set_positions`](crate::GpuMesh::set_positions). `None` (the default) lets
+    /// the back end choose: leaves of 2 where the CUDA back end traces (on an H200, through
+    /// nvcc's code, 1.09 to 1.31 times as fast as the mesh's tree on every mesh and ray set
+    /// measured, at 45 bytes per triangle on the GPU against 38.4), the mesh's own tree
+    /// through wgpu alone (leaves of 2 ran random rays 1.35 to 1.38 times as fast there, but
+    /// camera rays are not yet measured). GPUs, whose neighbouring rays run in lockstep,
+    /// favour smaller leaves than the CPU's.
+    pub leaf: Option<u32>,
     /// The order in which a node's children are visited ([`ORDER_VARIABLE`]).
     pub order: ChildOrder,
     /// Whether a Vulkan device is opened with the driver's bounds checks on every buffer
@@ -94,9 +101,9 @@ pub struct GpuOptions {
     ///
     /// [`runtime_checks`]: GpuOptions::runtime_checks
     pub robust_access: bool,
-    /// What traces closest-hit and any-hit batches ([`BACKEND_VARIABLE`]): wgpu by default;
-    /// [`Backend::Auto`] takes the CUDA kernel where the crate is built with `cuda` and an
-    /// NVIDIA driver is found.
+    /// What traces closest-hit and any-hit batches ([`BACKEND_VARIABLE`]): by default
+    /// ([`Backend::Auto`]) the CUDA kernel where the crate is built with `cuda` and an NVIDIA
+    /// driver and device are found, else wgpu.
     pub backend: Backend,
 }
 
@@ -107,10 +114,10 @@ impl Default for GpuOptions {
             workgroup: 128,
             runtime_checks: false,
             chunk: 1 << 20,
-            leaf: 0,
+            leaf: None,
             order: ChildOrder::Distance,
             robust_access: true,
-            backend: Backend::Wgpu,
+            backend: Backend::Auto,
         }
     }
 }
@@ -120,22 +127,25 @@ impl Default for GpuOptions {
 /// whatever the choice, and every choice gives the same answers.
 ///
 /// The CUDA kernel (crate feature `cuda`) is the WGSL kernel's traversal written line for line
-/// in CUDA C++, with the same bounds, over the same bytes, loaded as PTX through the NVIDIA
-/// driver (no CUDA toolkit needed). On an H200 the same traversal ran 1.5 times as fast on
-/// closest hits and 1.65 to 2.4 times on any hit through CUDA as through WGSL and Vulkan
-/// (BENCHMARKS.md, "Where the GPU's time goes"). It runs with a stack of 32 and blocks of 128
-/// (compiled in), children in distance order; [`GpuOptions::stack`], `workgroup`, `order`
-/// and the checks apply to wgpu's kernels, [`GpuOptions::leaf`] and `chunk` to both.
+/// in CUDA C++, with the same bounds, over the same bytes, compiled ahead of time by NVIDIA's
+/// compiler and loaded through the NVIDIA driver (no CUDA toolkit needed). It runs with a
+/// stack of 32 and blocks of 128 (compiled in), children in distance order;
+/// [`GpuOptions::stack`], `workgroup`, `order` and the checks apply to wgpu's kernels,
+/// [`GpuOptions::leaf`] and `chunk` to both.
 ///
-/// wgpu stays the default until the CUDA back end has answered and been timed on an NVIDIA
-/// GPU: its kernel is held to the CPU on the host here ([`Backend::CudaHost`]), and the run
-/// that checks and times it on the device is prepared (`benches/gpu_cuda/backend.sh`).
+/// [`Backend::Auto`] is the default: on an H200 (driver 580, 2026-11-28) the CUDA kernel
+/// answered every ray as the CPU does and ran faster than wgpu's on every mesh and ray set
+/// measured, even as clang compiled it (closest hits, Grays/s, wgpu against CUDA: bunny
+/// random 0.598 / 0.684, camera 4.54 / 5.87; ogre 0.596 / 0.703, 4.30 / 6.41; bunny x16
+/// 0.386 / 0.525, 2.77 / 4.15), and nvcc's code of the same source, which the crate now
+/// embeds, 1.44 to 1.63 times as fast again; any hit ran 1.65 to 2.4 times as fast through CUDA
+/// (BENCHMARKS.md, "Where the GPU's time goes").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Backend {
-    /// CUDA where built in and a CUDA device is found, else wgpu.
-    Auto,
-    /// wgpu alone (the default).
+    /// CUDA where built in and a CUDA device is found, else wgpu (the default).
     #[default]
+    Auto,
+    /// wgpu alone.
     Wgpu,
     /// The CUDA kernel on device 0; opening a [`Gpu`](crate::Gpu) fails without one.
     Cuda,
@@ -199,7 +209,7 @@ impl GpuOptions {
             options.chunk = chunk;
         }
         if let Some(leaf) = variable(LEAF_VARIABLE)? {
-            options.leaf = leaf;
+            options.leaf = Some(leaf);
         }
         if let Some(robust) = variable(ROBUST_VARIABLE)? {
             options.robust_access = robust != 0;
@@ -251,10 +261,9 @@ impl GpuOptions {
                 self.chunk
             )));
         }
-        if self.leaf > 8 {
+        if let Some(leaf @ 9..) = self.leaf {
             return Err(invalid(format!(
-                "leaves of {} triangles ({LEAF_VARIABLE}): 0 (the mesh's tree) or 1 to 8",
-                self.leaf
+                "leaves of {leaf} triangles ({LEAF_VARIABLE}): 0 (the mesh's tree) or 1 to 8"
             )));
         }
         Ok(())
@@ -294,8 +303,9 @@ impl std::fmt::Display for GpuOptions {
             }
         )?;
         match self.leaf {
-            0 => write!(f, "the mesh's tree"),
-            leaf => write!(f, "a tree of leaves up to {leaf}"),
+            None => write!(f, "the back end's tree"),
+            Some(0) => write!(f, "the mesh's tree"),
+            Some(leaf) => write!(f, "a tree of leaves up to {leaf}"),
         }
     }
 }
@@ -369,7 +379,7 @@ mod tests {
                 workgroup: 64,
                 runtime_checks: true,
                 chunk: 4096,
-                leaf: 2,
+                leaf: Some(2),
                 order: ChildOrder::Octant,
                 robust_access: false,
                 backend: Backend::Wgpu,
@@ -410,7 +420,7 @@ mod tests {
                 workgroup,
                 runtime_checks: false,
                 chunk,
-                leaf,
+                leaf: Some(leaf),
                 order: ChildOrder::Distance,
                 ..GpuOptions::default()
             };

@@ -14,18 +14,18 @@ use crate::quantization::{self, EMPTY_STEPS};
 
 /// The magnitude beyond which the shader's arithmetic could overflow (2^28): a mesh with a
 /// coordinate beyond it is answered on the CPU whole, a ray whose origin lies beyond it is
-/// handed to the CPU (`shader/inputs.wgsl`'s `COORD_LIMIT`).
+/// handed to the CPU (`shader/shared.wgsl`'s `COORD_LIMIT`).
 pub(crate) const COORD_LIMIT: f32 = 268_435_456.0;
 
 /// The magnitude below which a non-zero coordinate could be flushed to zero by the GPU
-/// (2^-100; `shader/inputs.wgsl`'s `TINY`).
+/// (2^-100; `shader/shared.wgsl`'s `TINY`).
 pub(crate) const COORD_FLOOR: f32 = 7.888_609e-31;
 
-/// How far a reported `t` may lie from the CPU's, relative to it (2^-12; `shader/inputs.wgsl`'s
+/// How far a reported `t` may lie from the CPU's, relative to it (2^-12; `shader/shared.wgsl`'s
 /// `T_REPORT_BOUND`): a hit that cannot promise it is answered on the CPU.
 pub const T_ERROR_BOUND: f32 = 2.441_406_3e-4;
 
-/// How far a reported `u` or `v` may lie from the CPU's (2^-8; `shader/inputs.wgsl`'s `UV_BOUND`):
+/// How far a reported `u` or `v` may lie from the CPU's (2^-8; `shader/shared.wgsl`'s `UV_BOUND`):
 /// a hit that cannot promise it, a grazing one, is answered on the CPU.
 pub const UV_ERROR_BOUND: f32 = 3.906_25e-3;
 
@@ -405,6 +405,35 @@ mod tests {
     use meshcast_testkit::{all_assets, icosphere};
 
     use super::*;
+
+    /// The value of the shared constant `name` (`shader/shared.wgsl`).
+    fn shared(name: &str) -> f64 {
+        include_str!("shader/shared.wgsl")
+            .lines()
+            .find_map(|line| {
+                let value = line.strip_prefix("const ")?.strip_prefix(name)?;
+                let value = value.split_once(" = ")?.1.split_once(';')?.0;
+                Some(match value.strip_suffix('u') {
+                    Some(hex) if hex.starts_with("0x") => {
+                        f64::from(u32::from_str_radix(&hex[2..], 16).expect("hex"))
+                    }
+                    Some(decimal) => decimal.parse().expect("u32"),
+                    None => f64::from(value.parse::<f32>().expect("f32")),
+                })
+            })
+            .unwrap_or_else(|| panic!("no `const {name}` in shader/shared.wgsl"))
+    }
+
+    /// The host's copies of the kernels' constants are theirs.
+    #[test]
+    fn the_host_reads_the_kernels_constants() {
+        assert_eq!(f64::from(COORD_LIMIT), shared("COORD_LIMIT"));
+        assert_eq!(f64::from(COORD_FLOOR), shared("TINY"));
+        assert_eq!(f64::from(T_ERROR_BOUND), shared("T_REPORT_BOUND"));
+        assert_eq!(f64::from(UV_ERROR_BOUND), shared("UV_BOUND"));
+        assert_eq!(f64::from(NO_TRIANGLE), shared("NO_TRIANGLE"));
+        assert_eq!(f64::from(FLAGGED), shared("FLAGGED"));
+    }
 
     /// Walks the GPU layout for `order` beside the CPU's tree from their roots: the same
     /// nodes, each GPU lane the CPU lane [`lane_order`] puts there (a permutation), the same

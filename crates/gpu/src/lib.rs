@@ -116,17 +116,19 @@
 //! # Back ends
 //! Everything above runs through wgpu on any GPU. Built with the `cuda` feature, closest-hit
 //! and any-hit batches take a shorter path on NVIDIA GPUs: the same traversal written line
-//! for line in CUDA C++ (`src/cuda/kernel.cu`, the same bounds, the same bytes, the same
-//! finish on the CPU), embedded as PTX and loaded through the NVIDIA driver at run time, so
+//! for line in CUDA C++ (`src/cuda/kernel.cu`, the same bounds and constants, the same bytes,
+//! the same finish on the CPU), compiled ahead of time by NVIDIA's compiler (machine code for
+//! Turing to Hopper, PTX for later GPUs) and loaded through the NVIDIA driver at run time, so
 //! that neither building nor running needs a CUDA toolkit, and a machine without the driver
 //! simply uses wgpu. [`GpuOptions::backend`] (`MESHCAST_GPU_BACKEND=auto|wgpu|cuda`) chooses,
-//! wgpu by default until the CUDA kernel has been checked and timed on an NVIDIA GPU (see
-//! [`Backend`]); [`Gpu::cuda_device`] says which device answered. The other queries (counts, hit lists,
-//! cameras made on the GPU, back-face culling) run through wgpu either way. The tests hold
-//! the kernel's very source to the CPU on machines with no NVIDIA GPU: the `host-kernel`
-//! feature builds it as host C++ ([`Backend::CudaHost`]), which answers as the CPU does, bit
-//! for bit. The mesh's nodes and triangles are then held twice, once per back end
-//! ([`GpuMesh::gpu_bytes`]).
+//! CUDA wherever it opens by default (see [`Backend`] for the measurements);
+//! [`Gpu::cuda_device`] says which device answered, and with which build. The other queries
+//! (counts, hit lists, cameras made on the GPU, back-face culling) run through wgpu either
+//! way. The tests hold the kernel's very source to the CPU on machines with no NVIDIA GPU:
+//! the `host-kernel` feature builds it as host C++ ([`Backend::CudaHost`]), which answers as
+//! the CPU does, bit for bit, and leaves the WGSL kernel's hit slots on llvmpipe, bit for
+//! bit. Where a query only wgpu answers comes, the mesh's nodes and triangles are held twice,
+//! once per back end ([`GpuMesh::gpu_bytes`]).
 //!
 //! The triangles live in one storage buffer, which must fit the adapter's largest binding
 //! (`max_storage_buffer_binding_size`): 128 MiB on llvmpipe, about 3.7 million triangles at
@@ -148,7 +150,7 @@ mod unchecked;
 
 pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
 #[cfg(feature = "cuda")]
-pub use cuda::PTX_VARIABLE;
+pub use cuda::{KERNEL_VARIABLE, PTX_VARIABLE};
 pub use error::{Error, Result};
 pub use gpu_mesh::{
     AnswerSink, GpuMesh, GpuQuery, GpuStats, KernelInputs, ResidentRays, DEFAULT_HIT_CAPACITY,

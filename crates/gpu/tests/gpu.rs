@@ -139,7 +139,7 @@ fn rays_touching_at_oblique_angles_answer_as_the_cpu() {
     let Some(default) = gpu() else { return };
     let name = default.adapter().name.clone();
     let one_by_one = GpuOptions {
-        leaf: 1,
+        leaf: Some(1),
         order: ChildOrder::Octant,
         ..GpuOptions::default()
     };
@@ -246,7 +246,7 @@ fn deforming_meshes_refit_and_answer_as_the_cpu() {
     let gpu_tree = Gpu::with_options(
         Some(&default.adapter().name),
         GpuOptions {
-            leaf: 2,
+            leaf: Some(2),
             ..default.kernel_options()
         },
     )
@@ -388,12 +388,12 @@ fn every_kernel_option_answers_as_the_cpu() {
             workgroup: 32,
             runtime_checks: true,
             chunk: 5000,
-            leaf: 1,
+            leaf: Some(1),
             order: ChildOrder::Octant,
             ..GpuOptions::default()
         },
         GpuOptions {
-            leaf: 4,
+            leaf: Some(4),
             ..GpuOptions::default()
         },
     ] {
@@ -443,7 +443,7 @@ fn every_asset_takes_at_most_40_bytes_of_gpu_memory_per_triangle() {
     let gpu = &Gpu::with_options(
         Some(&shared.adapter().name),
         GpuOptions {
-            leaf: 0,
+            leaf: Some(0),
             ..shared.kernel_options()
         },
     )

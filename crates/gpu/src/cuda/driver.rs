@@ -4,16 +4,17 @@
 #![allow(unsafe_code)]
 
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PinnedHostSlice,
-    PushKernelArg,
+    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig,
+    PinnedHostSlice, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
 use rayon::prelude::*;
 
-use super::Mode;
+use super::{modules_for, Mode, Module};
 use crate::kernel::profiling;
 use crate::layout::GpuRay;
 #[cfg(feature = "host-kernel")]
@@ -43,28 +44,48 @@ fn cuda_error(operation: &'static str) -> impl Fn(DriverError) -> Error {
 }
 
 impl Device {
-    /// Device 0 with `ptx` loaded, or why not (no driver, no device, a PTX the driver refuses).
-    pub(crate) fn open(ptx: String) -> std::result::Result<Self, String> {
+    /// Device 0 with the kernel loaded (the first of [`modules_for`]'s builds the driver
+    /// takes), or why not (no driver, no device, no build the driver takes).
+    pub(crate) fn open() -> std::result::Result<Self, String> {
         // SAFETY: only looks for the driver's library (libloading, no symbol called); without
         // it every other call into cudarc would panic, so it is asked first.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err("no NVIDIA driver (libcuda) found".into());
         }
         let context = CudaContext::new(0).map_err(|error| error.to_string())?;
-        let name = context.name().map_err(|error| error.to_string())?;
-        let module = context
-            .load_module(Ptx::from_src(ptx))
-            .map_err(|error| format!("{name} refused the kernel's PTX: {error}"))?;
-        let function = |entry: &str| {
-            module
-                .load_function(entry)
-                .map_err(|error| format!("no `{entry}` in the PTX: {error}"))
-        };
-        Ok(Self {
-            stream: context.default_stream(),
-            closest: function("meshcast_closest")?,
-            any: function("meshcast_any")?,
-            name,
+        let device = context.name().map_err(|error| error.to_string())?;
+        let (major, minor) = context
+            .compute_capability()
+            .map_err(|error| error.to_string())?;
+        let capability = (major.unsigned_abs(), minor.unsigned_abs());
+        let mut refusals = Vec::new();
+        for module in modules_for(capability).map_err(|error| error.to_string())? {
+            let image = match &module {
+                Module::Cubin(_, bytes) => Ptx::from_binary(bytes.to_vec()),
+                Module::Ptx(text) => Ptx::from_src(text.as_str()),
+            };
+            let loaded = context.load_module(image).and_then(|module| {
+                Ok((
+                    module.load_function("meshcast_closest")?,
+                    module.load_function("meshcast_any")?,
+                ))
+            });
+            match loaded {
+                Ok((closest, any)) => {
+                    return Ok(Self {
+                        stream: context.default_stream(),
+                        closest,
+                        any,
+                        name: format!("{device} ({})", module.describe()),
+                    })
+                }
+                Err(error) => refusals.push(format!("{}: {error}", module.describe())),
+            }
+        }
+        Err(if refusals.is_empty() {
+            format!("{device} (compute capability {major}.{minor}): no build of the kernel for it")
+        } else {
+            format!("{device} refused the kernel: {}", refusals.join("; "))
         })
     }
 
@@ -104,6 +125,32 @@ pub(crate) struct DeviceMesh {
     triangles: CudaSlice<u8>,
     /// Made at the first query and remade larger when a call needs more.
     buffers: Mutex<Option<Buffers>>,
+}
+
+/// Rays kept on the device for timing the kernel alone, with room for their answers.
+pub(crate) struct DeviceRays {
+    count: usize,
+    rays: CudaSlice<u32>,
+    answers: Mutex<CudaSlice<u32>>,
+}
+
+/// Words of one ray's answer: a closest hit's slot, or an any-hit count.
+fn answer_words(mode: Mode) -> usize {
+    match mode {
+        Mode::Closest => 4,
+        Mode::Any => 1,
+    }
+}
+
+/// Milliseconds from `start` to an `end` recorded now on `stream`, once it is reached.
+fn elapsed_ms(
+    stream: &CudaStream,
+    start: &CudaEvent,
+    end: &CudaEvent,
+) -> std::result::Result<f32, DriverError> {
+    end.record(stream)?;
+    end.synchronize()?;
+    start.elapsed_ms(end)
 }
 
 /// One chunk's rays and answers, on the host (pinned, so copies run at the bus's speed) and
@@ -178,7 +225,45 @@ impl DeviceMesh {
         self.stream
             .memcpy_htod(host_rays, &mut b.device_rays.slice_mut(..words))
             .map_err(&dispatch)?;
-        let count = n as u32;
+        let timing = profiling()
+            .then(|| self.events())
+            .transpose()
+            .map_err(&dispatch)?;
+        if let Some((start, _)) = &timing {
+            start.record(&self.stream).map_err(&dispatch)?;
+        }
+        self.launch(mode, &b.device_rays, &mut b.device_answers, n)?;
+        if let Some((start, end)) = &timing {
+            let ms = elapsed_ms(&self.stream, start, end).map_err(&dispatch)?;
+            eprintln!(
+                "meshcast gpu: CUDA kernel, {n} rays: {ms:.3} ms ({:.1} Mrays/s)",
+                n as f64 / f64::from(ms) / 1e3
+            );
+        }
+        let readback = cuda_error("readback");
+        let answer_words = answer_words(mode) * n;
+        let host_answers = &mut b.host_answers.as_mut_slice().map_err(&readback)?[..answer_words];
+        self.stream
+            .memcpy_dtoh(&b.device_answers.slice(..answer_words), host_answers)
+            .map_err(&readback)?;
+        self.stream.synchronize().map_err(&readback)?;
+        Ok(())
+    }
+
+    /// Launches the kernel of `mode` over the first `n` rays of `rays`, its answers into
+    /// `answers`, on the stream (not waited for).
+    fn launch(
+        &self,
+        mode: Mode,
+        rays: &CudaSlice<u32>,
+        answers: &mut CudaSlice<u32>,
+        n: usize,
+    ) -> Result<()> {
+        assert!(rays.len() >= n * RAY_WORDS && answers.len() >= n * answer_words(mode));
+        let count = u32::try_from(n).map_err(|_| Error::Gpu {
+            operation: "dispatch",
+            message: format!("{n} rays in one launch"),
+        })?;
         let function = match mode {
             Mode::Closest => &self.closest,
             Mode::Any => &self.any,
@@ -187,52 +272,68 @@ impl DeviceMesh {
         launch
             .arg(&self.nodes)
             .arg(&self.triangles)
-            .arg(&b.device_rays)
-            .arg(&mut b.device_answers)
+            .arg(rays)
+            .arg(answers)
             .arg(&count);
         let config = LaunchConfig {
-            grid_dim: ((n as u32).div_ceil(BLOCK), 1, 1),
+            grid_dim: (count.div_ceil(BLOCK), 1, 1),
             block_dim: (BLOCK, 1, 1),
             shared_mem_bytes: 0,
         };
-        let timing = profiling()
-            .then(|| {
-                let context = self.stream.context();
-                let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-                Ok::<_, DriverError>((context.new_event(flags)?, context.new_event(flags)?))
-            })
-            .transpose()
-            .map_err(&dispatch)?;
-        if let Some((start, _)) = &timing {
-            start.record(&self.stream).map_err(&dispatch)?;
-        }
         // SAFETY: the arguments are the kernel's (`kernel.cu`'s `meshcast_closest` and
         // `meshcast_any`: nodes, triangles, rays, answers, count), in order and of its types
         // (device pointers and a `u32`). Every index the kernel takes stays in its buffer: rays
-        // and answers below `count`, which both buffers hold (`rays >= n`, four answer words per
-        // ray); nodes and triangles as the layout's bounds check proves for the WGSL kernel,
-        // whose indices are the same (`unchecked.rs`), on the same bytes (`layout::of`).
-        unsafe { launch.launch(config) }.map_err(&dispatch)?;
-        if let Some((start, end)) = &timing {
-            end.record(&self.stream).map_err(&dispatch)?;
-            end.synchronize().map_err(&dispatch)?;
-            let ms = start.elapsed_ms(end).map_err(&dispatch)?;
-            eprintln!(
-                "meshcast gpu: CUDA kernel, {n} rays: {ms:.3} ms ({:.1} Mrays/s)",
-                n as f64 / f64::from(ms) / 1e3
-            );
-        }
-        let readback = cuda_error("readback");
-        let answer_words = match mode {
-            Mode::Closest => 4 * n,
-            Mode::Any => n,
-        };
-        let host_answers = &mut b.host_answers.as_mut_slice().map_err(&readback)?[..answer_words];
-        self.stream
-            .memcpy_dtoh(&b.device_answers.slice(..answer_words), host_answers)
-            .map_err(&readback)?;
-        self.stream.synchronize().map_err(&readback)?;
+        // and answers below `count`, which both buffers hold (asserted above: eight words per
+        // ray, four or one answer words); nodes and triangles as the layout's bounds check
+        // proves for the WGSL kernel, whose indices are the same (`unchecked.rs`), on the same
+        // bytes (`layout::of`).
+        unsafe { launch.launch(config) }.map_err(cuda_error("dispatch"))?;
         Ok(())
+    }
+
+    /// Two events to time the stream's work between.
+    fn events(&self) -> std::result::Result<(CudaEvent, CudaEvent), DriverError> {
+        let context = self.stream.context();
+        let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+        Ok((context.new_event(flags)?, context.new_event(flags)?))
+    }
+
+    /// `rays` copied to the device to stay there, with room for their answers.
+    pub(crate) fn resident(&self, rays: &[GpuRay]) -> Result<DeviceRays> {
+        let upload = cuda_error("upload");
+        let words: &[u32] = bytemuck::cast_slice(rays);
+        // At least one ray's room, so that no buffer is empty.
+        let mut device_rays = self
+            .stream
+            .alloc_zeros::<u32>(words.len().max(RAY_WORDS))
+            .map_err(&upload)?;
+        self.stream
+            .memcpy_htod(words, &mut device_rays.slice_mut(..words.len()))
+            .map_err(&upload)?;
+        let answers = self
+            .stream
+            .alloc_zeros::<u32>(4 * rays.len().max(1))
+            .map_err(&upload)?;
+        Ok(DeviceRays {
+            count: rays.len(),
+            rays: device_rays,
+            answers: Mutex::new(answers),
+        })
+    }
+
+    /// The fastest of `repeats` launches of `mode` over resident rays, timed by CUDA events
+    /// around the kernel alone (nothing copied).
+    pub(crate) fn time(&self, rays: &DeviceRays, mode: Mode, repeats: usize) -> Result<Duration> {
+        let dispatch = cuda_error("dispatch");
+        let mut answers = rays.answers.lock().unwrap_or_else(PoisonError::into_inner);
+        let (start, end) = self.events().map_err(&dispatch)?;
+        let mut best = f32::INFINITY;
+        for _ in 0..repeats.max(1) {
+            start.record(&self.stream).map_err(&dispatch)?;
+            self.launch(mode, &rays.rays, &mut answers, rays.count)?;
+            best = best.min(elapsed_ms(&self.stream, &start, &end).map_err(&dispatch)?);
+        }
+        Ok(Duration::from_secs_f64(f64::from(best) / 1e3))
     }
 
     fn buffers_for(&self, rays: usize) -> Result<Buffers> {

@@ -5,10 +5,10 @@
 // (the crate's documentation, "Exactness"). The CUDA back end (`cuda/mod.rs`) loads it as PTX
 // through the driver; the diagnosis in `benches/gpu_cuda` includes it in its nvcc harness.
 //
-// One source, three compilers:
-// - clang's CUDA device mode makes the PTX the crate embeds (`kernel.ptx`, by `build_ptx.sh`),
-//   with no CUDA toolkit: no CUDA header is included;
-// - nvcc builds it in the diagnosis harness (`benches/gpu_cuda/trace.cu`);
+// One source, two builds:
+// - NVIDIA's compiler makes the kernels the crate embeds (`kernels/`, by `build_kernels.py`:
+//   NVRTC, nvcc's front end and NVVM as a library, from NVIDIA's Python wheel) and builds it
+//   in the diagnosis harness (`benches/gpu_cuda/trace.cu`, nvcc);
 // - a host C++ compiler builds it as plain C++ (`host_kernel.cpp`, feature `host-kernel`),
 //   so that the tests hold this very source to the CPU's answers on machines with no GPU.
 //
@@ -21,21 +21,15 @@
 // Past 600 lines because it is the WGSL kernel's traversal whole, so that the two read side
 // by side.
 
-#if defined(__NVCC__)
+// nvcc defines `__NVCC__`, NVRTC `__CUDACC_RTC__`: either way the device's code.
+#if defined(__NVCC__) || defined(__CUDACC_RTC__)
+#define ON_DEVICE 1
 #define DEV __device__ __forceinline__
 #define KERNEL extern "C" __global__ void __launch_bounds__(WORKGROUP)
 #define RESTRICT __restrict__
 #define f_abs fabsf
 #define f_min fminf
 #define f_max fmaxf
-#elif defined(__CUDA__)
-// clang's CUDA device mode with no CUDA headers (`-nocudainc`).
-#define DEV __attribute__((device)) inline __attribute__((always_inline))
-#define KERNEL extern "C" __attribute__((global)) __attribute__((launch_bounds(WORKGROUP))) void
-#define RESTRICT __restrict__
-#define f_abs __builtin_fabsf
-#define f_min __builtin_fminf
-#define f_max __builtin_fmaxf
 #else
 // Plain C++ on the host.
 #define DEV static inline
@@ -68,8 +62,8 @@ struct Hit4 {
     u32 x, y, z, w;
 };
 
-const u32 MODE_CLOSEST = 0u;
-const u32 MODE_ANY = 1u;
+// The constants the WGSL kernel shares (`shader/shared.wgsl`, made into this header).
+#include "shared.h"
 #ifndef STACK_SIZE
 #define STACK_SIZE 32u
 #endif
@@ -77,26 +71,8 @@ const u32 MODE_ANY = 1u;
 #define WORKGROUP 128
 #endif
 
-const u32 NO_TRIANGLE = 0xffffffffu;
-const u32 FLAGGED = 0xfffffffeu;
-
-#define EDGE_BOUND 1.1324882507324219e-6f
-#define EDGE_BOUND_2 3.637978807091713e-12f
-#define EDGE_SUM 1.132491888711229e-6f
-#define CHEAP_MARGIN 1.0009765625f
-#define T_BOUND 3.814697265625e-6f
-#define BOX_BOUND 3.814697265625e-6f
-#define UV_BOUND 3.90625e-3f
-#define T_REPORT_BOUND 2.44140625e-4f
-#define ABS_EDGE 8.077935669463161e-28f
-#define TINY 7.888609052210118e-31f
-#define COORD_LIMIT 268435456.0f
-#define DIR_LOW 9.313225746154785e-10f
-#define DIR_HIGH 1073741824.0f
-#define BIG 3.4028234663852886e38f
-
 DEV u32 bits(float x) {
-#if defined(__NVCC__)
+#if defined(ON_DEVICE)
     return __float_as_uint(x);
 #else
     return __builtin_bit_cast(u32, x);
@@ -104,7 +80,7 @@ DEV u32 bits(float x) {
 }
 
 DEV float from_bits(u32 b) {
-#if defined(__NVCC__)
+#if defined(ON_DEVICE)
     return __uint_as_float(b);
 #else
     return __builtin_bit_cast(float, b);
@@ -112,7 +88,7 @@ DEV float from_bits(u32 b) {
 }
 
 DEV u32 popcount(u32 x) {
-#if defined(__NVCC__)
+#if defined(ON_DEVICE)
     return __popc(x);
 #else
     return (u32)__builtin_popcount(x);
@@ -454,7 +430,7 @@ DEV void overflow(State& r) {
 
 template <u32 MODE>
 DEV void trace(const Buffers& b, State& r) {
-#if defined(SHARED_STACK) && defined(__NVCC__)
+#if defined(SHARED_STACK) && defined(ON_DEVICE)
     // The stack in shared memory, entry k of every thread in a row (no bank conflicts).
     __shared__ u32 shared_entry[STACK_SIZE][WORKGROUP];
     __shared__ float shared_near[STACK_SIZE][WORKGROUP];
@@ -567,13 +543,9 @@ DEV void trace_ray(const Buffers& b, u32 index) {
 }
 
 // The back end's entry points: one ray per thread, `count` rays.
-#if defined(__NVCC__) || defined(__CUDA__)
+#if defined(ON_DEVICE)
 DEV u32 thread_index() {
-#if defined(__NVCC__)
     return blockIdx.x * blockDim.x + threadIdx.x;
-#else
-    return __nvvm_read_ptx_sreg_ctaid_x() * __nvvm_read_ptx_sreg_ntid_x() + __nvvm_read_ptx_sreg_tid_x();
-#endif
 }
 
 DEV Buffers buffers(const Node* nodes, const float* tris, const RayIn* rays, Hit4* hits, u32* counts, u32 count) {

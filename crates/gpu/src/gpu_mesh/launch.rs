@@ -276,3 +276,111 @@ pub(super) enum Answer<T, O> {
 }
 
 pub(super) use Answer::{Done, Open};
+
+/// The two kernels are one traversal: the CUDA kernel (`cuda/kernel.cu`, its host build) and
+/// the WGSL kernel (on llvmpipe, which rounds as the host does: no fused products, correctly
+/// rounded division) leave the same hit slots and the same any-hit counts, bit for bit, on
+/// the same rays: hits, misses and the rays they leave open to the CPU alike.
+#[cfg(all(test, feature = "host-kernel"))]
+mod two_kernels {
+    use std::sync::Arc;
+
+    use meshcast::{Mesh, MeshFiles};
+    use meshcast_primitives::{Ray, Triangle};
+    use meshcast_testkit::{adversarial_rays, asset, incoherent_rays, random_rays};
+
+    use super::{KernelRules, Rays};
+    use crate::gpu_mesh::GpuQuery;
+    use crate::stream::Source;
+    use crate::{Backend, Gpu, GpuMesh, GpuOptions};
+
+    /// Every hit slot and count the launch of `query` leaves for `rays` cut to `limit`.
+    fn raw(
+        on_gpu: &GpuMesh,
+        query: GpuQuery,
+        rays: &[Ray],
+        limit: f32,
+    ) -> (Vec<[u32; 4]>, Vec<u32>) {
+        let (mut hits, mut counts) = (vec![[0; 4]; rays.len()], vec![0; rays.len()]);
+        let rays = Rays::new(rays, limit);
+        on_gpu
+            .stream(
+                query.shape(on_gpu.hit_capacity),
+                KernelRules::default(),
+                Source::Rays(&rays),
+                |start, chunk_hits, chunk_counts| {
+                    hits[start..start + chunk_hits.len()].copy_from_slice(chunk_hits);
+                    counts[start..start + chunk_counts.len()].copy_from_slice(chunk_counts);
+                },
+            )
+            .expect("launch");
+        (hits, counts)
+    }
+
+    #[test]
+    fn the_cuda_and_wgsl_kernels_leave_the_same_slots_and_counts() {
+        // Both on the same tree, so that the slots name the same GPU triangles.
+        let open = |backend, leaf| {
+            Gpu::with_options(
+                None,
+                GpuOptions {
+                    backend,
+                    leaf: Some(leaf),
+                    ..GpuOptions::default()
+                },
+            )
+        };
+        let wgpu = match open(Backend::Wgpu, 0) {
+            Ok(gpu) if gpu.adapter().name.contains("llvmpipe") => gpu,
+            Ok(gpu) => return eprintln!("skipped: {} may fuse products", gpu.adapter()),
+            Err(error) => {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "CI runs on llvmpipe: {error}"
+                );
+                return eprintln!("skipped: {error}");
+            }
+        };
+        let name = wgpu.adapter().name.clone();
+        let pairs = [0, 2].map(|leaf| {
+            let wgpu = open(Backend::Wgpu, leaf).expect("as above");
+            assert_eq!(wgpu.adapter().name, name);
+            (wgpu, open(Backend::CudaHost, leaf).expect("the host build"))
+        });
+        for ((wgpu, host), name) in pairs.iter().flat_map(|pair| {
+            ["suzanne.obj", "fandisk.obj", "stanford-bunny.obj"].map(|name| (pair, name))
+        }) {
+            let mesh = Arc::new(Mesh::from_path(asset(name)).expect("asset"));
+            let bounds = mesh.bounds();
+            let triangles: Vec<Triangle> = mesh.tri_mesh().triangles().collect();
+            let mut rays = random_rays(bounds, 3000, 11);
+            rays.extend(incoherent_rays(bounds, 3000, 12));
+            rays.extend(adversarial_rays(&triangles, 3000, 13));
+            let (on_wgpu, on_host) = (
+                wgpu.upload(Arc::clone(&mesh)).expect("upload"),
+                host.upload(Arc::clone(&mesh)).expect("upload"),
+            );
+            let name = format!("{name}, {}", wgpu.kernel_options());
+            for limit in [f32::INFINITY, 0.7] {
+                let what = format!("{name}, limit {limit}");
+                let closest = |on_gpu| raw(on_gpu, GpuQuery::Closest, &rays, limit).0;
+                let (cuda, portable) = (closest(&on_host), closest(&on_wgpu));
+                let open = cuda.iter().filter(|slot| slot[3] == super::FLAGGED).count();
+                let found = cuda.iter().filter(|slot| slot[3] < super::FLAGGED).count();
+                assert!(open > 0 && found > 100, "{what}: {open} open, {found} hit");
+                for (i, (c, w)) in cuda.iter().zip(&portable).enumerate() {
+                    assert_eq!(c, w, "{what}: closest, ray {i} {:?}", rays[i]);
+                }
+                let any = |on_gpu| raw(on_gpu, GpuQuery::Any, &rays, limit).1;
+                let (cuda, portable) = (any(&on_host), any(&on_wgpu));
+                assert!(
+                    (0..3).all(|count| cuda.contains(&count)),
+                    "{what}: {cuda:?}"
+                );
+                for (i, (c, w)) in cuda.iter().zip(&portable).enumerate() {
+                    assert_eq!(c, w, "{what}: any hit, ray {i} {:?}", rays[i]);
+                }
+            }
+        }
+    }
+}

@@ -14,18 +14,22 @@ use super::queries::camera_params;
 use super::upload::traced;
 use super::{GpuMesh, GpuQuery};
 use crate::context::{checked, wait, Shared};
+use crate::cuda::{CudaRays, Mode as CudaMode};
 use crate::kernel::{ChildOrder, GpuOptions};
 use crate::layout::{self, GpuRay, Params};
 use crate::stream::{bind_group, grid, trace_pass};
 
 /// Rays kept on the GPU, or a camera whose rays the GPU makes, with buffers for the answers:
-/// for timing the kernel alone ([`GpuMesh::time`]).
+/// for timing the kernel alone ([`GpuMesh::time`]). Rays of a closest-hit or any-hit query
+/// are kept where both back ends read them, wgpu's buffers and, where it is open, the CUDA
+/// device's.
 pub struct ResidentRays {
     count: u32,
     rays: wgpu::Buffer,
     camera: Option<Params>,
     hits: wgpu::Buffer,
     counts: wgpu::Buffer,
+    cuda: Option<CudaRays>,
 }
 
 impl ResidentRays {
@@ -99,7 +103,11 @@ impl GpuMesh {
     pub fn resident_rays(&self, rays: &[Ray], query: GpuQuery) -> Result<ResidentRays> {
         let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::of).collect();
         let buffer = self.gpu.storage("rays", bytemuck::cast_slice(&gpu_rays))?;
-        self.resident(rays.len(), buffer, None, query)
+        let mut resident = self.resident(rays.len(), buffer, None, query)?;
+        if let (Some(cuda), Some(_)) = (&self.cuda, cuda_mode(query)) {
+            resident.cuda = Some(cuda.resident(rays)?);
+        }
+        Ok(resident)
     }
 
     /// A camera whose rays the GPU makes, with buffers for the closest hits of a
@@ -155,15 +163,36 @@ impl GpuMesh {
             camera,
             hits,
             counts,
+            cuda: None,
         })
     }
 
-    /// Runs `query` over resident rays `repeats` times and returns the fastest run: kernel
-    /// time, from submission to completion, with nothing copied back.
+    /// Runs `query` over resident rays `repeats` times through the back end that answers it
+    /// (the CUDA kernel for closest and any hits where it is open, timed by CUDA events; else
+    /// wgpu's, as [`GpuMesh::time_wgpu`]) and returns the fastest run: the kernel alone, with
+    /// nothing copied.
     ///
     /// # Errors
     /// [`Error::Gpu`] if the GPU fails.
     pub fn time(&self, rays: &ResidentRays, query: GpuQuery, repeats: usize) -> Result<Duration> {
+        match (&self.cuda, &rays.cuda, cuda_mode(query)) {
+            (Some(cuda), Some(cuda_rays), Some(mode)) => cuda.time(cuda_rays, mode, repeats),
+            _ => self.time_wgpu(rays, query, repeats),
+        }
+    }
+
+    /// Runs `query` over resident rays `repeats` times through wgpu's kernel, whatever the
+    /// back end, and returns the fastest run: kernel time, from submission to completion,
+    /// with nothing copied back.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] if the GPU fails.
+    pub fn time_wgpu(
+        &self,
+        rays: &ResidentRays,
+        query: GpuQuery,
+        repeats: usize,
+    ) -> Result<Duration> {
         let shared: &Shared = &self.gpu.shared;
         let pipeline = shared.pipeline(query.mode())?;
         let (row_groups, rows, row) = grid(rays.count, shared.options.workgroup);
@@ -203,6 +232,15 @@ impl GpuMesh {
             best = best.min(start.elapsed());
         }
         Ok(best)
+    }
+}
+
+/// The CUDA kernel's mode for `query`, if it answers it.
+fn cuda_mode(query: GpuQuery) -> Option<CudaMode> {
+    match query {
+        GpuQuery::Closest => Some(CudaMode::Closest),
+        GpuQuery::Any => Some(CudaMode::Any),
+        _ => None,
     }
 }
 

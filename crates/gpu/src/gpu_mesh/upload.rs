@@ -153,7 +153,7 @@ impl GpuMesh {
 /// The mesh whose tree the GPU walks: `mesh`, or, where [`GpuOptions::leaf`] asks for other
 /// leaves, the same triangles built into a tree for the GPU.
 pub(crate) fn traced(mesh: &Arc<Mesh>, options: &GpuOptions) -> Arc<Mesh> {
-    let leaf = options.leaf as usize;
+    let leaf = options.leaf.unwrap_or(0) as usize;
     if leaf == 0 {
         return Arc::clone(mesh);
     }
