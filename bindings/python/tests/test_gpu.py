@@ -372,8 +372,12 @@ def test_the_kernel_times_itself_on_rays_kept_on_the_gpu():
     rays = random_rays(mesh, 1000, 3)
     assert gpu._kernel_seconds(rays, "closest", 2) > 0
     assert gpu._kernel_seconds(rays, "any", 1) > 0
+    # wgpu's kernel beside the back end in use (the same one where CUDA is absent).
+    assert gpu._kernel_seconds(rays, "closest", 1, "wgpu") > 0
     with pytest.raises(ValueError, match="closest.*any"):
         gpu._kernel_seconds(rays, "every", 1)
+    with pytest.raises(ValueError, match="in use.*wgpu"):
+        gpu._kernel_seconds(rays, "closest", 1, "vulkan")
 
 
 KERNEL_OPTIONS_CHILD = """
@@ -426,10 +430,9 @@ print(gpu.cuda_device)
 
 
 def test_the_cuda_back_end_answers_only_where_asked_and_found():
-    # wgpu answers by default; MESHCAST_GPU_BACKEND=auto takes CUDA where an NVIDIA driver
-    # and device are found, and `cuda` insists on it, failing with one clear error elsewhere.
-    mesh, _ = loaded("suzanne.obj")
-    assert mesh.to_gpu().cuda_device is None
+    # By default (MESHCAST_GPU_BACKEND=auto) CUDA answers where an NVIDIA driver and device
+    # are found, `wgpu` never, and `cuda` insists on it, failing with one clear error
+    # elsewhere.
     here = os.path.dirname(os.path.abspath(__file__))
 
     def child(backend):
@@ -440,6 +443,10 @@ def test_the_cuda_back_end_answers_only_where_asked_and_found():
     auto = child("auto")
     assert auto.returncode == 0, auto.stderr
     found = auto.stdout.strip()
+    default = child("")
+    assert default.returncode == 0 and default.stdout.strip() == found, default.stderr
+    alone = child("wgpu")
+    assert alone.returncode == 0 and alone.stdout.strip() == "None", alone.stderr
     insisted = child("cuda")
     if found == "None":
         assert insisted.returncode != 0 and "no CUDA device" in insisted.stderr
@@ -447,3 +454,30 @@ def test_the_cuda_back_end_answers_only_where_asked_and_found():
         assert insisted.returncode == 0 and insisted.stdout.strip() == found
     bad = child("metal-please")
     assert bad.returncode != 0 and "MESHCAST_GPU_BACKEND" in bad.stderr
+
+
+QUIET_CHILD = """
+import meshcast
+from conftest import asset
+adapters = meshcast.gpu_adapters()
+meshcast.Mesh.load(asset("suzanne.obj")).to_gpu()
+print("\\n".join(adapters))
+"""
+
+
+def test_the_gpu_stack_prints_nothing_without_a_runtime_directory():
+    # Containers and servers leave XDG_RUNTIME_DIR unset, where libwayland would complain if
+    # the GPU stack asked it for a display; nothing but the answers reaches stderr, and each
+    # device is listed once.
+    loaded("suzanne.obj")
+    here = os.path.dirname(os.path.abspath(__file__))
+    for runtime in (None, "", here):
+        env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
+        if runtime is not None:
+            env["XDG_RUNTIME_DIR"] = runtime
+        child = subprocess.run([sys.executable, "-c", QUIET_CHILD], cwd=here, env=env,
+                               capture_output=True, text=True, check=False)
+        assert child.returncode == 0, child.stderr
+        assert child.stderr == "", f"XDG_RUNTIME_DIR={runtime!r}: {child.stderr}"
+        names = [line.split(" (")[0] for line in child.stdout.splitlines()]
+        assert names and len(set(names)) == len(names), child.stdout

@@ -292,3 +292,62 @@ fn bench_on_the_gpu_refuses_the_transform_leaf_test() {
     );
     assert_clean_failure(&out, "watertight");
 }
+
+/// The GPU stack prints nothing of its own, with `XDG_RUNTIME_DIR` unset or empty (as in
+/// containers and on servers, where libwayland would complain) or set: `info --gpu` leaves
+/// stderr empty, and a failure leaves exactly its one error line. Each adapter is listed once.
+#[test]
+fn the_gpu_stack_is_quiet_without_a_runtime_directory() {
+    if gpu_or_skip("gpu-quiet").is_none() {
+        return;
+    }
+    let cow = asset("cow.obj");
+    let temp = std::env::temp_dir();
+    for runtime in [None, Some(""), temp.to_str()] {
+        let run = |adapter: Option<&str>| {
+            let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_meshcast"));
+            command.args(["info", "--gpu", arg(&cow)]);
+            match runtime {
+                None => command.env_remove("XDG_RUNTIME_DIR"),
+                Some(dir) => command.env("XDG_RUNTIME_DIR", dir),
+            };
+            if let Some(adapter) = adapter {
+                command.env("MESHCAST_GPU", adapter);
+            }
+            let output = command.output().expect("start meshcast");
+            let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+            (
+                output.status.success(),
+                text(&output.stdout),
+                text(&output.stderr),
+            )
+        };
+        let (ok, stdout, stderr) = run(None);
+        assert!(ok, "XDG_RUNTIME_DIR={runtime:?}: {stderr}");
+        assert_eq!(stderr, "", "XDG_RUNTIME_DIR={runtime:?}");
+        // Each device once: its name before the back end in parentheses.
+        let names: Vec<&str> = stdout
+            .lines()
+            .filter_map(|line| line.strip_prefix("gpu adapter"))
+            .map(|adapter| adapter.trim().split(" (").next().unwrap_or(adapter))
+            .collect();
+        let mut distinct = names.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert!(
+            !names.is_empty() && distinct.len() == names.len(),
+            "{stdout}"
+        );
+        let (ok, _, stderr) = run(Some("no adapter is called this"));
+        assert!(!ok);
+        assert_eq!(
+            stderr.lines().count(),
+            1,
+            "XDG_RUNTIME_DIR={runtime:?}: {stderr}"
+        );
+        assert!(
+            stderr.starts_with("error:") && stderr.contains("no GPU adapter"),
+            "{stderr}"
+        );
+    }
+}

@@ -113,8 +113,7 @@ impl Gpu {
     /// As [`Gpu::new`], and [`Error::Gpu`] if `options` are out of range.
     pub fn with_options(name: Option<&str>, options: GpuOptions) -> Result<Self> {
         options.validate()?;
-        let instance = instance();
-        let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+        let mut adapters = found_adapters();
         if adapters.is_empty() {
             return Err(Error::NoGpu {
                 reason: "wgpu found no adapter (no Vulkan, Metal, DX12 or OpenGL driver)".into(),
@@ -146,8 +145,7 @@ impl Gpu {
 
     /// Every adapter wgpu finds, best first (the order [`Gpu::new`] picks from).
     pub fn adapters() -> Vec<AdapterInfo> {
-        let instance = instance();
-        let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+        let mut adapters = found_adapters();
         adapters.sort_by_key(|adapter| preference(&adapter.get_info()));
         adapters
             .iter()
@@ -204,6 +202,11 @@ impl Gpu {
         }
         let layout = bind_group_layout(&device);
         let cuda = Cuda::open(options.backend)?;
+        // The back end's tree where the options leave it to the back end (`GpuOptions::leaf`).
+        let options = GpuOptions {
+            leaf: Some(options.leaf.unwrap_or(if cuda.is_some() { 2 } else { 0 })),
+            ..options
+        };
         if profiling() {
             if let Some(cuda) = &cuda {
                 eprintln!(
@@ -317,8 +320,40 @@ fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     })
 }
 
-fn instance() -> wgpu::Instance {
-    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+/// Every adapter of the APIs made for compute (Vulkan, Metal, DX12), or, only where none
+/// answers, OpenGL's, of the back ends `WGPU_BACKEND` allows (all by default): each device
+/// once (OpenGL would list a Vulkan device a second time), and nothing printed on the way
+/// (Vulkan through an instance that enables no window system, `raw_device::quiet_vulkan_instance`;
+/// OpenGL's EGL asks for a Wayland display, and libwayland prints where `XDG_RUNTIME_DIR` is
+/// unset).
+fn found_adapters() -> Vec<wgpu::Adapter> {
+    let descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    let allowed = descriptor.backends;
+    let enumerate = |backends: wgpu::Backends| {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends,
+            ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+        });
+        pollster::block_on(instance.enumerate_adapters(backends))
+    };
+    let mut primary =
+        allowed & (wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12);
+    let mut adapters = Vec::new();
+    if primary.contains(wgpu::Backends::VULKAN) {
+        if let Some(vulkan) = raw_device::quiet_vulkan_instance(descriptor.flags) {
+            adapters.extend(pollster::block_on(
+                vulkan.enumerate_adapters(wgpu::Backends::VULKAN),
+            ));
+            primary.remove(wgpu::Backends::VULKAN);
+        }
+    }
+    if !primary.is_empty() {
+        adapters.extend(enumerate(primary));
+    }
+    if adapters.is_empty() && allowed.contains(wgpu::Backends::GL) {
+        adapters = enumerate(wgpu::Backends::GL);
+    }
+    adapters
 }
 
 /// Lower is better: the kind of device, then the API.

@@ -1,11 +1,13 @@
-//! The crate's other `unsafe` code: a Vulkan device opened through wgpu's hal interop without
-//! the driver's bounds checks on buffer accesses (`robustBufferAccess` and
-//! `robustBufferAccess2`, which wgpu-hal enables on every Vulkan device that offers them), to
-//! measure what they cost ([`GpuOptions::robust_access`](crate::GpuOptions::robust_access)),
-//! and what a device opened the usual way enables, for `MESHCAST_GPU_PROFILE`.
+//! The crate's other `unsafe` code, Vulkan through wgpu's hal interop: a Vulkan instance that
+//! enables no window system's surfaces ([`quiet_vulkan_instance`], so that the GPU stack
+//! prints nothing), a Vulkan device opened without the driver's bounds checks on buffer
+//! accesses (`robustBufferAccess` and `robustBufferAccess2`, which wgpu-hal enables on every
+//! Vulkan device that offers them), to measure what they cost
+//! ([`GpuOptions::robust_access`](crate::GpuOptions::robust_access)), and what a device opened
+//! the usual way enables, for `MESHCAST_GPU_PROFILE`.
 //!
 //! wgpu-hal's Vulkan backend exists on Windows, Linux, Android and FreeBSD (as wgpu's `vulkan`
-//! cfg has it without `vulkan-portability`); elsewhere both functions answer `None`.
+//! cfg has it without `vulkan-portability`); elsewhere every function answers `None`.
 #![allow(unsafe_code)]
 
 /// The robustness features a Vulkan device is opened with.
@@ -38,7 +40,7 @@ impl std::fmt::Display for Robustness {
     }
 }
 
-pub(crate) use backend::{default_robustness, open_without_robust_access};
+pub(crate) use backend::{default_robustness, open_without_robust_access, quiet_vulkan_instance};
 
 /// Where wgpu-hal has a Vulkan backend.
 #[cfg(any(
@@ -49,6 +51,80 @@ pub(crate) use backend::{default_robustness, open_without_robust_access};
 ))]
 mod backend {
     use super::Robustness;
+
+    /// A wgpu instance of Vulkan alone, as wgpu-hal makes one (its extensions, API version
+    /// and `flags`) but without the window systems' surface extensions (Wayland, XCB, Xlib):
+    /// meshcast draws to no window, and Mesa's device-select layer, an implicit layer of every
+    /// Mesa install, connects to the display server of each such extension an instance
+    /// enables (its `CreateInstance` sets `has_wayland` and `has_xcb` from them), where
+    /// libwayland prints "error: XDG_RUNTIME_DIR is invalid or not set in the environment." to
+    /// stderr when that variable is unset or empty, as in containers and on servers. `None`
+    /// where there is no Vulkan loader or it makes no instance.
+    pub(crate) fn quiet_vulkan_instance(flags: wgpu::InstanceFlags) -> Option<wgpu::Instance> {
+        use ash::{khr, vk};
+        use wgpu::hal::vulkan::Instance;
+
+        // SAFETY: loads the system's Vulkan loader (libvulkan) and resolves its entry points,
+        // as wgpu-hal's own instance creation does; nothing of it is called yet.
+        let entry = unsafe { ash::Entry::load() }.ok()?;
+        // SAFETY: `vkEnumerateInstanceVersion` of a loaded entry, no other argument.
+        let version = unsafe { entry.try_enumerate_instance_version() }
+            .ok()?
+            .unwrap_or(vk::API_VERSION_1_0);
+        let window_systems = [
+            khr::wayland_surface::NAME,
+            khr::xcb_surface::NAME,
+            khr::xlib_surface::NAME,
+        ];
+        let mut extensions = Instance::desired_extensions(&entry, version, flags).ok()?;
+        extensions.retain(|name| !window_systems.contains(name));
+        // SAFETY: `vkEnumerateInstanceLayerProperties` of a loaded entry.
+        let layers = unsafe { entry.enumerate_instance_layer_properties() }.ok()?;
+        let has_nv_optimus = layers
+            .iter()
+            .any(|layer| layer.layer_name_as_c_str() == Ok(c"VK_LAYER_NV_optimus"));
+        // As wgpu-hal asks: 1.0 of a 1.0 loader, else the highest version it supports, 1.3.
+        let api_version = if version < vk::API_VERSION_1_1 {
+            vk::API_VERSION_1_0
+        } else {
+            vk::API_VERSION_1_3
+        };
+        let application = vk::ApplicationInfo::default()
+            .application_name(c"meshcast")
+            .engine_name(c"wgpu-hal")
+            .api_version(api_version);
+        let names: Vec<_> = extensions.iter().map(|name| name.as_ptr()).collect();
+        let info = vk::InstanceCreateInfo::default()
+            .application_info(&application)
+            .enabled_extension_names(&names);
+        // SAFETY: `info` is a valid `VkInstanceCreateInfo`: the extensions are ones the loader
+        // lists (`desired_extensions` keeps only those), no layer, no `p_next`, every pointer
+        // borrowing a value alive until the call returns.
+        let raw = unsafe { entry.create_instance(&info, None) }.ok()?;
+        // SAFETY: `raw` was made from `entry` with `version`'s API version as wgpu-hal chooses it,
+        // `flags` and exactly `extensions`, which wgpu-hal then knows to be the enabled ones;
+        // they are `desired_extensions()` less the three surface extensions, whose every use in
+        // wgpu-hal 30 (the `create_surface_from_*` functions) first checks that list and returns
+        // an error without them, and meshcast makes no surface. wgpu-hal takes ownership of
+        // `raw` (no drop callback).
+        let hal = unsafe {
+            Instance::from_raw(
+                entry,
+                raw,
+                version,
+                0,
+                None,
+                extensions,
+                flags,
+                wgpu::MemoryBudgetThresholds::default(),
+                has_nv_optimus,
+                None,
+            )
+        }
+        .ok()?;
+        // SAFETY: `hal` is a live wgpu-hal Vulkan instance, owned by the wgpu instance from here.
+        Some(unsafe { wgpu::Instance::from_hal::<wgpu::hal::api::Vulkan>(hal) })
+    }
 
     /// The device and queue of `adapter`, opened as `descriptor` asks but without
     /// `robustBufferAccess` and `robustBufferAccess2`, with what it enabled; `None` where the
@@ -214,6 +290,11 @@ mod backend {
 )))]
 mod backend {
     use super::Robustness;
+
+    /// No Vulkan backend.
+    pub(crate) fn quiet_vulkan_instance(_: wgpu::InstanceFlags) -> Option<wgpu::Instance> {
+        None
+    }
 
     /// No Vulkan device: the option is ignored.
     pub(crate) fn open_without_robust_access(

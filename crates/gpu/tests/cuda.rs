@@ -155,8 +155,9 @@ fn the_cuda_kernel_streams_chunks_and_follows_deformations() {
         check(&chunked, &on_gpu, &rays, "chunks of 4096");
         // One copy of the mesh while CUDA answers everything; wgpu's made for the first
         // query only wgpu answers, and both kept up to date by `set_positions` below.
+        // The back end's tree, leaves of 2: at most 48 bytes per triangle.
         let cuda_bytes = on_gpu.gpu_bytes();
-        assert!(cuda_bytes as f64 <= 40.0 * mesh.triangle_count() as f64);
+        assert!(cuda_bytes as f64 <= 48.0 * mesh.triangle_count() as f64);
         on_gpu.count_batch(&rays[..10]).expect("count_batch");
         assert_eq!(on_gpu.gpu_bytes(), 2 * cuda_bytes);
         for step in 1..3 {
