@@ -204,8 +204,21 @@ pub(crate) fn walk<W: RayWalk>(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
         Kernel::Avx512 => unsafe { x86::walk_avx512::<W>(tree, ray, leaf, counters) },
-        _ => W::run(meshcast_primitives::Portable, tree, ray, leaf, counters),
+        _ => walk_portable::<W>(tree, ray, leaf, counters),
     }
+}
+
+/// Walk `W` in the portable lanes, out of line as the instruction sets' entry points are:
+/// inlined, its loop made every caller of [`walk`] a large function that saved six registers
+/// and copied the ray's leaf query around a 2.7 KB frame on every ray, whatever the kernel.
+#[inline(never)]
+fn walk_portable<W: RayWalk>(
+    tree: &W::Tree,
+    ray: &Ray,
+    leaf: &mut W::Leaf,
+    counters: &mut W::Counters,
+) -> W::Found {
+    W::run(meshcast_primitives::Portable, tree, ray, leaf, counters)
 }
 
 /// Runs packet walk `W` in the lanes of `kernel`'s instruction set (eight lanes,

@@ -20,18 +20,19 @@ pub(super) struct Leaves<'a, B> {
 }
 
 /// What a leaf test needs besides the slots: the ray's four-lane set-up, which faces to skip
-/// and which triangles to keep.
-pub(super) struct LeafQuery<T, K> {
+/// and which triangles to keep. The ray is borrowed, not copied: a copy (and its direction's,
+/// for culling) cost every ray 21 instructions before its walk, which most rays end without
+/// reaching a leaf.
+pub(super) struct LeafQuery<'r, T, K> {
     /// The four-lane set-up, made at the first leaf the ray reaches ([`prepare`]).
     lanes: Option<T>,
-    ray: Ray,
+    ray: &'r Ray,
     kept: Kept<K>,
 }
 
 /// Which of a ray's hits a leaf test keeps: faces the rules cull are skipped, and so are
 /// triangles `keep` refuses.
 struct Kept<K> {
-    dir: glam::Vec3,
     rules: HitRules,
     keep: K,
 }
@@ -49,13 +50,13 @@ fn prepare<T: LaneTest>(ray: &Ray, contacts: Contacts) -> T {
 /// One ray's leaf test over one layout's blocks. Its methods are inlined into the hierarchy's
 /// traversal loop, so the block test is compiled for each node kernel's instruction set (a
 /// closure was called out of line).
-struct BlockLeaf<'l, 'a, B, T, K> {
+struct BlockLeaf<'l, 'a, 'r, B, T, K> {
     leaves: &'l Leaves<'a, B>,
-    query: LeafQuery<T, K>,
+    query: LeafQuery<'r, T, K>,
 }
 
 impl<B, T: LaneTest<Block = B>, K: FnMut(u32) -> bool> LeafIntersector
-    for BlockLeaf<'_, '_, B, T, K>
+    for BlockLeaf<'_, '_, '_, B, T, K>
 {
     #[inline(always)]
     fn closest<S: Simd>(&mut self, simd: S, slots: Range<u32>, ray: &Ray) -> Option<Hit> {
@@ -98,15 +99,11 @@ impl<'a, B> Leaves<'a, B> {
         ray: &Ray,
         rules: HitRules,
         keep: K,
-    ) -> LeafQuery<T, K> {
+    ) -> LeafQuery<'_, T, K> {
         LeafQuery {
             lanes: None,
-            ray: *ray,
-            kept: Kept {
-                dir: ray.dir,
-                rules,
-                keep,
-            },
+            ray,
+            kept: Kept { rules, keep },
         }
     }
 
@@ -140,46 +137,42 @@ impl<'a, B> Leaves<'a, B> {
         &self,
         simd: S,
         slots: Range<u32>,
-        query: &mut LeafQuery<T, K>,
+        query: &mut LeafQuery<'_, T, K>,
         mut t_max: impl FnMut() -> f32,
         mut found: impl FnMut(Hit) -> bool,
     ) -> bool {
+        let (ray, kept) = (query.ray, &mut query.kept);
         let lane_ray = query
             .lanes
-            .get_or_insert_with(|| prepare(&query.ray, query.kept.rules.contacts()));
+            .get_or_insert_with(|| prepare(ray, kept.rules.contacts()));
         let first = slots.start as usize / BLOCK_WIDTH;
         let end = slots.end as usize / BLOCK_WIDTH;
         let blocks = &self.blocks[first..end];
         let mut pairs = blocks.chunks_exact(2);
         for (p, pair) in pairs.by_ref().enumerate() {
             let [low, high] = lane_ray.intersect_pair(simd, [&pair[0], &pair[1]], t_max());
-            if self.offer::<T, K>(first + 2 * p, &pair[0], &low, &mut query.kept, &mut found)
-                || self.offer::<T, K>(
-                    first + 2 * p + 1,
-                    &pair[1],
-                    &high,
-                    &mut query.kept,
-                    &mut found,
-                )
+            if self.offer::<T, K>(first + 2 * p, &pair[0], &low, ray, kept, &mut found)
+                || self.offer::<T, K>(first + 2 * p + 1, &pair[1], &high, ray, kept, &mut found)
             {
                 return true;
             }
         }
         if let [block] = pairs.remainder() {
             let hits = lane_ray.intersect(block, t_max());
-            return self.offer::<T, K>(end - 1, block, &hits, &mut query.kept, &mut found);
+            return self.offer::<T, K>(end - 1, block, &hits, ray, kept, &mut found);
         }
         false
     }
 
-    /// Offers the hit lanes of block `b` that `kept` keeps to `found`, in lane order: true
-    /// when it asks to stop.
+    /// Offers the hit lanes of block `b` that `kept` keeps for `ray` to `found`, in lane
+    /// order: true when it asks to stop.
     #[inline(always)]
     fn offer<T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
         &self,
         b: usize,
         block: &B,
         hits: &T::Hits,
+        ray: &Ray,
         kept: &mut Kept<K>,
         found: &mut impl FnMut(Hit) -> bool,
     ) -> bool {
@@ -190,7 +183,7 @@ impl<'a, B> Leaves<'a, B> {
             let index = self.order[b * BLOCK_WIDTH + lane];
             if kept.rules.culls_faces() {
                 let t = T::triangle(block, lane, index, self.tri_mesh);
-                if kept.rules.culls(t.v0, t.v1, t.v2, kept.dir) {
+                if kept.rules.culls(t.v0, t.v1, t.v2, ray.dir) {
                     continue;
                 }
             }
@@ -212,7 +205,7 @@ impl<'a, B> Leaves<'a, B> {
         simd: S,
         slots: Range<u32>,
         t_max: f32,
-        query: &mut LeafQuery<T, K>,
+        query: &mut LeafQuery<'_, T, K>,
     ) -> Option<Hit> {
         let best = core::cell::Cell::new(None::<Hit>);
         self.for_each_hit(
@@ -237,7 +230,7 @@ impl<'a, B> Leaves<'a, B> {
         simd: S,
         slots: Range<u32>,
         t_max: f32,
-        query: &mut LeafQuery<T, K>,
+        query: &mut LeafQuery<'_, T, K>,
     ) -> bool {
         self.for_each_hit(simd, slots, query, || t_max, |_| true)
     }
@@ -247,7 +240,7 @@ impl<'a, B> Leaves<'a, B> {
         &self,
         slots: Range<u32>,
         t_max: f32,
-        query: &mut LeafQuery<T, K>,
+        query: &mut LeafQuery<'_, T, K>,
         mut found: impl FnMut(Hit),
     ) {
         // The walk of every hit hands no instruction set to its leaves: the portable lanes.

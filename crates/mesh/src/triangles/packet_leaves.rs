@@ -7,8 +7,8 @@ use meshcast_bvh::PacketLeaves;
 #[cfg(doc)]
 use meshcast_bvh::WideBvh;
 use meshcast_primitives::{
-    BlockRay, Hit, Lanes, RayPacket, Simd, TriangleBlock, WatertightPacket, ALL_LANES, BLOCK_WIDTH,
-    PACKET_WIDTH,
+    BlockRay, Hit, Lanes, Ray, RayPacket, Simd, TriangleBlock, WatertightPacket, ALL_LANES,
+    BLOCK_WIDTH, PACKET_WIDTH,
 };
 
 use super::leaf_blocks::{LeafBlocks, MeshLeaves};
@@ -138,10 +138,10 @@ impl<'l, 'a, 'h, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, 'h, K> {
 }
 
 impl<'l, K: Fn(u32) -> bool> PacketRays<'l, '_, K> {
-    /// The single-ray leaf query of `lane`.
+    /// The single-ray leaf query of `ray`, a lane's.
     #[inline(always)]
-    fn query(&self, lane: usize) -> LeafQuery<BlockRay, &'l K> {
-        Leaves::<TriangleBlock>::query(&self.rays.ray(lane), self.rules, self.keep)
+    fn query<'r>(&self, ray: &'r Ray) -> LeafQuery<'r, BlockRay, &'l K> {
+        Leaves::<TriangleBlock>::query(ray, self.rules, self.keep)
     }
 
     /// Calls `found(lane, hit)` for every ray in `lanes` and every triangle of the leaf `slots`
@@ -258,7 +258,8 @@ impl<K: Fn(u32) -> bool> PacketLeaves for PacketLeaf<'_, '_, '_, K> {
         while rest != 0 {
             let lane = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            let mut query = self.rays.query(lane);
+            let ray = self.rays.rays.ray(lane);
+            let mut query = self.rays.query(&ray);
             let found =
                 self.rays
                     .leaves
@@ -287,7 +288,8 @@ impl<K: Fn(u32) -> bool> PacketLeaves for PacketLeaf<'_, '_, '_, K> {
         while rest != 0 {
             let lane = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            let mut query = self.rays.query(lane);
+            let ray = self.rays.rays.ray(lane);
+            let mut query = self.rays.query(&ray);
             if self
                 .rays
                 .leaves
