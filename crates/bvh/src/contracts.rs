@@ -93,8 +93,14 @@ impl RaySetup {
         let extent = Vec3A::from(bounds.min)
             .abs()
             .max(Vec3A::from(bounds.max).abs());
+        // A zero or NaN component, or one whose reciprocal overflows, makes its reciprocal
+        // infinite or NaN and with it `extent * |inv|` (`0 * inf` is NaN) and the origin's
+        // product: out of range. An infinite component has a zero reciprocal, which the
+        // products let through: the size's check takes it out. So a ray in range has every
+        // direction component finite and non-zero, and its reciprocal finite.
         let in_range = (extent * inv.abs()).cmplt(Vec3A::splat(FUSED_RANGE))
-            & origin_scaled.abs().cmplt(Vec3A::splat(FUSED_RANGE));
+            & origin_scaled.abs().cmplt(Vec3A::splat(FUSED_RANGE))
+            & size.cmplt(Vec3A::INFINITY);
         Self {
             origin: ray.origin,
             inv_dir,
@@ -107,11 +113,11 @@ impl RaySetup {
             overflowed: (quotients * divisor).cmpeq(Vec4::INFINITY).any(),
             near_bias: (-origin_scaled - widening).into(),
             far_bias: (widening - origin_scaled).into(),
-            // NaN products (`0 * inf`) compare false, as infinite ones do. A finite non-zero
-            // direction has `|(1 / d) d|` about 1; infinite, zero or NaN components do not.
-            // With the range's checks, a ray the fused test serves is valid.
+            // NaN products (`0 * inf`) compare false, as infinite ones do. With the range's
+            // checks, a ray the fused test serves is valid. (The direction's check was
+            // `|(1 / d) d| < 2` on every component, eight instructions where the size's
+            // compare is two.)
             fused: in_range.all()
-                & (quotients * divisor).abs().cmplt(Vec4::splat(2.0)).all()
                 & (slack < FUSED_RANGE)
                 & (ray.t_min <= ray.t_max)
                 & (ray.t_min < f32::INFINITY)

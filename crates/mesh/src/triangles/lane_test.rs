@@ -16,7 +16,8 @@ pub(crate) trait LaneTest {
     /// What one block test finds.
     type Hits: LaneHits;
 
-    /// The set-up of `ray` with the rule `contacts`, made once per ray.
+    /// The set-up of `ray` with the rule `contacts`, made once per ray. `ray` is valid
+    /// ([`Ray::is_valid`]): the walks hand their leaves valid rays only.
     fn new(ray: &Ray, contacts: Contacts) -> Self;
 
     /// Tests the four triangles of `block` with `t` in `[t_min, t_max]`.
@@ -53,7 +54,7 @@ impl LaneTest for BlockRay {
 
     #[inline(always)]
     fn new(ray: &Ray, contacts: Contacts) -> Self {
-        BlockRay::new(WatertightRay::new(ray).with_contacts(contacts))
+        BlockRay::new(WatertightRay::from_valid(ray).with_contacts(contacts))
     }
 
     #[inline(always)]

@@ -142,13 +142,29 @@ impl WatertightRay {
     /// every triangle.
     #[inline]
     pub fn new(ray: &Ray) -> Self {
-        let [kx, ky, kz] = Self::axes_of(ray);
-        let d = ray.dir.to_array();
         let (t_min, t_max) = if ray.is_valid() {
             (ray.t_min, ray.t_max)
         } else {
             (f32::NAN, f32::NAN)
         };
+        Self::with_axes(ray, t_min, t_max)
+    }
+
+    /// [`WatertightRay::new`] for a ray known to be valid ([`Ray::is_valid`]), as a BVH walk
+    /// knows every ray that reaches a leaf: the same set-up, without the check that empties
+    /// a degenerate ray's range. A degenerate ray's answers are then unspecified (a debug
+    /// build panics).
+    #[inline]
+    pub fn from_valid(ray: &Ray) -> Self {
+        debug_assert!(ray.is_valid(), "a degenerate ray: {ray:?}");
+        Self::with_axes(ray, ray.t_min, ray.t_max)
+    }
+
+    /// The set-up of `ray`'s origin and direction with the range `[t_min, t_max]`.
+    #[inline(always)]
+    fn with_axes(ray: &Ray, t_min: f32, t_max: f32) -> Self {
+        let [kx, ky, kz] = Self::axes_of(ray);
+        let d = ray.dir.to_array();
         // One four-lane division whose spare lane is 1 / 1. Written as three scalar divisions,
         // LLVM fused them into one with an undefined fourth lane, which in some callers held a
         // value that made each division take a slow microcode path (a quarter of the bunny's
@@ -176,13 +192,19 @@ impl WatertightRay {
     /// (`kx`, `ky`) in the order that keeps a triangle's winding.
     #[inline]
     pub fn axes_of(ray: &Ray) -> [usize; 3] {
+        // Indexed by `2 kz + s`, `s` set where `dir[kz] < 0`: `kx` and `ky` follow `kz`
+        // cyclically, swapped for a negative `dir[kz]`. A table rather than the swap, which
+        // compiled to a branch per ray.
+        const AXES: [[usize; 3]; 6] = [
+            [1, 2, 0],
+            [2, 1, 0],
+            [2, 0, 1],
+            [0, 2, 1],
+            [0, 1, 2],
+            [1, 0, 2],
+        ];
         let kz = ray.dir.abs().max_position();
-        let mut kx = (kz + 1) % 3;
-        let mut ky = (kx + 1) % 3;
-        if ray.dir[kz] < 0.0 {
-            core::mem::swap(&mut kx, &mut ky);
-        }
-        [kx, ky, kz]
+        AXES[2 * kz + usize::from(ray.dir[kz] < 0.0)]
     }
 
     /// The same set-up with a new accepted range (a BVH shrinks `t_max` as it finds hits).
