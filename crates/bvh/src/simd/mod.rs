@@ -1,5 +1,6 @@
 //! Node kernels: the slab test of one ray against the eight boxes of a [`crate::WideNode`],
-//! once per instruction set, and the run-time choice between them.
+//! written once over lanes and compiled for each instruction set, and the run-time choice
+//! between them.
 //!
 //! A plain `cargo build --release` targets baseline x86-64 (SSE2), so the AVX2 and AVX-512
 //! kernels are chosen at run time, as Embree and tinybvh ship theirs: [`Kernel::preferred`]
