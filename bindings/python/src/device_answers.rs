@@ -160,10 +160,10 @@ impl DeviceArray {
 
 #[pymethods]
 impl DeviceArray {
-    /// The shape.
+    /// The shape, a tuple.
     #[getter]
-    fn shape(&self) -> Vec<usize> {
-        self.shape.clone()
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        pyo3::types::PyTuple::new(py, &self.shape)
     }
 
     /// The element type's numpy name: ``"float32"``, ``"uint32"`` or ``"bool"``.

@@ -47,7 +47,7 @@ impl DeviceRows {
         row_stride: i64,
         column_stride: i64,
     ) -> Result<Self> {
-        if address % 4 != 0 || row_stride % 4 != 0 || column_stride % 4 != 0 {
+        if !address.is_multiple_of(4) || row_stride % 4 != 0 || column_stride % 4 != 0 {
             return Err(Error::DeviceRays {
                 reason: format!(
                     "float32 rows at {address:#x} with strides of ({row_stride}, \
@@ -283,7 +283,8 @@ pub struct DeviceCast {
 
 /// Where a query of rays on the device lays its answers out.
 pub(crate) enum DeviceAnswers {
-    Closest(DeviceCast),
+    /// Boxed: five buffers against one.
+    Closest(Box<DeviceCast>),
     /// A byte per ray, 1 where it hits anything.
     Any(DeviceBuffer),
 }
@@ -369,13 +370,13 @@ impl CudaMesh {
     /// The answer arrays of `count` rays' query of `mode`.
     pub(crate) fn device_answers(&self, mode: Mode, count: usize) -> Result<DeviceAnswers> {
         Ok(match mode {
-            Mode::Closest => DeviceAnswers::Closest(DeviceCast {
+            Mode::Closest => DeviceAnswers::Closest(Box::new(DeviceCast {
                 t_hit: self.alloc(4 * count)?,
                 geometry_ids: self.alloc(4 * count)?,
                 primitive_ids: self.alloc(4 * count)?,
                 primitive_uvs: self.alloc(8 * count)?,
                 primitive_normals: self.alloc(12 * count)?,
-            }),
+            })),
             Mode::Any => DeviceAnswers::Any(self.alloc(count)?),
         })
     }

@@ -29,7 +29,7 @@ impl GpuMesh {
     /// infinite number; [`Error::Gpu`] if the device fails.
     pub fn cast_device(&self, rays: &DeviceRays, options: &QueryOptions) -> Result<DeviceCast> {
         match self.on_device(Mode::Closest, rays, options)? {
-            DeviceAnswers::Closest(cast) => Ok(cast),
+            DeviceAnswers::Closest(cast) => Ok(*cast),
             DeviceAnswers::Any(_) => unreachable!("closest hits are laid out as such"),
         }
     }
