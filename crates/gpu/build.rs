@@ -5,6 +5,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/cuda/kernel.cu");
     println!("cargo:rerun-if-changed=src/cuda/host_kernel.cpp");
     println!("cargo:rerun-if-changed=src/cuda/shared.h");
+    println!("cargo:rerun-if-changed=src/cuda/device_rays.cuh");
     #[cfg(feature = "host-kernel")]
     cc::Build::new()
         .cpp(true)

@@ -9,8 +9,10 @@
 //! (`point_queries::World`) by the engine's `f64` scene queries.
 
 use meshcast::glam::{DVec3, Vec3};
+use std::sync::Arc;
+
 use meshcast::{PointQueries, RayQueries};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -19,9 +21,9 @@ use crate::camera::{Camera, Clip};
 use crate::objects::Geometry;
 use crate::point_queries::World;
 use crate::queries::Target;
-use crate::ray_arguments::{RayArguments, RayQuery};
+use crate::ray_arguments::{RayArguments, RayQuery, Rays};
 use crate::ray_reading::{self, Interval, RayReading};
-use crate::state::{current, read, Level};
+use crate::state::{current, read, GpuState, Level};
 use crate::threads;
 use crate::{gpu_queries, point_queries, queries, world_queries};
 
@@ -132,8 +134,12 @@ impl Geometry {
         rays: Option<&Bound<'py, PyAny>>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let query = RayArguments::read(py, RayQuery::Cast, rays, keywords)?;
-        self.cast(py, &query)?.into_dict(py, &query.rows.leading)
+        match RayArguments::read_rays(py, RayQuery::Cast, rays, keywords)? {
+            Rays::Host(query) => self.cast(py, &query)?.into_dict(py, &query.rows.leading),
+            Rays::Device(query) => {
+                gpu_queries::cast_device(py, &*self.on_device("cast_rays")?, &query)
+            }
+        }
     }
 
     /// `cast_rays` of a pinhole camera's image: one ray from the eye through the centre of
@@ -174,8 +180,12 @@ impl Geometry {
         rays: Option<&Bound<'py, PyAny>>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let query = RayArguments::read(py, RayQuery::Occluded, rays, keywords)?;
-        to_numpy(py, self.occluded(py, &query)?, &query.rows.leading, &[])
+        match RayArguments::read_rays(py, RayQuery::Occluded, rays, keywords)? {
+            Rays::Host(query) => to_numpy(py, self.occluded(py, &query)?, &query.rows.leading, &[]),
+            Rays::Device(query) => {
+                gpu_queries::occluded_device(py, &*self.on_device("test_occlusions")?, &query)
+            }
+        }
     }
 
     /// The number of surface crossings of each ray with `tnear < t <= tfar` (int32), each
@@ -422,6 +432,20 @@ impl Geometry {
 /// How each level answers the ray queries on checked arguments, with the GIL released: a
 /// mesh or a scene by the CPU engine, a mesh on a GPU by the GPU (`gpu_queries`).
 impl Geometry {
+    /// The GPU mesh that answers `method` of rays on a CUDA device.
+    ///
+    /// # Errors
+    /// `TypeError` for a mesh or a scene on the CPU.
+    fn on_device(&self, method: &str) -> PyResult<Arc<GpuState>> {
+        match &self.level {
+            Level::Gpu(state) => Ok(current(state)),
+            Level::Mesh(..) | Level::Scene(..) => Err(PyTypeError::new_err(format!(
+                "{method}() of a Mesh or a Scene takes rays on the host (numpy arrays); rays \
+                 on a CUDA device are cast by a GpuMesh (Mesh.to_gpu()) with the CUDA back end"
+            ))),
+        }
+    }
+
     /// The closest hit of each ray.
     fn cast(&self, py: Python<'_>, query: &RayArguments<'_>) -> PyResult<queries::Cast> {
         if let Level::Gpu(state) = &self.level {

@@ -6,6 +6,7 @@
 //! (`tests/test_module_graph.py` holds it):
 //!
 //!     error, keywords, threads, arrays       the edge: exceptions, keywords, pools, numpy
+//!     device_arrays, device_answers          the edge: arrays on a CUDA device, in and out
 //!     ray_reading                            numpy's rows read as rays (carried to a mesh)
 //!     transform, camera, state, building     values read from Python; what an object holds
 //!     queries, ray_arguments                 the ray queries, written once for every level
@@ -26,6 +27,8 @@ mod benchmark;
 mod building;
 mod camera;
 mod contact;
+mod device_answers;
+mod device_arrays;
 mod error;
 mod fields;
 mod geometry;
@@ -55,6 +58,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<objects::Mesh>()?;
     m.add_class::<scene::Scene>()?;
     m.add_class::<gpu::GpuMesh>()?;
+    m.add_class::<device_answers::DeviceArray>()?;
+    m.add_function(wrap_pyfunction!(device_answers::_host_array, m)?)?;
     m.add_function(wrap_pyfunction!(gpu::gpu_adapters, m)?)?;
     m.add("MeshcastError", m.py().get_type::<error::MeshcastError>())?;
     m.add("INVALID_ID", queries::INVALID_ID)?;

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays::{rows_array, Rows};
+use crate::device_arrays::{is_device_array, DeviceInput};
 use crate::keywords::Keywords;
 use crate::ray_reading::Interval;
 
@@ -50,29 +51,122 @@ pub struct RayArguments<'py> {
     pub max_hits: usize,
 }
 
+/// A ray query's arguments with rays on a CUDA device (`__cuda_array_interface__`), checked.
+pub struct DeviceArguments {
+    /// The origins and the directions, each rows of three `float32`.
+    pub origins: DeviceInput,
+    pub directions: DeviceInput,
+    /// The answers' shape: the rays' leading shape (broadcast where one side is one row).
+    pub leading: Vec<usize>,
+    /// `tnear < t <= tfar`.
+    pub interval: Interval,
+    /// The threads the CPU finishes open rays on (None: every core).
+    pub threads: Option<i64>,
+    /// Whether a ray touching an edge or a vertex hits.
+    pub contacts: bool,
+}
+
+impl DeviceArguments {
+    /// The options of the query: whether a ray touching an edge or a vertex hits.
+    pub fn options(&self) -> QueryOptions {
+        contacts_options(self.contacts)
+    }
+
+    /// The rays of `rays` (`(..., 6)`), or of `origins` and `directions` (`(..., 3)` each,
+    /// of one leading shape, or one of them a single row), all on a CUDA device.
+    fn read(
+        rays: Option<&Bound<'_, PyAny>>,
+        origins: Option<&Bound<'_, PyAny>>,
+        directions: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<(DeviceInput, DeviceInput, Vec<usize>)> {
+        match (rays, origins, directions) {
+            (Some(rays), None, None) => {
+                let origins = DeviceInput::read(rays, "rays", 6)?;
+                let directions = origins.columns_from(3);
+                let leading = origins.leading.clone();
+                Ok((origins, directions, leading))
+            }
+            (None, Some(origins), Some(directions)) => {
+                let o = DeviceInput::read(origins, "origins", 3)?;
+                let d = DeviceInput::read(directions, "directions", 3)?;
+                let leading = if o.leading == d.leading || d.rows == 1 {
+                    o.leading.clone()
+                } else if o.rows == 1 {
+                    d.leading.clone()
+                } else {
+                    return Err(PyValueError::new_err(format!(
+                        "origins of shape {:?} and directions of shape {:?} on a CUDA device: \
+                         give one shape, or one of them a single row",
+                        o.leading, d.leading
+                    )));
+                };
+                Ok((o, d, leading))
+            }
+            _ => Err(PyTypeError::new_err(
+                "give either rays of shape (..., 6) or both origins and directions of shape \
+                 (..., 3)",
+            )),
+        }
+    }
+}
+
+/// A ray query's rays: numpy's on the host, or arrays on a CUDA device.
+pub enum Rays<'py> {
+    Host(RayArguments<'py>),
+    Device(DeviceArguments),
+}
+
+/// The options of a closest or any hit with or without `contacts`.
+fn contacts_options(contacts: bool) -> QueryOptions {
+    QueryOptions::new().with_contacts(if contacts {
+        Contacts::Hit
+    } else {
+        Contacts::TieRule
+    })
+}
+
 impl<'py> RayArguments<'py> {
     /// The options of a closest or any hit: whether a ray touching an edge or a vertex hits
     /// (`contacts`).
     pub fn first_hit_options(&self) -> QueryOptions {
-        QueryOptions::new().with_contacts(if self.contacts {
-            Contacts::Hit
-        } else {
-            Contacts::TieRule
-        })
+        contacts_options(self.contacts)
     }
 
-    /// The arguments of `query`: `rays` as given by position, the rest from `keywords`.
+    /// The arguments of `query`, rays on the host: [`RayArguments::read_rays`] refusing
+    /// rays on a CUDA device.
     ///
     /// # Errors
-    /// `TypeError` for an unknown keyword (Open3D's `nthreads` among them), a wrong type, or
-    /// rays given twice or not at all; `ValueError` for a bad shape, a NaN bound or a
-    /// negative `max_hits`.
+    /// As [`RayArguments::read_rays`]; `TypeError` for rays on a CUDA device.
     pub fn read(
         py: Python<'py>,
         query: RayQuery,
         rays: Option<&Bound<'py, PyAny>>,
         keywords: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Self> {
+        match Self::read_rays(py, query, rays, keywords)? {
+            Rays::Host(arguments) => Ok(arguments),
+            Rays::Device(_) => Err(PyTypeError::new_err(format!(
+                "{}() takes rays on the host (numpy arrays): of the ray queries, a GpuMesh's \
+                 cast_rays and test_occlusions read rays on a CUDA device",
+                query.name()
+            ))),
+        }
+    }
+
+    /// The arguments of `query`: `rays` as given by position, the rest from `keywords`; rays
+    /// on a CUDA device (`__cuda_array_interface__`) as [`DeviceArguments`].
+    ///
+    /// # Errors
+    /// `TypeError` for an unknown keyword (Open3D's `nthreads` among them), a wrong type,
+    /// rays given twice or not at all, or origins and directions one on the host and one on
+    /// a device; `ValueError` for a bad shape, a NaN bound or a negative `max_hits`; for rays
+    /// on a device, as [`DeviceInput::read`].
+    pub fn read_rays(
+        py: Python<'py>,
+        query: RayQuery,
+        rays: Option<&Bound<'py, PyAny>>,
+        keywords: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Rays<'py>> {
         let keywords = Keywords::new(query.name(), keywords)?;
         let origins: Option<Bound<'py, PyAny>> = keywords.take("origins")?;
         let directions: Option<Bound<'py, PyAny>> = keywords.take("directions")?;
@@ -88,14 +182,38 @@ impl<'py> RayArguments<'py> {
         };
         let threads = keywords.take("threads")?;
         keywords.finish()?;
+        let given = [rays, origins.as_ref(), directions.as_ref()];
+        let on_device = given
+            .iter()
+            .flatten()
+            .map(|array| is_device_array(array))
+            .collect::<PyResult<Vec<bool>>>()?;
+        if on_device.contains(&true) {
+            if on_device.contains(&false) {
+                return Err(PyTypeError::new_err(
+                    "origins and directions must be both on a CUDA device or both on the host",
+                ));
+            }
+            let (origins, directions, leading) =
+                DeviceArguments::read(rays, origins.as_ref(), directions.as_ref())?;
+            hit_cap(max_hits)?;
+            return Ok(Rays::Device(DeviceArguments {
+                origins,
+                directions,
+                leading,
+                interval: Interval::new(tnear, tfar)?,
+                threads,
+                contacts,
+            }));
+        }
         let rows = ray_rows(py, rays, origins.as_ref(), directions.as_ref())?;
-        Ok(Self {
+        Ok(Rays::Host(Self {
             rows,
             interval: Interval::new(tnear, tfar)?,
             threads,
             contacts,
             max_hits: hit_cap(max_hits)?,
-        })
+        }))
     }
 }
 

@@ -48,7 +48,7 @@ impl Interval {
     /// The closed `f32` range of the interval: from the smallest `f32` above `tnear` to the
     /// largest not above `tfar`, so that the test is exact whatever the rounding of the
     /// `f64` bounds (the defaults are [`Ray::new`]'s range, every `t > 0`).
-    fn closed_f32(self) -> (f32, f32) {
+    pub fn closed_f32(self) -> (f32, f32) {
         let (t_min, t_max) = self.closed_f64();
         (f32_at_least(t_min), f32_at_most(t_max))
     }

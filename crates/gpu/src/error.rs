@@ -1,5 +1,6 @@
 //! What can go wrong on the GPU path: no adapter to open ([`Error::NoGpu`]), an operation
-//! the GPU refused or failed ([`Error::Gpu`]), and the mesh crate's own errors where the
+//! the GPU refused or failed ([`Error::Gpu`]), rays on the device a query cannot read
+//! ([`Error::DeviceRays`], [`Error::NotFinite`]), and the mesh crate's own errors where the
 //! GPU path calls it ([`Error::Mesh`]).
 
 /// Everything that can go wrong while opening a GPU, uploading a mesh to it or tracing rays
@@ -31,6 +32,22 @@ pub enum Error {
         operation: &'static str,
         /// What went wrong.
         message: String,
+    },
+
+    /// Rays on the device that a query cannot read: no CUDA back end, arrays in memory the
+    /// CUDA device cannot read or on another device, misaligned, or of different lengths.
+    #[error("rays on the device: {reason}")]
+    DeviceRays {
+        /// What is wrong, and with which array.
+        reason: String,
+    },
+
+    /// A ray with a coordinate that is NaN or infinite, which a query of rays on the
+    /// device refuses as a query of the Python package refuses it on the host.
+    #[error("ray {ray} is not finite")]
+    NotFinite {
+        /// The first such ray.
+        ray: usize,
     },
 
     /// The mesh crate rejected an argument (its message, unchanged).

@@ -182,6 +182,14 @@ impl GpuRay {
             dir: [d.x, d.y, d.z, ray.t_max],
         }
     }
+
+    /// The ray laid out here: `GpuRay::of(&ray).ray() == ray`, bit for bit.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn ray(&self) -> Ray {
+        let [ox, oy, oz, t_min] = self.origin;
+        let [dx, dy, dz, t_max] = self.dir;
+        Ray::new(Vec3::new(ox, oy, oz), Vec3::new(dx, dy, dz)).with_range(t_min, t_max)
+    }
 }
 
 /// The dispatch's parameters (`shader/inputs.wgsl`'s `Params`).

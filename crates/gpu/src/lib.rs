@@ -150,7 +150,7 @@ mod unchecked;
 
 pub use context::{AdapterInfo, Gpu, ADAPTER_VARIABLE};
 #[cfg(feature = "cuda")]
-pub use cuda::{KERNEL_VARIABLE, PTX_VARIABLE};
+pub use cuda::{DeviceBuffer, DeviceCast, DeviceRays, DeviceRows, KERNEL_VARIABLE, PTX_VARIABLE};
 pub use error::{Error, Result};
 pub use gpu_mesh::{
     AnswerSink, GpuMesh, GpuQuery, GpuStats, KernelInputs, ResidentRays, DEFAULT_HIT_CAPACITY,

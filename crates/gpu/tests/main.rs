@@ -3,5 +3,6 @@
 mod common;
 
 mod cuda;
+mod device_rays;
 mod gpu;
 mod options;

@@ -17,7 +17,9 @@ GIL released on every core (``threads=`` chooses). ``meshcast.trimesh`` is a dro
 trimesh's ray interface; ``meshcast.dask`` casts Dask arrays of rays across a cluster.
 ``Mesh.to_gpu()`` puts a mesh on a GPU (``meshcast.gpu_adapters()`` lists them): a
 ``GpuMesh``, a ``Geometry`` too, whose ray queries give the same answers there and whose
-point queries its CPU mesh answers. ``meshcast.RaycastingScene`` is a ``Scene``
+point queries its CPU mesh answers; with an NVIDIA GPU, its ``cast_rays`` and
+``test_occlusions`` also take torch, CuPy and Warp arrays on the device and answer there, in
+the same framework's arrays (``meshcast.DeviceArray`` otherwise). ``meshcast.RaycastingScene`` is a ``Scene``
 under Open3D's name: it takes Open3D's arguments, tensors and meshes, and answers with
 Open3D's keys, dtypes and shapes, in arrays that also answer Open3D's ``.numpy()``
 (``meshcast.Tensor``).
@@ -26,6 +28,7 @@ Open3D's keys, dtypes and shapes, in arrays that also answer Open3D's ``.numpy()
 from ._native import (
     INVALID_ID,
     Camera,
+    DeviceArray,
     Geometry,
     GpuMesh,
     Mesh,
@@ -39,6 +42,7 @@ from ._open3d import RaycastingScene, Tensor, create_rays_pinhole
 __all__ = [
     "INVALID_ID",
     "Camera",
+    "DeviceArray",
     "Geometry",
     "GpuMesh",
     "Mesh",

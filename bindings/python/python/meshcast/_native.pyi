@@ -1,7 +1,7 @@
 """Type stubs of meshcast's native module (checked against it by tests/test_stubs.py)."""
 
 from os import PathLike
-from typing import Any, Dict, List, Optional, Sequence, TypedDict, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -329,6 +329,35 @@ class GpuMesh(Geometry):
     @property
     def stats(self) -> Dict[str, int]: ...
 
+class DeviceArray:
+    """Answers on a CUDA device (rays on the device in, cast by a GpuMesh): read it through
+    ``__cuda_array_interface__`` or DLPack with no copy; ``numpy()`` copies it to the host."""
+
+    @property
+    def shape(self) -> Tuple[int, ...]: ...
+    @property
+    def dtype(self) -> str: ...
+    @property
+    def device(self) -> str: ...
+    @property
+    def ptr(self) -> int: ...
+    @property
+    def nbytes(self) -> int: ...
+    @property
+    def __cuda_array_interface__(self) -> Dict[str, Any]: ...
+    def __len__(self) -> int: ...
+    def numpy(self) -> np.ndarray: ...
+    def __dlpack_device__(self) -> Tuple[int, int]: ...
+    def __dlpack__(
+        self,
+        *,
+        stream: Optional[Any] = None,
+        max_version: Optional[Tuple[int, int]] = None,
+        dl_device: Optional[Tuple[int, int]] = None,
+        copy: Optional[bool] = None,
+    ) -> Any: ...
+
+def _host_array(array: ArrayLike) -> DeviceArray: ...
 def gpu_adapters() -> List[str]: ...
 def _rust_cast_batch_seconds(
     mesh: Mesh, rays: ArrayLike, threads: Optional[int] = None, repeat: int = 5

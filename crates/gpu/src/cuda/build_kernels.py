@@ -13,7 +13,7 @@ What it makes, and why (README, "The CUDA back end"):
 - PTX for compute_90, which the driver compiles for later GPUs (Blackwell and after, whose
   drivers are R570 or later and read PTX ISA 8.7, what NVRTC 12.8 writes).
 
-`MANIFEST` names the compiler, the SHA-256 of `kernel.cu` and `shared.h` they were made from (a
+`MANIFEST` names the compiler, the SHA-256 of `kernel.cu`, `shared.h` and `device_rays.cuh` they were made from (a
 test compares them with the sources') and of each file. `--verbose` prints ptxas's registers and
 spills per kernel and architecture. Set `NVRTC` to a libnvrtc's path to use another.
 """
@@ -84,12 +84,12 @@ def main():
     major, minor = ctypes.c_int(), ctypes.c_int()
     check(lib, lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)))
     sources = {}
-    for name in ("kernel.cu", "shared.h"):
+    for name in ("kernel.cu", "shared.h", "device_rays.cuh"):
         with open(os.path.join(HERE, name), "rb") as f:
             sources[name] = f.read()
     source = sources["kernel.cu"]
     os.makedirs(OUT, exist_ok=True)
-    lines = [f"# Made from kernel.cu and shared.h by build_kernels.py with NVRTC {major.value}.{minor.value}."]
+    lines = [f"# Made from kernel.cu, shared.h and device_rays.cuh by build_kernels.py with NVRTC {major.value}.{minor.value}."]
     lines += [f"source {name} {hashlib.sha256(text).hexdigest()}" for name, text in sources.items()]
     for arch in CUBINS + [PTX]:
         name = f"{arch}.cubin" if arch.startswith("sm_") else f"{arch}.ptx"

@@ -3,7 +3,7 @@
 //! end is safe code in `mod.rs`.
 #![allow(unsafe_code)]
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use cudarc::driver::{
@@ -23,20 +23,32 @@ use crate::stream::RaySource;
 use crate::{Error, Result};
 
 /// The kernel's rays per block (`kernel.cu`'s `WORKGROUP`, its launch bound).
-const BLOCK: u32 = 128;
+pub(super) const BLOCK: u32 = 128;
 
 /// Words of one ray as the kernel reads it (`GpuRay`, 32 bytes).
 const RAY_WORDS: usize = size_of::<GpuRay>() / 4;
 
-/// An NVIDIA GPU with the kernel loaded: its context, one stream, and the two entry points.
+/// An NVIDIA GPU with the kernel loaded: its context, one stream, and the entry points.
 pub(crate) struct Device {
     stream: Arc<CudaStream>,
-    closest: CudaFunction,
-    any: CudaFunction,
+    kernels: Kernels,
     name: String,
 }
 
-fn cuda_error(operation: &'static str) -> impl Fn(DriverError) -> Error {
+/// The kernel's entry points: the two traversals, and those of the rays that stay on the
+/// device (`device_rays.cuh`).
+#[derive(Clone)]
+pub(super) struct Kernels {
+    pub(super) closest: CudaFunction,
+    pub(super) any: CudaFunction,
+    pub(super) pack: CudaFunction,
+    pub(super) lay_out_closest: CudaFunction,
+    pub(super) lay_out_any: CudaFunction,
+    pub(super) put_closest: CudaFunction,
+    pub(super) put_any: CudaFunction,
+}
+
+pub(super) fn cuda_error(operation: &'static str) -> impl Fn(DriverError) -> Error {
     move |error| Error::Gpu {
         operation,
         message: format!("CUDA: {error}"),
@@ -65,17 +77,21 @@ impl Device {
                 Module::Ptx(text) => Ptx::from_src(text.as_str()),
             };
             let loaded = context.load_module(image).and_then(|module| {
-                Ok((
-                    module.load_function("meshcast_closest")?,
-                    module.load_function("meshcast_any")?,
-                ))
+                Ok(Kernels {
+                    closest: module.load_function("meshcast_closest")?,
+                    any: module.load_function("meshcast_any")?,
+                    pack: module.load_function("meshcast_pack")?,
+                    lay_out_closest: module.load_function("meshcast_lay_out_closest")?,
+                    lay_out_any: module.load_function("meshcast_lay_out_any")?,
+                    put_closest: module.load_function("meshcast_put_closest")?,
+                    put_any: module.load_function("meshcast_put_any")?,
+                })
             });
             match loaded {
-                Ok((closest, any)) => {
+                Ok(kernels) => {
                     return Ok(Self {
                         stream: context.default_stream(),
-                        closest,
-                        any,
+                        kernels,
                         name: format!("{device} ({})", module.describe()),
                     })
                 }
@@ -107,24 +123,26 @@ impl Device {
         };
         Ok(DeviceMesh {
             stream: Arc::clone(&self.stream),
-            closest: self.closest.clone(),
-            any: self.any.clone(),
+            kernels: self.kernels.clone(),
             nodes: copy(nodes)?,
             triangles: copy(triangles)?,
             buffers: Mutex::new(None),
+            tables: OnceLock::new(),
         })
     }
 }
 
 /// A mesh on the device, with the buffers its rays and answers pass through.
 pub(crate) struct DeviceMesh {
-    stream: Arc<CudaStream>,
-    closest: CudaFunction,
-    any: CudaFunction,
-    nodes: CudaSlice<u8>,
-    triangles: CudaSlice<u8>,
+    pub(super) stream: Arc<CudaStream>,
+    pub(super) kernels: Kernels,
+    pub(super) nodes: CudaSlice<u8>,
+    pub(super) triangles: CudaSlice<u8>,
     /// Made at the first query and remade larger when a call needs more.
     buffers: Mutex<Option<Buffers>>,
+    /// The mesh's triangle of each GPU triangle and each triangle's unit normal, copied at
+    /// the first query of rays on the device (`device_rays.rs`).
+    pub(super) tables: OnceLock<(CudaSlice<u32>, CudaSlice<f32>)>,
 }
 
 /// Rays kept on the device for timing the kernel alone, with room for their answers.
@@ -265,8 +283,8 @@ impl DeviceMesh {
             message: format!("{n} rays in one launch"),
         })?;
         let function = match mode {
-            Mode::Closest => &self.closest,
-            Mode::Any => &self.any,
+            Mode::Closest => &self.kernels.closest,
+            Mode::Any => &self.kernels.any,
         };
         let mut launch = self.stream.launch_builder(function);
         launch

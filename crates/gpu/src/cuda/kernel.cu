@@ -576,3 +576,6 @@ extern "C" void meshcast_any_host(const Node* nodes, const float* tris, const Ra
     for (u32 index = first; index < end; index++) trace_ray<MODE_ANY>(b, index);
 }
 #endif
+
+// Rays and answers that stay on the device, their kernels on both sides.
+#include "device_rays.cuh"

@@ -44,7 +44,11 @@ use crate::layout::{GpuRay, Layout};
 use crate::stream::RaySource;
 use crate::{Error, Result};
 
+mod device_rays;
 mod driver;
+
+pub(crate) use device_rays::{DeviceAnswers, Trace};
+pub use device_rays::{DeviceBuffer, DeviceCast, DeviceRays, DeviceRows};
 
 /// The machine code of `kernel.cu` per architecture (`build_kernels.py`): compute capability
 /// (major, minor) and the cubin.
@@ -351,6 +355,7 @@ mod tests {
         for (file, source) in [
             ("kernel.cu", &include_bytes!("kernel.cu")[..]),
             ("shared.h", include_bytes!("shared.h")),
+            ("device_rays.cuh", include_bytes!("device_rays.cuh")),
         ] {
             assert_eq!(
                 named(&format!("source {file} ")),
@@ -416,6 +421,17 @@ mod tests {
         assert!(made.contains("#define MODE_ANY 1u\n"));
     }
 
+    /// The kernel's entry points (`driver::Kernels`).
+    const ENTRIES: [&str; 7] = [
+        "meshcast_closest",
+        "meshcast_any",
+        "meshcast_pack",
+        "meshcast_lay_out_closest",
+        "meshcast_lay_out_any",
+        "meshcast_put_closest",
+        "meshcast_put_any",
+    ];
+
     /// Each cubin is CUDA machine code (an ELF file for machine 190) for the architecture it
     /// is taken for, with both entry points; the PTX is for compute capability 9.0, in an ISA
     /// the drivers it is for read.
@@ -430,14 +446,21 @@ mod tests {
                 major * 10 + minor,
                 "e_flags of sm_{major}{minor}"
             );
-            for entry in [&b".text.meshcast_closest"[..], b".text.meshcast_any"] {
-                assert!(cubin.windows(entry.len()).any(|w| w == entry));
+            for entry in ENTRIES {
+                let section = format!(".text.{entry}\0");
+                assert!(
+                    cubin
+                        .windows(section.len())
+                        .any(|w| w == section.as_bytes()),
+                    "sm_{major}{minor}: {entry}"
+                );
             }
         }
         assert!(PTX.contains("\n.target sm_90\n"));
         assert!(PTX.contains("\n.version 8.7\n"), "PTX ISA 8.7 (NVRTC 12.8)");
-        assert!(PTX.contains(".entry meshcast_closest("));
-        assert!(PTX.contains(".entry meshcast_any("));
+        for entry in ENTRIES {
+            assert!(PTX.contains(&format!(".entry {entry}(")), "{entry}");
+        }
     }
 
     /// A device takes the cubin of the highest architecture of its major version not above its

@@ -2,7 +2,7 @@
 //! finished on the CPU. The mesh and what it answers about itself are here; copying it to the
 //! GPU is in `upload.rs`, the queries in `queries.rs`, running the shader and finishing open
 //! rays in `launch.rs`, where the answers go in `sink.rs`, rays kept on the GPU for timing in
-//! `resident.rs`.
+//! `resident.rs`, and rays that stay on the device, answered there, in `device.rs`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -14,6 +14,8 @@ use crate::cuda::CudaMesh;
 use crate::kernel::MAX_HIT_CAPACITY;
 use crate::stream::{Shape, Workspace};
 
+#[cfg(feature = "cuda")]
+mod device;
 mod launch;
 mod queries;
 mod resident;
@@ -118,6 +120,10 @@ pub struct GpuMesh {
     workspace: Mutex<Option<Workspace>>,
     rays: AtomicU64,
     finished_on_cpu: AtomicU64,
+    /// Each triangle's unit normal, made by the first query of rays on the device that lays
+    /// closest hits out (`device.rs`).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    unit_normals: OnceLock<Vec<[f32; 3]>>,
 }
 
 impl std::fmt::Debug for GpuMesh {

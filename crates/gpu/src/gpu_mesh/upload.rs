@@ -54,6 +54,7 @@ impl Gpu {
             workspace: Mutex::new(None),
             rays: AtomicU64::new(0),
             finished_on_cpu: AtomicU64::new(0),
+            unit_normals: OnceLock::new(),
         })
     }
 
@@ -144,6 +145,7 @@ impl GpuMesh {
             }
         }
         self.cuda = self.gpu.cuda_copy(&layout)?;
+        self.unit_normals = OnceLock::new();
         self.triangle_ids = layout.triangle_ids;
         self.traceable = layout::traceable(&self.mesh);
         Ok(())
