@@ -243,24 +243,30 @@ impl<'a> RowsView<'a> {
 
     /// Where the row at `index` sits in the caller's array, as numpy would print the index.
     pub fn position(&self, index: usize) -> String {
-        let mut rest = index;
-        let mut place: Vec<usize> = self
-            .leading
-            .iter()
-            .rev()
-            .map(|&len| {
-                let at = rest % len.max(1);
-                rest /= len.max(1);
-                at
-            })
-            .collect();
-        place.reverse();
+        let place = place_in(self.leading, index);
         if place.is_empty() {
             return self.name.to_string();
         }
         let place: Vec<String> = place.iter().map(ToString::to_string).collect();
         format!("{}[{}]", self.name, place.join(", "))
     }
+}
+
+/// The index of row `index` in an array whose leading axes are `leading` (row-major), as
+/// numpy's `unravel_index` gives it.
+pub fn place_in(leading: &[usize], index: usize) -> Vec<usize> {
+    let mut rest = index;
+    let mut place: Vec<usize> = leading
+        .iter()
+        .rev()
+        .map(|&len| {
+            let at = rest % len.max(1);
+            rest /= len.max(1);
+            at
+        })
+        .collect();
+    place.reverse();
+    place
 }
 
 impl FloatSlice<'_> {

@@ -14,6 +14,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::arrays::place_in;
 use crate::device_answers::{DeviceArray, Dtype};
 use crate::error::{to_py, MeshcastError};
 use crate::queries::{self, Cast, GpuCastLayout, Intersections};
@@ -143,18 +144,7 @@ fn device_rays(state: &GpuState, query: &DeviceArguments) -> PyResult<DeviceRays
 fn device_error(query: &DeviceArguments) -> impl Fn(GpuError) -> PyErr + '_ {
     move |error| match error {
         GpuError::NotFinite { ray } => {
-            let mut rest = ray;
-            let mut place: Vec<usize> = query
-                .leading
-                .iter()
-                .rev()
-                .map(|&len| {
-                    let at = rest % len.max(1);
-                    rest /= len.max(1);
-                    at
-                })
-                .collect();
-            place.reverse();
+            let place = place_in(&query.leading, ray);
             PyValueError::new_err(format!("rays{place:?} on the device is not finite"))
         }
         error => to_py(error),
