@@ -16,32 +16,13 @@ use meshcast_testkit::{
 };
 
 use crate::common::{
-    bit_exact, degenerate_rays, gpu, mesh_of, same_closest, scaled_lattice_solids, upload,
+    bit_exact, cuda_back_ends, degenerate_rays, gpu, mesh_of, same_closest, scaled_lattice_solids,
+    upload,
 };
 
 /// The CUDA back ends this machine runs: the host build always, the device where present.
 fn back_ends() -> Vec<Gpu> {
-    let Some(shared) = gpu() else {
-        return Vec::new();
-    };
-    let open = |backend| {
-        Gpu::with_options(
-            Some(&shared.adapter().name),
-            GpuOptions {
-                backend,
-                ..GpuOptions::default()
-            },
-        )
-    };
-    let mut back_ends = vec![open(Backend::CudaHost).expect("the host build of the kernel")];
-    match open(Backend::Cuda) {
-        Ok(device) => {
-            eprintln!("CUDA tests run on {:?}", device.cuda_device());
-            back_ends.push(device);
-        }
-        Err(error) => eprintln!("CUDA device tests skipped: {error}"),
-    }
-    back_ends
+    cuda_back_ends(GpuOptions::default())
 }
 
 /// Whether `gpu` runs the kernel on the host, where it rounds as the CPU does.

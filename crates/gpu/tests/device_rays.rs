@@ -16,30 +16,15 @@ use meshcast_gpu::{
 };
 use meshcast_testkit::{adversarial_rays, asset, incoherent_rays, random_rays};
 
-use crate::common::{gpu, mesh_of, same_closest};
+use crate::common::{cuda_back_ends, gpu, mesh_of, same_closest};
 
 /// The CUDA back ends this machine runs, with chunks of `chunk` rays: the host build always,
 /// the device where present.
 fn back_ends(chunk: u32) -> Vec<Gpu> {
-    let Some(shared) = gpu() else {
-        return Vec::new();
-    };
-    let open = |backend| {
-        Gpu::with_options(
-            Some(&shared.adapter().name),
-            GpuOptions {
-                backend,
-                chunk,
-                ..GpuOptions::default()
-            },
-        )
-    };
-    let mut back_ends = vec![open(Backend::CudaHost).expect("the host build of the kernel")];
-    match open(Backend::Cuda) {
-        Ok(device) => back_ends.push(device),
-        Err(error) => eprintln!("CUDA device tests of rays on the device skipped: {error}"),
-    }
-    back_ends
+    cuda_back_ends(GpuOptions {
+        chunk,
+        ..GpuOptions::default()
+    })
 }
 
 /// How the rays' numbers lie in memory, as frameworks hold them.

@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use glam::Vec3;
 use meshcast::{Hit, Mesh, Ray, TriMesh};
-use meshcast_gpu::{Gpu, GpuMesh, T_ERROR_BOUND, UV_ERROR_BOUND};
+use meshcast_gpu::{Backend, Gpu, GpuMesh, GpuOptions, T_ERROR_BOUND, UV_ERROR_BOUND};
 use meshcast_testkit::asset;
 
 /// The GPU every test shares, or `None` (with the reason printed) where there is none.
@@ -123,4 +123,27 @@ pub fn assets_of_each_kind() -> Vec<PathBuf> {
         .into_iter()
         .map(asset)
         .collect()
+}
+
+/// The CUDA back ends this machine runs, each opened with `options` and its own back end:
+/// the kernel's host build always, the device where present.
+pub fn cuda_back_ends(options: GpuOptions) -> Vec<Gpu> {
+    let Some(shared) = gpu() else {
+        return Vec::new();
+    };
+    let open = |backend| {
+        Gpu::with_options(
+            Some(&shared.adapter().name),
+            GpuOptions { backend, ..options },
+        )
+    };
+    let mut back_ends = vec![open(Backend::CudaHost).expect("the host build of the kernel")];
+    match open(Backend::Cuda) {
+        Ok(device) => {
+            eprintln!("CUDA tests run on {:?}", device.cuda_device());
+            back_ends.push(device);
+        }
+        Err(error) => eprintln!("CUDA device tests skipped: {error}"),
+    }
+    back_ends
 }
