@@ -76,10 +76,10 @@ impl Mesh {
     /// As [`TriMesh::new`]: an index out of range or a position that is not finite;
     /// [`crate::Error::OutOfMemory`] when the build cannot allocate its buffers.
     pub fn from_triangles(positions: &[[f32; 3]], indices: &[[u32; 3]]) -> Result<Self> {
-        Ok(Self::try_from_tri_mesh(
+        Self::try_from_tri_mesh(
             TriMesh::from_triangles(positions, indices)?,
             &BuildOptions::default(),
-        )?)
+        )
     }
 
     /// The mesh of these `f64` positions and index triples ([`TriMesh::from_f64_triangles`]:
@@ -106,10 +106,10 @@ impl Mesh {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_f64_triangles(positions: &[[f64; 3]], indices: &[[u32; 3]]) -> Result<Self> {
-        Ok(Self::try_from_tri_mesh(
+        Self::try_from_tri_mesh(
             TriMesh::from_f64_triangles(positions, indices)?,
             &BuildOptions::default(),
-        )?)
+        )
     }
 
     /// Where the origin of the mesh's coordinates lies in the world, in `f64`
