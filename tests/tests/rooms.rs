@@ -57,6 +57,7 @@ const PRIMITIVES: Rooms = Rooms {
 const BVH: Rooms = Rooms {
     crate_dir: "crates/bvh",
     rooms: &[
+        "memory",
         "layout",
         "contracts",
         "simd",

@@ -155,6 +155,9 @@ pub enum Error {
         /// The most there may be.
         max: usize,
     },
+    /// A buffer of a build or a hierarchy could not be allocated.
+    #[error(transparent)]
+    OutOfMemory(#[from] crate::OutOfMemory),
     /// The CPU cannot run the kernel asked for.
     #[error("this CPU cannot run the {kernel} kernel")]
     UnsupportedKernel {

@@ -43,6 +43,7 @@ mod contracts;
 mod error;
 mod first_hits;
 mod layout;
+mod memory;
 mod nearest;
 mod overlap;
 mod primitive;
@@ -60,6 +61,7 @@ pub use builders::{
 pub use contracts::{LeafHits, LeafIntersector, PacketLeaves, TraversalCounts};
 pub use error::Error;
 pub use layout::{WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
+pub use memory::{try_filled, try_grow, try_reserve, try_vec, OutOfMemory};
 pub use primitive::{PreparedRay, Primitive};
 pub use query::{All, Any, Closest, Count, PacketQuery, Query, Step};
 pub use simd::{Kernel, UnknownKernel, KERNEL_ENV};

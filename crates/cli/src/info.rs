@@ -123,6 +123,15 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
             mesh.acceleration_bytes(),
             mesh.acceleration_bytes() as f64 / triangles.max(1) as f64
         )?;
+        if let Some(peak) = peak_resident_bytes() {
+            let kept = tri_mesh.bytes() + mesh.acceleration_bytes();
+            writeln!(
+                out,
+                "peak memory    {peak} bytes ({:.2} times the mesh and its bvh; the process's \
+                 peak resident set so far)",
+                peak as f64 / kept.max(1) as f64
+            )?;
+        }
         if let Some(gpu) = &gpu {
             // The GPU runs the watertight test; a cache may hold leaves for another, which
             // does not change the GPU's layout.
@@ -142,4 +151,13 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The process's peak resident set so far (`VmHWM` in `/proc/self/status`), where the
+/// system tells it (Linux).
+fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }

@@ -267,6 +267,20 @@ fn info_reports_the_librarys_counts() {
     }
     assert!(value("mesh memory").starts_with(&format!("{} bytes", mesh.tri_mesh().bytes())));
     assert!(value("bvh memory").contains("bytes per triangle"));
+    if cfg!(target_os = "linux") {
+        // The peak resident set holds at least the mesh and its hierarchy.
+        let bytes = |key: &str| -> u64 {
+            let text = value(key);
+            text.split_whitespace().next().unwrap().parse().unwrap()
+        };
+        let peak = value("peak memory");
+        assert!(peak.contains("times the mesh and its bvh"), "{peak}");
+        assert!(
+            bytes("peak memory") >= bytes("mesh memory") + bytes("bvh memory"),
+            "{}",
+            out.stdout
+        );
+    }
     let blocks = out.stdout.lines().filter(|l| l.starts_with("mesh  "));
     assert_eq!(blocks.count(), 2, "one block per mesh");
 }

@@ -185,3 +185,45 @@ fn help_goes_to_stdout_and_succeeds() {
 fn dir_png(test: &str) -> String {
     scratch(test).join("out.png").to_str().unwrap().to_owned()
 }
+
+/// Issue 72: a file larger than the memory the process may use is one line and a non-zero
+/// exit, not an abort (signal 6). The file is sparse (a PLY header, then 8 GiB that take no
+/// disk), and an address-space limit of 2 GB refuses the buffer for its bytes at once.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_mesh_larger_than_memory_is_an_error_not_an_abort() {
+    use std::io::Write;
+    use std::os::unix::process::ExitStatusExt;
+
+    let dir = scratch("out-of-memory");
+    let file = dir.join("huge.ply");
+    let mut ply = std::fs::File::create(&file).unwrap();
+    ply.write_all(
+        b"ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\n\
+          property float y\nproperty float z\nelement face 1\n\
+          property list uchar int vertex_indices\nend_header\n",
+    )
+    .unwrap();
+    ply.set_len(8 << 30).unwrap();
+    drop(ply);
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 2000000 && exec \"$0\" info \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_meshcast"))
+        .arg(&file)
+        .output()
+        .expect("run meshcast under sh");
+    assert_eq!(
+        output.status.signal(),
+        None,
+        "killed by a signal: {output:?}"
+    );
+    let out = crate::support::Run::from(output);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert_clean_failure(
+        &out,
+        "out of memory: the file's bytes needs 8589934592 bytes",
+    );
+    assert!(out.stderr.contains("huge.ply"), "{}", out.stderr);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -103,9 +103,10 @@ fn streamed_checksum<T, const N: usize>(items: &[T], encode: impl Fn(&T) -> [u8;
     hasher.digest()
 }
 
-/// The cache bytes of `mesh` ([`MeshFiles::to_bytes`]).
+/// The cache bytes of `mesh` ([`MeshFiles::to_bytes`]); aborts, as a `Vec` does, if they
+/// cannot be allocated.
 pub(crate) fn to_bytes(mesh: &Mesh) -> Vec<u8> {
-    encode::to_bytes(mesh)
+    encode::to_bytes(mesh).unwrap_or_else(|error| error.abort())
 }
 
 /// Writes the cache of `mesh` to `path` through a temporary file ([`MeshFiles::save`]).
@@ -114,9 +115,12 @@ pub(crate) fn save(mesh: &Mesh, path: &Path) -> Result<()> {
         path: path.to_path_buf(),
         source,
     };
+    let bytes = encode::to_bytes(mesh).map_err(|source| Error::OutOfMemory {
+        at: Source::file(path).at(Place::File),
+        source,
+    })?;
     let temporary = temporary_path(path).map_err(io_error)?;
-    let written =
-        write_synced(&temporary, &to_bytes(mesh)).and_then(|()| std::fs::rename(&temporary, path));
+    let written = write_synced(&temporary, &bytes).and_then(|()| std::fs::rename(&temporary, path));
     if written.is_err() {
         // Best effort: the error that matters is the write's.
         let _ = std::fs::remove_file(&temporary);

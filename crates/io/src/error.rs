@@ -163,12 +163,38 @@ pub enum Error {
         source: Box<dyn std::error::Error + Send + Sync>,
     },
 
+    /// A buffer for what the file holds (its bytes, its vertices or triangles, a cache's
+    /// sections) could not be allocated: what it was for and the bytes it needed.
+    #[error("{at}: {source}")]
+    OutOfMemory {
+        /// The file.
+        at: Location,
+        /// What did not fit.
+        #[source]
+        source: meshcast_bvh::OutOfMemory,
+    },
+
     /// The mesh crate rejected what the file describes (its message, unchanged).
     #[error(transparent)]
     Mesh(#[from] meshcast_mesh::Error),
 }
 
 impl Error {
+    /// The allocation that failed, if this error is one: the reader's own
+    /// ([`Error::OutOfMemory`]), a cache's ([`CacheProblem::OutOfMemory`]) or the mesh
+    /// crate's while building what the file holds.
+    pub fn out_of_memory(&self) -> Option<meshcast_bvh::OutOfMemory> {
+        match self {
+            Self::OutOfMemory { source, .. } => Some(*source),
+            Self::Cache {
+                problem: CacheProblem::OutOfMemory(source),
+                ..
+            } => Some(*source),
+            Self::Mesh(error) => error.out_of_memory(),
+            _ => None,
+        }
+    }
+
     /// The mesh crate's [`TooLarge`](meshcast_mesh::Error::TooLarge): a file with more
     /// vertices (or face corners) than a `u32` index can address.
     #[cfg(any(feature = "obj", feature = "gltf", feature = "ply", feature = "stl"))]

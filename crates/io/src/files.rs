@@ -10,7 +10,7 @@ use meshcast_bvh::BuildOptions;
 use meshcast_mesh::{Mesh, Scene, TriMesh};
 
 use crate::cache;
-use crate::read::{read_mesh, read_scene, read_tri_mesh};
+use crate::read::{read_scene, read_tri_mesh};
 use crate::source::{format_of_file, given_or_detected, read_file, Source};
 use crate::{Error, Format, Result};
 
@@ -223,14 +223,24 @@ pub trait MeshFiles: Sized {
 
 impl MeshFiles for Mesh {
     fn from_path(path: impl AsRef<Path>) -> Result<Self> {
-        from_file(path.as_ref(), read_mesh)
+        let path = path.as_ref();
+        let bytes = read_file(path)?;
+        let source = Source::file(path);
+        let format = format_of_file(source, &bytes)?;
+        if format == Format::Cache {
+            return cache::read(&bytes, source);
+        }
+        let tri_mesh = read_tri_mesh(&bytes, format, source)?;
+        // The file's bytes go before the build, whose peak is the load's peak.
+        drop(bytes);
+        Ok(Self::try_from_tri_mesh(tri_mesh, &BuildOptions::default())?)
     }
 
     fn from_obj(path: impl AsRef<Path>) -> Result<Self> {
-        Ok(Self::from_tri_mesh(
+        Ok(Self::try_from_tri_mesh(
             TriMesh::from_obj(path)?,
             &BuildOptions::default(),
-        ))
+        )?)
     }
 
     fn to_bytes(&self) -> Vec<u8> {

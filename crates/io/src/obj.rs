@@ -16,6 +16,8 @@ use glam::{DVec2, DVec3, Vec2, Vec3};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use meshcast_bvh::{try_reserve, OutOfMemory};
+
 use crate::polygon::triangulate;
 use crate::source::excerpt;
 use crate::source::Source;
@@ -83,7 +85,7 @@ pub(crate) fn read(bytes: &[u8], source: Source) -> Result<TriMesh> {
             source: Box::new(error),
         })?;
 
-    let (mut tri_mesh, concave) = merge(&models, &checked.faces)?;
+    let (mut tri_mesh, concave) = merge(&models, &checked.faces, source)?;
     let mut warnings: Vec<Warning> = checked
         .ignored
         .into_iter()
@@ -112,7 +114,13 @@ pub(crate) fn read(bytes: &[u8], source: Source) -> Result<TriMesh> {
 /// The line-by-line check: every error that a user can fix, with its line.
 fn check(source: Source, bytes: &[u8]) -> Result<Checked> {
     let mut counts = [0usize; 3]; // v, vt, vn defined so far
-    let mut cleaned = String::with_capacity(bytes.len() + 1);
+    let mut cleaned = String::new();
+    cleaned
+        .try_reserve_exact(bytes.len() + 1)
+        .map_err(|_| Error::OutOfMemory {
+            at: source.at(Place::File),
+            source: OutOfMemory::of::<u8>(bytes.len() + 1, "the OBJ file's checked text"),
+        })?;
     let mut faces = Vec::new();
     let mut ignored: Vec<(String, usize, usize)> = Vec::new();
 
@@ -323,6 +331,7 @@ fn syntax(at: Location, expected: &'static str, found: &str) -> Error {
 fn merge(
     models: &[tobj::Model],
     faces: &[FaceAttributes],
+    source: Source,
 ) -> Result<(TriMesh, Option<(usize, usize)>)> {
     let mut concave: Option<(usize, usize)> = None;
     let mut positions: Vec<Vec3> = Vec::new();
@@ -344,6 +353,17 @@ fn merge(
         let positions = model.mesh.positions.chunks_exact(3);
         positions.map(|p| DVec3::new(p[0], p[1], p[2]))
     }));
+
+    // The merged positions and triangles, reserved at once; tobj's own buffers are its own.
+    let out_of_memory = |error| Error::OutOfMemory {
+        at: source.at(Place::File),
+        source: error,
+    };
+    let vertex_count = models.iter().map(|m| m.mesh.positions.len() / 3).sum();
+    try_reserve(&mut positions, vertex_count, "the OBJ file's vertices").map_err(out_of_memory)?;
+    let corner_count: usize = models.iter().map(|m| m.mesh.indices.len()).sum();
+    try_reserve(&mut indices, corner_count / 3, "the OBJ file's triangles")
+        .map_err(out_of_memory)?;
 
     for model in models {
         let mesh = &model.mesh;

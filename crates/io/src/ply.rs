@@ -17,6 +17,7 @@ use smallvec::SmallVec;
 use crate::polygon::triangulate;
 use crate::source::Source;
 use crate::{Error, Format, IndexKind, Place, Result};
+use meshcast_bvh::{try_grow, try_reserve};
 use meshcast_mesh::{frame_origin, TriMesh, VertexAttribute, Warning};
 use meshcast_primitives::carry_point;
 
@@ -55,6 +56,7 @@ pub(crate) fn read(bytes: &[u8], source: Source) -> Result<TriMesh> {
         source,
     };
     let mut data = Data::default();
+    data.reserve(&header, &layout, payload.len(), source)?;
     let (mut vertices_read, mut faces_read) = (false, false);
     for element in header.elements.values() {
         if vertices_read && faces_read {
@@ -258,7 +260,83 @@ struct Data {
     arities: Vec<u32>,
 }
 
+/// The fewest bytes one element of `element` takes in `encoding`: a binary scalar its size, a
+/// binary list its count; in ASCII, a digit and a separator per property.
+fn min_element_bytes(element: &ElementDef, encoding: Encoding) -> usize {
+    let size = |scalar: &ScalarType| match scalar {
+        ScalarType::Char | ScalarType::UChar => 1,
+        ScalarType::Short | ScalarType::UShort => 2,
+        ScalarType::Int | ScalarType::UInt | ScalarType::Float => 4,
+        ScalarType::Double => 8,
+    };
+    let bytes: usize = element
+        .properties
+        .values()
+        .map(|property| match (&property.data_type, encoding) {
+            (_, Encoding::Ascii) => 2,
+            (PropertyType::Scalar(scalar) | PropertyType::List(scalar, _), _) => size(scalar),
+        })
+        .sum();
+    bytes.max(1)
+}
+
+/// Makes room in `vec` for `count` more elements, or [`Error::OutOfMemory`].
+fn reserve<T>(vec: &mut Vec<T>, count: usize, what: &'static str, source: Source) -> Result<()> {
+    try_reserve(vec, count, what).map_err(|error| Error::OutOfMemory {
+        at: source.at(Place::File),
+        source: error,
+    })
+}
+
 impl Data {
+    /// Reserves what the header's counts need, each count capped by what the `payload`
+    /// bytes can hold (a header may declare any count), so that a valid file is read
+    /// without a reallocation and an allocation that cannot succeed is an error.
+    fn reserve(
+        &mut self,
+        header: &Header,
+        layout: &Layout,
+        payload: usize,
+        source: Source,
+    ) -> Result<()> {
+        let count = |name: &str| {
+            header.elements.get(name).map_or(0, |element| {
+                element
+                    .count
+                    .min(payload / min_element_bytes(element, header.encoding))
+            })
+        };
+        let (vertices, faces) = (count(VERTEX), count(FACE));
+        reserve(
+            &mut self.positions,
+            vertices,
+            "the PLY file's vertices",
+            source,
+        )?;
+        if layout.normals {
+            reserve(
+                &mut self.normals,
+                vertices,
+                "the PLY file's normals",
+                source,
+            )?;
+        }
+        if layout.uvs {
+            let what = "the PLY file's texture coordinates";
+            reserve(&mut self.uvs, vertices, what, source)?;
+        }
+        reserve(&mut self.corners, 3 * faces, "the PLY file's faces", source)?;
+        reserve(&mut self.arities, faces, "the PLY file's faces", source)
+    }
+
+    /// Room for one more element in `vec`, past what [`Data::reserve`] made.
+    fn grow<T>(vec: &mut Vec<T>, what: &'static str, source: Source) -> Result<()> {
+        try_grow(vec, what).map_err(|error| Error::OutOfMemory {
+            at: source.at(Place::File),
+            source: error,
+        })
+    }
+
     fn push_vertex(
         &mut self,
         layout: &Layout,
@@ -292,12 +370,15 @@ impl Data {
             value(slot)?;
         }
         let [x, y, z, ..] = vertex.values;
+        Self::grow(&mut self.positions, "the PLY file's vertices", source)?;
         self.positions.push(DVec3::new(x, y, z));
         if layout.normals {
+            Self::grow(&mut self.normals, "the PLY file's normals", source)?;
             self.normals
                 .push(Vec3::new(value(3)?, value(4)?, value(5)?));
         }
         if layout.uvs {
+            Self::grow(&mut self.uvs, "the PLY file's texture coordinates", source)?;
             self.uvs.push(Vec2::new(value(6)?, value(7)?));
         }
         Ok(())
@@ -315,9 +396,13 @@ impl Data {
         if corners < 3 {
             return Err(Error::FaceTooSmall { at: at(), corners });
         }
+        Self::grow(&mut self.arities, "the PLY file's faces", source)?;
         for &corner in &face.corners {
             match u32::try_from(corner) {
-                Ok(vertex) if (vertex as usize) < vertex_count => self.corners.push(vertex),
+                Ok(vertex) if (vertex as usize) < vertex_count => {
+                    Self::grow(&mut self.corners, "the PLY file's faces", source)?;
+                    self.corners.push(vertex);
+                }
                 _ => {
                     return Err(Error::FaceIndexOutOfRange {
                         at: at(),
@@ -345,12 +430,19 @@ impl Data {
         // coordinates) keeps its positions relative to an origin of its own; any other gets
         // the `f32` roundings of its numbers, as it always did.
         let origin = frame_origin(self.positions.iter().copied());
-        let positions: Vec<Vec3> = self
-            .positions
-            .iter()
-            .map(|&p| carry_point(p, origin))
-            .collect();
-        let mut indices: Vec<[u32; 3]> = Vec::with_capacity(self.arities.len());
+        let mut positions: Vec<Vec3> = Vec::new();
+        reserve(
+            &mut positions,
+            self.positions.len(),
+            "the mesh's positions",
+            source,
+        )?;
+        positions.extend(self.positions.iter().map(|&p| carry_point(p, origin)));
+        drop(self.positions);
+        // Polygons add triangles: each face's corners beyond three.
+        let triangles = self.corners.len() - 2 * self.arities.len();
+        let mut indices: Vec<[u32; 3]> = Vec::new();
+        reserve(&mut indices, triangles, "the mesh's triangles", source)?;
         let mut concave: Option<(usize, usize)> = None;
         let mut points: Vec<Vec3> = Vec::new();
         let mut start = 0usize;

@@ -42,10 +42,10 @@ pub(crate) fn read_tri_mesh(bytes: &[u8], format: Format, source: Source) -> Res
 pub(crate) fn read_mesh(bytes: &[u8], format: Format, source: Source) -> Result<Mesh> {
     match format {
         Format::Cache => cache::read(bytes, source),
-        format => Ok(Mesh::from_tri_mesh(
+        format => Ok(Mesh::try_from_tri_mesh(
             read_tri_mesh(bytes, format, source)?,
             &BuildOptions::default(),
-        )),
+        )?),
     }
 }
 

@@ -1,6 +1,10 @@
 //! Where bytes being read came from, reading a whole file, and choosing its format.
 
+use std::fs::File;
+use std::io::Read;
 use std::path::Path;
+
+use meshcast_bvh::try_vec;
 
 use crate::{Error, Format, Location, Place, Result};
 
@@ -32,12 +36,26 @@ impl<'a> Source<'a> {
     }
 }
 
-/// Reads a whole file.
+/// Reads a whole file into a buffer reserved for its size first:
+/// [`Error::OutOfMemory`] if that cannot be allocated.
 pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|source| Error::Io {
+    let io_error = |source| Error::Io {
         path: path.to_path_buf(),
         source,
-    })
+    };
+    let mut file = File::open(path).map_err(io_error)?;
+    // The size is a hint (the file may change); reading goes on to its end either way.
+    let size = file.metadata().map_or(0, |m| m.len());
+    let mut bytes = try_vec(
+        usize::try_from(size).unwrap_or(usize::MAX),
+        "the file's bytes",
+    )
+    .map_err(|source| Error::OutOfMemory {
+        at: Source::file(path).at(Place::File),
+        source,
+    })?;
+    file.read_to_end(&mut bytes).map_err(io_error)?;
+    Ok(bytes)
 }
 
 /// `format` if given, else the one `bytes` look like.

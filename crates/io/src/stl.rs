@@ -14,6 +14,7 @@ use glam::Vec3;
 use crate::source::excerpt;
 use crate::source::Source;
 use crate::{Error, Format, Location, Place, Result};
+use meshcast_bvh::{try_grow, try_reserve, OutOfMemory};
 use meshcast_mesh::TriMesh;
 
 /// A binary STL's header: 80 free bytes and the triangle count.
@@ -31,7 +32,13 @@ const ASCII_PROBE_BYTES: usize = 1024;
 pub(crate) fn read(bytes: &[u8], source: Source) -> Result<TriMesh> {
     let mut welder = Welder::default();
     match encoding(bytes, source)? {
-        Encoding::Binary => welder.read(&[0; 80], &bytes[80..], source)?,
+        Encoding::Binary => {
+            // The size matched the count: reserve for it, and for the vertices of a closed
+            // surface (half as many), growing past that as needed.
+            let count = (bytes.len() - BINARY_HEADER_BYTES) / BINARY_TRIANGLE_BYTES as usize;
+            welder.reserve(count, source)?;
+            welder.read(&[0; 80], &bytes[80..], source)?
+        }
         Encoding::Ascii { body } => {
             let mut body = Some(body);
             while let Some(start) = body {
@@ -165,7 +172,40 @@ struct Welder {
     vertices: HashMap<[u32; 3], u32>,
 }
 
+/// [`Error::OutOfMemory`] for a buffer of the file's mesh.
+fn out_of_memory(source: Source<'_>) -> impl Fn(OutOfMemory) -> Error + '_ {
+    move |error| Error::OutOfMemory {
+        at: source.at(Place::File),
+        source: error,
+    }
+}
+
+/// What the welder's buffers are called in an out-of-memory error.
+const TRIANGLES: &str = "the STL file's triangles";
+const VERTICES: &str = "the STL file's vertices";
+const WELD_TABLE: &str = "the STL file's table of welded vertices";
+
 impl Welder {
+    /// Room for `triangles` triangles and half as many vertices.
+    fn reserve(&mut self, triangles: usize, source: Source) -> Result<()> {
+        try_reserve(&mut self.indices, triangles, TRIANGLES).map_err(out_of_memory(source))?;
+        let vertices = triangles / 2 + 2;
+        try_reserve(&mut self.positions, vertices, VERTICES).map_err(out_of_memory(source))?;
+        self.grow_table(vertices, source)
+    }
+
+    /// Room in the weld table for `additional` more vertices.
+    fn grow_table(&mut self, additional: usize, source: Source) -> Result<()> {
+        self.vertices.try_reserve(additional).map_err(|_| {
+            // A table of `[u32; 3]` keys and `u32` vertices, and a control byte each.
+            let entries = (self.vertices.len() + additional).saturating_mul(8) / 7;
+            Error::OutOfMemory {
+                at: source.at(Place::File),
+                source: OutOfMemory::of::<([u32; 3], u32, u8)>(entries, WELD_TABLE),
+            }
+        })
+    }
+
     /// Reads the triangles of `head` followed by `tail` with stl_io, numbering them after
     /// those read before.
     fn read(&mut self, head: &[u8], tail: &[u8], source: Source) -> Result<()> {
@@ -196,23 +236,28 @@ impl Welder {
                         found: bad.to_string(),
                     });
                 }
-                *corner = self.vertex(Vec3::from_array(vertex.0))?;
+                *corner = self.vertex(Vec3::from_array(vertex.0), source)?;
             }
+            try_grow(&mut self.indices, TRIANGLES).map_err(out_of_memory(source))?;
             self.indices.push(corners);
         }
         Ok(())
     }
 
     /// The vertex at `position`, added if new.
-    fn vertex(&mut self, position: Vec3) -> Result<u32> {
+    fn vertex(&mut self, position: Vec3, source: Source) -> Result<u32> {
         // Adding zero turns -0.0 into 0.0 and changes nothing else.
         let key = (position + Vec3::ZERO).to_array().map(f32::to_bits);
+        if self.vertices.len() == self.vertices.capacity() {
+            self.grow_table(self.vertices.len().max(64), source)?;
+        }
         match self.vertices.entry(key) {
             Entry::Occupied(entry) => Ok(*entry.get()),
             Entry::Vacant(entry) => {
                 let count = self.positions.len();
                 let vertex = u32::try_from(count)
                     .map_err(|_| Error::too_large("vertex", count as u64 + 1))?;
+                try_grow(&mut self.positions, VERTICES).map_err(out_of_memory(source))?;
                 self.positions.push(position);
                 Ok(*entry.insert(vertex))
             }

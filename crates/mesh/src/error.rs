@@ -64,6 +64,11 @@ pub enum Error {
         count: u64,
     },
 
+    /// A buffer (of a mesh, its build or its leaves) could not be allocated: what it was for
+    /// and the bytes it needed.
+    #[error(transparent)]
+    OutOfMemory(#[from] meshcast_bvh::OutOfMemory),
+
     /// An instance transform that is not finite or cannot be inverted (a zero scale).
     #[error("instance transform is not finite or not invertible: {transform:?}")]
     InvalidTransform {
@@ -99,6 +104,18 @@ pub enum Error {
         /// The range the query accepts.
         expected: &'static str,
     },
+}
+
+impl Error {
+    /// The allocation that failed, if this error is one (the mesh's or its hierarchy's).
+    pub fn out_of_memory(&self) -> Option<meshcast_bvh::OutOfMemory> {
+        match self {
+            Self::OutOfMemory(source) | Self::Bvh(meshcast_bvh::Error::OutOfMemory(source)) => {
+                Some(*source)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// This crate's `Result`.

@@ -46,6 +46,29 @@ pub enum Error {
     Gpu(meshcast_gpu::Error),
 }
 
+impl Error {
+    /// The allocation that failed, if this error is one: a buffer of loading, building or
+    /// caching that could not be allocated, named with the bytes it needed.
+    ///
+    /// # Examples
+    /// ```
+    /// use meshcast::{Error, MeshError, OutOfMemory};
+    ///
+    /// let oom = OutOfMemory { what: "the hierarchy's wide nodes", bytes: 1 << 40 };
+    /// let err = Error::from(MeshError::OutOfMemory(oom));
+    /// assert_eq!(err.out_of_memory(), Some(oom));
+    /// assert_eq!(err.to_string(), "out of memory: the hierarchy's wide nodes needs 1099511627776 bytes");
+    /// ```
+    pub fn out_of_memory(&self) -> Option<meshcast_bvh::OutOfMemory> {
+        match self {
+            Self::Mesh(error) => error.out_of_memory(),
+            Self::Io(error) => error.out_of_memory(),
+            #[cfg(feature = "gpu")]
+            Self::Gpu(_) => None,
+        }
+    }
+}
+
 impl From<meshcast_io::Error> for Error {
     fn from(error: meshcast_io::Error) -> Self {
         match error {

@@ -177,7 +177,9 @@ pub use meshcast_gpu as gpu;
 pub use meshcast_gpu::Error as GpuError;
 pub use meshcast_primitives as primitives;
 
-pub use meshcast_bvh::{BuildOptions, Bvh, BvhStats, Kernel, Parallel, Quality, TraversalCounts};
+pub use meshcast_bvh::{
+    BuildOptions, Bvh, BvhStats, Kernel, OutOfMemory, Parallel, Quality, TraversalCounts,
+};
 pub use meshcast_io::Error as IoError;
 pub use meshcast_io::{
     CacheProblem, CacheSection, Format, IndexKind, Location, MeshFiles, Place, SceneFiles,

@@ -39,14 +39,14 @@ impl Bvh {
                 found: boxes.len(),
             });
         }
-        refit_nodes(&mut self.nodes, &self.order, boxes);
+        refit_nodes(&mut self.nodes, &self.order, |i| boxes[i]);
         Ok(())
     }
 }
 
 /// Sets every node's box bottom-up. Children follow their parents in the array, so one
 /// reverse sweep sees every child before its parent.
-pub(crate) fn refit_nodes(nodes: &mut [Node], order: &[u32], boxes: &[Aabb]) {
+pub(crate) fn refit_nodes(nodes: &mut [Node], order: &[u32], box_of: impl Fn(usize) -> Aabb) {
     for i in (0..nodes.len()).rev() {
         let node = nodes[i];
         let bounds = match node.children() {
@@ -55,7 +55,7 @@ pub(crate) fn refit_nodes(nodes: &mut [Node], order: &[u32], boxes: &[Aabb]) {
                 let slots = node.offset() as usize..(node.offset() + node.count()) as usize;
                 order[slots]
                     .iter()
-                    .map(|&p| boxes[p as usize])
+                    .map(|&p| box_of(p as usize))
                     .filter(|b| b.is_finite() && !b.is_empty())
                     .fold(Aabb::EMPTY, Aabb::union)
             }

@@ -13,7 +13,7 @@ use super::input::{
     bounds_of, BuildOptions, BuildPrimitive, CentroidBounds, Parallel, Prepared, MAX_BINS,
 };
 use super::sweep::{self, SWEEP_PRIMITIVES};
-use crate::Node;
+use crate::{Node, OutOfMemory};
 
 /// Nodes with at least this many primitives bin them with rayon.
 const PARALLEL_BINNING_PRIMITIVES: usize = 1 << 16;
@@ -23,9 +23,12 @@ const BINNING_CHUNK: usize = 1 << 14;
 const TWO_BIN_SETS_PRIMITIVES: usize = 64;
 
 /// Builds the nodes and the leaf order over usable primitives.
-pub(crate) fn build(prepared: Prepared, options: &BuildOptions) -> (Vec<Node>, Vec<u32>) {
+pub(crate) fn build(
+    prepared: Prepared,
+    options: &BuildOptions,
+) -> Result<(Vec<Node>, Vec<u32>), OutOfMemory> {
     let Prepared {
-        mut primitives,
+        primitives,
         bounds,
         centroids,
     } = prepared;
@@ -35,9 +38,7 @@ pub(crate) fn build(prepared: Prepared, options: &BuildOptions) -> (Vec<Node>, V
         max_leaf: options.clamped_max_leaf(),
     };
     let root = SahTask { bounds, centroids };
-    let nodes = build_top_down(&splitter, &mut primitives, root, options.parallel);
-    let order = primitives.iter().map(|p| p.index).collect();
-    (nodes, order)
+    build_top_down(&splitter, primitives, root, options.parallel, |p| p.index)
 }
 
 struct SahSplitter {

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 
 #[cfg(doc)]
 use crate::Bvh;
+use crate::{try_vec, OutOfMemory};
 
 /// The fewest bins the SAH builder uses.
 pub const MIN_BINS: usize = 2;
@@ -205,69 +206,81 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    pub(super) fn new(boxes: &[Aabb], parallel: Parallel) -> Self {
-        if parallel == Parallel::Sequential || boxes.len() < PARALLEL_PREPARE_PRIMITIVES {
-            let mut prepared = Self::with_capacity(boxes.len());
-            prepared.extend(boxes, 0);
-            return prepared;
-        }
+    /// The usable ones of the `count` boxes `box_of` gives (each asked once or twice), in
+    /// one buffer reserved up front: the only allocation of the preparation.
+    pub(super) fn try_new(
+        count: usize,
+        box_of: &(impl Fn(usize) -> Aabb + Sync),
+        parallel: Parallel,
+    ) -> Result<Self, OutOfMemory> {
+        let usable = |b: &Aabb| b.is_finite() && !b.is_empty();
+        let sequential = parallel == Parallel::Sequential || count < PARALLEL_PREPARE_PRIMITIVES;
         // Usually every box is usable: then one parallel pass finds the bounds and another
         // writes the primitives in place (no chunks to concatenate afterwards).
-        let usable = |b: &Aabb| b.is_finite() && !b.is_empty();
-        let all_usable = boxes.par_iter().all(usable);
-        if !all_usable {
-            let parts: Vec<Self> = boxes
-                .par_chunks(PREPARE_CHUNK)
-                .enumerate()
-                .map(|(k, chunk)| {
-                    let mut part = Self::with_capacity(chunk.len());
-                    part.extend(chunk, k * PREPARE_CHUNK);
-                    part
-                })
-                .collect();
-            let count = parts.iter().map(|p| p.primitives.len()).sum();
-            let mut prepared = Self::with_capacity(count);
-            for part in parts {
-                prepared.primitives.extend_from_slice(&part.primitives);
-                prepared.bounds = merge_boxes(prepared.bounds, part.bounds);
-                prepared.centroids = prepared.centroids.union(part.centroids);
+        if sequential || !(0..count).into_par_iter().all(|i| usable(&box_of(i))) {
+            let mut prepared = Self {
+                primitives: try_vec(count, "the build's primitives")?,
+                bounds: Aabb::EMPTY,
+                centroids: CentroidBounds::EMPTY,
+            };
+            if sequential {
+                prepared.extend((0..count).map(box_of), 0);
+                return Ok(prepared);
             }
-            return prepared;
+            // Chunk by chunk in parallel into small parts, appended in input order.
+            for first in (0..count).step_by(PREPARE_CHUNK * 64) {
+                let end = count.min(first + PREPARE_CHUNK * 64);
+                let parts: Vec<Self> = (first..end)
+                    .into_par_iter()
+                    .step_by(PREPARE_CHUNK)
+                    .map(|start| {
+                        let stop = end.min(start + PREPARE_CHUNK);
+                        let mut part = Self {
+                            primitives: Vec::with_capacity(stop - start),
+                            bounds: Aabb::EMPTY,
+                            centroids: CentroidBounds::EMPTY,
+                        };
+                        part.extend((start..stop).map(box_of), start);
+                        part
+                    })
+                    .collect();
+                for part in parts {
+                    prepared.primitives.extend_from_slice(&part.primitives);
+                    prepared.bounds = merge_boxes(prepared.bounds, part.bounds);
+                    prepared.centroids = prepared.centroids.union(part.centroids);
+                }
+            }
+            return Ok(prepared);
         }
-        let primitives: Vec<BuildPrimitive> = boxes
-            .par_iter()
-            .enumerate()
-            .map(|(index, b)| BuildPrimitive {
-                min: b.min,
-                index: index as u32,
-                max: b.max,
-                key: 0,
+        let mut primitives: Vec<BuildPrimitive> = try_vec(count, "the build's primitives")?;
+        (0..count)
+            .into_par_iter()
+            .map(|index| {
+                let b = box_of(index);
+                BuildPrimitive {
+                    min: b.min,
+                    index: index as u32,
+                    max: b.max,
+                    key: 0,
+                }
             })
-            .collect();
+            .collect_into_vec(&mut primitives);
         let (bounds, centroids) = primitives.par_chunks(PREPARE_CHUNK).map(bounds_of).reduce(
             || (Aabb::EMPTY, CentroidBounds::EMPTY),
             |a, b| (merge_boxes(a.0, b.0), a.1.union(b.1)),
         );
-        Self {
+        Ok(Self {
             primitives,
             bounds,
             centroids,
-        }
-    }
-
-    fn with_capacity(capacity: usize) -> Self {
-        Self {
-            primitives: Vec::with_capacity(capacity),
-            bounds: Aabb::EMPTY,
-            centroids: CentroidBounds::EMPTY,
-        }
+        })
     }
 
     /// Appends the usable ones of `boxes`, the first of which has index `first`.
-    fn extend(&mut self, boxes: &[Aabb], first: usize) {
+    fn extend(&mut self, boxes: impl Iterator<Item = Aabb>, first: usize) {
         let (mut min, mut max) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
         let (mut cmin, mut cmax) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
-        for (i, b) in boxes.iter().enumerate() {
+        for (i, b) in boxes.enumerate() {
             if !b.is_finite() || b.is_empty() {
                 continue;
             }

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use super::driver::{build_top_down, Split, Splitter};
 use super::input::{BuildOptions, BuildPrimitive, Parallel, Prepared};
 use crate::binary::{refit_nodes, Node};
+use crate::{try_vec, OutOfMemory};
 
 /// Bits per axis of a Morton code (63 bits in all).
 const MORTON_BITS: u32 = 21;
@@ -32,13 +33,13 @@ struct MortonPrimitive {
     index: u32,
 }
 
-/// Builds the nodes and the leaf order over usable primitives; `boxes` is the full input in
-/// original order, for the final bottom-up boxes.
+/// Builds the nodes and the leaf order over usable primitives; `box_of` gives the full input
+/// in original order, for the final bottom-up boxes.
 pub(crate) fn build(
     prepared: Prepared,
-    boxes: &[Aabb],
+    box_of: impl Fn(usize) -> Aabb,
     options: &BuildOptions,
-) -> (Vec<Node>, Vec<u32>) {
+) -> Result<(Vec<Node>, Vec<u32>), OutOfMemory> {
     let Prepared {
         primitives: prims,
         centroids,
@@ -61,16 +62,14 @@ pub(crate) fn build(
         }
     };
     let key = |m: &MortonPrimitive| (m.code, m.index);
-    let mut items: Vec<MortonPrimitive> =
-        if options.parallel == Parallel::Rayon && prims.len() >= PARALLEL_SORT_PRIMITIVES {
-            let mut items: Vec<_> = prims.par_iter().map(encode).collect();
-            items.par_sort_unstable_by_key(key);
-            items
-        } else {
-            let mut items: Vec<_> = prims.iter().map(encode).collect();
-            items.sort_unstable_by_key(key);
-            items
-        };
+    let mut items: Vec<MortonPrimitive> = try_vec(prims.len(), "the build's Morton codes")?;
+    if options.parallel == Parallel::Rayon && prims.len() >= PARALLEL_SORT_PRIMITIVES {
+        prims.par_iter().map(encode).collect_into_vec(&mut items);
+        items.par_sort_unstable_by_key(key);
+    } else {
+        items.extend(prims.iter().map(encode));
+        items.sort_unstable_by_key(key);
+    }
     drop(prims);
     let splitter = LbvhSplitter {
         leaf: LBVH_LEAF_PRIMITIVES
@@ -78,10 +77,9 @@ pub(crate) fn build(
             .min(options.clamped_max_leaf()),
         max_leaf: options.clamped_max_leaf(),
     };
-    let mut nodes = build_top_down(&splitter, &mut items, (), options.parallel);
-    let order: Vec<u32> = items.iter().map(|m| m.index).collect();
-    refit_nodes(&mut nodes, &order, boxes);
-    (nodes, order)
+    let (mut nodes, order) = build_top_down(&splitter, items, (), options.parallel, |m| m.index)?;
+    refit_nodes(&mut nodes, &order, box_of);
+    Ok((nodes, order))
 }
 
 /// Spreads the low 21 bits of `x` to every third bit of a `u64`.

@@ -30,7 +30,7 @@ pub use input::{
     DEFAULT_TRAVERSAL_COST, MAX_BINS, MIN_BINS,
 };
 
-use crate::Bvh;
+use crate::{Bvh, OutOfMemory};
 
 impl Bvh {
     /// Builds a hierarchy over primitive boxes (in original primitive order), with the
@@ -53,31 +53,64 @@ impl Bvh {
     /// `-0.0`, so that a box can differ in the sign of a zero.
     ///
     /// # Panics
-    /// If there are more than `u32::MAX / 2` boxes.
+    /// If there are more than `u32::MAX / 2` boxes. Aborts, as a `Vec` does, if a buffer
+    /// cannot be allocated: [`Bvh::try_build`] returns that as an error instead.
     pub fn build(boxes: &[Aabb], options: &BuildOptions) -> Self {
+        Self::try_build(boxes, options).unwrap_or_else(|error| error.abort())
+    }
+
+    /// [`Bvh::build`], with the build's large buffers (its primitives, nodes and order)
+    /// reserved through `try_reserve`: a build too large for the memory there is is an
+    /// error, not an abort. ([`Quality::High`]'s reinsertion passes still allocate as usual.)
+    ///
+    /// # Errors
+    /// [`OutOfMemory`] naming the buffer that did not fit and its size.
+    ///
+    /// # Panics
+    /// As [`Bvh::build`], when there are too many boxes.
+    pub fn try_build(boxes: &[Aabb], options: &BuildOptions) -> Result<Self, OutOfMemory> {
+        Self::try_build_with(boxes.len(), |i| boxes[i], options)
+    }
+
+    /// [`Bvh::try_build`] over the `count` boxes `box_of` gives (index `0..count`), made on
+    /// demand, so that a caller whose boxes are cheap to compute (a mesh's triangles) never
+    /// holds them all: the build's only copy is its own 32-byte record per primitive.
+    /// `box_of` is called a few times per index, from rayon's threads; it must give the same
+    /// box each time. The tree is the one [`Bvh::build`] makes over those boxes.
+    ///
+    /// # Errors
+    /// As [`Bvh::try_build`].
+    ///
+    /// # Panics
+    /// If `count` is more than `u32::MAX / 2`.
+    pub fn try_build_with(
+        count: usize,
+        box_of: impl Fn(usize) -> Aabb + Sync,
+        options: &BuildOptions,
+    ) -> Result<Self, OutOfMemory> {
         assert!(
-            boxes.len() <= (u32::MAX / 2) as usize,
+            count <= (u32::MAX / 2) as usize,
             "too many primitives for 32-bit node indices"
         );
-        let prepared = Prepared::new(boxes, options.parallel);
+        let prepared = Prepared::try_new(count, &box_of, options.parallel)?;
         if prepared.primitives.is_empty() {
-            return Self {
-                primitive_count: boxes.len(),
+            return Ok(Self {
+                primitive_count: count,
                 ..Self::default()
-            };
+            });
         }
         let (nodes, order) = match options.quality {
-            Quality::Fast => lbvh::build(prepared, boxes, options),
-            Quality::Balanced => binned::build(prepared, options),
+            Quality::Fast => lbvh::build(prepared, box_of, options)?,
+            Quality::Balanced => binned::build(prepared, options)?,
             Quality::High => {
-                let (nodes, order) = binned::build(prepared, options);
+                let (nodes, order) = binned::build(prepared, options)?;
                 reinsertion::optimize(nodes, order, options)
             }
         };
-        Self {
+        Ok(Self {
             nodes,
             order,
-            primitive_count: boxes.len(),
-        }
+            primitive_count: count,
+        })
     }
 }

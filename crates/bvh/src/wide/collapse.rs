@@ -15,6 +15,7 @@ use super::sah::{Lane, Lanes, SahCollapse};
 use super::MAX_NODES;
 use crate::layout::PADDING_SLOT;
 use crate::simd::SupportedKernel;
+use crate::{try_vec, OutOfMemory};
 use crate::{BuildOptions, Bvh, Node, Parallel, WideBvh, WideNode, LEAF_ALIGNMENT, WIDE_WIDTH};
 
 /// Wide levels whose child subtrees are collapsed in parallel (the root is level 1): up to
@@ -51,15 +52,28 @@ impl WideBvh {
     /// (1.2% more for the whole mesh build).
     ///
     /// # Panics
-    /// As [`WideBvh::from_binary`].
+    /// As [`WideBvh::from_binary`]. Aborts, as a `Vec` does, if a buffer cannot be
+    /// allocated: [`WideBvh::try_from_binary_with`] returns that as an error instead.
     pub fn from_binary_with(binary: &Bvh, options: &BuildOptions) -> Self {
+        Self::try_from_binary_with(binary, options).unwrap_or_else(|error| error.abort())
+    }
+
+    /// [`WideBvh::from_binary_with`], with the collapse's large buffers (a price per binary
+    /// node, the wide nodes and the slots) reserved through `try_reserve`.
+    ///
+    /// # Errors
+    /// [`OutOfMemory`] naming the buffer that did not fit and its size.
+    ///
+    /// # Panics
+    /// As [`WideBvh::from_binary`].
+    pub fn try_from_binary_with(binary: &Bvh, options: &BuildOptions) -> Result<Self, OutOfMemory> {
         let options = BuildOptions {
             parallel: parallel_for(binary, options.parallel),
             ..*options
         };
         // The SAH cannot tell apart the collapses of a flat tree (boxes on a line or a point),
         // where every area and every cost is zero: the greedy rule fills its nodes.
-        let choice = SahCollapse::new(binary, &options).map_or(Choice::Greedy, Choice::Sah);
+        let choice = SahCollapse::new(binary, &options)?.map_or(Choice::Greedy, Choice::Sah);
         Self::collapse(binary, &choice, options.parallel)
     }
 
@@ -72,9 +86,10 @@ impl WideBvh {
     /// As [`WideBvh::from_binary`].
     pub fn from_binary_greedy(binary: &Bvh, parallel: Parallel) -> Self {
         Self::collapse(binary, &Choice::Greedy, parallel_for(binary, parallel))
+            .unwrap_or_else(|error| error.abort())
     }
 
-    fn collapse(binary: &Bvh, choice: &Choice, parallel: Parallel) -> Self {
+    fn collapse(binary: &Bvh, choice: &Choice, parallel: Parallel) -> Result<Self, OutOfMemory> {
         let mut wide = Self {
             nodes: Vec::new(),
             order: Vec::new(),
@@ -84,7 +99,7 @@ impl WideBvh {
             kernel: SupportedKernel::preferred(),
         };
         if binary.is_empty() {
-            return wide;
+            return Ok(wide);
         }
         let piece = Piece::collapse(binary, choice, 0, 1, parallel);
         assert!(
@@ -99,12 +114,12 @@ impl WideBvh {
             wide.nodes.shrink_to_fit();
             wide.order.shrink_to_fit();
         } else {
-            wide.nodes = Vec::with_capacity(piece.node_total);
-            wide.order = Vec::with_capacity(piece.slot_total);
+            wide.nodes = try_vec(piece.node_total, "the hierarchy's wide nodes")?;
+            wide.order = try_vec(piece.slot_total, "the hierarchy's slots")?;
             wide.nodes.push(WideNode::EMPTY);
             piece.emit(0, &mut wide.nodes, &mut wide.order);
         }
-        wide
+        Ok(wide)
     }
 }
 

@@ -7,7 +7,9 @@ use arrayvec::ArrayVec;
 use glam::Vec4;
 
 use crate::builders::SahCost;
-use crate::{BuildOptions, Bvh, Node, Parallel, LEAF_ALIGNMENT, WIDE_WIDTH};
+use crate::{
+    try_filled, BuildOptions, Bvh, Node, OutOfMemory, Parallel, LEAF_ALIGNMENT, WIDE_WIDTH,
+};
 
 /// Binary levels whose two subtrees are priced in parallel (up to 2^12 tasks), so that no
 /// unbalanced tree recurses deeply.
@@ -68,12 +70,13 @@ impl SahCollapse {
     /// the nodes visited per ray by 2%, but added 7% to the blocks tested and 0.3 to 0.5% to
     /// the instructions per ray (callgrind, coherent and incoherent, closest and any hit).
     ///
-    /// `None` for an empty or flat tree (a root box of zero area), where every cost is zero.
-    pub fn new(binary: &Bvh, options: &BuildOptions) -> Option<Self> {
+    /// `None` for an empty or flat tree (a root box of zero area), where every cost is zero;
+    /// [`OutOfMemory`] when the prices (one per binary node) cannot be allocated.
+    pub fn new(binary: &Bvh, options: &BuildOptions) -> Result<Option<Self>, OutOfMemory> {
         let nodes = binary.nodes();
         let root_area = nodes.first().map_or(0.0, half_area);
         if root_area <= 0.0 {
-            return None;
+            return Ok(None);
         }
         let mut collapse = Self {
             subtrees: Vec::new(),
@@ -84,7 +87,7 @@ impl SahCollapse {
             root_area_inverse: root_area.recip(),
             max_leaf: u32::try_from(options.clamped_max_leaf()).unwrap_or(u32::MAX),
         };
-        let mut subtrees = vec![Subtree::UNPRICED; nodes.len()];
+        let mut subtrees = try_filled(nodes.len(), Subtree::UNPRICED, "the collapse's prices")?;
         match nodes.first().and_then(Node::children) {
             Some([first, _]) if options.parallel == Parallel::Rayon => {
                 let (root, below) = subtrees.split_at_mut(1);
@@ -94,7 +97,7 @@ impl SahCollapse {
             _ => collapse.sweep(nodes, 0, &mut subtrees),
         }
         collapse.subtrees = subtrees;
-        Some(collapse)
+        Ok(Some(collapse))
     }
 
     /// Prices the descendants of a node whose children are `first` and `first + 1`, into
@@ -441,6 +444,7 @@ mod tests {
             );
             let priced = |parallel| {
                 SahCollapse::new(&binary, &options(parallel))
+                    .expect("memory")
                     .expect("not flat")
                     .subtrees
                     .iter()

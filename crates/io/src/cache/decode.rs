@@ -4,7 +4,7 @@
 use core::ops::Range;
 
 use glam::{Vec2, Vec3};
-use meshcast_bvh::WideNode;
+use meshcast_bvh::{try_vec, WideNode};
 use meshcast_mesh::{Error, Mesh, TriMesh, VertexAttribute};
 use rayon::prelude::*;
 
@@ -30,17 +30,20 @@ impl Section<'_> {
     }
 
     /// Each `N`-byte element decoded, on rayon (the length is a multiple of `N`, from the
-    /// counts; a remainder would be ignored).
+    /// counts; a remainder would be ignored), into a buffer reserved first.
     fn decode<T: Send, const N: usize>(
         &self,
         decode: impl Fn(&[u8; N]) -> T + Sync + Send,
-    ) -> Vec<T> {
+    ) -> Result<Vec<T>, Problem> {
         let (elements, _) = self.bytes.as_chunks::<N>();
+        let mut out = try_vec(elements.len(), self.kind.buffer())
+            .map_err(|error| (self.start, CacheProblem::OutOfMemory(error)))?;
         elements
             .par_iter()
             .with_min_len(PARALLEL_GRAIN)
             .map(decode)
-            .collect()
+            .collect_into_vec(&mut out);
+        Ok(out)
     }
 }
 
@@ -64,8 +67,8 @@ pub(super) fn read(bytes: &[u8]) -> Result<Mesh, Problem> {
     let word = |b: &[u8; 4]| u32::from_le_bytes(*b);
 
     let tri_mesh = TriMesh::with_closedness(
-        positions.decode(vec3),
-        indices.decode(triple),
+        positions.decode(vec3)?,
+        indices.decode(triple)?,
         header.closed,
     )
     .map_err(|err| geometry_problem(err, positions, indices))?
@@ -75,9 +78,9 @@ pub(super) fn read(bytes: &[u8]) -> Result<Mesh, Problem> {
     let tri_mesh = match header.normals {
         false => tri_mesh,
         true => {
-            let values = normal_values.decode(vec3);
+            let values = normal_values.decode(vec3)?;
             check_finite(normal_values, &values, 12, |v| v.is_finite())?;
-            let corners = normal_corners.decode(corners);
+            let corners = normal_corners.decode(corners)?;
             check_corners(normal_corners, &corners, values.len())?;
             tri_mesh
                 .with_normals(VertexAttribute::new(values, corners))
@@ -95,9 +98,9 @@ pub(super) fn read(bytes: &[u8]) -> Result<Mesh, Problem> {
             let values = uv_values.decode(|b: &[u8; 8]| {
                 let (w, _) = b.as_chunks::<4>();
                 Vec2::new(float(w[0]), float(w[1]))
-            });
+            })?;
             check_finite(uv_values, &values, 8, |v| v.is_finite())?;
-            let corners = uv_corners.decode(corners);
+            let corners = uv_corners.decode(corners)?;
             check_corners(uv_corners, &corners, values.len())?;
             tri_mesh
                 .with_uvs(VertexAttribute::new(values, corners))
@@ -108,7 +111,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<Mesh, Problem> {
         false => tri_mesh,
         true => {
             let group_names = group_names(names, header.counts.group_names)?;
-            let groups = triangle_groups.decode(word);
+            let groups = triangle_groups.decode(word)?;
             if let Some(t) = groups.iter().position(|&g| g as usize >= group_names.len()) {
                 let problem = CacheProblem::IndexOutOfRange {
                     section: CacheSection::TriangleGroups,
@@ -123,15 +126,18 @@ pub(super) fn read(bytes: &[u8]) -> Result<Mesh, Problem> {
                 .map_err(|err| (names.start, CacheProblem::InvalidMesh(err.to_string())))?
         }
     };
-    let tree = nodes.decode(|b: &[u8; WideNode::ENCODED_BYTES]| WideNode::from_le_bytes(b));
+    let tree = nodes.decode(|b: &[u8; WideNode::ENCODED_BYTES]| WideNode::from_le_bytes(b))?;
     Mesh::from_stored(
         tri_mesh,
         tree,
-        order.decode(word),
+        order.decode(word)?,
         header.leaf_test,
         header.options,
     )
-    .map_err(|err| (nodes.start, CacheProblem::InvalidTree(err)))
+    .map_err(|err| match err {
+        meshcast_bvh::Error::OutOfMemory(error) => (nodes.start, CacheProblem::OutOfMemory(error)),
+        err => (nodes.start, CacheProblem::InvalidTree(err)),
+    })
 }
 
 /// The body's sections, each as long as the header says and with the checksum it gives,

@@ -6,6 +6,7 @@ use rayon::prelude::*;
 
 use super::header::{Counts, Header, HEADER_BYTES};
 use super::{checksum, geometry_hash};
+use meshcast_bvh::{try_vec, OutOfMemory, WideNode};
 use meshcast_mesh::{Mesh, VertexAttribute};
 
 /// Items one rayon task encodes at least.
@@ -15,8 +16,8 @@ const PARALLEL_GRAIN: usize = 1 << 14;
 /// since a cache holds at most `u32::MAX` values of an attribute.
 const NO_CORNERS: [u32; 3] = [u32::MAX; 3];
 
-/// The cache bytes of `mesh` (the format: [`super`]).
-pub(super) fn to_bytes(mesh: &Mesh) -> Vec<u8> {
+/// The cache bytes of `mesh` (the format: [`super`]), in one buffer reserved first.
+pub(super) fn to_bytes(mesh: &Mesh) -> Result<Vec<u8>, OutOfMemory> {
     let tri_mesh = mesh.tri_mesh();
     let wide = mesh.bvh();
     let names = tri_mesh.group_names();
@@ -37,7 +38,23 @@ pub(super) fn to_bytes(mesh: &Mesh) -> Vec<u8> {
         slots: wide.primitive_order().len() as u64,
     };
 
-    let mut out = vec![0u8; HEADER_BYTES];
+    let normals = tri_mesh.normals();
+    let uvs = tri_mesh.uvs();
+    let total = HEADER_BYTES as u64
+        + 12 * (tri_mesh.positions().len() + tri_mesh.indices().len()) as u64
+        + normals.map_or(0, |n| 12 * (n.values().len() + n.indices().len()) as u64)
+        + uvs.map_or(0, |uv| {
+            (8 * uv.values().len() + 12 * uv.indices().len()) as u64
+        })
+        + name_bytes.len() as u64
+        + 4 * tri_mesh.triangle_groups().len() as u64
+        + (WideNode::ENCODED_BYTES * wide.nodes().len()) as u64
+        + 4 * wide.primitive_order().len() as u64;
+    let mut out = try_vec(
+        usize::try_from(total).unwrap_or(usize::MAX),
+        "the cache's bytes",
+    )?;
+    out.resize(HEADER_BYTES, 0);
     let mut sections: Vec<Range<usize>> = Vec::with_capacity(10);
     let mut section = |out: &mut Vec<u8>, write: &dyn Fn(&mut Vec<u8>)| {
         let start = out.len();
@@ -88,7 +105,12 @@ pub(super) fn to_bytes(mesh: &Mesh) -> Vec<u8> {
         origin: mesh.origin(),
     };
     out[..HEADER_BYTES].copy_from_slice(&header.encode());
-    out
+    debug_assert_eq!(
+        out.len() as u64,
+        total,
+        "the reservation is the file's size"
+    );
+    Ok(out)
 }
 
 /// Appends the `N` bytes `encode` makes of each item, on rayon.

@@ -45,6 +45,23 @@ impl CacheSection {
         Self::Nodes,
         Self::PrimitiveOrder,
     ];
+
+    /// What the section's decoded contents are called in an out-of-memory error.
+    pub(crate) fn buffer(self) -> &'static str {
+        match self {
+            Self::Header => "the cache's header",
+            Self::Positions => "the cache's positions",
+            Self::Indices => "the cache's triangle indices",
+            Self::NormalValues => "the cache's normals",
+            Self::NormalCorners => "the cache's normal indices",
+            Self::UvValues => "the cache's texture coordinates",
+            Self::UvCorners => "the cache's texture coordinate indices",
+            Self::GroupNames => "the cache's group names",
+            Self::TriangleGroups => "the cache's triangle groups",
+            Self::Nodes => "the cache's hierarchy nodes",
+            Self::PrimitiveOrder => "the cache's leaf order",
+        }
+    }
 }
 
 impl fmt::Display for CacheSection {
@@ -161,6 +178,8 @@ pub enum CacheProblem {
     InvalidTree(meshcast_bvh::Error),
     /// The mesh fails a check of [`TriMesh`](meshcast_mesh::TriMesh) not covered above (its message).
     InvalidMesh(String),
+    /// A section's contents, or the mesh made of them, could not be allocated.
+    OutOfMemory(meshcast_bvh::OutOfMemory),
 }
 
 impl fmt::Display for CacheProblem {
@@ -225,6 +244,7 @@ impl fmt::Display for CacheProblem {
             ),
             Self::InvalidTree(error) => write!(f, "invalid cached hierarchy: {error}"),
             Self::InvalidMesh(message) => write!(f, "invalid cached mesh: {message}"),
+            Self::OutOfMemory(source) => write!(f, "{source}"),
         }
     }
 }

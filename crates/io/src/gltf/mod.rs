@@ -70,8 +70,11 @@ pub(crate) fn read_scene(bytes: &[u8], source: Source) -> Result<Scene> {
     let options = BuildOptions::default();
     let built: Vec<Option<Arc<Mesh>>> = meshes
         .into_iter()
-        .map(|mesh| mesh.map(|mesh| Arc::new(Mesh::from_tri_mesh(mesh, &options))))
-        .collect();
+        .map(|mesh| {
+            mesh.map(|mesh| Ok(Arc::new(Mesh::try_from_tri_mesh(mesh, &options)?)))
+                .transpose()
+        })
+        .collect::<Result<_>>()?;
     let mut instances = Vec::with_capacity(placements.len());
     for placement in &placements {
         let Some(mesh) = built.get(placement.mesh).and_then(Option::as_ref) else {

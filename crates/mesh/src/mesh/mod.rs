@@ -9,7 +9,9 @@
 mod walks;
 
 use glam::{DVec3, Vec3};
-use meshcast_bvh::{BuildOptions, Bvh, Kernel, Parallel, WideBvh, WideNode, PADDING_SLOT};
+use meshcast_bvh::{
+    BuildOptions, Bvh, Kernel, OutOfMemory, Parallel, WideBvh, WideNode, PADDING_SLOT,
+};
 use meshcast_primitives::{carry_point, Aabb, Hit, Triangle, BLOCK_WIDTH};
 use rayon::prelude::*;
 
@@ -71,12 +73,13 @@ impl Mesh {
     /// default build options.
     ///
     /// # Errors
-    /// As [`TriMesh::new`]: an index out of range or a position that is not finite.
+    /// As [`TriMesh::new`]: an index out of range or a position that is not finite;
+    /// [`crate::Error::OutOfMemory`] when the build cannot allocate its buffers.
     pub fn from_triangles(positions: &[[f32; 3]], indices: &[[u32; 3]]) -> Result<Self> {
-        Ok(Self::from_tri_mesh(
+        Self::try_from_tri_mesh(
             TriMesh::from_triangles(positions, indices)?,
             &BuildOptions::default(),
-        ))
+        )
     }
 
     /// The mesh of these `f64` positions and index triples ([`TriMesh::from_f64_triangles`]:
@@ -86,7 +89,8 @@ impl Mesh {
     /// and the rest).
     ///
     /// # Errors
-    /// As [`TriMesh::new`]: an index out of range or a position that is not finite.
+    /// As [`TriMesh::new`]: an index out of range or a position that is not finite;
+    /// [`crate::Error::OutOfMemory`] when the build cannot allocate its buffers.
     ///
     /// # Examples
     /// ```
@@ -102,10 +106,10 @@ impl Mesh {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_f64_triangles(positions: &[[f64; 3]], indices: &[[u32; 3]]) -> Result<Self> {
-        Ok(Self::from_tri_mesh(
+        Self::try_from_tri_mesh(
             TriMesh::from_f64_triangles(positions, indices)?,
             &BuildOptions::default(),
-        ))
+        )
     }
 
     /// Where the origin of the mesh's coordinates lies in the world, in `f64`
@@ -121,8 +125,33 @@ impl Mesh {
     ///
     /// The hierarchy, and with it every answer, is the same on any number of threads and
     /// with either `options.parallel` (what is promised: [`Bvh::build`]).
+    ///
+    /// Aborts, as a `Vec` does, when memory runs out; [`Mesh::try_from_tri_mesh`] returns
+    /// that as an error.
     pub fn from_tri_mesh(tri_mesh: TriMesh, options: &BuildOptions) -> Self {
-        Self::build(tri_mesh, options, LeafTest::default())
+        Self::build(tri_mesh, options, LeafTest::default()).unwrap_or_else(|error| error.abort())
+    }
+
+    /// [`Mesh::from_tri_mesh`], with the build's large buffers (the build's primitives, the
+    /// binary and wide nodes, the leaf blocks) reserved through `try_reserve`, so that a mesh
+    /// too large for the memory there is gives an error rather than an abort. The build never
+    /// holds the triangles' boxes: it reads them from the triangles as it goes.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`](crate::Error::OutOfMemory), naming the buffer that did not fit
+    /// and the bytes it needed. (`tri_mesh` is dropped.)
+    ///
+    /// # Examples
+    /// ```
+    /// use meshcast_mesh::{Mesh, TriMesh};
+    ///
+    /// let tri = TriMesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?;
+    /// let mesh = Mesh::try_from_tri_mesh(tri, &Default::default())?;
+    /// assert_eq!(mesh.triangle_count(), 1);
+    /// # Ok::<(), meshcast_mesh::Error>(())
+    /// ```
+    pub fn try_from_tri_mesh(tri_mesh: TriMesh, options: &BuildOptions) -> Result<Self> {
+        Ok(Self::build(tri_mesh, options, LeafTest::default())?)
     }
 
     /// The mesh with its leaves laid out for `leaf_test` (see [`LeafTest`] for the trade);
@@ -139,7 +168,8 @@ impl Mesh {
     /// ```
     pub fn with_leaf_test(mut self, leaf_test: LeafTest) -> Self {
         if leaf_test != self.leaf_test() {
-            self.blocks = LeafBlocks::new(&self.tri_mesh, &self.wide, Parallel::Rayon, leaf_test);
+            self.blocks = LeafBlocks::new(&self.tri_mesh, &self.wide, Parallel::Rayon, leaf_test)
+                .unwrap_or_else(|error| error.abort());
         }
         self
     }
@@ -150,8 +180,11 @@ impl Mesh {
     }
 
     /// [`Mesh::from_tri_mesh`] with the leaves laid out for `leaf_test`.
-    fn build(tri_mesh: TriMesh, options: &BuildOptions, leaf_test: LeafTest) -> Self {
-        let boxes = triangle_boxes(&tri_mesh, options.parallel);
+    fn build(
+        tri_mesh: TriMesh,
+        options: &BuildOptions,
+        leaf_test: LeafTest,
+    ) -> std::result::Result<Self, OutOfMemory> {
         // Leaves are tested four triangles at a time: let the SAH count whole blocks.
         let options = BuildOptions {
             leaf_block: BLOCK_WIDTH,
@@ -159,9 +192,15 @@ impl Mesh {
         };
         // The binary tree is only a step: the collapse chooses the wide nodes and leaves of
         // least SAH cost among its subtrees.
-        let wide = WideBvh::from_binary_with(&Bvh::build(&boxes, &options), &options);
-        let blocks = LeafBlocks::new(&tri_mesh, &wide, options.parallel, leaf_test);
-        Self::from_parts(tri_mesh, wide, blocks, options)
+        // Each triangle's box is made where the build asks for it (a box array would be the
+        // build's largest buffer: 32 bytes a triangle), and the binary tree is dropped before
+        // the leaf blocks are laid out.
+        let count = tri_mesh.triangle_count();
+        let binary = Bvh::try_build_with(count, |i| triangle_box(&tri_mesh, i), &options)?;
+        let wide = WideBvh::try_from_binary_with(&binary, &options)?;
+        drop(binary);
+        let blocks = LeafBlocks::new(&tri_mesh, &wide, options.parallel, leaf_test)?;
+        Ok(Self::from_parts(tri_mesh, wide, blocks, options))
     }
 
     /// The mesh of `tri_mesh`, a hierarchy over its triangles built with `options` (here, or
@@ -201,7 +240,7 @@ impl Mesh {
         // The triangles are gathered once, in leaf order, for the leaf test; the hierarchy is
         // checked against them there, so that no check walks the triangles in random order.
         let (blocks, block_bounds) =
-            LeafBlocks::with_block_bounds(&tri_mesh, &order, Parallel::Rayon, leaf_test);
+            LeafBlocks::with_block_bounds(&tri_mesh, &order, Parallel::Rayon, leaf_test)?;
         let kept = |triangle: u32| {
             tri_mesh
                 .triangle(triangle as usize)
@@ -299,11 +338,11 @@ impl Mesh {
                 .all(|&index| index == PADDING_SLOT || !boxes[index as usize].is_empty());
         if !same_triangles {
             let kernel = self.kernel();
-            *self = Self::build(tri_mesh, &self.options, self.leaf_test());
+            *self = Self::build(tri_mesh, &self.options, self.leaf_test())?;
             return self.set_kernel(kernel);
         }
         self.wide.refit(&boxes)?;
-        self.blocks = LeafBlocks::new(&tri_mesh, &self.wide, Parallel::Rayon, self.leaf_test());
+        self.blocks = LeafBlocks::new(&tri_mesh, &self.wide, Parallel::Rayon, self.leaf_test())?;
         self.tri_mesh = tri_mesh;
         self.winding = WindingCache::default();
         Ok(())
@@ -428,12 +467,7 @@ impl Mesh {
 /// Each triangle's box, or [`Aabb::EMPTY`] for a degenerate one (which the hierarchy then
 /// leaves out), with rayon when `parallel` says so.
 fn triangle_boxes(tri_mesh: &TriMesh, parallel: Parallel) -> Vec<Aabb> {
-    let bounds = |i: usize| {
-        tri_mesh
-            .triangle(i)
-            .filter(|triangle| !triangle.is_degenerate())
-            .map_or(Aabb::EMPTY, |triangle| triangle.bounds())
-    };
+    let bounds = |i: usize| triangle_box(tri_mesh, i);
     let count = tri_mesh.triangle_count();
     match parallel {
         Parallel::Rayon => (0..count)
@@ -443,4 +477,12 @@ fn triangle_boxes(tri_mesh: &TriMesh, parallel: Parallel) -> Vec<Aabb> {
             .collect(),
         Parallel::Sequential => (0..count).map(bounds).collect(),
     }
+}
+
+/// The box of triangle `i`, empty for a degenerate one (the build leaves it out).
+fn triangle_box(tri_mesh: &TriMesh, i: usize) -> Aabb {
+    tri_mesh
+        .triangle(i)
+        .filter(|triangle| !triangle.is_degenerate())
+        .map_or(Aabb::EMPTY, |triangle| triangle.bounds())
 }

@@ -4,7 +4,9 @@
 //! matches the layout once per ray so that every layout gets its own monomorphised walk
 //! (`leaves.rs`). The packet queries are in `packet_leaves.rs`.
 
-use meshcast_bvh::{Parallel, TraversalCounts, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT};
+use meshcast_bvh::{
+    try_vec, OutOfMemory, Parallel, TraversalCounts, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT,
+};
 use meshcast_primitives::{
     Aabb, BlockRay, Hit, Ray, TransformBlock, TransformRay, Triangle, TriangleBlock,
     TriangleTransform, BLOCK_WIDTH,
@@ -32,13 +34,13 @@ pub(crate) enum LeafBlocks {
 
 impl LeafBlocks {
     /// The blocks of `tri_mesh`'s triangles in `wide`'s padded leaf order for `leaf_test`,
-    /// made with rayon when `parallel` says so.
+    /// made with rayon when `parallel` says so; [`OutOfMemory`] if they cannot be allocated.
     pub(crate) fn new(
         tri_mesh: &TriMesh,
         wide: &WideBvh,
         parallel: Parallel,
         leaf_test: LeafTest,
-    ) -> Self {
+    ) -> Result<Self, OutOfMemory> {
         Self::from_order(tri_mesh, wide.primitive_order(), parallel, leaf_test)
     }
 
@@ -54,8 +56,8 @@ impl LeafBlocks {
         order: &[u32],
         parallel: Parallel,
         leaf_test: LeafTest,
-    ) -> (Self, Vec<Option<Aabb>>) {
-        let laid_out = Self::from_order(tri_mesh, order, parallel, leaf_test);
+    ) -> Result<(Self, Vec<Option<Aabb>>), OutOfMemory> {
+        let laid_out = Self::from_order(tri_mesh, order, parallel, leaf_test)?;
         let bounds = match &laid_out {
             Self::Watertight(blocks) => map(blocks, parallel, |block| {
                 // Unused lanes have NaN corners; a mesh's corners are finite.
@@ -65,8 +67,8 @@ impl LeafBlocks {
             Self::Transform(_) => blocks(order, parallel, |slots| {
                 block_bounds(triangles(tri_mesh, slots))
             }),
-        };
-        (laid_out, bounds)
+        }?;
+        Ok((laid_out, bounds))
     }
 
     /// The blocks of `order`'s slots in the layout of `leaf_test`, each filled lane by lane
@@ -76,15 +78,15 @@ impl LeafBlocks {
         order: &[u32],
         parallel: Parallel,
         leaf_test: LeafTest,
-    ) -> Self {
-        match leaf_test {
+    ) -> Result<Self, OutOfMemory> {
+        Ok(match leaf_test {
             LeafTest::Watertight => Self::Watertight(blocks(order, parallel, |slots| {
                 let mut block = TriangleBlock::EMPTY;
                 for (lane, triangle) in triangles(tri_mesh, slots).enumerate() {
                     block.set(lane, &triangle);
                 }
                 block
-            })),
+            })?),
             LeafTest::Transform => Self::Transform(blocks(order, parallel, |slots| {
                 let mut block = TransformBlock::EMPTY;
                 for (lane, triangle) in triangles(tri_mesh, slots).enumerate() {
@@ -95,8 +97,8 @@ impl LeafBlocks {
                     }
                 }
                 block
-            })),
-        }
+            })?),
+        })
     }
 
     /// The test these blocks are laid out for.
@@ -163,20 +165,22 @@ impl MeshLeaves<'_> {
     }
 }
 
-/// `f` of each item, in order, on rayon when `parallel` says so.
+/// `f` of each item, in order, on rayon when `parallel` says so, in a buffer reserved first.
 fn map<T: Sync, B: Send>(
     items: &[T],
     parallel: Parallel,
     f: impl Fn(&T) -> B + Sync + Send,
-) -> Vec<B> {
+) -> Result<Vec<B>, OutOfMemory> {
+    let mut out = try_vec(items.len(), "the leaf blocks' boxes")?;
     match parallel {
         Parallel::Rayon => items
             .par_iter()
             .with_min_len(PARALLEL_BLOCKS)
             .map(f)
-            .collect(),
-        Parallel::Sequential => items.iter().map(f).collect(),
+            .collect_into_vec(&mut out),
+        Parallel::Sequential => out.extend(items.iter().map(f)),
     }
+    Ok(out)
 }
 
 /// `block` of each block's slots of `order`, in order, on rayon when `parallel` says so.
@@ -184,15 +188,17 @@ fn blocks<B: Send>(
     order: &[u32],
     parallel: Parallel,
     block: impl Fn(&[u32]) -> B + Sync + Send,
-) -> Vec<B> {
+) -> Result<Vec<B>, OutOfMemory> {
+    let mut out = try_vec(order.len().div_ceil(BLOCK_WIDTH), "the leaf blocks")?;
     match parallel {
         Parallel::Rayon => order
             .par_chunks(BLOCK_WIDTH)
             .with_min_len(PARALLEL_BLOCKS)
             .map(block)
-            .collect(),
-        Parallel::Sequential => order.chunks(BLOCK_WIDTH).map(block).collect(),
+            .collect_into_vec(&mut out),
+        Parallel::Sequential => out.extend(order.chunks(BLOCK_WIDTH).map(block)),
     }
+    Ok(out)
 }
 
 /// The triangles of a block's slots, padding and slots naming no triangle left out.
