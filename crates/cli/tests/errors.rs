@@ -187,8 +187,9 @@ fn dir_png(test: &str) -> String {
 }
 
 /// Issue 72: a file larger than the memory the process may use is one line and a non-zero
-/// exit, not an abort (signal 6). The file is sparse (a PLY header, then 8 GiB that take no
-/// disk), and an address-space limit of 2 GB refuses the buffer for its bytes at once.
+/// exit, not an abort (signal 6). The files are sparse (8 GiB that take no disk), and an
+/// address-space limit of 2 GB refuses, for an OBJ file, the buffer for its bytes, and for a
+/// PLY file, streamed, the positions of the 500 million vertices its header declares.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_mesh_larger_than_memory_is_an_error_not_an_abort() {
@@ -196,34 +197,41 @@ fn a_mesh_larger_than_memory_is_an_error_not_an_abort() {
     use std::os::unix::process::ExitStatusExt;
 
     let dir = scratch("out-of-memory");
-    let file = dir.join("huge.ply");
-    let mut ply = std::fs::File::create(&file).unwrap();
-    ply.write_all(
-        b"ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\n\
-          property float y\nproperty float z\nelement face 1\n\
-          property list uchar int vertex_indices\nend_header\n",
-    )
-    .unwrap();
-    ply.set_len(8 << 30).unwrap();
-    drop(ply);
-    let output = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -v 2000000 && exec \"$0\" info \"$1\"")
-        .arg(env!("CARGO_BIN_EXE_meshcast"))
-        .arg(&file)
-        .output()
-        .expect("run meshcast under sh");
-    assert_eq!(
-        output.status.signal(),
-        None,
-        "killed by a signal: {output:?}"
-    );
-    let out = crate::support::Run::from(output);
-    assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert_clean_failure(
-        &out,
-        "out of memory: the file's bytes needs 8589934592 bytes",
-    );
-    assert!(out.stderr.contains("huge.ply"), "{}", out.stderr);
+    for (name, head, error) in [
+        (
+            "huge.obj",
+            &b"v 0 0 0\n"[..],
+            "out of memory: the file's bytes needs 8589934592 bytes",
+        ),
+        (
+            "huge.ply",
+            b"ply\nformat binary_little_endian 1.0\nelement vertex 500000000\n\
+              property float x\nproperty float y\nproperty float z\nelement face 1\n\
+              property list uchar int vertex_indices\nend_header\n",
+            "out of memory: the PLY file's vertices needs 6000000000 bytes",
+        ),
+    ] {
+        let file = dir.join(name);
+        let mut mesh = std::fs::File::create(&file).unwrap();
+        mesh.write_all(head).unwrap();
+        mesh.set_len(8 << 30).unwrap();
+        drop(mesh);
+        let output = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 2000000 && exec \"$0\" info \"$1\"")
+            .arg(env!("CARGO_BIN_EXE_meshcast"))
+            .arg(&file)
+            .output()
+            .expect("run meshcast under sh");
+        assert_eq!(
+            output.status.signal(),
+            None,
+            "{name} killed by a signal: {output:?}"
+        );
+        let out = crate::support::Run::from(output);
+        assert_eq!(out.code, Some(1), "{name}: {}", out.stderr);
+        assert_clean_failure(&out, error);
+        assert!(out.stderr.contains(name), "{}", out.stderr);
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

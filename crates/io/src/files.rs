@@ -10,18 +10,32 @@ use meshcast_bvh::BuildOptions;
 use meshcast_mesh::{Mesh, Scene, TriMesh};
 
 use crate::cache;
-use crate::read::{read_scene, read_tri_mesh};
+use crate::read::{read_scene, read_tri_mesh, scene_of};
 use crate::source::{format_of_file, given_or_detected, read_file, Source};
 use crate::{Error, Format, Result};
 
 /// A reader of bytes in a known format.
 type Reader<T> = fn(&[u8], Format, Source) -> Result<T>;
 
-/// What `read` makes of the file at `path`, in the format its name or content says.
-fn from_file<T>(path: &Path, read: Reader<T>) -> Result<T> {
-    let bytes = read_file(path)?;
+/// What `read` makes of the file at `path`, in the format its name or content says; a PLY
+/// file is streamed into its mesh instead, never held whole, and `from_mesh` makes the `T`.
+fn from_file<T>(path: &Path, read: Reader<T>, from_mesh: fn(TriMesh) -> Result<T>) -> Result<T> {
     let source = Source::file(path);
+    if let Some(tri_mesh) = streamed(path)? {
+        return from_mesh(tri_mesh);
+    }
+    let bytes = read_file(path)?;
     read(&bytes, format_of_file(source, &bytes)?, source)
+}
+
+/// The mesh of the file at `path` if it is a PLY file, read as it streams in.
+fn streamed(path: &Path) -> Result<Option<TriMesh>> {
+    #[cfg(feature = "ply")]
+    if let Some((input, size)) = crate::source::ply_file(path)? {
+        return crate::ply::read_from(input, Some(size), Source::file(path)).map(Some);
+    }
+    let _ = path;
+    Ok(None)
 }
 
 /// What `read` makes of `bytes` in `format`, or in the format they look like.
@@ -119,7 +133,7 @@ pub trait TriMeshFiles: Sized {
 
 impl TriMeshFiles for TriMesh {
     fn from_path(path: impl AsRef<Path>) -> Result<Self> {
-        from_file(path.as_ref(), read_tri_mesh)
+        from_file(path.as_ref(), read_tri_mesh, Ok)
     }
 
     fn from_bytes(bytes: &[u8], format: Option<Format>) -> Result<Self> {
@@ -224,6 +238,9 @@ pub trait MeshFiles: Sized {
 impl MeshFiles for Mesh {
     fn from_path(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
+        if let Some(tri_mesh) = streamed(path)? {
+            return Ok(Self::try_from_tri_mesh(tri_mesh, &BuildOptions::default())?);
+        }
         let bytes = read_file(path)?;
         let source = Source::file(path);
         let format = format_of_file(source, &bytes)?;
@@ -336,7 +353,9 @@ pub trait SceneFiles: Sized {
 
 impl SceneFiles for Scene {
     fn from_path(path: impl AsRef<Path>) -> Result<Self> {
-        from_file(path.as_ref(), read_scene)
+        from_file(path.as_ref(), read_scene, |tri_mesh| {
+            scene_of(Mesh::try_from_tri_mesh(tri_mesh, &BuildOptions::default())?)
+        })
     }
 
     fn from_bytes(bytes: &[u8], format: Option<Format>) -> Result<Self> {

@@ -56,9 +56,13 @@ pub(crate) fn read_scene(bytes: &[u8], format: Format, source: Source) -> Result
     if format == Format::Gltf {
         return gltf::read_scene(bytes, source);
     }
-    let mesh = Arc::new(read_mesh(bytes, format, source)?);
+    scene_of(read_mesh(bytes, format, source)?)
+}
+
+/// The scene of one instance, untransformed, of `mesh`.
+pub(crate) fn scene_of(mesh: Mesh) -> Result<Scene> {
     Ok(Scene::from_instances([Instance::new(
-        mesh,
+        Arc::new(mesh),
         glam::Affine3A::IDENTITY,
     )?]))
 }

@@ -2,6 +2,8 @@
 
 use std::fs::File;
 use std::io::Read;
+#[cfg(feature = "ply")]
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use meshcast_bvh::try_vec;
@@ -27,6 +29,12 @@ impl<'a> Source<'a> {
     /// `place` in this source.
     pub(crate) fn at(self, place: Place) -> Location {
         Location::new(self.file, place)
+    }
+
+    /// The file's path, or `<bytes>` for memory, for [`Error::Io`].
+    #[cfg(feature = "ply")]
+    pub(crate) fn path(self) -> &'a Path {
+        self.file.unwrap_or(Path::new("<bytes>"))
     }
 
     /// The folder that files named by this one are relative to (none for memory).
@@ -56,6 +64,23 @@ pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>> {
     })?;
     file.read_to_end(&mut bytes).map_err(io_error)?;
     Ok(bytes)
+}
+
+/// The file at `path` opened to be streamed, with its size, if it is a PLY file: one whose
+/// content starts as PLY does, named `.ply` or by no other format's extension that its
+/// content could match (a file named `.stl` is read whole, as its size decides).
+#[cfg(feature = "ply")]
+pub(crate) fn ply_file(path: &Path) -> Result<Option<(BufReader<File>, u64)>> {
+    let io_error = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io_error)?;
+    let size = file.metadata().map_or(0, |m| m.len());
+    let mut input = BufReader::with_capacity(1 << 16, file);
+    let head = input.fill_buf().map_err(io_error)?;
+    let streamed = Format::Ply.accepts(head) && Format::from_extension(path) != Some(Format::Stl);
+    Ok(streamed.then_some((input, size)))
 }
 
 /// `format` if given, else the one `bytes` look like.

@@ -360,3 +360,132 @@ fn hostile_counts_give_truncated_without_allocating_for_them() {
         assert!(read(&bytes).is_err(), "{encoding}");
     }
 }
+
+/// A mesh in every encoding: `double` positions far from the origin with float normals and
+/// texture coordinates and a skipped colour, an element before the vertices with a list,
+/// triangles, a concave polygon, and a polygon of `ring` corners whose list is larger than
+/// the binary reader's window of a megabyte, with a skipped flag and a skipped list after it.
+fn every_kind_of_face(encoding: &str, ring: usize) -> Vec<u8> {
+    let far = 5.0e6;
+    let mut vertices: Vec<[f64; 3]> = vec![[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [1.0, 1.0, 0.0]];
+    vertices.extend([[2.0, 2.0, 0.0], [0.0, 2.0, 0.0]]);
+    let first_ring = vertices.len();
+    vertices.extend((0..ring).map(|k| {
+        let angle = k as f64 / ring as f64 * std::f64::consts::TAU;
+        [10.0 + angle.cos(), angle.sin(), 1.0]
+    }));
+    let faces: Vec<Vec<u32>> = vec![
+        vec![0, 1, 2],
+        vec![0, 1, 2, 3, 4],
+        (first_ring..first_ring + ring).map(|k| k as u32).collect(),
+        vec![2, 3, 4],
+    ];
+    let mut bytes = format!(
+        "ply\nformat {encoding} 1.0\nelement material 2\nproperty list uchar short weights\n\
+         element vertex {}\nproperty double x\nproperty double y\nproperty double z\n\
+         property float nx\nproperty float ny\nproperty float nz\nproperty uchar red\n\
+         property float s\nproperty float t\nelement face {}\n\
+         property list uint int vertex_indices\nproperty uchar flags\n\
+         property list uchar float weights\nend_header\n",
+        vertices.len(),
+        faces.len()
+    )
+    .into_bytes();
+    let big = encoding == "binary_big_endian";
+    let put = |bytes: &mut Vec<u8>, le: &[u8], text: String| {
+        if encoding == "ascii" {
+            bytes.extend_from_slice(text.as_bytes());
+            bytes.push(b' ');
+        } else if big {
+            bytes.extend(le.iter().rev());
+        } else {
+            bytes.extend_from_slice(le);
+        }
+    };
+    let end_line = |bytes: &mut Vec<u8>| {
+        if encoding == "ascii" {
+            bytes.pop();
+            bytes.push(b'\n');
+        }
+    };
+    for weights in [vec![7i16], vec![1, -2, 3]] {
+        put(
+            &mut bytes,
+            &[weights.len() as u8],
+            weights.len().to_string(),
+        );
+        for w in weights {
+            put(&mut bytes, &w.to_le_bytes(), w.to_string());
+        }
+        end_line(&mut bytes);
+    }
+    for (i, v) in vertices.iter().enumerate() {
+        for c in [v[0] + far, v[1] - far, v[2]] {
+            put(&mut bytes, &c.to_le_bytes(), c.to_string());
+        }
+        for c in [0.0f32, 0.0, 1.0, 0.5, i as f32, 0.25] {
+            if c == 0.5 {
+                put(&mut bytes, &[200], "200".into());
+                continue;
+            }
+            put(&mut bytes, &c.to_le_bytes(), c.to_string());
+        }
+        end_line(&mut bytes);
+    }
+    for face in &faces {
+        put(
+            &mut bytes,
+            &(face.len() as u32).to_le_bytes(),
+            face.len().to_string(),
+        );
+        for &i in face {
+            put(&mut bytes, &(i as i32).to_le_bytes(), i.to_string());
+        }
+        put(&mut bytes, &[1], "1".into());
+        put(&mut bytes, &[2], "2".into());
+        for w in [0.5f32, 0.5] {
+            put(&mut bytes, &w.to_le_bytes(), w.to_string());
+        }
+        end_line(&mut bytes);
+    }
+    bytes
+}
+
+/// Binary files give the mesh their ASCII twin gives, from memory and streamed from a file
+/// through the reader's window, whatever the records' sizes.
+#[test]
+fn binary_files_stream_into_the_mesh_their_ascii_twin_gives() -> Result<()> {
+    let ring = 300_000;
+    let expected = read(&every_kind_of_face("ascii", ring))?;
+    assert_eq!(expected.triangle_count(), 1 + 3 + (ring - 2) + 1);
+    assert_ne!(expected.origin(), glam::DVec3::ZERO, "far from the origin");
+    assert_eq!(expected.warnings().len(), 1, "the concave polygon");
+    let dir = std::env::temp_dir().join(format!("meshcast-ply-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for encoding in ["binary_little_endian", "binary_big_endian"] {
+        let bytes = every_kind_of_face(encoding, ring);
+        let file = dir.join(format!("{encoding}.ply"));
+        std::fs::write(&file, &bytes).unwrap();
+        for mesh in [read(&bytes)?, TriMesh::from_path(&file)?] {
+            assert_eq!(mesh.positions(), expected.positions(), "{encoding}");
+            assert_eq!(mesh.indices(), expected.indices(), "{encoding}");
+            assert_eq!(mesh.origin(), expected.origin(), "{encoding}");
+            assert_eq!(mesh.normals(), expected.normals(), "{encoding}");
+            assert_eq!(mesh.uvs(), expected.uvs(), "{encoding}");
+            assert_eq!(mesh.warnings(), expected.warnings(), "{encoding}");
+        }
+        // Cut anywhere, a streamed file is truncated where its bytes are.
+        for cut in [bytes.len() - 1, bytes.len() / 2, 700] {
+            std::fs::write(&file, &bytes[..cut]).unwrap();
+            let err = TriMesh::from_path(&file).expect_err("cut short");
+            assert!(
+                matches!(err, Error::Truncated { .. }),
+                "{encoding} {cut}: {err}"
+            );
+            let from_memory = read(&bytes[..cut]).expect_err("cut short");
+            assert_eq!(place(&err), place(&from_memory), "{encoding} {cut}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    Ok(())
+}
