@@ -151,7 +151,7 @@ pub fn build(tri_mesh: TriMesh, quality: Quality) -> Result<Mesh> {
         quality,
         ..BuildOptions::default()
     };
-    Ok(Mesh::try_from_tri_mesh(tri_mesh, &options).context("building the hierarchy")?)
+    Mesh::try_from_tri_mesh(tri_mesh, &options).context("building the hierarchy")
 }
 
 /// The bundled Stanford bunny: `assets/stanford-bunny.obj` under the current folder if it is
