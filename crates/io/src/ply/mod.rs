@@ -493,9 +493,8 @@ impl Data {
         if corners < 3 {
             return Err(Error::FaceTooSmall { at: at(), corners });
         }
-        let mut vertices = [0u32; 3];
-        for (k, &corner) in face.corners.iter().enumerate() {
-            let vertex = u32::try_from(corner)
+        let vertex = |corner: i64| {
+            u32::try_from(corner)
                 .ok()
                 .filter(|&vertex| (vertex as usize) < vertex_count)
                 .ok_or_else(|| Error::FaceIndexOutOfRange {
@@ -503,52 +502,31 @@ impl Data {
                     kind: IndexKind::Position,
                     index: corner,
                     count: vertex_count,
-                })?;
-            match vertices.get_mut(k) {
-                Some(slot) => *slot = vertex,
-                None => {
-                    if k == 3 {
-                        self.start_polygon(index, vertices, source)?;
-                    }
-                    push(
-                        &mut self.polygon_corners,
-                        vertex,
-                        "the PLY file's faces",
-                        source,
-                    )?;
-                }
-            }
-        }
+                })
+        };
         let what = "the mesh's triangles";
-        match self.polygons.last_mut() {
-            Some(polygon) if polygon.face == index => {
-                polygon.corners = corners;
-                // Placeholders, `corners - 2` of them, replaced once the positions are known.
-                for _ in 0..corners - 2 {
-                    push(&mut self.indices, vertices, what, source)?;
-                }
-            }
-            _ => push(&mut self.indices, vertices, what, source)?,
+        if let [a, b, c] = face.corners[..] {
+            return push(
+                &mut self.indices,
+                [vertex(a)?, vertex(b)?, vertex(c)?],
+                what,
+                source,
+            );
         }
-        Ok(())
-    }
-
-    /// Starts the polygon of face `face`, whose first three corners are `first`.
-    fn start_polygon(&mut self, face: usize, first: [u32; 3], source: Source) -> Result<()> {
         let polygon = Polygon {
-            face,
+            face: index,
             first_triangle: self.indices.len(),
             first_corner: self.polygon_corners.len(),
-            corners: 0,
+            corners,
         };
+        for &corner in &face.corners {
+            let faces = "the PLY file's faces";
+            push(&mut self.polygon_corners, vertex(corner)?, faces, source)?;
+        }
         push(&mut self.polygons, polygon, "the PLY file's faces", source)?;
-        for vertex in first {
-            push(
-                &mut self.polygon_corners,
-                vertex,
-                "the PLY file's faces",
-                source,
-            )?;
+        // Placeholders, `corners - 2` of them, replaced once the positions are known.
+        for _ in 0..corners - 2 {
+            push(&mut self.indices, [0; 3], what, source)?;
         }
         Ok(())
     }
