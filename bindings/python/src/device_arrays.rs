@@ -87,6 +87,24 @@ fn interface<'py>(object: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyDi
     }
 }
 
+/// Torch's current stream on `tensor`'s device, where the work that writes it is queued;
+/// `None` for the legacy default stream (torch's `cuda_stream` 0), which the queries' own
+/// stream follows anyway.
+///
+/// # Errors
+/// `TypeError` if torch cannot name it.
+fn torch_current_stream(tensor: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
+    let stream: u64 = tensor
+        .py()
+        .import("torch")?
+        .getattr("cuda")?
+        .call_method1("current_stream", (tensor.getattr("device")?,))?
+        .getattr("cuda_stream")?
+        .extract()
+        .map_err(|err| PyTypeError::new_err(format!("torch's current stream: {err}")))?;
+    Ok((stream != 0).then_some(stream))
+}
+
 fn type_name(object: &Bound<'_, PyAny>) -> String {
     object
         .get_type()
@@ -188,6 +206,9 @@ impl DeviceInput {
                 }
                 Some(stream)
             }
+            // A version 2 interface names no stream; torch's (which is one) leaves out the
+            // stream its tensors' work is queued on: its current stream.
+            _ if Framework::of(object) == Framework::Torch => torch_current_stream(object)?,
             _ => None,
         };
         let layout = RowLayout::of(&shape, strides.as_deref(), 4, width).map_err(|reason| {

@@ -286,13 +286,22 @@ def test_answers_live_on_the_device_with_no_copy(cuda_mesh, torch, mesh):
 
 
 def test_the_rays_stream_is_waited_for(cuda_mesh, torch, mesh):
+    # torch's interface (version 2) names no stream: meshcast waits for torch's current
+    # stream, where the rays are still being written when the query is asked (the stream
+    # sleeps first), so answers made without waiting would be of zero rays.
     host = ray_set(mesh).astype(np.float32)
+    source = torch.from_numpy(host).cuda()
+    rays = torch.zeros_like(source)
+    torch.cuda.synchronize()
     side = torch.cuda.Stream()
     with torch.cuda.stream(side):
-        rays = torch.from_numpy(host).cuda(non_blocking=True) * 1.0
-        assert rays.__cuda_array_interface__["stream"] not in (None, 1, 2)
+        torch.cuda._sleep(100_000_000)
+        rays.copy_(source)
         answers = cuda_mesh.cast_rays(rays)
+        occluded = cuda_mesh.test_occlusions(rays)
+    torch.cuda.synchronize()
     np.testing.assert_array_equal(answers["t_hit"].cpu().numpy(), cuda_mesh.cast_rays(host)["t_hit"])
+    np.testing.assert_array_equal(occluded.cpu().numpy(), cuda_mesh.test_occlusions(host))
 
 
 def test_bad_tensors_are_typed_errors(cuda_mesh, torch, mesh):

@@ -177,3 +177,24 @@ fn the_cuda_kernel_streams_chunks_and_follows_deformations() {
         }
     }
 }
+
+/// A mesh whose memory is freed on another thread, one that never used the back end (as a
+/// Python thread dropping the last reference does), leaves the back end answering there and
+/// here: on the device, freeing without the context bound failed and left its error pending
+/// for the next call, an upload that then failed with `CUDA_ERROR_INVALID_CONTEXT`.
+#[test]
+fn a_mesh_freed_on_another_thread_leaves_the_back_end_working() {
+    for gpu in back_ends() {
+        let mesh = mesh_of(torus(1.0, 0.4, 24, 12));
+        let rays = random_rays(mesh.bounds(), 2_000, 6);
+        for _ in 0..3 {
+            let on_gpu = upload(&gpu, &mesh);
+            check(&gpu, &on_gpu, &rays, "before the other thread frees one");
+            std::thread::spawn(move || drop(on_gpu))
+                .join()
+                .expect("dropped");
+            let again = upload(&gpu, &mesh);
+            check(&gpu, &again, &rays, "after the other thread freed one");
+        }
+    }
+}

@@ -8,7 +8,7 @@
 
 use cudarc::driver::{sys, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 
-use super::driver::{cuda_error, DeviceMesh, BLOCK};
+use super::driver::{bind_before_freeing, cuda_error, DeviceMesh, BLOCK};
 use super::{CudaMesh, Mode};
 use crate::layout::GpuRay;
 use crate::{Error, Result};
@@ -253,6 +253,7 @@ impl Drop for DeviceBuffer {
             // Other streams (the caller's framework's) may still read it: wait for every
             // stream of the context before it is freed on this one.
             Memory::Device(slice, _) => {
+                bind_before_freeing(slice.context());
                 let _ = slice.context().synchronize();
             }
             #[cfg(feature = "host-kernel")]

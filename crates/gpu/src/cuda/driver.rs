@@ -145,6 +145,29 @@ pub(crate) struct DeviceMesh {
     pub(super) tables: OnceLock<(CudaSlice<u32>, CudaSlice<f32>)>,
 }
 
+/// Makes `context` current on the calling thread before memory of it is freed here: cudarc
+/// frees device and pinned memory without binding the context, which on a thread that never
+/// used it (a Python thread dropping the last reference to a mesh, say) fails with
+/// `CUDA_ERROR_INVALID_CONTEXT`, leaks the memory and leaves that error pending in the
+/// context for the next call, whatever it is. An error already pending stays pending.
+pub(super) fn bind_before_freeing(context: &CudaContext) {
+    let pending = context.check_err();
+    context.record_err(context.bind_to_thread());
+    context.record_err(pending);
+}
+
+impl Drop for DeviceMesh {
+    fn drop(&mut self) {
+        bind_before_freeing(self.stream.context());
+    }
+}
+
+impl Drop for DeviceRays {
+    fn drop(&mut self) {
+        bind_before_freeing(self.rays.context());
+    }
+}
+
 /// Rays kept on the device for timing the kernel alone, with room for their answers.
 pub(crate) struct DeviceRays {
     count: usize,
