@@ -41,7 +41,7 @@ use crate::kernel::{Backend, BACKEND_VARIABLE};
 #[cfg(feature = "host-kernel")]
 use crate::layout::{GpuNode, GpuTriangle};
 use crate::layout::{GpuRay, Layout};
-use crate::stream::RaySource;
+use crate::rays::RaySource;
 use crate::{Error, Result};
 
 mod device_rays;
