@@ -30,7 +30,7 @@ fi
 # Registers and local memory of the embedded PTX, as the machine's ptxas builds it for this GPU
 # (the embedded sm_90 code: 72 registers and 20 bytes of spills for closest hits, 64 for any hit,
 # build_kernels.py --verbose).
-ptxas -arch=sm_90 -v -o /dev/null crates/gpu/src/cuda/kernels/compute_90.ptx 2>&1 \
+ptxas -arch=sm_90 -v -o /dev/null crates/gpu/generated/compute_90.ptx 2>&1 \
     | grep -E "Compiling|registers|stack|spill"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .diag/*.whl
 

@@ -1,5 +1,5 @@
 //! A crate's rooms import one way (ARCHITECTURE.md, "Inside meshcast-mesh", "Inside
-//! meshcast-primitives" and "Inside meshcast-bvh"): a room may use the rooms below it in its
+//! meshcast-primitives", "Inside meshcast-bvh" and "Inside meshcast-gpu"): a room may use the rooms below it in its
 //! crate's list, never one above. Read from the sources: every `crate::room` path, and every
 //! name a room takes through the crate root (`crate::Mesh`, `use crate::{Scene, ...}`),
 //! mapped to the room that defines it by the root's re-exports. Comments and test modules are left out (a doc
@@ -9,12 +9,14 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// A crate's rooms, lowest first (each may use those before it), and the files at its
-/// root that are in no room.
+/// A crate's rooms, lowest first (each may use those before it), the files at its root
+/// that are in no room, and the files that stand in for a room in another build (a
+/// feature's absent place), each with its room.
 struct Rooms {
     crate_dir: &'static str,
     rooms: &'static [&'static str],
     loose: &'static [&'static str],
+    stand_ins: &'static [(&'static str, &'static str)],
 }
 
 /// The mesh crate's rooms.
@@ -35,6 +37,7 @@ const MESH: Rooms = Rooms {
         "world",
     ],
     loose: &["lib"],
+    stand_ins: &[],
 };
 
 /// The primitives crate's rooms (`test_rng.rs` is the tests' random numbers).
@@ -51,6 +54,7 @@ const PRIMITIVES: Rooms = Rooms {
         "view",
     ],
     loose: &["lib", "test_rng"],
+    stand_ins: &[],
 };
 
 /// The bvh crate's rooms.
@@ -73,6 +77,28 @@ const BVH: Rooms = Rooms {
         "stats",
     ],
     loose: &["lib"],
+    stand_ins: &[],
+};
+
+/// The GPU crate's rooms (`shader/` holds the WGSL kernel; `cuda_absent.rs` is the CUDA back
+/// end's place without the `cuda` feature).
+const GPU: Rooms = Rooms {
+    crate_dir: "crates/gpu",
+    rooms: &[
+        "error",
+        "quantization",
+        "kernel",
+        "layout",
+        "rays",
+        "unchecked",
+        "raw_device",
+        "cuda",
+        "context",
+        "stream",
+        "gpu_mesh",
+    ],
+    loose: &["lib", "shader"],
+    stand_ins: &[("cuda_absent", "cuda")],
 };
 
 /// The code of a file without comments and without its test module.
@@ -114,7 +140,14 @@ impl Rooms {
         let lib = code(&self.source_dir().join("lib.rs"));
         let mut names = HashMap::new();
         for statement in lib.split(';') {
-            let Some(rest) = statement.trim().strip_prefix("pub use ") else {
+            // An attribute (`#[cfg(feature = "cuda")]`) may stand before the `use`.
+            let statement = statement
+                .lines()
+                .map(str::trim)
+                .skip_while(|line| line.is_empty() || line.starts_with("#["))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let Some(rest) = statement.strip_prefix("pub use ") else {
                 continue;
             };
             let Some(room) = self
@@ -131,9 +164,14 @@ impl Rooms {
         names
     }
 
-    /// Every `.rs` file of a room (its folders' included), with the room.
+    /// Every `.rs` file of a room (its folders' included; the kernels' sources, shaders and
+    /// scripts beside them are not Rust), and every stand-in, with the room.
     fn room_files(&self) -> Vec<(&'static str, PathBuf)> {
-        let mut files = Vec::new();
+        let mut files: Vec<_> = self
+            .stand_ins
+            .iter()
+            .map(|&(file, room)| (room, self.source_dir().join(format!("{file}.rs"))))
+            .collect();
         for &room in self.rooms {
             let file = self.source_dir().join(format!("{room}.rs"));
             if file.exists() {
@@ -149,8 +187,9 @@ impl Rooms {
                         folders.push(path);
                         continue;
                     }
-                    assert_eq!(path.extension().and_then(|e| e.to_str()), Some("rs"));
-                    files.push((room, path));
+                    if path.extension().and_then(|e| e.to_str()) == Some("rs") {
+                        files.push((room, path));
+                    }
                 }
             }
         }
@@ -224,7 +263,9 @@ impl Rooms {
             let path = entry.expect("listable").path();
             let name = path.file_stem().and_then(|s| s.to_str()).expect("a name");
             assert!(
-                self.loose.contains(&name) || self.rooms.contains(&name),
+                self.loose.contains(&name)
+                    || self.rooms.contains(&name)
+                    || self.stand_ins.iter().any(|&(file, _)| file == name),
                 "{} is in no room of ARCHITECTURE.md's map",
                 path.display()
             );
@@ -241,6 +282,12 @@ fn rooms_import_only_the_rooms_below_them() {
         ("WideBvh", "wide"),
         ("Kernel", "simd"),
     ]);
+    GPU.assert_imports_point_down(&[
+        ("Gpu", "context"),
+        ("GpuMesh", "gpu_mesh"),
+        ("RaySource", "rays"),
+        ("DeviceRays", "cuda"),
+    ]);
 }
 
 #[test]
@@ -248,4 +295,5 @@ fn every_module_is_in_a_room() {
     MESH.assert_every_module_is_in_a_room();
     PRIMITIVES.assert_every_module_is_in_a_room();
     BVH.assert_every_module_is_in_a_room();
+    GPU.assert_every_module_is_in_a_room();
 }

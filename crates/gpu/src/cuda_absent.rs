@@ -7,7 +7,7 @@ use meshcast_primitives::Ray;
 
 use crate::kernel::{Backend, BACKEND_VARIABLE};
 use crate::layout::Layout;
-use crate::stream::RaySource;
+use crate::rays::RaySource;
 use crate::{Error, Result};
 
 /// The queries the CUDA kernel answers.

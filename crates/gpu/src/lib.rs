@@ -145,6 +145,7 @@ mod kernel;
 mod layout;
 mod quantization;
 mod raw_device;
+mod rays;
 mod stream;
 mod unchecked;
 
@@ -161,4 +162,4 @@ pub use kernel::{
     STACK_VARIABLE, WORKGROUP_VARIABLE,
 };
 pub use layout::{T_ERROR_BOUND, UV_ERROR_BOUND};
-pub use stream::RaySource;
+pub use rays::RaySource;

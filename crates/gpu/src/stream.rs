@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 
 use crate::Result;
 use bytemuck::Zeroable;
-use meshcast_primitives::Ray;
 use rayon::prelude::*;
 
 use crate::context::{checked, gpu_error, Shared};
 use crate::kernel::profiling;
 use crate::layout::{GpuRay, Params};
+use crate::rays::RaySource;
 
 /// The most workgroups along one dimension of a dispatch.
 const MAX_GROUPS_PER_ROW: u32 = 65_535;
@@ -21,52 +21,6 @@ const MAX_GROUPS_PER_ROW: u32 = 65_535;
 /// Rays written per parallel task, and per block converted on a task's stack.
 const TASK_RAYS: usize = 16_384;
 const WRITE_BLOCK: usize = 512;
-
-/// Rays the GPU queries read: a slice of [`Ray`]s, or any other array of rays (the Python
-/// package's numpy rows, say) without a `Vec<Ray>` made of them first. The GPU queries
-/// write each ray straight into the GPU's upload buffer, in parallel.
-pub trait RaySource: Sync {
-    /// How many rays.
-    fn len(&self) -> usize;
-
-    /// Whether there are none.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Ray `index`, below [`RaySource::len`].
-    fn ray(&self, index: usize) -> Ray;
-}
-
-impl RaySource for [Ray] {
-    fn len(&self) -> usize {
-        <[Ray]>::len(self)
-    }
-
-    fn ray(&self, index: usize) -> Ray {
-        self[index]
-    }
-}
-
-impl RaySource for Vec<Ray> {
-    fn len(&self) -> usize {
-        Vec::len(self)
-    }
-
-    fn ray(&self, index: usize) -> Ray {
-        self[index]
-    }
-}
-
-impl<const N: usize> RaySource for [Ray; N] {
-    fn len(&self) -> usize {
-        N
-    }
-
-    fn ray(&self, index: usize) -> Ray {
-        self[index]
-    }
-}
 
 /// Where a launch's rays come from: the host, or a camera on the GPU (its parameters and
 /// pixel count).

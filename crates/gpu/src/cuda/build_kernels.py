@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Remakes the kernels the CUDA back end embeds (`kernels/`) from `kernel.cu`, with NVRTC:
+"""Remakes the kernels the CUDA back end embeds (`crates/gpu/generated/`, out of `src/`) from `kernel.cu`, with NVRTC:
 nvcc's own front end and NVVM optimiser as a library, from NVIDIA's Python wheel, so no CUDA
 toolkit and no GPU are needed.
 
@@ -25,7 +25,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "kernels")
+OUT = os.path.join(HERE, "..", "..", "generated")
 CUBINS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90"]
 PTX = "compute_90"
 WHEEL = "nvidia-cuda-nvrtc-cu12==12.8.93"

@@ -19,7 +19,7 @@ use crate::kernel::profiling;
 use crate::layout::GpuRay;
 #[cfg(feature = "host-kernel")]
 use crate::layout::{GpuNode, GpuTriangle};
-use crate::stream::RaySource;
+use crate::rays::RaySource;
 use crate::{Error, Result};
 
 /// The kernel's rays per block (`kernel.cu`'s `WORKGROUP`, its launch bound).

@@ -11,7 +11,7 @@
 //! shorter path where an NVIDIA driver is present, and wgpu stays for every other GPU, for
 //! the other queries (counts, hit lists, camera rays made on the GPU, culling) and for CI.
 //!
-//! What is embedded (`kernels/`, made by `build_kernels.py` with NVRTC 12.8, nvcc's front end
+//! What is embedded (`crates/gpu/generated/`, made by `build_kernels.py` with NVRTC 12.8, nvcc's front end
 //! and optimiser as a library): machine code for Turing to Hopper (sm_75, sm_80, sm_86, sm_89,
 //! sm_90), which every CUDA 12 or later driver (R525 on) loads as it is, and PTX for compute
 //! capability 9.0, which the driver compiles for later GPUs (their drivers, R570 on, read PTX
@@ -41,7 +41,7 @@ use crate::kernel::{Backend, BACKEND_VARIABLE};
 #[cfg(feature = "host-kernel")]
 use crate::layout::{GpuNode, GpuTriangle};
 use crate::layout::{GpuRay, Layout};
-use crate::stream::RaySource;
+use crate::rays::RaySource;
 use crate::{Error, Result};
 
 mod device_rays;
@@ -53,15 +53,15 @@ pub use device_rays::{DeviceBuffer, DeviceCast, DeviceRays, DeviceRows};
 /// The machine code of `kernel.cu` per architecture (`build_kernels.py`): compute capability
 /// (major, minor) and the cubin.
 const CUBINS: [((u32, u32), &[u8]); 5] = [
-    ((7, 5), include_bytes!("kernels/sm_75.cubin")),
-    ((8, 0), include_bytes!("kernels/sm_80.cubin")),
-    ((8, 6), include_bytes!("kernels/sm_86.cubin")),
-    ((8, 9), include_bytes!("kernels/sm_89.cubin")),
-    ((9, 0), include_bytes!("kernels/sm_90.cubin")),
+    ((7, 5), include_bytes!("../../generated/sm_75.cubin")),
+    ((8, 0), include_bytes!("../../generated/sm_80.cubin")),
+    ((8, 6), include_bytes!("../../generated/sm_86.cubin")),
+    ((8, 9), include_bytes!("../../generated/sm_89.cubin")),
+    ((9, 0), include_bytes!("../../generated/sm_90.cubin")),
 ];
 
 /// The PTX of `kernel.cu` for compute capability 9.0 and later (`build_kernels.py`).
-const PTX: &str = include_str!("kernels/compute_90.ptx");
+const PTX: &str = include_str!("../../generated/compute_90.ptx");
 
 /// The compute capability the embedded PTX needs at least.
 const PTX_CAPABILITY: (u32, u32) = (9, 0);
@@ -346,7 +346,7 @@ mod tests {
     /// names: remake them with `build_kernels.py` after changing the kernel.
     #[test]
     fn the_embedded_kernels_are_made_from_the_kernel_source() {
-        let manifest = include_str!("kernels/MANIFEST");
+        let manifest = include_str!("../../generated/MANIFEST");
         let named = |what: &str| {
             manifest
                 .lines()

@@ -15,7 +15,8 @@ use crate::context::Shared;
 use crate::cuda::Mode as CudaMode;
 use crate::kernel::profiling;
 use crate::layout::{Params, FLAGGED, NO_TRIANGLE};
-use crate::stream::{RaySource, Shape, Source, Workspace};
+use crate::rays::RaySource;
+use crate::stream::{Shape, Source, Workspace};
 
 impl GpuMesh {
     /// Fills the open answers on the CPU, counting them: `ray(i, data)` makes the ray of

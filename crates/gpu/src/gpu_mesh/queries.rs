@@ -9,7 +9,8 @@ use meshcast_primitives::{Camera, Hit, Ray};
 use super::launch::{Answer, Done, KernelRules, Open, Rays};
 use super::{AnswerSink, GpuMesh, GpuQuery};
 use crate::layout::{Params, FLAGGED, NO_TRIANGLE};
-use crate::stream::{RaySource, Shape, Source};
+use crate::rays::RaySource;
+use crate::stream::{Shape, Source};
 
 /// The shader's mode that answers no query but hands back the rays it made
 /// (`shader/inputs.wgsl`'s `MODE_RAYS`), for [`GpuMesh::camera_rays`].
