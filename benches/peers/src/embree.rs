@@ -8,6 +8,7 @@
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CString};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
@@ -167,6 +168,11 @@ extern "C" {
     fn rtcReleaseDevice(device: RtcDevice);
     fn rtcGetDeviceError(device: RtcDevice) -> c_int;
     fn rtcGetDeviceProperty(device: RtcDevice, prop: c_int) -> isize;
+    fn rtcSetDeviceMemoryMonitorFunction(
+        device: RtcDevice,
+        monitor: extern "C" fn(*mut c_void, isize, bool) -> bool,
+        user: *mut c_void,
+    );
     fn rtcNewScene(device: RtcDevice) -> RtcScene;
     fn rtcReleaseScene(scene: RtcScene);
     fn rtcSetSceneFlags(scene: RtcScene, flags: c_int);
@@ -226,6 +232,15 @@ impl SceneFlags {
     }
 }
 
+/// Bytes Embree's allocations hold, as its memory monitor reports them.
+static ALLOCATED: AtomicI64 = AtomicI64::new(0);
+
+/// Embree's memory monitor: adds each allocation and subtracts each release; never refuses.
+extern "C" fn monitor(_user: *mut c_void, bytes: isize, _post: bool) -> bool {
+    ALLOCATED.fetch_add(bytes as i64, Ordering::Relaxed);
+    true
+}
+
 /// An Embree device: its thread count is fixed by its configuration string.
 pub struct Device {
     raw: NonNull<c_void>,
@@ -245,7 +260,16 @@ impl Device {
         // SAFETY: `config` is a valid NUL-terminated string that outlives the call.
         let raw = unsafe { rtcNewDevice(config.as_ptr()) };
         let raw = NonNull::new(raw).context("Embree could not create a device")?;
+        // SAFETY: the device is live; the monitor is a plain function that touches only an
+        // atomic, as Embree calls it from any of its threads, and needs no user pointer.
+        unsafe { rtcSetDeviceMemoryMonitorFunction(raw.as_ptr(), monitor, std::ptr::null_mut()) };
         Ok(Arc::new(Self { raw }))
+    }
+
+    /// Bytes Embree holds now, across the process's devices (its memory monitor's count:
+    /// its buffers and its hierarchies).
+    pub fn allocated_bytes() -> i64 {
+        ALLOCATED.load(Ordering::Relaxed)
     }
 
     /// The library's version, e.g. "3.13.5".

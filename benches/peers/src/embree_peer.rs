@@ -46,6 +46,9 @@ impl Embree {
 pub struct EmbreeTracer {
     scene: Scene,
     flags: SceneFlags,
+    /// What the build allocated (Embree's memory monitor): its copy of the vertices and
+    /// triangles and its hierarchy.
+    bytes_per_triangle: f64,
 }
 
 impl Library for Embree {
@@ -89,20 +92,27 @@ impl Library for Embree {
     }
 
     fn build(&self, geometry: &Geometry, _threads: Threads) -> Result<Box<dyn Tracer>> {
+        let before = Device::allocated_bytes();
         let scene = Scene::triangles(
             &self.device,
             geometry.positions,
             geometry.indices,
             self.flags,
         )?;
+        let bytes = Device::allocated_bytes() - before;
         Ok(Box::new(EmbreeTracer {
             scene,
             flags: self.flags,
+            bytes_per_triangle: bytes as f64 / geometry.indices.len().max(1) as f64,
         }))
     }
 }
 
 impl Tracer for EmbreeTracer {
+    fn bytes_per_triangle(&self) -> Option<f64> {
+        Some(self.bytes_per_triangle)
+    }
+
     #[inline]
     fn closest(&self, ray: &Ray) -> Option<f32> {
         self.scene

@@ -17,6 +17,7 @@ mod embree_build;
 mod embree_isa;
 #[cfg(feature = "embree")]
 mod embree_peer;
+mod large_probe;
 mod meshcast_peer;
 mod obvhs_peer;
 mod parry_peer;
@@ -192,6 +193,10 @@ fn run() -> Result<()> {
     #[cfg(feature = "embree")]
     if std::env::args().nth(1).as_deref() == Some(embree_build::PROBE_FLAG) {
         return embree_build::probe(&std::env::args().skip(2).collect::<Vec<_>>());
+    }
+    if std::env::args().nth(1).as_deref() == Some(large_probe::PROBE_FLAG) {
+        let args: Vec<_> = std::env::args().skip(2).collect();
+        return large_probe::probe(&args, &libraries()?);
     }
     if std::env::args().nth(1).as_deref() == Some(trace_probe::PROBE_FLAG) {
         let args: Vec<_> = std::env::args().skip(2).collect();
@@ -396,8 +401,8 @@ fn bench_mesh(
             for (i, tracer) in tracers.iter().enumerate() {
                 let tracer = tracer.as_deref().context("no build")?;
                 rows[i].occlusion_note = tracer.occlusion_note();
-                if let Some(bytes) = tracer.bytes_per_triangle() {
-                    meshcast_bytes.get_or_insert(bytes);
+                if libraries[i].name() == MESHCAST {
+                    meshcast_bytes = tracer.bytes_per_triangle();
                 }
                 if let Some(name) = tracer.packet_name() {
                     packet_rows.push((i, Row::new(name)));

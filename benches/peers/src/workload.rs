@@ -49,13 +49,49 @@ pub const MESHES: [MeshSpec; 4] = [
     },
 ];
 
-/// The mesh named `name`.
+/// Meshes of tens of millions of triangles, known by name but run only when named (the
+/// large-mesh probe, `large_probe.rs`): the bunny subdivided four and five times.
+pub const LARGE_MESHES: [MeshSpec; 2] = [
+    MeshSpec {
+        name: "bunny-x256",
+        file: "assets/stanford-bunny.obj",
+        subdivide: 4,
+    },
+    MeshSpec {
+        name: "bunny-x1024",
+        file: "assets/stanford-bunny.obj",
+        subdivide: 5,
+    },
+];
+
+/// The mesh named `name`: one of [`MESHES`] or [`LARGE_MESHES`], or a mesh file (any format
+/// meshcast reads) by its path.
 pub fn mesh_spec(name: &str) -> Result<MeshSpec> {
-    match MESHES.iter().find(|spec| spec.name == name) {
+    match MESHES
+        .iter()
+        .chain(&LARGE_MESHES)
+        .find(|spec| spec.name == name)
+    {
         Some(spec) => Ok(*spec),
+        None if Path::new(name).is_file() => {
+            // A name for the process's life: the probes run one mesh each.
+            let name: &'static str = Box::leak(name.to_owned().into_boxed_str());
+            Ok(MeshSpec {
+                name,
+                file: name,
+                subdivide: 0,
+            })
+        }
         None => {
-            let known: Vec<_> = MESHES.iter().map(|spec| spec.name).collect();
-            bail!("unknown mesh {name:?} (known: {})", known.join(", "))
+            let known: Vec<_> = MESHES
+                .iter()
+                .chain(&LARGE_MESHES)
+                .map(|spec| spec.name)
+                .collect();
+            bail!(
+                "unknown mesh {name:?} (known: {}, or a mesh file)",
+                known.join(", ")
+            )
         }
     }
 }
@@ -85,7 +121,7 @@ impl Workload {
         if !path.is_file() {
             bail!("mesh file {} is missing", path.display());
         }
-        let mesh = TriMesh::from_obj(&path)
+        let mesh = TriMesh::from_path(&path)
             .with_context(|| format!("loading {}", path.display()))?
             .subdivide(spec.subdivide)
             .with_context(|| format!("subdividing {}", path.display()))?;
