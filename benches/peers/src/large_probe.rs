@@ -6,7 +6,7 @@
 //! the build added per triangle (the process's `RssAnon` before and after; the library's
 //! own count beside it where it keeps one), and Mrays/s of coherent (a camera image) and
 //! incoherent rays, closest hit, one ray at a time on one thread and as the library's batch
-//! on every thread, best of three.
+//! on one thread and on every thread, best of three.
 //!
 //! ```sh
 //! benches/peers/target/release/meshcast-peers --large-probe meshcast|embree MESH RAYS
@@ -69,23 +69,26 @@ pub fn probe(args: &[String], libraries: &[Box<dyn Library>]) -> Result<()> {
     };
     let (coherent, incoherent) = (&workload.coherent, &workload.incoherent);
     let single = |rays: &[_]| best(&|| one.install(|| tracer.count_closest(rays)), rays.len());
-    let batch = |rays: &[_]| {
+    let batch = |pool: &rayon::ThreadPool, rays: &[_]| {
         best(
-            &|| all.install(|| tracer.count_batch(rays, false, Threads::All)),
+            &|| pool.install(|| tracer.count_batch(rays, false, Threads::All)),
             rays.len(),
         )
     };
     println!(
         "{} {}: {} triangles, loaded in {load:.1} s; build on {threads} threads {build:.2} s, \
          {resident:.1} resident bytes/triangle{own}; Mrays/s coherent / incoherent: one \
-         thread {:.2} / {:.2}, {threads} threads {:.2} / {:.2}",
+         thread {:.2} / {:.2}, its batch on one thread {:.2} / {:.2}, {threads} threads \
+         {:.2} / {:.2}",
         library.name(),
         workload.name,
         workload.triangle_count(),
         single(coherent),
         single(incoherent),
-        batch(coherent),
-        batch(incoherent),
+        batch(&one, coherent),
+        batch(&one, incoherent),
+        batch(&all, coherent),
+        batch(&all, incoherent),
     );
     drop(tracer);
     Ok(())
