@@ -4,9 +4,10 @@
 //! the mesh (a named one, `bunny-x256` and `bunny-x1024` among them, or a mesh file),
 //! builds it on every thread, and prints one line: the build's time, the resident memory
 //! the build added per triangle (the process's `RssAnon` before and after; the library's
-//! own count beside it where it keeps one), and Mrays/s of coherent (a camera image) and
-//! incoherent rays, closest hit, one ray at a time on one thread and as the library's batch
-//! on one thread and on every thread, best of three.
+//! own count beside it where it keeps one), and Mrays/s, closest hit, best of three, on one
+//! thread and on every thread, through the benchmark's own loops: a camera image one ray at a
+//! time and as packets over 4 x 4 tiles (Embree's `rtcIntersect16`), random rays one at a
+//! time and as one batch call (Embree's `rtcIntersect1M`).
 //!
 //! ```sh
 //! benches/peers/target/release/meshcast-peers --large-probe meshcast|embree MESH RAYS
@@ -16,8 +17,11 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
+use meshcast::Ray;
+
 use crate::tracer::{Geometry, Library, Threads};
 use crate::workload::{mesh_spec, Workload};
+use crate::Query;
 
 /// The hidden command-line flag that makes the benchmark the probe.
 pub const PROBE_FLAG: &str = "--large-probe";
@@ -31,17 +35,9 @@ pub fn probe(args: &[String], libraries: &[Box<dyn Library>]) -> Result<()> {
         bail!("usage: {PROBE_FLAG} meshcast|embree MESH RAYS");
     };
     let count: usize = rays.parse().context("rays")?;
-    let Some(library) = libraries
-        .iter()
-        .find(|lib| lib.name().eq_ignore_ascii_case(library))
-    else {
-        bail!("unknown library {library:?}");
-    };
+    let library = crate::library_named(libraries, library)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let all = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()?;
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+    let pools = [crate::pool(1)?, crate::pool(threads)?];
     let start = Instant::now();
     let workload = Workload::load(&crate::repository_root(), mesh_spec(mesh)?, count)?;
     let load = start.elapsed().as_secs_f64();
@@ -52,45 +48,46 @@ pub fn probe(args: &[String], libraries: &[Box<dyn Library>]) -> Result<()> {
     let triangles = workload.triangle_count() as f64;
     let before = resident_anonymous()?;
     let start = Instant::now();
-    let tracer = all.install(|| library.build(&geometry, Threads::All))?;
+    let tracer = pools[1].install(|| library.build(&geometry, Threads::All))?;
     let build = start.elapsed().as_secs_f64();
     let resident = (resident_anonymous()? - before) as f64 / triangles;
     let own = tracer
         .bytes_per_triangle()
         .map_or_else(String::new, |b| format!(" (its own count {b:.1})"));
-    let best = |run: &dyn Fn() -> usize, rays: usize| {
+    // The benchmark's own timed loops, each library used as its users use it: camera images
+    // as packets over 4 x 4 tiles (Embree's `rtcIntersect16`), arrays of random rays as one
+    // batch call (Embree's `rtcIntersect1M`).
+    let best = |rays: &[Ray], query: Query, threads: Threads| {
+        let pool = crate::pool_for(&pools, threads);
         (0..ROUNDS)
             .map(|_| {
-                let start = Instant::now();
-                std::hint::black_box(run());
-                rays as f64 / start.elapsed().as_secs_f64() / 1e6
+                let (_, time) = crate::trace(tracer.as_ref(), rays, query, pool, threads);
+                crate::mrays(rays.len(), time)
             })
             .fold(0.0, f64::max)
     };
     let (coherent, incoherent) = (&workload.coherent, &workload.incoherent);
-    let single = |rays: &[_]| best(&|| one.install(|| tracer.count_closest(rays)), rays.len());
-    let batch = |pool: &rayon::ThreadPool, rays: &[_]| {
-        best(
-            &|| pool.install(|| tracer.count_batch(rays, false, Threads::All)),
-            rays.len(),
-        )
+    let packets = Query::Packets {
+        width: workload.width,
     };
+    let batch = Query::Batch { occluded: false };
     println!(
         "{} {}: {} triangles, loaded in {load:.1} s; build on {threads} threads {build:.2} s, \
-         {resident:.1} resident bytes/triangle{own}; Mrays/s coherent / incoherent: one \
-         thread {:.2} / {:.2}, its batch on one thread {:.2} / {:.2}, {threads} threads \
-         {:.2} / {:.2}",
+         {resident:.1} resident bytes/triangle{own}; Mrays/s, closest hit, one thread / \
+         {threads} threads: coherent one by one {:.2} / {:.2}, as packets {:.2} / {:.2}; \
+         incoherent one by one {:.2} / {:.2}, as a batch {:.2} / {:.2}",
         library.name(),
         workload.name,
         workload.triangle_count(),
-        single(coherent),
-        single(incoherent),
-        batch(&one, coherent),
-        batch(&one, incoherent),
-        batch(&all, coherent),
-        batch(&all, incoherent),
+        best(coherent, Query::Closest, Threads::One),
+        best(coherent, Query::Closest, Threads::All),
+        best(coherent, packets, Threads::One),
+        best(coherent, packets, Threads::All),
+        best(incoherent, Query::Closest, Threads::One),
+        best(incoherent, Query::Closest, Threads::All),
+        best(incoherent, batch, Threads::One),
+        best(incoherent, batch, Threads::All),
     );
-    drop(tracer);
     Ok(())
 }
 

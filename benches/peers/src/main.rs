@@ -173,6 +173,15 @@ fn libraries() -> Result<Vec<Box<dyn Library>>> {
     Ok(libraries)
 }
 
+/// The library of `libraries` called `name` (any case), for the probes.
+fn library_named<'a>(libraries: &'a [Box<dyn Library>], name: &str) -> Result<&'a dyn Library> {
+    libraries
+        .iter()
+        .find(|lib| lib.name().eq_ignore_ascii_case(name))
+        .map(|lib| lib.as_ref())
+        .with_context(|| format!("unknown library {name:?}"))
+}
+
 /// Embree's choice of kernels (see `embree_isa.rs`).
 #[cfg(feature = "embree")]
 fn embree_isa() -> Option<String> {

@@ -44,12 +44,7 @@ pub fn probe(args: &[String], libraries: &[Box<dyn Library>]) -> Result<()> {
         _ => bail!("usage: {PROBE_FLAG} meshcast|embree MESH RAYS [any|packet]"),
     };
     let count: usize = rays.parse().context("rays")?;
-    let Some(library) = libraries
-        .iter()
-        .find(|lib| lib.name().eq_ignore_ascii_case(library))
-    else {
-        bail!("unknown library {library:?}");
-    };
+    let library = crate::library_named(libraries, library)?;
     let workload = Workload::load(&crate::repository_root(), mesh_spec(mesh)?, count)?;
     let geometry = Geometry {
         positions: &workload.positions,
