@@ -43,6 +43,18 @@ pub(crate) const PACKET_ORIGIN_SPREAD: f32 = 0.01;
 /// ([`PacketSpan`]).
 pub(crate) const PACKET_MAX_SPAN: f32 = 16.0;
 
+/// How far apart, anywhere in the mesh, the end rays of a chunk of a camera image's tile may
+/// lie, in typical triangle widths, for the chunk to walk as one packet ([`coherent`]).
+///
+/// A packet's walk tests the interval of its rays against each node, so once a tile's pixels
+/// each cover many triangles it enters every box between its rays. Measured, one thread, a
+/// 512 x 512 camera image (40° field of view) through `cast_batch_serial` four rows a call
+/// against a loop of `Mesh::cast` over the same rays, the bunny subdivided: with no span for
+/// an image's chunks, 1.14-1.34x at 4.4M triangles, 0.98x at 17.8M and 0.70-0.74x at 71M;
+/// with 32 widths, 1.12-1.24x, 1.00x and 1.01-1.03x; with 64 widths, 1.16-1.23x, 1.02x and
+/// 0.93-0.99x.
+pub(crate) const IMAGE_CHUNK_MAX_SPAN: f32 = 32.0;
+
 /// How wide a packet may be: while its rays lie within [`PACKET_MAX_SPAN`] typical triangle
 /// widths of its first ray anywhere in the mesh's bounding sphere. Past that, the rays share
 /// few nodes below the top of the hierarchy, and the packet's interval lets it into every box
@@ -69,6 +81,16 @@ impl PacketSpan {
             centre: bounds.centroid(),
             radius_squared: 0.25 * bounds.extent().length_squared(),
             limit_squared: PACKET_MAX_SPAN * PACKET_MAX_SPAN * width_squared,
+        }
+    }
+
+    /// The span of an image's chunks, [`IMAGE_CHUNK_MAX_SPAN`] typical triangle widths.
+    #[inline(always)]
+    fn for_image_chunks(&self) -> Self {
+        const WIDER: f32 = IMAGE_CHUNK_MAX_SPAN / PACKET_MAX_SPAN;
+        Self {
+            limit_squared: WIDER * WIDER * self.limit_squared,
+            ..*self
         }
     }
 
@@ -139,10 +161,10 @@ pub(crate) fn by_class(rays: &RayPacket, lanes: u32) -> impl Iterator<Item = u32
 ///
 /// Each packet holds valid rays of one class, each within the cone, spread and span of the
 /// packet's first ray ([`near_lanes`]); degenerate rays walk alone. In an `image`'s tiles a
-/// whole chunk whose first and last rays share a class, cone and spread is one packet (its
-/// span is left to pairs: an image's neighbouring pixels share leaves), the rays between taken
-/// on trust, as the rays of a camera row can be: a ray that breaks ranks costs time, never its
-/// answer, since the walks leave out degenerate rays ([`Ray::is_valid`]), split a packet by
+/// whole chunk whose first and last rays share a class, cone and spread, and lie within
+/// [`IMAGE_CHUNK_MAX_SPAN`] triangle widths of each other, is one packet, the rays between
+/// taken on trust, as the rays of a camera row can be: a ray that breaks ranks costs time,
+/// never its answer, since the walks leave out degenerate rays ([`Ray::is_valid`]), split a packet by
 /// direction octant and test leaves ray by ray when axes differ.
 ///
 /// Random rays seldom hold a packet, so a batch of them should pay next to nothing here: unless
@@ -158,7 +180,15 @@ pub(crate) fn coherent(
 ) -> (PacketLanes, u32) {
     let class = |lane: usize| RayClass::of(&rays[lane]);
     let last = PACKET_WIDTH - 1;
-    if image && lanes == ALL_LANES && class(0) == class(last) && near(&rays[0], &rays[last], None) {
+    if image
+        && lanes == ALL_LANES
+        && class(0) == class(last)
+        && near(
+            &rays[0],
+            &rays[last],
+            span.map(PacketSpan::for_image_chunks).as_ref(),
+        )
+    {
         *packet = RayPacket::new(rays);
         let mut packets = PacketLanes::new();
         packets.push(lanes);
@@ -402,6 +432,20 @@ mod tests {
         };
         assert!(finder.find_pair(&narrow(0), &narrow(PACKET_WIDTH)));
         assert!(!finder.find_pair(&fan(0.25), &fan(0.25)));
+        // An image's chunk is taken whole within twice the span (1.4 degrees end to end
+        // here), and otherwise sorted ray by ray as any chunk.
+        assert_eq!(
+            found_with(&fan(0.15), 0xff, Some(&fine), true),
+            (vec![0xff], 0)
+        );
+        assert_eq!(
+            found_with(&fan(0.15), 0xff, Some(&fine), false),
+            (vec![0b1_1111], 0b1110_0000)
+        );
+        assert_eq!(
+            found_with(&fan(0.25), 0xff, Some(&fine), true),
+            (vec![], 0xff)
+        );
     }
 
     #[test]
