@@ -8,7 +8,9 @@
 //! the tracing alone); `PROBE_TIME=N` prints the best Mrays/s of N timed passes instead;
 //! `PROBE_COUNT=1` prints the nodes, leaves and blocks visited per ray; `PROBE_BATCH=1` traces
 //! with `cast_batch_serial` / `occluded_batch_serial` (packets for coherent rays);
-//! `PROBE_FOV=D` sets the camera's field of view in degrees (default 60; `benches/peers` uses 40).
+//! `PROBE_BAND=R` hands the batch calls `R` rows of the camera image at a time, as a renderer
+//! that writes a band of its image at a time (`benches/peers` hands four); `PROBE_FOV=D` sets
+//! the camera's field of view in degrees (default 60; `benches/peers` uses 40).
 //!
 //! ```sh
 //! PROBE_TIME=5 cargo run --release -p meshcast-benches --example trace_probe -- \
@@ -52,17 +54,16 @@ fn main() {
     };
     let any = query == "any";
     let batch = std::env::var("PROBE_BATCH").is_ok();
+    let band = std::env::var("PROBE_BAND").map_or(rays.len(), |rows| {
+        let side = (count as f64).sqrt() as usize;
+        rows.parse::<usize>().expect("rows") * side
+    });
     let trace = |rays: &[Ray]| {
         if batch {
-            return if any {
-                let mut hits = vec![false; rays.len()];
-                mesh.occluded_batch_serial(rays, &mut hits);
-                hits.iter().filter(|&&h| h).count()
-            } else {
-                let mut hits = vec![None; rays.len()];
-                mesh.cast_batch_serial(rays, &mut hits);
-                hits.iter().flatten().count()
-            };
+            return rays
+                .chunks(band.max(1))
+                .map(|rays| batch_hits(&mesh, rays, any))
+                .sum();
         }
         // Answers kept as the batch calls keep them, so that the two cost the same outside
         // the queries.
@@ -103,5 +104,18 @@ fn main() {
         println!("0");
     } else {
         println!("{}", trace(&rays));
+    }
+}
+
+/// The hits of one batch call over `rays`, its answers kept.
+fn batch_hits(mesh: &Mesh, rays: &[Ray], any: bool) -> usize {
+    if any {
+        let mut hits = vec![false; rays.len()];
+        mesh.occluded_batch_serial(rays, &mut hits);
+        hits.iter().filter(|&&h| h).count()
+    } else {
+        let mut hits = vec![None; rays.len()];
+        mesh.cast_batch_serial(rays, &mut hits);
+        hits.iter().flatten().count()
     }
 }
