@@ -207,11 +207,18 @@ impl Mesh {
     /// by a cache's writer and checked by [`WideBvh::from_parts_with`]), and the leaf blocks
     /// of its order.
     pub(crate) fn from_parts(
-        tri_mesh: TriMesh,
+        mut tri_mesh: TriMesh,
         wide: WideBvh,
         blocks: LeafBlocks,
         options: BuildOptions,
     ) -> Self {
+        // Every triangle a build keeps is in a slot, and no other: the rest are degenerate.
+        let held = wide
+            .primitive_order()
+            .par_iter()
+            .filter(|&&slot| slot != PADDING_SLOT)
+            .count();
+        tri_mesh.know_degenerate_count(tri_mesh.triangle_count() - held);
         Self {
             tri_mesh,
             wide,
@@ -231,7 +238,7 @@ impl Mesh {
     /// triangles.
     #[doc(hidden)]
     pub fn from_stored(
-        mut tri_mesh: TriMesh,
+        tri_mesh: TriMesh,
         nodes: Vec<WideNode>,
         order: Vec<u32>,
         leaf_test: LeafTest,
@@ -253,13 +260,6 @@ impl Mesh {
             |group, _| block_bounds.get(group).copied().flatten(),
             kept,
         )?;
-        // Every triangle a build keeps is in a slot, and no other: the rest are degenerate.
-        let held = wide
-            .primitive_order()
-            .iter()
-            .filter(|&&s| s != PADDING_SLOT)
-            .count();
-        tri_mesh.set_degenerate_count(tri_mesh.triangle_count() - held);
         Ok(Self::from_parts(tri_mesh, wide, blocks, options))
     }
 

@@ -10,6 +10,7 @@
 //! May use: `volume` (closedness), `queries` (the rules a leaf applies), `error`. Used by
 //! `mesh`, `scene` and `points`.
 
+mod derived;
 mod frame;
 mod lane_test;
 mod leaf_blocks;

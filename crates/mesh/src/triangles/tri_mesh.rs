@@ -7,6 +7,7 @@ use meshcast_primitives::{Aabb, Triangle};
 
 use rayon::prelude::*;
 
+use super::derived::Derived;
 use super::vertex_attribute::VertexAttribute;
 use super::vertex_normals::VertexNormalCache;
 use crate::volume::{is_degenerate, ClosednessCache};
@@ -44,7 +45,10 @@ pub struct TriMesh {
     group_names: Vec<String>,
     /// One group per triangle, or empty when there are no groups.
     triangle_groups: Vec<u32>,
-    degenerate_count: usize,
+    /// How many triangles are degenerate ([`TriMesh::degenerate_count`]), found on first
+    /// use: a build finds them anyway (it leaves them out) and gives the count, so that
+    /// loading a mesh does not pay a pass over its triangles for it.
+    degenerate_count: Derived<usize>,
     /// Whether the non-degenerate triangles form a closed surface ([`TriMesh::is_closed`]),
     /// found on first use.
     closed: ClosednessCache,
@@ -68,10 +72,8 @@ impl TriMesh {
         Self::checked(positions, indices, None)
     }
 
-    /// As [`TriMesh::new`], with closedness given rather than found on first use and the
-    /// degenerate triangles not counted: a cache stores closedness, since finding it costs
-    /// about a sixth of a build, and its reader counts the degenerate triangles while it checks the
-    /// hierarchy, then calls [`TriMesh::set_degenerate_count`]. A wrong closedness could
+    /// As [`TriMesh::new`], with closedness given rather than found on first use: a cache
+    /// stores closedness, since finding it costs about a sixth of a build. A wrong closedness could
     /// only make [`crate::PointQueries::contains`] choose the parity test where the winding
     /// number was due, or the other way round: wrong answers, never a panic.
     #[doc(hidden)]
@@ -83,14 +85,13 @@ impl TriMesh {
         Self::checked(positions, indices, Some(closed))
     }
 
-    /// Sets the count of degenerate triangles, for [`TriMesh::with_closedness`] (done by
-    /// [`crate::Mesh::from_stored`]).
-    pub(crate) fn set_degenerate_count(&mut self, count: usize) {
-        self.degenerate_count = count;
+    /// Gives the count of degenerate triangles, which a build of the mesh's hierarchy has
+    /// found ([`crate::Mesh`]'s builds and its cache's reader).
+    pub(crate) fn know_degenerate_count(&mut self, count: usize) {
+        self.degenerate_count = Derived::known(count);
     }
 
-    /// The checks of [`TriMesh::new`] and, unless closedness is given, the count of
-    /// degenerate triangles, on rayon.
+    /// The checks of [`TriMesh::new`], on rayon.
     fn checked(
         mut positions: Vec<Vec3>,
         mut indices: Vec<[u32; 3]>,
@@ -104,23 +105,43 @@ impl TriMesh {
                 });
             }
         }
-        if let Some(vertex) = positions
-            .par_iter()
-            .with_min_len(PARALLEL_GRAIN)
-            .position_first(|p| !p.is_finite())
-        {
+        // Each check a fold of maxima over a chunk, without a branch per element, which runs
+        // at memory speed; the culprit is looked for only when a chunk fails. (As
+        // `position_first` over every element, the two checks took a quarter of a large
+        // binary PLY's load.)
+        let finite = |chunk: &[Vec3]| {
+            let magnitude = |x: f32| x.abs().to_bits();
+            let largest = chunk.iter().fold(0, |largest: u32, p| {
+                largest
+                    .max(magnitude(p.x))
+                    .max(magnitude(p.y))
+                    .max(magnitude(p.z))
+            });
+            largest < f32::INFINITY.to_bits()
+        };
+        if !positions.par_chunks(PARALLEL_GRAIN).all(finite) {
+            let vertex = positions
+                .iter()
+                .position(|p| !p.is_finite())
+                .expect("a vertex that is not finite");
             return Err(Error::NonFiniteVertex {
                 vertex,
                 position: positions[vertex].to_array(),
             });
         }
         let vertex_count = positions.len();
-        let out_of_range = |i: &u32| *i as usize >= vertex_count;
-        if let Some(triangle) = indices
-            .par_iter()
-            .with_min_len(PARALLEL_GRAIN)
-            .position_first(|corners| corners.iter().any(out_of_range))
-        {
+        let in_range = |chunk: &[[u32; 3]]| {
+            let largest = chunk
+                .iter()
+                .fold(0, |largest: u32, &[a, b, c]| largest.max(a).max(b).max(c));
+            (largest as usize) < vertex_count
+        };
+        if !indices.par_chunks(PARALLEL_GRAIN).all(in_range) {
+            let out_of_range = |i: &u32| *i as usize >= vertex_count;
+            let triangle = indices
+                .iter()
+                .position(|corners| corners.iter().any(out_of_range))
+                .expect("a triangle out of range");
             let index = indices[triangle].into_iter().find(out_of_range);
             return Err(Error::IndexOutOfRange {
                 triangle,
@@ -128,17 +149,7 @@ impl TriMesh {
                 vertex_count,
             });
         }
-        let (degenerate_count, closed) = match closed {
-            Some(closed) => (0, ClosednessCache::known(closed)),
-            None => {
-                let degenerate_count = indices
-                    .par_iter()
-                    .with_min_len(PARALLEL_GRAIN)
-                    .filter(|&&corners| is_degenerate(&positions, corners))
-                    .count();
-                (degenerate_count, ClosednessCache::default())
-            }
-        };
+        let closed = closed.map_or_else(ClosednessCache::default, ClosednessCache::known);
         // A loader fills these by pushing: keep only what the mesh holds.
         positions.shrink_to_fit();
         indices.shrink_to_fit();
@@ -149,7 +160,7 @@ impl TriMesh {
             uvs: None,
             group_names: Vec::new(),
             triangle_groups: Vec::new(),
-            degenerate_count,
+            degenerate_count: Derived::default(),
             closed,
             warnings: Vec::new(),
             vertex_normals: VertexNormalCache::default(),
@@ -296,7 +307,18 @@ impl TriMesh {
 
     /// How many triangles are degenerate (zero area): kept for numbering, never hit.
     pub fn degenerate_count(&self) -> usize {
-        self.degenerate_count
+        if let Some(&count) = self.degenerate_count.get() {
+            return count;
+        }
+        // Counted outside the cell: a rayon worker waiting here may take a job that asks
+        // the same mesh, which must not wait on itself. Two threads may both count.
+        let count = self
+            .indices
+            .par_iter()
+            .with_min_len(PARALLEL_GRAIN)
+            .filter(|&&corners| is_degenerate(&self.positions, corners))
+            .count();
+        *self.degenerate_count.get_or_find(|| count)
     }
 
     /// Whether the mesh is closed: every edge of its non-degenerate triangles is shared by
@@ -387,7 +409,10 @@ impl TriMesh {
             + self.group_names.capacity() * size_of::<String>()
             + self.group_names.iter().map(String::capacity).sum::<usize>()
             + self.triangle_groups.capacity() * size_of::<u32>()
-            + self.vertex_normals.get().map_or(0, core::mem::size_of_val)
+            + self
+                .vertex_normals
+                .get()
+                .map_or(0, |normals| core::mem::size_of_val(normals.as_slice()))
     }
 
     /// The box around every triangle's corners ([`Aabb::EMPTY`] for no triangles).

@@ -1,33 +1,14 @@
 //! Smooth vertex normals of a [`TriMesh`], angle-weighted, computed on first use and kept.
 
-use std::f64::consts::PI;
-use std::sync::OnceLock;
-
 use glam::{DVec3, Vec3};
 use meshcast_primitives::Triangle;
+use std::f64::consts::PI;
 
+use super::derived::Derived;
 use crate::TriMesh;
 
-/// The lazily computed vertex normals of a [`TriMesh`].
-///
-/// They are a function of the positions and triangles, which the mesh's own `PartialEq`
-/// compares, so two caches always compare equal: computed or not, they hold (or will hold)
-/// the same normals.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct VertexNormalCache(OnceLock<Vec<Vec3>>);
-
-impl PartialEq for VertexNormalCache {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl VertexNormalCache {
-    /// The normals if they have been computed.
-    pub(crate) fn get(&self) -> Option<&[Vec3]> {
-        self.0.get().map(Vec::as_slice)
-    }
-}
+/// The vertex normals of a [`TriMesh`], computed on first use.
+pub(crate) type VertexNormalCache = Derived<Vec<Vec3>>;
 
 impl TriMesh {
     /// One smooth unit normal per vertex, angle-weighted (Thürmer and Wüthrich, "Computing
@@ -65,8 +46,7 @@ impl TriMesh {
     /// ```
     pub fn vertex_normals(&self) -> &[Vec3] {
         self.vertex_normals
-            .0
-            .get_or_init(|| angle_weighted_normals(self))
+            .get_or_find(|| angle_weighted_normals(self))
     }
 }
 
