@@ -489,3 +489,93 @@ fn binary_files_stream_into_the_mesh_their_ascii_twin_gives() -> Result<()> {
     std::fs::remove_dir_all(&dir).unwrap();
     Ok(())
 }
+
+/// A binary mesh in the layout most files have (`float` coordinates, faces as a `uchar`
+/// count and `int` indices), which the reader takes many records at a time, with a quad
+/// among its triangles and `faces` faces over more than the reader's window of a megabyte;
+/// its ASCII twin beside it.
+fn plain_runs(faces: usize) -> [Vec<u8>; 2] {
+    let side = 300u32;
+    let corners = |face: usize| -> Vec<u32> {
+        let (row, column) = (
+            (face / 2) as u32 / (side - 1),
+            (face / 2) as u32 % (side - 1),
+        );
+        let at = row * side + column;
+        match face {
+            7 => vec![at, at + 1, at + side + 1, at + side],
+            _ if face % 2 == 0 => vec![at, at + 1, at + side + 1],
+            _ => vec![at, at + side + 1, at + side],
+        }
+    };
+    let vertices = side * side;
+    let mut ascii = header("ascii", vertices.into(), XYZ, faces as u64, INDICES);
+    let mut binary = header(
+        "binary_little_endian",
+        vertices.into(),
+        XYZ,
+        faces as u64,
+        INDICES,
+    );
+    for v in 0..vertices {
+        let p = [
+            (v % side) as f32 * 0.5,
+            (v / side) as f32,
+            (v % 7) as f32 * 0.25,
+        ];
+        ascii.extend(format!("{} {} {}\n", p[0], p[1], p[2]).bytes());
+        p.iter().for_each(|c| binary.extend(c.to_le_bytes()));
+    }
+    for face in 0..faces {
+        let corners = corners(face);
+        ascii.extend(format!("{}", corners.len()).bytes());
+        binary.push(corners.len() as u8);
+        for i in corners {
+            ascii.extend(format!(" {i}").bytes());
+            binary.extend(i.to_le_bytes());
+        }
+        ascii.push(b'\n');
+    }
+    [binary, ascii]
+}
+
+/// Records read many at a time give what records read one by one give, and a record that
+/// breaks the run (a quad, an index out of range, a coordinate that is not finite, the end of
+/// the bytes) is read alone, with the error it always had at its element.
+#[test]
+fn runs_of_plain_records_read_as_records_one_by_one() -> Result<()> {
+    let faces = 100_000;
+    let [binary, ascii] = plain_runs(faces);
+    assert!(binary.len() > 1 << 20, "more than one window");
+    let (mesh, expected) = (read(&binary)?, read(&ascii)?);
+    assert_eq!(mesh.positions(), expected.positions());
+    assert_eq!(mesh.indices(), expected.indices());
+    assert_eq!(mesh.triangle_count(), faces + 1, "the quad's two triangles");
+
+    // Faces of 13 bytes, but the quad (face 7) of 17.
+    let face_start = binary.len() - (faces * 13 + 4);
+    let face_at = |face: usize| face_start + face * 13 + if face > 7 { 4 } else { 0 };
+    let element = |kind, index| Some(Place::Element { kind, index });
+    for (index, value, expected_index) in [(3, 90_000i32, 90_000i64), (2, -1, -1)] {
+        let mut bytes = binary.clone();
+        let at = face_at(60_000) + 1 + 4 * (index - 1);
+        bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        let err = read(&bytes).expect_err("out of range");
+        assert!(
+            matches!(err, Error::FaceIndexOutOfRange { index, .. } if index == expected_index),
+            "{err}"
+        );
+        assert_eq!(place(&err).cloned(), element("face", 60_000));
+    }
+    let mut bytes = binary.clone();
+    let vertex_start = face_start - 300 * 300 * 12;
+    let at = vertex_start + 12 * 50_000 + 4;
+    bytes[at..at + 4].copy_from_slice(&f32::INFINITY.to_le_bytes());
+    let err = read(&bytes).expect_err("infinite");
+    assert!(matches!(err, Error::NonFiniteValue { .. }), "{err}");
+    assert_eq!(place(&err).cloned(), element("vertex", 50_000));
+    let err = read(&binary[..face_at(80_000) + 6]).expect_err("cut short");
+    assert!(matches!(err, Error::Truncated { .. }), "{err}");
+    assert_eq!(place(&err).cloned(), element("face", 80_000));
+    Ok(())
+}

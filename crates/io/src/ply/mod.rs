@@ -78,18 +78,22 @@ pub(crate) fn read_from(input: impl BufRead, size: Option<u64>, source: Source) 
                     element,
                     Some(VERTEX),
                     Some(Record::slot),
-                    |index, vertex| data.push_vertex(&layout, index, vertex, source),
+                    &mut data,
+                    |data, index, vertex| data.push_vertex(&layout, index, vertex, source),
                 )?;
                 vertices_read = true;
             }
             FACE => {
-                let vertex_count = layout.vertex_count;
-                elements.read(element, Some(FACE), Some(Record::slot), |index, face| {
-                    data.push_face(index, face, vertex_count, source)
-                })?;
+                elements.read(
+                    element,
+                    Some(FACE),
+                    Some(Record::slot),
+                    &mut data,
+                    |data, index, face| data.push_face(index, face, source),
+                )?;
                 faces_read = true;
             }
-            _ => elements.read(element, None, None, |_, _| Ok(()))?,
+            _ => elements.read(element, None, None, &mut data, |_, _, _| Ok(()))?,
         }
     }
     data.into_tri_mesh(&layout, source)
@@ -194,16 +198,19 @@ struct Elements<'a, R> {
 }
 
 impl<R: BufRead> Elements<'_, R> {
-    /// Reads every element of `element`'s kind, handing each to `each` with its index, the
-    /// properties `slot` names a place for (none: the records are only stepped over) in
-    /// their [`Record`] places. Errors name the element (`kind`, if given; else its byte) in
-    /// a binary file, and the line in an ASCII one.
+    /// Reads every element of `element`'s kind into `data`, handing each to `each` with its
+    /// index, the properties `slot` names a place for (none: the records are only stepped
+    /// over) in their [`Record`] places; binary vertices and faces in the layouts of
+    /// [`binary::Run`] go into `data` many at a time ([`Data::push_run`]), and `each` has
+    /// the others. Errors name the element (`kind`, if given; else its byte) in a binary
+    /// file, and the line in an ASCII one.
     fn read(
         &mut self,
         element: &ElementDef,
         kind: Option<&'static str>,
         slot: Option<fn(&str) -> Option<usize>>,
-        mut each: impl FnMut(usize, &Record) -> Result<()>,
+        data: &mut Data,
+        mut each: impl FnMut(&mut Data, usize, &Record) -> Result<()>,
     ) -> Result<()> {
         let expected = || format!("{} `{}` elements", element.count, element.name);
         if self.encoding == Encoding::Ascii {
@@ -226,7 +233,7 @@ impl<R: BufRead> Elements<'_, R> {
                 let record = parser
                     .read_ascii_element(&text, element)
                     .map_err(|error| parse_error(at, &error, &expected()))?;
-                each(index, &record)?;
+                each(data, index, &record)?;
             }
             return Ok(());
         }
@@ -237,39 +244,75 @@ impl<R: BufRead> Elements<'_, R> {
         }
         let plan = binary::Plan::new(element, slot);
         let big_endian = self.encoding == Encoding::BinaryBigEndian;
+        let run = match kind {
+            Some(kind) => plan.run(big_endian, kind == FACE),
+            None => binary::Run::None,
+        };
         let mut record = Record::new();
-        for index in 0..element.count {
+        let mut index = 0;
+        while index < element.count {
+            if !matches!(run, binary::Run::None) {
+                // As many records as lie ahead in the run's layout; a record of another
+                // shape (a polygon, an index out of range, a coordinate that is not
+                // finite), or one cut short, is read alone below.
+                let read = match self.window.ahead(run.record_size()) {
+                    Ok(bytes) => Ok(data.push_run(run, bytes, element.count - index)),
+                    Err(error) => Err(error),
+                };
+                let records = read.map_err(|(problem, offset)| {
+                    self.record_error(problem, offset, kind, index, &expected)
+                })?;
+                if records > 0 {
+                    self.window.consume(records * run.record_size());
+                    index += records;
+                    continue;
+                }
+            }
             let read = self
                 .window
                 .record(|rest| plan.read(rest, big_endian, &mut record));
             if let Err((problem, offset)) = read {
-                let at = self.source.at(match kind {
-                    Some(kind) => Place::Element { kind, index },
-                    None => Place::Byte(offset),
-                });
-                return Err(match problem {
-                    binary::Problem::Truncated => Error::Truncated {
-                        at,
-                        expected: expected(),
-                    },
-                    binary::Problem::BadCount(problem) => Error::Malformed {
-                        at,
-                        format: Format::Ply,
-                        problem,
-                    },
-                    binary::Problem::Io(source) => Error::Io {
-                        path: self.source.path().into(),
-                        source,
-                    },
-                    binary::Problem::OutOfMemory(error) => Error::OutOfMemory {
-                        at: self.source.at(Place::File),
-                        source: error,
-                    },
-                });
+                return Err(self.record_error(problem, offset, kind, index, &expected));
             }
-            each(index, &record)?;
+            each(data, index, &record)?;
+            index += 1;
         }
         Ok(())
+    }
+
+    /// The error for `problem`, met reading element `index` of `kind` (or at byte `offset`
+    /// of an element of no kind), of which `expected` says how many there are.
+    fn record_error(
+        &self,
+        problem: binary::Problem,
+        offset: u64,
+        kind: Option<&'static str>,
+        index: usize,
+        expected: &dyn Fn() -> String,
+    ) -> Error {
+        let at = self.source.at(match kind {
+            Some(kind) => Place::Element { kind, index },
+            None => Place::Byte(offset),
+        });
+        match problem {
+            binary::Problem::Truncated => Error::Truncated {
+                at,
+                expected: expected(),
+            },
+            binary::Problem::BadCount(problem) => Error::Malformed {
+                at,
+                format: Format::Ply,
+                problem,
+            },
+            binary::Problem::Io(source) => Error::Io {
+                path: self.source.path().into(),
+                source,
+            },
+            binary::Problem::OutOfMemory(error) => Error::OutOfMemory {
+                at: self.source.at(Place::File),
+                source: error,
+            },
+        }
     }
 }
 
@@ -312,6 +355,8 @@ struct Data {
     polygons: Vec<Polygon>,
     /// Their corners, one polygon after another.
     polygon_corners: Vec<u32>,
+    /// How many vertices the header declares.
+    vertex_count: usize,
 }
 
 /// The positions as the file gives them, until the mesh's frame is known
@@ -410,6 +455,7 @@ impl Data {
             indices: Vec::new(),
             polygons: Vec::new(),
             polygon_corners: Vec::new(),
+            vertex_count: layout.vertex_count,
         };
         if layout.normals {
             reserve(
@@ -481,13 +527,8 @@ impl Data {
         Ok(())
     }
 
-    fn push_face(
-        &mut self,
-        index: usize,
-        face: &Record,
-        vertex_count: usize,
-        source: Source,
-    ) -> Result<()> {
+    fn push_face(&mut self, index: usize, face: &Record, source: Source) -> Result<()> {
+        let vertex_count = self.vertex_count;
         let at = || source.at(Place::Element { kind: FACE, index });
         let corners = face.corners.len();
         if corners < 3 {
@@ -531,6 +572,50 @@ impl Data {
         Ok(())
     }
 
+    /// Pushes the records at the front of `bytes` in `run`'s layout, at most `left` of them,
+    /// up to the first that is not the run's plain case (a polygon, an index out of range,
+    /// a coordinate that is not finite) or does not fit in what [`Data::new`] reserved, and
+    /// returns how many it pushed: the others are read alone, as any record, whose checks
+    /// and errors they meet there.
+    fn push_run(&mut self, run: binary::Run, bytes: &[u8], left: usize) -> usize {
+        let word = |bytes: &[u8], at: usize| -> [u8; 4] {
+            bytes[at..at + 4].try_into().expect("four bytes")
+        };
+        match run {
+            binary::Run::None => 0,
+            binary::Run::Triangles => {
+                let (vertex_count, indices) = (self.vertex_count, &mut self.indices);
+                let room = left.min(indices.capacity() - indices.len());
+                let before = indices.len();
+                for face in bytes.chunks_exact(binary::TRIANGLE_RECORD).take(room) {
+                    // An `int` index read as `u32`: a negative one is out of range too.
+                    let corners = [1, 5, 9].map(|at| u32::from_le_bytes(word(face, at)));
+                    if face[0] != 3 || corners.iter().any(|&c| c as usize >= vertex_count) {
+                        break;
+                    }
+                    indices.push(corners);
+                }
+                indices.len() - before
+            }
+            binary::Run::Positions { size, offsets } => {
+                let Positions::Single(positions) = &mut self.positions else {
+                    return 0;
+                };
+                let room = left.min(positions.capacity() - positions.len());
+                let before = positions.len();
+                for vertex in bytes.chunks_exact(size).take(room) {
+                    let [x, y, z] = offsets.map(|at| f32::from_le_bytes(word(vertex, at)));
+                    let position = Vec3::new(x, y, z);
+                    if !position.is_finite() {
+                        break;
+                    }
+                    positions.push(position);
+                }
+                positions.len() - before
+            }
+        }
+    }
+
     /// The mesh: positions in their frame, polygons triangulated in place.
     fn into_tri_mesh(self, layout: &Layout, source: Source) -> Result<TriMesh> {
         let Self {
@@ -540,6 +625,7 @@ impl Data {
             mut indices,
             polygons,
             polygon_corners,
+            vertex_count: _,
         } = self;
         if indices.is_empty() {
             return Err(Error::NoFaces {
