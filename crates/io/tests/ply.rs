@@ -504,7 +504,7 @@ fn plain_runs(faces: usize) -> [Vec<u8>; 2] {
         let at = row * side + column;
         match face {
             7 => vec![at, at + 1, at + side + 1, at + side],
-            _ if face % 2 == 0 => vec![at, at + 1, at + side + 1],
+            _ if face.is_multiple_of(2) => vec![at, at + 1, at + side + 1],
             _ => vec![at, at + side + 1, at + side],
         }
     };
