@@ -80,6 +80,38 @@ fn mapped_and_read_caches_give_the_same_mesh() {
 }
 
 #[test]
+fn mapped_caches_answer_as_the_built_mesh_for_both_leaf_tests() {
+    use meshcast_mesh::{LeafTest, RayQueries};
+    use meshcast_primitives::Ray;
+
+    let rays: Vec<Ray> = (0..400)
+        .map(|i| {
+            let (x, y) = ((i % 20) as f32 * 2.9 + 0.3, (i / 20) as f32 * 2.9 + 0.2);
+            Ray::new(
+                glam::Vec3::new(x, y, 5.0),
+                glam::Vec3::new(0.1, -0.05, -1.0),
+            )
+        })
+        .collect();
+    for leaf_test in [LeafTest::Watertight, LeafTest::Transform] {
+        let built = grid(60).with_leaf_test(leaf_test);
+        let file = TempFile::new("answers", &built.to_bytes());
+        let loaded = open(&file.0, CacheRead::Map).expect("mapped");
+        assert_eq!(loaded.leaf_test(), leaf_test);
+        let mut hits = 0;
+        for ray in &rays {
+            let (a, b) = (built.cast(ray), loaded.cast(ray));
+            assert_eq!(
+                a.map(|h| (h.triangle, h.t.to_bits())),
+                b.map(|h| (h.triangle, h.t.to_bits()))
+            );
+            hits += usize::from(a.is_some());
+        }
+        assert!(hits > 300, "{hits} of the rays hit");
+    }
+}
+
+#[test]
 fn damaged_mapped_caches_are_errors() {
     let bytes = grid(60).to_bytes();
     let truncated = TempFile::new("truncated", &bytes[..bytes.len() - 100]);
