@@ -32,6 +32,12 @@
 //! ([`meshcast_bvh::WideBvh::from_parts`]); anything wrong is an [`Error::Cache`]. No
 //! allocation is larger than a constant times the bytes present. Closedness is stored rather
 //! than found again (finding it is a sixth of a build); the degenerate count is recounted.
+//!
+//! A cache file is memory-mapped rather than read (`mapped.rs`; `MESHCAST_CACHE_READ=read`
+//! reads it into a buffer instead), and its bytes are let go once every section is decoded,
+//! before the leaves are laid out. The checks run on rayon: the checksums a section each,
+//! the sections' values in parallel chunks, the tree's nodes in parallel, and the leaves'
+//! triangles gathered once, in leaf order, for both their layout and the tree's boxes.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -41,6 +47,7 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use meshcast_mesh::{Mesh, TriMesh};
 
+use crate::mapped::FileBytes;
 use crate::source::Source;
 use crate::{Error, Place, Result};
 #[cfg(doc)]
@@ -59,10 +66,26 @@ pub(crate) const VERSION: u32 = 2;
 
 /// The mesh a cache file holds, checked through and through.
 pub(crate) fn read(bytes: &[u8], source: Source) -> Result<Mesh> {
-    decode::read(bytes).map_err(|(offset, problem)| Error::Cache {
+    decode::read(bytes).map_err(|problem| cache_error(problem, source))
+}
+
+/// [`read`] from a whole file's bytes, mapped or read, which are let go once every section
+/// is decoded, before the leaves are laid out: the peak of opening a cache is then the
+/// mesh's own memory, not that and the file's bytes.
+pub(crate) fn read_file_bytes(bytes: FileBytes, source: Source) -> Result<Mesh> {
+    let parts = decode::parts(&bytes).map_err(|problem| cache_error(problem, source))?;
+    drop(bytes);
+    parts
+        .into_mesh()
+        .map_err(|problem| cache_error(problem, source))
+}
+
+/// A problem at a byte offset of `source`, as an error.
+fn cache_error((offset, problem): header::Problem, source: Source) -> Error {
+    Error::Cache {
         at: source.at(Place::Byte(offset)),
         problem,
-    })
+    }
 }
 
 /// The checksum of a section, and of the header: XXH3-64, seed 0.
@@ -148,5 +171,7 @@ fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     file.sync_all()
 }
 
+#[cfg(test)]
+mod mapped_tests;
 #[cfg(test)]
 mod tests;

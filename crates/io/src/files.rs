@@ -10,6 +10,7 @@ use meshcast_bvh::BuildOptions;
 use meshcast_mesh::{Mesh, Scene, TriMesh};
 
 use crate::cache;
+use crate::mapped::{file_bytes, CacheRead, FileBytes};
 use crate::read::{read_scene, read_tri_mesh, scene_of};
 use crate::source::{format_of_file, given_or_detected, read_file, Source};
 use crate::{Error, Format, Result};
@@ -230,6 +231,11 @@ pub trait MeshFiles: Sized {
     /// contents, errors naming the file. [`MeshFiles::from_path`] takes a cache as well as
     /// any mesh file.
     ///
+    /// The file is memory-mapped, not copied; set the environment variable
+    /// `MESHCAST_CACHE_READ=read` to read it into a buffer instead, where the file may be
+    /// rewritten in place by another program while it loads (a mapped file truncated under
+    /// the reader ends the process with `SIGBUS`; [`MeshFiles::save`] never does that).
+    ///
     /// # Errors
     /// [`Error::Io`] if the file cannot be read; otherwise as [`MeshFiles::from_bytes`].
     fn load(path: impl AsRef<Path>) -> Result<Self>;
@@ -241,12 +247,20 @@ impl MeshFiles for Mesh {
         if let Some(tri_mesh) = streamed(path)? {
             return Ok(Self::try_from_tri_mesh(tri_mesh, &BuildOptions::default())?);
         }
-        let bytes = read_file(path)?;
         let source = Source::file(path);
+        let bytes = file_bytes(path, CacheRead::from_env())?;
         let format = format_of_file(source, &bytes)?;
         if format == Format::Cache {
-            return cache::read(&bytes, source);
+            return cache::read_file_bytes(bytes, source);
         }
+        // Only caches are read from a mapping: the other readers get a copy of the file.
+        let bytes = match bytes {
+            FileBytes::Mapped(map) => {
+                drop(map);
+                FileBytes::Read(read_file(path)?)
+            }
+            bytes => bytes,
+        };
         let tri_mesh = read_tri_mesh(&bytes, format, source)?;
         // The file's bytes go before the build, whose peak is the load's peak.
         drop(bytes);
@@ -274,7 +288,8 @@ impl MeshFiles for Mesh {
 
     fn load(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        cache::read(&read_file(path)?, Source::file(path))
+        let bytes = file_bytes(path, CacheRead::from_env())?;
+        cache::read_file_bytes(bytes, Source::file(path))
     }
 }
 

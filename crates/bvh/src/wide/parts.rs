@@ -3,9 +3,11 @@
 //! them. What the bytes are stored in is the caller's business.
 
 use core::ops::Range;
+use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use glam::{Vec3, Vec4};
 use meshcast_primitives::Aabb;
+use rayon::prelude::*;
 
 use super::MAX_NODES;
 use crate::layout::{EMPTY_LANE, HALVES};
@@ -82,7 +84,7 @@ impl WideBvh {
     /// On success it answers every query as the hierarchy it was taken from, with
     /// [`crate::Kernel::preferred`].
     ///
-    /// Linear time, one pass over the nodes. Every lane must be well formed (an empty lane
+    /// Linear time: one pass over the nodes, on rayon. Every lane must be well formed (an empty lane
     /// has the empty box and offset 0, any other a finite box); what
     /// [`WideBvh::validate`] checks must hold; each leaf's padding slots must follow its
     /// primitives, fewer than [`LEAF_ALIGNMENT`](crate::LEAF_ALIGNMENT) of them; and the
@@ -146,8 +148,8 @@ impl WideBvh {
         nodes: Vec<WideNode>,
         order: Vec<u32>,
         primitive_count: usize,
-        group_bounds: impl Fn(usize, &[u32]) -> Option<Aabb>,
-        kept: impl Fn(u32) -> bool,
+        group_bounds: impl Fn(usize, &[u32]) -> Option<Aabb> + Sync,
+        kept: impl Fn(u32) -> bool + Sync,
     ) -> Result<Self, Error> {
         if nodes.len() > MAX_NODES {
             return Err(Error::TooManyNodes {
@@ -161,23 +163,30 @@ impl WideBvh {
                 slots: order.len(),
             });
         }
-        let mut check = Check {
+        let counters = |n: usize| (0..n).map(|_| AtomicU8::new(0)).collect::<Vec<_>>();
+        let check = Check {
             nodes: &nodes,
             order: &order,
-            level: vec![0u32; nodes.len()],
-            reached: vec![0u8; nodes.len()],
-            group_leaves: vec![0u8; order.len().div_ceil(LEAF_ALIGNMENT)],
-            held: vec![0; primitive_count.div_ceil(64)],
+            reached: counters(nodes.len()),
+            group_leaves: counters(order.len().div_ceil(LEAF_ALIGNMENT)),
+            held: (0..primitive_count.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
             primitive_count,
         };
-        if let Some(root) = check.level.first_mut() {
-            *root = 1;
-        }
-        for index in 0..nodes.len() {
-            check.node(index, &group_bounds, &kept)?;
+        // The nodes are checked on rayon, the first failing node (by index) answering; what
+        // nodes share (how often each is reached, each group's leaves, each primitive's slot)
+        // is counted in atomics and judged once all are done.
+        let failed = (0..nodes.len())
+            .into_par_iter()
+            .with_min_len(PARALLEL_NODES)
+            .filter_map(|index| check.node(index, &group_bounds, &kept).err())
+            .find_first(|_| true);
+        if let Some(error) = failed {
+            return Err(error);
         }
         check.coverage(&kept)?;
-        let depth = check.level.iter().copied().max().unwrap_or(0);
+        let depth = depth(&nodes);
         let bounds = nodes.first().map_or(Aabb::EMPTY, WideNode::union);
         Ok(Self {
             nodes,
@@ -190,6 +199,31 @@ impl WideBvh {
     }
 }
 
+/// Nodes one rayon task checks at least.
+const PARALLEL_NODES: usize = 1 << 10;
+
+/// The depth of a tree whose every node but the root is reached once, from a parent before
+/// it: each node's level (1 for the root) set from its parent's, in order.
+fn depth(nodes: &[WideNode]) -> u32 {
+    let mut level = vec![0u32; nodes.len()];
+    if let Some(root) = level.first_mut() {
+        *root = 1;
+    }
+    for (index, node) in nodes.iter().enumerate() {
+        for lane in 0..WIDE_WIDTH {
+            if let WideLane::Node(child) = node.lane(lane) {
+                level[child as usize] = level[index] + 1;
+            }
+        }
+    }
+    level.into_iter().max().unwrap_or(0)
+}
+
+/// One more on an atomic count that stops at 255.
+fn count_up(count: &AtomicU8) {
+    let _ = count.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1));
+}
+
 /// Whether a build keeps a primitive with this box.
 fn usable(bounds: &Aabb) -> bool {
     bounds.is_finite() && !bounds.is_empty()
@@ -199,16 +233,14 @@ fn usable(bounds: &Aabb) -> bool {
 struct Check<'a> {
     nodes: &'a [WideNode],
     order: &'a [u32],
-    /// Each node's level (1 for the root); 0 until a parent reaches it.
-    level: Vec<u32>,
     /// How often a parent reached each node, up to 255.
-    reached: Vec<u8>,
+    reached: Vec<AtomicU8>,
     /// How many leaves hold each group of slots, up to 255.
-    group_leaves: Vec<u8>,
+    group_leaves: Vec<AtomicU8>,
     /// Whether a slot holds each primitive, a bit each: an eighth of the memory of a
     /// `Vec<bool>`, which matters in a pass that sets them in random order (on the bunny
     /// subdivided twice, that store was a sixth of loading a cache).
-    held: Vec<u64>,
+    held: Vec<AtomicU64>,
     /// The number of primitives.
     primitive_count: usize,
 }
@@ -216,7 +248,7 @@ struct Check<'a> {
 impl Check<'_> {
     /// Checks node `index`'s lanes and what they hold.
     fn node(
-        &mut self,
+        &self,
         index: usize,
         group_bounds: &impl Fn(usize, &[u32]) -> Option<Aabb>,
         kept: &impl Fn(u32) -> bool,
@@ -239,8 +271,7 @@ impl Check<'_> {
                             len: self.nodes.len(),
                         });
                     }
-                    self.reached[child] = self.reached[child].saturating_add(1);
-                    self.level[child] = self.level[index] + 1;
+                    count_up(&self.reached[child]);
                     if !bounds.contains_box(&self.nodes[child].union()) {
                         return Err(Error::ChildNotContained { node: index, child });
                     }
@@ -257,7 +288,7 @@ impl Check<'_> {
 
     /// Checks the leaf of node `index` holding `slots`, inside `bounds`.
     fn leaf(
-        &mut self,
+        &self,
         index: usize,
         slots: Range<usize>,
         bounds: Aabb,
@@ -290,14 +321,12 @@ impl Check<'_> {
                 });
             }
             let (word, bit) = (primitive as usize / 64, 1u64 << (primitive % 64));
-            if self.held[word] & bit != 0 {
+            if self.held[word].fetch_or(bit, Ordering::Relaxed) & bit != 0 {
                 return Err(Error::PrimitiveRepeated { primitive });
             }
-            self.held[word] |= bit;
         }
         for group in first / LEAF_ALIGNMENT..end / LEAF_ALIGNMENT {
-            let leaves = &mut self.group_leaves[group];
-            *leaves = leaves.saturating_add(1);
+            count_up(&self.group_leaves[group]);
             let start = group * LEAF_ALIGNMENT;
             let primitives = &held[start - first..(start - first + LEAF_ALIGNMENT).min(primitives)];
             match group_bounds(group, primitives) {
@@ -320,29 +349,49 @@ impl Check<'_> {
 
     /// Checks that every node but the root was reached once, every group of slots held by
     /// one leaf, and every primitive a build keeps held by a slot.
-    fn coverage(&self, kept: &impl Fn(u32) -> bool) -> Result<(), Error> {
+    fn coverage(&self, kept: &(impl Fn(u32) -> bool + Sync)) -> Result<(), Error> {
         let root = usize::from(!self.nodes.is_empty());
         let unreached = self
             .reached
             .iter()
             .enumerate()
             .skip(root)
-            .find(|(_, &n)| n != 1);
-        if let Some((node, &times)) = unreached {
+            .map(|(node, n)| (node, n.load(Ordering::Relaxed)))
+            .find(|&(_, n)| n != 1);
+        if let Some((node, times)) = unreached {
             return Err(Error::NodeReach {
                 node,
                 times: times.into(),
             });
         }
-        let uncovered = self.group_leaves.iter().enumerate().find(|(_, &n)| n != 1);
-        if let Some((group, &leaves)) = uncovered {
+        let uncovered = self
+            .group_leaves
+            .iter()
+            .map(|n| n.load(Ordering::Relaxed))
+            .enumerate()
+            .find(|&(_, n)| n != 1);
+        if let Some((group, leaves)) = uncovered {
             return Err(Error::SlotCoverage {
                 slot: group * LEAF_ALIGNMENT,
                 leaves: leaves.into(),
             });
         }
-        let held = |p: u32| self.held[p as usize / 64] & (1 << (p % 64)) != 0;
-        let missing = (0..self.primitive_count as u32).find(|&p| !held(p) && kept(p));
+        // Word by word on rayon: a full word (the usual case) holds no missing primitive.
+        let count = self.primitive_count;
+        let missing = self
+            .held
+            .par_iter()
+            .enumerate()
+            .with_min_len(PARALLEL_NODES)
+            .find_map_first(|(word, bits)| {
+                let bits = bits.load(Ordering::Relaxed);
+                if bits == u64::MAX {
+                    return None;
+                }
+                (word * 64..(word * 64 + 64).min(count))
+                    .find(|&p| bits & (1 << (p % 64)) == 0 && kept(p as u32))
+                    .map(|p| p as u32)
+            });
         match missing {
             Some(primitive) => Err(Error::PrimitiveMissing { primitive }),
             None => Ok(()),

@@ -4,8 +4,8 @@
 use core::ops::Range;
 
 use glam::{Vec2, Vec3};
-use meshcast_bvh::{try_vec, WideNode};
-use meshcast_mesh::{Error, Mesh, TriMesh, VertexAttribute};
+use meshcast_bvh::{try_vec, BuildOptions, WideNode};
+use meshcast_mesh::{Error, LeafTest, Mesh, TriMesh, VertexAttribute};
 use rayon::prelude::*;
 
 use super::header::{Header, Problem, HEADER_BYTES};
@@ -49,6 +49,25 @@ impl Section<'_> {
 
 /// The mesh in cache `bytes`, or the first problem found and its byte offset.
 pub(super) fn read(bytes: &[u8]) -> Result<Mesh, Problem> {
+    parts(bytes)?.into_mesh()
+}
+
+/// What a cache holds, decoded and checked but for the tree, which [`Parts::into_mesh`]
+/// checks: nothing in it borrows the file's bytes, which can go before the leaves are laid
+/// out (the peak of opening a cache).
+pub(super) struct Parts {
+    tri_mesh: TriMesh,
+    nodes: Vec<WideNode>,
+    order: Vec<u32>,
+    leaf_test: LeafTest,
+    options: BuildOptions,
+    /// Where the nodes start in the file, for the tree's problems.
+    nodes_start: u64,
+}
+
+/// The sections of cache `bytes` decoded, each checked but the tree, or the first problem
+/// found and its byte offset.
+pub(super) fn parts(bytes: &[u8]) -> Result<Parts, Problem> {
     let header = Header::decode(bytes)?;
     let sections = sections(bytes, &header)?;
     let [positions, indices, normal_values, normal_corners, uv_values, uv_corners, names, triangle_groups, nodes, order] =
@@ -126,18 +145,32 @@ pub(super) fn read(bytes: &[u8]) -> Result<Mesh, Problem> {
                 .map_err(|err| (names.start, CacheProblem::InvalidMesh(err.to_string())))?
         }
     };
-    let tree = nodes.decode(|b: &[u8; WideNode::ENCODED_BYTES]| WideNode::from_le_bytes(b))?;
-    Mesh::from_stored(
+    Ok(Parts {
         tri_mesh,
-        tree,
-        order.decode(word)?,
-        header.leaf_test,
-        header.options,
-    )
-    .map_err(|err| match err {
-        meshcast_bvh::Error::OutOfMemory(error) => (nodes.start, CacheProblem::OutOfMemory(error)),
-        err => (nodes.start, CacheProblem::InvalidTree(err)),
+        nodes: nodes.decode(|b: &[u8; WideNode::ENCODED_BYTES]| WideNode::from_le_bytes(b))?,
+        order: order.decode(word)?,
+        leaf_test: header.leaf_test,
+        options: header.options,
+        nodes_start: nodes.start,
     })
+}
+
+impl Parts {
+    /// The mesh, its tree checked against its triangles ([`Mesh::from_stored`]).
+    pub(super) fn into_mesh(self) -> Result<Mesh, Problem> {
+        let at = self.nodes_start;
+        Mesh::from_stored(
+            self.tri_mesh,
+            self.nodes,
+            self.order,
+            self.leaf_test,
+            self.options,
+        )
+        .map_err(|err| match err {
+            meshcast_bvh::Error::OutOfMemory(error) => (at, CacheProblem::OutOfMemory(error)),
+            err => (at, CacheProblem::InvalidTree(err)),
+        })
+    }
 }
 
 /// The body's sections, each as long as the header says and with the checksum it gives,

@@ -8,7 +8,7 @@ use meshcast_bvh::{
     try_vec, OutOfMemory, Parallel, TraversalCounts, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT,
 };
 use meshcast_primitives::{
-    Aabb, BlockRay, Hit, Ray, TransformBlock, TransformRay, Triangle, TriangleBlock,
+    prefetch, Aabb, BlockRay, Hit, Ray, TransformBlock, TransformRay, Triangle, TriangleBlock,
     TriangleTransform, BLOCK_WIDTH,
 };
 use rayon::prelude::*;
@@ -47,28 +47,46 @@ impl LeafBlocks {
     /// [`LeafBlocks::new`] from the padded leaf order alone, before its hierarchy is made,
     /// and the box around each block's triangles, `None` if one is degenerate: what a cache
     /// checks its hierarchy against ([`meshcast_bvh::WideBvh::from_parts_with`]). A slot
-    /// naming no triangle of `tri_mesh` is left empty.
-    ///
-    /// Watertight blocks hold their corners, so the boxes come from them in one streaming
-    /// pass rather than from a second gather of the triangles in leaf order.
+    /// naming no triangle of `tri_mesh` is left empty. The blocks are the same as
+    /// [`LeafBlocks::new`]'s.
     pub(crate) fn with_block_bounds(
         tri_mesh: &TriMesh,
         order: &[u32],
         parallel: Parallel,
         leaf_test: LeafTest,
     ) -> Result<(Self, Vec<Option<Aabb>>), OutOfMemory> {
-        let laid_out = Self::from_order(tri_mesh, order, parallel, leaf_test)?;
-        let bounds = match &laid_out {
-            Self::Watertight(blocks) => map(blocks, parallel, |block| {
-                // Unused lanes have NaN corners; a mesh's corners are finite.
-                let lanes = (0..BLOCK_WIDTH).map(|lane| block.triangle(lane));
-                block_bounds(lanes.filter(|t| t.v0.is_finite()))
-            }),
-            Self::Transform(_) => blocks(order, parallel, |slots| {
-                block_bounds(triangles(tri_mesh, slots))
-            }),
-        }?;
-        Ok((laid_out, bounds))
+        // One pass: each block's triangles are gathered once, laid out and bounded together
+        // (a second, streaming pass over the laid-out watertight blocks for their boxes, and a
+        // second gather for transform blocks, cost a whole pass over the blocks).
+        Ok(match leaf_test {
+            LeafTest::Watertight => {
+                let (blocks, bounds) = blocks_and_bounds(tri_mesh, order, parallel, |slots| {
+                    let mut block = TriangleBlock::EMPTY;
+                    let mut bounds = Some(Aabb::EMPTY);
+                    for (lane, triangle) in triangles(tri_mesh, slots).enumerate() {
+                        block.set(lane, &triangle);
+                        bounds = bounded(bounds, &triangle);
+                    }
+                    (block, bounds)
+                })?;
+                (Self::Watertight(blocks), bounds)
+            }
+            LeafTest::Transform => {
+                let (blocks, bounds) = blocks_and_bounds(tri_mesh, order, parallel, |slots| {
+                    let mut block = TransformBlock::EMPTY;
+                    let mut bounds = Some(Aabb::EMPTY);
+                    for (lane, triangle) in triangles(tri_mesh, slots).enumerate() {
+                        // As in `from_order`: an unrepresentable transform stays unused.
+                        if let Some(transform) = TriangleTransform::new(&triangle) {
+                            block.set(lane, &transform);
+                        }
+                        bounds = bounded(bounds, &triangle);
+                    }
+                    (block, bounds)
+                })?;
+                (Self::Transform(blocks), bounds)
+            }
+        })
     }
 
     /// The blocks of `order`'s slots in the layout of `leaf_test`, each filled lane by lane
@@ -165,24 +183,6 @@ impl MeshLeaves<'_> {
     }
 }
 
-/// `f` of each item, in order, on rayon when `parallel` says so, in a buffer reserved first.
-fn map<T: Sync, B: Send>(
-    items: &[T],
-    parallel: Parallel,
-    f: impl Fn(&T) -> B + Sync + Send,
-) -> Result<Vec<B>, OutOfMemory> {
-    let mut out = try_vec(items.len(), "the leaf blocks' boxes")?;
-    match parallel {
-        Parallel::Rayon => items
-            .par_iter()
-            .with_min_len(PARALLEL_BLOCKS)
-            .map(f)
-            .collect_into_vec(&mut out),
-        Parallel::Sequential => out.extend(items.iter().map(f)),
-    }
-    Ok(out)
-}
-
 /// `block` of each block's slots of `order`, in order, on rayon when `parallel` says so.
 fn blocks<B: Send>(
     order: &[u32],
@@ -209,9 +209,67 @@ fn triangles<'a>(tri_mesh: &'a TriMesh, slots: &'a [u32]) -> impl Iterator<Item 
         .filter_map(|&index| tri_mesh.triangle(index as usize))
 }
 
-/// The box around these triangles, `None` if one is degenerate.
-fn block_bounds(mut triangles: impl Iterator<Item = Triangle>) -> Option<Aabb> {
-    triangles.try_fold(Aabb::EMPTY, |bounds, triangle| {
-        (!triangle.is_degenerate()).then(|| bounds.union(triangle.bounds()))
-    })
+/// [`blocks`] with the box around each block's triangles beside each block, in one pass
+/// over `tri_mesh`'s triangles in `order`, which asks for their corners ahead of their use.
+fn blocks_and_bounds<B: Send>(
+    tri_mesh: &TriMesh,
+    order: &[u32],
+    parallel: Parallel,
+    block: impl Fn(&[u32]) -> (B, Option<Aabb>) + Sync + Send,
+) -> Result<(Vec<B>, Vec<Option<Aabb>>), OutOfMemory> {
+    let count = order.len().div_ceil(BLOCK_WIDTH);
+    let mut blocks = try_vec(count, "the leaf blocks")?;
+    let mut bounds = try_vec(count, "the leaf blocks' boxes")?;
+    let (indices, positions) = (tri_mesh.indices(), tri_mesh.positions());
+    let slots = |b: usize| {
+        order
+            .get(b * BLOCK_WIDTH..)
+            .unwrap_or_default()
+            .iter()
+            .take(BLOCK_WIDTH)
+    };
+    // The gather is bound by memory latency (leaf order is not the triangles' order): each
+    // block asks for the index triples of a block `FAR` ahead and the corners of one `NEAR`
+    // ahead, whose triples were asked for earlier.
+    const FAR: usize = 16;
+    const NEAR: usize = 8;
+    let ahead = |b: usize| {
+        for &t in slots(b + FAR) {
+            if let Some(corners) = indices.get(t as usize) {
+                prefetch(core::slice::from_ref(corners));
+            }
+        }
+        for &t in slots(b + NEAR) {
+            for &v in indices.get(t as usize).into_iter().flatten() {
+                if let Some(corner) = positions.get(v as usize) {
+                    prefetch(core::slice::from_ref(corner));
+                }
+            }
+        }
+    };
+    match parallel {
+        Parallel::Rayon => order
+            .par_chunks(BLOCK_WIDTH)
+            .enumerate()
+            .with_min_len(PARALLEL_BLOCKS)
+            .map(|(b, slots)| {
+                ahead(b);
+                block(slots)
+            })
+            .unzip_into_vecs(&mut blocks, &mut bounds),
+        Parallel::Sequential => {
+            for (b, slots) in order.chunks(BLOCK_WIDTH).enumerate() {
+                ahead(b);
+                let (laid_out, bound) = block(slots);
+                blocks.push(laid_out);
+                bounds.push(bound);
+            }
+        }
+    }
+    Ok((blocks, bounds))
+}
+
+/// `bounds` grown by `triangle`'s box, `None` once a triangle is degenerate.
+fn bounded(bounds: Option<Aabb>, triangle: &Triangle) -> Option<Aabb> {
+    bounds.and_then(|b| (!triangle.is_degenerate()).then(|| b.union(triangle.bounds())))
 }
