@@ -2,7 +2,8 @@
 //! alone. Validated storage with optional normals, texture coordinates and groups
 //! (`tri_mesh.rs`: [`TriMesh`]; `vertex_attribute.rs`: [`VertexAttribute`]), its origin in
 //! the world for `f64` positions (`frame.rs`: [`frame_origin`]), vertex normals computed on
-//! first use (`vertex_normals.rs`), subdivision (`subdivision.rs`), the surface at a hit
+//! first use (`vertex_normals.rs`; what is found on first use and kept, the normals and the
+//! degenerate count, in `derived.rs`), subdivision (`subdivision.rs`), the surface at a hit
 //! (`surface.rs`: [`SurfacePoint`]), and the leaf test a mesh runs with its triangles laid out
 //! in leaf order, four at a time (`leaf_test.rs`: [`LeafTest`]; `leaf_blocks.rs`, walked by `leaves.rs` one ray at a time
 //! and by `packet_leaves.rs` a packet at a time, through `lane_test.rs`).
