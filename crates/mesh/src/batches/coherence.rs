@@ -164,8 +164,8 @@ pub(crate) fn by_class(rays: &RayPacket, lanes: u32) -> impl Iterator<Item = u32
 /// whole chunk whose first and last rays share a class, cone and spread, and lie within
 /// [`IMAGE_CHUNK_MAX_SPAN`] triangle widths of each other, is one packet, the rays between
 /// taken on trust, as the rays of a camera row can be: a ray that breaks ranks costs time,
-/// never its answer, since the walks leave out degenerate rays ([`Ray::is_valid`]), split a packet by
-/// direction octant and test leaves ray by ray when axes differ.
+/// never its answer, since the walks leave out degenerate rays ([`Ray::is_valid`]), split a
+/// packet by direction octant and test leaves ray by ray when axes differ.
 ///
 /// Random rays seldom hold a packet, so a batch of them should pay next to nothing here: unless
 /// one of two pairs of neighbouring lanes shares a class, as neighbours in a camera image or a

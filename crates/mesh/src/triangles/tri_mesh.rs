@@ -73,9 +73,9 @@ impl TriMesh {
     }
 
     /// As [`TriMesh::new`], with closedness given rather than found on first use: a cache
-    /// stores closedness, since finding it costs about a sixth of a build. A wrong closedness could
-    /// only make [`crate::PointQueries::contains`] choose the parity test where the winding
-    /// number was due, or the other way round: wrong answers, never a panic.
+    /// stores closedness, since finding it costs about a sixth of a build. A wrong closedness
+    /// could only make [`crate::PointQueries::contains`] choose the parity test where the
+    /// winding number was due, or the other way round: wrong answers, never a panic.
     #[doc(hidden)]
     pub fn with_closedness(
         positions: Vec<Vec3>,
