@@ -255,13 +255,13 @@ impl<R: BufRead> Elements<'_, R> {
                 // As many records as lie ahead in the run's layout; a record of another
                 // shape (a polygon, an index out of range, a coordinate that is not
                 // finite), or one cut short, is read alone below.
-                let read = match self.window.ahead(run.record_size()) {
-                    Ok(bytes) => Ok(data.push_run(run, bytes, element.count - index)),
-                    Err(error) => Err(error),
-                };
-                let records = read.map_err(|(problem, offset)| {
-                    self.record_error(problem, offset, kind, index, &expected)
-                })?;
+                let records = self
+                    .window
+                    .ahead(run.record_size())
+                    .map(|bytes| data.push_run(run, bytes, element.count - index))
+                    .map_err(|(problem, offset)| {
+                        self.record_error(problem, offset, kind, index, &expected)
+                    })?;
                 if records > 0 {
                     self.window.consume(records * run.record_size());
                     index += records;
