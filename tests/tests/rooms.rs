@@ -61,6 +61,7 @@ const PRIMITIVES: Rooms = Rooms {
 const BVH: Rooms = Rooms {
     crate_dir: "crates/bvh",
     rooms: &[
+        "huge_pages",
         "memory",
         "layout",
         "contracts",

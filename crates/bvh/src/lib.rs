@@ -42,6 +42,8 @@ mod builders;
 mod contracts;
 mod error;
 mod first_hits;
+#[allow(unsafe_code)]
+mod huge_pages;
 mod layout;
 mod memory;
 mod nearest;
@@ -60,6 +62,7 @@ pub use builders::{
 };
 pub use contracts::{LeafHits, LeafIntersector, PacketLeaves, TraversalCounts};
 pub use error::Error;
+pub use huge_pages::HUGE_PAGES_ENV;
 pub use layout::{WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
 pub use memory::{try_filled, try_grow, try_reserve, try_vec, OutOfMemory};
 pub use primitive::{PreparedRay, Primitive};

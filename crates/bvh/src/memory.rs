@@ -69,7 +69,9 @@ pub fn try_reserve<T>(
     vec.try_reserve_exact(additional)
         .map_err(|_: TryReserveError| {
             OutOfMemory::of::<T>(vec.len().saturating_add(additional), what)
-        })
+        })?;
+    crate::huge_pages::advise(vec.spare_capacity_mut());
+    Ok(())
 }
 
 /// Makes room for one more element, doubling as `Vec::push` does, for a vector whose final
