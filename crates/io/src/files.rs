@@ -19,7 +19,8 @@ use crate::{Error, Format, Result};
 type Reader<T> = fn(&[u8], Format, Source) -> Result<T>;
 
 /// What `read` makes of the file at `path`, in the format its name or content says; a PLY
-/// file is streamed into its mesh instead, never held whole, and `from_mesh` makes the `T`.
+/// file or a binary STL file is streamed into its mesh instead, never held whole, and
+/// `from_mesh` makes the `T`.
 fn from_file<T>(path: &Path, read: Reader<T>, from_mesh: fn(TriMesh) -> Result<T>) -> Result<T> {
     let source = Source::file(path);
     if let Some(tri_mesh) = streamed(path)? {
@@ -29,11 +30,16 @@ fn from_file<T>(path: &Path, read: Reader<T>, from_mesh: fn(TriMesh) -> Result<T
     read(&bytes, format_of_file(source, &bytes)?, source)
 }
 
-/// The mesh of the file at `path` if it is a PLY file, read as it streams in.
+/// The mesh of the file at `path` if it is a PLY file or a binary STL file, read as it
+/// streams in.
 fn streamed(path: &Path) -> Result<Option<TriMesh>> {
     #[cfg(feature = "ply")]
     if let Some((input, size)) = crate::source::ply_file(path)? {
         return crate::ply::read_from(input, Some(size), Source::file(path)).map(Some);
+    }
+    #[cfg(feature = "stl")]
+    if let Some(tri_mesh) = crate::stl::read_binary_file(path)? {
+        return Ok(Some(tri_mesh));
     }
     let _ = path;
     Ok(None)

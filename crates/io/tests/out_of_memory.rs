@@ -176,6 +176,14 @@ fn every_large_allocation_of_loading_building_and_caching_is_an_error() {
     assert_out_of_memory(limited(SMALL, || mesh.save(&path)), "the cache's bytes");
     assert!(!path.exists(), "a failed save leaves no file");
     mesh.save(&path).unwrap();
+    // A binary STL file streams from disk: its triangles, not its bytes, come first.
+    let stl_path = dir.join("grid.stl");
+    std::fs::write(&stl_path, &stl).unwrap();
+    assert_out_of_memory(
+        limited(SMALL, || TriMesh::from_path(&stl_path)),
+        "the STL file's triangles",
+    );
+    assert_eq!(TriMesh::from_path(&stl_path).unwrap(), from_stl);
     let bytes = mesh.to_bytes();
     assert_out_of_memory(
         limited(SMALL, || Mesh::from_bytes(&bytes)),

@@ -201,3 +201,62 @@ fn every_solid_of_an_ascii_file_is_read() -> Result<()> {
     );
     Ok(())
 }
+
+/// `triangles` strips of a height field, many sharing corners: enough for several of the
+/// streamed reader's windows.
+fn strips(count: usize) -> Vec<[[f32; 3]; 3]> {
+    let corner = |i: usize, j: usize| [i as f32, j as f32, ((i * 7 + j * 3) % 5) as f32];
+    (0..count)
+        .map(|t| {
+            let (i, j) = (t / 2 % 300, t / 600);
+            match t % 2 {
+                0 => [corner(i, j), corner(i + 1, j), corner(i + 1, j + 1)],
+                _ => [corner(i, j), corner(i + 1, j + 1), corner(i, j + 1)],
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_binary_file_streamed_from_disk_reads_as_its_bytes_do() -> Result<()> {
+    let folder = std::env::temp_dir().join(format!("meshcast-stl-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut triangles = strips(40_000);
+    let bytes = binary(b"solid strips", &triangles);
+    let streamed = folder.join("strips.stl");
+    std::fs::write(&streamed, &bytes).unwrap();
+    // The same bytes under another name are read whole.
+    let whole = folder.join("strips.bin");
+    std::fs::write(&whole, &bytes).unwrap();
+    let mesh = read(&bytes)?;
+    assert_eq!(mesh.triangle_count(), 40_000);
+    assert!(mesh.vertex_count() < 30_000, "corners are welded");
+    // The ASCII reader welds with the weld table alone, without the recent vertices.
+    assert_eq!(read(&ascii("solid strips", &triangles))?, mesh);
+    assert_eq!(TriMesh::from_path(&streamed)?, mesh);
+    assert_eq!(TriMesh::from_path(&whole)?, mesh);
+
+    // A coordinate that is not finite, past the first window, names its triangle either way.
+    triangles[33_333][1][2] = f32::INFINITY;
+    std::fs::write(&streamed, binary(b"", &triangles)).unwrap();
+    let err = TriMesh::from_path(&streamed).expect_err("infinite");
+    assert!(
+        matches!(&err, Error::NonFiniteValue { found, .. } if found == "inf"),
+        "{err}"
+    );
+    let at = Some(&Place::Element {
+        kind: "triangle",
+        index: 33_333,
+    });
+    assert_eq!(place(&err), at);
+    assert_eq!(place(&read(&binary(b"", &triangles)).unwrap_err()), at);
+
+    // A file named `.stl` whose size does not say binary is read whole, as its content says.
+    std::fs::write(&streamed, ascii("solid square", &SQUARE)).unwrap();
+    assert_eq!(
+        TriMesh::from_path(&streamed)?.indices(),
+        &[[0, 1, 2], [0, 2, 3]]
+    );
+    std::fs::remove_dir_all(&folder).unwrap();
+    Ok(())
+}
