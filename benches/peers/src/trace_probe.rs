@@ -10,7 +10,7 @@
 //! cargo build --release --features embree --manifest-path benches/peers/Cargo.toml
 //! valgrind --tool=callgrind --toggle-collect=rtcIntersect1 \
 //!     benches/peers/target/release/meshcast-peers --trace-probe embree bunny 40000
-//! valgrind --tool=callgrind --toggle-collect='*MeshLeaves::walk*' \
+//! valgrind --tool=callgrind --toggle-collect='*count_closest*' \
 //!     benches/peers/target/release/meshcast-peers --trace-probe meshcast bunny 40000
 //! ```
 //!

@@ -177,7 +177,7 @@ pub(crate) enum Plane {
     MaxZ,
 }
 
-/// A single-ray walk written once over its lanes: what the kernel dispatch (`simd::walk`)
+/// A single-ray walk written once over its lanes: what the kernel dispatch (`simd::dispatch`)
 /// instantiates, with the kernel's [`Simd`], inside a function compiled for the kernel's
 /// instruction set, so that the whole loop, node and leaf tests included, is compiled there.
 ///
@@ -348,10 +348,10 @@ pub(crate) trait TraversalStack: Default {
     fn pop(&mut self) -> Option<Pending>;
 }
 
-/// What a traversal did, summed over rays: from [`WideBvh::walk_counted`], so that
-/// optimisation can follow counts as well as times.
+/// What a traversal did, summed over rays: from [`WideBvh::traverse`], so that optimisation
+/// can follow counts as well as times.
 ///
-/// [`WideBvh::walk_counted`]: crate::WideBvh::walk_counted
+/// [`WideBvh::traverse`]: crate::WideBvh::traverse
 ///
 /// # Examples
 /// ```
@@ -368,7 +368,7 @@ pub(crate) trait TraversalStack: Default {
 /// let everything = LeafHits::new(|_: Range<u32>, _: &Ray, hits: &mut Vec<Hit>| {
 ///     hits.push(Hit::new(1.0, 0.0, 0.0))
 /// });
-/// assert!(wide.walk_counted(&ray, Any, everything, &mut counts));
+/// assert!(wide.traverse(&ray, Any, everything, &mut counts));
 /// assert_eq!((counts.rays, counts.nodes, counts.leaves, counts.blocks), (1, 1, 1, 1));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -397,14 +397,25 @@ impl core::ops::Add for TraversalCounts {
     }
 }
 
-/// Counting in a traversal: the no-op `()` for the fast path, [`TraversalCounts`] otherwise.
-pub(crate) trait Counters {
+/// Counting in a traversal ([`crate::WideBvh::traverse`]): the no-op `()` for the fast path,
+/// [`TraversalCounts`] otherwise. Sealed: the walks are compiled for these two.
+pub trait Counters: sealed::Counting {
+    /// A ray starts.
     fn ray(&mut self) {}
+    /// A node's boxes are tested.
     fn node(&mut self) {}
+    /// A leaf of `slots` slots is handed to the leaf test.
     fn leaf(&mut self, _slots: u32) {}
 }
 
 impl Counters for () {}
+impl sealed::Counting for () {}
+impl sealed::Counting for TraversalCounts {}
+
+mod sealed {
+    /// Keeps [`super::Counters`] to the two counters the walks are written for.
+    pub trait Counting {}
+}
 
 impl Counters for TraversalCounts {
     #[inline(always)]

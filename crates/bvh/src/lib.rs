@@ -60,7 +60,7 @@ pub use builders::{
     BuildOptions, Parallel, Quality, DEFAULT_BINS, DEFAULT_MAX_LEAF_PRIMITIVES,
     DEFAULT_TRAVERSAL_COST, MAX_BINS, MIN_BINS,
 };
-pub use contracts::{LeafHits, LeafIntersector, PacketLeaves, TraversalCounts};
+pub use contracts::{Counters, LeafHits, LeafIntersector, PacketLeaves, TraversalCounts};
 pub use error::Error;
 pub use huge_pages::HUGE_PAGES_ENV;
 pub use layout::{WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};

@@ -5,7 +5,7 @@
 //! A plain `cargo build --release` targets baseline x86-64 (SSE2), so the AVX2 and AVX-512
 //! kernels are chosen at run time, as Embree and tinybvh ship theirs: [`Kernel::preferred`]
 //! detects the CPU once, and each [`crate::WideBvh`] keeps its kernel. The dispatches
-//! ([`walk`], [`walk_packets`]) are handed a walk written over the contracts (a [`RayWalk`]
+//! ([`dispatch`], [`walk_packets`]) are handed a walk written over the contracts (a [`RayWalk`]
 //! or a [`PacketWalk`]) and instantiate it, loop and leaf test included, inside a function
 //! compiled with the kernel's instruction set enabled, so the caller's leaf test (inlined into
 //! it) gets the wider encoding too.
@@ -149,7 +149,7 @@ impl core::str::FromStr for Kernel {
 }
 
 /// A [`Kernel`] this CPU was checked to run: what a [`crate::WideBvh`] keeps and what the
-/// dispatches ([`walk`], [`walk_packets`]) take, so that calling into a kernel's instruction
+/// dispatches ([`dispatch`], [`walk_packets`]) take, so that calling into a kernel's instruction
 /// set is sound wherever the value came from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SupportedKernel(Kernel);
@@ -189,14 +189,25 @@ impl fmt::Debug for SupportedKernel {
 
 /// Runs walk `W` with `kernel`'s node test, compiled for its instruction set: the walk, loop
 /// and leaf test included, is instantiated inside the kernel's `#[target_feature]` function.
+/// A tree too deep for `W`'s stack (`deep`) runs walk `D` instead, its heap stack in the
+/// portable lanes. The dispatch tier of a ray's road, between the tree's walk and the
+/// kernel's entry.
 #[inline(always)]
-pub(crate) fn walk<W: RayWalk>(
+pub(crate) fn dispatch<W, D>(
     kernel: SupportedKernel,
+    deep: bool,
     tree: &W::Tree,
     ray: &Ray,
     leaf: &mut W::Leaf,
     counters: &mut W::Counters,
-) -> W::Found {
+) -> W::Found
+where
+    W: RayWalk,
+    D: RayWalk<Tree = W::Tree, Leaf = W::Leaf, Found = W::Found, Counters = W::Counters>,
+{
+    if deep {
+        return walk_portable::<D>(tree, ray, leaf, counters);
+    }
     match kernel.0 {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a `SupportedKernel` holds only a kernel that `is_supported` confirmed this
@@ -210,7 +221,7 @@ pub(crate) fn walk<W: RayWalk>(
 }
 
 /// Walk `W` in the portable lanes, out of line as the instruction sets' entry points are:
-/// inlined, its loop made every caller of [`walk`] a large function that saved six registers
+/// inlined, its loop made every caller of [`dispatch`] a large function that saved six registers
 /// and copied the ray's leaf query around a 2.7 KB frame on every ray, whatever the kernel.
 #[inline(never)]
 fn walk_portable<W: RayWalk>(

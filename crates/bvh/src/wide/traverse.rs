@@ -11,7 +11,7 @@
 //! tree's slab test, so no box that holds a hit is culled and the answers equal a brute-force
 //! loop, ties included, whichever kernel runs. The loop is written once over the contracts
 //! (`contracts.rs`) and the kind (`query.rs`) and handed to the kernel dispatch
-//! (`simd::walk`) as a [`RayWalk`], which compiles it for the kernel's instruction set.
+//! (`simd::dispatch`) as a [`RayWalk`], which compiles it for the kernel's instruction set.
 //!
 //! Measured dead ends (bunny, one thread, best of interleaved runs): one copy of the loop per
 //! direction octant, picking the near planes at compile time, was 2-5% faster with the SSE2
@@ -20,7 +20,7 @@
 //! slower (4.0 -> 3.65 Mrays/s). The stack and the child ordering are in `stack.rs`.
 //!
 //! Uses the contracts, the kinds (`query.rs`), the stack (`stack.rs`) and the kernel dispatch
-//! (`simd::walk`).
+//! (`simd::dispatch`).
 
 use core::marker::PhantomData;
 
@@ -28,8 +28,7 @@ use meshcast_primitives::{Hit, Ray, Simd};
 
 use super::stack::{push_in_lane_order, push_nearest_last, FixedStack, MAX_FIXED_STACK_DEPTH};
 use crate::contracts::{
-    Counters, LeafIntersector, Pending, RaySetup, RayWalk, TraversalCounts, TraversalStack,
-    LEAF_REFERENCE,
+    Counters, LeafIntersector, Pending, RaySetup, RayWalk, TraversalStack, LEAF_REFERENCE,
 };
 use crate::query::{Query, QueryLeaves, Step};
 use crate::simd::{self, FusedLaneRay, LaneRay, NodeTest, SupportedKernel};
@@ -57,19 +56,59 @@ impl WideBvh {
         kind: Q,
         leaves: impl LeafIntersector,
     ) -> Q::Answer<Hit> {
-        self.run(ray, kind, leaves, &mut ())
+        self.traverse(ray, kind, leaves, &mut ())
     }
 
-    /// [`WideBvh::walk`], adding what it visited to `counts` (a separate path: the plain walk
-    /// counts nothing and pays nothing for it).
-    pub fn walk_counted<Q: Query>(
+    /// [`WideBvh::walk`], adding what it visited to `counters`: `&mut ()` counts nothing and
+    /// pays nothing for it, a [`crate::TraversalCounts`] counts rays, nodes, leaves and blocks. The
+    /// tree's tier of a ray's road: the kind's loop, children nearest first or as they come
+    /// ([`Query::nearest_first`]; a constant for every kind but a capped [`crate::All`]),
+    /// handed to the kernel dispatch with the fused node test ([`RaySetup::fused`]), which
+    /// hands the rays it does not serve to [`WideBvh::run_plain`].
+    #[inline(always)]
+    pub fn traverse<Q: Query, L: LeafIntersector, C: Counters>(
         &self,
         ray: &Ray,
         kind: Q,
-        leaves: impl LeafIntersector,
-        counts: &mut TraversalCounts,
+        mut leaves: L,
+        counters: &mut C,
     ) -> Q::Answer<Hit> {
-        self.run(ray, kind, leaves, counts)
+        counters.ray();
+        if self.nodes.is_empty() {
+            return Q::nothing();
+        }
+        let mut leaves = QueryLeaves {
+            kind,
+            leaves: &mut leaves,
+        };
+        let (kernel, deep) = (self.kernel, self.too_deep());
+        let found = if kind.nearest_first() {
+            simd::dispatch::<Fixed<C, Q, L, true, FUSED>, Heap<C, Q, L, true, FUSED>>(
+                kernel,
+                deep,
+                self,
+                ray,
+                &mut leaves,
+                counters,
+            )
+        } else {
+            simd::dispatch::<Fixed<C, Q, L, false, FUSED>, Heap<C, Q, L, false, FUSED>>(
+                kernel,
+                deep,
+                self,
+                ray,
+                &mut leaves,
+                counters,
+            )
+        };
+        kind.finish(found)
+    }
+
+    /// Whether the tree is too deep for the fixed stack: its walks then take a heap stack in
+    /// the portable lanes (`simd::dispatch`).
+    #[inline(always)]
+    fn too_deep(&self) -> bool {
+        self.depth as usize > MAX_FIXED_STACK_DEPTH
     }
 
     /// The kernel this hierarchy's traversals run ([`Kernel::preferred`] unless set).
@@ -89,66 +128,7 @@ impl WideBvh {
         Ok(())
     }
 
-    /// Runs `kind`'s loop with the fixed stack and the hierarchy's kernel, or for a tree too
-    /// deep for that stack, with a heap stack and the portable kernel: the fused node test
-    /// ([`RaySetup::fused`]), which hands the rays it does not serve to [`WideBvh::run_plain`].
-    /// The loop takes children nearest first or as they come, as `kind` says
-    /// ([`Query::nearest_first`]; a constant for every kind but a capped [`crate::All`]).
-    #[inline(always)]
-    fn run<Q: Query, L: LeafIntersector, C: Counters>(
-        &self,
-        ray: &Ray,
-        kind: Q,
-        mut leaves: L,
-        counters: &mut C,
-    ) -> Q::Answer<Hit> {
-        counters.ray();
-        if self.nodes.is_empty() {
-            return Q::nothing();
-        }
-        let mut leaves = QueryLeaves {
-            kind,
-            leaves: &mut leaves,
-        };
-        let found = if kind.nearest_first() {
-            self.run_with::<true, FUSED, Q, L, C>(ray, &mut leaves, counters)
-        } else {
-            self.run_with::<false, FUSED, Q, L, C>(ray, &mut leaves, counters)
-        };
-        kind.finish(found)
-    }
-
-    /// The walk with node test `SETUP`: the fixed stack and the hierarchy's kernel, or for a
-    /// tree too deep for that stack, a heap stack and the portable kernel.
-    #[inline(always)]
-    fn run_with<const NEAREST: bool, const SETUP: u8, Q, L, C>(
-        &self,
-        ray: &Ray,
-        leaves: &mut QueryLeaves<'_, Q, L>,
-        counters: &mut C,
-    ) -> Q::Found<Hit>
-    where
-        Q: Query,
-        L: LeafIntersector,
-        C: Counters,
-    {
-        if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
-            simd::walk::<Walk<FixedStack, C, Q, L, NEAREST, SETUP>>(
-                self.kernel,
-                self,
-                ray,
-                leaves,
-                counters,
-            )
-        } else {
-            let kernel = SupportedKernel::PORTABLE;
-            simd::walk::<Walk<Vec<Pending>, C, Q, L, NEAREST, SETUP>>(
-                kernel, self, ray, leaves, counters,
-            )
-        }
-    }
-
-    /// [`WideBvh::run`] for a ray the fused node test does not serve (a zero direction
+    /// [`WideBvh::traverse`] for a ray the fused node test does not serve (a zero direction
     /// component, whose reciprocal is infinite, or products out of its range): the plain
     /// node test, in a walk of its own, so that other rays pay only for the test.
     ///
@@ -168,10 +148,17 @@ impl WideBvh {
         L: LeafIntersector,
         C: Counters,
     {
-        self.run_with::<NEAREST, PLAIN, Q, L, C>(ray, leaves, counters)
+        simd::dispatch::<Fixed<C, Q, L, NEAREST, PLAIN>, Heap<C, Q, L, NEAREST, PLAIN>>(
+            self.kernel,
+            self.too_deep(),
+            self,
+            ray,
+            leaves,
+            counters,
+        )
     }
 
-    /// [`WideBvh::run`] for a ray with a non-zero direction component whose reciprocal
+    /// [`WideBvh::traverse`] for a ray with a non-zero direction component whose reciprocal
     /// overflows ([`RaySetup::overflowed`]), with the set-up made safe for it
     /// ([`RaySetup::overflow_safe`]): a walk of its own, the heap stack and the portable
     /// kernel, so that other rays pay only for the test.
@@ -188,61 +175,19 @@ impl WideBvh {
         L: LeafIntersector,
         C: Counters,
     {
-        let kernel = SupportedKernel::PORTABLE;
-        simd::walk::<Walk<Vec<Pending>, C, Q, L, NEAREST, SAFE>>(
-            kernel, self, ray, leaves, counters,
+        simd::dispatch::<Heap<C, Q, L, NEAREST, SAFE>, Heap<C, Q, L, NEAREST, SAFE>>(
+            SupportedKernel::PORTABLE,
+            true,
+            self,
+            ray,
+            leaves,
+            counters,
         )
     }
 
-    /// The traversal loop, for kernel `V` and the node test `SETUP` names: children nearest
+    /// The traversal loop, for kernel `V` and the node test `T` of `set_up`: children nearest
     /// first with the range shrinking, or with `NEAREST` false in lane order with the range
-    /// fixed; each leaf asked what `leaves`' kind asks. A degenerate ray finds nothing.
-    ///
-    /// Everything a ray costs before its first node test, the validity check included, is
-    /// compiled here, in the kernel's instruction set.
-    #[inline(always)]
-    fn walk_ray<V, S, C, Q, L, const NEAREST: bool, const SETUP: u8>(
-        &self,
-        simd: V,
-        ray: &Ray,
-        leaves: &mut QueryLeaves<'_, Q, L>,
-        counters: &mut C,
-    ) -> Q::Found<Hit>
-    where
-        V: Simd,
-        S: TraversalStack,
-        C: Counters,
-        Q: Query,
-        L: LeafIntersector,
-    {
-        if SETUP == FUSED {
-            // A ray the fused test serves is valid (`RaySetup::fused`); the plain walk
-            // checks the others.
-            let set_up = RaySetup::new(ray, &self.bounds);
-            if !set_up.fused {
-                return self.run_plain::<NEAREST, Q, L, C>(ray, leaves, counters);
-            }
-            return self.walk_loop::<FusedLaneRay<V>, V, S, C, Q, L, NEAREST>(
-                simd, ray, &set_up, leaves, counters,
-            );
-        }
-        if !ray.is_valid() {
-            return leaves.start();
-        }
-        let set_up = RaySetup::new(ray, &self.bounds);
-        if SETUP == SAFE {
-            let set_up = set_up.overflow_safe(ray.dir);
-            return self.walk_loop::<LaneRay<V>, V, S, C, Q, L, NEAREST>(
-                simd, ray, &set_up, leaves, counters,
-            );
-        }
-        if set_up.overflowed {
-            return self.run_overflow_safe::<NEAREST, Q, L, C>(ray, leaves, counters);
-        }
-        self.walk_loop::<LaneRay<V>, V, S, C, Q, L, NEAREST>(simd, ray, &set_up, leaves, counters)
-    }
-
-    /// [`WideBvh::walk_ray`]'s loop with the node test `T` of `set_up`.
+    /// fixed; each leaf asked what `leaves`' kind asks.
     #[inline(always)]
     fn walk_loop<T, V, S, C, Q, L, const NEAREST: bool>(
         &self,
@@ -301,18 +246,26 @@ impl WideBvh {
     }
 }
 
-/// The walk's node test and set-up ([`WideBvh::walk_ray`]'s `SETUP`): the fused test, the
+/// The walk's node test and set-up ([`RayWalk::run`]'s `SETUP`): the fused test, the
 /// plain one, or the plain one with the set-up made safe for reciprocals that overflow.
 const FUSED: u8 = 0;
 const PLAIN: u8 = 1;
 const SAFE: u8 = 2;
 
-/// One ray's walk, [`WideBvh::walk_ray`] with stack `S`, the kind `Q` in the order `NEAREST`
-/// and the node test `SETUP`, as the kernel dispatch runs it: the dispatch picks the
+/// One ray's walk with stack `S`, the kind `Q` in the order `NEAREST` and the node test
+/// `SETUP`, as the kernel dispatch runs it ([`RayWalk::run`]): the dispatch picks the
 /// instruction set.
 struct Walk<'l, S, C, Q, L, const NEAREST: bool, const SETUP: u8>(
     PhantomData<(&'l (), S, C, Q, L)>,
 );
+
+/// The walk with the fixed stack, in the hierarchy's kernel.
+type Fixed<'l, C, Q, L, const NEAREST: bool, const SETUP: u8> =
+    Walk<'l, FixedStack, C, Q, L, NEAREST, SETUP>;
+
+/// The walk with a heap stack, for a tree too deep for the fixed one, in the portable lanes.
+type Heap<'l, C, Q, L, const NEAREST: bool, const SETUP: u8> =
+    Walk<'l, Vec<Pending>, C, Q, L, NEAREST, SETUP>;
 
 impl<'l, S, C, Q, L, const NEAREST: bool, const SETUP: u8> RayWalk
     for Walk<'l, S, C, Q, L, NEAREST, SETUP>
@@ -327,6 +280,9 @@ where
     type Found = Q::Found<Hit>;
     type Counters = C;
 
+    /// The ray's set-up for the node test `SETUP`, then its loop; a degenerate ray finds
+    /// nothing. Everything a ray costs before its first node test, the validity check
+    /// included, is compiled here, in the kernel's instruction set.
     #[inline(always)]
     fn run<V: Simd>(
         simd: V,
@@ -335,7 +291,31 @@ where
         leaves: &mut QueryLeaves<'l, Q, L>,
         counters: &mut C,
     ) -> Q::Found<Hit> {
-        bvh.walk_ray::<V, S, C, Q, L, NEAREST, SETUP>(simd, ray, leaves, counters)
+        if SETUP == FUSED {
+            // A ray the fused test serves is valid (`RaySetup::fused`); the plain walk
+            // checks the others.
+            let set_up = RaySetup::new(ray, &bvh.bounds);
+            if !set_up.fused {
+                return bvh.run_plain::<NEAREST, Q, L, C>(ray, leaves, counters);
+            }
+            return bvh.walk_loop::<FusedLaneRay<V>, V, S, C, Q, L, NEAREST>(
+                simd, ray, &set_up, leaves, counters,
+            );
+        }
+        if !ray.is_valid() {
+            return leaves.start();
+        }
+        let set_up = RaySetup::new(ray, &bvh.bounds);
+        if SETUP == SAFE {
+            let set_up = set_up.overflow_safe(ray.dir);
+            return bvh.walk_loop::<LaneRay<V>, V, S, C, Q, L, NEAREST>(
+                simd, ray, &set_up, leaves, counters,
+            );
+        }
+        if set_up.overflowed {
+            return bvh.run_overflow_safe::<NEAREST, Q, L, C>(ray, leaves, counters);
+        }
+        bvh.walk_loop::<LaneRay<V>, V, S, C, Q, L, NEAREST>(simd, ray, &set_up, leaves, counters)
     }
 }
 
@@ -365,8 +345,9 @@ mod tests {
             kind,
             leaves: &mut leaves,
         };
-        let found = wide.walk_ray::<Portable, S, (), Q, _, NEAREST, SETUP>(
+        let found = <Walk<S, (), Q, _, NEAREST, SETUP> as RayWalk>::run(
             Portable,
+            wide,
             ray,
             &mut leaves,
             &mut (),

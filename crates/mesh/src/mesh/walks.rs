@@ -23,20 +23,6 @@ impl Mesh {
         }
     }
 
-    /// The answer of `kind` for `ray` among the triangles that `filter` keeps and `rules`
-    /// accept (culling, contacts): the mesh's walk, for every level's [`RayQueries`].
-    #[inline]
-    pub(crate) fn walk_with_rules<Q: QueryKind>(
-        &self,
-        ray: &Ray,
-        rules: HitRules,
-        filter: &impl Filter<u32>,
-        kind: Q,
-    ) -> Q::Answer<Hit> {
-        let keep = |triangle| filter.keep(triangle);
-        self.leaves().walk(ray, rules, keep, kind, None)
-    }
-
     /// [`RayQueries::cast`], adding the nodes, leaves and triangle blocks it visited to `counts`
     /// (a separate path: [`RayQueries::cast`] counts nothing and pays nothing for it).
     ///
@@ -56,13 +42,13 @@ impl Mesh {
     pub fn cast_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> Option<Hit> {
         let rules = HitRules::first_hit(&QueryOptions::new());
         self.leaves()
-            .walk(ray, rules, |_| true, Closest, Some(counts))
+            .trace(ray, rules, |_| true, Closest, Some(counts))
     }
 
     /// [`RayQueries::occluded`], adding what it visited to `counts` (see [`Mesh::cast_counted`]).
     pub fn occluded_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> bool {
         let rules = HitRules::first_hit(&QueryOptions::new());
-        self.leaves().walk(ray, rules, |_| true, Any, Some(counts))
+        self.leaves().trace(ray, rules, |_| true, Any, Some(counts))
     }
 }
 
@@ -81,7 +67,10 @@ impl LevelWalks<Hit, u32> for Mesh {
         options: &QueryOptions<F>,
         kind: Q,
     ) -> Q::Answer<Hit> {
-        self.walk_with_rules(ray, kind.rules(options), &options.filter, kind)
+        // The level's tier of a ray's road: the options become the leaves' rules and keep.
+        let keep = |triangle| options.filter.keep(triangle);
+        self.leaves()
+            .trace(ray, kind.rules(options), keep, kind, None)
     }
 
     #[inline]

@@ -15,8 +15,7 @@ use rayon::prelude::*;
 use crate::batches::BATCH_GRAIN;
 use crate::queries::{sealed, Count, HitRules};
 use crate::{
-    ClosestPoint, Filter, Instance, InstanceId, KeepAll, Mesh, QueryOptions, Scene,
-    SceneClosestPoint,
+    ClosestPoint, Filter, Instance, InstanceId, Mesh, QueryOptions, Scene, SceneClosestPoint,
 };
 
 /// The direction of the ray whose crossings [`PointQueries::contains`] counts on a closed
@@ -238,7 +237,8 @@ impl Mesh {
     /// The number of crossings of the ray from `point` along [`CONTAINS_RAY_DIRECTION`].
     fn crossings(&self, point: Vec3) -> usize {
         let ray = Ray::new(point, CONTAINS_RAY_DIRECTION);
-        self.walk_with_rules(&ray, HitRules::CROSSINGS, &KeepAll, Count::EVERY)
+        self.leaves()
+            .trace(&ray, HitRules::CROSSINGS, |_| true, Count::EVERY, None)
     }
 }
 

@@ -147,10 +147,11 @@ pub(crate) struct MeshLeaves<'a> {
 
 impl MeshLeaves<'_> {
     /// The answer of `kind` for `ray` among the hits that `keep` accepts and `rules` do not
-    /// skip, adding what the traversal visited to `counts` when given: the layout is matched
-    /// once per ray, so that each gets its own monomorphised walk.
+    /// skip, adding what the traversal visited to `counts` when given: the leaves' tier of a
+    /// ray's road, which matches the layout once per ray and hands the tree's walk
+    /// ([`WideBvh::traverse`]) that layout's leaf test, each monomorphised.
     #[inline(always)]
-    pub(crate) fn walk<Q: QueryKind>(
+    pub(crate) fn trace<Q: QueryKind>(
         self,
         ray: &Ray,
         rules: HitRules,
@@ -160,10 +161,22 @@ impl MeshLeaves<'_> {
     ) -> Q::Answer<Hit> {
         let (wide, tri_mesh) = (self.wide, self.tri_mesh);
         match self.blocks {
-            LeafBlocks::Watertight(blocks) => Leaves::new(blocks, wide, tri_mesh)
-                .walk::<BlockRay, _, Q>(ray, rules, keep, kind, counts),
-            LeafBlocks::Transform(blocks) => Leaves::new(blocks, wide, tri_mesh)
-                .walk::<TransformRay, _, Q>(ray, rules, keep, kind, counts),
+            LeafBlocks::Watertight(blocks) => {
+                let leaves = Leaves::new(blocks, wide, tri_mesh);
+                let leaf = leaves.leaf::<BlockRay, _>(ray, rules, keep);
+                match counts {
+                    None => wide.traverse(ray, kind, leaf, &mut ()),
+                    Some(counts) => wide.traverse(ray, kind, leaf, counts),
+                }
+            }
+            LeafBlocks::Transform(blocks) => {
+                let leaves = Leaves::new(blocks, wide, tri_mesh);
+                let leaf = leaves.leaf::<TransformRay, _>(ray, rules, keep);
+                match counts {
+                    None => wide.traverse(ray, kind, leaf, &mut ()),
+                    Some(counts) => wide.traverse(ray, kind, leaf, counts),
+                }
+            }
         }
     }
 

@@ -3,17 +3,16 @@
 
 use core::ops::Range;
 
-use meshcast_bvh::{LeafIntersector, TraversalCounts, WideBvh};
+use meshcast_bvh::{LeafIntersector, WideBvh};
 use meshcast_primitives::{Contacts, Hit, Ray, Simd, BLOCK_WIDTH};
 
 use super::lane_test::{LaneHits, LaneTest};
-use crate::queries::{HitRules, QueryKind};
+use crate::queries::HitRules;
 use crate::TriMesh;
 
 /// One layout's blocks with what the walks need besides them.
 pub(super) struct Leaves<'a, B> {
     pub(super) blocks: &'a [B],
-    wide: &'a WideBvh,
     /// `wide`'s padded leaf order.
     pub(super) order: &'a [u32],
     tri_mesh: &'a TriMesh,
@@ -90,7 +89,6 @@ impl<'a, B> Leaves<'a, B> {
     pub(super) fn new(blocks: &'a [B], wide: &'a WideBvh, tri_mesh: &'a TriMesh) -> Self {
         Self {
             blocks,
-            wide,
             order: wide.primitive_order(),
             tri_mesh,
         }
@@ -110,25 +108,18 @@ impl<'a, B> Leaves<'a, B> {
         }
     }
 
-    /// The answer of `kind` for `ray`, with the leaf test compiled into the traversal loop
-    /// of the hierarchy's kernel; counted only when `counts` is given (a constant `None`
-    /// leaves the counting path out).
+    /// `ray`'s leaf test over these blocks, keeping the hits that `rules` accept and `keep`
+    /// keeps: what the hierarchy's walk ([`WideBvh::traverse`]) compiles into its loop.
     #[inline(always)]
-    pub(super) fn walk<T: LaneTest<Block = B>, K: FnMut(u32) -> bool, Q: QueryKind>(
-        &self,
-        ray: &Ray,
+    pub(super) fn leaf<'l, 'r, T: LaneTest<Block = B>, K: FnMut(u32) -> bool>(
+        &'l self,
+        ray: &'r Ray,
         rules: HitRules,
         keep: K,
-        kind: Q,
-        counts: Option<&mut TraversalCounts>,
-    ) -> Q::Answer<Hit> {
-        let leaf = BlockLeaf {
+    ) -> impl LeafIntersector + use<'l, 'a, 'r, B, T, K> {
+        BlockLeaf {
             leaves: self,
             query: Self::query::<T, K>(ray, rules, keep),
-        };
-        match counts {
-            None => self.wide.walk(ray, kind, leaf),
-            Some(counts) => self.wide.walk_counted(ray, kind, leaf, counts),
         }
     }
 

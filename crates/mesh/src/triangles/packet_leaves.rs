@@ -21,7 +21,7 @@ impl MeshLeaves<'_> {
     /// Leaves in `answers[p][i]` the answer of `kind` (closest hit, or whether anything is
     /// hit) for each ray `rays[p][i]` in `lanes[p]` (bits; coherent as
     /// [`crate::batches::coherence::coherent`] groups them, degenerate rays among them), as
-    /// [`MeshLeaves::walk`] answers it: the rays of the `P` packets traced together
+    /// [`MeshLeaves::trace`] answers it: the rays of the `P` packets traced together
     /// ([`WideBvh::walk_packets`], which splits them by direction octant) when each has
     /// [`PACKET_MIN_RAYS`] rays and the blocks have a packet test, else ray by ray.
     pub(crate) fn walk_packets<Q: PacketKind, const P: usize>(
@@ -37,7 +37,7 @@ impl MeshLeaves<'_> {
         // The transform test has no packet form.
         let (true, LeafBlocks::Watertight(blocks)) = (enough, self.blocks) else {
             walk_rays(rays, lanes, answers, |ray| {
-                self.walk(ray, rules, keep, kind, None)
+                self.trace(ray, rules, keep, kind, None)
             });
             return;
         };
@@ -59,7 +59,7 @@ impl MeshLeaves<'_> {
 /// against a block's four triangles in one eight-lane test ([`meshcast_primitives::RayPair`]),
 /// else each ray by its single-ray leaf test. Either way a ray's hits are those of its
 /// single-ray test, culled, filtered and ordered the same way, so its answer is
-/// [`MeshLeaves::walk`]'s.
+/// [`MeshLeaves::trace`]'s.
 ///
 /// The walk hands it only the rays whose own test enters the leaf's box
 /// ([`WideBvh::walk_packets`]): on a camera image about three of eight, as leaves are about a

@@ -118,10 +118,10 @@ impl Instance {
     pub fn cast_f64(&self, ray: &DRay) -> Option<DHit> {
         let (local, shift) = self.carry_ray(ray);
         let rules = HitRules::first_hit(&QueryOptions::new()).mirrored(self.is_mirrored());
-        let filter = crate::KeepAll;
         let hit = self
             .mesh()
-            .walk_with_rules(&local, rules, &filter, Closest)?;
+            .leaves()
+            .trace(&local, rules, |_| true, Closest, None)?;
         Some(DHit::carried_back(hit, shift))
     }
 }
@@ -381,7 +381,11 @@ pub(super) fn walk<Q: QueryKind, F: Filter<(InstanceId, u32)>>(
 ) -> Q::Answer<Hit> {
     let filter = InstanceFilter { id, filter };
     let rules = rules.mirrored(instance.is_mirrored());
-    instance.mesh().walk_with_rules(local, rules, &filter, kind)
+    let keep = |triangle| filter.keep(triangle);
+    instance
+        .mesh()
+        .leaves()
+        .trace(local, rules, keep, kind, None)
 }
 
 /// A world ray made ready, once, for the slab tests of the scene's top level in `f64`

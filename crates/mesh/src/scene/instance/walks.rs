@@ -22,8 +22,10 @@ impl Instance {
         kind: Q,
     ) -> Q::Answer<Hit> {
         let rules = rules.mirrored(self.mirrored);
+        let keep = |triangle| filter.keep(triangle);
         self.mesh
-            .walk_with_rules(&self.to_local(ray), rules, filter, kind)
+            .leaves()
+            .trace(&self.to_local(ray), rules, keep, kind, None)
     }
 
     /// Leaves in `answers[i]` the answer of `kind` for the world ray in each lane `i` of
