@@ -63,8 +63,8 @@ impl WideBvh {
     /// pays nothing for it, a [`crate::TraversalCounts`] counts rays, nodes, leaves and blocks. The
     /// tree's tier of a ray's road: the kind's loop, children nearest first or as they come
     /// ([`Query::nearest_first`]; a constant for every kind but a capped [`crate::All`]),
-    /// handed to the kernel dispatch with the fused node test ([`RaySetup::fused`]), which
-    /// hands the rays it does not serve to [`WideBvh::run_plain`].
+    /// handed to the kernel dispatch with the fused node test (`RaySetup::fused`), which
+    /// hands the rays it does not serve to the plain one (`WideBvh::run_plain`).
     #[inline(always)]
     pub fn traverse<Q: Query, L: LeafIntersector, C: Counters>(
         &self,
