@@ -41,14 +41,13 @@ impl Mesh {
     /// ```
     pub fn cast_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> Option<Hit> {
         let rules = HitRules::first_hit(&QueryOptions::new());
-        self.leaves()
-            .trace(ray, rules, |_| true, Closest, Some(counts))
+        self.leaves().trace(ray, rules, |_| true, Closest, counts)
     }
 
     /// [`RayQueries::occluded`], adding what it visited to `counts` (see [`Mesh::cast_counted`]).
     pub fn occluded_counted(&self, ray: &Ray, counts: &mut TraversalCounts) -> bool {
         let rules = HitRules::first_hit(&QueryOptions::new());
-        self.leaves().trace(ray, rules, |_| true, Any, Some(counts))
+        self.leaves().trace(ray, rules, |_| true, Any, counts)
     }
 }
 
@@ -70,7 +69,7 @@ impl LevelWalks<Hit, u32> for Mesh {
         // The level's tier of a ray's road: the options become the leaves' rules and keep.
         let keep = |triangle| options.filter.keep(triangle);
         self.leaves()
-            .trace(ray, kind.rules(options), keep, kind, None)
+            .trace(ray, kind.rules(options), keep, kind, &mut ())
     }
 
     #[inline]

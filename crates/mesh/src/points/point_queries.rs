@@ -238,7 +238,7 @@ impl Mesh {
     fn crossings(&self, point: Vec3) -> usize {
         let ray = Ray::new(point, CONTAINS_RAY_DIRECTION);
         self.leaves()
-            .trace(&ray, HitRules::CROSSINGS, |_| true, Count::EVERY, None)
+            .trace(&ray, HitRules::CROSSINGS, |_| true, Count::EVERY, &mut ())
     }
 }
 

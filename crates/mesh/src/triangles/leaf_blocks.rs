@@ -5,7 +5,7 @@
 //! (`leaves.rs`). The packet queries are in `packet_leaves.rs`.
 
 use meshcast_bvh::{
-    try_vec, OutOfMemory, Parallel, TraversalCounts, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT,
+    try_vec, Counters, OutOfMemory, Parallel, WideBvh, LEAF_ALIGNMENT, PADDING_SLOT,
 };
 use meshcast_primitives::{
     prefetch, Aabb, BlockRay, Hit, Ray, TransformBlock, TransformRay, Triangle, TriangleBlock,
@@ -147,9 +147,9 @@ pub(crate) struct MeshLeaves<'a> {
 
 impl MeshLeaves<'_> {
     /// The answer of `kind` for `ray` among the hits that `keep` accepts and `rules` do not
-    /// skip, adding what the traversal visited to `counts` when given: the leaves' tier of a
-    /// ray's road, which matches the layout once per ray and hands the tree's walk
-    /// ([`WideBvh::traverse`]) that layout's leaf test, each monomorphised.
+    /// skip, adding what the traversal visited to `counters` (`&mut ()` counts nothing): the
+    /// leaves' tier of a ray's road, which matches the layout once per ray and hands the
+    /// tree's walk ([`WideBvh::traverse`]) that layout's leaf test, each monomorphised.
     #[inline(always)]
     pub(crate) fn trace<Q: QueryKind>(
         self,
@@ -157,25 +157,19 @@ impl MeshLeaves<'_> {
         rules: HitRules,
         keep: impl FnMut(u32) -> bool,
         kind: Q,
-        counts: Option<&mut TraversalCounts>,
+        counters: &mut impl Counters,
     ) -> Q::Answer<Hit> {
         let (wide, tri_mesh) = (self.wide, self.tri_mesh);
         match self.blocks {
             LeafBlocks::Watertight(blocks) => {
                 let leaves = Leaves::new(blocks, wide, tri_mesh);
                 let leaf = leaves.leaf::<BlockRay, _>(ray, rules, keep);
-                match counts {
-                    None => wide.traverse(ray, kind, leaf, &mut ()),
-                    Some(counts) => wide.traverse(ray, kind, leaf, counts),
-                }
+                wide.traverse(ray, kind, leaf, counters)
             }
             LeafBlocks::Transform(blocks) => {
                 let leaves = Leaves::new(blocks, wide, tri_mesh);
                 let leaf = leaves.leaf::<TransformRay, _>(ray, rules, keep);
-                match counts {
-                    None => wide.traverse(ray, kind, leaf, &mut ()),
-                    Some(counts) => wide.traverse(ray, kind, leaf, counts),
-                }
+                wide.traverse(ray, kind, leaf, counters)
             }
         }
     }

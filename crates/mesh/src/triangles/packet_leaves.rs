@@ -37,7 +37,7 @@ impl MeshLeaves<'_> {
         // The transform test has no packet form.
         let (true, LeafBlocks::Watertight(blocks)) = (enough, self.blocks) else {
             walk_rays(rays, lanes, answers, |ray| {
-                self.trace(ray, rules, keep, kind, None)
+                self.trace(ray, rules, keep, kind, &mut ())
             });
             return;
         };

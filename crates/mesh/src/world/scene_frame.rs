@@ -121,7 +121,7 @@ impl Instance {
         let hit = self
             .mesh()
             .leaves()
-            .trace(&local, rules, |_| true, Closest, None)?;
+            .trace(&local, rules, |_| true, Closest, &mut ())?;
         Some(DHit::carried_back(hit, shift))
     }
 }
@@ -385,7 +385,7 @@ pub(super) fn walk<Q: QueryKind, F: Filter<(InstanceId, u32)>>(
     instance
         .mesh()
         .leaves()
-        .trace(local, rules, keep, kind, None)
+        .trace(local, rules, keep, kind, &mut ())
 }
 
 /// A world ray made ready, once, for the slab tests of the scene's top level in `f64`

@@ -25,7 +25,7 @@ impl Instance {
         let keep = |triangle| filter.keep(triangle);
         self.mesh
             .leaves()
-            .trace(&self.to_local(ray), rules, keep, kind, None)
+            .trace(&self.to_local(ray), rules, keep, kind, &mut ())
     }
 
     /// Leaves in `answers[i]` the answer of `kind` for the world ray in each lane `i` of
