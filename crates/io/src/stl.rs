@@ -250,13 +250,13 @@ impl Recent {
         Ok(Self { lines })
     }
 
-    /// The line of `key`, if lines are kept.
-    fn line(&mut self, key: [u32; 3]) -> Option<&mut ([u32; 3], u32)> {
+    /// Where `key`'s line is, if lines are kept.
+    fn line_of(&self, key: [u32; 3]) -> Option<usize> {
         let mixed =
             (key[0] ^ key[1].rotate_left(11) ^ key[2].rotate_left(22)).wrapping_mul(0x9e37_79b1);
         // No lines (a length of 0 has 64 trailing zeros) is no shift.
         let shift = 32u32.checked_sub(self.lines.len().trailing_zeros())?;
-        self.lines.get_mut(mixed.checked_shr(shift)? as usize)
+        Some(mixed.checked_shr(shift)? as usize)
     }
 }
 
@@ -373,14 +373,16 @@ impl Welder {
     fn vertex(&mut self, position: Vec3, source: Source) -> Result<u32> {
         // Adding zero turns -0.0 into 0.0 and changes nothing else.
         let key = (position + Vec3::ZERO).to_array().map(f32::to_bits);
-        if let Some(&mut (met, vertex)) = self.recent.line(key) {
+        // The line is found once: looked up, then written on a miss.
+        let line = self.recent.line_of(key);
+        if let Some((met, vertex)) = line.map(|l| self.recent.lines[l]) {
             if met == key {
                 return Ok(vertex);
             }
         }
         let vertex = self.welded(key, position, source)?;
-        if let Some(line) = self.recent.line(key) {
-            *line = (key, vertex);
+        if let Some(l) = line {
+            self.recent.lines[l] = (key, vertex);
         }
         Ok(vertex)
     }
