@@ -8,15 +8,16 @@
 //!
 //! ```sh
 //! cargo build --release --features embree --manifest-path benches/peers/Cargo.toml
-//! valgrind --tool=callgrind --toggle-collect=rtcIntersect1 \
+//! valgrind --tool=callgrind --toggle-collect='*count_closest*' \
 //!     benches/peers/target/release/meshcast-peers --trace-probe embree bunny 40000
 //! valgrind --tool=callgrind --toggle-collect='*count_closest*' \
 //!     benches/peers/target/release/meshcast-peers --trace-probe meshcast bunny 40000
 //! ```
 //!
 //! callgrind's count inside the toggled function, over `RAYS`, is the instructions per ray.
-//! `--toggle-collect='*count_closest*'` counts the whole per-ray call of either library, the
-//! tracer's loop included. With a fourth argument `any`, the probe runs the any-hit query
+//! `--toggle-collect='*count_closest*'` counts the whole per-ray call of either library alike,
+//! the tracer's loop included; `--toggle-collect=rtcIntersect1` counts Embree's own call
+//! alone. With a fourth argument `any`, the probe runs the any-hit query
 //! instead (`--toggle-collect='*count_occluded*'`).
 
 use std::time::Instant;

@@ -60,8 +60,8 @@ impl WideBvh {
     }
 
     /// [`WideBvh::walk`], adding what it visited to `counters`: `&mut ()` counts nothing and
-    /// pays nothing for it, a [`crate::TraversalCounts`] counts rays, nodes, leaves and blocks. The
-    /// tree's tier of a ray's road: the kind's loop, children nearest first or as they come
+    /// pays nothing for it, a [`crate::TraversalCounts`] counts rays, nodes, leaves and
+    /// blocks. The tree's tier of a ray's road: the kind's loop, children nearest first or as they come
     /// ([`Query::nearest_first`]; a constant for every kind but a capped [`crate::All`]),
     /// handed to the kernel dispatch with the fused node test (`RaySetup::fused`), which
     /// hands the rays it does not serve to the plain one (`WideBvh::run_plain`).
