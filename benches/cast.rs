@@ -151,7 +151,7 @@ fn cast(c: &mut Criterion) {
                         pool.install(|| {
                             rays.par_iter()
                                 .with_min_len(RAYS_PER_TASK)
-                                .filter(|r| mesh.cast(r).is_some())
+                                .filter(|r| mesh.cast(*r).is_some())
                                 .count()
                         })
                     });
@@ -162,7 +162,7 @@ fn cast(c: &mut Criterion) {
                         pool.install(|| {
                             rays.par_iter()
                                 .with_min_len(RAYS_PER_TASK)
-                                .filter(|r| mesh.occluded(r))
+                                .filter(|r| mesh.occluded(*r))
                                 .count()
                         })
                     });

@@ -7,8 +7,8 @@
 //! cargo run --release -p meshcast-benches --example f64_rays -- [MESH] [--rays N] [--threads N]
 //! ```
 //!
-//! Lines: one ray at a time (`cast` against `cast_f64`, `occluded` against `occluded_f64`) on
-//! one thread, and batches (`cast_batch` against `cast_batch_f64`) on `--threads` threads
+//! Lines: one ray at a time (`cast` of a `Ray` against `cast` of a `DRay`, `occluded` the
+//! same) on one thread, and batches (`cast_batch` of each) on `--threads` threads
 //! (every core without it); each the median of runs of at least a second, the two kinds
 //! interleaved three times so that a load on the machine falls on both. The hit counts
 //! agree to a thousandth of the rays (those within rounding of an edge may differ). A measurement, not a benchmark.
@@ -58,18 +58,18 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let lines: [(&str, Query, Query); 3] = [
         (
             "cast, one ray at a time, 1 thread",
-            Box::new(|| rays.iter().filter(|r| near.cast(r).is_some()).count()),
-            Box::new(|| moved.iter().filter(|r| far.cast_f64(r).is_some()).count()),
+            Box::new(|| rays.iter().filter(|r| near.cast(*r).is_some()).count()),
+            Box::new(|| moved.iter().filter(|r| far.cast(*r).is_some()).count()),
         ),
         (
             "occluded, one ray at a time, 1 thread",
-            Box::new(|| rays.iter().filter(|r| near.occluded(r)).count()),
-            Box::new(|| moved.iter().filter(|r| far.occluded_f64(r)).count()),
+            Box::new(|| rays.iter().filter(|r| near.occluded(*r)).count()),
+            Box::new(|| moved.iter().filter(|r| far.occluded(*r)).count()),
         ),
         (
             "cast_batch",
             Box::new(|| pool.install(|| near.cast_batch(&rays).iter().flatten().count())),
-            Box::new(|| pool.install(|| far.cast_batch_f64(&moved).iter().flatten().count())),
+            Box::new(|| pool.install(|| far.cast_batch(&moved).iter().flatten().count())),
         ),
     ];
     for (name, f32_rays, f64_rays) in &lines {

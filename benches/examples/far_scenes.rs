@@ -8,9 +8,9 @@
 //! ```
 //!
 //! Each ray is a random ray through one instance's box (`random_rays`), the instances taken
-//! in turn. Lines: one ray at a time (`Scene::cast` against `Scene::cast_f64`, `occluded`
-//! against `occluded_f64`) on one thread, and batches (`cast_batch` against
-//! `cast_batch_f64`) on `--threads` threads (every core without it); each the median of runs
+//! in turn. Lines: one ray at a time (`Scene::cast` of a `Ray` against `Scene::cast` of a
+//! `DRay`, `occluded` the same) on one thread, and batches (`cast_batch` of each) on
+//! `--threads` threads (every core without it); each the median of runs
 //! of at least a second, the two kinds interleaved three times so that a load on the machine
 //! falls on both. The hit counts agree to a thousandth of the rays. A measurement, not a
 //! benchmark. `FAR_PROBE=cast|cast_f64|occluded|occluded_f64|skip` runs one pass of one
@@ -46,8 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         Instance::new(Arc::clone(&mesh), Affine3A::from_translation(at.as_vec3())).expect("placed")
     }));
     let far = Scene::from_instances(places.iter().map(|&at| {
-        Instance::from_f64(Arc::clone(&mesh), DAffine3::from_translation(OFFSET + at))
-            .expect("placed")
+        Instance::new(Arc::clone(&mesh), DAffine3::from_translation(OFFSET + at)).expect("placed")
     }));
     let local = random_rays(mesh.bounds(), count, 57);
     let rays: Vec<Ray> = local
@@ -79,10 +78,10 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         // One pass of one query, untimed, for callgrind (`FAR_PROBE=skip` traces nothing:
         // subtract it to count the queries alone).
         let hits = match probe.as_str() {
-            "cast" => rays.iter().filter(|r| near.cast(r).is_some()).count(),
-            "cast_f64" => moved.iter().filter(|r| far.cast_f64(r).is_some()).count(),
-            "occluded" => rays.iter().filter(|r| near.occluded(r)).count(),
-            "occluded_f64" => moved.iter().filter(|r| far.occluded_f64(r)).count(),
+            "cast" => rays.iter().filter(|r| near.cast(*r).is_some()).count(),
+            "cast_f64" => moved.iter().filter(|r| far.cast(*r).is_some()).count(),
+            "occluded" => rays.iter().filter(|r| near.occluded(*r)).count(),
+            "occluded_f64" => moved.iter().filter(|r| far.occluded(*r)).count(),
             _ => 0,
         };
         println!("{probe}: {hits} hits");
@@ -92,18 +91,18 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let lines: [(&str, Query, Query); 3] = [
         (
             "cast, one ray at a time, 1 thread",
-            Box::new(|| rays.iter().filter(|r| near.cast(r).is_some()).count()),
-            Box::new(|| moved.iter().filter(|r| far.cast_f64(r).is_some()).count()),
+            Box::new(|| rays.iter().filter(|r| near.cast(*r).is_some()).count()),
+            Box::new(|| moved.iter().filter(|r| far.cast(*r).is_some()).count()),
         ),
         (
             "occluded, one ray at a time, 1 thread",
-            Box::new(|| rays.iter().filter(|r| near.occluded(r)).count()),
-            Box::new(|| moved.iter().filter(|r| far.occluded_f64(r)).count()),
+            Box::new(|| rays.iter().filter(|r| near.occluded(*r)).count()),
+            Box::new(|| moved.iter().filter(|r| far.occluded(*r)).count()),
         ),
         (
             "cast_batch",
             Box::new(|| pool.install(|| near.cast_batch(&rays).iter().flatten().count())),
-            Box::new(|| pool.install(|| far.cast_batch_f64(&moved).iter().flatten().count())),
+            Box::new(|| pool.install(|| far.cast_batch(&moved).iter().flatten().count())),
         ),
     ];
     for (name, f32_rays, f64_rays) in &lines {

@@ -60,7 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             .iter()
             .map(|ray| DRay::new(ray.origin.as_dvec3() + offset, DVec3::NEG_Z))
             .collect();
-        let answers64 = far.cast_batch_f64(&world64);
+        let answers64 = far.cast_batch(&world64);
         let row =
             |path: &str, t: &dyn Fn(usize) -> Option<f64>, tri: &dyn Fn(usize) -> Option<u32>| {
                 let (mut hit_miss, mut worst, mut triangles) = (0, 0.0f64, 0);

@@ -152,17 +152,17 @@ pub fn check_world_rays(mesh: &Mesh, rays: &[DRay]) {
     let local: Vec<Ray> = carried.iter().map(|&(ray, _)| ray).collect();
     check_rays(mesh, &local);
     for (ray, &(local, shift)) in rays.iter().zip(&carried) {
-        let hit = mesh.cast_f64(ray);
+        let hit = mesh.cast(ray);
         let expected = mesh.cast(&local).map(|hit| DHit::carried_back(hit, shift));
         assert_eq!(hit, expected, "{ray:?}");
-        assert_eq!(mesh.occluded_f64(ray), mesh.occluded(&local), "{ray:?}");
-        let all = mesh.cast_all_f64(ray);
-        assert_eq!(all.len(), mesh.count_f64(ray), "{ray:?}");
+        assert_eq!(mesh.occluded(ray), mesh.occluded(&local), "{ray:?}");
+        let all = mesh.cast_all(ray);
+        assert_eq!(all.len(), mesh.count(ray), "{ray:?}");
     }
     assert_eq!(
-        mesh.cast_batch_f64(rays),
+        mesh.cast_batch(rays),
         rays.iter()
-            .map(|ray| mesh.cast_f64(ray))
+            .map(|ray| mesh.cast(ray))
             .collect::<Vec<_>>()
     );
 }

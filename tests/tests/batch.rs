@@ -41,7 +41,7 @@ fn mesh_batch_equals_cast_on_one_and_two_threads() {
             );
         }
     }
-    assert!(mesh.cast_batch(&[]).is_empty());
+    assert!(mesh.cast_batch(&[] as &[Ray]).is_empty());
 }
 
 #[test]
@@ -65,5 +65,5 @@ fn scene_batch_equals_cast_on_one_and_two_threads() {
         }
     }
     let identity = Scene::from_instances([Instance::new(cow, Affine3A::IDENTITY).expect("ok")]);
-    assert!(identity.cast_batch(&[]).is_empty());
+    assert!(identity.cast_batch(&[] as &[Ray]).is_empty());
 }

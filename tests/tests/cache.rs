@@ -145,7 +145,7 @@ fn a_far_mesh_keeps_its_origin_through_the_cache() {
         far.to_world(far.bounds().centroid()) + DVec3::Z,
         DVec3::NEG_Z,
     );
-    assert_eq!(far.cast_f64(&down), loaded.cast_f64(&down));
+    assert_eq!(far.cast(&down), loaded.cast(&down));
 }
 
 #[test]

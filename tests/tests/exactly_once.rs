@@ -59,7 +59,7 @@ fn facing(triangle: &Triangle, dir: Vec3) -> i32 {
 /// it by one: down when the ray leaves through a triangle, up when it enters. A crossing
 /// counted twice would take it to 2 or -1. Hits at the same point may come in any order
 /// (their `t`s differ by rounding), so they are taken together.
-fn check_crossings<H: RayHit + std::fmt::Debug>(
+fn check_crossings<H: RayHit<Scalar = f32> + std::fmt::Debug>(
     ray: &Ray,
     hits: &[H],
     triangle_of: impl Fn(&H) -> Triangle,

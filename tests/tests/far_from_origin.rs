@@ -84,7 +84,7 @@ fn far_meshes_answer_as_the_same_mesh_at_the_origin() {
                     )
                 })
                 .collect();
-            let answers = far.cast_batch_f64(&world_rays);
+            let answers = far.cast_batch(&world_rays);
             let mut differing = 0;
             for ((ray, near), world) in rays.iter().zip(&expected).zip(&answers) {
                 let near_edge = |triangle: u32| {
@@ -185,12 +185,12 @@ fn a_mesh_near_the_origin_is_stored_as_its_f32_positions() {
     // box, so that it is not moved along itself) gets the f32 ray's answers, bit for bit.
     for ray in parallel_rays(1.5) {
         let hit = from_f32.cast(&ray);
-        let world = from_f64.cast_f64(&DRay::from(ray));
+        let world = from_f64.cast(&DRay::from(ray));
         assert_eq!(
             hit.map(|h| (f64::from(h.t), h.triangle)),
             world.map(|h| (h.t, h.triangle))
         );
-        assert_eq!(from_f32.count(&ray), from_f64.count_f64(&DRay::from(ray)));
+        assert_eq!(from_f32.count(&ray), from_f64.count(&DRay::from(ray)));
     }
 }
 
@@ -205,10 +205,10 @@ fn a_far_mesh_keeps_its_origin_when_deformed() {
     // Lifted by 2 m: a ray from above hits 2 m sooner.
     let lifted = moved(&sphere, offset + DVec3::Z * 2.0);
     let down = DRay::new(offset + DVec3::new(0.01, 0.02, 10.0), DVec3::NEG_Z);
-    let before = far.cast_f64(&down).expect("a hit").t;
+    let before = far.cast(&down).expect("a hit").t;
     far.set_positions_f64(&lifted).expect("deformed");
     assert_eq!(far.origin(), origin);
-    let after = far.cast_f64(&down).expect("a hit").t;
+    let after = far.cast(&down).expect("a hit").t;
     assert!((before - after - 2.0).abs() < TOLERANCE, "{before} {after}");
     assert!(far.set_positions_f64(&lifted[1..]).is_err());
     assert!(Mesh::from_f64_triangles(&[[f64::NAN; 3]; 3], &[[0, 1, 2]]).is_err());
@@ -231,9 +231,9 @@ fn a_distance_limit_is_measured_along_the_world_ray_from_far_away() {
     // the ray is moved along itself before it is carried into the mesh's frame.
     let height = 1e7;
     let down = DRay::new(offset + DVec3::new(0.01, 0.02, 1.0 + height), DVec3::NEG_Z);
-    let hit = far.cast_f64(&down).expect("a hit");
+    let hit = far.cast(&down).expect("a hit");
     let near = DRay::new(offset + DVec3::new(0.01, 0.02, 5.0), DVec3::NEG_Z);
-    let surface = far.cast_f64(&near).expect("a hit").t - 4.0;
+    let surface = far.cast(&near).expect("a hit").t - 4.0;
     assert!(
         (hit.t - height - surface).abs() < TOLERANCE,
         "{} {surface}",
@@ -242,18 +242,18 @@ fn a_distance_limit_is_measured_along_the_world_ray_from_far_away() {
     let within = QueryOptions::new().with_max_distance((height + 1.0) as f32);
     let short = QueryOptions::new().with_max_distance(100.0);
     assert_eq!(
-        far.cast_f64_with(&down, &within).map(|h| h.triangle),
+        far.cast_with(&down, &within).map(|h| h.triangle),
         Some(hit.triangle)
     );
-    assert!(far.cast_f64_with(&down, &short).is_none());
+    assert!(far.cast_with(&down, &short).is_none());
     // The limit is a distance: twice as long a direction meets the same hit at half the t.
     let doubled = DRay::new(down.origin, DVec3::NEG_Z * 2.0);
-    let halved = far.cast_f64_with(&doubled, &within).expect("a hit").t;
+    let halved = far.cast_with(&doubled, &within).expect("a hit").t;
     assert!(
         (halved - (height + surface) / 2.0).abs() < TOLERANCE,
         "{halved}"
     );
-    assert!(far.cast_f64_with(&doubled, &short).is_none());
+    assert!(far.cast_with(&doubled, &short).is_none());
 }
 
 #[test]
@@ -272,10 +272,10 @@ fn degenerate_f64_rays_and_points_miss() {
         DRay::new(offset + DVec3::Z * 5.0, DVec3::NEG_Z).with_range(3.0, 2.0),
         DRay::new(DVec3::new(f64::INFINITY, 0.0, 0.0), DVec3::NEG_X),
     ] {
-        assert_eq!(far.cast_f64(&ray), None, "{ray:?}");
-        assert!(!far.occluded_f64(&ray));
-        assert!(far.cast_all_f64(&ray).is_empty());
-        assert_eq!(far.cast_batch_f64(&[ray]), [None]);
+        assert_eq!(far.cast(&ray), None, "{ray:?}");
+        assert!(!far.occluded(&ray));
+        assert!(far.cast_all(&ray).is_empty());
+        assert_eq!(far.cast_batch(&[ray]), [None]);
     }
     assert!(!far.contains_f64(DVec3::NAN));
     assert!(far.winding_number_f64(DVec3::INFINITY).is_nan());
@@ -283,11 +283,11 @@ fn degenerate_f64_rays_and_points_miss() {
     // Every crossing once, in world units: through the centre, two crossings about 2 m
     // apart (the faces lie inside the unit sphere).
     let through = DRay::new(offset + DVec3::new(0.0, 0.0, 5.0), DVec3::NEG_Z);
-    let all = far.cast_all_f64(&through);
+    let all = far.cast_all(&through);
     assert_eq!(all.len(), 2);
-    assert_eq!(far.count_f64(&through), 2);
+    assert_eq!(far.count(&through), 2);
     assert!((all[1].t - all[0].t - 2.0).abs() < 0.3, "{all:?}");
-    assert!(far.occluded_batch_f64(&[through]) == [true]);
+    assert!(far.occluded_batch(&[through]) == [true]);
 }
 
 #[test]
@@ -328,7 +328,7 @@ fn an_obj_file_far_from_the_origin_keeps_its_precision() {
     assert_eq!(from_ply.positions(), built.positions());
     let far = Mesh::from_tri_mesh(read, &Default::default());
     let down = DRay::new(offset + DVec3::new(0.1, 0.2, 5.0), DVec3::NEG_Z);
-    let hit = far.cast_f64(&down).expect("a hit");
+    let hit = far.cast(&down).expect("a hit");
     let near = Mesh::from_tri_mesh(sphere, &Default::default());
     let expected = near
         .cast(&Ray::new(Vec3::new(0.1, 0.2, 5.0), Vec3::NEG_Z))
@@ -362,8 +362,7 @@ fn instances_place_a_far_mesh_where_it_lies() {
     // origin does, to f32's precision at 3 km, though the mesh lies 5000 km away.
     let placements = [DVec3::ZERO, DVec3::new(3000.0, 0.0, 0.0)];
     let scene = Scene::from_instances(placements.map(|at| {
-        Instance::from_f64(Arc::clone(&far), DAffine3::from_translation(at - offset))
-            .expect("placed")
+        Instance::new(Arc::clone(&far), DAffine3::from_translation(at - offset)).expect("placed")
     }));
     for (i, at) in placements.iter().enumerate() {
         for ray in parallel_rays(5.0).iter().step_by(10) {

@@ -48,7 +48,7 @@ fn placement(offset: DVec3, i: usize) -> DAffine3 {
 fn scene_at(sphere: &Arc<Mesh>, offset: DVec3) -> Scene {
     Scene::from_instances(
         (0..PLACES.len())
-            .map(|i| Instance::from_f64(Arc::clone(sphere), placement(offset, i)).expect("placed")),
+            .map(|i| Instance::new(Arc::clone(sphere), placement(offset, i)).expect("placed")),
     )
 }
 
@@ -77,14 +77,14 @@ fn distance_to_edges(sphere: &TriMesh, triangle: u32, p: Vec2) -> f32 {
 }
 
 /// What a loop over every instance answers: the first of each instance's own closest hit
-/// ([`Instance::cast_f64`]) by `t`, instance and triangle.
+/// ([`Instance::cast`]) by `t`, instance and triangle.
 fn brute_force(scene: &Scene, ray: &DRay) -> Option<DSceneHit> {
     scene
         .instances()
         .filter_map(|(instance, placed)| {
             Some(DSceneHit {
                 instance,
-                hit: placed.cast_f64(ray)?,
+                hit: placed.cast(ray)?,
             })
         })
         .min_by(DSceneHit::order)
@@ -133,7 +133,7 @@ fn far_scenes_answer_as_the_same_mesh_at_the_origin() {
                     DRay::new(placement(offset, i).transform_point3(above), DVec3::NEG_Z)
                 })
                 .collect();
-            let answers = scene.cast_batch_f64(&rays);
+            let answers = scene.cast_batch(&rays);
             let mut differing = 0;
             for ((&(i, p), ray), answer) in local.iter().zip(&rays).zip(&answers) {
                 assert_eq!(
@@ -141,7 +141,7 @@ fn far_scenes_answer_as_the_same_mesh_at_the_origin() {
                     brute_force(&scene, ray),
                     "offset {offset}: {ray:?}"
                 );
-                assert_eq!(scene.occluded_f64(ray), answer.is_some());
+                assert_eq!(scene.occluded(ray), answer.is_some());
                 let near = mesh.cast(&Ray::new(p.extend(5.0), Vec3::NEG_Z));
                 let near_edge =
                     |triangle: u32| f64::from(distance_to_edges(&sphere, triangle, p)) <= TOLERANCE;
@@ -203,20 +203,20 @@ fn oblique_and_grazing_rays_equal_a_loop_over_the_instances() {
                 let distance = 10f64.powf(rng.gen_range(1.0..7.0));
                 DRay::new(target - direction * distance, direction * 0.5)
             };
-            let closest = scene.cast_f64(&ray);
+            let closest = scene.cast(&ray);
             assert_eq!(
                 closest,
                 brute_force(&scene, &ray),
                 "offset {offset}: {ray:?}"
             );
-            assert_eq!(scene.occluded_f64(&ray), closest.is_some());
-            let all = scene.cast_all_f64(&ray);
+            assert_eq!(scene.occluded(&ray), closest.is_some());
+            let all = scene.cast_all(&ray);
             assert_eq!(
                 all,
                 brute_force_all(&scene, &ray),
                 "offset {offset}: {ray:?}"
             );
-            assert_eq!(scene.count_f64(&ray), all.len());
+            assert_eq!(scene.count(&ray), all.len());
         }
     }
 }
@@ -243,8 +243,8 @@ fn far_scene_batches_in_every_order_answer_as_single_rays() {
                 }
             })
             .collect();
-        let closest: Vec<_> = rays.iter().map(|ray| scene.cast_f64(ray)).collect();
-        let any: Vec<_> = rays.iter().map(|ray| scene.occluded_f64(ray)).collect();
+        let closest: Vec<_> = rays.iter().map(|ray| scene.cast(ray)).collect();
+        let any: Vec<_> = rays.iter().map(|ray| scene.occluded(ray)).collect();
         let hits = closest.iter().flatten().count();
         assert!(hits > rays.len() / 4 && hits < rays.len(), "{hits} hits");
         for order in [BatchOrder::Caller, BatchOrder::Sorted, BatchOrder::Auto] {
@@ -256,8 +256,8 @@ fn far_scene_batches_in_every_order_answer_as_single_rays() {
                     .expect("a thread pool");
                 let (batch, occluded) = pool.install(|| {
                     (
-                        scene.cast_batch_f64_with(&rays, &options),
-                        scene.occluded_batch_f64_with(&rays, &options),
+                        scene.cast_batch_with(&rays, &options),
+                        scene.occluded_batch_with(&rays, &options),
                     )
                 });
                 let context = format!("offset {offset}, {order:?}, {threads} threads");
@@ -276,43 +276,43 @@ fn options_layers_and_limits_are_kept() {
     // Through instances 0 and 1, 3 km apart, from 10 m before the first.
     let start = offset + DVec3::new(-10.0, 0.0, 0.0);
     let ray = DRay::new(start, DVec3::X);
-    let first = scene.cast_f64(&ray).expect("a hit");
+    let first = scene.cast(&ray).expect("a hit");
     assert_eq!(first.instance.index(), 0);
     assert!((first.hit.t - 9.0).abs() < 0.1, "{first:?}");
-    assert_eq!(scene.count_f64(&ray), 4);
+    assert_eq!(scene.count(&ray), 4);
     // Every hit, and the first three: the scene's first three in hit order, across instances.
-    let every = scene.cast_all_f64(&ray);
+    let every = scene.cast_all(&ray);
     assert_eq!(every.len(), 4);
     let three = QueryOptions::new().with_max_hits(3);
-    assert_eq!(scene.cast_all_f64_with(&ray, &three), every[..3]);
-    assert_eq!(scene.count_f64_with(&ray, &three), 3);
+    assert_eq!(scene.cast_all_with(&ray, &three), every[..3]);
+    assert_eq!(scene.count_with(&ray, &three), 3);
     assert_eq!(
-        scene.count_f64_with(&ray, &QueryOptions::new().with_max_hits(0)),
+        scene.count_with(&ray, &QueryOptions::new().with_max_hits(0)),
         0
     );
-    let batch = scene.cast_batch_f64_with(&[ray, ray.with_range(0.0, 5.0)], &three);
+    let batch = scene.cast_batch_with(&[ray, ray.with_range(0.0, 5.0)], &three);
     assert_eq!(batch, [Some(first), None]);
     // The second one beyond a distance limit, behind a filter, off the mask.
     let skip_first =
         QueryOptions::new().with_filter(|instance: InstanceId, _| instance.index() != 0);
-    let second = scene.cast_f64_with(&ray, &skip_first).expect("a hit");
+    let second = scene.cast_with(&ray, &skip_first).expect("a hit");
     assert_eq!(second.instance.index(), 1);
     assert!((second.hit.t - 3009.0).abs() < 0.1, "{second:?}");
     assert!(scene
-        .cast_f64_with(&ray, &skip_first.with_max_distance(3000.0))
+        .cast_with(&ray, &skip_first.with_max_distance(3000.0))
         .is_none());
     scene
         .set_layers(InstanceId::from_index(0), 2)
         .expect("held");
     let hit = scene
-        .cast_f64_with(&ray, &QueryOptions::new().with_mask(1))
+        .cast_with(&ray, &QueryOptions::new().with_mask(1))
         .expect("a hit");
     assert_eq!(hit.instance.index(), 1);
-    assert!(!scene.occluded_f64_with(
+    assert!(!scene.occluded_with(
         &ray.with_range(0.0, 100.0),
         &QueryOptions::new().with_mask(1)
     ));
-    assert!(scene.occluded_f64_with(&ray.with_range(0.0, 100.0), &QueryOptions::new()));
+    assert!(scene.occluded_with(&ray.with_range(0.0, 100.0), &QueryOptions::new()));
 }
 
 #[test]
@@ -336,29 +336,26 @@ fn an_instance_moves_by_an_f64_placement() {
     // 6378 km east, 30 cm past a float step there: an f32 placement would lose it.
     let far = DVec3::new(6_378_137.3, 0.0, 0.0);
     scene
-        .set_transform_f64(id, DAffine3::from_translation(far))
+        .set_transform(id, DAffine3::from_translation(far))
         .expect("moved");
     let placed = scene.instance(id).expect("held");
     assert_eq!(placed.placement(), DAffine3::from_translation(far));
-    assert_eq!(placed.transform_f64(), DAffine3::from_translation(far));
+    assert_eq!(placed.exact_transform(), DAffine3::from_translation(far));
     let down = |x: f64| DRay::new(DVec3::new(x, 0.5, 2.0), DVec3::NEG_Z);
     assert_eq!(
         scene
-            .cast_f64(&down(far.x + 0.02))
+            .cast(&down(far.x + 0.02))
             .map(|hit| (hit.instance, hit.hit.t)),
         Some((id, 2.0))
     );
-    assert_eq!(scene.cast_f64(&down(far.x - 0.02)), None);
+    assert_eq!(scene.cast(&down(far.x - 0.02)), None);
     assert_eq!(
-        scene.cast_f64(&down(far.x + 0.98)).map(|hit| hit.instance),
+        scene.cast(&down(far.x + 0.98)).map(|hit| hit.instance),
         Some(id)
     );
-    assert_eq!(scene.cast_f64(&down(far.x + 1.02)), None);
-    assert_eq!(scene.cast_f64(&down(0.5)), None);
-    assert_eq!(
-        scene.cast_f64(&down(5.5)).map(|hit| hit.instance),
-        Some(other)
-    );
+    assert_eq!(scene.cast(&down(far.x + 1.02)), None);
+    assert_eq!(scene.cast(&down(0.5)), None);
+    assert_eq!(scene.cast(&down(5.5)).map(|hit| hit.instance), Some(other));
     // Every move of several refits: the f64 culling follows.
     scene
         .set_transforms([(
@@ -367,11 +364,11 @@ fn an_instance_moves_by_an_f64_placement() {
         )])
         .expect("moved");
     assert_eq!(
-        scene.cast_f64(&down(100.5)).map(|hit| hit.instance),
+        scene.cast(&down(100.5)).map(|hit| hit.instance),
         Some(other)
     );
     assert!(scene
-        .set_transform_f64(id, DAffine3::from_scale(DVec3::ZERO))
+        .set_transform(id, DAffine3::from_scale(DVec3::ZERO))
         .is_err());
     assert_eq!(
         scene.instance(id).expect("held").placement().translation,
@@ -392,10 +389,10 @@ fn a_far_mesh_keeps_its_place_when_its_mesh_is_replaced() {
     let mut scene = Scene::new();
     let id = scene.add(Instance::new(Arc::clone(&far), Affine3A::IDENTITY).expect("placed"));
     let down = DRay::new(offset + DVec3::new(0.1, 0.2, 5.0), DVec3::NEG_Z);
-    let before = scene.cast_f64(&down).expect("a hit");
+    let before = scene.cast(&down).expect("a hit");
     assert!((before.hit.t - 4.0).abs() < 0.1, "{before:?}");
     scene.set_mesh(id, far).expect("replaced");
-    assert_eq!(scene.cast_f64(&down), Some(before));
+    assert_eq!(scene.cast(&down), Some(before));
     assert_eq!(
         scene.instance(id).expect("held").placement(),
         DAffine3::IDENTITY
@@ -418,23 +415,23 @@ fn degenerate_f64_rays_miss_a_scene() {
         DRay::new(DVec3::new(f64::INFINITY, 0.0, 0.0), DVec3::NEG_X),
         DRay::new(offset + DVec3::Z * 5.0, DVec3::NEG_Z).with_range(f64::NAN, 10.0),
     ] {
-        assert_eq!(scene.cast_f64(&ray), None, "{ray:?}");
-        assert!(!scene.occluded_f64(&ray));
-        assert!(scene.cast_all_f64(&ray).is_empty());
-        assert_eq!(scene.count_f64(&ray), 0);
-        assert_eq!(scene.cast_batch_f64(&[ray]), [None]);
-        assert_eq!(scene.occluded_batch_f64(&[ray]), [false]);
+        assert_eq!(scene.cast(&ray), None, "{ray:?}");
+        assert!(!scene.occluded(&ray));
+        assert!(scene.cast_all(&ray).is_empty());
+        assert_eq!(scene.count(&ray), 0);
+        assert_eq!(scene.cast_batch(&[ray]), [None]);
+        assert_eq!(scene.occluded_batch(&[ray]), [false]);
     }
     // A negative or NaN distance limit finds nothing either.
     let down = DRay::new(offset + DVec3::Z * 5.0, DVec3::NEG_Z);
-    assert!(scene.cast_f64(&down).is_some());
+    assert!(scene.cast(&down).is_some());
     for limit in [-1.0, f32::NAN] {
         assert_eq!(
-            scene.cast_f64_with(&down, &QueryOptions::new().with_max_distance(limit)),
+            scene.cast_with(&down, &QueryOptions::new().with_max_distance(limit)),
             None
         );
     }
-    assert!(Scene::new().cast_f64(&down).is_none());
+    assert!(Scene::new().cast(&down).is_none());
 }
 
 #[test]
@@ -462,9 +459,12 @@ fn f32_queries_of_a_scene_placed_by_f64_transforms_are_unchanged() {
         // f64 inverse, as they always have, and the f32 scene's the rounded rotation's.
         if PLACES[i].1 == 0.0 {
             assert_eq!(f64_scene.cast(&ray), f32_scene.cast(&ray));
-            assert_eq!(instance.transform_f64(), instance.transform().as_daffine3());
+            assert_eq!(
+                instance.exact_transform(),
+                instance.transform().as_daffine3()
+            );
             // Translations of whole metres carry an f32 ray exactly: the same bits.
-            let world = f64_scene.cast_f64(&DRay::from(ray));
+            let world = f64_scene.cast(&DRay::from(ray));
             let expected = f32_scene.cast(&ray);
             assert_eq!(
                 world.map(|hit| (hit.instance, hit.hit.t, hit.hit.triangle)),
@@ -483,7 +483,7 @@ fn far_instances_meet_and_part_as_at_the_origin() {
     let pair_at = |offset: DVec3, gap: f64| {
         let place = |x: f64| {
             let at = DAffine3::from_translation(offset + DVec3::new(x, 0.0, 0.0));
-            Instance::from_f64(Arc::clone(&sphere), at).expect("placed")
+            Instance::new(Arc::clone(&sphere), at).expect("placed")
         };
         // The icosphere's widest points along x lie at +-1 (a vertex pair): `gap` apart.
         (place(0.0), place(2.0 + gap))
@@ -560,7 +560,7 @@ fn far_picks_give_world_points_in_f64() {
             let p = DVec3::new(rng.gen_range(-1.1..1.1), rng.gen_range(-1.1..1.1), 5.0);
             let ray = DRay::new(placement(offset, i).transform_point3(p), DVec3::NEG_Z);
             let pick = scene.pick_f64(&ray, &options);
-            assert_eq!(pick.map(|p| p.scene_hit()), scene.cast_f64(&ray), "{ray:?}");
+            assert_eq!(pick.map(|p| p.scene_hit()), scene.cast(&ray), "{ray:?}");
             let Some(pick) = pick else { continue };
             assert_eq!(pick.instance.index() as usize, i);
             assert_eq!(pick.distance, pick.hit.t);
@@ -628,7 +628,7 @@ fn far_scenes_tell_inside_from_outside_as_at_the_origin() {
 fn brute_force_closest(scene: &Scene, q: DVec3) -> Option<(InstanceId, u32, f32)> {
     let mut best: Option<(f32, InstanceId, u32)> = None;
     for (id, instance) in scene.instances() {
-        let carry = (DAffine3::from_translation(-q) * instance.transform_f64()).as_affine3a();
+        let carry = (DAffine3::from_translation(-q) * instance.exact_transform()).as_affine3a();
         for (index, local) in instance.mesh().tri_mesh().triangles().enumerate() {
             let carried = Triangle::new(
                 carry.transform_point3(local.v0),

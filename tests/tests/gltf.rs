@@ -399,19 +399,19 @@ fn a_georeferenced_node_keeps_its_translation_in_f64() {
         for bytes in [text(&document), to_glb(&document)] {
             let scene = Scene::from_bytes(&bytes, Some(Format::Gltf)).expect("loads");
             let (_, instance) = scene.instances().next().expect("an instance");
-            assert_eq!(instance.transform_f64().translation, offset);
+            assert_eq!(instance.exact_transform().translation, offset);
             let down = DRay::new(offset + DVec3::new(0.25, 0.25, 2.0), DVec3::NEG_Z);
-            let hit = scene.cast_f64(&down).expect("a hit");
+            let hit = scene.cast(&down).expect("a hit");
             assert_eq!(hit.hit.t, 2.0);
             // A centimetre beside the triangle's edge misses, as at the origin.
             let beside = DRay::new(offset + DVec3::new(-0.01, 0.25, 2.0), DVec3::NEG_Z);
-            assert!(scene.cast_f64(&beside).is_none());
+            assert!(scene.cast(&beside).is_none());
             // Flattened, the mesh keeps the translation as its origin.
             let flat = TriMesh::from_bytes(&bytes, Some(Format::Gltf)).expect("loads");
             let mesh = Mesh::from_tri_mesh(flat, &Default::default());
             assert!((mesh.origin() - offset).length() < 1.0, "{}", mesh.origin());
-            assert_eq!(mesh.cast_f64(&down).map(|hit| hit.t), Some(2.0));
-            assert!(mesh.cast_f64(&beside).is_none());
+            assert_eq!(mesh.cast(&down).map(|hit| hit.t), Some(2.0));
+            assert!(mesh.cast(&beside).is_none());
         }
     }
 }

@@ -247,7 +247,7 @@ fn adversarial() -> Adversarial {
         assert!(bases.len() >= 4, "{} groups to poison", bases.len());
         let mut rays: Vec<Ray> = designed.coherent.iter().flatten().copied().collect();
         rays.extend(designed.split.iter().flatten());
-        let hits = rays.iter().filter(|ray| watertight.occluded(ray)).count();
+        let hits = rays.iter().filter(|ray| watertight.occluded(*ray)).count();
         assert!(
             hits * 2 > rays.len(),
             "{hits} of {} designed rays hit",

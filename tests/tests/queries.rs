@@ -239,7 +239,7 @@ fn an_instance_answers_every_query() {
     let elsewhere = QueryOptions::new().with_mask(0b001);
     let through = rays
         .iter()
-        .find(|ray| instance.occluded(ray))
+        .find(|ray| instance.occluded(*ray))
         .expect("a hit");
     assert!(!instance.occluded_with(through, &elsewhere));
     assert!(instance.cast_all_with(through, &elsewhere).is_empty());

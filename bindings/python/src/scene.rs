@@ -198,7 +198,7 @@ impl Scene {
         let matrix = matrix(slf.py(), Some(transform), "transform")?;
         let transform = placement(matrix, "transform")?;
         Self::change(slf, |scene| {
-            scene.set_transform_f64(InstanceId::from_index(id), transform)
+            scene.set_transform(InstanceId::from_index(id), transform)
         })
     }
 

@@ -40,7 +40,7 @@ pub fn affine_between(
 }
 
 /// `mesh` placed by `matrix` (as [`matrix`] reads it) as a scene's instance, in `f64`
-/// ([`Instance::from_f64`]): the scene's `float32` queries use its rounding to `float32`,
+/// ([`Instance::new`]): the scene's `float32` queries use its rounding to `float32`,
 /// its `float64` ones the matrix itself, so that a mesh placed far from the origin keeps its
 /// precision (a mesh with an origin of its own has it folded in before rounding).
 ///
@@ -48,7 +48,7 @@ pub fn affine_between(
 /// `MeshcastError` for a matrix that is not finite in `float32`, or a placement that is not
 /// invertible.
 pub fn instance(mesh: Arc<meshcast::Mesh>, matrix: DMat4, name: &str) -> PyResult<Instance> {
-    Instance::from_f64(mesh, placement(matrix, name)?).map_err(to_py)
+    Instance::new(mesh, placement(matrix, name)?).map_err(to_py)
 }
 
 /// `matrix` as an `f64` placement, checked to be finite in `float32` as every placement's

@@ -1,12 +1,12 @@
 //! A scene's ray queries on `float64` world rays where the scene lies far from the origin:
-//! the engine's `f64` scene queries ([`meshcast::Scene::cast_f64_with`] and the rest), which
+//! the engine's `f64` scene queries ([`meshcast::Scene::cast_with`] and the rest), which
 //! carry each ray into every instance it reaches in `f64`, so that a scene of georeferenced
 //! meshes (UTM or Earth-centred coordinates) answers at each mesh's own precision; `t` in
 //! `float64`. Near the origin, and for `float32` rays, a scene's rays are read as they are
 //! (`queries`), as they always were.
 
 use meshcast::glam::{DVec3, Vec3};
-use meshcast::{frame_origin, DRay, DSceneHit, InstanceId, QueryOptions, Scene};
+use meshcast::{frame_origin, DRay, DSceneHit, InstanceId, QueryOptions, RayQueries, Scene};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
@@ -70,7 +70,7 @@ pub fn cast(
     interval: Interval,
     options: &QueryOptions,
 ) -> PyResult<Cast> {
-    let hits = scene.cast_batch_f64_with(&world_rays(rows, interval)?, options);
+    let hits = scene.cast_batch_with(&world_rays(rows, interval)?, options);
     let n = hits.len();
     let (mut t_hit, mut geometry_ids, mut primitive_ids) = (
         Vec::with_capacity(n),
@@ -115,7 +115,7 @@ pub fn occluded(
     interval: Interval,
     options: &QueryOptions,
 ) -> PyResult<Vec<bool>> {
-    Ok(scene.occluded_batch_f64_with(&world_rays(rows, interval)?, options))
+    Ok(scene.occluded_batch_with(&world_rays(rows, interval)?, options))
 }
 
 /// The surface crossings of each ray, each once.
@@ -126,7 +126,7 @@ pub fn count(scene: &Scene, rows: &RowsView<'_>, interval: Interval) -> PyResult
     let options = QueryOptions::new();
     Ok(world_rays(rows, interval)?
         .par_iter()
-        .map(|ray| i32::try_from(scene.count_f64_with(ray, &options)).unwrap_or(i32::MAX))
+        .map(|ray| i32::try_from(scene.count_with(ray, &options)).unwrap_or(i32::MAX))
         .collect())
 }
 
@@ -144,7 +144,7 @@ pub fn list(
     let options = QueryOptions::new().with_max_hits(max_hits);
     let lists: Vec<Vec<DSceneHit>> = world_rays(rows, interval)?
         .par_iter()
-        .map(|ray| scene.cast_all_f64_with(ray, &options))
+        .map(|ray| scene.cast_all_with(ray, &options))
         .collect();
     let mut ray_splits = Vec::with_capacity(lists.len() + 1);
     ray_splits.push(0u32);

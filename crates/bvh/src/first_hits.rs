@@ -7,7 +7,7 @@
 //! it to its best hit: a subtree whose box the ray enters beyond that hit can only hold hits
 //! that come later, and an equal-`t` hit with a smaller index still gets in.
 
-use meshcast_primitives::{Ray, RayHit};
+use meshcast_primitives::{RayHit, RayRange};
 
 /// At most `max_hits` hits, the first in [`RayHit::order`] of those offered.
 pub struct FirstHits<H> {
@@ -39,7 +39,11 @@ impl<H: RayHit> FirstHits<H> {
     /// outside it are dropped, and only the first `max_hits` of all are kept. Returns the
     /// last hit kept once `max_hits` are held (the walk's new range end), `None` while fewer
     /// are or when nothing was appended (the end has not moved).
-    pub(crate) fn settle(&mut self, start: usize, range: &Ray) -> Option<H> {
+    pub(crate) fn settle<R: RayRange<Scalar = H::Scalar>>(
+        &mut self,
+        start: usize,
+        range: &R,
+    ) -> Option<H> {
         if self.hits.len() == start {
             return None;
         }
@@ -77,7 +81,7 @@ impl<H: RayHit> FirstHits<H> {
 mod tests {
     use super::*;
     use glam::Vec3;
-    use meshcast_primitives::Hit;
+    use meshcast_primitives::{Hit, Ray};
 
     fn hit(t: f32, triangle: u32) -> Hit {
         Hit::new(t, 0.0, 0.0).with_triangle(triangle)

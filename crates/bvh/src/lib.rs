@@ -55,7 +55,7 @@ mod simd;
 mod stats;
 mod wide;
 
-pub use binary::{Bvh, Node, STACK_INLINE_CAPACITY};
+pub use binary::{BoxTest, Bvh, Node, STACK_INLINE_CAPACITY};
 pub use builders::{
     BuildOptions, Parallel, Quality, DEFAULT_BINS, DEFAULT_MAX_LEAF_PRIMITIVES,
     DEFAULT_TRAVERSAL_COST, MAX_BINS, MIN_BINS,

@@ -70,7 +70,7 @@ impl Bvh {
         // Only nodes with a bound no larger than the best are pushed (never a NaN one). The
         // nearer child is taken at once and the farther waits on the stack, in the order of
         // pushing both and popping the nearer: the same visits, half the stack's work (a
-        // far scene's `cast_f64`, whose top level this walks, spent 223 instructions a ray
+        // far scene's `cast`, whose top level this walks, spent 223 instructions a ray
         // in the stack's pushes and pops).
         let mut stack: SmallVec<[(u32, T); STACK_INLINE_CAPACITY]> = SmallVec::new();
         let mut next = (root_distance <= bound).then_some(0u32);

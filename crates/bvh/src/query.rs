@@ -12,7 +12,7 @@
 
 use core::ops::Range;
 
-use meshcast_primitives::{Hit, Ray, RayHit, Simd};
+use meshcast_primitives::{Hit, Ray, RayHit, RayRange, Simd};
 
 use crate::contracts::LeafIntersector;
 use crate::first_hits::FirstHits;
@@ -57,13 +57,14 @@ impl Count {
 }
 
 /// What the walk does after a leaf: go on, go on with the range ending at `t` (inclusive;
-/// only walks that take children nearest first shrink it), or stop with what it holds.
+/// only walks that take children nearest first shrink it), or stop with what it holds. `T`
+/// is the precision of the ray's `t` ([`RayRange::Scalar`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Step {
+pub enum Step<T = f32> {
     /// Go on with the range as it is.
     Go,
     /// Go on with the range ending at this `t`.
-    Shrink(f32),
+    Shrink(T),
     /// Stop: the answer is what the walk holds.
     Stop,
 }
@@ -120,14 +121,14 @@ pub trait Query: Copy + sealed::Sealed {
         t_max: f32,
     ) -> Step;
 
-    /// Adds `answer`, a leaf slot's own answer to this kind for `range` (the ray with the
-    /// range the walk has left), to `found`.
-    fn take<H: RayHit>(
+    /// Adds `answer`, a leaf slot's own answer to this kind for `range` (the ray, in either
+    /// precision, with the range the walk has left), to `found`.
+    fn take<R: RayRange, H: RayHit<Scalar = R::Scalar>>(
         self,
         found: &mut Self::Found<H>,
         answer: Self::Answer<H>,
-        range: &Ray,
-    ) -> Step;
+        range: &R,
+    ) -> Step<R::Scalar>;
 }
 
 /// A kind of query packets of rays walk together: [`Closest`] or [`Any`], whose answer is one
@@ -140,7 +141,11 @@ pub trait PacketQuery: Query {
 
 /// `hit` kept as `best` if it lies in `range` and comes before `best`: the closest-hit rule.
 #[inline(always)]
-fn keep_closer<H: RayHit>(best: &mut Option<H>, hit: H, range: &Ray) -> Step {
+fn keep_closer<R: RayRange, H: RayHit<Scalar = R::Scalar>>(
+    best: &mut Option<H>,
+    hit: H,
+    range: &R,
+) -> Step<R::Scalar> {
     if range.contains_t(hit.t()) && best.is_none_or(|b| hit.is_closer_than(&b)) {
         *best = Some(hit);
         return Step::Shrink(hit.t());
@@ -195,7 +200,12 @@ impl Query for Closest {
     }
 
     #[inline(always)]
-    fn take<H: RayHit>(self, found: &mut Option<H>, answer: Option<H>, range: &Ray) -> Step {
+    fn take<R: RayRange, H: RayHit<Scalar = R::Scalar>>(
+        self,
+        found: &mut Option<H>,
+        answer: Option<H>,
+        range: &R,
+    ) -> Step<R::Scalar> {
         match answer {
             Some(hit) => keep_closer(found, hit, range),
             None => Step::Go,
@@ -247,11 +257,16 @@ impl Query for Any {
         ray: &Ray,
         _: f32,
     ) -> Step {
-        self.take::<Hit>(found, leaves.any(simd, slots, ray), ray)
+        self.take::<Ray, Hit>(found, leaves.any(simd, slots, ray), ray)
     }
 
     #[inline(always)]
-    fn take<H: RayHit>(self, found: &mut bool, answer: bool, _: &Ray) -> Step {
+    fn take<R: RayRange, H: RayHit<Scalar = R::Scalar>>(
+        self,
+        found: &mut bool,
+        answer: bool,
+        _: &R,
+    ) -> Step<R::Scalar> {
         if answer {
             *found = true;
             return Step::Stop;
@@ -314,7 +329,12 @@ impl Query for All {
         settled(found.settle(start, &range))
     }
 
-    fn take<H: RayHit>(self, found: &mut FirstHits<H>, answer: Vec<H>, range: &Ray) -> Step {
+    fn take<R: RayRange, H: RayHit<Scalar = R::Scalar>>(
+        self,
+        found: &mut FirstHits<H>,
+        answer: Vec<H>,
+        range: &R,
+    ) -> Step<R::Scalar> {
         let start = found.len();
         found.hits_mut().extend(answer);
         settled(found.settle(start, range))
@@ -324,7 +344,7 @@ impl Query for All {
 /// The step after `FirstHits::settle`: the range ends at the last hit kept once there are
 /// enough.
 #[inline(always)]
-fn settled<H: RayHit>(last: Option<H>) -> Step {
+fn settled<H: RayHit>(last: Option<H>) -> Step<H::Scalar> {
     last.map_or(Step::Go, |hit| Step::Shrink(hit.t()))
 }
 
@@ -370,7 +390,12 @@ impl Query for Count {
         Step::Go
     }
 
-    fn take<H: RayHit>(self, found: &mut usize, answer: usize, _: &Ray) -> Step {
+    fn take<R: RayRange, H: RayHit<Scalar = R::Scalar>>(
+        self,
+        found: &mut usize,
+        answer: usize,
+        _: &R,
+    ) -> Step<R::Scalar> {
         *found += answer;
         Step::Go
     }

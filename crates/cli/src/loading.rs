@@ -126,8 +126,7 @@ fn rebased(scene: Scene) -> Result<(Scene, DVec3), MeshError> {
     let instances = scene
         .instances()
         .map(|(_, instance)| {
-            let placed =
-                Instance::from_f64(Arc::clone(instance.mesh()), back * instance.placement());
+            let placed = Instance::new(Arc::clone(instance.mesh()), back * instance.placement());
             Ok(placed?.with_layers(instance.layers()))
         })
         .collect::<Result<Vec<Instance>, MeshError>>()?;

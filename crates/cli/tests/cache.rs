@@ -53,7 +53,7 @@ fn build_writes_a_cache_that_commands_load_without_a_build() {
         .lines()
         .filter(|l| !l.starts_with("miss"))
         .count();
-    let expected = rays.iter().filter(|r| mesh.cast(r).is_some()).count();
+    let expected = rays.iter().filter(|r| mesh.cast(*r).is_some()).count();
     assert_eq!(hits, expected);
     assert!(hits > 0);
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::support::{arg, run, scratch};
 use glam::{DVec3, Vec3};
-use meshcast::{Aabb, DRay, Mesh, MeshFiles};
+use meshcast::{Aabb, DRay, Mesh, MeshFiles, RayQueries};
 use meshcast_testkit::{icosphere, random_direction, random_point_in, rng};
 
 /// The UTM position of the sphere.
@@ -60,7 +60,7 @@ fn cast_answers_a_far_mesh_at_full_precision() {
     let mut hits = 0;
     for (line, ray) in closest.stdout.lines().zip(&rays) {
         let words: Vec<&str> = line.split(' ').collect();
-        match mesh.cast_f64(ray) {
+        match mesh.cast(ray) {
             Some(hit) => {
                 hits += 1;
                 assert_eq!(words[0], "hit", "{line}");
@@ -77,7 +77,7 @@ fn cast_answers_a_far_mesh_at_full_precision() {
     let all = run(&["cast", arg(&obj), "--rays", arg(&file), "--all"]);
     assert!(all.success, "{}", all.stderr);
     for (line, ray) in all.stdout.lines().zip(&rays) {
-        let hits = mesh.cast_all_f64(ray);
+        let hits = mesh.cast_all(ray);
         if hits.is_empty() {
             assert_eq!(line, "miss");
             continue;
@@ -92,7 +92,7 @@ fn cast_answers_a_far_mesh_at_full_precision() {
     let any = run(&["cast", arg(&obj), "--rays", arg(&file), "--any"]);
     assert!(any.success, "{}", any.stderr);
     for (line, ray) in any.stdout.lines().zip(&rays) {
-        assert_eq!(line == "hit", mesh.occluded_f64(ray), "{line}");
+        assert_eq!(line == "hit", mesh.occluded(ray), "{line}");
     }
 }
 
@@ -173,7 +173,7 @@ fn pick_takes_and_prints_world_points_at_full_precision() {
     let point = picked_point(&out.stdout);
     // The centre pixel's ray is the library's, through the same camera in the mesh's frame.
     let down = DRay::new(eye, DVec3::NEG_Z);
-    let top = down.origin + down.dir * mesh.cast_f64(&down).expect("the top").t;
+    let top = down.origin + down.dir * mesh.cast(&down).expect("the top").t;
     assert!(point.distance(top) < 0.01, "{point} against {top}");
     assert!((point - OFFSET).truncate().length() < 0.01, "{point}");
 }

@@ -58,8 +58,8 @@ pub use lanes::{prefetch, Lanes, Portable, Simd, ALL_LANES, PACKET_WIDTH};
 pub use polygons::{triangulate, Plane, Polygon, PLANARITY_TOLERANCE};
 pub use rays::{
     bounded_slack, carry_point, f32_at_least, f32_at_most, lanes_like, overflow_safe_reciprocal,
-    slab, slab_reciprocal, slab_slack, Aabb, DFrame, DRay, Ray, RayClasses, RayPacket, FAR_SIZES,
-    SLAB_SLACK, SLACK_FLOOR, T_MIN_POSITIVE,
+    slab, slab_reciprocal, slab_slack, Aabb, DFrame, DRay, Ray, RayClasses, RayPacket, RayRange,
+    FAR_SIZES, SLAB_SLACK, SLACK_FLOOR, T_MIN_POSITIVE,
 };
 pub use triangles::{
     box_distance_squared, distance_squared, BlockHits, BlockRay, Contacts, DHit, Hit, PacketHits,

@@ -318,7 +318,11 @@ pub(crate) fn world_vertices(mesh: &Mesh, transform: Affine3A) -> Vec<Vec3> {
 
 /// Shadow rays from the hits of `rays` (`hits`, in order) towards `light`: segments that stop
 /// short of the light (`t_max` < 1) and start a little off the surface.
-pub(crate) fn shadow_rays<H: RayHit>(rays: &[Ray], hits: &[Option<H>], light: Vec3) -> Vec<Ray> {
+pub(crate) fn shadow_rays<H: RayHit<Scalar = f32>>(
+    rays: &[Ray],
+    hits: &[Option<H>],
+    light: Vec3,
+) -> Vec<Ray> {
     rays.iter()
         .zip(hits)
         .filter_map(|(ray, hit)| {

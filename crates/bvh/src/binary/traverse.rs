@@ -1,63 +1,20 @@
-//! Traversal over a leaf closure: one walk for every kind of query ([`crate::Query`]), with
-//! an explicit stack and no recursion. Node boxes are tested with a conservative slab test (after Ize, *Robust
-//! BVH Ray Traversal*, 2013; see `SlabRay::test`), and a node is skipped only when its entry
+//! Traversal over a leaf closure: one walk for every kind of query ([`crate::Query`]) and
+//! either precision of ray, with an explicit stack and no recursion. Node boxes are tested as
+//! the walk's [`BoxTest`] says (for `f32` rays the conservative slab test of `box_test.rs`,
+//! after Ize, *Robust BVH Ray Traversal*, 2013), and a node is skipped only when its entry
 //! distance exceeds its exit distance, so the answers equal a brute-force loop over every
 //! primitive, ties included. Coherent rays can walk together as a packet
 //! ([`Bvh::walk_packet`]), each ray still tested exactly as it is alone.
 
-use glam::Vec3A;
-use meshcast_primitives::{slab, slab_reciprocal, Hit, Ray, RayHit, ALL_LANES, PACKET_WIDTH};
+use meshcast_primitives::{Hit, Ray, RayHit, RayRange, ALL_LANES, PACKET_WIDTH};
 use smallvec::SmallVec;
 
+use crate::binary::box_test::{BoxTest, SlabRay};
 use crate::query::{Count, PacketQuery, Query, Step};
 use crate::{Bvh, Node};
 
 /// Stack entries kept inline before a traversal allocates (deeper trees still work).
 pub const STACK_INLINE_CAPACITY: usize = 64;
-
-/// A ray prepared for slab tests: SIMD origin and reciprocal direction, and the absolute
-/// widening of every node's range.
-struct SlabRay {
-    origin: Vec3A,
-    inv_dir: Vec3A,
-    slack: f32,
-    t_min: f32,
-}
-
-impl SlabRay {
-    /// The set-up for `ray` in a tree whose root is `root`.
-    ///
-    /// Ranges are widened by [`slab_slack`] of the root box ([`meshcast_primitives::SLAB_SLACK`] times its farthest
-    /// distance along the ray's dominant axis): every node lies in the root, so one absolute
-    /// amount, computed once per ray, serves them all.
-    #[inline(always)]
-    fn new(ray: &Ray, root: &Node) -> Self {
-        let (inv_dir, slack) = slab_reciprocal(ray, &root.bounds());
-        Self {
-            origin: ray.origin.into(),
-            inv_dir: inv_dir.into(),
-            slack,
-            t_min: ray.t_min,
-        }
-    }
-
-    /// `(entry, exit)` of `node` within `[t_min, t_max]`, widened; hit iff `entry <= exit`.
-    ///
-    /// The slab test of [`meshcast_primitives::slab`] (Kay and Kajiya 1986): the `0 * inf`
-    /// case of an axis-parallel ray on a slab plane counts as inside that slab.
-    #[inline(always)]
-    fn test(&self, node: &Node, t_max: f32) -> (f32, f32) {
-        slab(
-            node.min().into(),
-            node.max().into(),
-            self.origin,
-            self.inv_dir,
-            self.slack,
-            self.t_min,
-            t_max,
-        )
-    }
-}
 
 impl Bvh {
     /// The answer of `kind` ([`Closest`](crate::Closest), [`Any`](crate::Any),
@@ -102,16 +59,34 @@ impl Bvh {
     /// assert_eq!(first.iter().map(|h| h.triangle).collect::<Vec<_>>(), [9, 8]);
     /// # Ok::<(), &str>(())
     /// ```
-    pub fn walk<Q: Query, H: RayHit>(
+    pub fn walk<Q: Query, H: RayHit<Scalar = f32>>(
         &self,
         ray: &Ray,
         kind: Q,
-        mut leaf: impl FnMut(u32, &Ray) -> Q::Answer<H>,
+        leaf: impl FnMut(u32, &Ray) -> Q::Answer<H>,
+    ) -> Q::Answer<H> {
+        match self.nodes.first() {
+            Some(root) => self.walk_tested(&SlabRay::new(ray, root), ray, kind, leaf),
+            None => Q::nothing(),
+        }
+    }
+
+    /// [`Bvh::walk`] with the node boxes tested by `boxes` ([`BoxTest`]) for a ray of its
+    /// precision: a ray in `f64` whose boxes the caller widens by what its leaves' rounding
+    /// may reach (a far scene's top level), with hits whose `t` is in `f64`. The walk is the
+    /// same loop: a box is entered where `boxes` says so, and the range handed to `leaf`
+    /// shrinks as `kind` says.
+    pub fn walk_tested<B: BoxTest, Q: Query, H: RayHit<Scalar = <B::Ray as RayRange>::Scalar>>(
+        &self,
+        boxes: &B,
+        ray: &B::Ray,
+        kind: Q,
+        mut leaf: impl FnMut(u32, &B::Ray) -> Q::Answer<H>,
     ) -> Q::Answer<H> {
         let found = if kind.nearest_first() {
-            self.walk_loop::<true, Q, H>(ray, kind, &mut leaf)
+            self.walk_loop::<true, B, Q, H>(boxes, ray, kind, &mut leaf)
         } else {
-            self.walk_loop::<false, Q, H>(ray, kind, &mut leaf)
+            self.walk_loop::<false, B, Q, H>(boxes, ray, kind, &mut leaf)
         };
         match found {
             Some(found) => kind.finish(found),
@@ -152,35 +127,39 @@ impl Bvh {
     /// The traversal loop: children near first with the range shrinking as `kind` says, or
     /// with `NEAREST` false in order with the range fixed; what `kind` holds at the end, or
     /// `None` for a degenerate ray or an empty tree.
-    fn walk_loop<const NEAREST: bool, Q: Query, H: RayHit>(
+    fn walk_loop<const NEAREST: bool, B: BoxTest, Q: Query, H>(
         &self,
-        ray: &Ray,
+        boxes: &B,
+        ray: &B::Ray,
         kind: Q,
-        leaf: &mut impl FnMut(u32, &Ray) -> Q::Answer<H>,
-    ) -> Option<Q::Found<H>> {
+        leaf: &mut impl FnMut(u32, &B::Ray) -> Q::Answer<H>,
+    ) -> Option<Q::Found<H>>
+    where
+        H: RayHit<Scalar = <B::Ray as RayRange>::Scalar>,
+    {
         let nodes = self.nodes.as_slice();
         if nodes.is_empty() || !ray.is_valid() {
             return None;
         }
-        let slab_ray = SlabRay::new(ray, &nodes[0]);
-        let mut t_max = ray.t_max;
-        let (entry, exit) = slab_ray.test(&nodes[0], t_max);
+        let mut t_max = ray.t_max();
+        let (entry, exit) = boxes.test(&nodes[0], t_max);
         let mut found = kind.start();
         if entry > exit {
             return Some(found);
         }
-        let mut stack: SmallVec<[(u32, f32); STACK_INLINE_CAPACITY]> = SmallVec::new();
+        let mut stack: SmallVec<[(u32, <B::Ray as RayRange>::Scalar); STACK_INLINE_CAPACITY]> =
+            SmallVec::new();
         let mut current = 0usize;
         loop {
             let node = &nodes[current];
             if node.is_leaf() {
-                let mut range = ray.with_range(ray.t_min, t_max);
+                let mut range = ray.with_t_max(t_max);
                 for slot in node.offset()..node.offset() + node.count() {
                     match kind.take(&mut found, leaf(slot, &range), &range) {
                         Step::Go => {}
                         Step::Shrink(t) => {
                             t_max = t;
-                            range.t_max = t;
+                            range = range.with_t_max(t);
                         }
                         Step::Stop => return Some(found),
                     }
@@ -188,8 +167,8 @@ impl Bvh {
             } else {
                 let first = node.offset() as usize;
                 let (a, b) = (&nodes[first], &nodes[first + 1]);
-                let (entry_a, exit_a) = slab_ray.test(a, t_max);
-                let (entry_b, exit_b) = slab_ray.test(b, t_max);
+                let (entry_a, exit_a) = boxes.test(a, t_max);
+                let (entry_b, exit_b) = boxes.test(b, t_max);
                 match (entry_a <= exit_a, entry_b <= exit_b) {
                     (true, true) => {
                         // Near first: the other child waits with its entry.

@@ -82,7 +82,7 @@ pub(crate) fn read_scene(bytes: &[u8], source: Source) -> Result<Scene> {
         };
         // Placed in f64, so that a georeferenced node keeps its precision. The walk checked the
         // transform in f64; rounding to f32 can still make it singular.
-        let instance = Instance::from_f64(Arc::clone(mesh), placement.world).map_err(|_| {
+        let instance = Instance::new(Arc::clone(mesh), placement.world).map_err(|_| {
             node::invalid(
                 source,
                 placement.node,

@@ -18,10 +18,10 @@ const CANDIDATE_BOX_SLACK: f32 = 1.0 / (1u32 << 20) as f32;
 
 impl Instance {
     /// This instance's mesh as the contact walks see it: its vertices carried into world
-    /// space in `f64` by the `f64` transform ([`Instance::transform_f64`]), so that
+    /// space in `f64` by the `f64` transform ([`Instance::exact_transform`]), so that
     /// instances far from the origin meet and part as they do near it.
     fn side(&self) -> Side<'_> {
-        Side::new(self.mesh(), Some(&self.transform_f64()))
+        Side::new(self.mesh(), Some(&self.exact_transform()))
     }
 
     /// Whether this instance's surface and `other`'s share a point in world space: as
@@ -102,7 +102,7 @@ impl Instance {
     /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
     /// // Two tiles a centimetre apart, 5000 km north.
     /// let at = |z: f64| DAffine3::from_translation(DVec3::new(500_123.37, 5_000_456.71, 100.0 + z));
-    /// let (low, high) = (Instance::from_f64(tri.clone(), at(0.0))?, Instance::from_f64(tri, at(0.01))?);
+    /// let (low, high) = (Instance::new(tri.clone(), at(0.0))?, Instance::new(tri, at(0.01))?);
     /// assert!(!low.intersects(&high));
     /// let gap = low.mesh_distance_f64(&high, None).ok_or("empty")?;
     /// assert!((gap.distance - 0.01).abs() < 1e-9);
@@ -222,7 +222,7 @@ impl Scene {
     }
 
     /// [`Scene::intersecting_instances`] of `mesh` placed by an `f64` transform, from the
-    /// mesh's world coordinates (its [`Mesh::origin`] included) as [`Instance::from_f64`]
+    /// mesh's world coordinates (its [`Mesh::origin`] included) as [`Instance::new`]
     /// places a mesh: a probe far from the origin keeps its precision.
     pub fn intersecting_instances_f64(
         &self,
@@ -443,7 +443,7 @@ fn nearest_candidate<K: Ord + Copy>(
 }
 
 /// The transform from `mesh`'s own space (its [`crate::TriMesh`] positions) to the world, for
-/// a placement from the mesh's world coordinates: as [`Instance::transform_f64`] makes it.
+/// a placement from the mesh's world coordinates: as [`Instance::exact_transform`] makes it.
 fn placed(mesh: &Mesh, mesh_to_world: &DAffine3) -> DAffine3 {
     *mesh_to_world * DAffine3::from_translation(mesh.origin())
 }

@@ -35,7 +35,7 @@ use crate::{LeafTest, Result, SurfacePoint, TriMesh};
 ///
 /// A mesh made from `f64` positions far from the origin ([`Mesh::from_f64_triangles`]) keeps
 /// them as `f32` coordinates relative to an `f64` origin of its own ([`Mesh::origin`]); its
-/// `*_f64` queries ([`Mesh::cast_f64`] and the rest) take rays and points in `f64` world
+/// `*_f64` queries ([`Mesh::cast`] and the rest) take rays and points in `f64` world
 /// coordinates. Every other query speaks the mesh's own coordinates, which are world
 /// coordinates for a mesh whose origin is zero (every mesh made from `f32` positions).
 ///
@@ -85,7 +85,7 @@ impl Mesh {
     /// The mesh of these `f64` positions and index triples ([`TriMesh::from_f64_triangles`]:
     /// stored as `f32` coordinates relative to an origin of its own, [`Mesh::origin`], when
     /// they lie far from the world's origin) with the default build options. Query it with
-    /// rays and points in world coordinates through the `*_f64` queries ([`Mesh::cast_f64`]
+    /// rays and points in world coordinates through the `*_f64` queries ([`Mesh::cast`]
     /// and the rest).
     ///
     /// # Errors
@@ -95,13 +95,13 @@ impl Mesh {
     /// # Examples
     /// ```
     /// use glam::DVec3;
-    /// use meshcast_mesh::Mesh;
+    /// use meshcast_mesh::{Mesh, RayQueries};
     /// use meshcast_primitives::DRay;
     ///
     /// // A triangle 500 km east and 5000 km north: f32 would round it to half a metre.
     /// let (x, y) = (500_123.37, 5_000_456.71);
     /// let tri = Mesh::from_f64_triangles(&[[x, y, 0.0], [x + 1.0, y, 0.0], [x, y + 1.0, 0.0]], &[[0, 1, 2]])?;
-    /// let hit = tri.cast_f64(&DRay::new(DVec3::new(x + 0.25, y + 0.25, 3.0), DVec3::NEG_Z)).ok_or("miss")?;
+    /// let hit = tri.cast(&DRay::new(DVec3::new(x + 0.25, y + 0.25, 3.0), DVec3::NEG_Z)).ok_or("miss")?;
     /// assert!((hit.t - 3.0).abs() < 1e-6);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

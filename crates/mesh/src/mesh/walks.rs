@@ -8,7 +8,10 @@ use meshcast_primitives::{Hit, Ray, RayPacket, PACKET_WIDTH};
 use crate::batches::coherence::PacketSpan;
 use crate::batches::BatchFrame;
 use crate::mesh::Mesh;
-use crate::queries::{sealed, Any, Closest, HitRules, LevelWalks, PacketKind, QueryKind};
+use crate::queries::{
+    batch_packets, sealed, serial_batch_packets, Any, Closest, HitRules, LevelWalks, PacketKind,
+    PacketWalks, QueryKind,
+};
 use crate::triangles::MeshLeaves;
 use crate::{Filter, QueryOptions, RayQueries};
 
@@ -58,7 +61,7 @@ impl RayQueries for Mesh {
     type Candidate = u32;
 }
 
-impl LevelWalks<Hit, u32> for Mesh {
+impl LevelWalks<Ray, Hit, u32> for Mesh {
     #[inline]
     fn walk<Q: QueryKind, F: Filter<u32>>(
         &self,
@@ -77,6 +80,36 @@ impl LevelWalks<Hit, u32> for Mesh {
         BatchFrame::new(self.bounds(), self.acceleration_bytes())
     }
 
+    #[inline]
+    fn batch<Q: PacketKind + Sync, F: Filter<u32> + Sync>(
+        &self,
+        rays: &[Ray],
+        options: &QueryOptions<F>,
+        kind: Q,
+        answers: &mut [Q::Answer<Hit>],
+    ) where
+        Q::Answer<Hit>: Copy + Default + Send + Sync,
+        Q::Answer<Hit>: Copy + Default + Send + Sync,
+    {
+        batch_packets(self, rays, options, kind, answers);
+    }
+
+    #[inline]
+    fn batch_serial<Q: PacketKind, F: Filter<u32>>(
+        &self,
+        rays: &[Ray],
+        options: &QueryOptions<F>,
+        kind: Q,
+        answers: &mut [Q::Answer<Hit>],
+    ) where
+        Q::Answer<Hit>: Copy + Default,
+        Q::Answer<Hit>: Copy + Default,
+    {
+        serial_batch_packets(self, rays, options, kind, answers);
+    }
+}
+
+impl PacketWalks<Hit, u32> for Mesh {
     fn walk_packets<Q: PacketKind, F: Filter<u32>, const P: usize>(
         &self,
         rays: [&RayPacket; P],

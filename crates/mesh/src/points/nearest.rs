@@ -300,7 +300,7 @@ impl Scene {
             },
             |instance| Placed {
                 instance,
-                carry: (DAffine3::from_translation(-query) * instance.transform_f64())
+                carry: (DAffine3::from_translation(-query) * instance.exact_transform())
                     .as_affine3a(),
                 query: Vec3::ZERO,
             },

@@ -1,8 +1,9 @@
-//! How [`RayQueries`]' queries are derived from a level's walks ([`LevelWalks`]): a ray cut
-//! to the options' distance limit before its walk ([`walk_limited`], [`every_hit`]), and a
-//! batch handed to the batches room's driver, whose rays walk as packets where they are
-//! coherent ([`LevelBatch`], a level asked one kind of query under one set of options, as the
-//! driver's [`PacketTrace`]) or one by one (every hit and their count).
+//! How [`RayQueries`]' queries are derived from a level's walks ([`LevelWalks`]): a ray of
+//! either precision cut to the options' distance limit before its walk ([`walk_limited`],
+//! [`every_hit`]), and a batch handed to the batches room's driver, whose `f32` rays walk as
+//! packets where they are coherent ([`LevelBatch`], a level asked one kind of query under one
+//! set of options, as the driver's [`PacketTrace`]) or one by one (every hit and their count,
+//! and rays in `f64`).
 //!
 //! [`RayQueries`]: crate::RayQueries
 
@@ -14,7 +15,7 @@ use crate::batches::coherence::PacketSpan;
 use crate::batches::{
     parallel_batch, serial_batch_in_order, trace_packets, BatchFrame, BatchRay, PacketTrace,
 };
-use crate::queries::{LevelWalks, PacketKind, QueryKind};
+use crate::queries::{LevelWalks, PacketKind, PacketWalks, QueryKind, QueryRay};
 use crate::{Filter, QueryOptions};
 
 /// `level` asked `kind` under `options`: what the batch driver walks
@@ -27,7 +28,7 @@ struct LevelBatch<'a, L: ?Sized, H, C, F, Q> {
     walks: PhantomData<fn() -> (H, C)>,
 }
 
-impl<'a, L: LevelWalks<H, C> + ?Sized, H, C, F: Filter<C>, Q: PacketKind>
+impl<'a, L: PacketWalks<H, C> + ?Sized, H, C, F: Filter<C>, Q: PacketKind>
     LevelBatch<'a, L, H, C, F, Q>
 {
     #[inline(always)]
@@ -43,7 +44,7 @@ impl<'a, L: LevelWalks<H, C> + ?Sized, H, C, F: Filter<C>, Q: PacketKind>
 
 impl<L, H, C, F, Q> PacketTrace for LevelBatch<'_, L, H, C, F, Q>
 where
-    L: LevelWalks<H, C> + ?Sized,
+    L: PacketWalks<H, C> + ?Sized,
     F: Filter<C>,
     Q: PacketKind,
     Q::Answer<H>: Copy + Default,
@@ -92,17 +93,18 @@ where
     }
 }
 
-/// The answers of `kind`, which walks packets, for a batch in parallel: the batch driver
-/// ([`parallel_batch`]), each task's rays walked as packets where they are coherent.
+/// The answers of `kind`, which walks packets, for a batch of `f32` rays in parallel: the
+/// batch driver ([`parallel_batch`]), each task's rays walked as packets where they are
+/// coherent. What the levels that trace packets answer [`LevelWalks::batch`] with.
 #[inline]
-pub(super) fn batch<L, H, C, F, Q>(
+pub(crate) fn batch_packets<L, H, C, F, Q>(
     level: &L,
     rays: &[Ray],
     options: &QueryOptions<F>,
     kind: Q,
     answers: &mut [Q::Answer<H>],
 ) where
-    L: LevelWalks<H, C> + Sync + ?Sized,
+    L: PacketWalks<H, C> + Sync + ?Sized,
     F: Filter<C> + Sync,
     Q: PacketKind + Sync,
     Q::Answer<H>: Copy + Default + Send + Sync,
@@ -117,16 +119,16 @@ pub(super) fn batch<L, H, C, F, Q>(
     );
 }
 
-/// [`batch`] on the calling thread.
+/// [`batch_packets`] on the calling thread ([`LevelWalks::batch_serial`]).
 #[inline]
-pub(super) fn serial_batch<L, H, C, F, Q>(
+pub(crate) fn serial_batch_packets<L, H, C, F, Q>(
     level: &L,
     rays: &[Ray],
     options: &QueryOptions<F>,
     kind: Q,
     answers: &mut [Q::Answer<H>],
 ) where
-    L: LevelWalks<H, C> + ?Sized,
+    L: PacketWalks<H, C> + ?Sized,
     F: Filter<C>,
     Q: PacketKind,
     Q::Answer<H>: Copy + Default,
@@ -138,6 +140,53 @@ pub(super) fn serial_batch<L, H, C, F, Q>(
         options.order,
         answers,
         |rays, answers, width| trace_packets(&trace, rays, answers, width),
+    );
+}
+
+/// The answers of `kind` for a batch in parallel, ray by ray through the batch driver
+/// ([`batch_ray_by_ray`]): what [`LevelWalks::batch`] does unless the level traces packets.
+pub(super) fn ray_by_ray<L, R, H, C, F, Q>(
+    level: &L,
+    rays: &[R],
+    options: &QueryOptions<F>,
+    kind: Q,
+    answers: &mut [Q::Answer<H>],
+) where
+    L: LevelWalks<R, H, C> + Sync + ?Sized,
+    R: QueryRay,
+    F: Filter<C> + Sync,
+    Q: QueryKind + Sync,
+    Q::Answer<H>: Clone + Default + Send + Sync,
+{
+    batch_ray_by_ray(level.batch_frame(), rays, options, answers, |ray| {
+        walk_limited(level, ray, options, kind)
+    });
+}
+
+/// [`ray_by_ray`] on the calling thread.
+pub(super) fn serial_ray_by_ray<L, R, H, C, F, Q>(
+    level: &L,
+    rays: &[R],
+    options: &QueryOptions<F>,
+    kind: Q,
+    answers: &mut [Q::Answer<H>],
+) where
+    L: LevelWalks<R, H, C> + ?Sized,
+    R: QueryRay,
+    F: Filter<C>,
+    Q: QueryKind,
+    Q::Answer<H>: Default,
+{
+    serial_batch_in_order(
+        rays,
+        level.batch_frame(),
+        options.order,
+        answers,
+        |rays, answers, _| {
+            for (ray, slot) in rays.iter().zip(answers) {
+                *slot = walk_limited(level, ray, options, kind);
+            }
+        },
     );
 }
 
@@ -163,12 +212,18 @@ pub(crate) fn batch_ray_by_ray<R: BatchRay, F, A: Clone + Default + Send + Sync>
 /// leaves no range. What [`crate::RayQueries::cast_with`] and [`crate::RayQueries::occluded_with`] answer,
 /// and a batch's rays that walk alone.
 #[inline]
-pub(super) fn walk_limited<L: LevelWalks<H, C> + ?Sized, H, C, F: Filter<C>, Q: QueryKind>(
+pub(super) fn walk_limited<L, R, H, C, F, Q>(
     level: &L,
-    ray: &Ray,
+    ray: &R,
     options: &QueryOptions<F>,
     kind: Q,
-) -> Q::Answer<H> {
+) -> Q::Answer<H>
+where
+    L: LevelWalks<R, H, C> + ?Sized,
+    R: QueryRay,
+    F: Filter<C>,
+    Q: QueryKind,
+{
     // A ray with no limit to apply is walked where it lies: through `limit_ray`'s copy, a
     // batch's rays that walk alone ran 20% slower (`batch_orders`, fans, bunny).
     if options.max_distance == f32::INFINITY {
@@ -182,13 +237,19 @@ pub(super) fn walk_limited<L: LevelWalks<H, C> + ?Sized, H, C, F: Filter<C>, Q: 
 
 /// The answer of `kind` ([`All`], [`Count`]) to a ray cut to the options' distance limit: none
 /// for a ray the options leave invalid or for `max_hits` 0.
-pub(super) fn every_hit<L: LevelWalks<H, C> + ?Sized, H, C, F: Filter<C>, Q: QueryKind>(
+pub(super) fn every_hit<L, R, H, C, F, Q>(
     level: &L,
-    ray: &Ray,
+    ray: &R,
     options: &QueryOptions<F>,
     kind: Q,
-) -> Q::Answer<H> {
-    match options.limit_ray(ray).filter(Ray::is_valid) {
+) -> Q::Answer<H>
+where
+    L: LevelWalks<R, H, C> + ?Sized,
+    R: QueryRay,
+    F: Filter<C>,
+    Q: QueryKind,
+{
+    match options.limit_ray(ray).filter(R::is_valid) {
         Some(ray) if options.max_hits > 0 => level.walk(&ray, options, kind),
         _ => Q::nothing(),
     }

@@ -4,7 +4,7 @@
 
 use meshcast_primitives::Contacts;
 
-use crate::batches::BatchOrder;
+use crate::batches::{BatchOrder, BatchRay};
 use crate::InstanceId;
 
 /// The mask that matches every layer: the default of [`QueryOptions::mask`] and of
@@ -90,6 +90,21 @@ pub trait Filter<K> {
     /// without asking. `false` unless overridden.
     fn keeps_everything(&self) -> bool {
         false
+    }
+}
+
+/// A borrowed filter, asked as the filter itself ([`QueryOptions::unlimited`]).
+pub(crate) struct Borrowed<'f, F>(&'f F);
+
+impl<K, F: Filter<K>> Filter<K> for Borrowed<'_, F> {
+    #[inline]
+    fn keep(&self, key: K) -> bool {
+        self.0.keep(key)
+    }
+
+    #[inline]
+    fn keeps_everything(&self) -> bool {
+        self.0.keeps_everything()
     }
 }
 
@@ -307,21 +322,27 @@ impl<F> QueryOptions<F> {
         layers & self.mask != 0
     }
 
-    /// The ray's range cut to `max_distance` (`t * |dir| <= max_distance`), or `None` when
-    /// nothing can be found (a NaN or negative limit).
+    /// The ray's range cut to `max_distance` (`t * |dir| <= max_distance`, in the ray's
+    /// precision), or `None` when nothing can be found (a NaN or negative limit).
     #[inline]
-    pub(crate) fn limit_ray(
-        &self,
-        ray: &meshcast_primitives::Ray,
-    ) -> Option<meshcast_primitives::Ray> {
-        if self.max_distance.is_nan() || self.max_distance < 0.0 {
-            return None;
+    pub(crate) fn limit_ray<R: BatchRay>(&self, ray: &R) -> Option<R> {
+        ray.limited(self.max_distance)
+    }
+
+    /// These options with no distance limit, borrowing the filter: what rays already cut to
+    /// the limit are asked with where the limit would be measured again from elsewhere (a
+    /// ray carried along itself into a mesh's frame).
+    #[inline]
+    pub(crate) fn unlimited(&self) -> QueryOptions<Borrowed<'_, F>> {
+        QueryOptions {
+            max_distance: f32::INFINITY,
+            culling: self.culling,
+            contacts: self.contacts,
+            mask: self.mask,
+            filter: Borrowed(&self.filter),
+            max_hits: self.max_hits,
+            order: self.order,
         }
-        if self.max_distance == f32::INFINITY {
-            return Some(*ray);
-        }
-        let t_max = self.max_distance / ray.dir.length();
-        Some(ray.with_range(ray.t_min, ray.t_max.min(t_max)))
     }
 
     /// The squared distance limit, or `None` when nothing can be found.

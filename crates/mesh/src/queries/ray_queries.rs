@@ -1,5 +1,6 @@
-//! `RayQueries`: the ray queries that [`Mesh`], [`Instance`] and [`Scene`] all answer, written
-//! once over one walk per level, generic over the query's kind (`query_kinds.rs`). The walks
+//! `RayQueries`: the ray queries that [`Mesh`], [`Instance`] and [`Scene`] all answer for rays
+//! in `f32` and in `f64` ([`crate::QueryRay`]), written once over one walk per level and
+//! precision, generic over the query's kind (`query_kinds.rs`). The walks
 //! each level implements (a sealed supertrait, out of the public trait's face) are in
 //! `level_walks.rs`; how the queries are derived from them, the batches through the batches
 //! room's driver, in `batch_queries.rs`; the flat answer of a batch of every-hit queries in
@@ -13,10 +14,8 @@ use core::fmt::Debug;
 
 use meshcast_primitives::{Ray, RayHit};
 
-use crate::queries::batch_queries::{
-    batch, batch_ray_by_ray, every_hit, serial_batch, walk_limited,
-};
-use crate::queries::{All, Any, Closest, Count, HitLists, LevelWalks};
+use crate::queries::batch_queries::{batch_ray_by_ray, every_hit, walk_limited};
+use crate::queries::{All, Any, Closest, Count, HitLists, LevelWalks, QueryRay};
 use crate::{Filter, QueryOptions};
 
 /// The ray queries every level answers, the same at each: a [`crate::Mesh`] in its own
@@ -45,6 +44,16 @@ use crate::{Filter, QueryOptions};
 /// Degenerate rays (NaN or infinite components, a zero direction, an empty range) hit
 /// nothing. Every batch call answers each ray exactly as its single-ray call does, whatever
 /// the number of threads.
+///
+/// Every query takes a ray of either precision ([`crate::QueryRay`]): a [`Ray`] in `f32`,
+/// answered with [`meshcast_primitives::Hit`] and [`crate::SceneHit`], or a
+/// [`meshcast_primitives::DRay`] in `f64` world coordinates, for geometry far from the origin,
+/// answered with [`meshcast_primitives::DHit`] and [`crate::DSceneHit`] (`t` in `f64` along
+/// the world ray). The same method answers both: `mesh.cast(&ray)`, `mesh.cast(&dray)`. An
+/// `f64` ray is carried into each mesh's frame in `f64` and rounded once, so its answer is
+/// exactly the `f32` answer of the carried ray, and only the rounding of coordinates at each
+/// mesh's own scale is left, wherever the mesh lies; the distance limit is measured along the
+/// world ray. `f64` batches through a scene or an instance walk ray by ray.
 ///
 /// The trait is implemented by this crate's three levels only; bring it into scope to query
 /// (`use meshcast_mesh::RayQueries;`, or `use meshcast::RayQueries;` from the facade).
@@ -77,14 +86,26 @@ use crate::{Filter, QueryOptions};
 /// // Options: a distance limit (in world units) the hit lies beyond.
 /// let near = QueryOptions::new().with_max_distance(2.5);
 /// assert!(!lifted.occluded_with(&down, &near));
+///
+/// // The same queries in f64 world coordinates, the scene placed 6378 km east.
+/// use glam::{DAffine3, DVec3};
+/// use meshcast_primitives::DRay;
+/// let east = DVec3::new(6_378_137.3, 0.0, 0.0);
+/// let far = Scene::from_instances([Instance::new(tri, DAffine3::from_translation(east))?]);
+/// let far_down = DRay::new(east + DVec3::new(0.25, 0.25, 4.0), DVec3::NEG_Z);
+/// assert_eq!(far.cast(&far_down).map(|h| h.hit.t), Some(4.0));
+/// assert_eq!(far.occluded_batch(&[far_down]), [true]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub trait RayQueries:
-    Sync + sealed::Level + LevelWalks<<Self as RayQueries>::Hit, <Self as RayQueries>::Candidate>
+pub trait RayQueries<R: QueryRay = Ray>:
+    Sync
+    + sealed::Level
+    + LevelWalks<R, <Self as RayQueries<R>>::Hit, <Self as RayQueries<R>>::Candidate>
 {
     /// What a hit names: [`meshcast_primitives::Hit`] on a mesh or an instance (`t`, the
-    /// triangle, barycentrics), [`crate::SceneHit`] in a scene (the instance as well).
-    type Hit: RayHit + Send + Sync + Debug + PartialEq;
+    /// triangle, barycentrics), [`crate::SceneHit`] in a scene (the instance as well); for
+    /// `f64` rays [`meshcast_primitives::DHit`] and [`crate::DSceneHit`].
+    type Hit: RayHit<Scalar = R::Scalar> + Send + Sync + Debug + PartialEq;
 
     /// What a [`Filter`] is asked about each candidate: the triangle index (`u32`) on a mesh
     /// or an instance, the instance and the triangle (`(InstanceId, u32)`) in a scene.
@@ -94,7 +115,7 @@ pub trait RayQueries:
 
     /// The closest hit within the ray's range (the first in [`RayHit::order`]), or `None`.
     #[inline]
-    fn cast(&self, ray: &Ray) -> Option<Self::Hit> {
+    fn cast(&self, ray: &R) -> Option<Self::Hit> {
         // The default options limit nothing: the ray needs no cut.
         self.walk(ray, &QueryOptions::new(), Closest)
     }
@@ -103,7 +124,7 @@ pub trait RayQueries:
     #[inline]
     fn cast_with<F: Filter<Self::Candidate>>(
         &self,
-        ray: &Ray,
+        ray: &R,
         options: &QueryOptions<F>,
     ) -> Option<Self::Hit> {
         walk_limited(self, ray, options, Closest)
@@ -112,7 +133,7 @@ pub trait RayQueries:
     /// Whether anything is hit within the ray's range (a shadow or visibility test); stops
     /// at the first hit found, so it is faster than [`RayQueries::cast`].
     #[inline]
-    fn occluded(&self, ray: &Ray) -> bool {
+    fn occluded(&self, ray: &R) -> bool {
         self.walk(ray, &QueryOptions::new(), Any)
     }
 
@@ -121,7 +142,7 @@ pub trait RayQueries:
     #[inline]
     fn occluded_with<F: Filter<Self::Candidate>>(
         &self,
-        ray: &Ray,
+        ray: &R,
         options: &QueryOptions<F>,
     ) -> bool {
         walk_limited(self, ray, options, Any)
@@ -138,7 +159,7 @@ pub trait RayQueries:
     /// none, never one. On open meshes, non-manifold edges or inconsistently oriented
     /// neighbours the rule still gives every triangle half-open edges, and a ray through
     /// such an edge may hit none or two of the triangles there.
-    fn cast_all(&self, ray: &Ray) -> Vec<Self::Hit> {
+    fn cast_all(&self, ray: &R) -> Vec<Self::Hit> {
         self.cast_all_with(ray, &QueryOptions::new())
     }
 
@@ -149,7 +170,7 @@ pub trait RayQueries:
     /// starts beyond the last of them.
     fn cast_all_with<F: Filter<Self::Candidate>>(
         &self,
-        ray: &Ray,
+        ray: &R,
         options: &QueryOptions<F>,
     ) -> Vec<Self::Hit> {
         let max_hits = options.max_hits;
@@ -169,7 +190,7 @@ pub trait RayQueries:
     /// hierarchy are sorted first, so that neighbours share nodes in the caches
     /// ([`crate::BatchOrder`], chosen by [`QueryOptions::order`]). Either way each answer is
     /// `cast`'s, bit for bit, in the order of `rays`.
-    fn cast_batch(&self, rays: &[Ray]) -> Vec<Option<Self::Hit>> {
+    fn cast_batch(&self, rays: &[R]) -> Vec<Option<Self::Hit>> {
         self.cast_batch_with(rays, &QueryOptions::new())
     }
 
@@ -177,11 +198,11 @@ pub trait RayQueries:
     /// threads, hence `Sync`), coherent rays traced as packets ([`RayQueries::cast_batch`]).
     fn cast_batch_with<F: Filter<Self::Candidate> + Sync>(
         &self,
-        rays: &[Ray],
+        rays: &[R],
         options: &QueryOptions<F>,
     ) -> Vec<Option<Self::Hit>> {
         let mut hits = vec![None; rays.len()];
-        batch(self, rays, options, Closest, &mut hits);
+        self.batch(rays, options, Closest, &mut hits);
         hits
     }
 
@@ -190,7 +211,7 @@ pub trait RayQueries:
     ///
     /// # Panics
     /// If `rays` and `hits` differ in length.
-    fn cast_batch_serial(&self, rays: &[Ray], hits: &mut [Option<Self::Hit>]) {
+    fn cast_batch_serial(&self, rays: &[R], hits: &mut [Option<Self::Hit>]) {
         self.cast_batch_serial_with(rays, &QueryOptions::new(), hits);
     }
 
@@ -200,28 +221,28 @@ pub trait RayQueries:
     /// If `rays` and `hits` differ in length.
     fn cast_batch_serial_with<F: Filter<Self::Candidate>>(
         &self,
-        rays: &[Ray],
+        rays: &[R],
         options: &QueryOptions<F>,
         hits: &mut [Option<Self::Hit>],
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
-        serial_batch(self, rays, options, Closest, hits);
+        self.batch_serial(rays, options, Closest, hits);
     }
 
     /// [`RayQueries::occluded`] for every ray, in parallel, in the order of `rays`, coherent
     /// rays traced as packets ([`RayQueries::cast_batch`]).
-    fn occluded_batch(&self, rays: &[Ray]) -> Vec<bool> {
+    fn occluded_batch(&self, rays: &[R]) -> Vec<bool> {
         self.occluded_batch_with(rays, &QueryOptions::new())
     }
 
     /// [`RayQueries::occluded_with`] for every ray, in parallel.
     fn occluded_batch_with<F: Filter<Self::Candidate> + Sync>(
         &self,
-        rays: &[Ray],
+        rays: &[R],
         options: &QueryOptions<F>,
     ) -> Vec<bool> {
         let mut hits = vec![false; rays.len()];
-        batch(self, rays, options, Any, &mut hits);
+        self.batch(rays, options, Any, &mut hits);
         hits
     }
 
@@ -230,7 +251,7 @@ pub trait RayQueries:
     ///
     /// # Panics
     /// If `rays` and `hits` differ in length.
-    fn occluded_batch_serial(&self, rays: &[Ray], hits: &mut [bool]) {
+    fn occluded_batch_serial(&self, rays: &[R], hits: &mut [bool]) {
         self.occluded_batch_serial_with(rays, &QueryOptions::new(), hits);
     }
 
@@ -240,17 +261,17 @@ pub trait RayQueries:
     /// If `rays` and `hits` differ in length.
     fn occluded_batch_serial_with<F: Filter<Self::Candidate>>(
         &self,
-        rays: &[Ray],
+        rays: &[R],
         options: &QueryOptions<F>,
         hits: &mut [bool],
     ) {
         assert_eq!(rays.len(), hits.len(), "one answer per ray");
-        serial_batch(self, rays, options, Any, hits);
+        self.batch_serial(rays, options, Any, hits);
     }
 
     /// [`RayQueries::cast_all`] for every ray, in parallel: ray `i`'s hits are
     /// `lists[i]`, as `cast_all` orders them ([`HitLists`] keeps them in one flat array).
-    fn cast_all_batch(&self, rays: &[Ray]) -> HitLists<Self::Hit> {
+    fn cast_all_batch(&self, rays: &[R]) -> HitLists<Self::Hit> {
         self.cast_all_batch_with(rays, &QueryOptions::new())
     }
 
@@ -260,7 +281,7 @@ pub trait RayQueries:
     /// If the rays have more than `u32::MAX` hits in all (the limit of [`HitLists`]).
     fn cast_all_batch_with<F: Filter<Self::Candidate> + Sync>(
         &self,
-        rays: &[Ray],
+        rays: &[R],
         options: &QueryOptions<F>,
     ) -> HitLists<Self::Hit> {
         let mut lists = vec![Vec::new(); rays.len()];
@@ -277,31 +298,27 @@ pub trait RayQueries:
     /// How many hits [`RayQueries::cast_all`] reports for `ray`, without keeping them: each
     /// crossing of a closed surface once, so an odd count along a ray to infinity means its
     /// origin is inside.
-    fn count(&self, ray: &Ray) -> usize {
+    fn count(&self, ray: &R) -> usize {
         self.count_with(ray, &QueryOptions::new())
     }
 
     /// [`RayQueries::count`] with [`QueryOptions`]: the length of
     /// [`RayQueries::cast_all_with`]'s list, unsorted.
-    fn count_with<F: Filter<Self::Candidate>>(
-        &self,
-        ray: &Ray,
-        options: &QueryOptions<F>,
-    ) -> usize {
+    fn count_with<F: Filter<Self::Candidate>>(&self, ray: &R, options: &QueryOptions<F>) -> usize {
         let max_hits = options.max_hits;
         every_hit(self, ray, options, Count { max_hits })
     }
 
     /// [`RayQueries::count`] for every ray, in parallel, in the order of `rays` (a count past
     /// `u32::MAX` is `u32::MAX`).
-    fn count_batch(&self, rays: &[Ray]) -> Vec<u32> {
+    fn count_batch(&self, rays: &[R]) -> Vec<u32> {
         self.count_batch_with(rays, &QueryOptions::new())
     }
 
     /// [`RayQueries::count_with`] for every ray, in parallel.
     fn count_batch_with<F: Filter<Self::Candidate> + Sync>(
         &self,
-        rays: &[Ray],
+        rays: &[R],
         options: &QueryOptions<F>,
     ) -> Vec<u32> {
         let mut counts = vec![0; rays.len()];

@@ -8,7 +8,7 @@ use meshcast_primitives::FAR_SIZES;
 use crate::Instance;
 
 /// How far from the exact world ray the `f64` queries of the world room
-/// ([`crate::Scene::cast_f64`]) may find an instance's hits, so that the scene's top level,
+/// ([`crate::Scene::cast`]) may find an instance's hits, so that the scene's top level,
 /// widened by it, culls no instance those queries would hit.
 ///
 /// A world ray is carried into the mesh's space in `f64` (the inverse transform, then
@@ -70,7 +70,7 @@ impl Instance {
         let (min, max) = (local.min.as_dvec3(), local.max.as_dvec3());
         let centre = ((min + max) * 0.5).abs().max_element();
         let diagonal = (max - min).length();
-        let forward = self.transform_f64();
+        let forward = self.exact_transform();
         // The largest row sum of the absolute values: the max norm of a matrix.
         let norm =
             |m: glam::DMat3| (m.x_axis.abs() + m.y_axis.abs() + m.z_axis.abs()).max_element();

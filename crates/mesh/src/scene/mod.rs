@@ -14,8 +14,8 @@ mod selection;
 mod shared;
 
 pub(crate) use far_reach::FarReach;
-pub use instance::Instance;
 pub(crate) use instance::{carried_box, carried_triangle};
+pub use instance::{Instance, Placement};
 pub use pick::Pick;
 pub use selection::{Containment, SceneTriangle};
 pub use shared::SharedScene;
@@ -26,7 +26,9 @@ use meshcast_bvh::{BuildOptions, Bvh, Step};
 use meshcast_primitives::{Aabb, Hit, Ray, RayHit, RayPacket, PACKET_WIDTH};
 
 use crate::batches::{for_each_lane, BatchFrame};
-use crate::queries::{sealed, LevelWalks, PacketKind, QueryKind};
+use crate::queries::{
+    batch_packets, sealed, serial_batch_packets, LevelWalks, PacketKind, PacketWalks, QueryKind,
+};
 use crate::{Error, Filter, InstanceId, QueryOptions, RayQueries, Result, SurfacePoint};
 
 /// A hit in a scene: which instance, and the hit on its mesh.
@@ -70,6 +72,8 @@ impl SceneHit {
 }
 
 impl RayHit for SceneHit {
+    type Scalar = f32;
+
     #[inline]
     fn t(&self) -> f32 {
         self.hit.t
@@ -185,16 +189,7 @@ impl Scene {
     /// # Errors
     /// [`Error::UnknownInstance`] for an id the scene does not hold;
     /// [`Error::InvalidTransform`] as in [`Instance::new`] (the instance then stays put).
-    pub fn set_transform(&mut self, id: InstanceId, transform: glam::Affine3A) -> Result<()> {
-        self.set_transform_f64(id, transform.as_daffine3())
-    }
-
-    /// Moves an instance by an `f64` transform ([`Instance::set_transform_f64`]: from its
-    /// mesh's world coordinates to the scene's), as [`Scene::set_transform`] moves it.
-    ///
-    /// # Errors
-    /// As [`Scene::set_transform`].
-    pub fn set_transform_f64(&mut self, id: InstanceId, transform: glam::DAffine3) -> Result<()> {
+    pub fn set_transform(&mut self, id: InstanceId, transform: impl Placement) -> Result<()> {
         let index = id.index() as usize;
         let instance =
             self.slots
@@ -203,7 +198,7 @@ impl Scene {
                 .ok_or(Error::UnknownInstance {
                     instance: id.index(),
                 })?;
-        instance.set_transform_f64(transform)?;
+        instance.set_transform(transform)?;
         let bounds = instance.bounds();
         self.far_reach = self.far_reach.max(instance.far_reach());
         self.boxes[index] = bounds;
@@ -239,7 +234,7 @@ impl Scene {
     /// ```
     pub fn set_transforms(
         &mut self,
-        moves: impl IntoIterator<Item = (InstanceId, glam::Affine3A)>,
+        moves: impl IntoIterator<Item = (InstanceId, impl Placement)>,
     ) -> Result<()> {
         let mut rebuild = false;
         let mut outcome = Ok(());
@@ -298,9 +293,9 @@ impl Scene {
                 instance: id.index(),
             })?;
         let placement = instance.placement();
-        let replaced = Instance::from_f64(mesh, placement)?.with_layers(instance.layers());
+        let replaced = Instance::new(mesh, placement)?.with_layers(instance.layers());
         self.slots[id.index() as usize] = Some(replaced);
-        self.set_transform_f64(id, placement)
+        self.set_transform(id, placement)
     }
 
     /// Rebuilds the top level from the instances' current boxes.
@@ -444,7 +439,7 @@ impl RayQueries for Scene {
     type Candidate = (InstanceId, u32);
 }
 
-impl LevelWalks<SceneHit, (InstanceId, u32)> for Scene {
+impl LevelWalks<Ray, SceneHit, (InstanceId, u32)> for Scene {
     /// The top level walked as `kind` says ([`meshcast_bvh::Bvh::walk`]), each instance it
     /// reaches answering `kind` for the range left, in its own space.
     fn walk<Q: QueryKind, F: Filter<(InstanceId, u32)>>(
@@ -472,6 +467,36 @@ impl LevelWalks<SceneHit, (InstanceId, u32)> for Scene {
         BatchFrame::new(self.bounds(), self.acceleration_bytes())
     }
 
+    #[inline]
+    fn batch<Q: PacketKind + Sync, F: Filter<(InstanceId, u32)> + Sync>(
+        &self,
+        rays: &[Ray],
+        options: &QueryOptions<F>,
+        kind: Q,
+        answers: &mut [Q::Answer<SceneHit>],
+    ) where
+        Q::Answer<SceneHit>: Copy + Default + Send + Sync,
+        Q::Answer<Hit>: Copy + Default + Send + Sync,
+    {
+        batch_packets(self, rays, options, kind, answers);
+    }
+
+    #[inline]
+    fn batch_serial<Q: PacketKind, F: Filter<(InstanceId, u32)>>(
+        &self,
+        rays: &[Ray],
+        options: &QueryOptions<F>,
+        kind: Q,
+        answers: &mut [Q::Answer<SceneHit>],
+    ) where
+        Q::Answer<SceneHit>: Copy + Default,
+        Q::Answer<Hit>: Copy + Default,
+    {
+        serial_batch_packets(self, rays, options, kind, answers);
+    }
+}
+
+impl PacketWalks<SceneHit, (InstanceId, u32)> for Scene {
     /// Each packet walked through the top level ([`Scene::walk_packet`]).
     fn walk_packets<Q: PacketKind, F: Filter<(InstanceId, u32)>, const P: usize>(
         &self,

@@ -16,7 +16,7 @@ impl TriMesh {
     /// zero otherwise: a mesh near the origin is stored as [`TriMesh::from_triangles`] stores
     /// the same positions rounded to `f32`, and answers every query in world coordinates.
     /// A mesh with an origin answers its `f32` queries in its own frame (world coordinates
-    /// less the origin); its `*_f64` queries ([`crate::Mesh::cast_f64`] and the rest) take
+    /// less the origin); its `*_f64` queries ([`crate::Mesh::cast`] and the rest) take
     /// world coordinates.
     ///
     /// # Errors

@@ -1,18 +1,20 @@
-//! [`Mesh`]'s queries in `f64` world coordinates: each ray ([`DRay`]) and point carried into
-//! the mesh's frame ([`Mesh::origin`]) in `f64` and rounded once, then asked as the mesh's
-//! own queries ask it, and the answers given back in `f64` world units.
+//! [`Mesh`]'s queries in `f64` world coordinates: each ray ([`DRay`], the mesh's
+//! [`RayQueries`] of `f64` rays) and point carried into the mesh's frame ([`Mesh::origin`])
+//! in `f64` and rounded once, then asked as the mesh's own queries ask it, and the answers
+//! given back in `f64` world units.
 //!
 //! The exactness contract is the mesh's, on the carried ray or point: a query answers
 //! exactly what the `f32` query of the rounded, rebased ray answers (every crossing once,
 //! touching hits, ties to the smaller triangle), so only the rounding of coordinates at the
 //! mesh's own scale is left, wherever the mesh lies.
 
-use glam::DVec3;
-use meshcast_primitives::{carry_point, DFrame, DHit, DRay, Ray};
+use glam::{DVec3, Vec3};
+use meshcast_primitives::{carry_point, DFrame, DHit, DRay, Hit, Ray};
 use rayon::prelude::*;
 
-use crate::batches::BATCH_GRAIN;
+use crate::batches::{BatchFrame, BATCH_GRAIN};
 use crate::mesh::Mesh;
+use crate::queries::{LevelWalks, PacketKind, QueryKind};
 use crate::{ClosestPoint, Feature, Filter, PointQueries, QueryOptions, RayQueries};
 
 /// The surface point nearest to a point given in `f64` world coordinates
@@ -37,9 +39,9 @@ pub struct DClosestPoint {
 impl Mesh {
     /// `ray` (`f64` world coordinates) carried into the mesh's frame ([`DRay::carry`]: the
     /// origin moved along the ray when it starts farther from the centre of the mesh's box
-    /// than [`meshcast_primitives::FAR_SIZES`] times the box's diagonal), with the shift to add to the carried ray's `t` to get the world ray's: what every
-    /// `*_f64` ray query asks the mesh's own queries with, for callers that batch rays
-    /// themselves.
+    /// than [`meshcast_primitives::FAR_SIZES`] times the box's diagonal), with the shift to add
+    /// to the carried ray's `t` to get the world ray's: what every query of a [`DRay`] asks
+    /// the mesh's own walk with, for callers that batch rays themselves.
     #[inline]
     pub fn carry_ray(&self, ray: &DRay) -> (Ray, f64) {
         self.world_frame().carry(ray)
@@ -50,73 +52,6 @@ impl Mesh {
     #[inline]
     pub fn world_frame(&self) -> DFrame {
         DFrame::new(self.origin(), &self.bounds())
-    }
-
-    /// The closest hit of a ray in `f64` world coordinates ([`RayQueries::cast`] of the ray
-    /// carried into the mesh's frame), `t` in `f64` in units of the ray's direction. See
-    /// [`Mesh::from_f64_triangles`] for an example.
-    pub fn cast_f64(&self, ray: &DRay) -> Option<DHit> {
-        let (local, shift) = self.carry_ray(ray);
-        self.cast(&local).map(|hit| DHit::carried_back(hit, shift))
-    }
-
-    /// [`Mesh::cast_f64`] with [`QueryOptions`]: the distance limit is measured along the
-    /// world ray, in `f64`, before the ray is carried (a ray from far away is moved along
-    /// itself first, and its carried `t` starts where it was moved to).
-    pub fn cast_f64_with<F: Filter<u32>>(
-        &self,
-        ray: &DRay,
-        options: &QueryOptions<F>,
-    ) -> Option<DHit> {
-        let (local, shift) = self.carry_ray(&limited(ray, options)?);
-        self.cast_with(&local, options)
-            .map(|hit| DHit::carried_back(hit, shift))
-    }
-
-    /// Whether anything is hit within the range of a ray in `f64` world coordinates
-    /// ([`RayQueries::occluded`] of the carried ray).
-    pub fn occluded_f64(&self, ray: &DRay) -> bool {
-        self.occluded(&self.carry_ray(ray).0)
-    }
-
-    /// Every hit of a ray in `f64` world coordinates, sorted by `t`, each crossing once
-    /// ([`RayQueries::cast_all`] of the carried ray).
-    pub fn cast_all_f64(&self, ray: &DRay) -> Vec<DHit> {
-        let (local, shift) = self.carry_ray(ray);
-        self.cast_all(&local)
-            .into_iter()
-            .map(|hit| DHit::carried_back(hit, shift))
-            .collect()
-    }
-
-    /// The number of hits [`Mesh::cast_all_f64`] gives ([`RayQueries::count`]).
-    pub fn count_f64(&self, ray: &DRay) -> usize {
-        self.count(&self.carry_ray(ray).0)
-    }
-
-    /// [`Mesh::cast_f64`] for every ray, in parallel, in the order of `rays`, as
-    /// [`RayQueries::cast_batch`] answers the carried rays.
-    pub fn cast_batch_f64(&self, rays: &[DRay]) -> Vec<Option<DHit>> {
-        let (local, shifts) = self.carry_all(rays);
-        self.cast_batch(&local)
-            .into_iter()
-            .zip(shifts)
-            .map(|(hit, shift)| hit.map(|hit| DHit::carried_back(hit, shift)))
-            .collect()
-    }
-
-    /// [`Mesh::occluded_f64`] for every ray, in parallel, in the order of `rays`.
-    pub fn occluded_batch_f64(&self, rays: &[DRay]) -> Vec<bool> {
-        self.occluded_batch(&self.carry_all(rays).0)
-    }
-
-    /// Each ray carried into the mesh's frame, and its shift, in parallel.
-    fn carry_all(&self, rays: &[DRay]) -> (Vec<Ray>, Vec<f64>) {
-        let frame = self.world_frame();
-        rays.par_iter()
-            .with_min_len(BATCH_GRAIN)
-            .map(|ray| frame.carry(ray))
-            .unzip()
     }
 
     /// The surface point nearest to `point` (`f64` world coordinates) within
@@ -182,12 +117,111 @@ impl Mesh {
     }
 }
 
-/// `ray` with its range cut to the options' distance limit (`t * |dir| <= max_distance`, in
-/// `f64`), or `None` when nothing can be found: a degenerate ray, a NaN or negative limit.
-pub(super) fn limited<F>(ray: &DRay, options: &QueryOptions<F>) -> Option<DRay> {
-    let limit = f64::from(options.max_distance);
-    if !ray.is_valid() || limit.is_nan() || limit < 0.0 {
-        return None;
+impl RayQueries<DRay> for Mesh {
+    type Hit = DHit;
+    type Candidate = u32;
+}
+
+impl LevelWalks<DRay, DHit, u32> for Mesh {
+    /// The ray carried into the mesh's frame ([`Mesh::carry_ray`]) and walked there, its hits
+    /// carried back.
+    ///
+    /// # Examples
+    /// ```
+    /// use glam::DVec3;
+    /// use meshcast_mesh::{Mesh, RayQueries};
+    /// use meshcast_primitives::DRay;
+    ///
+    /// // A triangle 500 km east and 5000 km north, as a survey gives it.
+    /// let (x, y) = (500_123.37, 5_000_456.71);
+    /// let tri = Mesh::from_f64_triangles(&[[x, y, 0.0], [x + 1.0, y, 0.0], [x, y + 1.0, 0.0]], &[[0, 1, 2]])?;
+    /// let hit = tri.cast(&DRay::new(DVec3::new(x + 0.25, y + 0.25, 3.0), DVec3::NEG_Z)).ok_or("miss")?;
+    /// assert_eq!(hit.t, 3.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn walk<Q: QueryKind, F: Filter<u32>>(
+        &self,
+        ray: &DRay,
+        options: &QueryOptions<F>,
+        kind: Q,
+    ) -> Q::Answer<DHit> {
+        let (local, shift) = self.carry_ray(ray);
+        let answer = LevelWalks::<Ray, Hit, u32>::walk(self, &local, options, kind);
+        Q::map(answer, |hit| DHit::carried_back(hit, shift))
     }
-    Some(ray.with_range(ray.t_min, ray.t_max.min(limit / ray.dir.length())))
+
+    #[inline]
+    fn batch_frame(&self) -> BatchFrame {
+        LevelWalks::<Ray, Hit, u32>::batch_frame(self)
+    }
+
+    /// The rays cut to the distance limit along themselves, carried into the mesh's frame in
+    /// parallel, traced as an `f32` batch (packets where they are coherent), and their hits
+    /// carried back.
+    fn batch<Q: PacketKind + Sync, F: Filter<u32> + Sync>(
+        &self,
+        rays: &[DRay],
+        options: &QueryOptions<F>,
+        kind: Q,
+        answers: &mut [Q::Answer<DHit>],
+    ) where
+        Q::Answer<DHit>: Copy + Default + Send + Sync,
+        Q::Answer<Hit>: Copy + Default + Send + Sync,
+    {
+        let frame = self.world_frame();
+        let (local, shifts): (Vec<Ray>, Vec<f64>) = rays
+            .par_iter()
+            .with_min_len(BATCH_GRAIN)
+            .map(|ray| carry_limited(&frame, ray, options))
+            .unzip();
+        let mut found = vec![Q::nothing(); rays.len()];
+        LevelWalks::<Ray, Hit, u32>::batch(self, &local, &options.unlimited(), kind, &mut found);
+        answers
+            .par_iter_mut()
+            .with_min_len(BATCH_GRAIN)
+            .zip(found.into_par_iter().zip(shifts))
+            .for_each(|(answer, (found, shift))| {
+                *answer = Q::map(found, |hit| DHit::carried_back(hit, shift));
+            });
+    }
+
+    /// [`LevelWalks::batch`] of `f64` rays on the calling thread.
+    fn batch_serial<Q: PacketKind, F: Filter<u32>>(
+        &self,
+        rays: &[DRay],
+        options: &QueryOptions<F>,
+        kind: Q,
+        answers: &mut [Q::Answer<DHit>],
+    ) where
+        Q::Answer<DHit>: Copy + Default,
+        Q::Answer<Hit>: Copy + Default,
+    {
+        let frame = self.world_frame();
+        let (local, shifts): (Vec<Ray>, Vec<f64>) = rays
+            .iter()
+            .map(|ray| carry_limited(&frame, ray, options))
+            .unzip();
+        let mut found = vec![Q::nothing(); rays.len()];
+        LevelWalks::<Ray, Hit, u32>::batch_serial(
+            self,
+            &local,
+            &options.unlimited(),
+            kind,
+            &mut found,
+        );
+        for ((answer, found), shift) in answers.iter_mut().zip(found).zip(shifts) {
+            *answer = Q::map(found, |hit| DHit::carried_back(hit, shift));
+        }
+    }
+}
+
+/// `ray` cut to the options' distance limit along itself and carried into `frame`; a ray the
+/// limit leaves nothing to find carried to an empty range, which hits nothing.
+#[inline]
+fn carry_limited<F>(frame: &DFrame, ray: &DRay, options: &QueryOptions<F>) -> (Ray, f64) {
+    match options.limit_ray(ray) {
+        Some(ray) => frame.carry(&ray),
+        None => (Ray::new(Vec3::ZERO, Vec3::X).with_range(1.0, 0.0), 0.0),
+    }
 }

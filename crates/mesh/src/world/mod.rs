@@ -3,7 +3,7 @@
 //! rays ([`meshcast_primitives::DRay`]) and points into its frame in `f64`, round once, ask
 //! the mesh's own queries and give the answers back in world units (`mesh_frame.rs`; its
 //! fields and views from world eyes and boxes, `fields_and_views.rs`).
-//! Instances keep their `f64` placement ([`crate::Instance::transform_f64`]); a scene's
+//! Instances keep their `f64` placement ([`crate::Instance::exact_transform`]); a scene's
 //! `*_f64` queries carry a world ray by each reached instance's `f64` inverse transform into
 //! its mesh's frame, so that each mesh answers at its own precision, and walk the top level
 //! with the exact ray, its `f32` boxes widened so that they only cull (`scene_frame.rs`),

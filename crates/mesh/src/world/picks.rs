@@ -2,15 +2,12 @@
 //! from the origin, with its world point in `f64` ([`DPick`]), as [`Scene::pick`] answers
 //! an `f32` ray.
 
-use core::ops::ControlFlow;
-
 use glam::DVec3;
 use meshcast_primitives::{DHit, DRay, Hit};
 
-use super::mesh_frame::limited;
-use super::scene_frame::walk;
-use crate::queries::{Closest, HitRules};
-use crate::{DSceneHit, Facing, Filter, InstanceId, QueryOptions, Scene, SurfacePoint};
+use crate::queries::{All, Closest, QueryKind};
+use crate::scene::InstanceFilter;
+use crate::{DSceneHit, Facing, Filter, InstanceId, QueryOptions, RayQueries, Scene, SurfacePoint};
 
 /// What a world ray in `f64` picked ([`Scene::pick_f64`]): the instance, the hit on its mesh
 /// with `t` along the world ray, the world distance and point in `f64`, the side hit and the
@@ -25,7 +22,7 @@ pub struct DPick<'a> {
     /// The world distance from the ray's origin, `t * |dir|`.
     pub distance: f64,
     /// The world point of the hit, in `f64`: the barycentric point of the mesh's triangle
-    /// carried by the instance's `f64` transform ([`crate::Instance::transform_f64`]).
+    /// carried by the instance's `f64` transform ([`crate::Instance::exact_transform`]).
     pub point: DVec3,
     /// Which side of the triangle the ray hit, as seen in the world.
     pub facing: Facing,
@@ -46,7 +43,7 @@ impl DPick<'_> {
 }
 
 impl Scene {
-    /// What is under a world ray in `f64`: the closest hit ([`Scene::cast_f64_with`]) with
+    /// What is under a world ray in `f64`: the closest hit ([`Scene::cast_with`]) with
     /// its world point and distance in `f64`, side and surface, as [`Scene::pick`] answers
     /// an `f32` ray. Degenerate rays pick nothing.
     ///
@@ -59,7 +56,7 @@ impl Scene {
     ///
     /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
     /// let east = 6_378_137.3;
-    /// let scene = Scene::from_instances([Instance::from_f64(tri, DAffine3::from_translation(DVec3::new(east, 0.0, 0.0)))?]);
+    /// let scene = Scene::from_instances([Instance::new(tri, DAffine3::from_translation(DVec3::new(east, 0.0, 0.0)))?]);
     /// let down = DRay::new(DVec3::new(east + 0.25, 0.25, 2.0), DVec3::NEG_Z);
     /// let pick = scene.pick_f64(&down, &QueryOptions::new()).ok_or("nothing under the ray")?;
     /// assert_eq!((pick.distance, pick.point), (2.0, DVec3::new(east + 0.25, 0.25, 0.0)));
@@ -70,7 +67,7 @@ impl Scene {
         ray: &DRay,
         options: &QueryOptions<F>,
     ) -> Option<DPick<'_>> {
-        let hit = self.cast_f64_with(ray, options)?;
+        let hit = self.cast_with(ray, options)?;
         self.pick_of_f64(ray, hit)
     }
 
@@ -82,22 +79,26 @@ impl Scene {
         ray: &DRay,
         options: &QueryOptions<F>,
     ) -> Vec<DPick<'_>> {
-        let Some(limited) = limited(ray, options) else {
+        let Some(limited) = options.limit_ray(ray) else {
             return Vec::new();
         };
-        let rules = HitRules::first_hit(options);
-        let mut nearest_of_each = Vec::new();
-        let _ = self.reached(&limited, options.mask, |id, instance| {
-            let (local, shift) = instance.carry_ray(&limited);
-            if let Some(hit) = walk(instance, id, &local, rules, &options.filter, Closest) {
-                nearest_of_each.push(DSceneHit {
-                    instance: id,
-                    hit: DHit::carried_back(hit, shift),
+        // Every instance's nearest hit: every slot's answer kept, each the closest hit of its
+        // instance, as `Scene::pick_instances` walks.
+        let rules = Closest.rules(options);
+        let boxes = self.top_level_ray(&limited);
+        let nearest_of_each =
+            self.top_level()
+                .walk_tested(&boxes, &limited, All::EVERY, |slot, range| {
+                    let Some((id, instance)) = self.searched(slot, options.mask) else {
+                        return Vec::new();
+                    };
+                    let filter = InstanceFilter {
+                        id,
+                        filter: &options.filter,
+                    };
+                    let hit = instance.trace_far(&limited, range.t_max, rules, &filter, Closest);
+                    Vec::from_iter(hit.map(|hit| DSceneHit { instance: id, hit }))
                 });
-            }
-            ControlFlow::<()>::Continue(())
-        });
-        nearest_of_each.sort_unstable_by(DSceneHit::order);
         nearest_of_each
             .into_iter()
             .filter_map(|hit| self.pick_of_f64(ray, hit))
@@ -118,7 +119,7 @@ impl Scene {
             instance: found.instance,
             hit,
             distance: hit.t * ray.dir.length(),
-            point: instance.transform_f64().transform_point3(local),
+            point: instance.exact_transform().transform_point3(local),
             facing: Facing::of(triangle.normal(), local_dir, instance.is_mirrored()),
             surface: instance.surface(&on_mesh)?,
         })

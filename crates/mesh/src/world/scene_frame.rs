@@ -1,7 +1,8 @@
-//! [`Instance`] and [`Scene`] queries in `f64` world coordinates: each world ray ([`DRay`])
-//! carried into every instance it reaches by the instance's `f64` inverse transform, then
-//! into the mesh's frame ([`DRay::carry`]), rounded once, asked as the mesh's own queries ask
-//! it, and its hits given back with `t` in `f64` world units ([`DSceneHit`]).
+//! [`Instance`] and [`Scene`] ray queries ([`RayQueries`]) of rays in `f64` world coordinates:
+//! each world ray ([`DRay`]) carried into every instance it reaches by the instance's `f64`
+//! inverse transform, then into the mesh's frame ([`DRay::carry`]), rounded once, asked as
+//! the mesh's own queries ask it, and its hits given back with `t` in `f64` world units
+//! ([`DHit`], [`DSceneHit`]).
 //!
 //! The exactness contract is the mesh's, on the carried rays: a scene query answers exactly
 //! what a loop over every instance answers, each instance asked with its carried, rounded ray
@@ -11,26 +12,28 @@
 //! each mesh's precision.
 //!
 //! The scene's top level (`f32` boxes in world coordinates) only culls. It is walked with the
-//! exact `f64` ray, each box widened by the scene's far reach (the largest instance's
-//! [`FarReach`], whose documentation derives it): how far from the exact ray the carried,
-//! rounded ray of an instance may hit. So no instance whose carried ray hits is culled.
+//! exact `f64` ray through the same walk as `f32` rays ([`meshcast_bvh::Bvh::walk_tested`]),
+//! each box widened by the scene's far reach (the largest instance's [`FarReach`], whose
+//! documentation derives it): how far from the exact ray the carried, rounded ray of an
+//! instance may hit ([`TopLevelRay`], the walk's box test). So no instance whose carried ray
+//! hits is culled.
 
 use core::cmp::Ordering;
-use core::ops::ControlFlow;
 
 use glam::DVec3;
-use meshcast_primitives::{f32_at_least, Aabb, DFrame, DHit, DRay, Hit, Overlap, Ray};
+use meshcast_bvh::{BoxTest, Node};
+use meshcast_primitives::{f32_at_least, Aabb, DFrame, DHit, DRay, Ray, RayHit};
 
-use crate::queries::{batch_ray_by_ray, All, Any, Closest, Count, HitRules, LevelWalks, QueryKind};
+use crate::batches::BatchFrame;
+use crate::queries::{HitRules, LevelWalks, QueryKind};
 use crate::scene::{FarReach, InstanceFilter};
-use crate::world::mesh_frame::limited;
-use crate::{Filter, Instance, InstanceId, QueryOptions, Scene};
+use crate::{Filter, Instance, InstanceId, QueryOptions, RayQueries, Scene};
 
 /// The relative slack of the top level's `f64` tests (ranges and boxes): `2^-46`, 64 times
 /// the few roundings of each `f64` step it covers.
 const SLACK: f64 = 1.0 / (1u64 << 46) as f64;
 
-/// A hit in a scene of a ray in `f64` world coordinates ([`Scene::cast_f64`]): which
+/// A hit in a scene of a ray in `f64` world coordinates ([`RayQueries::cast`] of a [`DRay`]): which
 /// instance, and the hit on its mesh, `t` in `f64` in units of the world ray's direction.
 ///
 /// Hits are ordered by [`DSceneHit::order`]: `t`, then the smaller instance id, then the
@@ -46,8 +49,8 @@ pub struct DSceneHit {
 
 impl DSceneHit {
     /// The order of hits along a ray: by `t` (`-0.0` equal to `0.0`), then by instance id,
-    /// then by triangle index. [`Scene::cast_f64`] answers the first hit in this order and
-    /// [`Scene::cast_all_f64`] sorts by it.
+    /// then by triangle index. [`RayQueries::cast`] answers the first hit in this order and
+    /// [`RayQueries::cast_all`] sorts by it.
     #[inline]
     pub fn order(&self, other: &Self) -> Ordering {
         // Adding zero makes -0.0 into 0.0; t is never NaN.
@@ -58,9 +61,23 @@ impl DSceneHit {
     }
 }
 
+impl RayHit for DSceneHit {
+    type Scalar = f64;
+
+    #[inline]
+    fn t(&self) -> f64 {
+        self.hit.t
+    }
+
+    #[inline]
+    fn order(&self, other: &Self) -> Ordering {
+        DSceneHit::order(self, other)
+    }
+}
+
 impl Instance {
     /// `point` (`f64` world coordinates) carried into the mesh's space by the `f64` inverse
-    /// of [`Instance::transform_f64`], rounded once.
+    /// of [`Instance::exact_transform`], rounded once.
     #[inline]
     pub fn carry_point(&self, point: DVec3) -> glam::Vec3 {
         self.to_local_f64().transform_point3(point).as_vec3()
@@ -81,7 +98,7 @@ impl Instance {
     }
 
     /// `ray` (`f64` world coordinates) carried into the mesh's space: its origin and direction
-    /// by the `f64` inverse of [`Instance::transform_f64`], then into the mesh's frame around
+    /// by the `f64` inverse of [`Instance::exact_transform`], then into the mesh's frame around
     /// its box ([`DRay::carry`]: moved along itself when it starts farther than
     /// [`meshcast_primitives::FAR_SIZES`] diagonals from the box), rounded once to `f32`;
     /// with the shift to add to the carried ray's `t` to get the world ray's. What every
@@ -97,47 +114,97 @@ impl Instance {
         DFrame::new(DVec3::ZERO, &self.mesh().bounds()).carry(&local)
     }
 
-    /// The closest hit of a ray in `f64` world coordinates: the mesh's closest hit of the
-    /// carried ray ([`Instance::carry_ray`]), fronts as the world sees them, `t` in `f64` in
-    /// units of the world ray's direction.
+    /// The answer of `kind` for `ray` (`f64` world coordinates), its range cut at `t_max` by
+    /// a walk that shrinks it, among the triangles that `filter` keeps and `rules` accept as
+    /// the world sees them: the instance's tier of every `f64` walk through an instance or a
+    /// scene. The ray is carried uncut ([`Instance::carry_ray`]), so that each instance answers
+    /// as it does alone, and the carried range then ends a little beyond `t_max`, so that a
+    /// tie at `t_max` is still found (the smaller instance id wins it).
+    #[inline]
+    pub(crate) fn trace_far<Q: QueryKind>(
+        &self,
+        ray: &DRay,
+        t_max: f64,
+        rules: HitRules,
+        filter: &impl Filter<u32>,
+        kind: Q,
+    ) -> Q::Answer<DHit> {
+        let (mut local, shift) = self.carry_ray(ray);
+        if t_max < ray.t_max {
+            let cut = t_max - shift + (t_max.abs() + shift.abs()) * SLACK;
+            local.t_max = local.t_max.min(f32_at_least(cut));
+        }
+        let rules = rules.mirrored(self.is_mirrored());
+        let keep = |triangle| filter.keep(triangle);
+        let answer = self
+            .mesh()
+            .leaves()
+            .trace(&local, rules, keep, kind, &mut ());
+        Q::map(answer, |hit| DHit::carried_back(hit, shift))
+    }
+}
+
+impl RayQueries<DRay> for Instance {
+    type Hit = DHit;
+    type Candidate = u32;
+}
+
+impl LevelWalks<DRay, DHit, u32> for Instance {
+    /// The answer of `kind` for the ray carried into the mesh's space ([`Instance::carry_ray`]):
+    /// nothing when the instance's layers miss the options' mask; culling sees fronts as the
+    /// world does (mirroring included).
     ///
     /// # Examples
     /// ```
     /// use std::sync::Arc;
     /// use glam::{DAffine3, DVec3};
-    /// use meshcast_mesh::{Instance, Mesh};
+    /// use meshcast_mesh::{Instance, Mesh, RayQueries};
     /// use meshcast_primitives::DRay;
     ///
     /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
     /// // Placed 6378 km east: an f32 placement would round it to half a metre.
-    /// let far = Instance::from_f64(tri, DAffine3::from_translation(DVec3::new(6_378_137.3, 0.0, 0.0)))?;
+    /// let far = Instance::new(tri, DAffine3::from_translation(DVec3::new(6_378_137.3, 0.0, 0.0)))?;
     /// let down = DRay::new(DVec3::new(6_378_137.3 + 0.25, 0.25, 2.0), DVec3::NEG_Z);
-    /// assert_eq!(far.cast_f64(&down).map(|hit| hit.t), Some(2.0));
+    /// assert_eq!(far.cast(&down).map(|hit| hit.t), Some(2.0));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn cast_f64(&self, ray: &DRay) -> Option<DHit> {
-        let (local, shift) = self.carry_ray(ray);
-        let rules = HitRules::first_hit(&QueryOptions::new()).mirrored(self.is_mirrored());
-        let hit = self
-            .mesh()
-            .leaves()
-            .trace(&local, rules, |_| true, Closest, &mut ())?;
-        Some(DHit::carried_back(hit, shift))
+    #[inline]
+    fn walk<Q: QueryKind, F: Filter<u32>>(
+        &self,
+        ray: &DRay,
+        options: &QueryOptions<F>,
+        kind: Q,
+    ) -> Q::Answer<DHit> {
+        if !options.matches_layers(self.layers()) {
+            return Q::nothing();
+        }
+        self.trace_far(ray, ray.t_max, kind.rules(options), &options.filter, kind)
+    }
+
+    #[inline]
+    fn batch_frame(&self) -> BatchFrame {
+        BatchFrame::new(self.bounds(), self.mesh().acceleration_bytes())
     }
 }
 
-impl Scene {
-    /// The closest hit of a ray in `f64` world coordinates over every instance: each instance
-    /// it reaches asked with the ray carried into its mesh's space ([`Instance::carry_ray`]),
-    /// the first hit by [`DSceneHit::order`]. The exactness contract is restated for rays
-    /// far from the origin: exact on the rebased `f32` coordinates, what a loop over every
-    /// instance's [`Instance::cast_f64`] answers.
+impl RayQueries<DRay> for Scene {
+    type Hit = DSceneHit;
+    type Candidate = (InstanceId, u32);
+}
+
+impl LevelWalks<DRay, DSceneHit, (InstanceId, u32)> for Scene {
+    /// The top level walked as `kind` says with the exact ray, its boxes widened
+    /// ([`TopLevelRay`]), through the walk of `f32` rays ([`meshcast_bvh::Bvh::walk_tested`]),
+    /// each instance it reaches answering `kind` for the range left in its own frame
+    /// ([`Instance::trace_far`]). The exactness contract is restated for rays far from the
+    /// origin: exact on the rebased `f32` coordinates, what a loop over every instance's own
+    /// answer to the ray gives.
     ///
     /// # Examples
     /// ```
     /// use std::sync::Arc;
     /// use glam::{DAffine3, DVec3};
-    /// use meshcast_mesh::{Instance, Mesh, Scene};
+    /// use meshcast_mesh::{Instance, Mesh, RayQueries, Scene};
     /// use meshcast_primitives::DRay;
     ///
     /// let square = Arc::new(Mesh::from_triangles(
@@ -147,245 +214,50 @@ impl Scene {
     /// // Two tiles a metre wide, 5000 km north, 3 km apart.
     /// let at = |x: f64| DAffine3::from_translation(DVec3::new(500_123.37 + x, 5_000_456.71, 100.0));
     /// let scene = Scene::from_instances([
-    ///     Instance::from_f64(square.clone(), at(0.0))?,
-    ///     Instance::from_f64(square, at(3000.0))?,
+    ///     Instance::new(square.clone(), at(0.0))?,
+    ///     Instance::new(square, at(3000.0))?,
     /// ]);
     /// let down = DRay::new(DVec3::new(500_123.37 + 3000.5, 5_000_456.71 + 0.5, 110.0), DVec3::NEG_Z);
-    /// let hit = scene.cast_f64(&down).ok_or("miss")?;
+    /// let hit = scene.cast(&down).ok_or("miss")?;
     /// assert_eq!((hit.instance.index(), hit.hit.t), (1, 10.0));
     /// // A ray 2 cm beside the tile misses it, as it does at the origin.
     /// let beside = DRay::new(DVec3::new(500_123.37 + 3001.02, 5_000_456.71 + 0.5, 110.0), DVec3::NEG_Z);
-    /// assert!(scene.cast_f64(&beside).is_none());
+    /// assert!(scene.cast(&beside).is_none());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn cast_f64(&self, ray: &DRay) -> Option<DSceneHit> {
-        self.cast_f64_with(ray, &QueryOptions::new())
-    }
-
-    /// [`Scene::cast_f64`] with [`QueryOptions`]: the layers, the filter (asked about
-    /// `(instance, triangle)`), culling and contacts as [`crate::RayQueries::cast_with`]
-    /// takes them, and the distance limit measured along the world ray.
-    pub fn cast_f64_with<F: Filter<(InstanceId, u32)>>(
+    fn walk<Q: QueryKind, F: Filter<(InstanceId, u32)>>(
         &self,
         ray: &DRay,
         options: &QueryOptions<F>,
-    ) -> Option<DSceneHit> {
-        let ray = limited(ray, options)?;
-        let rules = HitRules::first_hit(options);
-        let top_level_ray = self.top_level_ray(&ray);
-        let mut best: Option<DSceneHit> = None;
-        // Nearest box first; a box is skipped once it starts past the best hit, both in
-        // `f64` (rounding them outwards to `f32` cost 4% of the instructions of a ray).
-        self.top_level().nearest(
-            f64::INFINITY,
-            |bounds| top_level_ray.entry(bounds).unwrap_or(f64::NAN),
-            |slot, bound| {
+        kind: Q,
+    ) -> Q::Answer<DSceneHit> {
+        let rules = kind.rules(options);
+        let boxes = self.top_level_ray(ray);
+        self.top_level()
+            .walk_tested(&boxes, ray, kind, |slot, range| {
                 let Some((id, instance)) = self.searched(slot, options.mask) else {
-                    return bound;
+                    return Q::nothing();
                 };
-                let (mut local, shift) = instance.carry_ray(&ray);
-                if let Some(best) = best {
-                    // Cut at the best hit, a little beyond, so that a tie is still found
-                    // (the smaller instance id wins it); the carried ray is the same as
-                    // uncut, so each instance answers as it does alone.
-                    let cut = best.hit.t - shift + (best.hit.t.abs() + shift.abs()) * SLACK;
-                    local.t_max = local.t_max.min(f32_at_least(cut));
-                }
-                if let Some(hit) = walk(instance, id, &local, rules, &options.filter, Closest) {
-                    let hit = DSceneHit {
-                        instance: id,
-                        hit: DHit::carried_back(hit, shift),
-                    };
-                    if best.is_none_or(|best| hit.order(&best).is_lt()) {
-                        best = Some(hit);
-                    }
-                }
-                best.map_or(bound, |best| best.hit.t.min(bound))
-            },
-        );
-        best
+                let filter = InstanceFilter {
+                    id,
+                    filter: &options.filter,
+                };
+                let answer = instance.trace_far(ray, range.t_max, rules, &filter, kind);
+                Q::map(answer, |hit| DSceneHit { instance: id, hit })
+            })
     }
 
-    /// Whether anything is hit within the range of a ray in `f64` world coordinates: whether
-    /// any instance's carried ray hits ([`Scene::cast_f64`]).
-    pub fn occluded_f64(&self, ray: &DRay) -> bool {
-        self.occluded_f64_with(ray, &QueryOptions::new())
-    }
-
-    /// [`Scene::occluded_f64`] with [`QueryOptions`], as [`Scene::cast_f64_with`] takes them.
-    pub fn occluded_f64_with<F: Filter<(InstanceId, u32)>>(
-        &self,
-        ray: &DRay,
-        options: &QueryOptions<F>,
-    ) -> bool {
-        let Some(ray) = limited(ray, options) else {
-            return false;
-        };
-        let rules = HitRules::first_hit(options);
-        self.reached(&ray, options.mask, |id, instance| {
-            let (local, _) = instance.carry_ray(&ray);
-            if walk(instance, id, &local, rules, &options.filter, Any) {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        })
-        .is_break()
-    }
-
-    /// Every hit of a ray in `f64` world coordinates, sorted by [`DSceneHit::order`]: each
-    /// instance's every hit of its carried ray, each crossing once.
-    pub fn cast_all_f64(&self, ray: &DRay) -> Vec<DSceneHit> {
-        self.cast_all_f64_with(ray, &QueryOptions::new())
-    }
-
-    /// [`Scene::cast_all_f64`] with [`QueryOptions`], as [`crate::RayQueries::cast_all_with`]
-    /// takes them: the layers, the filter, culling, the distance limit along the world ray
-    /// and `max_hits`, the first hits in [`DSceneHit::order`].
-    pub fn cast_all_f64_with<F: Filter<(InstanceId, u32)>>(
-        &self,
-        ray: &DRay,
-        options: &QueryOptions<F>,
-    ) -> Vec<DSceneHit> {
-        let mut hits = Vec::new();
-        let Some(ray) = limited(ray, options) else {
-            return hits;
-        };
-        // Each instance's first `max_hits` hold the scene's first `max_hits`.
-        let kind = All {
-            max_hits: options.max_hits,
-        };
-        let rules = kind.rules(options);
-        let _ = self.reached(&ray, options.mask, |id, instance| {
-            let (local, shift) = instance.carry_ray(&ray);
-            let found = walk(instance, id, &local, rules, &options.filter, kind);
-            hits.extend(found.into_iter().map(|hit| DSceneHit {
-                instance: id,
-                hit: DHit::carried_back(hit, shift),
-            }));
-            ControlFlow::<()>::Continue(())
-        });
-        hits.sort_unstable_by(DSceneHit::order);
-        hits.truncate(options.max_hits);
-        hits
-    }
-
-    /// The number of hits [`Scene::cast_all_f64`] gives.
-    pub fn count_f64(&self, ray: &DRay) -> usize {
-        self.count_f64_with(ray, &QueryOptions::new())
-    }
-
-    /// The number of hits [`Scene::cast_all_f64_with`] gives with these options.
-    pub fn count_f64_with<F: Filter<(InstanceId, u32)>>(
-        &self,
-        ray: &DRay,
-        options: &QueryOptions<F>,
-    ) -> usize {
-        let Some(ray) = limited(ray, options) else {
-            return 0;
-        };
-        let kind = Count {
-            max_hits: options.max_hits,
-        };
-        let rules = kind.rules(options);
-        let mut total = 0usize;
-        let _ = self.reached(&ray, options.mask, |id, instance| {
-            let (local, _) = instance.carry_ray(&ray);
-            total += walk(instance, id, &local, rules, &options.filter, kind);
-            if total >= options.max_hits {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        });
-        total.min(options.max_hits)
-    }
-
-    /// [`Scene::cast_f64`] for every ray, in parallel, in the order of `rays`.
-    pub fn cast_batch_f64(&self, rays: &[DRay]) -> Vec<Option<DSceneHit>> {
-        self.cast_batch_f64_with(rays, &QueryOptions::new())
-    }
-
-    /// [`Scene::cast_f64_with`] for every ray, in parallel, in the order of `rays`, through
-    /// the batch driver every batch query runs through: sorted where the options' order says
-    /// ([`crate::BatchOrder`], as [`crate::RayQueries::cast_batch_with`] sorts), each ray walked
-    /// alone.
-    pub fn cast_batch_f64_with<F: Filter<(InstanceId, u32)> + Sync>(
-        &self,
-        rays: &[DRay],
-        options: &QueryOptions<F>,
-    ) -> Vec<Option<DSceneHit>> {
-        let mut hits = vec![None; rays.len()];
-        batch_ray_by_ray(self.batch_frame(), rays, options, &mut hits, |ray| {
-            self.cast_f64_with(ray, options)
-        });
-        hits
-    }
-
-    /// [`Scene::occluded_f64`] for every ray, in parallel, in the order of `rays`.
-    pub fn occluded_batch_f64(&self, rays: &[DRay]) -> Vec<bool> {
-        self.occluded_batch_f64_with(rays, &QueryOptions::new())
-    }
-
-    /// [`Scene::occluded_f64_with`] for every ray, in parallel, in the order of `rays`, through
-    /// the batch driver ([`Scene::cast_batch_f64_with`]).
-    pub fn occluded_batch_f64_with<F: Filter<(InstanceId, u32)> + Sync>(
-        &self,
-        rays: &[DRay],
-        options: &QueryOptions<F>,
-    ) -> Vec<bool> {
-        let mut hits = vec![false; rays.len()];
-        batch_ray_by_ray(self.batch_frame(), rays, options, &mut hits, |ray| {
-            self.occluded_f64_with(ray, options)
-        });
-        hits
-    }
-
-    /// `ray` made ready for the top level's slab tests ([`TopLevelRay`]).
-    fn top_level_ray(&self, ray: &DRay) -> TopLevelRay {
-        TopLevelRay::new(ray, &self.top_level().bounds(), self.far_reach())
-    }
-
-    /// Calls `visit` with every instance on the layers of `mask` whose box, widened by the
-    /// scene's far reach, `ray` crosses within its range, until `visit` breaks.
-    pub(super) fn reached<B>(
-        &self,
-        ray: &DRay,
-        mask: u32,
-        mut visit: impl FnMut(InstanceId, &Instance) -> ControlFlow<B>,
-    ) -> ControlFlow<B> {
-        let top_level_ray = self.top_level_ray(ray);
-        self.top_level().overlap(
-            |bounds| match top_level_ray.entry(bounds) {
-                Some(_) => Overlap::Crossing,
-                None => Overlap::Outside,
-            },
-            |slot, _| match self.searched(slot, mask) {
-                Some((id, instance)) => visit(id, instance),
-                None => ControlFlow::Continue(()),
-            },
-        )
+    #[inline]
+    fn batch_frame(&self) -> BatchFrame {
+        BatchFrame::new(self.bounds(), self.acceleration_bytes())
     }
 }
 
-/// The answer of `kind` to a ray carried into `instance`'s mesh (`local`), among the
-/// triangles the scene's `filter` keeps and `rules` accept as the world sees them.
-#[inline]
-pub(super) fn walk<Q: QueryKind, F: Filter<(InstanceId, u32)>>(
-    instance: &Instance,
-    id: InstanceId,
-    local: &Ray,
-    rules: HitRules,
-    filter: &F,
-    kind: Q,
-) -> Q::Answer<Hit> {
-    let filter = InstanceFilter { id, filter };
-    let rules = rules.mirrored(instance.is_mirrored());
-    let keep = |triangle| filter.keep(triangle);
-    instance
-        .mesh()
-        .leaves()
-        .trace(local, rules, keep, kind, &mut ())
+impl Scene {
+    /// `ray` made ready for the top level's slab tests ([`TopLevelRay`]).
+    pub(super) fn top_level_ray(&self, ray: &DRay) -> TopLevelRay {
+        TopLevelRay::new(ray, &self.top_level().bounds(), self.far_reach())
+    }
 }
 
 /// A world ray made ready, once, for the slab tests of the scene's top level in `f64`
@@ -396,11 +268,11 @@ pub(super) fn walk<Q: QueryKind, F: Filter<(InstanceId, u32)>>(
 /// the slack of the `f64` steps at the scale of the ray's origin and of the box, bounded here
 /// by the top level's root box (every box lies in it), so that one widening serves every box
 /// (a larger one only culls less). Per box, the first form made the widening from the box and
-/// divided by the direction: 18% of `Scene::cast_f64`'s time in `perf` (the `far_scenes`
+/// divided by the direction: 18% of `Scene::cast`'s time in `perf` (the `far_scenes`
 /// example, bunny city, one thread). The reciprocal's rounding moves a box's entry by a
 /// relative `2^-53`, far inside the widening, which is at least `2^-46` of the distance from
 /// the origin to the box.
-struct TopLevelRay {
+pub(super) struct TopLevelRay {
     /// The origin moved by the widening, for the boxes' low planes and their high ones.
     low_origin: DVec3,
     high_origin: DVec3,
@@ -424,8 +296,9 @@ impl TopLevelRay {
         }
     }
 
-    /// The smallest `t` (a lower bound, within the range's slack) at which the ray lies in
-    /// `bounds` widened, or `None` where it never does within its range: the slab test in
+    /// `(entry, exit)` of `bounds` widened within the range ending at `t_max`: the box is
+    /// entered iff `entry <= exit`, and `entry` is then the smallest `t` (a lower bound,
+    /// within the range's slack) at which the ray lies in the box widened: the slab test in
     /// `f64`, on the exact ray.
     ///
     /// An axis the ray does not move along has an infinite reciprocal: its two distances
@@ -434,16 +307,29 @@ impl TopLevelRay {
     /// `min` and `max` pass over, culling the box. The widening bounds the distance of any
     /// hit strictly ([`FarReach`]), so a ray on the widened plane hits nothing in the box.
     #[inline]
-    fn entry(&self, bounds: &Aabb) -> Option<f64> {
+    fn span(&self, bounds: &Aabb, t_max: f64) -> (f64, f64) {
         let (min, max) = (bounds.min.as_dvec3(), bounds.max.as_dvec3());
         if !min.cmple(max).all() {
-            return None;
+            return (f64::INFINITY, f64::NEG_INFINITY);
         }
         let a = (min - self.low_origin) * self.inv_dir;
         let b = (max - self.high_origin) * self.inv_dir;
         let near = a.min(b).max_element().max(self.near);
-        let far = a.max(b).min_element().min(self.far);
-        (near <= far).then_some(near)
+        let far = a.max(b).min_element().min(self.far).min(t_max);
+        (near, far)
+    }
+}
+
+/// The top level's box test for `f64` rays: a box is entered where the exact ray crosses it
+/// widened. A hit of an instance's carried ray at `t` lies in the widened box, so its entry is
+/// no later than `t`: the walk that shrinks its range to the best hit skips no box that holds
+/// a hit as near, ties included.
+impl BoxTest for TopLevelRay {
+    type Ray = DRay;
+
+    #[inline]
+    fn test(&self, node: &Node, t_max: f64) -> (f64, f64) {
+        self.span(&node.bounds(), t_max)
     }
 }
 
@@ -454,8 +340,10 @@ mod tests {
     #[test]
     fn the_widened_slab_test_finds_the_entry() {
         let unit = Aabb::new(glam::Vec3::ZERO, glam::Vec3::ONE);
-        let entry =
-            |ray: &DRay, bounds: &Aabb, reach| TopLevelRay::new(ray, &unit, reach).entry(bounds);
+        let entry = |ray: &DRay, bounds: &Aabb, reach| {
+            let (near, far) = TopLevelRay::new(ray, &unit, reach).span(bounds, ray.t_max);
+            (near <= far).then_some(near)
+        };
         let ray = DRay::new(DVec3::new(0.5, 0.5, 5.0), DVec3::NEG_Z);
         let t = entry(&ray, &unit, FarReach::default()).expect("crosses");
         assert!((t - 4.0).abs() < 1e-9, "{t}");

@@ -42,7 +42,7 @@ impl Scene {
     /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
     /// // At a UTM position, where f32 world coordinates are half a metre apart.
     /// let utm = DVec3::new(500_123.37, 5_000_456.71, 100.0);
-    /// let scene = Scene::from_instances([Instance::from_f64(tri, DAffine3::from_translation(utm))?]);
+    /// let scene = Scene::from_instances([Instance::new(tri, DAffine3::from_translation(utm))?]);
     /// let closest = scene.closest_point_f64(utm + DVec3::new(0.25, 0.25, 0.01), &QueryOptions::new()).ok_or("none")?;
     /// assert!((closest.closest.distance - 0.01).abs() < 1e-7);
     /// assert!(closest.closest.point.distance(utm + DVec3::new(0.25, 0.25, 0.0)) < 1e-7);

@@ -96,6 +96,12 @@ impl DRay {
         DFrame::new(origin, bounds).carry(self)
     }
 
+    /// Whether `t` lies in the accepted range (false for NaN).
+    #[inline]
+    pub fn contains_t(&self, t: f64) -> bool {
+        t >= self.t_min && t <= self.t_max
+    }
+
     /// Whether any query can hit: finite origin and direction, a non-zero direction, and a
     /// range `t_min <= t_max` with no NaN, as [`Ray::is_valid`] asks.
     #[inline]

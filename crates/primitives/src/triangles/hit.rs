@@ -174,8 +174,12 @@ impl DHit {
 /// and its order ([`Hit::order`], or a type's own tie rule built on [`Hit::compare_t`]).
 /// A leaf may report any such type, for example a scene's hit that names its instance.
 pub trait RayHit: Copy {
+    /// The precision of `t`, the ray's ([`crate::RayRange::Scalar`]): `f32` for [`Hit`],
+    /// `f64` for [`DHit`].
+    type Scalar: Copy + PartialOrd;
+
     /// The distance along the ray, in units of its direction.
-    fn t(&self) -> f32;
+    fn t(&self) -> Self::Scalar;
 
     /// The order of hits along the ray: by `t` ([`Hit::compare_t`]), then a tie rule that
     /// makes it total.
@@ -189,6 +193,8 @@ pub trait RayHit: Copy {
 }
 
 impl RayHit for Hit {
+    type Scalar = f32;
+
     #[inline]
     fn t(&self) -> f32 {
         self.t
@@ -202,6 +208,24 @@ impl RayHit for Hit {
     #[inline]
     fn is_closer_than(&self, other: &Self) -> bool {
         Hit::is_closer_than(self, other)
+    }
+}
+
+impl RayHit for DHit {
+    type Scalar = f64;
+
+    #[inline]
+    fn t(&self) -> f64 {
+        self.t
+    }
+
+    /// By `t` (`-0.0` equal to `0.0`), then the smaller primitive index, as [`Hit::order`].
+    #[inline]
+    fn order(&self, other: &Self) -> Ordering {
+        // Adding zero turns -0.0 into 0.0; a query's `t` is never NaN.
+        (self.t + 0.0)
+            .total_cmp(&(other.t + 0.0))
+            .then(self.triangle.cmp(&other.triangle))
     }
 }
 

@@ -50,7 +50,7 @@ use crate::{Error, Facing, Mesh, Result, SurfacePoint, ALL_LAYERS};
 #[derive(Clone, Debug)]
 pub struct Instance {
     mesh: Arc<Mesh>,
-    /// The transform given to [`Instance::from_f64`], from the mesh's world coordinates to
+    /// The transform given to [`Instance::new`], from the mesh's world coordinates to
     /// the scene's world, in `f64`.
     placement: DAffine3,
     /// The transform from mesh space to world space, rounded to `f32`.
@@ -71,28 +71,20 @@ pub struct Instance {
 mod walks;
 
 impl Instance {
-    /// `mesh` placed by `transform` (mesh space to world space): [`Instance::from_f64`] of
-    /// the same transform, exact in `f64`.
+    /// `mesh` placed by `transform`, in `f32` ([`Affine3A`]) or `f64` ([`DAffine3`]): from
+    /// the mesh's world coordinates (a point `p` of its [`TriMesh`](crate::TriMesh) at
+    /// [`Mesh::origin`]` + p`) to the scene's world. For a mesh whose origin is zero, the
+    /// transform takes its positions as they are. A far mesh (made from `f64` positions, read
+    /// from a file of UTM coordinates) is placed where it lies, the origin folded into the
+    /// transform in `f64` before anything is rounded. The instance keeps the `f64` transform
+    /// ([`Instance::exact_transform`]; an `f32` one exactly) beside its `f32` rounding: `f32`
+    /// rays use the rounding as they always have, and `f64` rays ([`crate::QueryRay`],
+    /// [`Instance::carry_ray`]) the `f64` one, so that a mesh placed ten thousand kilometres
+    /// away keeps its own precision.
     ///
     /// # Errors
     /// [`Error::InvalidTransform`] if the transform is not finite or not invertible (a zero
     /// scale, or one so small that the inverse overflows).
-    pub fn new(mesh: Arc<Mesh>, transform: Affine3A) -> Result<Self> {
-        Self::from_f64(mesh, transform.as_daffine3())
-    }
-
-    /// `mesh` placed by an `f64` transform, from the mesh's world coordinates (a point `p` of
-    /// its [`TriMesh`](crate::TriMesh) at [`Mesh::origin`]` + p`) to the scene's world. For a
-    /// mesh whose origin is zero, the transform takes its positions as they are. A far mesh
-    /// (made from `f64` positions, read from a file of UTM coordinates) is placed where it
-    /// lies, the origin folded into the transform in `f64` before anything is rounded. The
-    /// instance keeps the `f64` transform ([`Instance::transform_f64`]) beside its `f32`
-    /// rounding: `f32` queries use the rounding as they always have, and the `f64` queries
-    /// of the world ([`crate::Scene::cast_f64`], [`Instance::carry_ray`]) the `f64` one, so
-    /// that a mesh placed ten thousand kilometres away keeps its own precision.
-    ///
-    /// # Errors
-    /// As [`Instance::new`].
     ///
     /// # Examples
     /// ```
@@ -103,12 +95,13 @@ impl Instance {
     ///
     /// // A triangle 1000 km east, placed 1000 km west again: it lies at the world's origin.
     /// let far = Mesh::from_f64_triangles(&[[1e6, 0.0, 0.0], [1e6 + 1.0, 0.0, 0.0], [1e6, 1.0, 0.0]], &[[0, 1, 2]])?;
-    /// let back = Instance::from_f64(Arc::new(far), DAffine3::from_translation(DVec3::new(-1e6, 0.0, 0.0)))?;
+    /// let back = Instance::new(Arc::new(far), DAffine3::from_translation(DVec3::new(-1e6, 0.0, 0.0)))?;
     /// let hit = back.cast(&Ray::new(Vec3::new(0.25, 0.25, 1.0), Vec3::NEG_Z)).ok_or("miss")?;
     /// assert_eq!(hit.t, 1.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn from_f64(mesh: Arc<Mesh>, transform: DAffine3) -> Result<Self> {
+    pub fn new(mesh: Arc<Mesh>, transform: impl Placement) -> Result<Self> {
+        let transform = transform.in_f64();
         let forward = transform * DAffine3::from_translation(mesh.origin());
         let placed = forward.as_affine3a();
         let (to_local, normal_matrix) = invert(forward, placed)?;
@@ -192,7 +185,7 @@ impl Instance {
         self.transform
     }
 
-    /// The transform given to [`Instance::from_f64`] (or [`Instance::new`]), from the mesh's
+    /// The transform given to [`Instance::new`] (in `f64`), from the mesh's
     /// world coordinates (its origin included) to the scene's world, in `f64`.
     pub fn placement(&self) -> DAffine3 {
         self.placement
@@ -201,11 +194,11 @@ impl Instance {
     /// The transform from mesh space (the mesh's [`TriMesh`](crate::TriMesh) positions) to
     /// world space in `f64`: [`Instance::placement`] after the mesh's origin, unrounded
     /// ([`Instance::transform`] is its `f32` rounding).
-    pub fn transform_f64(&self) -> DAffine3 {
+    pub fn exact_transform(&self) -> DAffine3 {
         self.placement * DAffine3::from_translation(self.mesh.origin())
     }
 
-    /// The inverse of [`Instance::transform_f64`] in `f64`: world to mesh space.
+    /// The inverse of [`Instance::exact_transform`] in `f64`: world to mesh space.
     #[inline]
     pub(crate) fn to_local_f64(&self) -> &DAffine3 {
         &self.to_local
@@ -217,22 +210,14 @@ impl Instance {
         self.bounds
     }
 
-    /// Moves the instance (within a [`crate::Scene`], use [`crate::Scene::set_transform`] so the
-    /// scene's hierarchy follows).
+    /// Moves the instance by a transform in `f32` or `f64`, as [`Instance::new`] places it
+    /// (within a [`crate::Scene`], use [`crate::Scene::set_transform`] so the scene's
+    /// hierarchy follows).
     ///
     /// # Errors
     /// As [`Instance::new`]; the instance is unchanged on error.
-    pub fn set_transform(&mut self, transform: Affine3A) -> Result<()> {
-        self.set_transform_f64(transform.as_daffine3())
-    }
-
-    /// Moves the instance by an `f64` transform, as [`Instance::from_f64`] places it (within a
-    /// [`crate::Scene`], use [`crate::Scene::set_transform_f64`]).
-    ///
-    /// # Errors
-    /// As [`Instance::new`]; the instance is unchanged on error.
-    pub fn set_transform_f64(&mut self, transform: DAffine3) -> Result<()> {
-        *self = Self::from_f64(Arc::clone(&self.mesh), transform)?.with_layers(self.layers);
+    pub fn set_transform(&mut self, transform: impl Placement) -> Result<()> {
+        *self = Self::new(Arc::clone(&self.mesh), transform)?.with_layers(self.layers);
         Ok(())
     }
 
@@ -429,6 +414,33 @@ pub(crate) fn carried_box(transform: &Affine3A, local: &Aabb) -> Aabb {
     }
 }
 
+/// An instance's placement in either precision: [`Affine3A`] in `f32`, taken exactly in
+/// `f64`, or [`DAffine3`] ([`Instance::new`], [`Instance::set_transform`]). Sealed.
+pub trait Placement: sealed::Sealed {
+    /// The transform in `f64`.
+    fn in_f64(self) -> DAffine3;
+}
+
+impl Placement for Affine3A {
+    #[inline]
+    fn in_f64(self) -> DAffine3 {
+        self.as_daffine3()
+    }
+}
+
+impl Placement for DAffine3 {
+    #[inline]
+    fn in_f64(self) -> DAffine3 {
+        self
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for glam::Affine3A {}
+    impl Sealed for glam::DAffine3 {}
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -524,7 +536,7 @@ mod tests {
         ]);
         let turned = DAffine3::from_rotation_y(0.3) * DAffine3::from_scale(DVec3::splat(1e-3));
         for transform in [sheared, turned, DAffine3::IDENTITY] {
-            let instance = Instance::from_f64(unit_square(), transform).expect("invertible");
+            let instance = Instance::new(unit_square(), transform).expect("invertible");
             for start in 0..40 {
                 let rays: [Ray; PACKET_WIDTH] = core::array::from_fn(|lane| {
                     let k = start + 7 * lane;

@@ -5,7 +5,10 @@
 use meshcast_primitives::{Hit, Portable, Ray, RayPacket, PACKET_WIDTH};
 
 use crate::batches::{coherence, for_each_lane, BatchFrame};
-use crate::queries::{sealed, HitRules, LevelWalks, PacketKind, QueryKind};
+use crate::queries::{
+    batch_packets, sealed, serial_batch_packets, HitRules, LevelWalks, PacketKind, PacketWalks,
+    QueryKind,
+};
 use crate::{Filter, Instance, QueryOptions, RayQueries};
 
 impl Instance {
@@ -64,7 +67,7 @@ impl RayQueries for Instance {
     type Candidate = u32;
 }
 
-impl LevelWalks<Hit, u32> for Instance {
+impl LevelWalks<Ray, Hit, u32> for Instance {
     /// The answer of `kind`: nothing when the instance's layers miss the options' mask;
     /// culling sees fronts as the world does (mirroring included).
     #[inline]
@@ -85,6 +88,36 @@ impl LevelWalks<Hit, u32> for Instance {
         BatchFrame::new(self.bounds(), self.mesh().acceleration_bytes())
     }
 
+    #[inline]
+    fn batch<Q: PacketKind + Sync, F: Filter<u32> + Sync>(
+        &self,
+        rays: &[Ray],
+        options: &QueryOptions<F>,
+        kind: Q,
+        answers: &mut [Q::Answer<Hit>],
+    ) where
+        Q::Answer<Hit>: Copy + Default + Send + Sync,
+        Q::Answer<Hit>: Copy + Default + Send + Sync,
+    {
+        batch_packets(self, rays, options, kind, answers);
+    }
+
+    #[inline]
+    fn batch_serial<Q: PacketKind, F: Filter<u32>>(
+        &self,
+        rays: &[Ray],
+        options: &QueryOptions<F>,
+        kind: Q,
+        answers: &mut [Q::Answer<Hit>],
+    ) where
+        Q::Answer<Hit>: Copy + Default,
+        Q::Answer<Hit>: Copy + Default,
+    {
+        serial_batch_packets(self, rays, options, kind, answers);
+    }
+}
+
+impl PacketWalks<Hit, u32> for Instance {
     /// Each packet carried into the mesh's space and traced there ([`Instance::walk_packet`]);
     /// none when the instance's layers miss the options' mask.
     fn walk_packets<Q: PacketKind, F: Filter<u32>, const P: usize>(
