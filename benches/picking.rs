@@ -86,11 +86,11 @@ fn workload() -> Workload {
         .collect();
     let hits = rays
         .iter()
-        .filter(|ray| scene.pick(ray, &QueryOptions::new()).is_some())
+        .filter(|ray| scene.pick(*ray, &QueryOptions::new()).is_some())
         .count();
     let random_hits = random_rays
         .iter()
-        .filter(|ray| scene.pick(ray, &QueryOptions::new()).is_some())
+        .filter(|ray| scene.pick(*ray, &QueryOptions::new()).is_some())
         .count();
     eprintln!("{hits} of {QUERIES} aimed and {random_hits} of {QUERIES} random pick rays hit");
     let bounds = scene.bounds();
@@ -122,7 +122,7 @@ fn picking(c: &mut Criterion) {
     group.bench_function("pick_over_an_ogre", |b| {
         b.iter(|| {
             rays.iter()
-                .filter(|ray| scene.pick(ray, &options).is_some())
+                .filter(|ray| scene.pick(*ray, &options).is_some())
                 .count()
         })
     });
@@ -130,7 +130,7 @@ fn picking(c: &mut Criterion) {
         b.iter(|| {
             random_rays
                 .iter()
-                .filter(|ray| scene.pick(ray, &options).is_some())
+                .filter(|ray| scene.pick(*ray, &options).is_some())
                 .count()
         })
     });

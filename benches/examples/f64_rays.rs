@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .iter()
         .map(|p| (p.as_dvec3() + OFFSET).to_array())
         .collect();
-    let far = Mesh::from_f64_triangles(&positions, near.tri_mesh().indices())?;
+    let far = Mesh::from_world_triangles(&positions, near.tri_mesh().indices())?;
     let rays = random_rays(near.bounds(), count, 57);
     let moved: Vec<DRay> = rays
         .iter()

@@ -55,7 +55,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             })
             .collect();
         // Through the mesh's origin, rays in f64.
-        let far = Mesh::from_f64_triangles(&moved, sphere.indices())?;
+        let far = Mesh::from_world_triangles(&moved, sphere.indices())?;
         let world64: Vec<DRay> = rays
             .iter()
             .map(|ray| DRay::new(ray.origin.as_dvec3() + offset, DVec3::NEG_Z))

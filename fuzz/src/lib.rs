@@ -178,7 +178,7 @@ pub fn check_world_points(mesh: &Mesh, points: &[DVec3]) {
     let carried: Vec<Vec3> = points.iter().map(|&p| mesh.carry_point(p)).collect();
     check_points(mesh, &carried);
     for (&point, &local) in points.iter().zip(&carried) {
-        let closest = mesh.closest_point_f64(point, &Default::default());
+        let closest = mesh.closest_point(point, &Default::default());
         let expected = mesh.closest_point(local, &Default::default());
         assert_eq!(
             closest.map(|c| c.triangle),
@@ -188,8 +188,8 @@ pub fn check_world_points(mesh: &Mesh, points: &[DVec3]) {
         if let Some(closest) = closest {
             assert_eq!(closest.distance, closest.point.distance(point), "{point}");
         }
-        assert_eq!(mesh.contains_f64(point), mesh.contains(local), "{point}");
-        let signed = mesh.signed_distance_f64(point);
+        assert_eq!(mesh.contains(point), mesh.contains(local), "{point}");
+        let signed = mesh.signed_distance(point);
         assert_eq!(signed.is_some(), expected.is_some(), "{point}");
     }
 }
@@ -206,7 +206,7 @@ pub fn far_cube() -> &'static Mesh {
             .iter()
             .map(|p| (p.as_dvec3() + offset).to_array())
             .collect();
-        Mesh::from_f64_triangles(&positions, cube.indices()).expect("a cube")
+        Mesh::from_world_triangles(&positions, cube.indices()).expect("a cube")
     })
 }
 

@@ -137,7 +137,7 @@ fn a_far_mesh_keeps_its_origin_through_the_cache() {
         .iter()
         .map(|p| (p.as_dvec3() + offset).to_array())
         .collect();
-    let far = Mesh::from_f64_triangles(&positions, bunny.indices()).expect("a far bunny");
+    let far = Mesh::from_world_triangles(&positions, bunny.indices()).expect("a far bunny");
     assert_ne!(far.origin(), DVec3::ZERO);
     let loaded = Mesh::from_bytes(&far.to_bytes()).expect("cache bytes load");
     assert_same_mesh(&far, &loaded, &rays(&far, 500, 57));

@@ -72,7 +72,7 @@ fn far_meshes_answer_as_the_same_mesh_at_the_origin() {
         let rays = parallel_rays(height);
         let expected = at_origin.cast_batch(&rays);
         for offset in OFFSETS.map(DVec3::from) {
-            let far = Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices())
+            let far = Mesh::from_world_triangles(&moved(&sphere, offset), sphere.indices())
                 .expect("a far mesh");
             let world_rays: Vec<DRay> = rays
                 .iter()
@@ -132,28 +132,28 @@ fn far_meshes_keep_inside_outside_and_signed_distance() {
         .map(|_| Vec3::from(rng.gen::<[f32; 3]>()) * 3.0 - 1.5)
         .collect();
     for offset in OFFSETS.map(DVec3::from) {
-        let far = Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices())
+        let far = Mesh::from_world_triangles(&moved(&sphere, offset), sphere.indices())
             .expect("a far mesh");
         assert!(far.is_closed());
         for &p in &points {
             let world = p.as_dvec3() + offset;
             let near_distance = f64::from(at_origin.signed_distance(p).expect("a distance"));
-            let far_distance = far.signed_distance_f64(world).expect("a distance");
+            let far_distance = far.signed_distance(world).expect("a distance");
             assert!(
                 (near_distance - far_distance).abs() <= TOLERANCE,
                 "offset {offset}, point {p}: {far_distance} against {near_distance}"
             );
             if near_distance.abs() > TOLERANCE {
                 assert_eq!(
-                    far.contains_f64(world),
+                    far.contains(world),
                     at_origin.contains(p),
                     "{offset} {p}"
                 );
-                let winding = far.winding_number_f64(world);
+                let winding = far.winding_number(world);
                 assert!((winding - f64::from(at_origin.winding_number(p))).abs() < 1e-3);
             }
             let closest = far
-                .closest_point_f64(world, &QueryOptions::new())
+                .closest_point(world, &QueryOptions::new())
                 .expect("a closest point");
             let near = at_origin
                 .closest_point(p, &QueryOptions::new())
@@ -168,7 +168,7 @@ fn a_mesh_near_the_origin_is_stored_as_its_f32_positions() {
     let sphere = icosphere(2);
     let positions: Vec<[f32; 3]> = sphere.positions().iter().map(|p| p.to_array()).collect();
     let from_f32 = Mesh::from_triangles(&positions, sphere.indices()).expect("a mesh");
-    let from_f64 = Mesh::from_f64_triangles(
+    let from_f64 = Mesh::from_world_triangles(
         &positions
             .iter()
             .map(|p| p.map(f64::from))
@@ -199,19 +199,19 @@ fn a_far_mesh_keeps_its_origin_when_deformed() {
     let sphere = icosphere(1);
     let offset = DVec3::new(500_123.37, 5_000_456.71, 100.0);
     let mut far =
-        Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh");
+        Mesh::from_world_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh");
     let origin = far.origin();
     assert!(origin.distance(offset) < 1e-6, "{origin}");
     // Lifted by 2 m: a ray from above hits 2 m sooner.
     let lifted = moved(&sphere, offset + DVec3::Z * 2.0);
     let down = DRay::new(offset + DVec3::new(0.01, 0.02, 10.0), DVec3::NEG_Z);
     let before = far.cast(&down).expect("a hit").t;
-    far.set_positions_f64(&lifted).expect("deformed");
+    far.set_world_positions(&lifted).expect("deformed");
     assert_eq!(far.origin(), origin);
     let after = far.cast(&down).expect("a hit").t;
     assert!((before - after - 2.0).abs() < TOLERANCE, "{before} {after}");
-    assert!(far.set_positions_f64(&lifted[1..]).is_err());
-    assert!(Mesh::from_f64_triangles(&[[f64::NAN; 3]; 3], &[[0, 1, 2]]).is_err());
+    assert!(far.set_world_positions(&lifted[1..]).is_err());
+    assert!(Mesh::from_world_triangles(&[[f64::NAN; 3]; 3], &[[0, 1, 2]]).is_err());
     let tri_mesh = far.tri_mesh().clone();
     assert_eq!(tri_mesh.origin(), origin);
     assert!(tri_mesh.clone().with_origin(DVec3::INFINITY).is_err());
@@ -226,7 +226,7 @@ fn a_distance_limit_is_measured_along_the_world_ray_from_far_away() {
     let sphere = icosphere(1);
     let offset = DVec3::new(6_378_137.0, 0.0, 0.0);
     let far =
-        Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh");
+        Mesh::from_world_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh");
     // From ten thousand kilometres above the top of the sphere: the hit is 1e7 m away, and
     // the ray is moved along itself before it is carried into the mesh's frame.
     let height = 1e7;
@@ -261,7 +261,7 @@ fn degenerate_f64_rays_and_points_miss() {
     let sphere = icosphere(1);
     let offset = DVec3::new(6_378_137.0, 0.0, 0.0);
     let far =
-        Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh");
+        Mesh::from_world_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh");
     for ray in [
         DRay::new(DVec3::splat(f64::NAN), DVec3::X),
         DRay::new(offset + DVec3::Z * 5.0, DVec3::ZERO),
@@ -277,9 +277,9 @@ fn degenerate_f64_rays_and_points_miss() {
         assert!(far.cast_all(&ray).is_empty());
         assert_eq!(far.cast_batch(&[ray]), [None]);
     }
-    assert!(!far.contains_f64(DVec3::NAN));
-    assert!(far.winding_number_f64(DVec3::INFINITY).is_nan());
-    assert_eq!(far.signed_distance_f64(DVec3::NAN), None);
+    assert!(!far.contains(DVec3::NAN));
+    assert!(far.winding_number(DVec3::INFINITY).is_nan());
+    assert_eq!(far.signed_distance(DVec3::NAN), None);
     // Every crossing once, in world units: through the centre, two crossings about 2 m
     // apart (the faces lie inside the unit sphere).
     let through = DRay::new(offset + DVec3::new(0.0, 0.0, 5.0), DVec3::NEG_Z);
@@ -304,7 +304,7 @@ fn an_obj_file_far_from_the_origin_keeps_its_precision() {
     }
     let read = TriMesh::from_bytes(text.as_bytes(), Some(Format::Obj)).expect("an OBJ");
     let built =
-        TriMesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh");
+        TriMesh::from_world_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh");
     assert_eq!(read.origin(), built.origin());
     // tobj numbers the vertices by first use: compare the triangles' corners.
     assert!(read.triangles().eq(built.triangles()));
@@ -345,7 +345,7 @@ fn instances_place_a_far_mesh_where_it_lies() {
     let sphere = icosphere(3);
     let offset = DVec3::new(500_123.37, 5_000_456.71, 100.0);
     let far = Arc::new(
-        Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh"),
+        Mesh::from_world_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh"),
     );
     let near = Mesh::from_tri_mesh(sphere.clone(), &Default::default());
     // Placed where it lies: an f32 world ray finds it there, at f32's world precision.
@@ -402,16 +402,16 @@ fn far_meshes_see_and_lay_fields_as_at_the_origin() {
     let inside = at_origin.occupancy_grid(bounds, shape);
     let winding = at_origin.winding_number_grid(bounds, shape);
     for offset in OFFSETS.map(DVec3::from) {
-        let far = Mesh::from_f64_triangles(&moved(&sphere, offset), sphere.indices())
+        let far = Mesh::from_world_triangles(&moved(&sphere, offset), sphere.indices())
             .expect("a far mesh");
         let world_eyes = eyes.map(|eye| eye.as_dvec3() + offset);
-        let far_seen = far.visible_vertices_f64(&world_eyes).expect("finite eyes");
+        let far_seen = far.visible_vertices(&world_eyes).expect("finite eyes");
         let differing = seen.iter().zip(&far_seen).filter(|(a, b)| a != b).count();
         assert!(
             differing <= 2,
             "offset {offset}: {differing} vertices differ"
         );
-        let far_triangles = far.visible_triangles_f64(&world_eyes, 4.0).expect("finite");
+        let far_triangles = far.visible_triangles(&world_eyes, 4.0).expect("finite");
         let differing = (seen_triangles.iter().zip(&far_triangles))
             .filter(|(a, b)| a != b)
             .count();
@@ -420,18 +420,18 @@ fn far_meshes_see_and_lay_fields_as_at_the_origin() {
             "offset {offset}: {differing} triangles differ"
         );
         let world_box = [bounds.min, bounds.max].map(|corner| corner.as_dvec3() + offset);
-        let far_distances = far.signed_distance_grid_f64(world_box, shape, None);
+        let far_distances = far.signed_distance_grid(world_box, shape, None);
         for (near, far) in distances.iter().zip(&far_distances) {
             assert!(
                 (f64::from(*near) - f64::from(*far)).abs() <= TOLERANCE,
                 "{offset}"
             );
         }
-        assert_eq!(far.occupancy_grid_f64(world_box, shape), inside, "{offset}");
-        let far_winding = far.winding_number_grid_f64(world_box, shape);
+        assert_eq!(far.occupancy_grid(world_box, shape), inside, "{offset}");
+        let far_winding = far.winding_number_grid(world_box, shape);
         for (near, far) in winding.iter().zip(&far_winding) {
             assert!((near - far).abs() < 1e-3, "{offset}");
         }
     }
-    assert!(at_origin.visible_vertices_f64(&[DVec3::NAN]).is_err());
+    assert!(at_origin.visible_vertices(&[DVec3::NAN]).is_err());
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use meshcast::glam::{Affine3A, DAffine3, DQuat, DVec3, Vec2, Vec3};
 use meshcast::{
     BatchOrder, DHit, DRay, DSceneHit, Feature, Instance, InstanceId, Mesh, QueryOptions, Ray,
-    RayQueries, Scene, TriMesh, MIN_SORTED_RAYS,
+    PointQueries, RayQueries, Scene, TriMesh, MIN_SORTED_RAYS,
 };
 use meshcast_primitives::{distance_squared, Triangle};
 use meshcast_testkit::{icosphere, rng};
@@ -385,7 +385,7 @@ fn a_far_mesh_keeps_its_place_when_its_mesh_is_replaced() {
         .iter()
         .map(|p| (p.as_dvec3() + offset).to_array())
         .collect();
-    let far = Arc::new(Mesh::from_f64_triangles(&positions, sphere.indices()).expect("a far mesh"));
+    let far = Arc::new(Mesh::from_world_triangles(&positions, sphere.indices()).expect("a far mesh"));
     let mut scene = Scene::new();
     let id = scene.add(Instance::new(Arc::clone(&far), Affine3A::IDENTITY).expect("placed"));
     let down = DRay::new(offset + DVec3::new(0.1, 0.2, 5.0), DVec3::NEG_Z);
@@ -494,7 +494,7 @@ fn far_instances_meet_and_part_as_at_the_origin() {
             let (a, b) = pair_at(DVec3::ZERO, gap);
             (
                 a.intersects(&b),
-                a.mesh_distance_f64(&b, None).map(|d| d.distance),
+                a.world_mesh_distance(&b, None).map(|d| d.distance),
             )
         })
         .collect();
@@ -504,7 +504,7 @@ fn far_instances_meet_and_part_as_at_the_origin() {
             let (a, b) = pair_at(offset, gap);
             assert_eq!(a.intersects(&b), meet, "offset {offset}, gap {gap}");
             assert_eq!(a.intersecting_pairs(&b).is_empty(), !meet);
-            let far = a.mesh_distance_f64(&b, None).expect("both have triangles");
+            let far = a.world_mesh_distance(&b, None).expect("both have triangles");
             let distance = distance.expect("both have triangles");
             assert!(
                 (far.distance - distance).abs() <= TOLERANCE,
@@ -522,20 +522,20 @@ fn far_instances_meet_and_part_as_at_the_origin() {
             let pairs = scene.colliding_pairs();
             assert_eq!(pairs.len(), usize::from(meet), "offset {offset}, gap {gap}");
             let (first, second, nearest) = scene
-                .nearest_instances_f64(None, None)
+                .world_nearest_instances(None, None)
                 .expect("no unknown instance")
                 .expect("a pair");
             assert_eq!((first.index(), second.index()), (0, 1));
             assert_eq!(nearest.distance, far.distance);
             let probe_at = DAffine3::from_translation(offset + DVec3::new(2.0 + gap, 0.0, 0.0));
-            let hit = scene.intersecting_instances_f64(&sphere, &probe_at, meshcast::ALL_LAYERS);
+            let hit = scene.intersecting_instances(&sphere, &probe_at, meshcast::ALL_LAYERS);
             assert_eq!(
                 hit.len(),
                 1 + usize::from(meet),
                 "offset {offset}, gap {gap}"
             );
             let (nearest_id, probe_gap) = scene
-                .mesh_distance_f64(&sphere, &probe_at, meshcast::ALL_LAYERS, Some(1.0))
+                .world_mesh_distance(&sphere, &probe_at, meshcast::ALL_LAYERS, Some(1.0))
                 .expect("within a metre");
             // Both touch the probe when they meet: the smaller id is answered.
             let nearest_expected = if meet { 0 } else { 1 };
@@ -559,7 +559,7 @@ fn far_picks_give_world_points_in_f64() {
             let i = k % PLACES.len();
             let p = DVec3::new(rng.gen_range(-1.1..1.1), rng.gen_range(-1.1..1.1), 5.0);
             let ray = DRay::new(placement(offset, i).transform_point3(p), DVec3::NEG_Z);
-            let pick = scene.pick_f64(&ray, &options);
+            let pick = scene.pick(&ray, &options);
             assert_eq!(pick.map(|p| p.scene_hit()), scene.cast(&ray), "{ray:?}");
             let Some(pick) = pick else { continue };
             assert_eq!(pick.instance.index() as usize, i);
@@ -573,14 +573,14 @@ fn far_picks_give_world_points_in_f64() {
             assert_eq!(pick.facing, meshcast::Facing::Front);
             let outwards = (pick.point - centre).as_vec3();
             assert!(pick.surface.geometric_normal.dot(outwards) > 0.9);
-            let every = scene.pick_instances_f64(&ray, &options);
+            let every = scene.pick_instances(&ray, &options);
             assert_eq!(every.len(), 1);
             assert_eq!(every[0], pick);
         }
         // A ray along the row of instances 0 and 1 (3 km apart on x) picks both, nearest
         // first.
         let along = DRay::new(offset + DVec3::new(-10.0, 0.0, 0.0), DVec3::X);
-        let picks = scene.pick_instances_f64(&along, &options);
+        let picks = scene.pick_instances(&along, &options);
         let order: Vec<u32> = picks.iter().map(|p| p.instance.index()).collect();
         assert_eq!(order, [0, 1], "offset {offset}");
         assert!((picks[1].point.x - (offset.x + 2999.0)).abs() < 0.02);
@@ -604,12 +604,12 @@ fn far_scenes_tell_inside_from_outside_as_at_the_origin() {
         for &(i, p) in &points {
             let at_origin = placement(DVec3::ZERO, i).transform_point3(p);
             let world = placement(offset, i).transform_point3(p);
-            let expected = near.contains_f64(at_origin);
+            let expected = near.contains(at_origin);
             inside += usize::from(expected);
             // Within rounding of the surface either answer is right.
             if (p.length() - 1.0).abs() > 0.02 {
-                assert_eq!(scene.contains_f64(world), expected, "{offset} {p}");
-                let winding = scene.winding_number_f64(world);
+                assert_eq!(scene.contains(world), expected, "{offset} {p}");
+                let winding = scene.winding_number(world);
                 assert!(
                     (winding - f64::from(u8::from(expected))).abs() < 1e-3,
                     "{winding}"
@@ -618,8 +618,8 @@ fn far_scenes_tell_inside_from_outside_as_at_the_origin() {
         }
         assert!(inside > 50, "{inside} inside");
     }
-    assert!(!near.contains_f64(DVec3::NAN));
-    assert!(near.winding_number_f64(DVec3::INFINITY).is_nan());
+    assert!(!near.contains(DVec3::NAN));
+    assert!(near.winding_number(DVec3::INFINITY).is_nan());
 }
 
 /// What a loop over every instance's every triangle answers for the closest point to `q`:
@@ -668,7 +668,7 @@ fn far_scenes_find_closest_points_as_at_the_origin() {
         let scene = scene_at(&sphere, offset);
         for &(i, p) in &points {
             let world = placement(offset, i).transform_point3(p);
-            let found = scene.closest_point_f64(world, &options).expect("a point");
+            let found = scene.closest_point(world, &options).expect("a point");
             // Bit for bit what the loop over every carried triangle finds: the top level
             // culled no instance it should keep.
             let (instance, triangle, distance) =
@@ -685,7 +685,7 @@ fn far_scenes_find_closest_points_as_at_the_origin() {
             // And what the same scene at the origin finds, up to the rounding at the
             // sphere's scale: the same distance, the same point relative to the instance.
             let expected = near
-                .closest_point_f64(placement(DVec3::ZERO, i).transform_point3(p), &options)
+                .closest_point(placement(DVec3::ZERO, i).transform_point3(p), &options)
                 .expect("a point");
             assert_eq!(found.instance, expected.instance, "{offset} {p}");
             let tolerance = TOLERANCE * (1.0 + p.length() * 1e-3);
@@ -711,7 +711,7 @@ fn far_scenes_find_closest_points_as_at_the_origin() {
                 );
             }
             // Signed: negative inside, as the scene at the origin says.
-            let signed = scene.signed_distance_f64(world).expect("a distance");
+            let signed = scene.signed_distance(world).expect("a distance");
             if (p.length() - 1.0).abs() > 0.02 {
                 assert_eq!(signed < 0.0, p.length() < 1.0, "{offset} {p}: {signed}");
             }
@@ -719,11 +719,11 @@ fn far_scenes_find_closest_points_as_at_the_origin() {
         // Limits, layers and filters are kept.
         let (i, p) = points[1];
         let world = placement(offset, i).transform_point3(p);
-        let found = scene.closest_point_f64(world, &options).expect("a point");
+        let found = scene.closest_point(world, &options).expect("a point");
         let short = QueryOptions::new().with_max_distance((found.closest.distance * 0.99) as f32);
-        assert_eq!(scene.closest_point_f64(world, &short), None);
+        assert_eq!(scene.closest_point(world, &short), None);
         let other = scene
-            .closest_point_f64(
+            .closest_point(
                 world,
                 &QueryOptions::new().with_filter(|id: InstanceId, _: u32| id != found.instance),
             )
@@ -731,7 +731,7 @@ fn far_scenes_find_closest_points_as_at_the_origin() {
         assert_ne!(other.instance, found.instance);
         assert!(other.closest.distance >= found.closest.distance);
     }
-    assert_eq!(near.closest_point_f64(DVec3::NAN, &options), None);
-    assert_eq!(near.signed_distance_f64(DVec3::INFINITY), None);
-    assert_eq!(Scene::new().closest_point_f64(DVec3::ZERO, &options), None);
+    assert_eq!(near.closest_point(DVec3::NAN, &options), None);
+    assert_eq!(near.signed_distance(DVec3::INFINITY), None);
+    assert_eq!(Scene::new().closest_point(DVec3::ZERO, &options), None);
 }

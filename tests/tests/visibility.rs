@@ -118,7 +118,7 @@ fn visible_vertices_on_adversarial_eyes() {
         assert!(mesh.visible_triangles(&[bad], 1.0).is_err());
     }
     assert_eq!(
-        mesh.visible_vertices(&[]).expect("no eyes"),
+        mesh.visible_vertices::<Vec3>(&[]).expect("no eyes"),
         vec![false; positions.len()]
     );
 }

@@ -50,7 +50,7 @@ fn faces_of(py: Python<'_>, faces: &Bound<'_, PyAny>) -> PyResult<Vec<[u32; 3]>>
 
 /// Builds the mesh of `vertices`, an `(N, 3)` array of positions, and `faces`, with the GIL
 /// released: `float64` positions far from the world's origin around an origin of the mesh's
-/// own ([`meshcast::Mesh::from_f64_triangles`]), so that they keep their precision (a scene
+/// own ([`meshcast::Mesh::from_world_triangles`]), so that they keep their precision (a scene
 /// places such a mesh where it lies, by its `f64` transform); `float32` positions as given.
 pub fn build(
     py: Python<'_>,
@@ -63,7 +63,7 @@ pub fn build(
     let view = rows.view();
     threads::run(py, threads, || {
         let mesh = if view.is_wide() {
-            meshcast::Mesh::from_f64_triangles(&view.map_rows_f64(|row: [f64; 3]| row), &faces)
+            meshcast::Mesh::from_world_triangles(&view.map_rows_f64(|row: [f64; 3]| row), &faces)
         } else {
             meshcast::Mesh::from_triangles(&view.map_rows(|row: [f32; 3]| row), &faces)
         };

@@ -414,7 +414,7 @@ pub fn scene_intersecting_instances<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let transform = scene_placement(py, transform)?;
     let ids = threads::run(py, threads, || {
-        Ok(read(scene).intersecting_instances_f64(&mesh, &transform, mask))
+        Ok(read(scene).intersecting_instances(&mesh, &transform, mask))
     })?;
     let count = ids.len();
     to_numpy(
@@ -483,7 +483,7 @@ pub fn scene_distance_to_mesh<'py>(
     let bound = scene_distance_bound(max_distance)?;
     let (found, wide) = threads::run_here(py, || {
         let scene = read(scene);
-        let found = scene.mesh_distance_f64(&mesh, &transform, mask, bound);
+        let found = scene.world_mesh_distance(&mesh, &transform, mask, bound);
         (found, world_queries::is_far(&scene))
     });
     let Some((id, gap)) = found else {
@@ -509,7 +509,7 @@ pub fn scene_nearest_instances<'py>(
     let (found, wide) = threads::run_here(py, || {
         let scene = read(scene);
         (
-            scene.nearest_instances_f64(of, bound),
+            scene.world_nearest_instances(of, bound),
             world_queries::is_far(&scene),
         )
     });

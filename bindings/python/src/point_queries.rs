@@ -38,12 +38,12 @@ impl<'a> World<'a> {
     fn nearest(self, point: DVec3, reach: Reach) -> Option<Nearest> {
         match self {
             Self::Mesh(mesh) => {
-                let found = mesh.closest_point_f64(point, &reach.options_from(mesh, point))?;
+                let found = mesh.closest_point(point, &reach.options_from(mesh, point))?;
                 let record = Record::on_mesh(mesh, found.triangle, [found.u, found.v]);
                 Some((record, found.point, found.distance))
             }
             Self::Scene(scene) => {
-                let found = scene.closest_point_f64(point, &reach.options())?;
+                let found = scene.closest_point(point, &reach.options())?;
                 let on = found.closest;
                 let record = Record {
                     geometry: found.instance.index(),
@@ -59,24 +59,24 @@ impl<'a> World<'a> {
     /// Whether `point` is inside.
     pub fn contains(self, point: DVec3) -> bool {
         match self {
-            Self::Mesh(mesh) => mesh.contains_f64(point),
-            Self::Scene(scene) => scene.contains_f64(point),
+            Self::Mesh(mesh) => mesh.contains(point),
+            Self::Scene(scene) => scene.contains(point),
         }
     }
 
     /// The winding number at `point`, in `f64`.
     pub fn winding_number(self, point: DVec3) -> f64 {
         match self {
-            Self::Mesh(mesh) => mesh.winding_number_f64(point),
-            Self::Scene(scene) => scene.winding_number_f64(point),
+            Self::Mesh(mesh) => mesh.winding_number(point),
+            Self::Scene(scene) => scene.winding_number(point),
         }
     }
 
     /// The signed distance from `point` to the surface, negative inside.
     pub fn signed_distance(self, point: DVec3) -> Option<f64> {
         match self {
-            Self::Mesh(mesh) => mesh.signed_distance_f64(point),
-            Self::Scene(scene) => scene.signed_distance_f64(point),
+            Self::Mesh(mesh) => mesh.signed_distance(point),
+            Self::Scene(scene) => scene.signed_distance(point),
         }
     }
 }
@@ -146,7 +146,7 @@ pub fn closest<T: Target>(target: &T, points: &[Vec3], reach: Reach) -> Closest 
     lay_out_closest(&found, nearest, reach, false)
 }
 
-/// [`closest`] of points in `f64` world coordinates, by the engine's `closest_point_f64`:
+/// [`closest`] of points in `f64` world coordinates, by the engine's `closest_point`:
 /// the points and distances in world units, in `f64` where `wide`.
 pub fn closest_world(world: World<'_>, points: &[DVec3], reach: Reach, wide: bool) -> Closest {
     let found = each_world_point(points, |point| world.nearest(point, reach));
@@ -227,7 +227,7 @@ pub fn distance<T: Target>(target: &T, points: &[Vec3], reach: Reach) -> Vec<f32
         .collect()
 }
 
-/// [`distance`] of points in `f64` world coordinates, by the engine's `closest_point_f64`,
+/// [`distance`] of points in `f64` world coordinates, by the engine's `closest_point`,
 /// in `f64` where `wide`.
 pub fn distance_world(world: World<'_>, points: &[DVec3], reach: Reach, wide: bool) -> Reals {
     let distances = each_world_point(points, |point| {

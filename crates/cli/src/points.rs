@@ -76,7 +76,7 @@ pub fn run_contains(args: &ContainsArgs, out: &mut impl Write) -> Result<()> {
         out,
         |mesh, points| output::lines(&mesh.contains_batch(points), inside),
         |mesh, points| {
-            let answers: Vec<bool> = points.par_iter().map(|&p| mesh.contains_f64(p)).collect();
+            let answers: Vec<bool> = points.par_iter().map(|&p| mesh.contains(p)).collect();
             output::lines(&answers, inside)
         },
     )
@@ -93,7 +93,7 @@ pub fn run_distance(args: &DistanceArgs, out: &mut impl Write) -> Result<()> {
         |mesh, points| {
             let answers: Vec<Option<f64>> = points
                 .par_iter()
-                .map(|&p| mesh.signed_distance_f64(p))
+                .map(|&p| mesh.signed_distance(p))
                 .collect();
             output::lines(&answers, |text, distance| output::distance(text, *distance))
         },

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::support::{arg, run, scratch};
 use glam::{DVec3, Vec3};
-use meshcast::{Aabb, DRay, Mesh, MeshFiles, RayQueries};
+use meshcast::{Aabb, DRay, Mesh, MeshFiles, PointQueries, RayQueries};
 use meshcast_testkit::{icosphere, random_direction, random_point_in, rng};
 
 /// The UTM position of the sphere.
@@ -122,11 +122,11 @@ fn contains_and_distance_answer_a_far_mesh_at_full_precision() {
         .zip(contains.stdout.lines())
         .zip(distance.stdout.lines())
     {
-        let expected = mesh.contains_f64(*point);
+        let expected = mesh.contains(*point);
         inside += usize::from(expected);
         assert_eq!(line, if expected { "inside" } else { "outside" });
         let printed: f64 = distance_line.parse().unwrap();
-        let expected = mesh.signed_distance_f64(*point).unwrap();
+        let expected = mesh.signed_distance(*point).unwrap();
         assert_eq!(printed.to_bits(), expected.to_bits(), "{point}");
     }
     assert_eq!(contains.stdout.lines().count(), points.len());

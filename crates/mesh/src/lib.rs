@@ -75,11 +75,11 @@ pub use mesh::Mesh;
 pub use meshcast_primitives::Contacts;
 pub use points::{ClosestPoint, Feature, PointQueries, SceneClosestPoint, CONTAINS_RAY_DIRECTION};
 pub use queries::{
-    Culling, Facing, Filter, HitLists, InstanceId, KeepAll, QueryOptions, QueryRay, RayQueries,
-    ALL_LAYERS,
+    Culling, Facing, Filter, HitLists, InstanceId, KeepAll, QueryBox, QueryOptions, QueryPoint, QueryRay,
+    RayQueries, ALL_LAYERS,
 };
 pub use scene::{
-    Containment, Instance, Pick, Placement, Scene, SceneHit, SceneTriangle, SharedScene,
+    Containment, Instance, Pick, PickRay, Placement, Scene, SceneHit, SceneTriangle, SharedScene,
 };
 pub use triangles::{frame_origin, LeafTest, SurfacePoint, TriMesh, VertexAttribute};
 pub use views::{Thickness, MAX_SIDE_SAMPLES};

@@ -190,8 +190,8 @@ pub use meshcast_mesh::{frame_origin, NearSurfaceSamples, FINE_SIGMA_DIVISOR};
 pub use meshcast_mesh::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};
 pub use meshcast_mesh::{
     ClosestPoint, Contacts, Containment, Culling, DClosestPoint, DPick, DSceneClosestPoint,
-    DSceneHit, Facing, Feature, Filter, HitLists, KeepAll, Pick, Placement, PointQueries,
-    QueryOptions, QueryRay, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
+    DSceneHit, Facing, Feature, Filter, HitLists, KeepAll, Pick, PickRay, Placement, PointQueries,
+    QueryBox, QueryOptions, QueryPoint, QueryRay, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
     SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
 pub use meshcast_mesh::{

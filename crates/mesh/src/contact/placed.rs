@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 use super::distance::{distance_limit, nearest_pair, DMeshDistance, BOUND_SLACK};
 use super::intersection::{crossing_pairs, meet};
 use super::side::{Bounds, Side};
-use crate::{Error, Instance, InstanceId, Mesh, MeshDistance, Result, Scene};
+use crate::{Error, Instance, InstanceId, Mesh, MeshDistance, Placement, Result, Scene};
 
 /// How much an instance's stored world box is widened before it picks candidates: its
 /// corners are `f32` roundings, a unit in `2^-24` of the coordinates, of a box around the
@@ -86,7 +86,7 @@ impl Instance {
         other: &Instance,
         max_distance: Option<f32>,
     ) -> Option<MeshDistance> {
-        self.mesh_distance_f64(other, max_distance.map(f64::from))
+        self.world_mesh_distance(other, max_distance.map(f64::from))
             .map(|gap| gap.rounded())
     }
 
@@ -104,12 +104,12 @@ impl Instance {
     /// let at = |z: f64| DAffine3::from_translation(DVec3::new(500_123.37, 5_000_456.71, 100.0 + z));
     /// let (low, high) = (Instance::new(tri.clone(), at(0.0))?, Instance::new(tri, at(0.01))?);
     /// assert!(!low.intersects(&high));
-    /// let gap = low.mesh_distance_f64(&high, None).ok_or("empty")?;
+    /// let gap = low.world_mesh_distance(&high, None).ok_or("empty")?;
     /// assert!((gap.distance - 0.01).abs() < 1e-9);
     /// assert!((gap.point_on_self.y - 5_000_456.71).abs() < 1.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn mesh_distance_f64(
+    pub fn world_mesh_distance(
         &self,
         other: &Instance,
         max_distance: Option<f64>,
@@ -194,7 +194,9 @@ impl Scene {
     }
 
     /// The instances on a layer of `mask` whose surface meets `mesh`'s, placed in the world
-    /// by `mesh_to_world` (as [`Instance::new`] places a mesh): as [`Instance::intersects`]
+    /// by `mesh_to_world` in `f32` or `f64` (as [`Instance::new`] places a mesh, from its
+    /// world coordinates, its [`Mesh::origin`] included, so that a probe far from the origin
+    /// keeps its precision): as [`Instance::intersects`]
     /// decides it, `mesh` carried as an instance's mesh is. Sorted; tested on rayon's
     /// threads.
     ///
@@ -215,22 +217,10 @@ impl Scene {
     pub fn intersecting_instances(
         &self,
         mesh: &Mesh,
-        mesh_to_world: &Affine3A,
+        mesh_to_world: &impl Placement,
         mask: u32,
     ) -> Vec<InstanceId> {
-        self.intersecting_instances_f64(mesh, &mesh_to_world.as_daffine3(), mask)
-    }
-
-    /// [`Scene::intersecting_instances`] of `mesh` placed by an `f64` transform, from the
-    /// mesh's world coordinates (its [`Mesh::origin`] included) as [`Instance::new`]
-    /// places a mesh: a probe far from the origin keeps its precision.
-    pub fn intersecting_instances_f64(
-        &self,
-        mesh: &Mesh,
-        mesh_to_world: &DAffine3,
-        mask: u32,
-    ) -> Vec<InstanceId> {
-        let probe = Side::new(mesh, Some(&placed(mesh, mesh_to_world)));
+        let probe = Side::new(mesh, Some(&placed(mesh, &mesh_to_world.in_f64())));
         let Some(reach) = world_box(&probe) else {
             return Vec::new();
         };
@@ -274,7 +264,7 @@ impl Scene {
         mask: u32,
         max_distance: Option<f32>,
     ) -> Option<(InstanceId, MeshDistance)> {
-        let found = self.mesh_distance_f64(
+        let found = self.world_mesh_distance(
             mesh,
             &mesh_to_world.as_daffine3(),
             mask,
@@ -284,9 +274,9 @@ impl Scene {
     }
 
     /// [`Scene::mesh_distance`] of `mesh` placed by an `f64` transform (as
-    /// [`Scene::intersecting_instances_f64`] places it), the distance and the world points
-    /// in `f64` ([`Instance::mesh_distance_f64`]).
-    pub fn mesh_distance_f64(
+    /// [`Scene::intersecting_instances`] places it), the distance and the world points
+    /// in `f64` ([`Instance::world_mesh_distance`]).
+    pub fn world_mesh_distance(
         &self,
         mesh: &Mesh,
         mesh_to_world: &DAffine3,
@@ -343,16 +333,16 @@ impl Scene {
         of: Option<InstanceId>,
         max_distance: Option<f32>,
     ) -> Result<Option<(InstanceId, InstanceId, MeshDistance)>> {
-        let found = self.nearest_instances_f64(of, max_distance.map(f64::from))?;
+        let found = self.world_nearest_instances(of, max_distance.map(f64::from))?;
         Ok(found.map(|(a, b, gap)| (a, b, gap.rounded())))
     }
 
     /// [`Scene::nearest_instances`], the distance and the world points in `f64`
-    /// ([`Instance::mesh_distance_f64`]).
+    /// ([`Instance::world_mesh_distance`]).
     ///
     /// # Errors
     /// As [`Scene::nearest_instances`].
-    pub fn nearest_instances_f64(
+    pub fn world_nearest_instances(
         &self,
         of: Option<InstanceId>,
         max_distance: Option<f64>,

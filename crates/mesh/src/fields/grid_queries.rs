@@ -4,11 +4,10 @@
 //! (`blocks.rs`).
 
 use glam::Vec3;
-use meshcast_primitives::Aabb;
 
 use super::blocks::{Blocks, Known};
 use super::grid::Grid;
-use crate::{Mesh, PointQueries, QueryOptions};
+use crate::{Mesh, PointQueries, QueryBox, QueryOptions};
 
 /// How much farther than the band the bounded closest-point search looks, so that every
 /// distance whose `f32` square root is within the band is found despite the square's
@@ -81,11 +80,11 @@ impl Mesh {
     /// ```
     pub fn signed_distance_grid(
         &self,
-        bounds: Aabb,
+        bounds: impl QueryBox,
         shape: [usize; 3],
         max_distance: Option<f32>,
     ) -> Vec<f32> {
-        let grid = Grid::new(bounds, shape);
+        let grid = Grid::new(bounds.in_frame(self.origin()), shape);
         let band = max_distance.filter(|m| m.is_finite()).map(|m| m.max(0.0));
         let blocks = Blocks::new(self, &grid, band);
         let Some(band) = band else {
@@ -163,8 +162,8 @@ impl Mesh {
     /// assert_eq!(cube.occupancy_grid(line, [3, 1, 1]), [false, true, false]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn occupancy_grid(&self, bounds: Aabb, shape: [usize; 3]) -> Vec<bool> {
-        let grid = Grid::new(bounds, shape);
+    pub fn occupancy_grid(&self, bounds: impl QueryBox, shape: [usize; 3]) -> Vec<bool> {
+        let grid = Grid::new(bounds.in_frame(self.origin()), shape);
         let blocks = Blocks::sides_only(self, &grid);
         if !blocks.proves_sides() {
             return grid.fill(|row, i, j| {
@@ -207,8 +206,8 @@ impl Mesh {
     /// assert!(winding[0].abs() < 1e-6 && (winding[1] - 1.0).abs() < 1e-6);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn winding_number_grid(&self, bounds: Aabb, shape: [usize; 3]) -> Vec<f32> {
-        let grid = Grid::new(bounds, shape);
+    pub fn winding_number_grid(&self, bounds: impl QueryBox, shape: [usize; 3]) -> Vec<f32> {
+        let grid = Grid::new(bounds.in_frame(self.origin()), shape);
         grid.fill(|row, i, j| {
             for (k, value) in row.iter_mut().enumerate() {
                 *value = self.winding_number(grid.point([i, j, k]));

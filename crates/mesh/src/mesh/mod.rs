@@ -33,7 +33,7 @@ use crate::{LeafTest, Result, SurfacePoint, TriMesh};
 /// degenerate triangles are never hit. A ray starting on the surface does not hit it at
 /// `t = 0` with the default range.
 ///
-/// A mesh made from `f64` positions far from the origin ([`Mesh::from_f64_triangles`]) keeps
+/// A mesh made from `f64` positions far from the origin ([`Mesh::from_world_triangles`]) keeps
 /// them as `f32` coordinates relative to an `f64` origin of its own ([`Mesh::origin`]); its
 /// `*_f64` queries ([`Mesh::cast`] and the rest) take rays and points in `f64` world
 /// coordinates. Every other query speaks the mesh's own coordinates, which are world
@@ -82,7 +82,7 @@ impl Mesh {
         )
     }
 
-    /// The mesh of these `f64` positions and index triples ([`TriMesh::from_f64_triangles`]:
+    /// The mesh of these `f64` positions and index triples ([`TriMesh::from_world_triangles`]:
     /// stored as `f32` coordinates relative to an origin of its own, [`Mesh::origin`], when
     /// they lie far from the world's origin) with the default build options. Query it with
     /// rays and points in world coordinates through the `*_f64` queries ([`Mesh::cast`]
@@ -100,14 +100,14 @@ impl Mesh {
     ///
     /// // A triangle 500 km east and 5000 km north: f32 would round it to half a metre.
     /// let (x, y) = (500_123.37, 5_000_456.71);
-    /// let tri = Mesh::from_f64_triangles(&[[x, y, 0.0], [x + 1.0, y, 0.0], [x, y + 1.0, 0.0]], &[[0, 1, 2]])?;
+    /// let tri = Mesh::from_world_triangles(&[[x, y, 0.0], [x + 1.0, y, 0.0], [x, y + 1.0, 0.0]], &[[0, 1, 2]])?;
     /// let hit = tri.cast(&DRay::new(DVec3::new(x + 0.25, y + 0.25, 3.0), DVec3::NEG_Z)).ok_or("miss")?;
     /// assert!((hit.t - 3.0).abs() < 1e-6);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn from_f64_triangles(positions: &[[f64; 3]], indices: &[[u32; 3]]) -> Result<Self> {
+    pub fn from_world_triangles(positions: &[[f64; 3]], indices: &[[u32; 3]]) -> Result<Self> {
         Self::try_from_tri_mesh(
-            TriMesh::from_f64_triangles(positions, indices)?,
+            TriMesh::from_world_triangles(positions, indices)?,
             &BuildOptions::default(),
         )
     }
@@ -353,7 +353,7 @@ impl Mesh {
     ///
     /// # Errors
     /// As [`Mesh::set_positions`].
-    pub fn set_positions_f64(&mut self, positions: &[[f64; 3]]) -> Result<()> {
+    pub fn set_world_positions(&mut self, positions: &[[f64; 3]]) -> Result<()> {
         let local: Vec<[f32; 3]> = positions
             .iter()
             .map(|&p| carry_point(DVec3::from(p), self.origin()).to_array())

@@ -251,6 +251,28 @@ impl Instance {
     }
 }
 
+impl Instance {
+    /// The closest point to `query` (`f64` world coordinates), as
+    /// [`crate::PointQueries::closest_point`] finds it on an instance with its triangles
+    /// carried to the query point ([`Scene::nearest_far`]): the point and distance relative to
+    /// `query`. None when the instance's layers miss the options' mask.
+    pub(crate) fn nearest_far<F: Filter<u32>>(
+        &self,
+        query: DVec3,
+        options: &QueryOptions<F>,
+    ) -> Option<ClosestPoint> {
+        let bound = options.squared_limit().filter(|_| query.is_finite())?;
+        if !options.matches_layers(self.layers()) {
+            return None;
+        }
+        let mut best = None;
+        Placed::far(self, query).search(0, bound, &mut best, |triangle| {
+            options.filter.keep(triangle)
+        });
+        best.map(|b| closest_of(&b, self.mesh()))
+    }
+}
+
 impl Scene {
     /// [`crate::PointQueries::closest_point`] on a scene: both levels searched nearest box
     /// first; the layer mask and the filter apply.
@@ -280,7 +302,7 @@ impl Scene {
     /// wherever the scene lies. The top level's `f32` world boxes only cull, measured in
     /// `f64` and brought nearer by the slack that [`crate::scene::FarReach::span`] derives,
     /// so that they cull no instance with a nearer carried point.
-    pub(crate) fn nearest_f64<F: Filter<(InstanceId, u32)>>(
+    pub(crate) fn nearest_far<F: Filter<(InstanceId, u32)>>(
         &self,
         query: DVec3,
         options: &QueryOptions<F>,
@@ -298,12 +320,7 @@ impl Scene {
                 // Squared and rounded to f32 below the f64 value (a relative 2⁻²⁴ at most).
                 (lower * lower) as f32 * (1.0 - 1e-6)
             },
-            |instance| Placed {
-                instance,
-                carry: (DAffine3::from_translation(-query) * instance.exact_transform())
-                    .as_affine3a(),
-                query: Vec3::ZERO,
-            },
+            |instance| Placed::far(instance, query),
         )
     }
 
@@ -344,7 +361,17 @@ struct Placed<'a> {
     query: Vec3,
 }
 
-impl Placed<'_> {
+impl<'a> Placed<'a> {
+    /// `instance`'s triangles carried to `query` (`f64` world coordinates) by `T(-query) M`
+    /// (its `f64` transform `M`), rounded to `f32` once, and measured from there.
+    fn far(instance: &'a Instance, query: DVec3) -> Self {
+        Placed {
+            instance,
+            carry: (DAffine3::from_translation(-query) * instance.exact_transform()).as_affine3a(),
+            query: Vec3::ZERO,
+        }
+    }
+
     /// Searches the instance's mesh for a point nearer than `bound` (squared) among the
     /// triangles `keep` accepts; `id` is the instance's number in the tie key.
     fn search(&self, id: u32, bound: f32, best: &mut Option<Best>, keep: impl Fn(u32) -> bool) {

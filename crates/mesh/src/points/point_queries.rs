@@ -1,6 +1,7 @@
 //! `PointQueries`: the point queries that [`Mesh`], [`Instance`] and [`Scene`] all answer
-//! (the nearest surface point, inside or outside, the winding number, the signed distance),
-//! and their parallel batches, written once.
+//! for points in `f32` and in `f64` ([`crate::QueryPoint`]: the nearest surface point, inside
+//! or outside, the winding number, the signed distance), and their parallel batches, written
+//! once. The `f64` points' implementations are the world room's.
 //!
 //! [`Mesh`]: crate::Mesh
 //! [`Instance`]: crate::Instance
@@ -13,7 +14,7 @@ use meshcast_primitives::Ray;
 use rayon::prelude::*;
 
 use crate::batches::BATCH_GRAIN;
-use crate::queries::{sealed, Count, HitRules};
+use crate::queries::{sealed, Count, HitRules, QueryPoint};
 use crate::{
     ClosestPoint, Filter, Instance, InstanceId, Mesh, QueryOptions, Scene, SceneClosestPoint,
 };
@@ -23,7 +24,9 @@ use crate::{
 pub const CONTAINS_RAY_DIRECTION: Vec3 = Vec3::X;
 
 /// The point queries every level answers: a [`Mesh`](crate::Mesh) in its own space, an
-/// [`Instance`] and a [`Scene`] in the world.
+/// [`Instance`] and a [`Scene`] in the world, for points in `f32` ([`Vec3`]) and in `f64`
+/// world coordinates ([`glam::DVec3`], for geometry far from the origin: see
+/// [`crate::QueryPoint`]), with the same methods.
 ///
 /// | query | answer |
 /// |---|---|
@@ -121,9 +124,10 @@ pub const CONTAINS_RAY_DIRECTION: Vec3 = Vec3::X;
 /// assert_eq!(closest[0].map(|c| c.closest.distance), Some(0.5));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub trait PointQueries: Sync + sealed::Level {
+pub trait PointQueries<P: QueryPoint = Vec3>: Sync + sealed::Level {
     /// What a closest point names: [`ClosestPoint`] on a mesh or an instance,
-    /// [`SceneClosestPoint`] in a scene (the instance as well).
+    /// [`SceneClosestPoint`] in a scene (the instance as well); for `f64` points
+    /// [`crate::DClosestPoint`] and [`crate::DSceneClosestPoint`].
     type Closest: Copy + Send + Sync + Debug + PartialEq;
 
     /// What a [`Filter`] is asked about each candidate: the triangle index (`u32`) on a mesh
@@ -132,15 +136,15 @@ pub trait PointQueries: Sync + sealed::Level {
 
     /// The distance of a closest point.
     #[doc(hidden)]
-    fn distance_of(closest: &Self::Closest) -> f32;
+    fn distance_of(closest: &Self::Closest) -> P::Scalar;
 
     /// [`PointQueries::contains`] for a finite point.
     #[doc(hidden)]
-    fn contains_finite(&self, point: Vec3) -> bool;
+    fn contains_finite(&self, point: P) -> bool;
 
     /// [`PointQueries::winding_number`] for a finite point, in `f64`.
     #[doc(hidden)]
-    fn winding_finite(&self, point: Vec3) -> f64;
+    fn winding_finite(&self, point: P) -> f64;
 
     /// The surface point nearest to `point` within `options.max_distance`, among the
     /// triangles the filter keeps (and on a scene, the instances on the mask's layers);
@@ -153,32 +157,32 @@ pub trait PointQueries: Sync + sealed::Level {
     /// beyond the best point so far. Degenerate triangles are never reported.
     fn closest_point<F: Filter<Self::Candidate>>(
         &self,
-        point: Vec3,
+        point: P,
         options: &QueryOptions<F>,
     ) -> Option<Self::Closest>;
 
     /// Whether `point` is inside: exact by counting crossings on a closed mesh,
     /// `winding_number >= 0.5` otherwise (see the trait's docs); false for a point that is
     /// not finite.
-    fn contains(&self, point: Vec3) -> bool {
+    fn contains(&self, point: P) -> bool {
         point.is_finite() && self.contains_finite(point)
     }
 
     /// The generalised winding number at `point`, accelerated by the hierarchy (see the
     /// trait's docs for the approximation): 0 for an empty mesh or scene, NaN for a point
     /// that is not finite.
-    fn winding_number(&self, point: Vec3) -> f32 {
+    fn winding_number(&self, point: P) -> P::Scalar {
         if point.is_finite() {
-            self.winding_finite(point) as f32
+            P::winding(self.winding_finite(point))
         } else {
-            f32::NAN
+            P::winding(f64::NAN)
         }
     }
 
     /// The distance from `point` to the surface, negative when [`PointQueries::contains`]
     /// says the point is inside (`-0.0` for a point on the surface that it counts inside);
     /// `None` for an empty mesh or scene, or a point that is not finite.
-    fn signed_distance(&self, point: Vec3) -> Option<f32> {
+    fn signed_distance(&self, point: P) -> Option<P::Scalar> {
         let closest = self.closest_point(point, &QueryOptions::new())?;
         let distance = Self::distance_of(&closest);
         Some(if self.contains(point) {
@@ -193,7 +197,7 @@ pub trait PointQueries: Sync + sealed::Level {
     /// `Sync`).
     fn closest_point_batch<F: Filter<Self::Candidate> + Sync>(
         &self,
-        points: &[Vec3],
+        points: &[P],
         options: &QueryOptions<F>,
     ) -> Vec<Option<Self::Closest>> {
         points
@@ -204,7 +208,7 @@ pub trait PointQueries: Sync + sealed::Level {
     }
 
     /// [`PointQueries::contains`] for every point, in parallel, in the order of `points`.
-    fn contains_batch(&self, points: &[Vec3]) -> Vec<bool> {
+    fn contains_batch(&self, points: &[P]) -> Vec<bool> {
         points
             .par_iter()
             .with_min_len(BATCH_GRAIN)
@@ -214,7 +218,7 @@ pub trait PointQueries: Sync + sealed::Level {
 
     /// [`PointQueries::winding_number`] for every point, in parallel, in the order of
     /// `points`.
-    fn winding_number_batch(&self, points: &[Vec3]) -> Vec<f32> {
+    fn winding_number_batch(&self, points: &[P]) -> Vec<P::Scalar> {
         points
             .par_iter()
             .with_min_len(BATCH_GRAIN)
@@ -224,7 +228,7 @@ pub trait PointQueries: Sync + sealed::Level {
 
     /// [`PointQueries::signed_distance`] for every point, in parallel, in the order of
     /// `points`.
-    fn signed_distance_batch(&self, points: &[Vec3]) -> Vec<Option<f32>> {
+    fn signed_distance_batch(&self, points: &[P]) -> Vec<Option<P::Scalar>> {
         points
             .par_iter()
             .with_min_len(BATCH_GRAIN)
@@ -292,7 +296,7 @@ impl PointQueries for Instance {
 
     /// Whether the mesh contains the point carried into its space (rounded to `f32`).
     fn contains_finite(&self, point: Vec3) -> bool {
-        self.mesh().contains(self.carry_point(point.as_dvec3()))
+        self.contains_at_world(point.as_dvec3())
     }
 
     fn winding_finite(&self, point: Vec3) -> f64 {

@@ -1,7 +1,8 @@
 //! The queries room: the vocabulary of asking, shared by every level. The options a query
 //! takes and the rules they become at the leaves (`options.rs`: [`QueryOptions`], [`Filter`],
 //! [`Culling`], `HitRules`), the handle of an instance that filters and answers carry
-//! (`instance_id.rs`), the precision of a query's ray (`query_ray.rs`: [`QueryRay`]), the
+//! (`instance_id.rs`), the precision of a query's ray and point (`query_ray.rs`: [`QueryRay`];
+//! `query_point.rs`: [`QueryPoint`]), the
 //! ray query trait (`ray_queries.rs`: [`RayQueries`]), the kinds of
 //! query its one walk is generic over (`query_kinds.rs`: the bvh's closest, any and every
 //! hit, and their count, with the hit rules each asks and a packet's answers), what each level implements and every query is derived from
@@ -19,6 +20,7 @@ mod instance_id;
 mod level_walks;
 mod options;
 mod query_kinds;
+mod query_point;
 mod query_ray;
 mod ray_queries;
 
@@ -29,6 +31,7 @@ pub(crate) use level_walks::{walk_rays, LevelWalks, PacketWalks};
 pub(crate) use options::HitRules;
 pub use options::{Culling, Facing, Filter, KeepAll, QueryOptions, ALL_LAYERS};
 pub(crate) use query_kinds::{All, Any, Closest, Count, PacketKind, QueryKind};
+pub use query_point::{QueryBox, QueryPoint};
 pub use query_ray::QueryRay;
 pub(crate) use ray_queries::sealed;
 pub use ray_queries::RayQueries;

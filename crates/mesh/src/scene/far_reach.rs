@@ -36,7 +36,7 @@ pub(crate) struct FarReach {
     /// The largest `|M| (|c| + D)`: the world size of an instance's mesh coordinates, `|c|`
     /// the largest coordinate of its box's centre (max norm) and `D` its diagonal.
     ///
-    /// The `f64` closest-point queries ([`crate::Scene::closest_point_f64`]) carry each
+    /// The `f64` closest-point queries ([`crate::Scene::closest_point`]) carry each
     /// instance's triangles to the query point `q` by the transform `T(-q) M` rounded to
     /// `f32` once, and measure there. A carried corner `M x + t - q` is rounded by less than
     /// `2^-21 (|M| |x| + |t - q|)` per coordinate (the transform's rounding and the three

@@ -16,7 +16,7 @@ mod shared;
 pub(crate) use far_reach::FarReach;
 pub(crate) use instance::{carried_box, carried_triangle};
 pub use instance::{Instance, Placement};
-pub use pick::Pick;
+pub use pick::{Pick, PickRay};
 pub use selection::{Containment, SceneTriangle};
 pub use shared::SharedScene;
 
@@ -457,7 +457,7 @@ impl LevelWalks<Ray, SceneHit, (InstanceId, u32)> for Scene {
                 id,
                 filter: &options.filter,
             };
-            let answer = instance.walk_with_rules(range, rules, &filter, kind);
+            let answer = instance.answer(range, rules, &filter, kind);
             Q::map(answer, |hit| SceneHit { instance: id, hit })
         })
     }

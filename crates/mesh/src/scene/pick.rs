@@ -1,9 +1,10 @@
-//! Picking: what is under a ray (the mouse), with everything an editor shows about it.
+//! Picking: what is under a ray (the mouse), with everything an editor shows about it, for
+//! rays of either precision ([`PickRay`]; the `f64` picks are the world room's).
 
 use glam::Vec3;
 use meshcast_primitives::{Hit, Ray};
 
-use crate::queries::{All, Closest, QueryKind};
+use crate::queries::{All, Closest, QueryKind, QueryRay};
 use crate::{Facing, Filter, InstanceId, QueryOptions, RayQueries, Scene, SceneHit, SurfacePoint};
 
 /// What a ray picked: the instance, the hit on its mesh, the world distance, the side hit
@@ -58,6 +59,37 @@ impl Pick<'_> {
     }
 }
 
+/// A ray a scene picks with ([`Scene::pick`], [`Scene::pick_instances`]): a [`Ray`], which
+/// picks a [`Pick`], or a [`DRay`] in `f64` world coordinates, which picks a
+/// [`crate::DPick`] with its world point in `f64`. Sealed: implemented by [`Ray`] and
+/// [`DRay`] only.
+pub trait PickRay: QueryRay + sealed::Sealed {
+    /// What the ray picks: [`Pick`], or [`crate::DPick`] for a [`DRay`].
+    type Pick<'a>;
+
+    /// [`Scene::pick`].
+    #[doc(hidden)]
+    fn pick_closest<'a, F: Filter<(InstanceId, u32)>>(
+        scene: &'a Scene,
+        ray: &Self,
+        options: &QueryOptions<F>,
+    ) -> Option<Self::Pick<'a>>;
+
+    /// [`Scene::pick_instances`].
+    #[doc(hidden)]
+    fn pick_each<'a, F: Filter<(InstanceId, u32)>>(
+        scene: &'a Scene,
+        ray: &Self,
+        options: &QueryOptions<F>,
+    ) -> Vec<Self::Pick<'a>>;
+}
+
+pub(crate) mod sealed {
+    pub trait Sealed {}
+    impl Sealed for meshcast_primitives::Ray {}
+    impl Sealed for meshcast_primitives::DRay {}
+}
+
 impl Scene {
     /// What is under the ray: the closest hit ([`Scene::cast_with`]: distance limit,
     /// culling, layer mask and filter) with its world surface, distance and side.
@@ -65,13 +97,12 @@ impl Scene {
     /// This is the nearest *triangle*; its instance is also the nearest *instance*, the one
     /// whose own nearest hit is closest. To cycle through everything under the mouse, see
     /// [`Scene::pick_instances`]. Degenerate rays pick nothing.
-    pub fn pick<F: Filter<(InstanceId, u32)>>(
+    pub fn pick<R: PickRay, F: Filter<(InstanceId, u32)>>(
         &self,
-        ray: &Ray,
+        ray: &R,
         options: &QueryOptions<F>,
-    ) -> Option<Pick<'_>> {
-        let hit = self.cast_with(ray, options)?;
-        self.pick_of(ray, hit)
+    ) -> Option<R::Pick<'_>> {
+        R::pick_closest(self, ray, options)
     }
 
     /// Every instance under the ray, each once with its own nearest hit, nearest first (ties
@@ -95,28 +126,12 @@ impl Scene {
     /// assert_eq!(order, [2, 1, 0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn pick_instances<F: Filter<(InstanceId, u32)>>(
+    pub fn pick_instances<R: PickRay, F: Filter<(InstanceId, u32)>>(
         &self,
-        ray: &Ray,
+        ray: &R,
         options: &QueryOptions<F>,
-    ) -> Vec<Pick<'_>> {
-        let Some(limited) = options.limit_ray(ray) else {
-            return Vec::new();
-        };
-        // Every instance's nearest hit: every slot's answer kept, each the closest hit of its
-        // instance.
-        let nearest_of_each = self.top_level().walk(&limited, All::EVERY, |slot, range| {
-            let Some((id, instance)) = self.searched(slot, options.mask) else {
-                return Vec::new();
-            };
-            let keep = |triangle| options.filter.keep((id, triangle));
-            let hit = instance.walk_with_rules(range, Closest.rules(options), &keep, Closest);
-            Vec::from_iter(hit.map(|hit| SceneHit { instance: id, hit }))
-        });
-        nearest_of_each
-            .into_iter()
-            .filter_map(|hit| self.pick_of(ray, hit))
-            .collect()
+    ) -> Vec<R::Pick<'_>> {
+        R::pick_each(self, ray, options)
     }
 
     /// The pick of a hit just found on this scene (`None` only for a hit it does not hold).
@@ -129,5 +144,42 @@ impl Scene {
             facing: instance.facing(ray, &hit.hit)?,
             surface: instance.surface(&hit.hit)?,
         })
+    }
+}
+
+impl PickRay for Ray {
+    type Pick<'a> = Pick<'a>;
+
+    fn pick_closest<'a, F: Filter<(InstanceId, u32)>>(
+        scene: &'a Scene,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> Option<Pick<'a>> {
+        let hit = scene.cast_with(ray, options)?;
+        scene.pick_of(ray, hit)
+    }
+
+    fn pick_each<'a, F: Filter<(InstanceId, u32)>>(
+        scene: &'a Scene,
+        ray: &Ray,
+        options: &QueryOptions<F>,
+    ) -> Vec<Pick<'a>> {
+        let Some(limited) = options.limit_ray(ray) else {
+            return Vec::new();
+        };
+        // Every instance's nearest hit: every slot's answer kept, each the closest hit of its
+        // instance.
+        let nearest_of_each = scene.top_level().walk(&limited, All::EVERY, |slot, range| {
+            let Some((id, instance)) = scene.searched(slot, options.mask) else {
+                return Vec::new();
+            };
+            let keep = |triangle| options.filter.keep((id, triangle));
+            let hit = instance.answer(range, Closest.rules(options), &keep, Closest);
+            Vec::from_iter(hit.map(|hit| SceneHit { instance: id, hit }))
+        });
+        nearest_of_each
+            .into_iter()
+            .filter_map(|hit| scene.pick_of(ray, hit))
+            .collect()
     }
 }

@@ -1,6 +1,6 @@
 //! Where a [`TriMesh`]'s positions lie in the world: a mesh made from `f64` positions far
 //! from the world's origin is stored in `f32` relative to an origin of its own
-//! ([`TriMesh::from_f64_triangles`], [`TriMesh::with_origin`], [`frame_origin`]).
+//! ([`TriMesh::from_world_triangles`], [`TriMesh::with_origin`], [`frame_origin`]).
 
 use glam::DVec3;
 use meshcast_primitives::{carry_point, FAR_SIZES};
@@ -21,7 +21,7 @@ impl TriMesh {
     ///
     /// # Errors
     /// As [`TriMesh::new`].
-    pub fn from_f64_triangles(positions: &[[f64; 3]], indices: &[[u32; 3]]) -> Result<Self> {
+    pub fn from_world_triangles(positions: &[[f64; 3]], indices: &[[u32; 3]]) -> Result<Self> {
         let origin = frame_origin(positions.iter().map(|&p| DVec3::from(p)));
         let local = positions
             .iter()
@@ -47,7 +47,7 @@ impl TriMesh {
     }
 }
 
-/// The origin [`TriMesh::from_f64_triangles`] gives a mesh of `positions`: the centre of
+/// The origin [`TriMesh::from_world_triangles`] gives a mesh of `positions`: the centre of
 /// their box when the box lies farther from the world's origin than [`FAR_SIZES`] times its
 /// diagonal, zero otherwise (or when a position is not finite, which the mesh's checks then
 /// report).

@@ -187,7 +187,7 @@ impl TriMesh {
     }
 
     /// Where the origin of the positions' frame lies in the world, in `f64`: zero for a mesh
-    /// made from `f32` positions, where [`TriMesh::from_f64_triangles`] (or a loader that
+    /// made from `f32` positions, where [`TriMesh::from_world_triangles`] (or a loader that
     /// reads `f64` coordinates) put it for one made from `f64` positions. Position `p` lies
     /// at `origin + p` in the world.
     pub fn origin(&self) -> DVec3 {

@@ -2,12 +2,12 @@
 //! (the closest hit at some pixel) and [`Mesh::visible_triangles`] (the closest hit towards
 //! some sample point on the triangle).
 
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use meshcast_primitives::{Ray, Viewport};
 use rayon::prelude::*;
 
 use crate::batches::BATCH_GRAIN;
-use crate::{Error, Mesh, RayQueries, Result};
+use crate::{Error, Mesh, QueryPoint, RayQueries, Result};
 
 /// Rows of pixels traced as one batch: a multiple of the packets' four-row tiles, few enough
 /// that a large image's rays are never all held at once.
@@ -116,8 +116,8 @@ impl Mesh {
     /// assert_eq!(mesh.visible_triangles(&above, 4.0)?, [true; 4]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn visible_triangles(&self, eyes: &[Vec3], density: f32) -> Result<Vec<bool>> {
-        check_eyes(eyes)?;
+    pub fn visible_triangles<P: QueryPoint>(&self, eyes: &[P], density: f32) -> Result<Vec<bool>> {
+        let eyes = eyes_in_frame(eyes, self.origin())?;
         if !(density.is_finite() && density >= 0.0) {
             return Err(Error::InvalidParameter {
                 parameter: "density",
@@ -136,7 +136,7 @@ impl Mesh {
             .copied()
             .filter(|&t| (t as usize) < visible.len())
             .collect();
-        for &eye in eyes {
+        for &eye in &eyes {
             let unseen: Vec<u32> = by_leaves
                 .iter()
                 .copied()
@@ -209,18 +209,18 @@ fn centroids(k: u32) -> impl Iterator<Item = [f32; 2]> {
 }
 
 /// [`Error::InvalidParameter`] for the first eye with a NaN or infinite coordinate.
-pub(super) fn check_eyes(eyes: &[Vec3]) -> Result<()> {
+pub(super) fn eyes_in_frame<P: QueryPoint>(eyes: &[P], origin: DVec3) -> Result<Vec<Vec3>> {
     match eyes
         .iter()
-        .flat_map(|eye| eye.to_array())
+        .flat_map(|eye| eye.world().to_array())
         .find(|c| !c.is_finite())
     {
         Some(value) => Err(Error::InvalidParameter {
             parameter: "eye",
-            value: f64::from(value),
+            value,
             expected: "finite coordinates",
         }),
-        None => Ok(()),
+        None => Ok(eyes.iter().map(|eye| eye.in_frame(origin)).collect()),
     }
 }
 

@@ -1,14 +1,13 @@
 //! Which vertices eye points, or a viewport's image, see unoccluded:
 //! [`Mesh::visible_vertices`] and [`Mesh::visible_vertices_in_view`].
 
-use glam::Vec3;
 use meshcast_primitives::{Ray, Viewport};
 use rayon::prelude::*;
 
 use crate::batches::BATCH_GRAIN;
 use crate::views::sight::sight_ray;
-use crate::views::triangles::check_eyes;
-use crate::{Mesh, Result};
+use crate::views::triangles::eyes_in_frame;
+use crate::{Mesh, QueryPoint, Result};
 
 impl Mesh {
     /// Which vertices at least one of `eyes` sees: `visible[v]` for every vertex `v`, used
@@ -62,12 +61,12 @@ impl Mesh {
     /// assert!(mesh.visible_vertices(&[Vec3::NAN]).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn visible_vertices(&self, eyes: &[Vec3]) -> Result<Vec<bool>> {
-        check_eyes(eyes)?;
+    pub fn visible_vertices<P: QueryPoint>(&self, eyes: &[P]) -> Result<Vec<bool>> {
+        let eyes = eyes_in_frame(eyes, self.origin())?;
         let positions = self.tri_mesh().positions();
         let mut visible = vec![false; positions.len()];
         let order = self.vertices_by_leaves();
-        for &eye in eyes {
+        for &eye in &eyes {
             let unseen: Vec<u32> = order
                 .iter()
                 .copied()

@@ -9,17 +9,17 @@
 //! mesh's own scale is left, wherever the mesh lies.
 
 use glam::{DVec3, Vec3};
-use meshcast_primitives::{carry_point, DFrame, DHit, DRay, Hit, Ray};
+use meshcast_primitives::{carry_point, Aabb, DFrame, DHit, DRay, Hit, Ray};
 use rayon::prelude::*;
 
 use crate::batches::{BatchFrame, BATCH_GRAIN};
 use crate::mesh::Mesh;
 use crate::queries::{LevelWalks, PacketKind, QueryKind};
-use crate::{ClosestPoint, Feature, Filter, PointQueries, QueryOptions, RayQueries};
+use crate::{ClosestPoint, Feature, Filter, PointQueries, QueryBox, QueryOptions, RayQueries};
 
 /// The surface point nearest to a point given in `f64` world coordinates
-/// ([`Mesh::closest_point_f64`]): the mesh's [`ClosestPoint`] with its point and distance in
-/// world units.
+/// ([`PointQueries::closest_point`] of a [`DVec3`] on a mesh or an instance): the
+/// [`ClosestPoint`] with its point and distance in world units.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DClosestPoint {
     /// The triangle's index in the mesh.
@@ -54,61 +54,17 @@ impl Mesh {
         DFrame::new(self.origin(), &self.bounds())
     }
 
-    /// The surface point nearest to `point` (`f64` world coordinates) within
-    /// `options.max_distance` ([`PointQueries::closest_point`] of the point carried into the
-    /// mesh's frame), its point and distance in world units; `None` when nothing is that
-    /// close or `point` is not finite.
-    pub fn closest_point_f64<F: Filter<u32>>(
-        &self,
-        point: DVec3,
-        options: &QueryOptions<F>,
-    ) -> Option<DClosestPoint> {
-        let closest: ClosestPoint = self.closest_point(self.carry_point(point), options)?;
-        let world = self.origin() + closest.point.as_dvec3();
-        Some(DClosestPoint {
-            triangle: closest.triangle,
-            point: world,
-            u: closest.u,
-            v: closest.v,
-            feature: closest.feature,
-            distance: world.distance(point),
-        })
-    }
-
-    /// Whether `point` (`f64` world coordinates) is inside ([`PointQueries::contains`] of the
-    /// carried point).
-    pub fn contains_f64(&self, point: DVec3) -> bool {
-        point.is_finite() && self.contains(self.carry_point(point))
-    }
-
-    /// The winding number at `point` (`f64` world coordinates), in `f64`
-    /// (the winding number of [`PointQueries::winding_number`] at the point carried into the
-    /// mesh's frame in `f64`, not rounded); NaN for a point that is not
-    /// finite.
-    pub fn winding_number_f64(&self, point: DVec3) -> f64 {
-        if point.is_finite() {
-            self.winding_at(point - self.origin())
-        } else {
-            f64::NAN
-        }
-    }
-
-    /// The distance from `point` (`f64` world coordinates) to the surface, in `f64`, negative
-    /// when [`Mesh::contains_f64`] says the point is inside; `None` for an empty mesh or a
-    /// point that is not finite.
-    pub fn signed_distance_f64(&self, point: DVec3) -> Option<f64> {
-        let closest = self.closest_point_f64(point, &QueryOptions::new())?;
-        Some(if self.contains_f64(point) {
-            -closest.distance
-        } else {
-            closest.distance
-        })
-    }
-
     /// `point` (`f64` world coordinates) in the mesh's frame, rounded once: `point - origin`.
     #[inline]
     pub fn carry_point(&self, point: DVec3) -> glam::Vec3 {
         carry_point(point, self.origin())
+    }
+
+    /// The box from `min` to `max` (`f64` world coordinates) in the mesh's frame, each corner
+    /// rounded once ([`Mesh::carry_point`]): where the grids laid over `[min, max]` in `f64`
+    /// lay their points ([`Mesh::signed_distance_grid`], [`crate::QueryBox`]).
+    pub fn frame_box(&self, min: DVec3, max: DVec3) -> Aabb {
+        [min, max].in_frame(self.origin())
     }
 
     /// A point of the mesh's frame in `f64` world coordinates: `origin + point`.
@@ -134,7 +90,7 @@ impl LevelWalks<DRay, DHit, u32> for Mesh {
     ///
     /// // A triangle 500 km east and 5000 km north, as a survey gives it.
     /// let (x, y) = (500_123.37, 5_000_456.71);
-    /// let tri = Mesh::from_f64_triangles(&[[x, y, 0.0], [x + 1.0, y, 0.0], [x, y + 1.0, 0.0]], &[[0, 1, 2]])?;
+    /// let tri = Mesh::from_world_triangles(&[[x, y, 0.0], [x + 1.0, y, 0.0], [x, y + 1.0, 0.0]], &[[0, 1, 2]])?;
     /// let hit = tri.cast(&DRay::new(DVec3::new(x + 0.25, y + 0.25, 3.0), DVec3::NEG_Z)).ok_or("miss")?;
     /// assert_eq!(hit.t, 3.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -223,5 +179,43 @@ fn carry_limited<F>(frame: &DFrame, ray: &DRay, options: &QueryOptions<F>) -> (R
     match options.limit_ray(ray) {
         Some(ray) => frame.carry(&ray),
         None => (Ray::new(Vec3::ZERO, Vec3::X).with_range(1.0, 0.0), 0.0),
+    }
+}
+
+impl PointQueries<DVec3> for Mesh {
+    type Closest = DClosestPoint;
+    type Candidate = u32;
+
+    fn distance_of(closest: &DClosestPoint) -> f64 {
+        closest.distance
+    }
+
+    /// The mesh's closest point to `point` carried into its frame ([`Mesh::carry_point`]),
+    /// its point and distance in world units.
+    fn closest_point<F: Filter<u32>>(
+        &self,
+        point: DVec3,
+        options: &QueryOptions<F>,
+    ) -> Option<DClosestPoint> {
+        let closest: ClosestPoint = self.closest_point(self.carry_point(point), options)?;
+        let world = self.origin() + closest.point.as_dvec3();
+        Some(DClosestPoint {
+            triangle: closest.triangle,
+            point: world,
+            u: closest.u,
+            v: closest.v,
+            feature: closest.feature,
+            distance: world.distance(point),
+        })
+    }
+
+    /// Whether the mesh contains `point` carried into its frame, rounded once.
+    fn contains_finite(&self, point: DVec3) -> bool {
+        self.contains(self.carry_point(point))
+    }
+
+    /// The winding number at `point` carried into the mesh's frame in `f64`, not rounded.
+    fn winding_finite(&self, point: DVec3) -> f64 {
+        self.winding_at(point - self.origin())
     }
 }

@@ -13,7 +13,6 @@
 //!
 //! May use: `mesh`, `points`, `queries`, `scene`. Used by nothing in the crate.
 
-mod fields_and_views;
 mod mesh_frame;
 mod picks;
 mod scene_frame;

@@ -6,10 +6,10 @@ use glam::DVec3;
 use meshcast_primitives::{DHit, DRay, Hit};
 
 use crate::queries::{All, Closest, QueryKind};
-use crate::scene::InstanceFilter;
+use crate::scene::{InstanceFilter, PickRay};
 use crate::{DSceneHit, Facing, Filter, InstanceId, QueryOptions, RayQueries, Scene, SurfacePoint};
 
-/// What a world ray in `f64` picked ([`Scene::pick_f64`]): the instance, the hit on its mesh
+/// What a world ray in `f64` picked ([`Scene::pick`] of a [`DRay`]): the instance, the hit on its mesh
 /// with `t` along the world ray, the world distance and point in `f64`, the side hit and the
 /// surface there.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,69 +42,72 @@ impl DPick<'_> {
     }
 }
 
-impl Scene {
-    /// What is under a world ray in `f64`: the closest hit ([`Scene::cast_with`]) with
-    /// its world point and distance in `f64`, side and surface, as [`Scene::pick`] answers
-    /// an `f32` ray. Degenerate rays pick nothing.
-    ///
-    /// # Examples
-    /// ```
-    /// use std::sync::Arc;
-    /// use glam::{DAffine3, DVec3};
-    /// use meshcast_mesh::{Instance, Mesh, QueryOptions, Scene};
-    /// use meshcast_primitives::DRay;
-    ///
-    /// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
-    /// let east = 6_378_137.3;
-    /// let scene = Scene::from_instances([Instance::new(tri, DAffine3::from_translation(DVec3::new(east, 0.0, 0.0)))?]);
-    /// let down = DRay::new(DVec3::new(east + 0.25, 0.25, 2.0), DVec3::NEG_Z);
-    /// let pick = scene.pick_f64(&down, &QueryOptions::new()).ok_or("nothing under the ray")?;
-    /// assert_eq!((pick.distance, pick.point), (2.0, DVec3::new(east + 0.25, 0.25, 0.0)));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn pick_f64<F: Filter<(InstanceId, u32)>>(
-        &self,
+/// Picking with a world ray in `f64`: the closest hit ([`crate::RayQueries::cast_with`] of
+/// the [`DRay`]) with its world point and distance in `f64`, side and surface, as a [`crate::Ray`]
+/// picks; degenerate rays pick nothing.
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use glam::{DAffine3, DVec3};
+/// use meshcast_mesh::{Instance, Mesh, QueryOptions, Scene};
+/// use meshcast_primitives::DRay;
+///
+/// let tri = Arc::new(Mesh::from_triangles(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], &[[0, 1, 2]])?);
+/// let east = 6_378_137.3;
+/// let scene = Scene::from_instances([Instance::new(tri, DAffine3::from_translation(DVec3::new(east, 0.0, 0.0)))?]);
+/// let down = DRay::new(DVec3::new(east + 0.25, 0.25, 2.0), DVec3::NEG_Z);
+/// let pick = scene.pick(&down, &QueryOptions::new()).ok_or("nothing under the ray")?;
+/// assert_eq!((pick.distance, pick.point), (2.0, DVec3::new(east + 0.25, 0.25, 0.0)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl PickRay for DRay {
+    type Pick<'a> = DPick<'a>;
+
+    fn pick_closest<'a, F: Filter<(InstanceId, u32)>>(
+        scene: &'a Scene,
         ray: &DRay,
         options: &QueryOptions<F>,
-    ) -> Option<DPick<'_>> {
-        let hit = self.cast_with(ray, options)?;
-        self.pick_of_f64(ray, hit)
+    ) -> Option<DPick<'a>> {
+        let hit = scene.cast_with(ray, options)?;
+        scene.pick_of_f64(ray, hit)
     }
 
-    /// Every instance under a world ray in `f64`, each once with its own nearest hit,
-    /// nearest first by [`DSceneHit::order`], as [`Scene::pick_instances`] answers an `f32`
-    /// ray. The first is [`Scene::pick_f64`]'s answer.
-    pub fn pick_instances_f64<F: Filter<(InstanceId, u32)>>(
-        &self,
+    /// Every instance under the ray, each once with its own nearest hit, nearest first by
+    /// [`DSceneHit::order`].
+    fn pick_each<'a, F: Filter<(InstanceId, u32)>>(
+        scene: &'a Scene,
         ray: &DRay,
         options: &QueryOptions<F>,
-    ) -> Vec<DPick<'_>> {
+    ) -> Vec<DPick<'a>> {
         let Some(limited) = options.limit_ray(ray) else {
             return Vec::new();
         };
         // Every instance's nearest hit: every slot's answer kept, each the closest hit of its
-        // instance, as `Scene::pick_instances` walks.
+        // instance, as the `f32` picks walk.
         let rules = Closest.rules(options);
-        let boxes = self.top_level_ray(&limited);
-        let nearest_of_each =
-            self.top_level()
-                .walk_tested(&boxes, &limited, All::EVERY, |slot, range| {
-                    let Some((id, instance)) = self.searched(slot, options.mask) else {
-                        return Vec::new();
-                    };
-                    let filter = InstanceFilter {
-                        id,
-                        filter: &options.filter,
-                    };
-                    let hit = instance.trace_far(&limited, range.t_max, rules, &filter, Closest);
-                    Vec::from_iter(hit.map(|hit| DSceneHit { instance: id, hit }))
-                });
+        let boxes = scene.top_level_ray(&limited);
+        let nearest_of_each = scene
+            .top_level()
+            .walk_tested(&boxes, &limited, All::EVERY, |slot, range| {
+                let Some((id, instance)) = scene.searched(slot, options.mask) else {
+                    return Vec::new();
+                };
+                let filter = InstanceFilter {
+                    id,
+                    filter: &options.filter,
+                };
+                let hit = instance.answer_far(&limited, range.t_max, rules, &filter, Closest);
+                Vec::from_iter(hit.map(|hit| DSceneHit { instance: id, hit }))
+            });
         nearest_of_each
             .into_iter()
-            .filter_map(|hit| self.pick_of_f64(ray, hit))
+            .filter_map(|hit| scene.pick_of_f64(ray, hit))
             .collect()
     }
+}
 
+impl Scene {
     /// The pick of a hit just found on this scene (`None` only for a hit it does not hold).
     fn pick_of_f64(&self, ray: &DRay, found: DSceneHit) -> Option<DPick<'_>> {
         let instance = self.instance(found.instance)?;

@@ -27,7 +27,7 @@ use meshcast_primitives::{f32_at_least, Aabb, DFrame, DHit, DRay, Ray, RayHit};
 use crate::batches::BatchFrame;
 use crate::queries::{HitRules, LevelWalks, QueryKind};
 use crate::scene::{FarReach, InstanceFilter};
-use crate::{Filter, Instance, InstanceId, QueryOptions, RayQueries, Scene};
+use crate::{Filter, Instance, InstanceId, PointQueries, QueryOptions, RayQueries, Scene};
 
 /// The relative slack of the top level's `f64` tests (ranges and boxes): `2^-46`, 64 times
 /// the few roundings of each `f64` step it covers.
@@ -83,6 +83,12 @@ impl Instance {
         self.to_local_f64().transform_point3(point).as_vec3()
     }
 
+    /// Whether the mesh contains `point` (`f64` world coordinates) carried into its space,
+    /// rounded once: what the instance's and the scene's inside tests ask.
+    pub(crate) fn contains_at_world(&self, point: DVec3) -> bool {
+        self.mesh().contains(self.carry_point(point))
+    }
+
     /// The mesh's winding number at `point` (`f64` world coordinates) carried into its space
     /// in `f64`, unrounded, turned over by a mirroring transform: what the instance's and the
     /// scene's winding numbers and `f64` winding numbers sum.
@@ -121,7 +127,7 @@ impl Instance {
     /// as it does alone, and the carried range then ends a little beyond `t_max`, so that a
     /// tie at `t_max` is still found (the smaller instance id wins it).
     #[inline]
-    pub(crate) fn trace_far<Q: QueryKind>(
+    pub(crate) fn answer_far<Q: QueryKind>(
         &self,
         ray: &DRay,
         t_max: f64,
@@ -178,7 +184,7 @@ impl LevelWalks<DRay, DHit, u32> for Instance {
         if !options.matches_layers(self.layers()) {
             return Q::nothing();
         }
-        self.trace_far(ray, ray.t_max, kind.rules(options), &options.filter, kind)
+        self.answer_far(ray, ray.t_max, kind.rules(options), &options.filter, kind)
     }
 
     #[inline]
@@ -196,7 +202,7 @@ impl LevelWalks<DRay, DSceneHit, (InstanceId, u32)> for Scene {
     /// The top level walked as `kind` says with the exact ray, its boxes widened
     /// ([`TopLevelRay`]), through the walk of `f32` rays ([`meshcast_bvh::Bvh::walk_tested`]),
     /// each instance it reaches answering `kind` for the range left in its own frame
-    /// ([`Instance::trace_far`]). The exactness contract is restated for rays far from the
+    /// ([`Instance::answer_far`]). The exactness contract is restated for rays far from the
     /// origin: exact on the rebased `f32` coordinates, what a loop over every instance's own
     /// answer to the ray gives.
     ///
@@ -242,7 +248,7 @@ impl LevelWalks<DRay, DSceneHit, (InstanceId, u32)> for Scene {
                     id,
                     filter: &options.filter,
                 };
-                let answer = instance.trace_far(ray, range.t_max, rules, &filter, kind);
+                let answer = instance.answer_far(ray, range.t_max, rules, &filter, kind);
                 Q::map(answer, |hit| DSceneHit { instance: id, hit })
             })
     }

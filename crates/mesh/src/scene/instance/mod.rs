@@ -94,7 +94,7 @@ impl Instance {
     /// use meshcast_primitives::Ray;
     ///
     /// // A triangle 1000 km east, placed 1000 km west again: it lies at the world's origin.
-    /// let far = Mesh::from_f64_triangles(&[[1e6, 0.0, 0.0], [1e6 + 1.0, 0.0, 0.0], [1e6, 1.0, 0.0]], &[[0, 1, 2]])?;
+    /// let far = Mesh::from_world_triangles(&[[1e6, 0.0, 0.0], [1e6 + 1.0, 0.0, 0.0], [1e6, 1.0, 0.0]], &[[0, 1, 2]])?;
     /// let back = Instance::new(Arc::new(far), DAffine3::from_translation(DVec3::new(-1e6, 0.0, 0.0)))?;
     /// let hit = back.cast(&Ray::new(Vec3::new(0.25, 0.25, 1.0), Vec3::NEG_Z)).ok_or("miss")?;
     /// assert_eq!(hit.t, 1.0);
@@ -416,7 +416,7 @@ pub(crate) fn carried_box(transform: &Affine3A, local: &Aabb) -> Aabb {
 
 /// An instance's placement in either precision: [`Affine3A`] in `f32`, taken exactly in
 /// `f64`, or [`DAffine3`] ([`Instance::new`], [`Instance::set_transform`]). Sealed.
-pub trait Placement: sealed::Sealed {
+pub trait Placement: Copy + sealed::Sealed {
     /// The transform in `f64`.
     fn in_f64(self) -> DAffine3;
 }

@@ -17,7 +17,7 @@ impl Instance {
     /// the world does, mirroring included): the instance's walk, for [`RayQueries`] on
     /// instances and scenes.
     #[inline]
-    pub(crate) fn walk_with_rules<Q: QueryKind>(
+    pub(crate) fn answer<Q: QueryKind>(
         &self,
         ray: &Ray,
         rules: HitRules,
@@ -32,7 +32,7 @@ impl Instance {
     }
 
     /// Leaves in `answers[i]` the answer of `kind` for the world ray in each lane `i` of
-    /// `rays` in `lanes` (bits; degenerate rays miss), as [`Instance::walk_with_rules`]
+    /// `rays` in `lanes` (bits; degenerate rays miss), as [`Instance::answer`]
     /// answers it: the packet is carried into the mesh's space as a packet
     /// ([`Instance::packet_to_local`]) and traced there, one packet per
     /// [`coherence::RayClass`] its rays fall into.
@@ -80,7 +80,7 @@ impl LevelWalks<Ray, Hit, u32> for Instance {
         if !options.matches_layers(self.layers) {
             return Q::nothing();
         }
-        self.walk_with_rules(ray, kind.rules(options), &options.filter, kind)
+        self.answer(ray, kind.rules(options), &options.filter, kind)
     }
 
     #[inline]
