@@ -144,11 +144,7 @@ fn far_meshes_keep_inside_outside_and_signed_distance() {
                 "offset {offset}, point {p}: {far_distance} against {near_distance}"
             );
             if near_distance.abs() > TOLERANCE {
-                assert_eq!(
-                    far.contains(world),
-                    at_origin.contains(p),
-                    "{offset} {p}"
-                );
+                assert_eq!(far.contains(world), at_origin.contains(p), "{offset} {p}");
                 let winding = far.winding_number(world);
                 assert!((winding - f64::from(at_origin.winding_number(p))).abs() < 1e-3);
             }
@@ -303,8 +299,8 @@ fn an_obj_file_far_from_the_origin_keeps_its_precision() {
         text += &format!("f {} {} {}\n", a + 1, b + 1, c + 1);
     }
     let read = TriMesh::from_bytes(text.as_bytes(), Some(Format::Obj)).expect("an OBJ");
-    let built =
-        TriMesh::from_world_triangles(&moved(&sphere, offset), sphere.indices()).expect("a far mesh");
+    let built = TriMesh::from_world_triangles(&moved(&sphere, offset), sphere.indices())
+        .expect("a far mesh");
     assert_eq!(read.origin(), built.origin());
     // tobj numbers the vertices by first use: compare the triangles' corners.
     assert!(read.triangles().eq(built.triangles()));

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use meshcast::glam::{Affine3A, DAffine3, DQuat, DVec3, Vec2, Vec3};
 use meshcast::{
-    BatchOrder, DHit, DRay, DSceneHit, Feature, Instance, InstanceId, Mesh, QueryOptions, Ray,
-    PointQueries, RayQueries, Scene, TriMesh, MIN_SORTED_RAYS,
+    BatchOrder, DHit, DRay, DSceneHit, Feature, Instance, InstanceId, Mesh, PointQueries,
+    QueryOptions, Ray, RayQueries, Scene, TriMesh, MIN_SORTED_RAYS,
 };
 use meshcast_primitives::{distance_squared, Triangle};
 use meshcast_testkit::{icosphere, rng};
@@ -385,7 +385,8 @@ fn a_far_mesh_keeps_its_place_when_its_mesh_is_replaced() {
         .iter()
         .map(|p| (p.as_dvec3() + offset).to_array())
         .collect();
-    let far = Arc::new(Mesh::from_world_triangles(&positions, sphere.indices()).expect("a far mesh"));
+    let far =
+        Arc::new(Mesh::from_world_triangles(&positions, sphere.indices()).expect("a far mesh"));
     let mut scene = Scene::new();
     let id = scene.add(Instance::new(Arc::clone(&far), Affine3A::IDENTITY).expect("placed"));
     let down = DRay::new(offset + DVec3::new(0.1, 0.2, 5.0), DVec3::NEG_Z);
@@ -504,7 +505,9 @@ fn far_instances_meet_and_part_as_at_the_origin() {
             let (a, b) = pair_at(offset, gap);
             assert_eq!(a.intersects(&b), meet, "offset {offset}, gap {gap}");
             assert_eq!(a.intersecting_pairs(&b).is_empty(), !meet);
-            let far = a.world_mesh_distance(&b, None).expect("both have triangles");
+            let far = a
+                .world_mesh_distance(&b, None)
+                .expect("both have triangles");
             let distance = distance.expect("both have triangles");
             assert!(
                 (far.distance - distance).abs() <= TOLERANCE,

@@ -34,6 +34,7 @@ mod packets_adversarial;
 mod picking;
 mod picking_camera;
 mod picking_updates;
+mod precisions;
 mod queries;
 mod rooms;
 mod sampling;

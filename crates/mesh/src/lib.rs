@@ -75,8 +75,8 @@ pub use mesh::Mesh;
 pub use meshcast_primitives::Contacts;
 pub use points::{ClosestPoint, Feature, PointQueries, SceneClosestPoint, CONTAINS_RAY_DIRECTION};
 pub use queries::{
-    Culling, Facing, Filter, HitLists, InstanceId, KeepAll, QueryBox, QueryOptions, QueryPoint, QueryRay,
-    RayQueries, ALL_LAYERS,
+    Culling, Facing, Filter, HitLists, InstanceId, KeepAll, QueryBox, QueryOptions, QueryPoint,
+    QueryRay, RayQueries, ALL_LAYERS,
 };
 pub use scene::{
     Containment, Instance, Pick, PickRay, Placement, Scene, SceneHit, SceneTriangle, SharedScene,

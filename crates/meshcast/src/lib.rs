@@ -191,8 +191,8 @@ pub use meshcast_mesh::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTE
 pub use meshcast_mesh::{
     ClosestPoint, Contacts, Containment, Culling, DClosestPoint, DPick, DSceneClosestPoint,
     DSceneHit, Facing, Feature, Filter, HitLists, KeepAll, Pick, PickRay, Placement, PointQueries,
-    QueryBox, QueryOptions, QueryPoint, QueryRay, RayQueries, SceneClosestPoint, SceneTriangle, SharedScene,
-    SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
+    QueryBox, QueryOptions, QueryPoint, QueryRay, RayQueries, SceneClosestPoint, SceneTriangle,
+    SharedScene, SurfaceSamples, ALL_LAYERS, CONTAINS_RAY_DIRECTION,
 };
 pub use meshcast_mesh::{
     DMeshDistance, DirectedHausdorff, Grid, HausdorffDistance, Instance, InstanceId, LeafTest,

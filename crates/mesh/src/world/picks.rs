@@ -87,19 +87,20 @@ impl PickRay for DRay {
         // instance, as the `f32` picks walk.
         let rules = Closest.rules(options);
         let boxes = scene.top_level_ray(&limited);
-        let nearest_of_each = scene
-            .top_level()
-            .walk_tested(&boxes, &limited, All::EVERY, |slot, range| {
-                let Some((id, instance)) = scene.searched(slot, options.mask) else {
-                    return Vec::new();
-                };
-                let filter = InstanceFilter {
-                    id,
-                    filter: &options.filter,
-                };
-                let hit = instance.answer_far(&limited, range.t_max, rules, &filter, Closest);
-                Vec::from_iter(hit.map(|hit| DSceneHit { instance: id, hit }))
-            });
+        let nearest_of_each =
+            scene
+                .top_level()
+                .walk_tested(&boxes, &limited, All::EVERY, |slot, range| {
+                    let Some((id, instance)) = scene.searched(slot, options.mask) else {
+                        return Vec::new();
+                    };
+                    let filter = InstanceFilter {
+                        id,
+                        filter: &options.filter,
+                    };
+                    let hit = instance.answer_far(&limited, range.t_max, rules, &filter, Closest);
+                    Vec::from_iter(hit.map(|hit| DSceneHit { instance: id, hit }))
+                });
         nearest_of_each
             .into_iter()
             .filter_map(|hit| scene.pick_of_f64(ray, hit))
