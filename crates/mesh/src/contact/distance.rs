@@ -48,7 +48,7 @@ pub struct MeshDistance {
 }
 
 /// The nearest points of two placed meshes' surfaces in `f64`: what
-/// [`crate::Instance::world_mesh_distance`] and the scene's `*_f64` distance queries answer,
+/// [`crate::Instance::world_mesh_distance`] and the scene's `world_*` distance queries answer,
 /// for meshes far from the origin, whose world points an `f32` would round to the metre.
 /// [`MeshDistance`] is its rounding ([`DMeshDistance::rounded`]).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -34,10 +34,12 @@ use crate::{LeafTest, Result, SurfacePoint, TriMesh};
 /// `t = 0` with the default range.
 ///
 /// A mesh made from `f64` positions far from the origin ([`Mesh::from_world_triangles`]) keeps
-/// them as `f32` coordinates relative to an `f64` origin of its own ([`Mesh::origin`]); its
-/// `*_f64` queries ([`Mesh::cast`] and the rest) take rays and points in `f64` world
-/// coordinates. Every other query speaks the mesh's own coordinates, which are world
-/// coordinates for a mesh whose origin is zero (every mesh made from `f32` positions).
+/// them as `f32` coordinates relative to an `f64` origin of its own ([`Mesh::origin`]). Every
+/// query takes rays and points in either precision ([`crate::QueryRay`],
+/// [`crate::QueryPoint`]): in `f64` ([`meshcast_primitives::DRay`], [`glam::DVec3`]) they are
+/// world coordinates, carried into the mesh's frame; in `f32` they speak the mesh's own
+/// coordinates, which are world coordinates for a mesh whose origin is zero (every mesh made
+/// from `f32` positions).
 ///
 /// # Examples
 /// ```
@@ -85,8 +87,8 @@ impl Mesh {
     /// The mesh of these `f64` positions and index triples ([`TriMesh::from_world_triangles`]:
     /// stored as `f32` coordinates relative to an origin of its own, [`Mesh::origin`], when
     /// they lie far from the world's origin) with the default build options. Query it with
-    /// rays and points in world coordinates through the `*_f64` queries ([`Mesh::cast`]
-    /// and the rest).
+    /// rays and points in `f64` world coordinates ([`meshcast_primitives::DRay`],
+    /// [`glam::DVec3`]) through the same methods as `f32` ones.
     ///
     /// # Errors
     /// As [`TriMesh::new`]: an index out of range or a position that is not finite;

@@ -16,8 +16,8 @@ impl TriMesh {
     /// zero otherwise: a mesh near the origin is stored as [`TriMesh::from_triangles`] stores
     /// the same positions rounded to `f32`, and answers every query in world coordinates.
     /// A mesh with an origin answers its `f32` queries in its own frame (world coordinates
-    /// less the origin); its `*_f64` queries ([`crate::Mesh::cast`] and the rest) take
-    /// world coordinates.
+    /// less the origin); its queries of `f64` rays and points ([`crate::QueryRay`],
+    /// [`crate::QueryPoint`]) take world coordinates.
     ///
     /// # Errors
     /// As [`TriMesh::new`].
