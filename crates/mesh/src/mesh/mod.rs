@@ -12,7 +12,7 @@ use glam::{DVec3, Vec3};
 use meshcast_bvh::{
     BuildOptions, Bvh, Kernel, OutOfMemory, Parallel, WideBvh, WideNode, PADDING_SLOT,
 };
-use meshcast_primitives::{carry_point, Aabb, Hit, Triangle, BLOCK_WIDTH};
+use meshcast_primitives::{carry_point, Aabb, DFrame, Hit, Triangle, BLOCK_WIDTH};
 use rayon::prelude::*;
 
 use crate::triangles::LeafBlocks;
@@ -68,6 +68,9 @@ pub struct Mesh {
     pub(crate) winding: WindingCache,
     /// The options `wide` was built with ([`Mesh::build_options`]).
     options: BuildOptions,
+    /// The frame `f64` rays and points are carried into ([`Mesh::world_frame`]): the origin
+    /// and `wide`'s box, made once rather than once per ray.
+    pub(crate) frame: DFrame,
 }
 
 impl Mesh {
@@ -221,12 +224,14 @@ impl Mesh {
             .filter(|&&slot| slot != PADDING_SLOT)
             .count();
         tri_mesh.know_degenerate_count(tri_mesh.triangle_count() - held);
+        let frame = DFrame::new(tri_mesh.origin(), &wide.bounds());
         Self {
             tri_mesh,
             wide,
             blocks,
             winding: WindingCache::default(),
             options,
+            frame,
         }
     }
 
@@ -347,6 +352,7 @@ impl Mesh {
         self.blocks = LeafBlocks::new(&tri_mesh, &self.wide, Parallel::Rayon, self.leaf_test())?;
         self.tri_mesh = tri_mesh;
         self.winding = WindingCache::default();
+        self.frame = DFrame::new(self.origin(), &self.bounds());
         Ok(())
     }
 

@@ -51,7 +51,7 @@ impl Mesh {
     /// [`DFrame::carry`] as [`Mesh::carry_ray`] carries one.
     #[inline]
     pub fn world_frame(&self) -> DFrame {
-        DFrame::new(self.origin(), &self.bounds())
+        self.frame
     }
 
     /// `point` (`f64` world coordinates) in the mesh's frame, rounded once: `point - origin`.

@@ -161,7 +161,18 @@ impl DFrame {
         } else {
             0.0
         };
-        let shift = if shift.is_finite() { shift } else { 0.0 };
+        if shift == 0.0 || !shift.is_finite() {
+            // Most rays start near the geometry: nothing to move (and `local + dir * 0` is
+            // `local`, its range the ray's own): 24 of the 922 instructions of a carried
+            // closest hit on the bunny.
+            let carried = Ray {
+                origin: local.as_vec3(),
+                dir: ray.dir.as_vec3(),
+                t_min: f32_at_least(ray.t_min),
+                t_max: f32_at_most(ray.t_max),
+            };
+            return (carried, 0.0);
+        }
         let carried = Ray {
             origin: (local + ray.dir * shift).as_vec3(),
             dir: ray.dir.as_vec3(),
