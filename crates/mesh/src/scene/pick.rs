@@ -60,11 +60,11 @@ impl Pick<'_> {
 }
 
 /// A ray a scene picks with ([`Scene::pick`], [`Scene::pick_instances`]): a [`Ray`], which
-/// picks a [`Pick`], or a [`DRay`] in `f64` world coordinates, which picks a
+/// picks a [`Pick`], or a [`DRay`](meshcast_primitives::DRay) in `f64` world coordinates, which picks a
 /// [`crate::DPick`] with its world point in `f64`. Sealed: implemented by [`Ray`] and
-/// [`DRay`] only.
+/// [`DRay`](meshcast_primitives::DRay) only.
 pub trait PickRay: QueryRay + sealed::Sealed {
-    /// What the ray picks: [`Pick`], or [`crate::DPick`] for a [`DRay`].
+    /// What the ray picks: [`Pick`], or [`crate::DPick`] for a [`DRay`](meshcast_primitives::DRay).
     type Pick<'a>;
 
     /// [`Scene::pick`].

@@ -43,8 +43,8 @@ impl DPick<'_> {
 }
 
 /// Picking with a world ray in `f64`: the closest hit ([`crate::RayQueries::cast_with`] of
-/// the [`DRay`]) with its world point and distance in `f64`, side and surface, as a [`crate::Ray`]
-/// picks; degenerate rays pick nothing.
+/// the [`DRay`]) with its world point and distance in `f64`, side and surface, as a
+/// [`meshcast_primitives::Ray`] picks; degenerate rays pick nothing.
 ///
 /// # Examples
 /// ```
