@@ -388,7 +388,7 @@ pub fn points_in(rows: &RowsView<'_>, origin: DVec3) -> PyResult<Vec<Vec3>> {
 }
 
 /// The points of rows `(x, y, z)` in `f64`, exactly as given: world coordinates for the
-/// `*_f64` queries of a mesh, which carry them into its frame.
+/// point queries of `DVec3`s of a mesh, which carry them into its frame.
 ///
 /// # Errors
 /// `ValueError` naming the first point with a NaN or infinite coordinate.

@@ -28,7 +28,7 @@ pub fn rust_cast_batch_seconds(
     let view = rows.view();
     threads::run(py, threads, || {
         let reading = RayReading::new(&view, Interval::POSITIVE, Some(mesh.as_ref()));
-        let rays = ray_reading::rays(&view, &reading)?.rays;
+        let rays = ray_reading::rays::<meshcast::Ray>(&view, &reading)?.rays;
         let mut best = f64::INFINITY;
         for _ in 0..repeat.max(1) {
             let start = Instant::now();

@@ -4,7 +4,7 @@
 //!
 //! A mesh's queries take `float64` rays and points as world coordinates in `f64` (and any
 //! when the mesh has an origin of its own, `Mesh.origin`): rays are carried into its frame
-//! as they are read (`ray_reading::RayReading`), points answered by its `*_f64` queries. A
+//! as they are read (`ray_reading::RayReading`), points answered by its queries of `DVec3`s. A
 //! scene far from the origin answers `float64` rays (`world_queries`) and points
 //! (`point_queries::World`) by the engine's `f64` scene queries.
 
@@ -477,7 +477,7 @@ impl Geometry {
                 return world_queries::occluded(scene, &view, interval, &options);
             }
             let reading = RayReading::new(&view, interval, target.frame());
-            let read = ray_reading::rays(&view, &reading)?;
+            let read = ray_reading::rays::<meshcast::Ray>(&view, &reading)?;
             Ok(target.occluded_batch_with(&read.rays, &options))
         })
     }
@@ -494,7 +494,7 @@ impl Geometry {
                 return world_queries::count(scene, &view, interval);
             }
             let reading = RayReading::new(&view, interval, target.frame());
-            let read = ray_reading::rays(&view, &reading)?;
+            let read = ray_reading::rays::<meshcast::Ray>(&view, &reading)?;
             Ok(queries::count(target, &read.rays))
         })
     }

@@ -233,7 +233,7 @@ impl GpuMesh {
         let state = Self::current(slf);
         threads::run(py, None, || {
             let reading = RayReading::new(&view, Interval::POSITIVE, Some(state.cpu().as_ref()));
-            let rays = ray_reading::rays(&view, &reading)?.rays;
+            let rays = ray_reading::rays::<meshcast::Ray>(&view, &reading)?.rays;
             let resident_rays = state.mesh.resident_rays(&rays, query).map_err(to_py)?;
             let best = if wgpu {
                 state.mesh.time_wgpu(&resident_rays, query, repeat)

@@ -1,7 +1,7 @@
 //! The point queries of a mesh or a scene (closest points, distances, signed distances),
 //! laid out as Open3D's `RaycastingScene` lays them out, over `queries::Target` for both
-//! levels; points given as world coordinates in `f64` are answered by the engine's `*_f64`
-//! queries ([`World`], the `*_world` functions), in world units.
+//! levels; points given as world coordinates in `f64` are answered by the engine's point
+//! queries of `DVec3`s ([`World`], the `*_world` functions), in world units.
 
 use meshcast::glam::{DVec3, Vec3};
 use meshcast::{Mesh, PointQueries, QueryOptions, Scene};
@@ -12,7 +12,7 @@ use crate::queries::{Record, Target, GRAIN, INVALID_ID};
 use crate::world_queries;
 
 /// What answers points given as `f64` world coordinates, in world units, by the engine's
-/// `*_f64` queries: a mesh with an origin of its own or asked with `float64` points
+/// point queries of `DVec3`s: a mesh with an origin of its own or asked with `float64` points
 /// ([`RowsView::carried_into`]), or a scene far from the origin asked with `float64` points
 /// ([`world_queries::answers`]). Other points are read as they are, in `f32`.
 #[derive(Clone, Copy)]

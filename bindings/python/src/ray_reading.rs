@@ -1,7 +1,10 @@
 //! Rows `(ox, oy, oz, dx, dy, dz)` read as the rays a query casts, in one place: the
 //! interval `tnear < t <= tfar` each accepts, and how a query of a mesh or a scene reads
 //! them ([`RayReading`]): as they are, in `f32`, or as rays in `f64` world coordinates
-//! carried into a mesh's frame ([`meshcast::Mesh::carry_ray`]), whose `t` are carried back.
+//! carried into a mesh's frame ([`meshcast::Mesh::carry_ray`]), whose `t` are carried back;
+//! or, for a scene far from the origin, as `f64` world rays ([`DRay`]) that the scene carries
+//! into each instance itself. The ray's precision is the type read ([`ReadRay`]), through the
+//! one reader of rows ([`read_chunks`]).
 
 use meshcast::glam::{DVec3, Vec3};
 use meshcast::primitives::{f32_at_least, f32_at_most};
@@ -133,10 +136,61 @@ impl RayReading {
     }
 }
 
+/// A ray read from a row: a [`Ray`] as a [`RayReading`] reads it (as it is, or carried into
+/// a mesh's frame), or a [`DRay`] in `f64` world coordinates, every digit kept.
+pub trait ReadRay: Copy + Send + Sync {
+    /// The ray of a row given in `f32`, and the shift to add to a `t` along it to get the
+    /// row's own `t`.
+    fn of_f32(reading: &RayReading, row: [f32; 6]) -> (Self, f64);
+
+    /// The ray of a row given in `f64`, and its shift.
+    fn of_f64(reading: &RayReading, row: [f64; 6]) -> (Self, f64);
+
+    /// Whether its origin and direction are finite.
+    fn is_finite(&self) -> bool;
+
+    /// A ray to fill buffers with before they are read into.
+    const PLACEHOLDER: Self;
+}
+
+impl ReadRay for Ray {
+    fn of_f32(reading: &RayReading, row: [f32; 6]) -> (Self, f64) {
+        reading.ray_f32(row)
+    }
+
+    fn of_f64(reading: &RayReading, row: [f64; 6]) -> (Self, f64) {
+        reading.ray_f64(row)
+    }
+
+    fn is_finite(&self) -> bool {
+        self.origin.is_finite() && self.dir.is_finite()
+    }
+
+    const PLACEHOLDER: Self = Ray::new(Vec3::ZERO, Vec3::X);
+}
+
+impl ReadRay for DRay {
+    fn of_f32(reading: &RayReading, row: [f32; 6]) -> (Self, f64) {
+        Self::of_f64(reading, row.map(f64::from))
+    }
+
+    fn of_f64(reading: &RayReading, [ox, oy, oz, dx, dy, dz]: [f64; 6]) -> (Self, f64) {
+        let (t_min, t_max) = reading.closed_f64;
+        let ray = DRay::new(DVec3::new(ox, oy, oz), DVec3::new(dx, dy, dz));
+        (ray.with_range(t_min, t_max), 0.0)
+    }
+
+    fn is_finite(&self) -> bool {
+        self.origin.is_finite() && self.dir.is_finite()
+    }
+
+    const PLACEHOLDER: Self = DRay::new(DVec3::ZERO, DVec3::X);
+}
+
 /// Rays as a [`RayReading`] read them: the rays, and the shift of each where they were
 /// carried (empty where they were not).
-pub struct ReadRays {
-    pub rays: Vec<Ray>,
+pub struct ReadRays<R = Ray> {
+    pub rays: Vec<R>,
     pub shifts: Vec<f64>,
 }
 
@@ -151,12 +205,12 @@ pub const READ_GRAIN: usize = 1024;
 /// # Errors
 /// `ValueError` naming the first ray with a NaN or infinite number; `each` is then not
 /// called for its chunk (nor, maybe, for others).
-pub fn read_chunks<O: Send>(
+pub fn read_chunks<R: ReadRay, O: Send>(
     rows: &RowsView<'_>,
     reading: &RayReading,
     chunk: usize,
     outputs: impl IndexedParallelIterator<Item = O>,
-    each: impl Fn(&[Ray], O) + Sync,
+    each: impl Fn(&[R], O) + Sync,
 ) -> PyResult<Vec<f64>> {
     let first_bad = AtomicUsize::new(usize::MAX);
     let shifts: Vec<Vec<f64>> = rows
@@ -167,10 +221,7 @@ pub fn read_chunks<O: Send>(
             let mut rays = Vec::with_capacity(chunk);
             let mut shifts = Vec::new();
             numbers.read_rays(&mut rays, &mut shifts, reading);
-            match rays
-                .iter()
-                .position(|ray| !(ray.origin.is_finite() && ray.dir.is_finite()))
-            {
+            match rays.iter().position(|ray: &R| !ray.is_finite()) {
                 Some(bad) => {
                     first_bad.fetch_min(k * chunk + bad, Ordering::Relaxed);
                 }
@@ -190,8 +241,8 @@ pub fn read_chunks<O: Send>(
 ///
 /// # Errors
 /// `ValueError` naming the first ray with a NaN or infinite number.
-pub fn rays(rows: &RowsView<'_>, reading: &RayReading) -> PyResult<ReadRays> {
-    let mut rays = vec![Ray::new(Vec3::ZERO, Vec3::X); rows.len()];
+pub fn rays<R: ReadRay>(rows: &RowsView<'_>, reading: &RayReading) -> PyResult<ReadRays<R>> {
+    let mut rays = vec![R::PLACEHOLDER; rows.len()];
     let outputs = rays.par_chunks_mut(READ_GRAIN);
     let shifts = read_chunks(rows, reading, READ_GRAIN, outputs, |read, out| {
         out.copy_from_slice(read);
@@ -231,7 +282,7 @@ pub fn row_rays<'a>(rows: &RowsView<'a>, reading: &RayReading) -> PyResult<RowRa
         reading,
         READ_GRAIN,
         rayon::iter::repeat_n((), chunks),
-        |_, ()| {},
+        |_: &[Ray], ()| {},
     )?;
     Ok(RowRays {
         slice: rows.slice(),
@@ -270,8 +321,8 @@ impl FloatSlice<'_> {
     /// [`FloatSlice::ray`], an 800 x 600 camera image of the bunny cast 28% slower on one
     /// thread). The shifts are kept: carrying is about 15% of that image's time in `float64`
     /// (perf), which carrying each ray again to carry its `t` back would double.
-    fn read_rays(self, rays: &mut Vec<Ray>, shifts: &mut Vec<f64>, reading: &RayReading) {
-        let mut put = |(ray, shift): (Ray, f64)| {
+    fn read_rays<R: ReadRay>(self, rays: &mut Vec<R>, shifts: &mut Vec<f64>, reading: &RayReading) {
+        let mut put = |(ray, shift): (R, f64)| {
             rays.push(ray);
             if reading.carries() {
                 shifts.push(shift);
@@ -280,12 +331,12 @@ impl FloatSlice<'_> {
         match self {
             Self::F32(s) => {
                 for row in s.chunks_exact(6) {
-                    put(reading.ray_f32(std::array::from_fn(|i| row[i])));
+                    put(R::of_f32(reading, std::array::from_fn(|i| row[i])));
                 }
             }
             Self::F64(s) => {
                 for row in s.chunks_exact(6) {
-                    put(reading.ray_f64(std::array::from_fn(|i| row[i])));
+                    put(R::of_f64(reading, std::array::from_fn(|i| row[i])));
                 }
             }
         }

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::arrays::{Reals, RowsView};
 use crate::queries::{Cast, Intersections, INVALID_ID};
-use crate::ray_reading::Interval;
+use crate::ray_reading::{self, Interval, RayReading};
 
 /// Whether `scene` answers `rows` in `f64`: `float64` rows, and a scene far from the origin
 /// ([`is_far`]), where its `f32` world coordinates lose what the rows hold at a mesh's
@@ -32,22 +32,14 @@ pub fn is_far(scene: &Scene) -> bool {
     })
 }
 
-/// The world rays of rows `(ox, oy, oz, dx, dy, dz)`, each accepting the `t` of `interval`.
+/// The world rays of rows `(ox, oy, oz, dx, dy, dz)` in `f64`, each accepting the `t` of
+/// `interval`, read by the one reader of rows ([`ray_reading::rays`]).
 ///
 /// # Errors
 /// `ValueError` naming the first ray with a NaN or infinite number.
 fn world_rays(rows: &RowsView<'_>, interval: Interval) -> PyResult<Vec<DRay>> {
-    let (t_min, t_max) = interval.closed_f64();
-    let rays: Vec<DRay> = rows.map_rows_f64(|[ox, oy, oz, dx, dy, dz]: [f64; 6]| {
-        DRay::new(DVec3::new(ox, oy, oz), DVec3::new(dx, dy, dz)).with_range(t_min, t_max)
-    });
-    match rays
-        .iter()
-        .position(|ray| !(ray.origin.is_finite() && ray.dir.is_finite()))
-    {
-        Some(bad) => Err(rows.not_finite(bad)),
-        None => Ok(rays),
-    }
+    let reading = RayReading::new(rows, interval, None);
+    Ok(ray_reading::rays::<DRay>(rows, &reading)?.rays)
 }
 
 /// The unit geometric normal of triangle `triangle` of instance `instance`, in world space
