@@ -161,9 +161,7 @@ pub fn check_world_rays(mesh: &Mesh, rays: &[DRay]) {
     }
     assert_eq!(
         mesh.cast_batch(rays),
-        rays.iter()
-            .map(|ray| mesh.cast(ray))
-            .collect::<Vec<_>>()
+        rays.iter().map(|ray| mesh.cast(ray)).collect::<Vec<_>>()
     );
 }
 
