@@ -89,7 +89,6 @@ impl LevelWalks<Ray, Hit, u32> for Mesh {
         answers: &mut [Q::Answer<Hit>],
     ) where
         Q::Answer<Hit>: Copy + Default + Send + Sync,
-        Q::Answer<Hit>: Copy + Default + Send + Sync,
     {
         batch_packets(self, rays, options, kind, answers);
     }
@@ -102,7 +101,6 @@ impl LevelWalks<Ray, Hit, u32> for Mesh {
         kind: Q,
         answers: &mut [Q::Answer<Hit>],
     ) where
-        Q::Answer<Hit>: Copy + Default,
         Q::Answer<Hit>: Copy + Default,
     {
         serial_batch_packets(self, rays, options, kind, answers);

@@ -234,24 +234,14 @@ impl Instance {
         query: Vec3,
         options: &QueryOptions<F>,
     ) -> Option<ClosestPoint> {
-        let bound = options.squared_limit().filter(|_| query.is_finite())?;
-        if !options.matches_layers(self.layers()) {
-            return None;
-        }
-        let mut best = None;
         let placed = Placed {
             instance: self,
             carry: self.transform(),
             query,
         };
-        placed.search(0, bound, &mut best, |triangle| {
-            options.filter.keep(triangle)
-        });
-        best.map(|b| closest_of(&b, self.mesh()))
+        placed.nearest(query.is_finite(), options)
     }
-}
 
-impl Instance {
     /// The closest point to `query` (`f64` world coordinates), as
     /// [`crate::PointQueries::closest_point`] finds it on an instance with its triangles
     /// carried to the query point ([`Scene::nearest_far`]): the point and distance relative to
@@ -261,15 +251,7 @@ impl Instance {
         query: DVec3,
         options: &QueryOptions<F>,
     ) -> Option<ClosestPoint> {
-        let bound = options.squared_limit().filter(|_| query.is_finite())?;
-        if !options.matches_layers(self.layers()) {
-            return None;
-        }
-        let mut best = None;
-        Placed::far(self, query).search(0, bound, &mut best, |triangle| {
-            options.filter.keep(triangle)
-        });
-        best.map(|b| closest_of(&b, self.mesh()))
+        Placed::far(self, query).nearest(query.is_finite(), options)
     }
 }
 
@@ -370,6 +352,25 @@ impl<'a> Placed<'a> {
             carry: (DAffine3::from_translation(-query) * instance.exact_transform()).as_affine3a(),
             query: Vec3::ZERO,
         }
+    }
+
+    /// The closest point of one instance so placed, for a query point that is `finite`,
+    /// within the options' distance among the triangles their filter keeps: none when the
+    /// instance's layers miss the options' mask.
+    fn nearest<F: Filter<u32>>(
+        &self,
+        finite: bool,
+        options: &QueryOptions<F>,
+    ) -> Option<ClosestPoint> {
+        let bound = options.squared_limit().filter(|_| finite)?;
+        if !options.matches_layers(self.instance.layers()) {
+            return None;
+        }
+        let mut best = None;
+        self.search(0, bound, &mut best, |triangle| {
+            options.filter.keep(triangle)
+        });
+        best.map(|b| closest_of(&b, self.instance.mesh()))
     }
 
     /// Searches the instance's mesh for a point nearer than `bound` (squared) among the

@@ -36,6 +36,21 @@ pub struct DClosestPoint {
     pub distance: f64,
 }
 
+impl DClosestPoint {
+    /// `closest`'s triangle, barycentrics and feature, with its point in world coordinates
+    /// and its distance from the query point, both in `f64`.
+    pub(super) fn at(closest: ClosestPoint, point: DVec3, distance: f64) -> Self {
+        Self {
+            triangle: closest.triangle,
+            point,
+            u: closest.u,
+            v: closest.v,
+            feature: closest.feature,
+            distance,
+        }
+    }
+}
+
 impl Mesh {
     /// `ray` (`f64` world coordinates) carried into the mesh's frame ([`DRay::carry`]: the
     /// origin moved along the ray when it starts farther from the centre of the mesh's box
@@ -199,14 +214,7 @@ impl PointQueries<DVec3> for Mesh {
     ) -> Option<DClosestPoint> {
         let closest: ClosestPoint = self.closest_point(self.carry_point(point), options)?;
         let world = self.origin() + closest.point.as_dvec3();
-        Some(DClosestPoint {
-            triangle: closest.triangle,
-            point: world,
-            u: closest.u,
-            v: closest.v,
-            feature: closest.feature,
-            distance: world.distance(point),
-        })
+        Some(DClosestPoint::at(closest, world, world.distance(point)))
     }
 
     /// Whether the mesh contains `point` carried into its frame, rounded once.

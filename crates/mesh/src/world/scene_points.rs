@@ -28,14 +28,7 @@ impl DClosestPoint {
     /// `query`), in world coordinates.
     fn relative_to(closest: ClosestPoint, query: DVec3) -> Self {
         let relative = closest.point.as_dvec3();
-        DClosestPoint {
-            triangle: closest.triangle,
-            point: query + relative,
-            u: closest.u,
-            v: closest.v,
-            feature: closest.feature,
-            distance: relative.length(),
-        }
+        Self::at(closest, query + relative, relative.length())
     }
 }
 

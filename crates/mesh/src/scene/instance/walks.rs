@@ -97,7 +97,6 @@ impl LevelWalks<Ray, Hit, u32> for Instance {
         answers: &mut [Q::Answer<Hit>],
     ) where
         Q::Answer<Hit>: Copy + Default + Send + Sync,
-        Q::Answer<Hit>: Copy + Default + Send + Sync,
     {
         batch_packets(self, rays, options, kind, answers);
     }
@@ -110,7 +109,6 @@ impl LevelWalks<Ray, Hit, u32> for Instance {
         kind: Q,
         answers: &mut [Q::Answer<Hit>],
     ) where
-        Q::Answer<Hit>: Copy + Default,
         Q::Answer<Hit>: Copy + Default,
     {
         serial_batch_packets(self, rays, options, kind, answers);
