@@ -209,7 +209,7 @@ pub(crate) trait RayWalk {
 }
 
 /// A walk of `H` packets of rays written once over its lanes: what the packet dispatch
-/// (`simd::walk_packets`) instantiates, with the kernel's [`Simd`], inside a function
+/// (`simd::dispatch_packets`) instantiates, with the kernel's [`Simd`], inside a function
 /// compiled for the kernel's instruction set; a type, with its arguments one by one, as
 /// [`RayWalk`] is.
 pub(crate) trait PacketWalk<const H: usize> {

@@ -1,6 +1,6 @@
 //! What a walk is asked: the kinds of query ([`Closest`], [`Any`], [`All`], [`Count`]), one
 //! type each, that every walk of both trees takes as a value ([`crate::WideBvh::walk`],
-//! [`crate::Bvh::walk`], and for packets [`crate::WideBvh::walk_packets`],
+//! [`crate::Bvh::walk`], and for packets [`crate::WideBvh::traverse_packets`],
 //! [`crate::Bvh::walk_packet`]). A walk's loop is written once over [`Query`]: the kind says
 //! in which order children are taken (nearest first with the range shrinking, or as they
 //! come), what a leaf is asked, how what it found joins what the walk holds, and when the

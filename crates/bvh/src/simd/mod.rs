@@ -5,7 +5,7 @@
 //! A plain `cargo build --release` targets baseline x86-64 (SSE2), so the AVX2 and AVX-512
 //! kernels are chosen at run time, as Embree and tinybvh ship theirs: [`Kernel::preferred`]
 //! detects the CPU once, and each [`crate::WideBvh`] keeps its kernel. The dispatches
-//! ([`dispatch`], [`walk_packets`]) are handed a walk written over the contracts (a [`RayWalk`]
+//! ([`dispatch`], [`dispatch_packets`]) are handed a walk written over the contracts (a [`RayWalk`]
 //! or a [`PacketWalk`]) and instantiate it, loop and leaf test included, inside a function
 //! compiled with the kernel's instruction set enabled, so the caller's leaf test (inlined into
 //! it) gets the wider encoding too.
@@ -149,7 +149,7 @@ impl core::str::FromStr for Kernel {
 }
 
 /// A [`Kernel`] this CPU was checked to run: what a [`crate::WideBvh`] keeps and what the
-/// dispatches ([`dispatch`], [`walk_packets`]) take, so that calling into a kernel's instruction
+/// dispatches ([`dispatch`], [`dispatch_packets`]) take, so that calling into a kernel's instruction
 /// set is sound wherever the value came from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SupportedKernel(Kernel);
@@ -236,7 +236,7 @@ fn walk_portable<W: RayWalk>(
 /// Runs packet walk `W` in the lanes of `kernel`'s instruction set (eight lanes,
 /// [`meshcast_primitives::Simd`]), compiled for that instruction set.
 #[inline(always)]
-pub(crate) fn walk_packets<W: PacketWalk<H>, const H: usize>(
+pub(crate) fn dispatch_packets<W: PacketWalk<H>, const H: usize>(
     kernel: SupportedKernel,
     tree: &W::Tree,
     rays: [&RayPacket; H],

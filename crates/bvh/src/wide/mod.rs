@@ -38,7 +38,7 @@ use crate::Error;
 
 /// An eight-wide bounding volume hierarchy, collapsed from a binary [`crate::Bvh`]
 /// ([`WideBvh::from_binary`], `collapse.rs`) for fast ray queries ([`WideBvh::walk`],
-/// [`WideBvh::walk_packets`]).
+/// [`WideBvh::traverse_packets`]).
 ///
 /// Its nodes and leaves are the binary tree's subtrees of least SAH cost (Ylitie, Karras,
 /// Laine 2017), each leaf starting at a multiple of

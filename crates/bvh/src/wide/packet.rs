@@ -9,17 +9,17 @@
 //! answer, bit for bit. What the packet saves is the walking: one node test, one ordering
 //! and one stack entry for all its rays.
 //!
-//! Sixteen rays walk as two packets of eight lanes each ([`WideBvh::walk_packets`] with
+//! Sixteen rays walk as two packets of eight lanes each ([`WideBvh::traverse_packets`] with
 //! `H = 2`): the node test spans both, and at a leaf each packet tests its own rays.
 //!
 //! The rays of one walk share their direction signs, so one choice of near and far planes
 //! serves them all, and have finite reciprocal directions, so the intervals hold no NaN;
-//! [`WideBvh::walk_packets`] splits the rays by direction octant, and walks a ray with an
+//! [`WideBvh::traverse_packets`] splits the rays by direction octant, and walks a ray with an
 //! infinite reciprocal component alone (a packet of one ray,
 //! whose interval test is exactly its single-ray test).
 //!
 //! Uses the intervals (`packet_interval.rs`), the contracts (`contracts.rs`), the stack
-//! (`stack.rs`) and the packet dispatch (`simd::walk_packets`).
+//! (`stack.rs`) and the packet dispatch (`simd::dispatch_packets`).
 
 use core::marker::PhantomData;
 
@@ -49,7 +49,7 @@ impl WideBvh {
     /// the single-ray answer ([`WideBvh::walk`]), bit for bit. The walk runs in the lanes of
     /// the hierarchy's kernel, or for a tree too deep for the fixed stack, with a heap stack
     /// in the portable lanes.
-    pub fn walk_packets<Q: PacketQuery, const H: usize>(
+    pub fn traverse_packets<Q: PacketQuery, const H: usize>(
         &self,
         rays: [&RayPacket; H],
         lanes: [u32; H],
@@ -60,7 +60,7 @@ impl WideBvh {
             return [0; H];
         }
         if self.depth as usize <= MAX_FIXED_STACK_DEPTH {
-            simd::walk_packets::<Packets<FixedStack, _, Q>, H>(
+            simd::dispatch_packets::<Packets<FixedStack, _, Q>, H>(
                 self.kernel,
                 self,
                 rays,
@@ -68,7 +68,7 @@ impl WideBvh {
                 leaves,
             )
         } else {
-            simd::walk_packets::<Packets<Vec<Pending>, _, Q>, H>(
+            simd::dispatch_packets::<Packets<Vec<Pending>, _, Q>, H>(
                 SupportedKernel::PORTABLE,
                 self,
                 rays,

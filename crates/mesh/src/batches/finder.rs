@@ -39,8 +39,8 @@ pub(crate) struct PacketFinder {
 pub(crate) const MAX_SKIPPED_CHUNKS: u32 = 16;
 
 impl PacketFinder {
-    /// A finder for a batch through a level with `span`
-    /// ([`crate::batches::PacketTrace::span`]).
+    /// A finder for a batch through a level whose packets may be `span` wide
+    /// ([`PacketSpan`]; `None` for levels bounded by their rays' cone alone).
     pub(crate) fn new(span: Option<PacketSpan>) -> Self {
         Self {
             rays: [RayPacket::default(); 2],

@@ -5,10 +5,9 @@
 //! a chunk are coherent enough to walk a hierarchy together (`coherence.rs`),
 //! the finding of a batch's packets chunk after chunk (`finder.rs`), sets of a packet's lanes
 //! as bits (`lane_bits.rs`), and the driver every batch query runs through: tasks on the
-//! rayon pool, the sort and its undoing, the walk of packets and pairs of packets
-//! (`driver.rs`). What a ray or a packet is asked is handed in: a closure per task, or a
-//! [`PacketTrace`] for the queries that walk packets, which the queries room implements for
-//! each level and kind.
+//! rayon pool, the sort and its undoing (`driver.rs`). What a task does with its rays is
+//! handed in, a closure per task: the queries room's walk of packets and pairs of packets
+//! (`queries/level_batch.rs`), or of one ray at a time.
 //!
 //! May use: nothing else of the crate. Used by the queries room and every room above it.
 
@@ -21,9 +20,9 @@ mod lane_bits;
 mod order;
 
 pub(crate) use batch_ray::BatchRay;
-pub(crate) use driver::{
-    parallel_batch, serial_batch_in_order, trace_packets, PacketTrace, BATCH_GRAIN,
-};
+pub(crate) use driver::{parallel_batch, serial_batch_in_order, BatchTask, BATCH_GRAIN};
+pub(crate) use finder::PacketFinder;
+pub(crate) use images::TILE_SIDE;
 pub(crate) use lane_bits::{at_least, for_each_lane};
 pub(crate) use order::BatchFrame;
 pub use order::{BatchOrder, BATCH_ORDER_ENV, MIN_SORTED_BYTES, MIN_SORTED_RAYS};

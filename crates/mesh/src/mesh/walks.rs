@@ -118,7 +118,7 @@ impl PacketWalks<Hit, u32> for Mesh {
     ) {
         let keep = |triangle| options.filter.keep(triangle);
         self.leaves()
-            .walk_packets(rays, lanes, kind.rules(options), &keep, kind, answers);
+            .trace_packets(rays, lanes, kind.rules(options), &keep, kind, answers);
     }
 
     fn packet_span(&self) -> Option<PacketSpan> {

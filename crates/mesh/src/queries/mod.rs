@@ -8,8 +8,8 @@
 //! hit, and their count, with the hit rules each asks and a packet's answers), what each level implements and every query is derived from
 //! (`level_walks.rs`: `LevelWalks`, sealed: one ray's walk for every kind and a batch's, for
 //! rays of each precision; `PacketWalks`: the packet walks of `f32` batches), how the queries are derived from those walks
-//! (`batch_queries.rs`: the distance limit's cut, a level asked one kind as the batch
-//! driver's `PacketTrace`), and hit lists (`hit_lists.rs`: [`HitLists`]). How a batch is
+//! (`batch_queries.rs`: the distance limit's cut, batches ray by ray; `level_batch.rs`: a
+//! level asked one kind, whose batch tasks walk packets sixteen rays at a time), and hit lists (`hit_lists.rs`: [`HitLists`]). How a batch is
 //! scheduled, sorted and cut into packets is the batches room's.
 //!
 //! May use: the batches room. Used by every room above it.
@@ -17,6 +17,7 @@
 mod batch_queries;
 mod hit_lists;
 mod instance_id;
+mod level_batch;
 mod level_walks;
 mod options;
 mod query_kinds;
@@ -24,9 +25,9 @@ mod query_point;
 mod query_ray;
 mod ray_queries;
 
-pub(crate) use batch_queries::{batch_packets, serial_batch_packets};
 pub use hit_lists::HitLists;
 pub use instance_id::InstanceId;
+pub(crate) use level_batch::{batch_packets, packet_task, serial_batch_packets};
 pub(crate) use level_walks::{walk_rays, LevelWalks, PacketWalks};
 pub(crate) use options::HitRules;
 pub use options::{Culling, Facing, Filter, KeepAll, QueryOptions, ALL_LAYERS};

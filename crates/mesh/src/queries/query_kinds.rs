@@ -24,17 +24,16 @@ pub trait QueryKind: Query {
 }
 
 /// A kind of query a batch walks as packets where its rays are coherent: the closest hit or
-/// whether anything is hit, each answer one `Copy` value per ray.
+/// whether anything is hit, each answer one `Copy` value per ray, kept in the caller's answers
+/// while a packet walks the mesh's leaves.
 pub trait PacketKind: QueryKind + PacketQuery {
-    /// Runs `walk`, a packet walk over the mesh's leaves, with slots for each ray's closest
-    /// hit, and leaves in `answers[p]` the answer of each ray of `lanes[p]`: for the closest
-    /// hit the slots are the answers themselves; for any hit they are scratch, and the
-    /// answers are the bits `walk` returns.
-    fn with_hit_slots<const P: usize>(
-        answers: [&mut [Self::Answer<Hit>; PACKET_WIDTH]; P],
-        lanes: [u32; P],
-        walk: impl FnOnce([&mut [Option<Hit>; PACKET_WIDTH]; P]) -> [u32; P],
-    );
+    /// Offers `hit` to a ray's answer so far: the closest hit keeps it if it comes first
+    /// ([`Hit::is_closer_than`]), an any-hit answer becomes a hit; whether the answer took it.
+    fn offer(answer: &mut Self::Answer<Hit>, hit: Hit) -> bool;
+
+    /// Leaves in `answers` the rays of `hit` (bits) that a packet walk found to hit: an
+    /// any-hit walk's answer. A closest-hit walk answers with the hits offered, and no bits.
+    fn take_hits(answers: &mut [Self::Answer<Hit>; PACKET_WIDTH], hit: u32);
 }
 
 impl QueryKind for Closest {
@@ -69,27 +68,27 @@ impl QueryKind for Count {
 
 impl PacketKind for Closest {
     #[inline(always)]
-    fn with_hit_slots<const P: usize>(
-        answers: [&mut [Option<Hit>; PACKET_WIDTH]; P],
-        _: [u32; P],
-        walk: impl FnOnce([&mut [Option<Hit>; PACKET_WIDTH]; P]) -> [u32; P],
-    ) {
-        walk(answers);
+    fn offer(answer: &mut Option<Hit>, hit: Hit) -> bool {
+        if answer.is_some_and(|best| !hit.is_closer_than(&best)) {
+            return false;
+        }
+        *answer = Some(hit);
+        true
     }
+
+    #[inline(always)]
+    fn take_hits(_: &mut [Option<Hit>; PACKET_WIDTH], _: u32) {}
 }
 
 impl PacketKind for Any {
     #[inline(always)]
-    fn with_hit_slots<const P: usize>(
-        answers: [&mut [bool; PACKET_WIDTH]; P],
-        lanes: [u32; P],
-        walk: impl FnOnce([&mut [Option<Hit>; PACKET_WIDTH]; P]) -> [u32; P],
-    ) {
-        // An any-hit walk keeps no hits.
-        let mut scratch = [[None; PACKET_WIDTH]; P];
-        let hit = walk(scratch.each_mut());
-        for ((hit, lanes), answers) in hit.into_iter().zip(lanes).zip(answers) {
-            for_each_lane(lanes, |lane| answers[lane] = hit & (1 << lane) != 0);
-        }
+    fn offer(answer: &mut bool, _: Hit) -> bool {
+        *answer = true;
+        true
+    }
+
+    #[inline(always)]
+    fn take_hits(answers: &mut [bool; PACKET_WIDTH], hit: u32) {
+        for_each_lane(hit, |lane| answers[lane] = true);
     }
 }

@@ -497,7 +497,11 @@ impl LevelWalks<Ray, SceneHit, (InstanceId, u32)> for Scene {
 }
 
 impl PacketWalks<SceneHit, (InstanceId, u32)> for Scene {
-    /// Each packet walked through the top level ([`Scene::walk_packet`]).
+    /// Each packet's top-level walk ([`Bvh::walk_packet`]) of `kind`: each instance that some
+    /// rays reach answers them as a packet ([`Instance::answer_packet`]), each ray in its own
+    /// range, and each answer joins the ray's as the kind joins a slot's answer in one ray's
+    /// walk ([`meshcast_bvh::Query::take`]): the first hit by [`SceneHit::order`], the range
+    /// shrinking to it, or for any hit the ray leaving the walk.
     fn walk_packets<Q: PacketKind, F: Filter<(InstanceId, u32)>, const P: usize>(
         &self,
         rays: [&RayPacket; P],
@@ -506,60 +510,42 @@ impl PacketWalks<SceneHit, (InstanceId, u32)> for Scene {
         kind: Q,
         answers: [&mut [Q::Answer<SceneHit>; PACKET_WIDTH]; P],
     ) {
-        for ((rays, lanes), answers) in rays.into_iter().zip(lanes).zip(answers) {
-            self.walk_packet(rays, lanes, options, kind, answers);
-        }
-    }
-}
-
-impl Scene {
-    /// The top-level packet walk ([`Bvh::walk_packet`]) of `kind`: each instance that some
-    /// rays reach answers them as a packet ([`Instance::walk_packet`]), each ray in its own
-    /// range, and each answer joins the ray's as the kind joins a slot's answer in one ray's
-    /// walk ([`meshcast_bvh::Query::take`]): the first hit by [`SceneHit::order`], the range
-    /// shrinking to it, or for any hit the ray leaving the walk.
-    fn walk_packet<Q: PacketKind, F: Filter<(InstanceId, u32)>>(
-        &self,
-        rays: &RayPacket,
-        lanes: u32,
-        options: &QueryOptions<F>,
-        kind: Q,
-        answers: &mut [Q::Answer<SceneHit>; PACKET_WIDTH],
-    ) {
-        let world = &rays.rays();
         let rules = kind.rules(options);
-        let mut found: [Q::Found<SceneHit>; PACKET_WIDTH] = core::array::from_fn(|_| kind.start());
-        self.top_level
-            .walk_packet(world, lanes, kind, |slot, lanes, t_max| {
-                let Some((id, instance)) = self.searched(slot, options.mask) else {
-                    return 0;
-                };
-                let filter = InstanceFilter {
-                    id,
-                    filter: &options.filter,
-                };
-                // The packet with the ranges the walk has left.
-                let ranges = RayPacket {
-                    t_max: *t_max,
-                    ..*rays
-                };
-                let mut slot_answers = core::array::from_fn(|_| Q::nothing());
-                instance.walk_packet(&ranges, lanes, rules, &filter, kind, &mut slot_answers);
-                let mut hit = 0;
-                for_each_lane(lanes, |lane| {
-                    let answer = core::mem::replace(&mut slot_answers[lane], Q::nothing());
-                    let answer = Q::map(answer, |hit| SceneHit { instance: id, hit });
-                    match kind.take(&mut found[lane], answer, &ranges.ray(lane)) {
-                        Step::Go => {}
-                        Step::Shrink(t) => t_max[lane] = t,
-                        Step::Stop => hit |= 1 << lane,
-                    }
+        for ((rays, lanes), answers) in rays.into_iter().zip(lanes).zip(answers) {
+            let mut found: [Q::Found<SceneHit>; PACKET_WIDTH] =
+                core::array::from_fn(|_| kind.start());
+            self.top_level
+                .walk_packet(&rays.rays(), lanes, kind, |slot, lanes, t_max| {
+                    let Some((id, instance)) = self.searched(slot, options.mask) else {
+                        return 0;
+                    };
+                    let filter = InstanceFilter {
+                        id,
+                        filter: &options.filter,
+                    };
+                    // The packet with the ranges the walk has left.
+                    let ranges = RayPacket {
+                        t_max: *t_max,
+                        ..*rays
+                    };
+                    let mut slot_answers = core::array::from_fn(|_| Q::nothing());
+                    instance.answer_packet(&ranges, lanes, rules, &filter, kind, &mut slot_answers);
+                    let mut hit = 0;
+                    for_each_lane(lanes, |lane| {
+                        let answer = core::mem::replace(&mut slot_answers[lane], Q::nothing());
+                        let answer = Q::map(answer, |hit| SceneHit { instance: id, hit });
+                        match kind.take(&mut found[lane], answer, &ranges.ray(lane)) {
+                            Step::Go => {}
+                            Step::Shrink(t) => t_max[lane] = t,
+                            Step::Stop => hit |= 1 << lane,
+                        }
+                    });
+                    hit
                 });
-                hit
-            });
-        for (lane, found) in found.into_iter().enumerate() {
-            if lanes & (1 << lane) != 0 {
-                answers[lane] = kind.finish(found);
+            for (lane, found) in found.into_iter().enumerate() {
+                if lanes & (1 << lane) != 0 {
+                    answers[lane] = kind.finish(found);
+                }
             }
         }
     }

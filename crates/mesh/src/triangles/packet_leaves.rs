@@ -21,10 +21,11 @@ impl MeshLeaves<'_> {
     /// Leaves in `answers[p][i]` the answer of `kind` (closest hit, or whether anything is
     /// hit) for each ray `rays[p][i]` in `lanes[p]` (bits; coherent as
     /// [`crate::batches::coherence::coherent`] groups them, degenerate rays among them), as
-    /// [`MeshLeaves::trace`] answers it: the rays of the `P` packets traced together
-    /// ([`WideBvh::walk_packets`], which splits them by direction octant) when each has
-    /// [`PACKET_MIN_RAYS`] rays and the blocks have a packet test, else ray by ray.
-    pub(crate) fn walk_packets<Q: PacketKind, const P: usize>(
+    /// [`MeshLeaves::trace`] answers it: the leaves' tier of a packet's road, the rays of the
+    /// `P` packets traced together ([`WideBvh::traverse_packets`], which splits them by
+    /// direction octant) when each has [`PACKET_MIN_RAYS`] rays and the blocks have a packet
+    /// test, else ray by ray. The answers are kept in `answers` while the walk goes.
+    pub(crate) fn trace_packets<Q: PacketKind, const P: usize>(
         self,
         rays: [&RayPacket; P],
         lanes: [u32; P],
@@ -42,16 +43,17 @@ impl MeshLeaves<'_> {
             return;
         };
         let leaves = Leaves::new(blocks, self.wide, self.tri_mesh);
-        Q::with_hit_slots(answers, lanes, |hits| {
-            let mut p = 0;
-            let mut packets = hits.map(|hits| {
-                let best = BestHits::clear(lanes[p], hits);
-                let leaf = PacketLeaf::new(&leaves, rays[p], lanes[p], rules, keep, best);
-                p += 1;
-                leaf
-            });
-            self.wide.walk_packets(rays, lanes, kind, &mut packets)
+        let mut p = 0;
+        let mut packets = answers.map(|answers| {
+            let best = BestHits::<Q>::clear(lanes[p], answers);
+            let leaf = PacketLeaf::new(&leaves, rays[p], lanes[p], rules, keep, best);
+            p += 1;
+            leaf
         });
+        let hit = self.wide.traverse_packets(rays, lanes, kind, &mut packets);
+        for (packet, hit) in packets.iter_mut().zip(hit) {
+            Q::take_hits(packet.best.answers, hit);
+        }
     }
 }
 
@@ -62,17 +64,17 @@ impl MeshLeaves<'_> {
 /// [`MeshLeaves::trace`]'s.
 ///
 /// The walk hands it only the rays whose own test enters the leaf's box
-/// ([`WideBvh::walk_packets`]): on a camera image about three of eight, as leaves are about a
+/// ([`WideBvh::traverse_packets`]): on a camera image about three of eight, as leaves are about a
 /// pixel wide there. Two rays per test make a block cost one test per pair of those rays
 /// rather than one per triangle, as testing each triangle against all eight lanes did
 /// (bunny, 512 x 512 camera image, one thread: 548 to 481 instructions per ray).
-struct PacketLeaf<'l, 'a, 'h, K> {
+struct PacketLeaf<'l, 'a, 'h, K, Q: PacketKind> {
     rays: PacketRays<'l, 'a, K>,
     lanes: u32,
     /// The rays' set-ups for the pair test, made at the first leaf (`None` until then);
     /// `Some(None)` if the rays do not share their axes.
     packet: Option<Option<WatertightPacket>>,
-    best: BestHits<'h>,
+    best: BestHits<'h, Q>,
 }
 
 /// What a packet's leaf test reads: the blocks, the rays and which hits to keep.
@@ -83,45 +85,40 @@ struct PacketRays<'l, 'a, K> {
     keep: &'l K,
 }
 
-/// Each ray's closest hit so far, lane by lane, kept in the caller's answers: copying a whole
+/// Each ray's answer so far, lane by lane, kept in the caller's answers: copying a whole
 /// packet's hits there at the end was a call to `memcpy`.
-struct BestHits<'h> {
-    hits: &'h mut [Option<Hit>; PACKET_WIDTH],
+struct BestHits<'h, Q: PacketKind> {
+    answers: &'h mut [Q::Answer<Hit>; PACKET_WIDTH],
 }
 
-impl<'h> BestHits<'h> {
-    /// The hits of `hits`, none yet in the lanes of `lanes` (bits).
+impl<'h, Q: PacketKind> BestHits<'h, Q> {
+    /// The answers of `answers`, none yet in the lanes of `lanes` (bits).
     #[inline(always)]
-    fn clear(lanes: u32, hits: &'h mut [Option<Hit>; PACKET_WIDTH]) -> Self {
+    fn clear(lanes: u32, answers: &'h mut [Q::Answer<Hit>; PACKET_WIDTH]) -> Self {
         if lanes == ALL_LANES {
-            *hits = [None; PACKET_WIDTH];
+            answers.iter_mut().for_each(|answer| *answer = Q::nothing());
         } else {
-            for_each_lane(lanes, |lane| hits[lane] = None);
+            for_each_lane(lanes, |lane| answers[lane] = Q::nothing());
         }
-        Self { hits }
+        Self { answers }
     }
 
-    /// Keeps `hit` in `lane` if it comes before the hit there ([`Hit::order`]); returns
-    /// whether it did.
+    /// Offers `hit` to the answer in `lane` ([`PacketKind::offer`]); returns whether it
+    /// took it.
     #[inline(always)]
     fn offer(&mut self, lane: usize, hit: Hit) -> bool {
-        let best = &mut self.hits[lane];
-        if best.is_some_and(|best| !hit.is_closer_than(&best)) {
-            return false;
-        }
-        *best = Some(hit);
-        true
+        Q::offer(&mut self.answers[lane], hit)
     }
 }
 
-impl<'l, 'a, 'h, K: Fn(u32) -> bool> PacketLeaf<'l, 'a, 'h, K> {
+impl<'l, 'a, 'h, K: Fn(u32) -> bool, Q: PacketKind> PacketLeaf<'l, 'a, 'h, K, Q> {
     fn new(
         leaves: &'l Leaves<'a, TriangleBlock>,
         rays: &'l RayPacket,
         lanes: u32,
         rules: HitRules,
         keep: &'l K,
-        best: BestHits<'h>,
+        best: BestHits<'h, Q>,
     ) -> Self {
         Self {
             rays: PacketRays {
@@ -239,7 +236,7 @@ enum Next {
     Leave,
 }
 
-impl<K: Fn(u32) -> bool> PacketLeaves for PacketLeaf<'_, '_, '_, K> {
+impl<K: Fn(u32) -> bool, Q: PacketKind> PacketLeaves for PacketLeaf<'_, '_, '_, K, Q> {
     #[inline(always)]
     fn closest<S: Simd>(&mut self, slots: Range<u32>, lanes: u32, t_max: &mut Lanes<S>) {
         let best = &mut self.best;

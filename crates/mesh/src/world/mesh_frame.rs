@@ -8,14 +8,12 @@
 //! touching hits, ties to the smaller triangle), so only the rounding of coordinates at the
 //! mesh's own scale is left, wherever the mesh lies.
 
+use crate::batches::{parallel_batch, serial_batch_in_order, BatchFrame, BatchTask};
+use crate::mesh::Mesh;
+use crate::queries::{packet_task, LevelWalks, PacketKind, QueryKind};
+use crate::{ClosestPoint, Feature, Filter, PointQueries, QueryBox, QueryOptions, RayQueries};
 use glam::{DVec3, Vec3};
 use meshcast_primitives::{carry_point, Aabb, DFrame, DHit, DRay, Hit, Ray};
-use rayon::prelude::*;
-
-use crate::batches::{BatchFrame, BATCH_GRAIN};
-use crate::mesh::Mesh;
-use crate::queries::{LevelWalks, PacketKind, QueryKind};
-use crate::{ClosestPoint, Feature, Filter, PointQueries, QueryBox, QueryOptions, RayQueries};
 
 /// The surface point nearest to a point given in `f64` world coordinates
 /// ([`PointQueries::closest_point`] of a [`DVec3`] on a mesh or an instance): the
@@ -122,14 +120,19 @@ impl LevelWalks<DRay, DHit, u32> for Mesh {
         Q::map(answer, |hit| DHit::carried_back(hit, shift))
     }
 
+    /// The mesh's box in world coordinates (rounded to `f32`, which serves for choosing an
+    /// order), as the driver sorts the rays before they are carried.
     #[inline]
     fn batch_frame(&self) -> BatchFrame {
-        LevelWalks::<Ray, Hit, u32>::batch_frame(self)
+        let origin = self.origin().as_vec3();
+        let bounds = self.bounds();
+        let world = Aabb::new(bounds.min + origin, bounds.max + origin);
+        BatchFrame::new(world, self.acceleration_bytes())
     }
 
-    /// The rays cut to the distance limit along themselves, carried into the mesh's frame in
-    /// parallel, traced as an `f32` batch (packets where they are coherent), and their hits
-    /// carried back.
+    /// Each task's rays cut to the distance limit along themselves, carried into the mesh's
+    /// frame, traced as an `f32` batch's task traces them (packets where they are coherent),
+    /// and their hits carried back: the rays are read once, and stay in the caches.
     fn batch<Q: PacketKind + Sync, F: Filter<u32> + Sync>(
         &self,
         rays: &[DRay],
@@ -140,21 +143,10 @@ impl LevelWalks<DRay, DHit, u32> for Mesh {
         Q::Answer<DHit>: Copy + Default + Send + Sync,
         Q::Answer<Hit>: Copy + Default + Send + Sync,
     {
-        let frame = self.world_frame();
-        let (local, shifts): (Vec<Ray>, Vec<f64>) = rays
-            .par_iter()
-            .with_min_len(BATCH_GRAIN)
-            .map(|ray| carry_limited(&frame, ray, options))
-            .unzip();
-        let mut found = vec![Q::nothing(); rays.len()];
-        LevelWalks::<Ray, Hit, u32>::batch(self, &local, &options.unlimited(), kind, &mut found);
-        answers
-            .par_iter_mut()
-            .with_min_len(BATCH_GRAIN)
-            .zip(found.into_par_iter().zip(shifts))
-            .for_each(|(answer, (found, shift))| {
-                *answer = Q::map(found, |hit| DHit::carried_back(hit, shift));
-            });
+        let unlimited = options.unlimited();
+        let task = self.carried_task::<Q, F>(options, packet_task(self, &unlimited, kind));
+        let frame = LevelWalks::<DRay, DHit, u32>::batch_frame(self);
+        parallel_batch(rays, frame, options.order, answers, task);
     }
 
     /// [`LevelWalks::batch`] of `f64` rays on the calling thread.
@@ -168,29 +160,49 @@ impl LevelWalks<DRay, DHit, u32> for Mesh {
         Q::Answer<DHit>: Copy + Default,
         Q::Answer<Hit>: Copy + Default,
     {
+        let unlimited = options.unlimited();
+        let task = self.carried_task::<Q, F>(options, packet_task(self, &unlimited, kind));
+        let frame = LevelWalks::<DRay, DHit, u32>::batch_frame(self);
+        serial_batch_in_order(rays, frame, options.order, answers, task);
+    }
+}
+
+impl Mesh {
+    /// `task`, a batch task over `f32` rays in the mesh's frame, as a task over `f64` world
+    /// rays: each task's rays cut to the options' distance limit and carried into the frame
+    /// ([`carry_limited`]), walked, and their hits carried back.
+    fn carried_task<'a, Q: PacketKind + 'a, F>(
+        &self,
+        options: &'a QueryOptions<F>,
+        task: impl BatchTask<Ray, Q::Answer<Hit>> + 'a,
+    ) -> impl BatchTask<DRay, Q::Answer<DHit>> + 'a
+    where
+        Q::Answer<Hit>: Copy + Default,
+    {
         let frame = self.world_frame();
-        let (local, shifts): (Vec<Ray>, Vec<f64>) = rays
-            .iter()
-            .map(|ray| carry_limited(&frame, ray, options))
-            .unzip();
-        let mut found = vec![Q::nothing(); rays.len()];
-        LevelWalks::<Ray, Hit, u32>::batch_serial(
-            self,
-            &local,
-            &options.unlimited(),
-            kind,
-            &mut found,
-        );
-        for ((answer, found), shift) in answers.iter_mut().zip(found).zip(shifts) {
-            *answer = Q::map(found, |hit| DHit::carried_back(hit, shift));
+        move |rays: &[DRay], answers: &mut [Q::Answer<DHit>], width: Option<usize>| {
+            let (carried, shifts): (Vec<Ray>, Vec<f64>) = rays
+                .iter()
+                .map(|ray| carry_limited(&frame, ray, options))
+                .unzip();
+            let mut found = vec![Q::nothing(); rays.len()];
+            task(&carried, &mut found, width);
+            for ((answer, found), shift) in answers.iter_mut().zip(found).zip(shifts) {
+                *answer = Q::map(found, |hit| DHit::carried_back(hit, shift));
+            }
         }
     }
 }
 
 /// `ray` cut to the options' distance limit along itself and carried into `frame`; a ray the
-/// limit leaves nothing to find carried to an empty range, which hits nothing.
-#[inline]
+/// limit leaves nothing to find carried to an empty range, which hits nothing. With no limit
+/// the ray is carried as it is, as a single ray's walk carries it ([`Mesh::carry_ray`]): a
+/// degenerate ray carries to a degenerate one, which hits nothing either.
+#[inline(always)]
 fn carry_limited<F>(frame: &DFrame, ray: &DRay, options: &QueryOptions<F>) -> (Ray, f64) {
+    if options.max_distance == f32::INFINITY {
+        return frame.carry(ray);
+    }
     match options.limit_ray(ray) {
         Some(ray) => frame.carry(&ray),
         None => (Ray::new(Vec3::ZERO, Vec3::X).with_range(1.0, 0.0), 0.0),

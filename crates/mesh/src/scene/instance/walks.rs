@@ -36,7 +36,7 @@ impl Instance {
     /// answers it: the packet is carried into the mesh's space as a packet
     /// ([`Instance::packet_to_local`]) and traced there, one packet per
     /// [`coherence::RayClass`] its rays fall into.
-    pub(crate) fn walk_packet<Q: PacketKind>(
+    pub(crate) fn answer_packet<Q: PacketKind>(
         &self,
         rays: &RayPacket,
         lanes: u32,
@@ -53,9 +53,14 @@ impl Instance {
         for_each_lane(lanes & !valid, |lane| answers[lane] = Q::nothing());
         let keep = |triangle| filter.keep(triangle);
         for class in coherence::by_class(&local, valid) {
-            self.mesh
-                .leaves()
-                .walk_packets([&local], [class], rules, &keep, kind, [&mut *answers]);
+            self.mesh.leaves().trace_packets(
+                [&local],
+                [class],
+                rules,
+                &keep,
+                kind,
+                [&mut *answers],
+            );
         }
     }
 }
@@ -116,7 +121,7 @@ impl LevelWalks<Ray, Hit, u32> for Instance {
 }
 
 impl PacketWalks<Hit, u32> for Instance {
-    /// Each packet carried into the mesh's space and traced there ([`Instance::walk_packet`]);
+    /// Each packet carried into the mesh's space and traced there ([`Instance::answer_packet`]);
     /// none when the instance's layers miss the options' mask.
     fn walk_packets<Q: PacketKind, F: Filter<u32>, const P: usize>(
         &self,
@@ -129,7 +134,7 @@ impl PacketWalks<Hit, u32> for Instance {
         let (layers, rules) = (options.matches_layers(self.layers), kind.rules(options));
         for ((rays, lanes), answers) in rays.into_iter().zip(lanes).zip(answers) {
             if layers {
-                self.walk_packet(rays, lanes, rules, &options.filter, kind, answers);
+                self.answer_packet(rays, lanes, rules, &options.filter, kind, answers);
             } else {
                 for_each_lane(lanes, |lane| answers[lane] = Q::nothing());
             }
