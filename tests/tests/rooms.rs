@@ -1,11 +1,10 @@
 //! A crate's rooms import one way (ARCHITECTURE.md, "Inside meshcast-mesh", "Inside
 //! meshcast-primitives", "Inside meshcast-bvh" and "Inside meshcast-gpu"): a room may use the rooms below it in its
-//! crate's list, never one above. Read from the sources: every `crate::room` path, and every
-//! name a room takes through the crate root (`crate::Mesh`, `use crate::{Scene, ...}`),
-//! mapped to the room that defines it by the root's re-exports. Comments and test modules are left out (a doc
-//! link may point anywhere; tests may use the whole crate).
+//! crate's list, never one above, and names it by its path (`crate::scene::Scene`, never the
+//! root's re-export `crate::Scene`), so that the `use` lines as written are the drawing of
+//! the imports. Read from the sources: every `crate::` path's first name. Comments and test
+//! modules are left out (a doc link may point anywhere; tests may use the whole crate).
 
-use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -127,42 +126,46 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
+/// Where the group that `text` opens inside (`a, b::{c, d} }...`) closes.
+fn closing_brace(text: &str) -> usize {
+    let mut depth = 0;
+    for (at, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return at,
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    panic!("a group that never closes: {text}")
+}
+
+/// The items of a `use` group's inside, split at its top-level commas.
+fn top_level_items(group: &str) -> impl Iterator<Item = &str> {
+    let mut depth = 0;
+    let mut start = 0;
+    let mut items = Vec::new();
+    for (at, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&group[start..]);
+    items.into_iter().filter(|item| !item.trim().is_empty())
+}
+
 impl Rooms {
     fn source_dir(&self) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("..")
             .join(self.crate_dir)
             .join("src")
-    }
-
-    /// The name each public item of the crate root comes from: `pub use room::{A, B}` in
-    /// `lib.rs` maps `A` and `B` to `room`.
-    fn names_by_room(&self) -> HashMap<String, &'static str> {
-        let lib = code(&self.source_dir().join("lib.rs"));
-        let mut names = HashMap::new();
-        for statement in lib.split(';') {
-            // An attribute (`#[cfg(feature = "cuda")]`) may stand before the `use`.
-            let statement = statement
-                .lines()
-                .map(str::trim)
-                .skip_while(|line| line.is_empty() || line.starts_with("#["))
-                .collect::<Vec<_>>()
-                .join(" ");
-            let Some(rest) = statement.strip_prefix("pub use ") else {
-                continue;
-            };
-            let Some(room) = self
-                .rooms
-                .iter()
-                .find(|room| rest.starts_with(&format!("{room}::")))
-            else {
-                continue;
-            };
-            for name in words(&rest[room.len() + 2..]) {
-                names.insert(name.to_owned(), *room);
-            }
-        }
-        names
     }
 
     /// Every `.rs` file of a room (its folders' included; the kernels' sources, shaders and
@@ -197,63 +200,58 @@ impl Rooms {
         files
     }
 
-    /// The rooms a file's code names: `crate::room` paths and root names.
-    fn rooms_used(
-        &self,
-        code: &str,
-        names: &HashMap<String, &'static str>,
-    ) -> Vec<(String, &'static str)> {
+    /// The rooms a file's code names, as its paths are written: the first name after each
+    /// `crate::` (in a group, `crate::{a::X, b::Y}`, each item's), which must be a room; a
+    /// name that is none (an item the crate root re-exports, `crate::Mesh`) is an import
+    /// through the root, returned as `Err`.
+    fn rooms_used<'c>(&self, code: &'c str) -> Vec<Result<&'static str, &'c str>> {
         let mut used = Vec::new();
         for (at, _) in code.match_indices("crate::") {
             let rest = &code[at + "crate::".len()..];
-            let taken = match rest.strip_prefix('{') {
-                Some(group) => &group[..group.find('}').expect("a closed group")],
-                None => words(rest).next().unwrap_or_default(),
+            let heads: Vec<&str> = match rest.strip_prefix('{') {
+                Some(group) => top_level_items(&group[..closing_brace(group)])
+                    .filter_map(|item| words(item).next())
+                    .collect(),
+                None => words(rest).next().into_iter().collect(),
             };
-            for name in words(taken) {
-                let room = self
-                    .rooms
-                    .iter()
-                    .find(|&&room| room == name)
-                    .copied()
-                    .or_else(|| names.get(name).copied());
-                if let Some(room) = room {
-                    used.push((name.to_owned(), room));
+            for head in heads {
+                match self.rooms.iter().find(|&&room| room == head) {
+                    Some(room) => used.push(Ok(*room)),
+                    None => used.push(Err(head)),
                 }
             }
         }
         used
     }
 
-    /// Asserts that no room uses a room above it; `known` are root names and their rooms
-    /// that show the re-exports were read.
-    fn assert_imports_point_down(&self, known: &[(&str, &str)]) {
-        let names = self.names_by_room();
-        for (name, room) in known {
-            assert_eq!(
-                names.get(*name),
-                Some(room),
-                "the root's re-exports were not read: {names:?}"
-            );
-        }
+    /// Asserts that every `crate::` path of a room names a room, and no room one above it.
+    fn assert_imports_point_down(&self) {
         let rank = |room: &str| self.rooms.iter().position(|&r| r == room).expect("a room");
-        let mut upward = Vec::new();
+        let mut wrong = Vec::new();
         let files = self.room_files();
         assert!(
             files.len() > self.rooms.len(),
             "the rooms' files were not found"
         );
         for (room, path) in files {
-            for (name, used) in self.rooms_used(&code(&path), &names) {
-                if rank(used) > rank(room) {
-                    upward.push(format!("{} ({room}) uses {name} ({used})", path.display()));
+            let code = code(&path);
+            for used in self.rooms_used(&code) {
+                match used {
+                    Ok(used) if rank(used) > rank(room) => {
+                        wrong.push(format!("{} ({room}) uses {used}", path.display()))
+                    }
+                    Ok(_) => {}
+                    Err(name) => wrong.push(format!(
+                        "{} ({room}) takes {name} through the crate root, not by its room's path",
+                        path.display()
+                    )),
                 }
             }
         }
         assert!(
-            upward.is_empty(),
-            "imports that point up:\n{}",
-            upward.join("\n")
+            wrong.is_empty(),
+            "imports that point up or go through the root:\n{}",
+            wrong.join("\n")
         );
     }
 
@@ -275,20 +273,18 @@ impl Rooms {
 }
 
 #[test]
-fn rooms_import_only_the_rooms_below_them() {
-    MESH.assert_imports_point_down(&[("Mesh", "mesh"), ("Scene", "scene")]);
-    PRIMITIVES.assert_imports_point_down(&[("Ray", "rays"), ("Triangle", "triangles")]);
-    BVH.assert_imports_point_down(&[
-        ("WideNode", "layout"),
-        ("WideBvh", "wide"),
-        ("Kernel", "simd"),
-    ]);
-    GPU.assert_imports_point_down(&[
-        ("Gpu", "context"),
-        ("GpuMesh", "gpu_mesh"),
-        ("RaySource", "rays"),
-        ("DeviceRays", "cuda"),
-    ]);
+fn rooms_import_only_the_rooms_below_them_by_path() {
+    MESH.assert_imports_point_down();
+    PRIMITIVES.assert_imports_point_down();
+    BVH.assert_imports_point_down();
+    GPU.assert_imports_point_down();
+}
+
+#[test]
+fn a_path_through_the_root_or_up_is_caught() {
+    let code = "use crate::queries::{Filter, QueryOptions};\nuse crate::{Mesh, scene::Scene};";
+    let used = MESH.rooms_used(code);
+    assert_eq!(used, [Ok("queries"), Err("Mesh"), Ok("scene")]);
 }
 
 #[test]

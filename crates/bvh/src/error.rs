@@ -157,11 +157,11 @@ pub enum Error {
     },
     /// A buffer of a build or a hierarchy could not be allocated.
     #[error(transparent)]
-    OutOfMemory(#[from] crate::OutOfMemory),
+    OutOfMemory(#[from] crate::memory::OutOfMemory),
     /// The CPU cannot run the kernel asked for.
     #[error("this CPU cannot run the {kernel} kernel")]
     UnsupportedKernel {
         /// The kernel asked for.
-        kernel: crate::Kernel,
+        kernel: crate::simd::Kernel,
     },
 }

@@ -7,7 +7,9 @@ use core::cmp::Ordering;
 use meshcast_primitives::Aabb;
 use smallvec::SmallVec;
 
-use crate::{Bvh, WideBvh, WideLane, PADDING_SLOT, STACK_INLINE_CAPACITY, WIDE_WIDTH};
+use crate::binary::{Bvh, STACK_INLINE_CAPACITY};
+use crate::layout::{WideLane, PADDING_SLOT, WIDE_WIDTH};
+use crate::wide::WideBvh;
 
 impl Bvh {
     /// Finds the nearest primitive under a caller-defined distance (any ordered type `T`:

@@ -7,7 +7,9 @@ use core::ops::ControlFlow;
 use meshcast_primitives::{Aabb, Overlap};
 use smallvec::SmallVec;
 
-use crate::{Bvh, WideBvh, WideLane, PADDING_SLOT, STACK_INLINE_CAPACITY, WIDE_WIDTH};
+use crate::binary::{Bvh, STACK_INLINE_CAPACITY};
+use crate::layout::{WideLane, PADDING_SLOT, WIDE_WIDTH};
+use crate::wide::WideBvh;
 
 impl Bvh {
     /// Visits the leaf slots of every node that `classify` does not put outside the query

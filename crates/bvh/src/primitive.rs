@@ -4,7 +4,9 @@
 use meshcast_primitives::{Aabb, Hit, Ray, Triangle, WatertightRay};
 use rayon::prelude::*;
 
-use crate::{All, Any, BuildOptions, Bvh, Closest, Parallel};
+use crate::binary::Bvh;
+use crate::builders::{BuildOptions, Parallel};
+use crate::query::{All, Any, Closest};
 
 /// Inputs with fewer primitives compute their boxes without rayon.
 const PARALLEL_BOUNDS_PRIMITIVES: usize = 1 << 14;

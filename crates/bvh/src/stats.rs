@@ -1,6 +1,8 @@
 //! Statistics of a built hierarchy: counts, depth, leaf sizes, SAH cost and memory.
 
-use crate::{Bvh, WideBvh, WideLane, PADDING_SLOT, WIDE_WIDTH};
+use crate::binary::Bvh;
+use crate::layout::{WideLane, PADDING_SLOT, WIDE_WIDTH};
+use crate::wide::WideBvh;
 
 /// The SAH cost of visiting a node in [`BvhStats::sah_cost`], relative to one primitive test.
 pub const SAH_TRAVERSAL_COST: f64 = 1.0;
@@ -57,7 +59,7 @@ impl Bvh {
             primitive_count: self.order.len(),
             dropped_count: self.dropped_count(),
             bytes: core::mem::size_of::<Bvh>()
-                + self.nodes.capacity() * core::mem::size_of::<crate::Node>()
+                + self.nodes.capacity() * core::mem::size_of::<crate::binary::Node>()
                 + self.order.capacity() * core::mem::size_of::<u32>(),
             ..BvhStats::default()
         };

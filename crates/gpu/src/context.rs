@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 use crate::cuda::Cuda;
 use crate::kernel::{profiling, GpuOptions};

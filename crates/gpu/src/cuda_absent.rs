@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use meshcast_primitives::Ray;
 
+use crate::error::{Error, Result};
 use crate::kernel::{Backend, BACKEND_VARIABLE};
 use crate::layout::Layout;
 use crate::rays::RaySource;
-use crate::{Error, Result};
 
 /// The queries the CUDA kernel answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

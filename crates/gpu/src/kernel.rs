@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// The shader: traversal and the watertight test, with the bounds that decide which rays
 /// the host finishes.

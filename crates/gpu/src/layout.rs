@@ -2,7 +2,7 @@
 //! (Ylitie, Karras, Laine 2017), each node's leaves' triangles together, with what the shader
 //! and the host exchange per ray.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use meshcast_bvh::{WideBvh, WideLane, WideNode, PADDING_SLOT, WIDE_WIDTH};

@@ -6,7 +6,7 @@
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
-use crate::Result;
+use crate::error::Result;
 use bytemuck::Zeroable;
 use rayon::prelude::*;
 

@@ -56,7 +56,7 @@ pub(crate) fn crease_patch() -> Vec<[Vec3; 3]> {
 /// an edge midpoint on the crease, one ulp beside the vertex (missing the cube), a vertex of
 /// the face `x = 16`; from inside through the crease vertex and edge, a vertex of the face
 /// `z = 0` and a diagonal's midpoint.
-pub(crate) fn crease_rays() -> [crate::Ray; 8] {
+pub(crate) fn crease_rays() -> [crate::rays::Ray; 8] {
     let outside = Vec3::new(30.0, -7.0, 11.0);
     let inside = Vec3::new(8.0, 8.0, 8.0);
     let beside = Vec3::new(f32::from_bits(16f32.to_bits() + 1), 14.0, 0.0);
@@ -71,7 +71,7 @@ pub(crate) fn crease_rays() -> [crate::Ray; 8] {
         (inside, Vec3::new(16.0, 13.5, 0.5)),
     ]
     .map(|(origin, target)| {
-        let ray = crate::Ray::new(origin, target - origin);
+        let ray = crate::rays::Ray::new(origin, target - origin);
         assert_eq!(origin + ray.dir, target);
         ray
     })
@@ -82,7 +82,7 @@ pub(crate) fn crease_rays() -> [crate::Ray; 8] {
 pub(crate) struct SharedVertexFan {
     pub(crate) centre: Vec3,
     pub(crate) rim: [Vec3; 4],
-    pub(crate) triangles: [crate::Triangle; 4],
+    pub(crate) triangles: [crate::triangles::Triangle; 4],
 }
 
 /// The fan of [`SharedVertexFan`].
@@ -95,7 +95,7 @@ pub(crate) fn shared_vertex_fan() -> SharedVertexFan {
         Vec3::new(0.5, -0.75, 0.0),
     ];
     let triangles =
-        core::array::from_fn(|i| crate::Triangle::new(centre, rim[i], rim[(i + 1) % 4]));
+        core::array::from_fn(|i| crate::triangles::Triangle::new(centre, rim[i], rim[(i + 1) % 4]));
     SharedVertexFan {
         centre,
         rim,
@@ -107,30 +107,31 @@ pub(crate) fn shared_vertex_fan() -> SharedVertexFan {
 /// `-140` (subnormal coordinates) to `100` (products beyond `f32`'s range): the rays scaled
 /// whole (their `t` unchanged), by their origins only (`t` scaled), and with a subnormal
 /// component added to their directions beside the normal ones.
-pub(crate) fn scaled_creases() -> Vec<(i32, Vec<crate::Triangle>, [crate::Ray; 8])> {
+pub(crate) fn scaled_creases() -> Vec<(i32, Vec<crate::triangles::Triangle>, [crate::rays::Ray; 8])>
+{
     let mut creases = Vec::new();
     for k in [-140, -130, -126, -100, -60, 0, 40, 60, 100] {
         let s = 2f64.powi(k) as f32;
-        let patch: Vec<crate::Triangle> = crease_patch()
+        let patch: Vec<crate::triangles::Triangle> = crease_patch()
             .iter()
-            .map(|[a, b, c]| crate::Triangle::new(*a * s, *b * s, *c * s))
+            .map(|[a, b, c]| crate::triangles::Triangle::new(*a * s, *b * s, *c * s))
             .collect();
         let rays = crease_rays();
         let subnormal = Vec3::new(0.0, f32::from_bits(8), -f32::from_bits(3));
         creases.push((
             k,
             patch.clone(),
-            rays.map(|r| crate::Ray::new(r.origin * s, r.dir * s)),
+            rays.map(|r| crate::rays::Ray::new(r.origin * s, r.dir * s)),
         ));
         creases.push((
             k,
             patch.clone(),
-            rays.map(|r| crate::Ray::new(r.origin * s, r.dir)),
+            rays.map(|r| crate::rays::Ray::new(r.origin * s, r.dir)),
         ));
         creases.push((
             k,
             patch,
-            rays.map(|r| crate::Ray::new(r.origin * s, r.dir + subnormal)),
+            rays.map(|r| crate::rays::Ray::new(r.origin * s, r.dir + subnormal)),
         ));
     }
     creases

@@ -5,7 +5,7 @@
 use glam::Vec3A;
 use meshcast_primitives::{slab, slab_reciprocal, Ray, RayRange};
 
-use crate::Node;
+use crate::binary::Node;
 
 /// How a walk of the binary tree ([`crate::Bvh::walk_tested`]) tests a node's box against
 /// its ray, in the ray's precision ([`BoxTest::Ray`]): set up once per ray, asked per node.

@@ -3,7 +3,8 @@
 
 use meshcast_primitives::Aabb;
 
-use crate::{Error, Node};
+use crate::binary::Node;
+use crate::error::Error;
 
 /// A bounding volume hierarchy over primitive boxes, in a flat array of 32-byte [`Node`]s.
 ///

@@ -3,7 +3,8 @@
 
 use meshcast_primitives::Aabb;
 
-use crate::{Bvh, Error, Node};
+use crate::binary::{Bvh, Node};
+use crate::error::Error;
 
 impl Bvh {
     /// Recomputes every node's box from new primitive boxes (in original primitive order),

@@ -10,8 +10,8 @@ use meshcast_primitives::{Hit, Ray, RayHit, RayRange, ALL_LANES, PACKET_WIDTH};
 use smallvec::SmallVec;
 
 use crate::binary::box_test::{BoxTest, SlabRay};
+use crate::binary::{Bvh, Node};
 use crate::query::{Count, PacketQuery, Query, Step};
-use crate::{Bvh, Node};
 
 /// Stack entries kept inline before a traversal allocates (deeper trees still work).
 pub const STACK_INLINE_CAPACITY: usize = 64;

@@ -13,7 +13,8 @@ use super::input::{
     bounds_of, BuildOptions, BuildPrimitive, CentroidBounds, Parallel, Prepared, MAX_BINS,
 };
 use super::sweep::{self, SWEEP_PRIMITIVES};
-use crate::{Node, OutOfMemory};
+use crate::binary::Node;
+use crate::memory::OutOfMemory;
 
 /// Nodes with at least this many primitives bin them with rayon.
 const PARALLEL_BINNING_PRIMITIVES: usize = 1 << 16;

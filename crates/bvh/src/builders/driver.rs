@@ -5,7 +5,8 @@
 use meshcast_primitives::Aabb;
 
 use super::input::Parallel;
-use crate::{try_vec, Node, OutOfMemory};
+use crate::binary::Node;
+use crate::memory::{try_vec, OutOfMemory};
 
 /// Subtrees with at most this many primitives are built on one thread.
 const SEQUENTIAL_SUBTREE_PRIMITIVES: usize = 1 << 12;

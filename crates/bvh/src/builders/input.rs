@@ -7,8 +7,8 @@ use meshcast_primitives::Aabb;
 use rayon::prelude::*;
 
 #[cfg(doc)]
-use crate::Bvh;
-use crate::{try_vec, OutOfMemory};
+use crate::binary::Bvh;
+use crate::memory::{try_vec, OutOfMemory};
 
 /// The fewest bins the SAH builder uses.
 pub const MIN_BINS: usize = 2;

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use super::driver::{build_top_down, Split, Splitter};
 use super::input::{BuildOptions, BuildPrimitive, Parallel, Prepared};
 use crate::binary::{refit_nodes, Node};
-use crate::{try_vec, OutOfMemory};
+use crate::memory::{try_vec, OutOfMemory};
 
 /// Bits per axis of a Morton code (63 bits in all).
 const MORTON_BITS: u32 = 21;

@@ -30,7 +30,8 @@ pub use input::{
     DEFAULT_TRAVERSAL_COST, MAX_BINS, MIN_BINS,
 };
 
-use crate::{Bvh, OutOfMemory};
+use crate::binary::Bvh;
+use crate::memory::OutOfMemory;
 
 impl Bvh {
     /// Builds a hierarchy over primitive boxes (in original primitive order), with the

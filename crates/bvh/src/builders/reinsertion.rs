@@ -16,7 +16,7 @@ use meshcast_primitives::Aabb;
 
 use super::cost::{area, SahCost};
 use super::input::BuildOptions;
-use crate::Node;
+use crate::binary::Node;
 
 /// The most passes.
 ///

@@ -13,10 +13,12 @@ use rayon::prelude::*;
 
 use super::sah::{Lane, Lanes, SahCollapse};
 use super::MAX_NODES;
-use crate::layout::PADDING_SLOT;
+use crate::binary::{Bvh, Node};
+use crate::builders::{BuildOptions, Parallel};
+use crate::layout::{WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
+use crate::memory::{try_vec, OutOfMemory};
 use crate::simd::SupportedKernel;
-use crate::{try_vec, OutOfMemory};
-use crate::{BuildOptions, Bvh, Node, Parallel, WideBvh, WideNode, LEAF_ALIGNMENT, WIDE_WIDTH};
+use crate::wide::WideBvh;
 
 /// Wide levels whose child subtrees are collapsed in parallel (the root is level 1): up to
 /// 8^3 pieces.

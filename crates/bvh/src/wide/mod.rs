@@ -30,11 +30,11 @@ use core::ops::Range;
 
 use meshcast_primitives::Aabb;
 
+#[cfg(doc)]
+use crate::binary::Bvh;
+use crate::error::Error;
 use crate::layout::{WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
 use crate::simd::SupportedKernel;
-#[cfg(doc)]
-use crate::Bvh;
-use crate::Error;
 
 /// An eight-wide bounding volume hierarchy, collapsed from a binary [`crate::Bvh`]
 /// ([`WideBvh::from_binary`], `collapse.rs`) for fast ray queries ([`WideBvh::walk`],

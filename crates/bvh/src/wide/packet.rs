@@ -32,7 +32,7 @@ use super::stack::{
 use crate::contracts::{PacketLeaves, PacketWalk, Pending, TraversalStack, LEAF_REFERENCE};
 use crate::query::PacketQuery;
 use crate::simd::{self, SupportedKernel};
-use crate::WideBvh;
+use crate::wide::WideBvh;
 
 impl WideBvh {
     /// The rays of packets `rays` in `lanes` (bits, packet by packet) walked together, asked

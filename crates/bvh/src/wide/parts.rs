@@ -10,9 +10,12 @@ use meshcast_primitives::Aabb;
 use rayon::prelude::*;
 
 use super::MAX_NODES;
-use crate::layout::{EMPTY_LANE, HALVES};
+use crate::error::Error;
+use crate::layout::{
+    WideLane, WideNode, EMPTY_LANE, HALVES, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH,
+};
 use crate::simd::SupportedKernel;
-use crate::{Error, WideBvh, WideLane, WideNode, LEAF_ALIGNMENT, PADDING_SLOT, WIDE_WIDTH};
+use crate::wide::WideBvh;
 
 impl WideNode {
     /// The node as bytes, little-endian whatever the host: the 48 box coordinates as `f32`

@@ -6,10 +6,10 @@
 use arrayvec::ArrayVec;
 use glam::Vec4;
 
-use crate::builders::SahCost;
-use crate::{
-    try_filled, BuildOptions, Bvh, Node, OutOfMemory, Parallel, LEAF_ALIGNMENT, WIDE_WIDTH,
-};
+use crate::binary::{Bvh, Node};
+use crate::builders::{BuildOptions, Parallel, SahCost};
+use crate::layout::{LEAF_ALIGNMENT, WIDE_WIDTH};
+use crate::memory::{try_filled, OutOfMemory};
 
 /// Binary levels whose two subtrees are priced in parallel (up to 2^12 tasks), so that no
 /// unbalanced tree recurses deeply.

@@ -28,7 +28,7 @@ use meshcast_primitives::{Lanes, Simd};
 
 use crate::contracts::{Pending, TraversalStack, LEAF_REFERENCE};
 use crate::layout::{WideNode, WIDE_WIDTH};
-use crate::WideBvh;
+use crate::wide::WideBvh;
 
 /// Entries of the fixed traversal stack: enough for trees of [`MAX_FIXED_STACK_DEPTH`] levels.
 pub(crate) const STACK_CAPACITY: usize = (WIDE_WIDTH - 1) * MAX_FIXED_STACK_DEPTH;

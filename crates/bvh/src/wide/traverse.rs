@@ -31,8 +31,8 @@ use crate::contracts::{
     Counters, LeafIntersector, Pending, RaySetup, RayWalk, TraversalStack, LEAF_REFERENCE,
 };
 use crate::query::{Query, QueryLeaves, Step};
-use crate::simd::{self, FusedLaneRay, LaneRay, NodeTest, SupportedKernel};
-use crate::{Kernel, WideBvh};
+use crate::simd::{self, FusedLaneRay, Kernel, LaneRay, NodeTest, SupportedKernel};
+use crate::wide::WideBvh;
 
 impl WideBvh {
     /// The answer of `kind` ([`Closest`](crate::Closest), [`Any`](crate::Any),
@@ -122,9 +122,9 @@ impl WideBvh {
     /// # Errors
     /// [`crate::Error::UnsupportedKernel`] if this CPU cannot run it; the kernel is then
     /// unchanged.
-    pub fn set_kernel(&mut self, kernel: Kernel) -> Result<(), crate::Error> {
-        self.kernel =
-            SupportedKernel::new(kernel).ok_or(crate::Error::UnsupportedKernel { kernel })?;
+    pub fn set_kernel(&mut self, kernel: Kernel) -> Result<(), crate::error::Error> {
+        self.kernel = SupportedKernel::new(kernel)
+            .ok_or(crate::error::Error::UnsupportedKernel { kernel })?;
         Ok(())
     }
 

@@ -10,8 +10,8 @@ use cudarc::driver::{sys, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKe
 
 use super::driver::{bind_before_freeing, cuda_error, DeviceMesh, BLOCK};
 use super::{CudaMesh, Mode};
+use crate::error::{Error, Result};
 use crate::layout::GpuRay;
-use crate::{Error, Result};
 
 /// Words of one ray as the kernel reads it (`GpuRay`, 32 bytes).
 const RAY_WORDS: usize = size_of::<GpuRay>() / 4;

@@ -15,12 +15,12 @@ use cudarc::nvrtc::Ptx;
 use rayon::prelude::*;
 
 use super::{modules_for, Mode, Module};
+use crate::error::{Error, Result};
 use crate::kernel::profiling;
 use crate::layout::GpuRay;
 #[cfg(feature = "host-kernel")]
 use crate::layout::{GpuNode, GpuTriangle};
 use crate::rays::RaySource;
-use crate::{Error, Result};
 
 /// The kernel's rays per block (`kernel.cu`'s `WORKGROUP`, its launch bound).
 pub(super) const BLOCK: u32 = 128;

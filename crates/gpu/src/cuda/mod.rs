@@ -37,12 +37,12 @@ use std::time::Instant;
 
 use meshcast_primitives::Ray;
 
+use crate::error::{Error, Result};
 use crate::kernel::{Backend, BACKEND_VARIABLE};
 #[cfg(feature = "host-kernel")]
 use crate::layout::{GpuNode, GpuTriangle};
 use crate::layout::{GpuRay, Layout};
 use crate::rays::RaySource;
-use crate::{Error, Result};
 
 mod device_rays;
 mod driver;

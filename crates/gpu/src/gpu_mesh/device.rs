@@ -11,8 +11,8 @@ use rayon::prelude::*;
 
 use super::GpuMesh;
 use crate::cuda::{CudaMesh, DeviceAnswers, DeviceBuffer, DeviceCast, DeviceRays, Mode, Trace};
+use crate::error::{Error, Result};
 use crate::layout::{FLAGGED, NO_TRIANGLE};
-use crate::{Error, Result};
 
 impl GpuMesh {
     /// The closest hit of each ray on the device, as [`GpuMesh::cast_batch_with`] answers,

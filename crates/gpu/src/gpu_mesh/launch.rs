@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
-use crate::Result;
+use crate::error::Result;
 use meshcast_mesh::Culling;
 use meshcast_primitives::Ray;
 use rayon::prelude::*;
@@ -291,9 +291,11 @@ mod two_kernels {
     use meshcast_testkit::{adversarial_rays, asset, incoherent_rays, random_rays};
 
     use super::{KernelRules, Rays};
+    use crate::context::Gpu;
+    use crate::gpu_mesh::GpuMesh;
     use crate::gpu_mesh::GpuQuery;
+    use crate::kernel::{Backend, GpuOptions};
     use crate::stream::Source;
-    use crate::{Backend, Gpu, GpuMesh, GpuOptions};
 
     /// Every hit slot and count the launch of `query` leaves for `rays` cut to `limit`.
     fn raw(

@@ -163,7 +163,7 @@ impl GpuMesh {
     ///
     /// # Errors
     /// [`Error::Gpu`](crate::Error::Gpu) if the buffers cannot be made.
-    fn wgpu_copy(&self) -> crate::Result<&WgpuCopy> {
+    fn wgpu_copy(&self) -> crate::error::Result<&WgpuCopy> {
         if let Some(copy) = self.wgpu_copy.get() {
             return Ok(copy);
         }

@@ -1,7 +1,7 @@
 //! The queries a [`GpuMesh`] answers: batches of rays and camera images, each answer read
 //! from the shader's hit slots or left open for the CPU.
 
-use crate::Result;
+use crate::error::Result;
 use glam::Vec3;
 use meshcast_mesh::{Filter, HitLists, QueryOptions, RayQueries};
 use meshcast_primitives::{Camera, Hit, Ray};

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use meshcast_mesh::Mesh;
 use meshcast_primitives::{Camera, Ray};
 use wgpu::util::DeviceExt;

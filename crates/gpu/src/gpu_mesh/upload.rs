@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use meshcast_bvh::BuildOptions;
 use meshcast_mesh::{LeafTest, Mesh};
 use wgpu::util::DeviceExt;

@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 
 use super::side::{Bounds, Lanes, Side};
 use super::walk::Task;
-use crate::Mesh;
+use crate::mesh::Mesh;
 
 /// The slack a box bound keeps below the best distance found, relative to the largest
 /// coordinate: rounding in the triangle distances (a few units of `f64` rounding of the

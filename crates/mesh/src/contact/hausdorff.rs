@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::distance::{Queued, BOUND_SLACK};
 use super::side::{Bounds, Item, Lanes, Side};
-use crate::Mesh;
+use crate::mesh::Mesh;
 
 /// Regions refined at once on rayon's threads: a constant, so that which regions are
 /// refined, and so the answer, does not depend on the number of threads.

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::side::Side;
 use super::walk::{DualWalk, Pairing};
-use crate::Mesh;
+use crate::mesh::Mesh;
 
 impl Mesh {
     /// Whether the surface of `other`, placed by `other_to_self` (from `other`'s space into

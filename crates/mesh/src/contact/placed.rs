@@ -9,7 +9,11 @@ use std::ops::ControlFlow;
 use super::distance::{distance_limit, nearest_pair, DMeshDistance, BOUND_SLACK};
 use super::intersection::{crossing_pairs, meet};
 use super::side::{Bounds, Side};
-use crate::{Error, Instance, InstanceId, Mesh, MeshDistance, Placement, Result, Scene};
+use crate::contact::MeshDistance;
+use crate::error::{Error, Result};
+use crate::mesh::Mesh;
+use crate::queries::InstanceId;
+use crate::scene::{Instance, Placement, Scene};
 
 /// How much an instance's stored world box is widened before it picks candidates: its
 /// corners are `f32` roundings, a unit in `2^-24` of the coordinates, of a box around the

@@ -7,7 +7,7 @@ use meshcast_bvh::{WideLane, PADDING_SLOT, WIDE_WIDTH};
 use meshcast_primitives::Aabb;
 use smallvec::SmallVec;
 
-use crate::Mesh;
+use crate::mesh::Mesh;
 
 /// A box in `f64`, closed; empty when `min > max`.
 #[derive(Clone, Copy, Debug)]

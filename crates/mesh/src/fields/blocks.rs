@@ -38,8 +38,10 @@ use glam::{DVec3, Vec3};
 use rayon::prelude::*;
 
 use super::grid::{coordinate, Grid};
+use crate::mesh::Mesh;
+use crate::points::PointQueries;
+use crate::triangles::LeafTest;
 use crate::volume::PointBox;
-use crate::{LeafTest, Mesh, PointQueries};
 
 /// The edge of the blocks a grid starts from, in points, and of the columns of rows of `z`
 /// that run in parallel. Measured on the bunny at 256³ with a band of 2% of its

@@ -10,7 +10,9 @@ use rayon::prelude::*;
 use super::neighbours::Neighbours;
 use super::sampling::AreaSums;
 use crate::batches::BATCH_GRAIN;
-use crate::{Error, Mesh, Result, SurfaceSamples};
+use crate::error::{Error, Result};
+use crate::fields::SurfaceSamples;
+use crate::mesh::Mesh;
 
 /// How many uniform candidates are drawn for each point asked (Yuksel's M / N).
 const CANDIDATE_FACTOR: usize = 5;

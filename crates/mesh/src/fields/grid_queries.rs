@@ -7,7 +7,9 @@ use glam::Vec3;
 
 use super::blocks::{Blocks, Known};
 use super::grid::Grid;
-use crate::{Mesh, PointQueries, QueryBox, QueryOptions};
+use crate::mesh::Mesh;
+use crate::points::PointQueries;
+use crate::queries::{QueryBox, QueryOptions};
 
 /// How much farther than the band the bounded closest-point search looks, so that every
 /// distance whose `f32` square root is within the band is found despite the square's

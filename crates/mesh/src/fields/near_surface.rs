@@ -9,7 +9,9 @@ use rayon::prelude::*;
 
 use super::sampling::uniform;
 use crate::batches::BATCH_GRAIN;
-use crate::{Error, Mesh, PointQueries, Result};
+use crate::error::{Error, Result};
+use crate::mesh::Mesh;
+use crate::points::PointQueries;
 
 /// Points with the signed distance at each: `distances[i]` is
 /// [`PointQueries::signed_distance`] at `points[i]`, bit for bit, NaN where it has none (a

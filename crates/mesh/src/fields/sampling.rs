@@ -5,7 +5,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use crate::batches::BATCH_GRAIN;
-use crate::Mesh;
+use crate::mesh::Mesh;
 
 /// Points sampled on a surface, with the triangle and the barycentric coordinates each
 /// lies at: sample `s` is `points[s]`, on triangle `triangles[s]` at

@@ -15,9 +15,9 @@ use meshcast_bvh::{
 use meshcast_primitives::{carry_point, Aabb, DFrame, Hit, Triangle, BLOCK_WIDTH};
 use rayon::prelude::*;
 
-use crate::triangles::LeafBlocks;
+use crate::error::Result;
+use crate::triangles::{LeafBlocks, LeafTest, SurfacePoint, TriMesh};
 use crate::volume::{PointBox, WindingCache};
-use crate::{LeafTest, Result, SurfacePoint, TriMesh};
 
 /// A triangle mesh with a bounding volume hierarchy: closest hit, any hit, every hit and
 /// batches of rays ([`RayQueries`](crate::RayQueries)), in the mesh's own coordinates.
@@ -309,7 +309,7 @@ impl Mesh {
     pub fn set_positions(&mut self, positions: &[[f32; 3]]) -> Result<()> {
         let old = &self.tri_mesh;
         if positions.len() != old.vertex_count() {
-            return Err(crate::Error::InvalidAttribute {
+            return Err(crate::error::Error::InvalidAttribute {
                 attribute: "positions",
                 problem: format!(
                     "{} positions given for {} vertices",

@@ -9,11 +9,10 @@ use crate::batches::coherence::PacketSpan;
 use crate::batches::BatchFrame;
 use crate::mesh::Mesh;
 use crate::queries::{
-    batch_packets, sealed, serial_batch_packets, Any, Closest, HitRules, LevelWalks, PacketKind,
-    PacketWalks, QueryKind,
+    batch_packets, sealed, serial_batch_packets, Any, Closest, Filter, HitRules, LevelWalks,
+    PacketKind, PacketWalks, QueryKind, QueryOptions, RayQueries,
 };
 use crate::triangles::MeshLeaves;
-use crate::{Filter, QueryOptions, RayQueries};
 
 impl Mesh {
     /// The leaf blocks with the hierarchy and triangles they are laid out from.

@@ -5,9 +5,10 @@
 use glam::{Affine3A, DAffine3, DVec3, Vec3};
 use meshcast_primitives::{box_distance_squared, distance_squared, Aabb, Hit, Triangle};
 
-use crate::scene::{carried_box, carried_triangle};
+use crate::mesh::Mesh;
+use crate::queries::{Filter, InstanceId, QueryOptions};
+use crate::scene::{carried_box, carried_triangle, Instance, Scene, SceneHit};
 use crate::volume::PointBox;
-use crate::{Filter, Instance, InstanceId, Mesh, QueryOptions, Scene, SceneHit};
 
 /// The point of a mesh nearest to a query point: the triangle, the point with its
 /// barycentrics and the feature of the triangle it lies on, and the distance.

@@ -14,10 +14,10 @@ use meshcast_primitives::Ray;
 use rayon::prelude::*;
 
 use crate::batches::BATCH_GRAIN;
-use crate::queries::{sealed, Count, HitRules, QueryPoint};
-use crate::{
-    ClosestPoint, Filter, Instance, InstanceId, Mesh, QueryOptions, Scene, SceneClosestPoint,
-};
+use crate::mesh::Mesh;
+use crate::points::{ClosestPoint, SceneClosestPoint};
+use crate::queries::{sealed, Count, Filter, HitRules, InstanceId, QueryOptions, QueryPoint};
+use crate::scene::{Instance, Scene};
 
 /// The direction of the ray whose crossings [`PointQueries::contains`] counts on a closed
 /// mesh, in the mesh's space: `+x`.

@@ -7,8 +7,7 @@
 //! [`RayQueries`]: crate::RayQueries
 
 use crate::batches::{parallel_batch, serial_batch_in_order, BatchFrame, BatchRay};
-use crate::queries::{LevelWalks, QueryKind, QueryRay};
-use crate::{Filter, QueryOptions};
+use crate::queries::{Filter, LevelWalks, QueryKind, QueryOptions, QueryRay};
 
 /// The answers of `kind` for a batch in parallel, ray by ray through the batch driver
 /// ([`batch_ray_by_ray`]): what [`LevelWalks::batch`] does unless the level traces packets.

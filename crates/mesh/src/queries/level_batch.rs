@@ -15,8 +15,7 @@ use crate::batches::{
     for_each_lane, parallel_batch, serial_batch_in_order, BatchTask, PacketFinder, TILE_SIDE,
 };
 use crate::queries::batch_queries::walk_limited;
-use crate::queries::{PacketKind, PacketWalks};
-use crate::{Filter, QueryOptions};
+use crate::queries::{Filter, PacketKind, PacketWalks, QueryOptions};
 
 /// What fills the lanes of a packet that hold no ray.
 const PLACEHOLDER_RAY: Ray = Ray::new(glam::Vec3::ZERO, glam::Vec3::X);

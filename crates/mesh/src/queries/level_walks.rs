@@ -18,8 +18,7 @@ use meshcast_primitives::{Hit, Ray, RayPacket, PACKET_WIDTH};
 use crate::batches::coherence::PacketSpan;
 use crate::batches::{for_each_lane, BatchFrame};
 use crate::queries::batch_queries::{ray_by_ray, serial_ray_by_ray};
-use crate::queries::{PacketKind, QueryKind, QueryRay};
-use crate::{Filter, QueryOptions};
+use crate::queries::{Filter, PacketKind, QueryKind, QueryOptions, QueryRay};
 
 /// A level's walks of rays `R`, over its hits `H` and the candidates `C` its filters are asked
 /// about ([`crate::RayQueries::Hit`] and [`crate::RayQueries::Candidate`]): one ray's walk,

@@ -5,7 +5,7 @@
 use meshcast_primitives::Contacts;
 
 use crate::batches::{BatchOrder, BatchRay};
-use crate::InstanceId;
+use crate::queries::InstanceId;
 
 /// The mask that matches every layer: the default of [`QueryOptions::mask`] and of
 /// [`crate::Instance::layers`].

@@ -14,8 +14,7 @@ use meshcast_bvh::{PacketQuery, Query};
 use meshcast_primitives::{Hit, PACKET_WIDTH};
 
 use crate::batches::for_each_lane;
-use crate::queries::HitRules;
-use crate::QueryOptions;
+use crate::queries::{HitRules, QueryOptions};
 
 /// A kind of query as the mesh asks it: the bvh's kind with the hit rules it takes.
 pub trait QueryKind: Query {

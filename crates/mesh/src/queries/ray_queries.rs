@@ -15,8 +15,9 @@ use core::fmt::Debug;
 use meshcast_primitives::{Ray, RayHit};
 
 use crate::queries::batch_queries::{batch_ray_by_ray, every_hit, walk_limited};
-use crate::queries::{All, Any, Closest, Count, HitLists, LevelWalks, QueryRay};
-use crate::{Filter, QueryOptions};
+use crate::queries::{
+    All, Any, Closest, Count, Filter, HitLists, LevelWalks, QueryOptions, QueryRay,
+};
 
 /// The ray queries every level answers, the same at each: a [`crate::Mesh`] in its own
 /// space, an [`crate::Instance`] and a [`crate::Scene`] for world rays.

@@ -5,7 +5,7 @@
 
 use meshcast_primitives::FAR_SIZES;
 
-use crate::Instance;
+use crate::scene::Instance;
 
 /// How far from the exact world ray the `f64` queries of the world room
 /// ([`crate::Scene::cast`]) may find an instance's hits, so that the scene's top level,

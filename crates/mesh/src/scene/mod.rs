@@ -26,10 +26,12 @@ use meshcast_bvh::{BuildOptions, Bvh, Step};
 use meshcast_primitives::{Aabb, Hit, Ray, RayHit, RayPacket, PACKET_WIDTH};
 
 use crate::batches::{for_each_lane, BatchFrame};
+use crate::error::{Error, Result};
 use crate::queries::{
-    batch_packets, sealed, serial_batch_packets, LevelWalks, PacketKind, PacketWalks, QueryKind,
+    batch_packets, sealed, serial_batch_packets, Filter, InstanceId, LevelWalks, PacketKind,
+    PacketWalks, QueryKind, QueryOptions, RayQueries,
 };
-use crate::{Error, Filter, InstanceId, QueryOptions, RayQueries, Result, SurfacePoint};
+use crate::triangles::SurfacePoint;
 
 /// A hit in a scene: which instance, and the hit on its mesh.
 ///
@@ -284,7 +286,11 @@ impl Scene {
     ///
     /// # Errors
     /// [`Error::UnknownInstance`] for an id the scene does not hold.
-    pub fn set_mesh(&mut self, id: InstanceId, mesh: std::sync::Arc<crate::Mesh>) -> Result<()> {
+    pub fn set_mesh(
+        &mut self,
+        id: InstanceId,
+        mesh: std::sync::Arc<crate::mesh::Mesh>,
+    ) -> Result<()> {
         let instance = self
             .slots
             .get(id.index() as usize)

@@ -4,8 +4,11 @@
 use glam::Vec3;
 use meshcast_primitives::{Hit, Ray};
 
-use crate::queries::{All, Closest, QueryKind, QueryRay};
-use crate::{Facing, Filter, InstanceId, QueryOptions, RayQueries, Scene, SceneHit, SurfacePoint};
+use crate::queries::{
+    All, Closest, Facing, Filter, InstanceId, QueryKind, QueryOptions, QueryRay, RayQueries,
+};
+use crate::scene::{Scene, SceneHit};
+use crate::triangles::SurfacePoint;
 
 /// What a ray picked: the instance, the hit on its mesh, the world distance, the side hit
 /// and the surface there (world point, geometric and shading normal, texture coordinates,

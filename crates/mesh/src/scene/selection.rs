@@ -5,7 +5,9 @@ use core::ops::ControlFlow;
 
 use meshcast_primitives::{Overlap, Triangle, Volume};
 
-use crate::{Filter, Instance, InstanceId, Mesh, QueryOptions, Scene};
+use crate::mesh::Mesh;
+use crate::queries::{Filter, InstanceId, QueryOptions};
+use crate::scene::{Instance, Scene};
 
 /// What a selection asks of each triangle.
 ///

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use crate::Scene;
+use crate::scene::Scene;
 
 /// A [`Scene`] shared between reader threads and writers: readers take a snapshot
 /// ([`SharedScene::snapshot`], an `Arc<Scene>`) and query it as long as they like; a writer
@@ -85,5 +85,5 @@ const _: () = {
     const fn shared_across_threads<T: Send + Sync>() {}
     shared_across_threads::<Scene>();
     shared_across_threads::<SharedScene>();
-    shared_across_threads::<crate::Mesh>();
+    shared_across_threads::<crate::mesh::Mesh>();
 };

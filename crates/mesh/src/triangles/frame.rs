@@ -5,7 +5,8 @@
 use glam::DVec3;
 use meshcast_primitives::{carry_point, FAR_SIZES};
 
-use crate::{Error, Result, TriMesh};
+use crate::error::{Error, Result};
+use crate::triangles::TriMesh;
 
 impl TriMesh {
     /// The mesh of these `f64` positions and index triples, stored as `f32` coordinates

@@ -7,7 +7,7 @@ use meshcast_primitives::{
     Triangle, TriangleBlock, WatertightRay,
 };
 
-use crate::TriMesh;
+use crate::triangles::TriMesh;
 
 /// A four-lane leaf test: a ray's set-up for one block layout and what it finds per lane.
 pub(crate) trait LaneTest {

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::leaves::Leaves;
 use crate::queries::{HitRules, QueryKind};
-use crate::{LeafTest, TriMesh};
+use crate::triangles::{LeafTest, TriMesh};
 
 const _: () = assert!(BLOCK_WIDTH == LEAF_ALIGNMENT);
 

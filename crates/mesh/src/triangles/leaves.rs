@@ -8,7 +8,7 @@ use meshcast_primitives::{Contacts, Hit, Ray, Simd, BLOCK_WIDTH};
 
 use super::lane_test::{LaneHits, LaneTest};
 use crate::queries::HitRules;
-use crate::TriMesh;
+use crate::triangles::TriMesh;
 
 /// One layout's blocks with what the walks need besides them.
 pub(super) struct Leaves<'a, B> {

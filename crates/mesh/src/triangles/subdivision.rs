@@ -1,7 +1,8 @@
 //! Midpoint subdivision of a [`TriMesh`]: each triangle into four at its edge midpoints,
 //! shared midpoints deduplicated.
 
-use crate::{Error, Result, TriMesh, VertexAttribute};
+use crate::error::{Error, Result};
+use crate::triangles::{TriMesh, VertexAttribute};
 
 impl TriMesh {
     /// The mesh subdivided `levels` times: each triangle becomes four at its edge midpoints

@@ -3,7 +3,7 @@
 use glam::{Affine3A, Mat3A, Vec2, Vec3};
 use meshcast_primitives::Hit;
 
-use crate::TriMesh;
+use crate::triangles::TriMesh;
 
 /// The surface at a hit: the point, the geometric and shading normals, the texture
 /// coordinates and the name of the object or group, from [`crate::Mesh::surface`] (in the

@@ -10,8 +10,8 @@ use rayon::prelude::*;
 use super::derived::Derived;
 use super::vertex_attribute::VertexAttribute;
 use super::vertex_normals::VertexNormalCache;
+use crate::error::{Error, Result, Warning};
 use crate::volume::{is_degenerate, ClosednessCache};
-use crate::{Error, Result, Warning};
 
 /// Vertices or triangles one rayon task checks at least.
 const PARALLEL_GRAIN: usize = 1 << 14;

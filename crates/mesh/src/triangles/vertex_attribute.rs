@@ -1,7 +1,7 @@
 //! [`VertexAttribute`]: a per-corner attribute of a [`TriMesh`](crate::TriMesh) (normals,
 //! texture coordinates), its check against the mesh's triangles and its size.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// A per-corner attribute stored the OBJ way: a list of values, and for each triangle the
 /// indices of its three corners' values, or `None` for a triangle that has none.

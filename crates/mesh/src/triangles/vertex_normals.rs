@@ -5,7 +5,7 @@ use meshcast_primitives::Triangle;
 use std::f64::consts::PI;
 
 use super::derived::Derived;
-use crate::TriMesh;
+use crate::triangles::TriMesh;
 
 /// The vertex normals of a [`TriMesh`], computed on first use.
 pub(crate) type VertexNormalCache = Derived<Vec<Vec3>>;

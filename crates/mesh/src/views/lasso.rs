@@ -4,7 +4,10 @@
 use glam::{Vec2, Vec3};
 use meshcast_primitives::{Polygon, Ray, Viewport};
 
-use crate::{Filter, InstanceId, Mesh, QueryOptions, RayQueries, Result, Scene, SceneTriangle};
+use crate::error::Result;
+use crate::mesh::Mesh;
+use crate::queries::{Filter, InstanceId, QueryOptions, RayQueries};
+use crate::scene::{Scene, SceneTriangle};
 
 impl Mesh {
     /// The triangles seen under a lasso: every triangle that is the closest hit (with the

@@ -6,10 +6,11 @@ use meshcast_primitives::{Hit, Ray};
 use rayon::prelude::*;
 
 use crate::batches::BATCH_GRAIN;
+use crate::error::{Error, Result};
 use crate::fields::uniform;
+use crate::mesh::Mesh;
 use crate::views::directions::{around, cosine_hemisphere, uniform_cone};
 use crate::views::sight::sight_ray;
-use crate::{Error, Mesh, Result};
 
 /// How thick a mesh is at each vertex, along rays into it ([`Mesh::thickness`]): for vertex
 /// `v`, `mean[v]` and `min[v]` are the mean and the least distance at which its rays met the

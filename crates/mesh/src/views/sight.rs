@@ -17,7 +17,9 @@ use meshcast_primitives::{Hit, Ray, T_MIN_POSITIVE};
 use rayon::prelude::*;
 
 use crate::batches::BATCH_GRAIN;
-use crate::{LeafTest, Mesh, QueryOptions, RayQueries};
+use crate::mesh::Mesh;
+use crate::queries::{QueryOptions, RayQueries};
+use crate::triangles::LeafTest;
 
 /// The ray from `origin` along `dir` over `(0, t_max]`: `t = 0`, where the triangles with a
 /// corner at `origin` are met, is left out.

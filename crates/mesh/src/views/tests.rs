@@ -4,7 +4,8 @@
 
 use meshcast_primitives::{Contacts, Hit, Ray, Triangle};
 
-use crate::{LeafTest, Mesh};
+use crate::mesh::Mesh;
+use crate::triangles::LeafTest;
 
 /// A mesh from an OBJ text's `v` and `f` lines, faces split into fans.
 fn obj(text: &str) -> Mesh {

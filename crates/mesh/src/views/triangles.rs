@@ -7,7 +7,9 @@ use meshcast_primitives::{Ray, Viewport};
 use rayon::prelude::*;
 
 use crate::batches::BATCH_GRAIN;
-use crate::{Error, Mesh, QueryPoint, RayQueries, Result};
+use crate::error::{Error, Result};
+use crate::mesh::Mesh;
+use crate::queries::{QueryPoint, RayQueries};
 
 /// Rows of pixels traced as one batch: a multiple of the packets' four-row tiles, few enough
 /// that a large image's rays are never all held at once.

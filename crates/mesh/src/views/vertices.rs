@@ -5,9 +5,11 @@ use meshcast_primitives::{Ray, Viewport};
 use rayon::prelude::*;
 
 use crate::batches::BATCH_GRAIN;
+use crate::error::Result;
+use crate::mesh::Mesh;
+use crate::queries::QueryPoint;
 use crate::views::sight::sight_ray;
 use crate::views::triangles::eyes_in_frame;
-use crate::{Mesh, QueryPoint, Result};
 
 impl Mesh {
     /// Which vertices at least one of `eyes` sees: `visible[v]` for every vertex `v`, used

@@ -10,8 +10,10 @@
 
 use crate::batches::{parallel_batch, serial_batch_in_order, BatchFrame, BatchTask};
 use crate::mesh::Mesh;
-use crate::queries::{packet_task, LevelWalks, PacketKind, QueryKind};
-use crate::{ClosestPoint, Feature, Filter, PointQueries, QueryBox, QueryOptions, RayQueries};
+use crate::points::{ClosestPoint, Feature, PointQueries};
+use crate::queries::{
+    packet_task, Filter, LevelWalks, PacketKind, QueryBox, QueryKind, QueryOptions, RayQueries,
+};
 use glam::{DVec3, Vec3};
 use meshcast_primitives::{carry_point, Aabb, DFrame, DHit, DRay, Hit, Ray};
 

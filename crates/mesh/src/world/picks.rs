@@ -5,9 +5,12 @@
 use glam::DVec3;
 use meshcast_primitives::{DHit, DRay, Hit};
 
-use crate::queries::{All, Closest, QueryKind};
-use crate::scene::{InstanceFilter, PickRay};
-use crate::{DSceneHit, Facing, Filter, InstanceId, QueryOptions, RayQueries, Scene, SurfacePoint};
+use crate::queries::{
+    All, Closest, Facing, Filter, InstanceId, QueryKind, QueryOptions, RayQueries,
+};
+use crate::scene::{InstanceFilter, PickRay, Scene};
+use crate::triangles::SurfacePoint;
+use crate::world::DSceneHit;
 
 /// What a world ray in `f64` picked ([`Scene::pick`] of a [`DRay`]): the instance, the hit on its mesh
 /// with `t` along the world ray, the world distance and point in `f64`, the side hit and the

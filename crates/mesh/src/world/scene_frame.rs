@@ -25,9 +25,11 @@ use meshcast_bvh::{BoxTest, Node};
 use meshcast_primitives::{f32_at_least, Aabb, DFrame, DHit, DRay, Ray, RayHit};
 
 use crate::batches::BatchFrame;
-use crate::queries::{HitRules, LevelWalks, QueryKind};
-use crate::scene::{FarReach, InstanceFilter};
-use crate::{Filter, Instance, InstanceId, PointQueries, QueryOptions, RayQueries, Scene};
+use crate::points::PointQueries;
+use crate::queries::{
+    Filter, HitRules, InstanceId, LevelWalks, QueryKind, QueryOptions, RayQueries,
+};
+use crate::scene::{FarReach, Instance, InstanceFilter, Scene};
 
 /// The relative slack of the top level's `f64` tests (ranges and boxes): `2^-46`, 64 times
 /// the few roundings of each `f64` step it covers.

@@ -7,9 +7,10 @@
 
 use glam::DVec3;
 
-use crate::{
-    ClosestPoint, DClosestPoint, Filter, Instance, InstanceId, PointQueries, QueryOptions, Scene,
-};
+use crate::points::{ClosestPoint, PointQueries};
+use crate::queries::{Filter, InstanceId, QueryOptions};
+use crate::scene::{Instance, Scene};
+use crate::world::DClosestPoint;
 
 /// The point of a scene nearest to a query point in `f64` world coordinates
 /// ([`PointQueries::closest_point`] of a [`DVec3`] on a scene): the instance, and the point on its mesh with its point and

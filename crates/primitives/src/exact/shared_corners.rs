@@ -5,7 +5,7 @@ use glam::DVec3;
 
 use super::predicates::{orient2d, orient3d, sign};
 use super::triangle_pair::{project, projection_axis, segment_triangle};
-use crate::triangles_intersect;
+use crate::exact::triangles_intersect;
 
 /// Whether the closed triangles `a` and `b` share a point that is neither a corner they
 /// share nor on an edge they share, decided exactly: the test for a mesh's

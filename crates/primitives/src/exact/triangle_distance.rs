@@ -4,7 +4,7 @@
 
 use glam::DVec3;
 
-use crate::triangles_intersect;
+use crate::exact::triangles_intersect;
 
 /// How far apart two triangles are, and where: [`triangles_distance`]'s answer.
 ///

@@ -4,7 +4,8 @@
 
 use glam::Vec3;
 
-use crate::{Hit, Ray, Triangle};
+use crate::rays::Ray;
+use crate::triangles::{Hit, Triangle};
 
 /// The plane through `point` with normal `normal`; the normal need not be unit length, and
 /// the side it points to is the front.

@@ -4,7 +4,10 @@
 use glam::Vec3;
 
 use super::plane::newell_normal;
-use crate::{triangulate, Aabb, Error, Hit, Plane, Ray, Triangle};
+use crate::error::Error;
+use crate::polygons::{triangulate, Plane};
+use crate::rays::{Aabb, Ray};
+use crate::triangles::{Hit, Triangle};
 
 /// How far a vertex may lie from a polygon's plane, as a fraction of the diagonal of the
 /// polygon's bounding box, for [`Polygon::new`] to accept it.

@@ -2,7 +2,7 @@
 
 use glam::{Vec3, Vec3A};
 
-use crate::Ray;
+use crate::rays::Ray;
 
 /// `gamma(3) = 3u / (1 - 3u)` with `u = 2^-24` (Pharr, Jakob, Humphreys, *Physically Based
 /// Rendering*, 3rd ed., §3.9): the relative error bound of one slab distance `(plane - o) * inv`.

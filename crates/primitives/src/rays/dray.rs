@@ -3,7 +3,7 @@
 
 use glam::{DVec3, Vec3};
 
-use crate::{Aabb, Ray};
+use crate::rays::{Aabb, Ray};
 
 /// How far from the world's origin, in lengths of its diagonal, a box may lie and keep its
 /// `f32` coordinates in the world's frame ([`crate::DRay::carry`] and the meshes' frames):

@@ -1,7 +1,7 @@
 //! [`RayRange`]: what a walk asks of a ray's range in either precision, so that one walk of a
 //! binary tree serves rays in `f32` ([`Ray`]) and in `f64` ([`DRay`]).
 
-use crate::{DRay, Ray};
+use crate::rays::{DRay, Ray};
 
 /// A ray's accepted range of `t` in the ray's own precision: what a walk that shrinks the
 /// range as hits are found needs ([`crate::RayHit::Scalar`] is the same precision). Sealed:
@@ -27,8 +27,8 @@ pub trait RayRange: Copy + sealed::Sealed {
 
 mod sealed {
     pub trait Sealed {}
-    impl Sealed for crate::Ray {}
-    impl Sealed for crate::DRay {}
+    impl Sealed for crate::rays::Ray {}
+    impl Sealed for crate::rays::DRay {}
 }
 
 impl RayRange for Ray {

@@ -6,7 +6,7 @@
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::lanes::{Lanes, Simd, ALL_LANES, PACKET_WIDTH};
-use crate::Ray;
+use crate::rays::Ray;
 
 /// [`PACKET_WIDTH`] rays, lane by lane: `origin[axis][lane]` is coordinate `axis` of ray
 /// `lane`'s origin.

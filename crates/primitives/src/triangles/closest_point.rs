@@ -4,7 +4,8 @@
 
 use glam::Vec3;
 
-use crate::{Aabb, Triangle};
+use crate::rays::Aabb;
+use crate::triangles::Triangle;
 
 /// A point on a triangle: its position and barycentrics, so that
 /// `point = (1 - u - v) * v0 + u * v1 + v * v2` (up to rounding).

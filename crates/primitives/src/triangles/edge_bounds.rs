@@ -39,7 +39,7 @@
 
 use glam::Vec4;
 
-use crate::{Lanes, Simd};
+use crate::lanes::{Lanes, Simd};
 
 /// The bound's factor: `2^-21 = 8 u`.
 const EDGE_ERROR: f32 = 4.768_371_6e-7;

@@ -4,7 +4,7 @@ use core::cmp::Ordering;
 
 use glam::Vec3;
 
-use crate::Triangle;
+use crate::triangles::Triangle;
 
 /// Where a ray hits a primitive: distance `t` along the ray (in units of its direction),
 /// barycentrics `u`, `v`, and the index of the primitive that was hit.

@@ -9,7 +9,8 @@
 //! (negating the determinant and the scaled barycentrics, which is exact), so on a front face
 //! both variants compute bit-identical hits.
 
-use crate::{Hit, Ray, Triangle};
+use crate::rays::Ray;
+use crate::triangles::{Hit, Triangle};
 
 /// Which faces a test accepts.
 #[derive(Clone, Copy, PartialEq, Eq)]

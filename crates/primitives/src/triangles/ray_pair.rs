@@ -3,7 +3,7 @@
 //! test answers.
 
 use crate::lanes::{Lanes, Simd, ALL_LANES, PACKET_WIDTH};
-use crate::{TriangleBlock, WatertightPacket, BLOCK_WIDTH};
+use crate::triangles::{TriangleBlock, WatertightPacket, BLOCK_WIDTH};
 
 use super::watertight_packet::{Axis, LaneRays, PacketHits};
 

@@ -6,7 +6,8 @@
 
 use glam::{Vec3, Vec4};
 
-use crate::{Hit, Ray, TriangleTransform, BLOCK_WIDTH};
+use crate::rays::Ray;
+use crate::triangles::{Hit, TriangleTransform, BLOCK_WIDTH};
 
 /// Four [`TriangleTransform`]s stored entry by entry (structure of arrays): one `Vec4` per
 /// entry of `R` and per coordinate of the origin, 48 bytes per triangle. An unused lane holds

@@ -3,9 +3,10 @@
 
 use glam::{DVec2, DVec3, Vec3};
 
-use crate::predicates::orient2d;
+use crate::exact::predicates::orient2d;
 
-use crate::{Aabb, Contacts, Hit, Ray, WatertightRay};
+use crate::rays::{Aabb, Ray};
+use crate::triangles::{Contacts, Hit, WatertightRay};
 
 /// A triangle with corners `v0`, `v1`, `v2`; counter-clockwise seen from the side its
 /// [`normal`](Triangle::normal) points to (the front).

@@ -8,7 +8,8 @@ use super::edge_bounds::{
     edge_bound4, lane_edge_bound, near_lanes, near_lanes4, open_lanes, open_lanes4,
     well_placed_lanes, well_placed_lanes4,
 };
-use crate::{Hit, Lanes, Simd, Triangle, WatertightRay};
+use crate::lanes::{Lanes, Simd};
+use crate::triangles::{Hit, Triangle, WatertightRay};
 
 /// Triangles in one [`TriangleBlock`].
 pub const BLOCK_WIDTH: usize = 4;

@@ -9,7 +9,8 @@
 
 use glam::{Affine3A, Mat3A, Vec3, Vec3A};
 
-use crate::{Hit, Ray, Triangle};
+use crate::rays::Ray;
+use crate::triangles::{Hit, Triangle};
 
 /// The world-to-triangle-space transform of one triangle: the 3×4 matrix `[R | -R·v0]`,
 /// stored as the rows of `R` and the corner `v0`.

@@ -65,9 +65,11 @@
 use glam::{Vec3, Vec4};
 
 use super::edge_bounds::{edge_bound, is_near, is_well_placed};
+use crate::exact::{ray_edge_side, ray_edge_tie};
+use crate::rays::Ray;
+use crate::triangles::Hit;
 #[cfg(doc)]
-use crate::Triangle;
-use crate::{ray_edge_side, ray_edge_tie, Hit, Ray};
+use crate::triangles::Triangle;
 
 /// The per-ray set-up of the watertight test: the axis permutation and shear. Build it once
 /// per ray and test many triangles with [`WatertightRay::intersect`].

@@ -15,7 +15,8 @@ use glam::Vec3;
 
 use super::edge_bounds::{lane_edge_bound, near_lanes, open_lanes, well_placed_lanes};
 use crate::lanes::{Lanes, Simd, PACKET_WIDTH};
-use crate::{lanes_like, Contacts, Hit, RayPacket, Triangle, WatertightRay};
+use crate::rays::{lanes_like, RayPacket};
+use crate::triangles::{Contacts, Hit, Triangle, WatertightRay};
 
 /// The watertight set-ups of up to eight rays that share their axes ([`WatertightRay`]'s
 /// dominant axis and winding-preserving order), spread lane by lane.

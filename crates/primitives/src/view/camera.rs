@@ -3,7 +3,9 @@
 use glam::{Mat4, Vec2, Vec3};
 
 use super::viewport::{perspective, pixels};
-use crate::{Aabb, ClipPlanes, DepthConvention, Error, Ray, Viewport};
+use crate::error::Error;
+use crate::rays::{Aabb, Ray};
+use crate::view::{ClipPlanes, DepthConvention, Viewport};
 
 /// The direction from the target towards the eye that [`Camera::framing`] looks along: from
 /// the front right and a little above, for a `+y` up world (the OBJ convention).

@@ -4,7 +4,9 @@
 
 use glam::{DMat4, DVec3, DVec4, Mat4, Vec2, Vec3};
 
-use crate::{Error, Frustum, Ray};
+use crate::error::Error;
+use crate::rays::Ray;
+use crate::volumes::Frustum;
 
 /// Where the near and far planes land in normalised device depth.
 ///

@@ -3,7 +3,8 @@
 
 use glam::Vec3;
 
-use crate::{Aabb, Triangle};
+use crate::rays::Aabb;
+use crate::triangles::Triangle;
 
 /// How far the frustum reaches: to four far corners, or without end along four directions
 /// (a perspective projection with an infinite far plane).

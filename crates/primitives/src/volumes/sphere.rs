@@ -2,7 +2,8 @@
 
 use glam::Vec3;
 
-use crate::{Aabb, Hit, Ray};
+use crate::rays::{Aabb, Ray};
+use crate::triangles::Hit;
 
 /// A sphere with centre `center` and radius `radius`.
 ///

@@ -5,7 +5,9 @@
 
 use glam::Vec3;
 
-use crate::{box_distance_squared, distance_squared, Aabb, Frustum, Sphere, Triangle};
+use crate::rays::Aabb;
+use crate::triangles::{box_distance_squared, distance_squared, Triangle};
+use crate::volumes::{Frustum, Sphere};
 
 /// How a box lies relative to a volume, as a hierarchy's volume traversal needs it.
 ///

@@ -5,7 +5,10 @@ use std::sync::Arc;
 use glam::{Affine3A, DAffine3, DVec3, Mat3A, Vec3, Vec3A};
 use meshcast_primitives::{Aabb, Hit, Ray, RayPacket, Triangle, PACKET_WIDTH};
 
-use crate::{Error, Facing, Mesh, Result, SurfacePoint, ALL_LAYERS};
+use crate::error::{Error, Result};
+use crate::mesh::Mesh;
+use crate::queries::{Facing, ALL_LAYERS};
+use crate::triangles::SurfacePoint;
 
 /// A [`Mesh`] (shared through an [`Arc`], so many instances cost one mesh and one BVH) placed
 /// in the world by an affine transform: rotation, non-uniform scale (mirroring included),

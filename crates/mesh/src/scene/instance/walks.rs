@@ -6,10 +6,10 @@ use meshcast_primitives::{Hit, Portable, Ray, RayPacket, PACKET_WIDTH};
 
 use crate::batches::{coherence, for_each_lane, BatchFrame};
 use crate::queries::{
-    batch_packets, sealed, serial_batch_packets, HitRules, LevelWalks, PacketKind, PacketWalks,
-    QueryKind,
+    batch_packets, sealed, serial_batch_packets, Filter, HitRules, LevelWalks, PacketKind,
+    PacketWalks, QueryKind, QueryOptions, RayQueries,
 };
-use crate::{Filter, Instance, QueryOptions, RayQueries};
+use crate::scene::Instance;
 
 impl Instance {
     /// The answer of `kind` for a world ray (cut to its distance limit) among the triangles
