@@ -5,8 +5,9 @@
 //! One loop serves every kind: closest hit and the first `max_hits` hits visit the entered
 //! children nearest first and skip those that start beyond the end of the range, which
 //! shrinks to the best hit (the last of the first hits) as the kind says; any hit, every hit
-//! and their count take the children in lane order and never shrink the range (a const
-//! flag, from [`crate::Query::nearest_first`]). Each node's eight boxes are tested by the
+//! and their count take the children in lane order and never shrink the range
+//! ([`crate::Query::nearest_first`], a constant the compiler folds for every kind but a
+//! capped [`crate::All`], so one dispatch serves both orders). Each node's eight boxes are tested by the
 //! hierarchy's [`Kernel`] (`simd/`), with the same arithmetic and widening as the binary
 //! tree's slab test, so no box that holds a hit is culled and the answers equal a brute-force
 //! loop, ties included, whichever kernel runs. The loop is written once over the contracts
@@ -81,26 +82,14 @@ impl WideBvh {
             kind,
             leaves: &mut leaves,
         };
-        let (kernel, deep) = (self.kernel, self.too_deep());
-        let found = if kind.nearest_first() {
-            simd::dispatch::<Fixed<C, Q, L, true, FUSED>, Heap<C, Q, L, true, FUSED>>(
-                kernel,
-                deep,
-                self,
-                ray,
-                &mut leaves,
-                counters,
-            )
-        } else {
-            simd::dispatch::<Fixed<C, Q, L, false, FUSED>, Heap<C, Q, L, false, FUSED>>(
-                kernel,
-                deep,
-                self,
-                ray,
-                &mut leaves,
-                counters,
-            )
-        };
+        let found = simd::dispatch::<Fixed<C, Q, L, FUSED>, Heap<C, Q, L, FUSED>>(
+            self.kernel,
+            self.too_deep(),
+            self,
+            ray,
+            &mut leaves,
+            counters,
+        );
         kind.finish(found)
     }
 
@@ -137,7 +126,7 @@ impl WideBvh {
     /// closest hit, 628.8 -> 631.3).
     #[cold]
     #[inline(never)]
-    fn run_plain<const NEAREST: bool, Q, L, C>(
+    fn run_plain<Q, L, C>(
         &self,
         ray: &Ray,
         leaves: &mut QueryLeaves<'_, Q, L>,
@@ -148,7 +137,7 @@ impl WideBvh {
         L: LeafIntersector,
         C: Counters,
     {
-        simd::dispatch::<Fixed<C, Q, L, NEAREST, PLAIN>, Heap<C, Q, L, NEAREST, PLAIN>>(
+        simd::dispatch::<Fixed<C, Q, L, PLAIN>, Heap<C, Q, L, PLAIN>>(
             self.kernel,
             self.too_deep(),
             self,
@@ -164,7 +153,7 @@ impl WideBvh {
     /// kernel, so that other rays pay only for the test.
     #[cold]
     #[inline(never)]
-    fn run_overflow_safe<const NEAREST: bool, Q, L, C>(
+    fn run_overflow_safe<Q, L, C>(
         &self,
         ray: &Ray,
         leaves: &mut QueryLeaves<'_, Q, L>,
@@ -175,7 +164,7 @@ impl WideBvh {
         L: LeafIntersector,
         C: Counters,
     {
-        simd::dispatch::<Heap<C, Q, L, NEAREST, SAFE>, Heap<C, Q, L, NEAREST, SAFE>>(
+        simd::dispatch::<Heap<C, Q, L, SAFE>, Heap<C, Q, L, SAFE>>(
             SupportedKernel::PORTABLE,
             true,
             self,
@@ -186,10 +175,12 @@ impl WideBvh {
     }
 
     /// The traversal loop, for kernel `V` and the node test `T` of `set_up`: children nearest
-    /// first with the range shrinking, or with `NEAREST` false in lane order with the range
-    /// fixed; each leaf asked what `leaves`' kind asks.
+    /// first with the range shrinking, or, where the kind takes them as they come
+    /// ([`Query::nearest_first`]: a constant, compiled away, for every kind but a capped
+    /// [`crate::All`]), in lane order with the range fixed; each leaf asked what `leaves`'
+    /// kind asks.
     #[inline(always)]
-    fn walk_loop<T, V, S, C, Q, L, const NEAREST: bool>(
+    fn walk_loop<T, V, S, C, Q, L>(
         &self,
         simd: V,
         ray: &Ray,
@@ -206,6 +197,7 @@ impl WideBvh {
         L: LeafIntersector,
     {
         let lane_ray = T::new(simd, set_up);
+        let nearest = leaves.kind.nearest_first();
         let mut found = leaves.start();
         let mut t_max = ray.t_max;
         let mut stack = S::default();
@@ -216,7 +208,7 @@ impl WideBvh {
                 counters.node();
                 let (mask, entries) = lane_ray.test(node, t_max);
                 if mask != 0 {
-                    current = if NEAREST {
+                    current = if nearest {
                         push_nearest_last(simd, current, node, mask, &entries, &mut stack)
                     } else {
                         push_in_lane_order(current, node, mask, &mut stack)
@@ -235,7 +227,7 @@ impl WideBvh {
             loop {
                 match stack.pop() {
                     None => return found,
-                    Some(next) if !NEAREST || next.entry <= t_max => {
+                    Some(next) if !nearest || next.entry <= t_max => {
                         current = next.reference;
                         break;
                     }
@@ -252,23 +244,17 @@ const FUSED: u8 = 0;
 const PLAIN: u8 = 1;
 const SAFE: u8 = 2;
 
-/// One ray's walk with stack `S`, the kind `Q` in the order `NEAREST` and the node test
-/// `SETUP`, as the kernel dispatch runs it ([`RayWalk::run`]): the dispatch picks the
-/// instruction set.
-struct Walk<'l, S, C, Q, L, const NEAREST: bool, const SETUP: u8>(
-    PhantomData<(&'l (), S, C, Q, L)>,
-);
+/// One ray's walk with stack `S`, the kind `Q` and the node test `SETUP`, as the kernel
+/// dispatch runs it ([`RayWalk::run`]): the dispatch picks the instruction set.
+struct Walk<'l, S, C, Q, L, const SETUP: u8>(PhantomData<(&'l (), S, C, Q, L)>);
 
 /// The walk with the fixed stack, in the hierarchy's kernel.
-type Fixed<'l, C, Q, L, const NEAREST: bool, const SETUP: u8> =
-    Walk<'l, FixedStack, C, Q, L, NEAREST, SETUP>;
+type Fixed<'l, C, Q, L, const SETUP: u8> = Walk<'l, FixedStack, C, Q, L, SETUP>;
 
 /// The walk with a heap stack, for a tree too deep for the fixed one, in the portable lanes.
-type Heap<'l, C, Q, L, const NEAREST: bool, const SETUP: u8> =
-    Walk<'l, Vec<Pending>, C, Q, L, NEAREST, SETUP>;
+type Heap<'l, C, Q, L, const SETUP: u8> = Walk<'l, Vec<Pending>, C, Q, L, SETUP>;
 
-impl<'l, S, C, Q, L, const NEAREST: bool, const SETUP: u8> RayWalk
-    for Walk<'l, S, C, Q, L, NEAREST, SETUP>
+impl<'l, S, C, Q, L, const SETUP: u8> RayWalk for Walk<'l, S, C, Q, L, SETUP>
 where
     S: TraversalStack,
     C: Counters,
@@ -296,11 +282,10 @@ where
             // checks the others.
             let set_up = RaySetup::new(ray, &bvh.bounds);
             if !set_up.fused {
-                return bvh.run_plain::<NEAREST, Q, L, C>(ray, leaves, counters);
+                return bvh.run_plain::<Q, L, C>(ray, leaves, counters);
             }
-            return bvh.walk_loop::<FusedLaneRay<V>, V, S, C, Q, L, NEAREST>(
-                simd, ray, &set_up, leaves, counters,
-            );
+            return bvh
+                .walk_loop::<FusedLaneRay<V>, V, S, C, Q, L>(simd, ray, &set_up, leaves, counters);
         }
         if !ray.is_valid() {
             return leaves.start();
@@ -308,14 +293,13 @@ where
         let set_up = RaySetup::new(ray, &bvh.bounds);
         if SETUP == SAFE {
             let set_up = set_up.overflow_safe(ray.dir);
-            return bvh.walk_loop::<LaneRay<V>, V, S, C, Q, L, NEAREST>(
-                simd, ray, &set_up, leaves, counters,
-            );
+            return bvh
+                .walk_loop::<LaneRay<V>, V, S, C, Q, L>(simd, ray, &set_up, leaves, counters);
         }
         if set_up.overflowed {
-            return bvh.run_overflow_safe::<NEAREST, Q, L, C>(ray, leaves, counters);
+            return bvh.run_overflow_safe::<Q, L, C>(ray, leaves, counters);
         }
-        bvh.walk_loop::<LaneRay<V>, V, S, C, Q, L, NEAREST>(simd, ray, &set_up, leaves, counters)
+        bvh.walk_loop::<LaneRay<V>, V, S, C, Q, L>(simd, ray, &set_up, leaves, counters)
     }
 }
 
@@ -330,9 +314,9 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
 
-    /// The portable walk of `kind` with stack `S`, the order `NEAREST` and the node test
-    /// `SETUP`, over a leaf test that finds each leaf's closest hit.
-    fn walk_as<S: TraversalStack, Q: Query, const NEAREST: bool, const SETUP: u8>(
+    /// The portable walk of `kind` with stack `S` and the node test `SETUP`, over a leaf
+    /// test that finds each leaf's closest hit.
+    fn walk_as<S: TraversalStack, Q: Query, const SETUP: u8>(
         wide: &WideBvh,
         ray: &Ray,
         kind: Q,
@@ -345,13 +329,8 @@ mod tests {
             kind,
             leaves: &mut leaves,
         };
-        let found = <Walk<S, (), Q, _, NEAREST, SETUP> as RayWalk>::run(
-            Portable,
-            wide,
-            ray,
-            &mut leaves,
-            &mut (),
-        );
+        let found =
+            <Walk<S, (), Q, _, SETUP> as RayWalk>::run(Portable, wide, ray, &mut leaves, &mut ());
         kind.finish(found)
     }
 
@@ -392,16 +371,16 @@ mod tests {
             // Every stack and node test, the plain one forced (the fused one hands it only
             // the rays it does not serve).
             let answers = [
-                walk_as::<FixedStack, _, true, FUSED>(&wide, &ray, Closest, closest_in),
-                walk_as::<Vec<Pending>, _, true, FUSED>(&wide, &ray, Closest, closest_in),
-                walk_as::<FixedStack, _, true, PLAIN>(&wide, &ray, Closest, closest_in),
-                walk_as::<Vec<Pending>, _, true, PLAIN>(&wide, &ray, Closest, closest_in),
+                walk_as::<FixedStack, _, FUSED>(&wide, &ray, Closest, closest_in),
+                walk_as::<Vec<Pending>, _, FUSED>(&wide, &ray, Closest, closest_in),
+                walk_as::<FixedStack, _, PLAIN>(&wide, &ray, Closest, closest_in),
+                walk_as::<Vec<Pending>, _, PLAIN>(&wide, &ray, Closest, closest_in),
             ];
             let any = [
-                walk_as::<FixedStack, _, false, FUSED>(&wide, &ray, Any, closest_in),
-                walk_as::<Vec<Pending>, _, false, FUSED>(&wide, &ray, Any, closest_in),
-                walk_as::<FixedStack, _, false, PLAIN>(&wide, &ray, Any, closest_in),
-                walk_as::<Vec<Pending>, _, false, PLAIN>(&wide, &ray, Any, closest_in),
+                walk_as::<FixedStack, _, FUSED>(&wide, &ray, Any, closest_in),
+                walk_as::<Vec<Pending>, _, FUSED>(&wide, &ray, Any, closest_in),
+                walk_as::<FixedStack, _, PLAIN>(&wide, &ray, Any, closest_in),
+                walk_as::<Vec<Pending>, _, PLAIN>(&wide, &ray, Any, closest_in),
             ];
             for (walk, (answer, any)) in answers.into_iter().zip(any).enumerate() {
                 assert_eq!(bits(answer), bits(expected), "{ray:?} walk {walk}");
