@@ -297,7 +297,7 @@ fn write_rays(upload: &wgpu::Buffer, rays: &dyn RaySource, start: usize, n: usiz
     Ok(())
 }
 
-/// Where a stream's time went, printed to stderr when [`PROFILE_VARIABLE`] is `1`: the
+/// Where a stream's time went, printed to stderr when [`PROFILE_VARIABLE`](crate::kernel::PROFILE_VARIABLE) is `1`: the
 /// CPU's writing of rays and taking of answers, and its waits for the GPU.
 #[derive(Default)]
 struct Profile {

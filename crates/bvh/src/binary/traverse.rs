@@ -18,7 +18,7 @@ pub const STACK_INLINE_CAPACITY: usize = 64;
 
 impl Bvh {
     /// The answer of `kind` ([`Closest`](crate::Closest), [`Any`](crate::Any),
-    /// [`All`](crate::All), [`Count`](crate::Count)) for `ray`, each leaf slot answering the
+    /// [`All`](crate::query::All), [`Count`]) for `ray`, each leaf slot answering the
     /// same kind for itself: the one walk of every single-ray query.
     ///
     /// `leaf(slot, ray)` answers `kind` for the primitive in leaf slot `slot` (see

@@ -90,7 +90,7 @@ impl WideBvh {
     /// Linear time: one pass over the nodes, on rayon. Every lane must be well formed (an empty lane
     /// has the empty box and offset 0, any other a finite box); what
     /// [`WideBvh::validate`] checks must hold; each leaf's padding slots must follow its
-    /// primitives, fewer than [`LEAF_ALIGNMENT`](crate::LEAF_ALIGNMENT) of them; and the
+    /// primitives, fewer than [`LEAF_ALIGNMENT`] of them; and the
     /// leaves must hold exactly the primitives a build keeps, those whose box is finite and
     /// not empty. The depth, which sizes the traversal stack, and the root box are computed,
     /// not taken on trust.

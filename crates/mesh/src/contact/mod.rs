@@ -1,6 +1,6 @@
 //! The contact room: where two meshes' surfaces meet, how far apart they are, and where a
-//! mesh cuts itself. [`Mesh::intersects`], [`Mesh::intersecting_pairs`],
-//! [`Mesh::self_intersections`], [`Mesh::mesh_distance`] and [`Mesh::hausdorff_distance`]
+//! mesh cuts itself. [`Mesh::intersects`](crate::mesh::Mesh::intersects), [`Mesh::intersecting_pairs`](crate::mesh::Mesh::intersecting_pairs),
+//! [`Mesh::self_intersections`](crate::mesh::Mesh::self_intersections), [`Mesh::mesh_distance`](crate::mesh::Mesh::mesh_distance) and [`Mesh::hausdorff_distance`](crate::mesh::Mesh::hausdorff_distance)
 //! (`hausdorff.rs`, regions of one surface bounded against the other): the second mesh carried into
 //! the first's space in `f64` (`side.rs`), a walk down both eight-wide trees at once or one
 //! against itself (`walk.rs`; best first, nearest boxes first, in `distance.rs`), and exact

@@ -23,7 +23,7 @@ use crate::scene::{Instance, Scene};
 /// mesh, in the mesh's space: `+x`.
 pub const CONTAINS_RAY_DIRECTION: Vec3 = Vec3::X;
 
-/// The point queries every level answers: a [`Mesh`](crate::Mesh) in its own space, an
+/// The point queries every level answers: a [`Mesh`] in its own space, an
 /// [`Instance`] and a [`Scene`] in the world, for points in `f32` ([`Vec3`]) and in `f64`
 /// world coordinates ([`glam::DVec3`], for geometry far from the origin: see
 /// [`crate::QueryPoint`]), with the same methods.

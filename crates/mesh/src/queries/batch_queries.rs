@@ -101,7 +101,7 @@ where
     }
 }
 
-/// The answer of `kind` ([`All`], [`Count`]) to a ray cut to the options' distance limit: none
+/// The answer of `kind` ([`All`](crate::queries::All), [`Count`](crate::queries::Count)) to a ray cut to the options' distance limit: none
 /// for a ray the options leave invalid or for `max_hits` 0.
 pub(super) fn every_hit<L, R, H, C, F, Q>(
     level: &L,

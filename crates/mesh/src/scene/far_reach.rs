@@ -8,7 +8,7 @@ use meshcast_primitives::FAR_SIZES;
 use crate::scene::Instance;
 
 /// How far from the exact world ray the `f64` queries of the world room
-/// ([`crate::Scene::cast`]) may find an instance's hits, so that the scene's top level,
+/// ([`Scene::cast`](crate::queries::RayQueries::cast)) may find an instance's hits, so that the scene's top level,
 /// widened by it, culls no instance those queries would hit.
 ///
 /// A world ray is carried into the mesh's space in `f64` (the inverse transform, then
@@ -36,7 +36,7 @@ pub(crate) struct FarReach {
     /// The largest `|M| (|c| + D)`: the world size of an instance's mesh coordinates, `|c|`
     /// the largest coordinate of its box's centre (max norm) and `D` its diagonal.
     ///
-    /// The `f64` closest-point queries ([`crate::Scene::closest_point`]) carry each
+    /// The `f64` closest-point queries ([`Scene::closest_point`](crate::points::PointQueries::closest_point)) carry each
     /// instance's triangles to the query point `q` by the transform `T(-q) M` rounded to
     /// `f32` once, and measure there. A carried corner `M x + t - q` is rounded by less than
     /// `2^-21 (|M| |x| + |t - q|)` per coordinate (the transform's rounding and the three

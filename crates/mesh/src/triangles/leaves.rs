@@ -1,5 +1,5 @@
 //! One ray's leaf test over one layout's blocks ([`Leaves`]), inlined into the hierarchy's
-//! traversal loop: the walk a [`super::LeafBlocks`] query runs, for every [`QueryKind`].
+//! traversal loop: the walk a [`super::LeafBlocks`] query runs, for every [`QueryKind`](crate::queries::QueryKind).
 
 use core::ops::Range;
 

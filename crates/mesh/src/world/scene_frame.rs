@@ -269,7 +269,7 @@ impl Scene {
 }
 
 /// A world ray made ready, once, for the slab tests of the scene's top level in `f64`
-/// ([`TopLevelRay::entry`]): its reciprocal direction, its range widened by the slack, and the
+/// ([`TopLevelRay::span`]): its reciprocal direction, its range widened by the slack, and the
 /// widening of every box.
 ///
 /// A box is widened by the scene's far reach ([`FarReach`]): its pad, and its condition times
