@@ -92,7 +92,7 @@ where
 {
     // A ray with no limit to apply is walked where it lies: through `limit_ray`'s copy, a
     // batch's rays that walk alone ran 20% slower (`batch_orders`, fans, bunny).
-    if options.max_distance == f32::INFINITY {
+    if !options.limits_distance() {
         return level.walk(ray, options, kind);
     }
     match options.limit_ray(ray) {

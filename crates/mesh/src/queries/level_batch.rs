@@ -89,7 +89,7 @@ where
                     None => PacketFinder::new(span),
                 },
                 // Pairs are read where they lie: their rays need no distance limit applied.
-                pairs: span.is_some() && self.unlimited(),
+                pairs: span.is_some() && !self.options.limits_distance(),
                 scratch: [PLACEHOLDER_RAY; PACKET_WIDTH],
             };
             let mut start = 0;
@@ -206,13 +206,6 @@ where
         }
     }
 
-    /// Whether the options leave every ray as it is (no distance limit to apply), so that
-    /// rays are read where they lie.
-    #[inline(always)]
-    fn unlimited(&self) -> bool {
-        self.options.max_distance == f32::INFINITY
-    }
-
     /// Up to [`PACKET_WIDTH`] rays of a batch as a packet, cut to the options' distance
     /// limit, and the bits of the lanes that hold a ray to answer (the others hit nothing).
     /// The rays may be invalid ([`Ray::is_valid`]): a packet walk leaves them out and the
@@ -226,7 +219,8 @@ where
         rays: &'r [Ray],
         scratch: &'r mut [Ray; PACKET_WIDTH],
     ) -> (&'r [Ray; PACKET_WIDTH], u32) {
-        if let (true, Ok(whole)) = (self.unlimited(), <&[Ray; PACKET_WIDTH]>::try_from(rays)) {
+        let whole = <&[Ray; PACKET_WIDTH]>::try_from(rays);
+        if let (false, Ok(whole)) = (self.options.limits_distance(), whole) {
             return (whole, ALL_LANES);
         }
         let mut lanes = 0;

@@ -322,6 +322,13 @@ impl<F> QueryOptions<F> {
         layers & self.mask != 0
     }
 
+    /// Whether the options cut rays to a distance at all: with no limit (`max_distance`
+    /// infinite) a ray is walked where it lies, with no copy through [`Self::limit_ray`].
+    #[inline(always)]
+    pub(crate) fn limits_distance(&self) -> bool {
+        self.max_distance != f32::INFINITY
+    }
+
     /// The ray's range cut to `max_distance` (`t * |dir| <= max_distance`, in the ray's
     /// precision), or `None` when nothing can be found (a NaN or negative limit).
     #[inline]

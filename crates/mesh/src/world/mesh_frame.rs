@@ -202,7 +202,7 @@ impl Mesh {
 /// degenerate ray carries to a degenerate one, which hits nothing either.
 #[inline(always)]
 fn carry_limited<F>(frame: &DFrame, ray: &DRay, options: &QueryOptions<F>) -> (Ray, f64) {
-    if options.max_distance == f32::INFINITY {
+    if !options.limits_distance() {
         return frame.carry(ray);
     }
     match options.limit_ray(ray) {
